@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { migrateToLatest, openDatabase } from '../db/database.js';
+
+export function registerMigrate(program: Command): void {
+  program
+    .command('migrate')
+    .description('Apply pending database migrations and exit (serve also does this on start).')
+    .action(async () => {
+      const config = loadConfig();
+      const handle = openDatabase(config.database);
+      try {
+        const { applied } = await migrateToLatest(handle.db);
+        process.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n');
+      } finally {
+        await handle.destroy();
+      }
+    });
+}

@@ -1,0 +1,62 @@
+import type { Config } from '../config.js';
+import { createContext, type AppContext } from '../context.js';
+import { registerJobHandlers } from '../jobs/handlers.js';
+import { Scheduler } from '../jobs/scheduler.js';
+import { Worker } from '../jobs/worker.js';
+import { createLogger } from '../logger.js';
+
+export interface Background {
+  worker: Worker;
+  scheduler: Scheduler;
+  stop(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, migrate: boolean): Promise<AppContext> {
+  const logger = createLogger(config.logLevel);
+  const ctx = await createContext(config, logger, { migrate });
+  registerJobHandlers(ctx);
+  return ctx;
+}
+
+/** Starts the job worker and the recurring-job scheduler on this process. */
+export function startBackground(ctx: AppContext): Background {
+  const worker = new Worker({
+    db: ctx.db,
+    seam: ctx.seam,
+    registry: ctx.jobs,
+    logger: ctx.logger.child({ component: 'worker' }),
+    clock: ctx.clock,
+    ...ctx.config.jobs,
+  });
+  const scheduler = new Scheduler(ctx.db, ctx.jobs, ctx.clock, ctx.logger.child({ component: 'scheduler' }));
+  ctx.onJobEnqueued = () => worker.wake();
+  worker.start();
+  scheduler.start();
+  return {
+    worker,
+    scheduler,
+    async stop() {
+      scheduler.stop();
+      ctx.onJobEnqueued = null;
+      await worker.stop();
+    },
+  };
+}
+
+/** Runs `shutdown` once on SIGINT/SIGTERM, then exits. */
+export function onSignals(shutdown: () => Promise<void>, logger: AppContext['logger']): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    shutdown()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}

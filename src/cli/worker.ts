@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { onSignals, openRuntime, startBackground } from './runtime.js';
+
+export function registerWorker(program: Command): void {
+  program
+    .command('worker')
+    .description(
+      'Run background jobs only (webhook mirroring, renders, analysis, housekeeping), for scaled mode. ' +
+        'Run as many as you like against the same database; each job runs once.',
+    )
+    .option('-c, --concurrency <n>', 'jobs run at the same time (default: $VERDICT_JOB_CONCURRENCY or 4)')
+    .action(async (options: { concurrency?: string }) => {
+      const base = loadConfig();
+      const concurrency = options.concurrency ? Number(options.concurrency) : base.jobs.concurrency;
+      if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency must be a positive integer');
+      const ctx = await openRuntime({ ...base, jobs: { ...base.jobs, concurrency } }, true);
+      const background = startBackground(ctx);
+      ctx.logger.info({ worker: background.worker.id, jobs: ctx.jobs.names }, 'worker started');
+      onSignals(async () => {
+        await background.stop();
+        await ctx.close();
+      }, ctx.logger);
+    });
+}

@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { createContext } from '../context.js';
+import { createWorkspace } from '../features/workspaces/service.js';
+import { createLogger } from '../logger.js';
+
+export function registerWorkspaces(program: Command): void {
+  const workspaces = program.command('workspaces').description('Manage workspaces (tenants).');
+  workspaces
+    .command('create')
+    .description(
+      'Create a workspace with its "production" environment, a server API key and the webhook secret. ' +
+        'The key and the secret are shown once: store them.',
+    )
+    .requiredOption('-n, --name <name>', 'display name of the workspace')
+    .option('--json', 'print one JSON object {workspace, environment, api_key, webhook_secret}')
+    .action(async (options: { name: string; json?: boolean }) => {
+      const config = loadConfig();
+      // Logs go to stderr so stdout carries only the result (pipe it to jq).
+      const ctx = await createContext(config, createLogger('warn'), { migrate: true });
+      try {
+        const created = await createWorkspace(ctx, options.name);
+        if (options.json) {
+          process.stdout.write(JSON.stringify(created) + '\n');
+          return;
+        }
+        process.stdout.write(
+          [
+            `Workspace ${created.workspace.name} (${created.workspace.id}) created with environment "${created.environment.slug}".`,
+            `Server API key (shown once):  ${created.api_key.key}`,
+            `Webhook secret (shown once):  ${created.webhook_secret}`,
+            `Try: curl -H "Authorization: Bearer ${created.api_key.key}" http://localhost:${config.port}/v1/workspaces/current`,
+          ].join('\n') + '\n',
+        );
+      } finally {
+        await ctx.close();
+      }
+    });
+}

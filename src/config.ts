@@ -1,0 +1,81 @@
+import path from 'node:path';
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string };
+
+export type BufferConfig = { kind: 'embedded' } | { kind: 'redis'; url: string };
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  database: DatabaseConfig;
+  buffer: BufferConfig;
+  logLevel: string;
+  /** Largest accepted request body in bytes. */
+  bodyLimit: number;
+  /** 32-byte key (hex or base64) that encrypts stored secrets; a key file in dataDir otherwise. */
+  secretKey: string | null;
+  /** Serves the no-op route the benchmarks compare against. */
+  benchRoutes: boolean;
+  /** How often the in-memory last_used_at marks are written to the database. */
+  keyUsageFlushMs: number;
+  /** How long a validated API key stays cached; bounds how late a revocation is seen elsewhere. */
+  keyCacheTtlMs: number;
+  jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number };
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function databaseFrom(env: Env, dataDir: string): DatabaseConfig {
+  const url = env.VERDICT_DATABASE_URL;
+  if (!url) return { kind: 'sqlite', file: path.join(dataDir, 'verdict.sqlite') };
+  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
+  if (url.startsWith('sqlite:')) return { kind: 'sqlite', file: path.resolve(url.slice('sqlite:'.length)) };
+  throw new ConfigError('VERDICT_DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
+}
+
+function bufferFrom(env: Env): BufferConfig {
+  const url = env.VERDICT_REDIS_URL;
+  if (!url) return { kind: 'embedded' };
+  if (!/^rediss?:\/\//.test(url)) throw new ConfigError('VERDICT_REDIS_URL must start with redis:// or rediss://');
+  return { kind: 'redis', url };
+}
+
+/** Reads and validates the whole configuration once; nothing else reads process.env. */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const dataDir = path.resolve(env.VERDICT_DATA_DIR || './data');
+  const config: Config = {
+    host: env.HOST || '0.0.0.0',
+    port: integer(env, 'PORT', 8080),
+    dataDir,
+    database: databaseFrom(env, dataDir),
+    buffer: bufferFrom(env),
+    logLevel: env.VERDICT_LOG_LEVEL || env.LOG_LEVEL || 'info',
+    bodyLimit: integer(env, 'VERDICT_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    secretKey: env.VERDICT_SECRET_KEY || null,
+    benchRoutes: env.VERDICT_BENCH_ROUTES === '1',
+    keyUsageFlushMs: integer(env, 'VERDICT_KEY_USAGE_FLUSH_MS', 30_000, 100),
+    keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000, 0),
+    jobs: {
+      pollIntervalMs: integer(env, 'VERDICT_JOB_POLL_MS', 1_000, 10),
+      leaseMs: integer(env, 'VERDICT_JOB_LEASE_MS', 60_000, 100),
+      concurrency: integer(env, 'VERDICT_JOB_CONCURRENCY', 4, 1),
+    },
+  };
+  if (config.port > 65535) throw new ConfigError('PORT must be at most 65535');
+  return { ...config, ...overrides };
+}

@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { migrateToLatest, openDatabase, type Db, type Executor } from './db/database.js';
+import type { DialectSeam } from './db/dialect.js';
+import { Authenticator } from './features/api-keys/authenticator.js';
+import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
+import { JobRegistry } from './jobs/registry.js';
+import { loadSecretBox, type SecretBox } from './lib/secrets.js';
+import { systemClock, type Clock } from './lib/time.js';
+
+/** Everything a request handler, job or command needs, built once per process and passed down. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  seam: DialectSeam;
+  logger: Logger;
+  clock: Clock;
+  secrets: SecretBox;
+  authenticator: Authenticator;
+  jobs: JobRegistry;
+  /** Enqueues inside the caller's transaction and nudges a local worker once it commits. */
+  enqueue(executor: Executor, options: EnqueueOptions): Promise<string | null>;
+  /** Set when this process runs workers, so new jobs start without waiting for a poll. */
+  onJobEnqueued: (() => void) | null;
+  close(): Promise<void>;
+}
+
+export interface ContextOptions {
+  migrate?: boolean;
+  clock?: Clock;
+}
+
+export async function createContext(config: Config, logger: Logger, options: ContextOptions = {}): Promise<AppContext> {
+  const { db, seam, destroy } = openDatabase(config.database);
+  if (options.migrate) {
+    const { applied } = await migrateToLatest(db);
+    if (applied.length > 0) logger.info({ applied }, 'database migrated');
+  }
+  const clock = options.clock ?? systemClock;
+  const authenticator = new Authenticator({
+    db,
+    clock,
+    cacheTtlMs: config.keyCacheTtlMs,
+    usageFlushMs: config.keyUsageFlushMs,
+    onFlushError: (error) => logger.warn({ err: error }, 'recording API key usage failed; will retry'),
+  });
+  const context: AppContext = {
+    config,
+    db,
+    seam,
+    logger,
+    clock,
+    secrets: loadSecretBox(config.secretKey, config.dataDir),
+    authenticator,
+    jobs: new JobRegistry(),
+    onJobEnqueued: null,
+    async enqueue(executor, enqueueOptions) {
+      const id = await enqueueJob(executor, enqueueOptions, clock.now());
+      // The nudge may run before the caller's transaction commits; the worker then simply
+      // finds nothing and the regular poll picks the job up.
+      if (id) setTimeout(() => context.onJobEnqueued?.(), 5).unref();
+      return id;
+    },
+    async close() {
+      await authenticator.close();
+      await destroy();
+    },
+  };
+  return context;
+}

@@ -1,0 +1,46 @@
+import { Kysely, Migrator, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { postgresSeam, sqliteSeam, type DialectSeam } from './dialect.js';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './schema.js';
+import { sqliteDialect } from './sqlite.js';
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Either the database or an open transaction: store functions accept both. */
+export type Executor = Db | Tx;
+
+export interface DatabaseHandle {
+  db: Db;
+  seam: DialectSeam;
+  destroy(): Promise<void>;
+}
+
+// int8 (count(*), epoch-millisecond columns) arrives as a string by default; our values fit
+// comfortably in a double, so read them as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function openDatabase(config: DatabaseConfig): DatabaseHandle {
+  if (config.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: config.url, max: 20, idleTimeoutMillis: 30_000 });
+    // A dropped connection emits 'error' on an idle client; without a listener it would crash
+    // the process. The pool replaces the client on next use, which is how we reconnect.
+    pool.on('error', () => undefined);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, seam: postgresSeam, destroy: () => db.destroy() };
+  }
+  const db = new Kysely<Database>({ dialect: sqliteDialect(config.file) });
+  return { db, seam: sqliteSeam, destroy: () => db.destroy() };
+}
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}

@@ -1,0 +1,59 @@
+import type { SelectQueryBuilder } from 'kysely';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/**
+ * The one place that knows which database is running. Services call these helpers and never
+ * branch on the dialect themselves.
+ */
+export interface DialectSeam {
+  readonly name: DialectName;
+  /** True when the error is a violated unique or primary-key constraint. */
+  isUniqueViolation(error: unknown): boolean;
+  /** Lets concurrent claimers skip rows another transaction holds (no-op where writes serialize). */
+  skipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** True when the error means the database could not be reached. */
+  isConnectionError(error: unknown): boolean;
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+export const sqliteSeam: DialectSeam = {
+  name: 'sqlite',
+  isUniqueViolation: (error) => {
+    const code = errorCode(error);
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  },
+  // SQLite has one writer at a time and claims run inside BEGIN IMMEDIATE, so nothing to skip.
+  skipLocked: (query) => query,
+  isConnectionError: (error) => errorCode(error) === 'SQLITE_CANTOPEN',
+};
+
+const PG_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
+
+export const postgresSeam: DialectSeam = {
+  name: 'postgres',
+  isUniqueViolation: (error) => errorCode(error) === '23505',
+  skipLocked: (query) => query.forUpdate().skipLocked(),
+  isConnectionError: (error) => {
+    const code = errorCode(error);
+    if (code && PG_CONNECTION_CODES.has(code)) return true;
+    return error instanceof Error && /Connection terminated|connect ECONNREFUSED/.test(error.message);
+  },
+};
+
+/** Runs `work` and turns a unique-constraint violation into the caller's conflict problem. */
+export async function uniqueViolationAs<T>(seam: DialectSeam, work: () => Promise<T>, conflict: () => Error): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (seam.isUniqueViolation(error)) throw conflict();
+    throw error;
+  }
+}

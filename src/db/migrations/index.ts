@@ -1,0 +1,12 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as foundation from './0001_foundation.js';
+
+// Migrations are listed in code rather than read from a folder, so they work the same from
+// sources, tests and any bundle. Append new ones; never edit one that has shipped.
+const migrations: Record<string, Migration> = {
+  '0001_foundation': foundation,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,112 @@
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../../db/database.js';
+import { constantTimeEqual } from '../../lib/secrets.js';
+import type { Clock } from '../../lib/time.js';
+import { problems } from '../../http/problems.js';
+import { hashKey, parseKey, type KeyKind } from './key-format.js';
+
+export interface Principal {
+  keyId: string;
+  workspaceId: string;
+  environmentId: string | null;
+  kind: KeyKind;
+  /** `session` when the admin UI's cookie stood in for the bearer key. */
+  via: 'bearer' | 'session';
+}
+
+interface CachedKey {
+  principal: Principal | null;
+  hash: string;
+}
+
+export interface AuthenticatorOptions {
+  db: Db;
+  clock: Clock;
+  cacheTtlMs: number;
+  usageFlushMs: number;
+  onFlushError: (error: unknown) => void;
+}
+
+/**
+ * Verifies bearer keys. Lookups are cached for a few seconds (bounded, so revocation reaches
+ * every process within the TTL) and last-used times are collected in memory and written in one
+ * batch, so an authenticated request costs no database write.
+ */
+export class Authenticator {
+  readonly #options: AuthenticatorOptions;
+  readonly #cache: LRUCache<string, CachedKey>;
+  readonly #usage = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: AuthenticatorOptions) {
+    this.#options = options;
+    this.#cache = new LRUCache({ max: 10_000, ttl: Math.max(options.cacheTtlMs, 1) });
+    this.#timer = setInterval(() => void this.flushUsage(), options.usageFlushMs);
+    this.#timer.unref();
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    const key = bearerToken(authorization);
+    if (!parseKey(key)) throw problems.unauthorized('the API key is malformed; expected vd_{srv|clt}_{env}_{secret}');
+    const hash = hashKey(key);
+    let cached = this.#options.cacheTtlMs > 0 ? this.#cache.get(hash) : undefined;
+    if (!cached) {
+      cached = { principal: await this.#lookup(hash), hash };
+      this.#cache.set(hash, cached);
+    }
+    // The map lookup already matched the hash; comparing again in constant time keeps the
+    // final decision free of early-exit timing should the lookup strategy ever change.
+    if (!cached.principal || !constantTimeEqual(cached.hash, hash)) {
+      throw problems.unauthorized('the API key is unknown or has been revoked');
+    }
+    this.#usage.set(cached.principal.keyId, this.#options.clock.now());
+    return cached.principal;
+  }
+
+  /** A use recorded on this process but not yet written; lists merge it so they read fresh. */
+  pendingUsage(keyId: string): number | undefined {
+    return this.#usage.get(keyId);
+  }
+
+  /** Forgets cached lookups so a revocation is enforced at once on this process. */
+  invalidateAll(): void {
+    this.#cache.clear();
+  }
+
+  async #lookup(hash: string): Promise<Principal | null> {
+    const row = await this.#options.db
+      .selectFrom('api_keys')
+      .select(['id', 'workspace_id', 'environment_id', 'kind', 'revoked_at'])
+      .where('key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row || row.revoked_at !== null) return null;
+    return { keyId: row.id, workspaceId: row.workspace_id, environmentId: row.environment_id, kind: row.kind, via: 'bearer' };
+  }
+
+  async flushUsage(): Promise<void> {
+    if (this.#usage.size === 0) return;
+    const pending = [...this.#usage.entries()];
+    this.#usage.clear();
+    try {
+      for (const [keyId, usedAt] of pending) {
+        await this.#options.db.updateTable('api_keys').set({ last_used_at: usedAt }).where('id', '=', keyId).execute();
+      }
+    } catch (error) {
+      for (const [keyId, usedAt] of pending) if (!this.#usage.has(keyId)) this.#usage.set(keyId, usedAt);
+      this.#options.onFlushError(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.flushUsage();
+  }
+}
+
+function bearerToken(authorization: string | undefined): string {
+  if (!authorization) throw problems.unauthorized('an API key is required: send "Authorization: Bearer <key>"');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw problems.unauthorized('the Authorization header must use the Bearer scheme');
+  return match[1] as string;
+}

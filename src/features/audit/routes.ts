@@ -1,0 +1,32 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { principalOf } from '../../http/auth.js';
+import { AuditList, AuditQuery } from './schemas.js';
+import { listAudit } from './store.js';
+
+export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/v1/audit',
+      {
+        config: { auth: 'server' },
+        schema: {
+          operationId: 'listAudit',
+          tags: ['audit'],
+          description: 'Every mutation and every admin-UI peek, newest first. Filters combine with AND.',
+          querystring: AuditQuery,
+          response: { 200: AuditList },
+        },
+      },
+      async (request) => {
+        const { since, until, ...rest } = request.query;
+        const filters = {
+          ...rest,
+          since: since === undefined ? undefined : Date.parse(since),
+          until: until === undefined ? undefined : Date.parse(until),
+        };
+        return listAudit(ctx.db, principalOf(request).workspaceId, filters, rest);
+      },
+    );
+  };
+}

@@ -1,0 +1,29 @@
+import Type from 'typebox';
+import { Id, ListOf, PageQuery, Timestamp } from '../../http/schemas.js';
+
+export const AuditEntrySchema = Type.Object(
+  {
+    id: Id,
+    action: Type.String({ description: 'what happened, e.g. api_key.created' }),
+    target_type: Type.String(),
+    target_id: Type.String(),
+    actor_id: Type.Union([Type.String(), Type.Null()], { description: 'the API key that acted; null for the CLI' }),
+    payload: Type.Record(Type.String(), Type.Unknown(), { description: 'what changed; never secrets' }),
+    created_at: Timestamp,
+  },
+  { description: 'one recorded mutation or peek' },
+);
+
+export const AuditQuery = Type.Object(
+  {
+    ...PageQuery,
+    action: Type.Optional(Type.String({ maxLength: 128 })),
+    target_type: Type.Optional(Type.String({ maxLength: 128 })),
+    target_id: Type.Optional(Type.String({ maxLength: 256 })),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'entries created at or after' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'entries created before' })),
+  },
+  { additionalProperties: false },
+);
+
+export const AuditList = ListOf(AuditEntrySchema, 'audit entries, newest first');

@@ -1,0 +1,63 @@
+import type { Executor } from '../../db/database.js';
+import { newId } from '../../lib/ids.js';
+import { paginate, type PageParams } from '../../http/pagination.js';
+import { toIso } from '../../lib/time.js';
+
+export interface AuditRecord {
+  workspaceId: string;
+  actorId: string | null;
+  action: string;
+  targetType: string;
+  targetId: string;
+  payload: Record<string, unknown>;
+  at: number;
+}
+
+/** Call with the transaction that makes the change, so the entry and the change commit together. */
+export async function recordAudit(executor: Executor, record: AuditRecord): Promise<void> {
+  await executor
+    .insertInto('audit_entries')
+    .values({
+      id: newId(),
+      workspace_id: record.workspaceId,
+      actor_id: record.actorId,
+      action: record.action,
+      target_type: record.targetType,
+      target_id: record.targetId,
+      payload: JSON.stringify(record.payload),
+      created_at: record.at,
+    })
+    .execute();
+}
+
+export interface AuditFilters {
+  action?: string;
+  target_type?: string;
+  target_id?: string;
+  since?: number;
+  until?: number;
+}
+
+export async function listAudit(executor: Executor, workspaceId: string, filters: AuditFilters, page: PageParams) {
+  let query = executor.selectFrom('audit_entries').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.action) query = query.where('action', '=', filters.action);
+  if (filters.target_type) query = query.where('target_type', '=', filters.target_type);
+  if (filters.target_id) query = query.where('target_id', '=', filters.target_id);
+  if (filters.since !== undefined) query = query.where('created_at', '>=', filters.since);
+  if (filters.until !== undefined) query = query.where('created_at', '<', filters.until);
+  return paginate(
+    query,
+    'id',
+    page,
+    (row) => ({
+      id: row.id,
+      action: row.action,
+      target_type: row.target_type,
+      target_id: row.target_id,
+      actor_id: row.actor_id,
+      payload: JSON.parse(row.payload) as Record<string, unknown>,
+      created_at: toIso(row.created_at),
+    }),
+    'desc',
+  );
+}

@@ -1,0 +1,36 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { uniqueViolationAs } from '../../db/dialect.js';
+import { problems } from '../../http/problems.js';
+import { newId } from '../../lib/ids.js';
+import { UNBOUND_ENVIRONMENT } from '../api-keys/key-format.js';
+import { recordAudit } from '../audit/store.js';
+import type { EnvironmentInput } from './schemas.js';
+import { insertEnvironment, toEnvironment, type EnvironmentRow } from './store.js';
+
+/** Inserts and audits one environment inside the caller's transaction. */
+export async function addEnvironment(executor: Executor, workspaceId: string, input: EnvironmentInput, actorId: string | null, now: number) {
+  if (input.slug === UNBOUND_ENVIRONMENT) {
+    throw problems.validation([{ pointer: '/slug', message: `"${UNBOUND_ENVIRONMENT}" is reserved for keys bound to no environment` }]);
+  }
+  const row: EnvironmentRow = { id: newId(), workspace_id: workspaceId, name: input.name, slug: input.slug, created_at: now };
+  await insertEnvironment(executor, row);
+  await recordAudit(executor, {
+    workspaceId,
+    actorId,
+    action: 'environment.created',
+    targetType: 'environment',
+    targetId: row.id,
+    payload: { name: row.name, slug: row.slug },
+    at: now,
+  });
+  return toEnvironment(row);
+}
+
+export async function createEnvironment(ctx: AppContext, workspaceId: string, actorId: string, input: EnvironmentInput) {
+  return uniqueViolationAs(
+    ctx.seam,
+    () => ctx.db.transaction().execute((trx) => addEnvironment(trx, workspaceId, input, actorId, ctx.clock.now())),
+    () => problems.conflict(`an environment with slug "${input.slug}" already exists in this workspace`),
+  );
+}

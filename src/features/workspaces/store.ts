@@ -1,0 +1,23 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { WorkspacesTable } from '../../db/schema.js';
+import { toIso } from '../../lib/time.js';
+
+export type WorkspaceRow = Selectable<WorkspacesTable>;
+
+export function toWorkspace(row: WorkspaceRow) {
+  return { id: row.id, name: row.name, slug: row.slug, created_at: toIso(row.created_at) };
+}
+
+export async function findWorkspace(executor: Executor, id: string): Promise<WorkspaceRow | undefined> {
+  return executor.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function slugTaken(executor: Executor, slug: string): Promise<boolean> {
+  const row = await executor.selectFrom('workspaces').select('id').where('slug', '=', slug).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertWorkspace(executor: Executor, row: WorkspaceRow): Promise<void> {
+  await executor.insertInto('workspaces').values(row).execute();
+}

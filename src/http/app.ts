@@ -1,0 +1,47 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.js';
+import { apiKeyRoutes } from '../features/api-keys/routes.js';
+import { auditRoutes } from '../features/audit/routes.js';
+import { environmentRoutes } from '../features/environments/routes.js';
+import { healthRoutes } from '../features/health/routes.js';
+import { workspaceRoutes } from '../features/workspaces/routes.js';
+import { newId } from '../lib/ids.js';
+import { installAuth } from './auth.js';
+import { installErrorHandling } from './errors.js';
+import { installOpenApi } from './openapi.js';
+import { validatorCompiler } from './validation.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Each feature contributes one plugin; this list is the whole API. */
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes];
+
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.logger as FastifyBaseLogger,
+    bodyLimit: ctx.config.bodyLimit,
+    // A caller's X-Request-Id is kept when it is safe to log, so traces line up across services.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId();
+    },
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    return503OnClosing: true,
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // JSON only: a text/plain or form body answers 415 instead of being half-understood.
+  app.removeContentTypeParser(['text/plain']);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  installErrorHandling(app, ctx.config.bodyLimit);
+  installAuth(app, ctx.authenticator);
+  await installOpenApi(app);
+  for (const feature of features) await app.register(feature(ctx));
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authenticator, Principal } from '../features/api-keys/authenticator.js';
+import { problems } from './problems.js';
+
+/** Who may call a route: anyone, any valid key (client keys included), or server keys only. */
+export type AuthScope = 'public' | 'client' | 'server';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthScope;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export function installAuth(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route) => {
+    // Secure by default: a route that forgets to declare its scope needs a server key.
+    const declared = route.config?.auth;
+    const scope: AuthScope = declared ?? (route.url.startsWith('/docs') ? 'public' : 'server');
+    route.config = { ...route.config, auth: scope };
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) return;
+    const scope = request.routeOptions.config.auth ?? 'server';
+    if (scope === 'public') return;
+    const principal = await authenticator.authenticate(request.headers.authorization);
+    if (scope === 'server' && principal.kind !== 'server') {
+      throw problems.forbidden('this operation needs a server key; client keys may only assign, track events and log exposures');
+    }
+    request.principal = principal;
+  });
+}
+
+/** The authenticated caller; routes with a key scope always have one. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error(`route ${request.routeOptions.url} has no authenticated principal`);
+  return request.principal;
+}

@@ -1,0 +1,59 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { AuthScope } from './auth.js';
+import { problemDoc, ProblemSchema } from './schemas.js';
+
+export const API_VERSION = '0.1.0';
+
+/** Every route documents the problems it can answer with, derived from what it declares. */
+function addStandardResponses(route: RouteOptions): void {
+  const schema = route.schema;
+  if (!schema || schema.hide) return;
+  const scope = (route.config as { auth?: AuthScope } | undefined)?.auth ?? 'server';
+  const response = (schema.response ?? {}) as Record<string, unknown>;
+  const add = (status: string, description: string) => {
+    if (!(status in response)) response[status] = problemDoc(description);
+  };
+  if (schema.querystring || schema.params) add('400', 'malformed request or invalid parameters');
+  if (scope !== 'public') add('401', 'missing, malformed, unknown or revoked API key');
+  if (scope === 'server') add('403', 'a client key called a server-only operation');
+  if (schema.body) {
+    add('400', 'malformed JSON');
+    add('413', 'body too large');
+    add('415', 'body is not application/json');
+    add('422', 'the body failed validation; see errors[]');
+  }
+  add('500', 'unexpected error; the body carries an error_id that is also logged');
+  schema.response = response;
+  if (scope !== 'public' && !schema.security) schema.security = [{ bearerAuth: [] }];
+}
+
+export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  app.addSchema(ProblemSchema);
+  app.addHook('onRoute', addStandardResponses);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Verdict API',
+        version: API_VERSION,
+        description:
+          'Experimentation (sticky assignment, events, Bayesian analysis), signed webhooks and versioned templates. ' +
+          'Authenticate with `Authorization: Bearer <key>`; errors are RFC 9457 problems.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'vd_{srv|clt}_{env}_{secret}' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get(
+    '/v1/openapi.json',
+    { config: { auth: 'public' }, schema: { hide: true } },
+    async () => app.swagger(),
+  );
+}

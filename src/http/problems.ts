@@ -1,0 +1,105 @@
+import { STATUS_CODES } from 'node:http';
+
+/** One field-level failure: `pointer` is a JSON Pointer into the body, `parameter` names a query or path parameter. */
+export interface FieldError {
+  pointer?: string;
+  parameter?: string;
+  message: string;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  instance?: string;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+interface ProblemOptions {
+  type?: string;
+  title?: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+  extensions?: Record<string, unknown>;
+}
+
+/**
+ * The one error type services throw for expected failures. The error handler turns it into an
+ * RFC 9457 problem; anything else is a bug and becomes a 500 with an error id.
+ */
+export class Problem extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly title: string;
+  readonly detail: string | undefined;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
+
+  constructor(status: number, detail?: string, options: ProblemOptions = {}) {
+    super(detail ?? STATUS_CODES[status] ?? 'Error');
+    this.status = status;
+    this.type = options.type ?? 'about:blank';
+    this.title = options.title ?? STATUS_CODES[status] ?? 'Error';
+    this.detail = detail;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
+  }
+
+  toBody(instance?: string): ProblemBody {
+    const body: ProblemBody = { ...this.extensions, type: this.type, title: this.title, status: this.status };
+    if (this.detail !== undefined) body.detail = this.detail;
+    if (instance !== undefined) body.instance = instance;
+    if (this.errors !== undefined) body.errors = this.errors;
+    return body;
+  }
+}
+
+const TYPE_BASE = 'https://verdict.dev/problems/';
+
+/** The registry of problem kinds: each names its status, a stable type URI and a title. */
+export const problems = {
+  malformedRequest: (detail: string) => new Problem(400, detail, { type: `${TYPE_BASE}malformed-request`, title: 'Malformed request' }),
+  invalidParameters: (errors: FieldError[]) =>
+    new Problem(400, errors.map((e) => `${e.parameter}: ${e.message}`).join('; '), {
+      type: `${TYPE_BASE}invalid-parameters`,
+      title: 'Invalid parameters',
+      errors,
+    }),
+  unauthorized: (detail: string) =>
+    new Problem(401, detail, { type: `${TYPE_BASE}unauthorized`, title: 'Unauthorized', headers: { 'www-authenticate': 'Bearer' } }),
+  forbidden: (detail: string) => new Problem(403, detail, { type: `${TYPE_BASE}forbidden`, title: 'Forbidden' }),
+  notFound: (detail: string) => new Problem(404, detail, { type: `${TYPE_BASE}not-found`, title: 'Not Found' }),
+  methodNotAllowed: (method: string, allowed: string[]) =>
+    new Problem(405, `${method} is not allowed here; allowed: ${allowed.join(', ')}`, {
+      type: `${TYPE_BASE}method-not-allowed`,
+      title: 'Method Not Allowed',
+      headers: { allow: allowed.join(', ') },
+    }),
+  conflict: (detail: string) => new Problem(409, detail, { type: `${TYPE_BASE}conflict`, title: 'Conflict' }),
+  payloadTooLarge: (limit: number) =>
+    new Problem(413, `the request body exceeds the limit of ${limit} bytes`, { type: `${TYPE_BASE}payload-too-large`, title: 'Payload Too Large' }),
+  unsupportedMediaType: (detail: string) =>
+    new Problem(415, detail, { type: `${TYPE_BASE}unsupported-media-type`, title: 'Unsupported Media Type' }),
+  validation: (errors: FieldError[], detail?: string) =>
+    new Problem(422, detail ?? errors.map((e) => `${e.pointer || '/'}: ${e.message}`).join('; '), {
+      type: `${TYPE_BASE}validation`,
+      title: 'Validation failed',
+      errors,
+    }),
+  internal: (errorId: string) =>
+    new Problem(500, `an unexpected error occurred; quote error id ${errorId} when reporting it`, {
+      type: `${TYPE_BASE}internal`,
+      title: 'Internal Server Error',
+      extensions: { error_id: errorId },
+    }),
+  unavailable: (detail: string, retryAfterSeconds?: number) =>
+    new Problem(503, detail, {
+      type: `${TYPE_BASE}unavailable`,
+      title: 'Service Unavailable',
+      headers: retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {},
+    }),
+};

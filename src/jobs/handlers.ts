@@ -1,0 +1,15 @@
+import type { AppContext } from '../context.js';
+import { purgeFinishedJobs } from './queue.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Finished jobs are kept a week for inspection, then removed. */
+export const FINISHED_JOB_RETENTION_MS = 7 * DAY_MS;
+
+/** The single place where every feature's background work is wired to the queue. */
+export function registerJobHandlers(ctx: AppContext): void {
+  ctx.jobs.register('jobs.purge_finished', async (_payload, { logger }) => {
+    const removed = await purgeFinishedJobs(ctx.db, ctx.clock.now() - FINISHED_JOB_RETENTION_MS);
+    logger.info({ removed }, 'purged finished jobs');
+  });
+  ctx.jobs.every('jobs.purge_finished', 6 * 60 * 60 * 1000);
+}
