@@ -19,6 +19,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['test/**/*.ts', 'src/**/*.test.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
     files: ['bin/**/*.js', 'scripts/**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
