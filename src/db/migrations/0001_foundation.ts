@@ -1,6 +1,13 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createTenancyTables(db);
+  await createApiKeysTable(db);
+  await createAuditTable(db);
+  await createJobsTable(db);
+}
+
+async function createTenancyTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('workspaces')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -19,7 +26,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('environments_workspace_slug_unique', ['workspace_id', 'slug'])
     .execute();
+}
 
+async function createApiKeysTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('api_keys')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -35,7 +44,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('revoked_at', 'bigint')
     .execute();
   await db.schema.createIndex('api_keys_workspace_idx').on('api_keys').columns(['workspace_id', 'id']).execute();
+}
 
+async function createAuditTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('audit_entries')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -54,7 +65,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['workspace_id', 'target_type', 'target_id', 'id'])
     .execute();
   await db.schema.createIndex('audit_action_idx').on('audit_entries').columns(['workspace_id', 'action', 'id']).execute();
+}
 
+async function createJobsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('jobs')
     .addColumn('id', 'text', (c) => c.primaryKey())

@@ -201,6 +201,12 @@ describe('evaluateAudience: compound nodes', () => {
   it('treats a null audience as everyone', () => {
     expect(evaluateAudience(null, {})).toBe(true);
     expect(evaluateAudience(undefined, {})).toBe(true);
+    expect(evaluateAudience(null, undefined)).toBe(true);
+  });
+
+  it('treats a missing context as an empty one', () => {
+    expect(evaluateAudience(leaf('country', 'neq', 'US'), undefined)).toBe(true);
+    expect(evaluateAudience(leaf('country', 'eq', 'US'), undefined)).toBe(false);
   });
 
   it('evaluates malformed nodes to false instead of throwing', () => {

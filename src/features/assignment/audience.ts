@@ -35,18 +35,19 @@ interface EvaluationEnv {
 const noSegments: SegmentResolver = () => undefined;
 
 /**
- * Whether `context` belongs to the audience. `null`/`undefined` audience = everyone.
+ * Whether `context` belongs to the audience. `null`/`undefined` audience = everyone; a missing
+ * context is an empty one (so only `exists: false`, `neq` and `not_in` leaves can hold).
  * Never throws on malformed input: a node it cannot understand evaluates to false.
  */
 export function evaluateAudience(
   tree: AudienceExpression | null | undefined,
-  context: Record<string, unknown>,
+  context: Record<string, unknown> | undefined,
   resolveSegment: SegmentResolver = noSegments,
 ): boolean {
   if (tree === null || tree === undefined) {
     return true;
   }
-  return evaluateNode(tree, { context, resolveSegment, stack: [], memo: new Map() });
+  return evaluateNode(tree, { context: context ?? {}, resolveSegment, stack: [], memo: new Map() });
 }
 
 function evaluateNode(node: AudienceExpression, env: EvaluationEnv): boolean {
