@@ -1,0 +1,137 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+export interface BenchServer {
+  url: string;
+  key: string;
+  workspaceId: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export interface RequestSpec {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Builds each request anew (unique unit ids, event ids...). Overrides path/body. */
+  next?: () => { path?: string; body?: string };
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  /** Prepares data through the API before load starts and returns the request to load with. */
+  prepare(server: BenchServer): Promise<RequestSpec>;
+  /** Items per request (a batch of 500 events counts 500), for a throughput figure. */
+  itemsPerRequest?: number;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/v1/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the server did not become healthy in time');
+}
+
+/**
+ * Starts `verdict serve` as a separate process on a fresh data directory (or the configured
+ * PostgreSQL/Redis), bootstraps a workspace with the CLI, and returns its key.
+ */
+export async function startBenchServer(extraEnv: Record<string, string> = {}): Promise<BenchServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
+  const port = await freePort();
+  const env = { ...process.env, VERDICT_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', VERDICT_LOG_LEVEL: 'warn', VERDICT_BENCH_ROUTES: '1', ...extraEnv } as Record<string, string>;
+  const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Bench', '--json'], { cwd: root, env, encoding: 'utf8' });
+  if (created.status !== 0) throw new Error(`bootstrap failed: ${created.stderr}`);
+  const bootstrap = JSON.parse(created.stdout) as { api_key: { key: string }; workspace: { id: string } };
+  const child = spawn(process.execPath, ['bin/verdict.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(url, child);
+  return {
+    url,
+    key: bootstrap.api_key.key,
+    workspaceId: bootstrap.workspace.id,
+    env,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface LoadOptions {
+  connections: number;
+  durationSeconds: number;
+}
+
+export async function load(url: string, spec: RequestSpec, options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    duration: options.durationSeconds,
+    method: spec.method ?? 'GET',
+    headers: spec.headers,
+    requests: [
+      {
+        method: spec.method ?? 'GET',
+        path: spec.path,
+        headers: spec.headers,
+        body: spec.body,
+        ...(spec.next ? { setupRequest: (request: Record<string, unknown>) => ({ ...request, ...spec.next?.() }) } : {}),
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+export const NOOP: RequestSpec = { path: '/_bench/noop' };
+
+export function formatRow(name: string, result: LoadResult, baseline: LoadResult, itemsPerRequest = 1): string {
+  const ratio = result.requestsPerSecond / baseline.requestsPerSecond;
+  const items = itemsPerRequest > 1 ? `  items/s ${Math.round(result.requestsPerSecond * itemsPerRequest)}` : '';
+  return (
+    `${name.padEnd(28)} req/s ${result.requestsPerSecond.toFixed(0).padStart(7)}  p50 ${result.p50.toFixed(1).padStart(6)} ms  ` +
+    `p99 ${result.p99.toFixed(1).padStart(6)} ms  ratio ${ratio.toFixed(2)}x no-op${items}` +
+    (result.errors + result.non2xx > 0 ? `  (errors ${result.errors}, non-2xx ${result.non2xx})` : '')
+  );
+}

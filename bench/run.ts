@@ -1,0 +1,54 @@
+import { Command } from 'commander';
+import { currentWorkspace } from './scenarios/foundation.js';
+import { formatRow, load, NOOP, startBenchServer, type Scenario } from './lib/harness.js';
+
+/** Every scenario by name; add new ones here. */
+const scenarios: Scenario[] = [currentWorkspace];
+
+interface Options {
+  connections: string;
+  duration: string;
+  list?: boolean;
+}
+
+async function run(names: string[], options: Options): Promise<void> {
+  const chosen = names.length === 0 ? scenarios : scenarios.filter((s) => names.includes(s.name));
+  const unknown = names.filter((n) => !scenarios.some((s) => s.name === n));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; try --list`);
+  const loadOptions = { connections: Number(options.connections), durationSeconds: Number(options.duration) };
+  const server = await startBenchServer();
+  try {
+    console.log(`Verdict benchmarks: ${loadOptions.connections} connections, ${loadOptions.durationSeconds}s each, load from this process, server in another.`);
+    console.log(`database: ${server.env.VERDICT_DATABASE_URL ? 'postgres' : 'sqlite'}; buffer: ${server.env.VERDICT_REDIS_URL ? 'redis' : 'embedded'}\n`);
+    process.stdout.write('warming up...\n');
+    await load(server.url, NOOP, { ...loadOptions, durationSeconds: 2 });
+    for (const scenario of chosen) {
+      process.stdout.write(`[${scenario.name}] ${scenario.description}\n`);
+      const spec = await scenario.prepare(server);
+      const baseline = await load(server.url, NOOP, loadOptions);
+      const result = await load(server.url, spec, loadOptions);
+      console.log(formatRow('no-op baseline', baseline, baseline));
+      console.log(formatRow(scenario.name, result, baseline, scenario.itemsPerRequest));
+      console.log('');
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+const program = new Command()
+  .name('bench')
+  .description('Load-test Verdict scenarios beside a no-op route on the same server, and print req/s, p50, p99 and the ratio.')
+  .argument('[scenarios...]', 'scenario names (default: all)')
+  .option('-c, --connections <n>', 'concurrent connections', '64')
+  .option('-d, --duration <seconds>', 'seconds per measurement', '10')
+  .option('--list', 'list the scenarios and exit')
+  .action(async (names: string[], options: Options) => {
+    if (options.list) {
+      for (const s of scenarios) console.log(`${s.name.padEnd(28)} ${s.description}`);
+      return;
+    }
+    await run(names, options);
+  });
+
+await program.parseAsync(process.argv);
