@@ -4,13 +4,15 @@ import { registerServe } from './cli/serve.js';
 import { registerWorker } from './cli/worker.js';
 import { registerWorkspaces } from './cli/workspaces.js';
 import { ConfigError } from './config.js';
-import { API_VERSION } from './http/openapi.js';
+
+/** Kept in step with the API description's version (src/http/openapi.ts). */
+const VERSION = '0.1.0';
 
 export function buildProgram(): Command {
   const program = new Command()
     .name('verdict')
     .description('Verdict: experiments, signed webhooks and versioned templates in one self-hosted service.')
-    .version(API_VERSION)
+    .version(VERSION)
     .addHelpText(
       'after',
       '\nConfiguration comes from the environment: PORT, VERDICT_DATA_DIR, VERDICT_DATABASE_URL, VERDICT_REDIS_URL, ' +

@@ -111,7 +111,7 @@ export async function load(url: string, spec: RequestSpec, options: LoadOptions)
         path: spec.path,
         headers: spec.headers,
         body: spec.body,
-        ...(spec.next ? { setupRequest: (request: Record<string, unknown>) => ({ ...request, ...spec.next?.() }) } : {}),
+        ...(spec.next ? { setupRequest: (request: autocannon.Request) => ({ ...request, ...spec.next?.() }) } : {}),
       },
     ],
   });

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { migrateToLatest, openDatabase } from '../db/database.js';
 
 export function registerMigrate(program: Command): void {
   program
@@ -8,6 +7,7 @@ export function registerMigrate(program: Command): void {
     .description('Apply pending database migrations and exit (serve also does this on start).')
     .action(async () => {
       const config = loadConfig();
+      const { migrateToLatest, openDatabase } = await import('../db/database.js');
       const handle = openDatabase(config.database);
       try {
         const { applied } = await migrateToLatest(handle.db);

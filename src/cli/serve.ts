@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { buildApp } from '../http/app.js';
-import { onSignals, openRuntime, startBackground } from './runtime.js';
 
 interface ServeOptions {
   port?: string;
@@ -24,6 +22,9 @@ export function registerServe(program: Command): void {
         ...(options.port ? { port: Number(options.port) } : {}),
         ...(options.host ? { host: options.host } : {}),
       });
+      // Loaded on demand so `verdict --help` and the light commands start fast.
+      const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
+      const { buildApp } = await import('../http/app.js');
       const ctx = await openRuntime(config, true);
       const app = await buildApp(ctx);
       const background = options.workers ? startBackground(ctx) : null;

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { onSignals, openRuntime, startBackground } from './runtime.js';
 
 export function registerWorker(program: Command): void {
   program
@@ -14,6 +13,7 @@ export function registerWorker(program: Command): void {
       const base = loadConfig();
       const concurrency = options.concurrency ? Number(options.concurrency) : base.jobs.concurrency;
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency must be a positive integer');
+      const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
       const ctx = await openRuntime({ ...base, jobs: { ...base.jobs, concurrency } }, true);
       const background = startBackground(ctx);
       ctx.logger.info({ worker: background.worker.id, jobs: ctx.jobs.names }, 'worker started');

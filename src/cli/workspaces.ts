@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { createContext } from '../context.js';
-import { createWorkspace } from '../features/workspaces/service.js';
-import { createLogger } from '../logger.js';
 
 export function registerWorkspaces(program: Command): void {
   const workspaces = program.command('workspaces').description('Manage workspaces (tenants).');
@@ -16,6 +13,9 @@ export function registerWorkspaces(program: Command): void {
     .option('--json', 'print one JSON object {workspace, environment, api_key, webhook_secret}')
     .action(async (options: { name: string; json?: boolean }) => {
       const config = loadConfig();
+      const { createContext } = await import('../context.js');
+      const { createWorkspace } = await import('../features/workspaces/service.js');
+      const { createLogger } = await import('../logger.js');
       // Logs go to stderr so stdout carries only the result (pipe it to jq).
       const ctx = await createContext(config, createLogger('warn'), { migrate: true });
       try {

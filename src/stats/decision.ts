@@ -29,13 +29,16 @@ export const DEFAULT_DECISION_RULE: DecisionRuleSettings = {
 
 /** Fill the spec defaults into a stored (possibly partial) DecisionRule. */
 export function resolveDecisionRule(rule?: Partial<DecisionRuleSettings> | null): DecisionRuleSettings {
-  const resolved = { ...DEFAULT_DECISION_RULE };
-  for (const [key, value] of Object.entries(rule ?? {})) {
-    if (value !== undefined && value !== null) {
-      Object.assign(resolved, { [key]: value });
-    }
-  }
-  return resolved;
+  const given = rule ?? {};
+  const defaults = DEFAULT_DECISION_RULE;
+  return {
+    method: given.method ?? defaults.method,
+    posterior_threshold: given.posterior_threshold ?? defaults.posterior_threshold,
+    minimum_detectable_effect: given.minimum_detectable_effect ?? defaults.minimum_detectable_effect,
+    min_sample_per_variant: given.min_sample_per_variant ?? defaults.min_sample_per_variant,
+    max_duration_days: given.max_duration_days ?? defaults.max_duration_days,
+    snapshot_cadence_minutes: given.snapshot_cadence_minutes ?? defaults.snapshot_cadence_minutes,
+  };
 }
 
 export interface DecisionInput {

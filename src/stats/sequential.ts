@@ -56,9 +56,27 @@ export function differenceEstimate(control: ArmMoments, treatment: ArmMoments): 
   return { delta: treatment.mean - control.mean, varianceOfDelta, totalN: control.n + treatment.n };
 }
 
-/** Whether the plug-in variance allows any evidence at all (both arms observed, V finite and > 0). */
-function hasUsableVariance(estimate: DifferenceEstimate): boolean {
-  return Number.isFinite(estimate.varianceOfDelta) && estimate.varianceOfDelta > 0;
+/**
+ * Fewer units than this in an arm, and a look carries no evidence (the usual n >= 30 rule of thumb
+ * for a CLT-based test). Skipping looks cannot hurt an always-valid guarantee.
+ */
+export const MIN_UNITS_PER_ARM = 30;
+
+/**
+ * Whether the plug-in variance can carry evidence: both arms have MIN_UNITS_PER_ARM units and a
+ * positive per-unit variance. Why per arm: an arm whose values are all equal so far (0 conversions)
+ * has a plug-in variance of 0, which makes its mean look certain; next to a large arm that turns
+ * sampling noise into overwhelming "evidence".
+ */
+function hasUsableVariance(control: ArmMoments, treatment: ArmMoments): boolean {
+  return (
+    control.n >= MIN_UNITS_PER_ARM &&
+    treatment.n >= MIN_UNITS_PER_ARM &&
+    control.variance > 0 &&
+    treatment.variance > 0 &&
+    Number.isFinite(control.variance) &&
+    Number.isFinite(treatment.variance)
+  );
 }
 
 function noEvidence(estimate: DifferenceEstimate): SequentialTestResult {
@@ -112,7 +130,7 @@ export function gaussianMixtureTest(
 ): SequentialTestResult {
   const estimate = differenceEstimate(control, treatment);
   const rhoSquared = gaussianMixtureRhoSquared(options.alpha, options.tuningSampleSize);
-  if (!hasUsableVariance(estimate)) {
+  if (!hasUsableVariance(control, treatment)) {
     return noEvidence(estimate);
   }
   const se = Math.sqrt(estimate.varianceOfDelta);
@@ -162,7 +180,7 @@ export function msprtTest(control: ArmMoments, treatment: ArmMoments, options: M
   assertAlpha(options.alpha);
   const estimate = differenceEstimate(control, treatment);
   const tauSquared = options.mixingVariance;
-  if (!hasUsableVariance(estimate) || !(tauSquared > 0)) {
+  if (!hasUsableVariance(control, treatment) || !(tauSquared > 0)) {
     return noEvidence(estimate);
   }
   const variance = estimate.varianceOfDelta;
