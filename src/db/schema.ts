@@ -1,4 +1,6 @@
 import type { Generated } from 'kysely';
+import type { CatalogueTables } from './tables/catalogue.js';
+import type { ExperimentTables } from './tables/experiments.js';
 
 // Timestamps are stored as epoch milliseconds (bigint) in both databases: numeric comparison and
 // window arithmetic work the same everywhere, and the API converts them to ISO 8601 at the edge.
@@ -66,7 +68,8 @@ export interface JobsTable {
   finished_at: number | null;
 }
 
-export interface Database {
+/** Every table; each feature area adds its own interface to the extends list. */
+export interface Database extends CatalogueTables, ExperimentTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

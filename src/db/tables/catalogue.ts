@@ -1,0 +1,45 @@
+export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration';
+export type MetricAggregation = 'sum' | 'mean' | 'count';
+
+export interface MetricsTable {
+  id: string;
+  workspace_id: string;
+  key: string;
+  name: string;
+  event_key: string;
+  kind: MetricKind;
+  aggregation: MetricAggregation;
+  /** As given (ISO 8601 duration), for display. */
+  unit_dedup_window: string;
+  /** The same window in milliseconds, for SQL window arithmetic. */
+  unit_dedup_window_ms: number;
+  property_path: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SegmentsTable {
+  id: string;
+  workspace_id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  /** AudienceExpression as JSON text. */
+  rule: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MutexGroupsTable {
+  id: string;
+  workspace_id: string;
+  key: string;
+  name: string;
+  created_at: number;
+}
+
+export interface CatalogueTables {
+  metrics: MetricsTable;
+  segments: SegmentsTable;
+  mutex_groups: MutexGroupsTable;
+}

@@ -1,0 +1,74 @@
+export type ExperimentStatus = 'draft' | 'running' | 'stopped' | 'archived';
+export type AssignmentReason = 'bucketed' | 'forced' | 'mutex_holdout' | 'audience_excluded';
+
+export interface ExperimentsTable {
+  id: string;
+  workspace_id: string;
+  environment_id: string;
+  key: string;
+  name: string;
+  hypothesis: string;
+  unit_type: string;
+  status: ExperimentStatus;
+  /** Variant[] as JSON text, in creation order (the order is part of the bucketing rule). */
+  variants: string;
+  audience: string | null;
+  /** DecisionRule with every default filled, as JSON text. */
+  decision_rule: string;
+  primary_metric_id: string | null;
+  guardrail_metric_ids: string;
+  mutex_group_id: string | null;
+  weights_changed: number;
+  started_at: number | null;
+  stopped_at: number | null;
+  stop_reason: string | null;
+  outcome_notes: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ExperimentOverridesTable {
+  experiment_id: string;
+  unit_id: string;
+  workspace_id: string;
+  variant_key: string;
+  created_at: number;
+}
+
+export interface AssignmentsTable {
+  id: string;
+  workspace_id: string;
+  experiment_id: string;
+  unit_id: string;
+  /** Null for a mutex holdout. */
+  variant_key: string | null;
+  reason: AssignmentReason;
+  exposure_logged_at: number | null;
+  created_at: number;
+}
+
+export interface MutexClaimsTable {
+  mutex_group_id: string;
+  unit_id: string;
+  experiment_id: string;
+  created_at: number;
+}
+
+export interface ExposuresTable {
+  id: string;
+  workspace_id: string;
+  experiment_id: string;
+  unit_id: string;
+  variant_key: string;
+  exposed_at: number;
+  superseded_at: number | null;
+  source: 'assign' | 'api';
+}
+
+export interface ExperimentTables {
+  experiments: ExperimentsTable;
+  experiment_overrides: ExperimentOverridesTable;
+  assignments: AssignmentsTable;
+  mutex_claims: MutexClaimsTable;
+  exposures: ExposuresTable;
+}
