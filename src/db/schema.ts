@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
 import type { CatalogueTables } from './tables/catalogue.js';
 import type { ExperimentTables } from './tables/experiments.js';
+import type { TemplateTables } from './tables/templates.js';
 
 // Timestamps are stored as epoch milliseconds (bigint) in both databases: numeric comparison and
 // window arithmetic work the same everywhere, and the API converts them to ISO 8601 at the edge.
@@ -69,7 +70,7 @@ export interface JobsTable {
 }
 
 /** Every table; each feature area adds its own interface to the extends list. */
-export interface Database extends CatalogueTables, ExperimentTables {
+export interface Database extends CatalogueTables, ExperimentTables, TemplateTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as foundation from './0001_foundation.js';
 import * as catalogue from './0002_catalogue.js';
 import * as experiments from './0004_experiments.js';
+import * as templates from './0005_templates.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -9,6 +10,7 @@ const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_catalogue': catalogue,
   '0004_experiments': experiments,
+  '0005_templates': templates,
 };
 
 export const migrationProvider: MigrationProvider = {
