@@ -4,7 +4,19 @@ export type DatabaseConfig =
   | { kind: 'sqlite'; file: string }
   | { kind: 'postgres'; url: string };
 
-export type BufferConfig = { kind: 'embedded' } | { kind: 'redis'; url: string };
+/** Where acknowledged events wait before the drainer moves them into the events table. */
+export type BufferConfig = { kind: 'embedded' } | { kind: 'redis'; url: string; prefix: string };
+
+export interface EventIngestConfig {
+  /** More pending (acknowledged, not yet persisted) events than this answers 429. */
+  maxPending: number;
+  /** Most events the drainer moves per transaction. */
+  drainBatchSize: number;
+  /** How long the drainer waits after a partial batch before looking again. */
+  drainIntervalMs: number;
+  /** Redis mode: entries a consumer has held this long unacknowledged are taken over (it died). */
+  claimIdleMs: number;
+}
 
 export interface Config {
   host: string;
@@ -12,6 +24,7 @@ export interface Config {
   dataDir: string;
   database: DatabaseConfig;
   buffer: BufferConfig;
+  events: EventIngestConfig;
   logLevel: string;
   /** Largest accepted request body in bytes. */
   bodyLimit: number;
@@ -52,7 +65,16 @@ function bufferFrom(env: Env): BufferConfig {
   const url = env.VERDICT_REDIS_URL;
   if (!url) return { kind: 'embedded' };
   if (!/^rediss?:\/\//.test(url)) throw new ConfigError('VERDICT_REDIS_URL must start with redis:// or rediss://');
-  return { kind: 'redis', url };
+  return { kind: 'redis', url, prefix: env.VERDICT_REDIS_PREFIX || 'verdict:' };
+}
+
+function eventIngestFrom(env: Env): EventIngestConfig {
+  return {
+    maxPending: integer(env, 'VERDICT_BUFFER_MAX_PENDING', 100_000, 1),
+    drainBatchSize: integer(env, 'VERDICT_BUFFER_DRAIN_BATCH', 2_000, 1),
+    drainIntervalMs: integer(env, 'VERDICT_BUFFER_DRAIN_INTERVAL_MS', 50, 1),
+    claimIdleMs: integer(env, 'VERDICT_BUFFER_CLAIM_IDLE_MS', 30_000, 100),
+  };
 }
 
 /** Reads and validates the whole configuration once; nothing else reads process.env. */
@@ -64,6 +86,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir,
     database: databaseFrom(env, dataDir),
     buffer: bufferFrom(env),
+    events: eventIngestFrom(env),
     logLevel: env.VERDICT_LOG_LEVEL || env.LOG_LEVEL || 'info',
     bodyLimit: integer(env, 'VERDICT_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     secretKey: env.VERDICT_SECRET_KEY || null,

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { createEventBuffer } from './buffer/index.js';
+import type { EventBuffer } from './buffer/types.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase, type Db, type Executor } from './db/database.js';
 import type { DialectSeam } from './db/dialect.js';
@@ -18,6 +20,8 @@ export interface AppContext {
   secrets: SecretBox;
   authenticator: Authenticator;
   jobs: JobRegistry;
+  /** Holds acknowledged events until the drainer stores them (embedded table or Redis). */
+  buffer: EventBuffer;
   /** Enqueues inside the caller's transaction and nudges a local worker once it commits. */
   enqueue(executor: Executor, options: EnqueueOptions): Promise<string | null>;
   /** Set when this process runs workers, so new jobs start without waiting for a poll. */
@@ -53,6 +57,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     secrets: loadSecretBox(config.secretKey, config.dataDir),
     authenticator,
     jobs: new JobRegistry(),
+    buffer: createEventBuffer(config, { db, seam, clock, logger }),
     onJobEnqueued: null,
     async enqueue(executor, enqueueOptions) {
       const id = await enqueueJob(executor, enqueueOptions, clock.now());
@@ -62,6 +67,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
       return id;
     },
     async close() {
+      await context.buffer.close();
       await authenticator.close();
       await destroy();
     },

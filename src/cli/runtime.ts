@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { createContext, type AppContext } from '../context.js';
+import { startEventDrainer } from '../features/events/background.js';
 import { registerJobHandlers } from '../jobs/handlers.js';
 import { Scheduler } from '../jobs/scheduler.js';
 import { Worker } from '../jobs/worker.js';
@@ -15,10 +16,12 @@ export async function openRuntime(config: Config, migrate: boolean): Promise<App
   const logger = createLogger(config.logLevel);
   const ctx = await createContext(config, logger, { migrate });
   registerJobHandlers(ctx);
+  // Connects the event buffer now (Redis: checks AOF) rather than on the first request.
+  await ctx.buffer.open();
   return ctx;
 }
 
-/** Starts the job worker and the recurring-job scheduler on this process. */
+/** Starts the job worker, the recurring-job scheduler and the event drainer on this process. */
 export function startBackground(ctx: AppContext): Background {
   const worker = new Worker({
     db: ctx.db,
@@ -32,13 +35,14 @@ export function startBackground(ctx: AppContext): Background {
   ctx.onJobEnqueued = () => worker.wake();
   worker.start();
   scheduler.start();
+  const drainer = startEventDrainer(ctx);
   return {
     worker,
     scheduler,
     async stop() {
       scheduler.stop();
       ctx.onJobEnqueued = null;
-      await worker.stop();
+      await Promise.all([worker.stop(), drainer.stop()]);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { CatalogueTables } from './tables/catalogue.js';
+import type { EventTables } from './tables/events.js';
 import type { ExperimentTables } from './tables/experiments.js';
 import type { TemplateTables } from './tables/templates.js';
 
@@ -70,7 +71,7 @@ export interface JobsTable {
 }
 
 /** Every table; each feature area adds its own interface to the extends list. */
-export interface Database extends CatalogueTables, ExperimentTables, TemplateTables {
+export interface Database extends CatalogueTables, EventTables, ExperimentTables, TemplateTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { apiKeyRoutes } from '../features/api-keys/routes.js';
 import { auditRoutes } from '../features/audit/routes.js';
 import { environmentRoutes } from '../features/environments/routes.js';
+import { eventRoutes } from '../features/events/routes.js';
 import { healthRoutes } from '../features/health/routes.js';
 import { workspaceRoutes } from '../features/workspaces/routes.js';
 import { newId } from '../lib/ids.js';
@@ -15,7 +16,7 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes];
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({

@@ -80,6 +80,8 @@ export const problems = {
       headers: { allow: allowed.join(', ') },
     }),
   conflict: (detail: string) => new Problem(409, detail, { type: `${TYPE_BASE}conflict`, title: 'Conflict' }),
+  preconditionFailed: (detail: string, errors?: FieldError[]) =>
+    new Problem(412, detail, { type: `${TYPE_BASE}precondition-failed`, title: 'Precondition Failed', ...(errors ? { errors } : {}) }),
   payloadTooLarge: (limit: number) =>
     new Problem(413, `the request body exceeds the limit of ${limit} bytes`, { type: `${TYPE_BASE}payload-too-large`, title: 'Payload Too Large' }),
   unsupportedMediaType: (detail: string) =>
@@ -89,6 +91,12 @@ export const problems = {
       type: `${TYPE_BASE}validation`,
       title: 'Validation failed',
       errors,
+    }),
+  tooManyRequests: (detail: string, retryAfterSeconds: number) =>
+    new Problem(429, detail, {
+      type: `${TYPE_BASE}too-many-requests`,
+      title: 'Too Many Requests',
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     }),
   internal: (errorId: string) =>
     new Problem(500, `an unexpected error occurred; quote error id ${errorId} when reporting it`, {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { registerEventJobs } from '../features/events/background.js';
 import { purgeFinishedJobs } from './queue.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -12,4 +13,5 @@ export function registerJobHandlers(ctx: AppContext): void {
     logger.info({ removed }, 'purged finished jobs');
   });
   ctx.jobs.every('jobs.purge_finished', 6 * 60 * 60 * 1000);
+  registerEventJobs(ctx);
 }

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as foundation from './0001_foundation.js';
 import * as catalogue from './0002_catalogue.js';
+import * as events from './0003_events.js';
 import * as experiments from './0004_experiments.js';
 import * as templates from './0005_templates.js';
 
@@ -9,6 +10,7 @@ import * as templates from './0005_templates.js';
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_catalogue': catalogue,
+  '0003_events': events,
   '0004_experiments': experiments,
   '0005_templates': templates,
 };

@@ -1,0 +1,118 @@
+import type { Executor, Tx } from '../db/database.js';
+import type { DialectSeam } from '../db/dialect.js';
+import { newId } from '../lib/ids.js';
+import type { BufferedEvent } from './types.js';
+
+// The SQL of the embedded buffer: the event_buffer and event_dedupe tables.
+
+/** Rows per INSERT statement: well inside SQLite's and PostgreSQL's bound-parameter limits. */
+const DEDUPE_ROWS_PER_STATEMENT = 1_000;
+/** A committed group is stored in chunks of at most this many events, the drainer's unit of work. */
+export const EVENTS_PER_CHUNK = 1_000;
+
+export interface DedupeKey {
+  workspace_id: string;
+  client_event_id: string;
+}
+
+export function dedupeKeyOf(workspaceId: string, clientEventId: string): string {
+  return `${workspaceId}\u0000${clientEventId}`;
+}
+
+function byKey(a: DedupeKey, b: DedupeKey): number {
+  if (a.workspace_id !== b.workspace_id) return a.workspace_id < b.workspace_id ? -1 : 1;
+  return a.client_event_id < b.client_event_id ? -1 : a.client_event_id > b.client_event_id ? 1 : 0;
+}
+
+/**
+ * Claims the given keys until `expiresAt` and returns the ones that were new. A key another
+ * transaction holds waits for it (PostgreSQL) or cannot happen (SQLite has one writer), so two
+ * concurrent claims of one key never both win. Keys are inserted in one global order so that
+ * concurrent groups on PostgreSQL cannot deadlock on each other's keys.
+ */
+export async function claimDedupeKeys(trx: Tx, keys: DedupeKey[], expiresAt: number): Promise<Set<string>> {
+  const claimed = new Set<string>();
+  const sorted = [...keys].sort(byKey);
+  for (let start = 0; start < sorted.length; start += DEDUPE_ROWS_PER_STATEMENT) {
+    const slice = sorted.slice(start, start + DEDUPE_ROWS_PER_STATEMENT).map((key) => ({ ...key, expires_at: expiresAt }));
+    const inserted = await trx
+      .insertInto('event_dedupe')
+      .values(slice)
+      .onConflict((oc) => oc.columns(['workspace_id', 'client_event_id']).doNothing())
+      .returning(['workspace_id', 'client_event_id'])
+      .execute();
+    for (const row of inserted) claimed.add(dedupeKeyOf(row.workspace_id, row.client_event_id));
+  }
+  return claimed;
+}
+
+export async function appendChunks(trx: Tx, events: BufferedEvent[], now: number): Promise<void> {
+  for (let start = 0; start < events.length; start += EVENTS_PER_CHUNK) {
+    const chunk = events.slice(start, start + EVENTS_PER_CHUNK);
+    await trx
+      .insertInto('event_buffer')
+      .values({ id: newId(), event_count: chunk.length, payload: JSON.stringify(chunk), created_at: now })
+      .execute();
+  }
+}
+
+export interface ClaimedChunks {
+  ids: string[];
+  events: BufferedEvent[];
+  /** Chunks were left for the next call. */
+  more: boolean;
+}
+
+/**
+ * Takes the oldest chunks, up to `maxEvents` events (at least one chunk), for the caller's
+ * transaction. On PostgreSQL rows another drainer holds are skipped, so drainers on several
+ * processes share the work without waiting on each other.
+ */
+export async function claimChunks(trx: Tx, seam: DialectSeam, maxEvents: number): Promise<ClaimedChunks> {
+  const headLimit = Math.max(1, Math.ceil(maxEvents / 2));
+  const heads = await seam.skipLocked(trx.selectFrom('event_buffer').select(['id', 'event_count']).orderBy('id').limit(headLimit)).execute();
+  const ids: string[] = [];
+  let total = 0;
+  for (const head of heads) {
+    if (ids.length > 0 && total + head.event_count > maxEvents) break;
+    ids.push(head.id);
+    total += head.event_count;
+  }
+  const more = heads.length > ids.length || heads.length === headLimit;
+  if (ids.length === 0) return { ids, events: [], more: false };
+  const rows = await trx.selectFrom('event_buffer').select(['id', 'payload']).where('id', 'in', ids).orderBy('id').execute();
+  const events = rows.flatMap((row) => JSON.parse(row.payload) as BufferedEvent[]);
+  return { ids, events, more };
+}
+
+export async function deleteChunks(trx: Tx, ids: string[]): Promise<void> {
+  if (ids.length > 0) await trx.deleteFrom('event_buffer').where('id', 'in', ids).execute();
+}
+
+export async function countPending(executor: Executor): Promise<number> {
+  const row = await executor
+    .selectFrom('event_buffer')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('event_count'), eb.lit(0)).as('pending'))
+    .executeTakeFirst();
+  return Number(row?.pending ?? 0);
+}
+
+/**
+ * Deletes about `limit` of the oldest expired keys (ties on the boundary go too); the caller
+ * repeats while a full batch came back, so a large purge never holds one long transaction.
+ */
+export async function deleteExpiredKeys(executor: Executor, now: number, limit: number): Promise<number> {
+  const boundary = await executor
+    .selectFrom('event_dedupe')
+    .select('expires_at')
+    .where('expires_at', '<', now)
+    .orderBy('expires_at')
+    .offset(limit - 1)
+    .limit(1)
+    .executeTakeFirst();
+  const result = await executor
+    .deleteFrom('event_dedupe')
+    .where('expires_at', boundary ? '<=' : '<', boundary ? boundary.expires_at : now)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,34 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { DialectSeam } from '../db/dialect.js';
+import type { Clock } from '../lib/time.js';
+import { EmbeddedEventBuffer } from './embedded.js';
+import { RedisEventBuffer } from './redis.js';
+import type { EventBuffer } from './types.js';
+
+export { Drainer } from './drainer.js';
+export * from './types.js';
+
+export interface BufferDependencies {
+  db: Db;
+  seam: DialectSeam;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The configured buffer: Redis when VERDICT_REDIS_URL is set, a table in the main database otherwise. */
+export function createEventBuffer(config: Config, deps: BufferDependencies): EventBuffer {
+  const logger = deps.logger.child({ component: 'event-buffer' });
+  if (config.buffer.kind === 'redis') {
+    return new RedisEventBuffer({
+      url: config.buffer.url,
+      prefix: config.buffer.prefix,
+      db: deps.db,
+      logger,
+      maxPending: config.events.maxPending,
+      claimIdleMs: config.events.claimIdleMs,
+    });
+  }
+  return new EmbeddedEventBuffer({ db: deps.db, seam: deps.seam, clock: deps.clock, maxPending: config.events.maxPending });
+}

@@ -1,0 +1,27 @@
+import { Drainer } from '../../buffer/drainer.js';
+import type { AppContext } from '../../context.js';
+import { insertEvents } from './store.js';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** Registers the recurring purge of expired de-duplication keys. */
+export function registerEventJobs(ctx: AppContext): void {
+  ctx.jobs.register('events.purge_dedupe_keys', async (_payload, { logger }) => {
+    const removed = await ctx.buffer.purgeExpiredKeys(ctx.clock.now());
+    logger.info({ removed }, 'purged expired event de-duplication keys');
+  });
+  ctx.jobs.every('events.purge_dedupe_keys', HOUR_MS);
+}
+
+/** Starts moving buffered events into the events table on this process. */
+export function startEventDrainer(ctx: AppContext): Drainer {
+  const drainer = new Drainer({
+    buffer: ctx.buffer,
+    persist: insertEvents,
+    logger: ctx.logger.child({ component: 'event-drainer' }),
+    batchSize: ctx.config.events.drainBatchSize,
+    intervalMs: ctx.config.events.drainIntervalMs,
+  });
+  drainer.start();
+  return drainer;
+}
