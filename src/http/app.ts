@@ -6,6 +6,8 @@ import { auditRoutes } from '../features/audit/routes.js';
 import { environmentRoutes } from '../features/environments/routes.js';
 import { eventRoutes } from '../features/events/routes.js';
 import { healthRoutes } from '../features/health/routes.js';
+import { metricRoutes } from '../features/metrics/routes.js';
+import { segmentRoutes } from '../features/segments/routes.js';
 import { workspaceRoutes } from '../features/workspaces/routes.js';
 import { newId } from '../lib/ids.js';
 import { installAuth } from './auth.js';
@@ -16,7 +18,7 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes];
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
