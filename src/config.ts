@@ -36,6 +36,8 @@ export interface Config {
   keyUsageFlushMs: number;
   /** How long a validated API key stays cached; bounds how late a revocation is seen elsewhere. */
   keyCacheTtlMs: number;
+  /** How long experiment definitions and sticky assignments stay cached without a change notice. */
+  assignmentCacheTtlMs: number;
   jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number };
 }
 
@@ -93,6 +95,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     benchRoutes: env.VERDICT_BENCH_ROUTES === '1',
     keyUsageFlushMs: integer(env, 'VERDICT_KEY_USAGE_FLUSH_MS', 30_000, 100),
     keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000, 0),
+    assignmentCacheTtlMs: integer(env, 'VERDICT_ASSIGNMENT_CACHE_TTL_MS', 5_000, 1),
     jobs: {
       pollIntervalMs: integer(env, 'VERDICT_JOB_POLL_MS', 1_000, 10),
       leaseMs: integer(env, 'VERDICT_JOB_LEASE_MS', 60_000, 100),

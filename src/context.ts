@@ -7,6 +7,7 @@ import type { DialectSeam } from './db/dialect.js';
 import { Authenticator } from './features/api-keys/authenticator.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
 import { JobRegistry } from './jobs/registry.js';
+import { ChangeFeed } from './lib/change-feed.js';
 import { loadSecretBox, type SecretBox } from './lib/secrets.js';
 import { systemClock, type Clock } from './lib/time.js';
 
@@ -19,6 +20,8 @@ export interface AppContext {
   clock: Clock;
   secrets: SecretBox;
   authenticator: Authenticator;
+  /** Committed changes that in-process caches listen to. */
+  changes: ChangeFeed;
   jobs: JobRegistry;
   /** Holds acknowledged events until the drainer stores them (embedded table or Redis). */
   buffer: EventBuffer;
@@ -48,6 +51,10 @@ export async function createContext(config: Config, logger: Logger, options: Con
     usageFlushMs: config.keyUsageFlushMs,
     onFlushError: (error) => logger.warn({ err: error }, 'recording API key usage failed; will retry'),
   });
+  const changes = new ChangeFeed();
+  changes.subscribe((change) => {
+    if (change.topic === 'api_key') authenticator.invalidateAll();
+  });
   const context: AppContext = {
     config,
     db,
@@ -56,6 +63,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     clock,
     secrets: loadSecretBox(config.secretKey, config.dataDir),
     authenticator,
+    changes,
     jobs: new JobRegistry(),
     buffer: createEventBuffer(config, { db, seam, clock, logger }),
     onJobEnqueued: null,

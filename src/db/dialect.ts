@@ -12,6 +12,8 @@ export interface DialectSeam {
   isUniqueViolation(error: unknown): boolean;
   /** Lets concurrent claimers skip rows another transaction holds (no-op where writes serialize). */
   skipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** Locks the selected rows until the transaction ends (no-op where a transaction already excludes writers). */
+  forUpdate<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** True when the error means the database could not be reached. */
   isConnectionError(error: unknown): boolean;
 }
@@ -32,6 +34,8 @@ export const sqliteSeam: DialectSeam = {
   },
   // SQLite has one writer at a time and claims run inside BEGIN IMMEDIATE, so nothing to skip.
   skipLocked: (query) => query,
+  // Every SQLite transaction here starts with BEGIN IMMEDIATE and so already excludes writers.
+  forUpdate: (query) => query,
   isConnectionError: (error) => errorCode(error) === 'SQLITE_CANTOPEN',
 };
 
@@ -41,6 +45,7 @@ export const postgresSeam: DialectSeam = {
   name: 'postgres',
   isUniqueViolation: (error) => errorCode(error) === '23505',
   skipLocked: (query) => query.forUpdate().skipLocked(),
+  forUpdate: (query) => query.forUpdate(),
   isConnectionError: (error) => {
     const code = errorCode(error);
     if (code && PG_CONNECTION_CODES.has(code)) return true;

@@ -1,5 +1,4 @@
 import { afterAll, expect, it } from 'vitest';
-import { onSegmentsChanged } from '../../src/features/segments/changes.js';
 import { loadSegmentRules } from '../../src/features/segments/store.js';
 import { newId } from '../../src/lib/ids.js';
 import { describeEachDialect } from '../support/each-dialect.js';
@@ -49,8 +48,8 @@ async function insertExperiment(server: TestServer, owner: Bootstrap, key: strin
 describeEachDialect('segments', (server) => {
   let acme: Bootstrap;
   const notified: string[] = [];
-  const unsubscribe = onSegmentsChanged((workspaceId) => notified.push(workspaceId));
-  afterAll(unsubscribe);
+  let unsubscribe: () => void = () => undefined;
+  afterAll(() => unsubscribe());
   const call = (method: string, path: string, body?: unknown, key = acme.key) => server().request(method, path, { key, body });
   const create = (body: unknown, key = acme.key) => call('POST', '/v1/segments', body, key);
   const idOf = async (key: string) => {
@@ -64,6 +63,9 @@ describeEachDialect('segments', (server) => {
 
   it('creates a segment, audits it and notifies listeners', async () => {
     acme = await server().bootstrap('Acme');
+    unsubscribe = server().ctx.changes.subscribe((change) => {
+      if (change.topic === 'segment') notified.push(change.workspaceId);
+    });
     notified.length = 0;
     const created = await create({ key: 'pro-users', name: 'Pro users', rule: proPlan });
     expect(created.status).toBe(201);

@@ -66,5 +66,5 @@ export async function revokeApiKey(ctx: AppContext, workspaceId: string, actorId
       at: now,
     });
   });
-  ctx.authenticator.invalidateAll();
+  ctx.changes.publish({ topic: 'api_key', workspaceId, id: keyId });
 }

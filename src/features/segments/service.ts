@@ -5,7 +5,6 @@ import { Problem, problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { validateAudience, type AudienceExpression } from '../assignment/audience.js';
 import { recordAudit } from '../audit/store.js';
-import { notifySegmentsChanged } from './changes.js';
 import { segmentReferenceErrors } from './references.js';
 import type { SegmentInput, SegmentPatch } from './schemas.js';
 import {
@@ -75,7 +74,7 @@ export async function createSegment(ctx: AppContext, workspaceId: string, actorI
       }),
     () => keyTaken(input.key),
   );
-  notifySegmentsChanged(workspaceId);
+  ctx.changes.publish({ topic: 'segment', workspaceId });
   return segment;
 }
 
@@ -123,7 +122,7 @@ export async function patchSegment(ctx: AppContext, workspaceId: string, actorId
     await recordAudit(trx, { workspaceId, actorId, action: 'segment.updated', targetType: 'segment', targetId: id, payload, at: now });
     return { segment: toSegment(updated), changed: true };
   });
-  if (outcome.changed) notifySegmentsChanged(workspaceId);
+  if (outcome.changed) ctx.changes.publish({ topic: 'segment', workspaceId });
   return outcome.segment;
 }
 
@@ -139,5 +138,5 @@ export async function removeSegment(ctx: AppContext, workspaceId: string, actorI
     const payload = { key: current.key, name: current.name };
     await recordAudit(trx, { workspaceId, actorId, action: 'segment.deleted', targetType: 'segment', targetId: id, payload, at: ctx.clock.now() });
   });
-  notifySegmentsChanged(workspaceId);
+  ctx.changes.publish({ topic: 'segment', workspaceId });
 }

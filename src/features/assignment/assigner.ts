@@ -1,0 +1,153 @@
+import { LRUCache } from 'lru-cache';
+import type { AppContext } from '../../context.js';
+import { problems } from '../../http/problems.js';
+import { newId } from '../../lib/ids.js';
+import { toIsoOrNull } from '../../lib/time.js';
+import type { Principal } from '../api-keys/authenticator.js';
+import { evaluateAudience } from './audience.js';
+import { chooseVariant } from './bucketing.js';
+import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
+import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
+import { claimMutex, findAssignment, insertAssignment, insertExposure, markExposureLogged, type AssignmentRow } from './store.js';
+
+type StickyResult = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'>;
+
+/**
+ * Sticky assignment. The hot path (a unit already assigned) is answered from memory; a first
+ * assignment stores the result and its exposure in one transaction, and when two requests race
+ * the first stored row wins and both answer it.
+ */
+export class Assigner {
+  readonly definitions: DefinitionCache;
+  readonly #ctx: AppContext;
+  readonly #sticky: LRUCache<string, StickyResult>;
+
+  constructor(ctx: AppContext) {
+    this.#ctx = ctx;
+    this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
+    this.#sticky = new LRUCache({ max: 200_000, ttl: ctx.config.assignmentCacheTtlMs });
+    ctx.changes.subscribe((change) => {
+      if (change.topic === 'assignment') this.#sticky.delete(stickyKey(change.experimentId, change.unitId));
+    });
+  }
+
+  /** The running experiment a key may assign in; 404 otherwise (unknown, not running, other environment). */
+  async runningExperiment(principal: Principal, key: string): Promise<ExperimentDefinition> {
+    const definition = await this.definitions.experiment(principal.workspaceId, key);
+    if (!definition || definition.status !== 'running') throw problems.notFound(`no running experiment with key "${key}"`);
+    if (principal.environmentId && definition.environmentId !== principal.environmentId) {
+      throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
+    }
+    return definition;
+  }
+
+  async assign(principal: Principal, input: AssignInput): Promise<Assignment> {
+    assertContextSize(input.context);
+    const definition = await this.runningExperiment(principal, input.experiment_key);
+    return this.assignIn(definition, input);
+  }
+
+  async assignIn(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>): Promise<Assignment> {
+    const base = { experiment_key: definition.key, unit_id: input.unit_id };
+    const forced = definition.overrides.get(input.unit_id);
+    if (forced !== undefined) return { ...base, variant: forced, reason: 'forced' };
+    const known = await this.#stored(definition.id, input.unit_id);
+    if (known) return present(base, known);
+    if (!(await this.#inAudience(definition, input.context))) return { ...base, variant: null, reason: 'audience_excluded' };
+    const stored = await this.#storeFirst(definition, input.unit_id, input.log_exposure !== false);
+    return present(base, stored);
+  }
+
+  async #stored(experimentId: string, unitId: string): Promise<StickyResult | undefined> {
+    const key = stickyKey(experimentId, unitId);
+    const cached = this.#sticky.get(key);
+    if (cached) return cached;
+    const row = await findAssignment(this.#ctx.db, experimentId, unitId);
+    if (row) this.#sticky.set(key, row);
+    return row;
+  }
+
+  async #inAudience(definition: ExperimentDefinition, context: Record<string, unknown> | undefined): Promise<boolean> {
+    if (!definition.audience) return true;
+    const segments = definition.usesSegments ? await this.definitions.segmentRules(definition.workspaceId) : new Map();
+    return evaluateAudience(definition.audience, context ?? {}, (key) => segments.get(key));
+  }
+
+  async #storeFirst(definition: ExperimentDefinition, unitId: string, logExposure: boolean): Promise<StickyResult> {
+    const variant = chooseVariant(definition.key, unitId, definition.variants);
+    const result = await this.#ctx.db.transaction().execute(async (trx) => {
+      const now = this.#ctx.clock.now();
+      const holdout = definition.mutexGroupId ? !(await claimMutex(trx, definition.mutexGroupId, unitId, definition.id, now)) : false;
+      const row: AssignmentRow = {
+        id: newId(),
+        workspace_id: definition.workspaceId,
+        experiment_id: definition.id,
+        unit_id: unitId,
+        variant_key: holdout ? null : variant.key,
+        reason: holdout ? 'mutex_holdout' : 'bucketed',
+        exposure_logged_at: logExposure && !holdout ? now : null,
+        created_at: now,
+      };
+      if (!(await insertAssignment(trx, row))) return (await findAssignment(trx, definition.id, unitId)) as AssignmentRow;
+      if (row.exposure_logged_at !== null && row.variant_key !== null) {
+        await insertExposure(trx, { workspaceId: row.workspace_id, experimentId: row.experiment_id, unitId, variantKey: row.variant_key, at: now, source: 'assign' });
+      }
+      return row;
+    });
+    this.#sticky.set(stickyKey(definition.id, unitId), result);
+    return result;
+  }
+
+  /**
+   * Records the exposure of an assignment made with log_exposure false. Repeats are accepted and
+   * ignored; a variant other than the stored one is a conflict.
+   */
+  async logExposure(principal: Principal, input: ExposureInput): Promise<void> {
+    const definition = await this.runningExperiment(principal, input.experiment_key);
+    if (definition.overrides.has(input.unit_id)) return; // QA pins are kept out of the analysis
+    const stored = await this.#stored(definition.id, input.unit_id);
+    if (!stored) throw problems.conflict(`unit "${input.unit_id}" has no assignment in "${input.experiment_key}"; call /v1/assign first`);
+    if (stored.variant_key !== input.variant) {
+      throw problems.conflict(`unit "${input.unit_id}" is assigned ${stored.variant_key === null ? 'no variant (holdout)' : `"${stored.variant_key}"`}, not "${input.variant}"`);
+    }
+    if (stored.exposure_logged_at !== null) return;
+    const now = this.#ctx.clock.now();
+    await this.#ctx.db.transaction().execute(async (trx) => {
+      await insertExposure(trx, { workspaceId: definition.workspaceId, experimentId: definition.id, unitId: input.unit_id, variantKey: input.variant, at: now, source: 'api' });
+      await markExposureLogged(trx, stored.id, now);
+    });
+    this.#sticky.delete(stickyKey(definition.id, input.unit_id));
+  }
+}
+
+function stickyKey(experimentId: string, unitId: string): string {
+  return `${experimentId}\u0000${unitId}`;
+}
+
+function present(base: { experiment_key: string; unit_id: string }, stored: StickyResult): Assignment {
+  return {
+    ...base,
+    variant: stored.variant_key,
+    reason: stored.reason,
+    assignment_id: stored.id,
+    exposure_logged_at: toIsoOrNull(stored.exposure_logged_at),
+  };
+}
+
+export function assertContextSize(context: Record<string, unknown> | undefined): void {
+  if (context && Buffer.byteLength(JSON.stringify(context)) > CONTEXT_LIMIT_BYTES) {
+    throw problems.validation([{ pointer: '/context', message: `must be at most ${CONTEXT_LIMIT_BYTES} bytes of JSON` }]);
+  }
+}
+
+const assigners = new WeakMap<AppContext, Assigner>();
+
+/** One Assigner (and so one set of caches) per process context, shared by every route that assigns. */
+export function assignerFor(ctx: AppContext): Assigner {
+  let assigner = assigners.get(ctx);
+  if (!assigner) {
+    assigner = new Assigner(ctx);
+    assigners.set(ctx, assigner);
+  }
+  return assigner;
+}

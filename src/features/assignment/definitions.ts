@@ -1,0 +1,86 @@
+import { LRUCache } from 'lru-cache';
+import type { AppContext } from '../../context.js';
+import type { ExperimentStatus } from '../../db/tables/experiments.js';
+import { findExperimentByKey } from '../experiments/store.js';
+import type { Variant } from '../experiments/schemas.js';
+import { loadSegmentRules } from '../segments/store.js';
+import { collectSegmentKeys, type AudienceExpression } from './audience.js';
+import { loadOverrides } from './store.js';
+
+/** What assignment needs to know about an experiment, parsed once and cached. */
+export interface ExperimentDefinition {
+  id: string;
+  workspaceId: string;
+  environmentId: string;
+  key: string;
+  status: ExperimentStatus;
+  variants: Variant[];
+  audience: AudienceExpression | null;
+  usesSegments: boolean;
+  mutexGroupId: string | null;
+  /** QA pins: unit id -> variant key. */
+  overrides: Map<string, string>;
+}
+
+const MISSING = Symbol('missing');
+type Cached = ExperimentDefinition | typeof MISSING;
+
+/**
+ * In-process caches of experiment definitions and segment rules. Entries live a few seconds
+ * (bounding staleness across processes) and are dropped at once when this process hears of a
+ * change. Unknown keys are cached too, so a flood of bad keys does not reach the database.
+ */
+export class DefinitionCache {
+  readonly #ctx: AppContext;
+  readonly #experiments: LRUCache<string, { value: Cached }>;
+  readonly #segments: LRUCache<string, Map<string, AudienceExpression | null>>;
+
+  constructor(ctx: AppContext, ttlMs: number) {
+    this.#ctx = ctx;
+    this.#experiments = new LRUCache({ max: 50_000, ttl: Math.max(ttlMs, 1) });
+    this.#segments = new LRUCache({ max: 10_000, ttl: Math.max(ttlMs, 1) });
+    ctx.changes.subscribe((change) => {
+      if (change.topic === 'experiment') for (const key of change.keys) this.#experiments.delete(cacheKey(change.workspaceId, key));
+      if (change.topic === 'segment') this.#segments.delete(change.workspaceId);
+    });
+  }
+
+  async experiment(workspaceId: string, key: string): Promise<ExperimentDefinition | null> {
+    const id = cacheKey(workspaceId, key);
+    const hit = this.#experiments.get(id);
+    if (hit) return hit.value === MISSING ? null : hit.value;
+    const loaded = await this.#load(workspaceId, key);
+    this.#experiments.set(id, { value: loaded ?? MISSING });
+    return loaded;
+  }
+
+  async segmentRules(workspaceId: string): Promise<Map<string, AudienceExpression | null>> {
+    const hit = this.#segments.get(workspaceId);
+    if (hit) return hit;
+    const rules = await loadSegmentRules(this.#ctx.db, workspaceId);
+    this.#segments.set(workspaceId, rules);
+    return rules;
+  }
+
+  async #load(workspaceId: string, key: string): Promise<ExperimentDefinition | null> {
+    const row = await findExperimentByKey(this.#ctx.db, workspaceId, key);
+    if (!row) return null;
+    const audience = row.audience === null ? null : (JSON.parse(row.audience) as AudienceExpression);
+    return {
+      id: row.id,
+      workspaceId,
+      environmentId: row.environment_id,
+      key: row.key,
+      status: row.status,
+      variants: JSON.parse(row.variants) as Variant[],
+      audience,
+      usesSegments: collectSegmentKeys(audience).length > 0,
+      mutexGroupId: row.mutex_group_id,
+      overrides: row.status === 'archived' ? new Map() : await loadOverrides(this.#ctx.db, row.id),
+    };
+  }
+}
+
+function cacheKey(workspaceId: string, key: string): string {
+  return `${workspaceId}\u0000${key}`;
+}

@@ -1,0 +1,72 @@
+import type { FieldError } from '../../http/problems.js';
+import { problems } from '../../http/problems.js';
+import { newId } from '../../lib/ids.js';
+import { validateAudience } from '../assignment/audience.js';
+import type { ExperimentStatus } from '../../db/tables/experiments.js';
+import { DEFAULT_DECISION_RULE, type DecisionRule, type Variant, type VariantInput } from './schemas.js';
+
+/** Weight, key and control rules the schema cannot express; pointers are into the request body. */
+export function variantErrors(variants: VariantInput[]): FieldError[] {
+  const errors: FieldError[] = [];
+  const total = variants.reduce((sum, variant) => sum + variant.weight, 0);
+  if (total !== 100) errors.push({ pointer: '/variants', message: `weights must sum to 100, got ${total}` });
+  const seen = new Set<string>();
+  variants.forEach((variant, index) => {
+    if (seen.has(variant.key)) errors.push({ pointer: `/variants/${index}/key`, message: `duplicate variant key "${variant.key}"` });
+    seen.add(variant.key);
+  });
+  const controls = variants.flatMap((variant, index) => (variant.is_control ? [index] : []));
+  for (const index of controls.slice(1)) {
+    errors.push({ pointer: `/variants/${index}/is_control`, message: 'at most one variant can be the control' });
+  }
+  return errors;
+}
+
+export function audienceErrors(audience: unknown): FieldError[] {
+  if (audience === null || audience === undefined) return [];
+  return validateAudience(audience).map((issue) => ({ pointer: `/audience${issue.pointer}`, message: issue.message }));
+}
+
+/**
+ * Gives each variant a stable id and makes the control explicit: the flagged one, or the first.
+ * Variants already stored keep their ids when matched by key.
+ */
+export function normalizeVariants(input: VariantInput[], existing: Variant[] = []): Variant[] {
+  const hasControl = input.some((variant) => variant.is_control);
+  return input.map((variant, index) => {
+    const normalized: Variant = {
+      id: existing.find((old) => old.key === variant.key)?.id ?? newId(),
+      key: variant.key,
+      weight: variant.weight,
+      is_control: hasControl ? variant.is_control === true : index === 0,
+    };
+    if (variant.description !== undefined) normalized.description = variant.description;
+    return normalized;
+  });
+}
+
+export function withDefaults(rule: Partial<DecisionRule> | undefined, base: DecisionRule = DEFAULT_DECISION_RULE): DecisionRule {
+  return { ...base, ...(rule ?? {}) };
+}
+
+/** Fields a running experiment may change: changing anything else would corrupt the running test. */
+const CHANGEABLE_WHILE_RUNNING = new Set(['name', 'hypothesis', 'audience', 'decision_rule', 'variants']);
+
+export function assertPatchAllowed(status: ExperimentStatus, changed: string[], variantKeysChanged: boolean): void {
+  if (status === 'stopped' || status === 'archived') {
+    throw problems.conflict(`a ${status} experiment cannot be changed`);
+  }
+  if (status !== 'running') return;
+  const blocked = changed.filter((field) => !CHANGEABLE_WHILE_RUNNING.has(field));
+  if (blocked.length > 0) {
+    throw problems.conflict(`while running only name, hypothesis, audience, decision_rule and variant weights may change; not ${blocked.join(', ')}`);
+  }
+  if (variantKeysChanged) throw problems.conflict('while running the set of variant keys cannot change; only their weights');
+}
+
+/** The fields of a patch whose value differs from the stored one (sending unchanged values is fine). */
+export function changedFields(patch: Record<string, unknown>, current: Record<string, unknown>): string[] {
+  return Object.entries(patch)
+    .filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(current[field]))
+    .map(([field]) => field);
+}

@@ -1,0 +1,125 @@
+import Type, { type Static } from 'typebox';
+import { Id, ListOf, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.js';
+
+export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
+export const VARIANT_KEY_PATTERN = '^[a-z0-9._-]{1,64}$';
+
+export const UnitType = Type.Enum(['user', 'account', 'session', 'device', 'custom_attribute'], {
+  description: 'what a unit id identifies',
+});
+export const ExperimentStatus = Type.Enum(['draft', 'running', 'stopped', 'archived']);
+export const StopReason = Type.Enum(['won', 'lost', 'inconclusive', 'bug', 'business']);
+export const DecisionMethod = Type.Enum(['bayesian.posterior_threshold', 'bayesian.always_valid_evalue', 'frequentist.sequential_msprt']);
+
+export const DecisionRuleInput = Type.Object(
+  {
+    method: Type.Optional(DecisionMethod),
+    posterior_threshold: Type.Optional(Type.Number({ minimum: 0.5, maximum: 0.9999 })),
+    minimum_detectable_effect: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10, description: 'relative to the control mean' })),
+    min_sample_per_variant: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_duration_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+    snapshot_cadence_minutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 10080 })),
+  },
+  { additionalProperties: false, description: 'every field optional; defaults fill the rest' },
+);
+
+export const DecisionRuleSchema = Type.Object({
+  method: DecisionMethod,
+  posterior_threshold: Type.Number(),
+  minimum_detectable_effect: Type.Number(),
+  min_sample_per_variant: Type.Integer(),
+  max_duration_days: Type.Integer(),
+  snapshot_cadence_minutes: Type.Integer(),
+});
+export type DecisionRule = Static<typeof DecisionRuleSchema>;
+
+export const DEFAULT_DECISION_RULE: DecisionRule = {
+  method: 'bayesian.posterior_threshold',
+  posterior_threshold: 0.995,
+  minimum_detectable_effect: 0.02,
+  min_sample_per_variant: 20000,
+  max_duration_days: 28,
+  snapshot_cadence_minutes: 240,
+};
+
+export const VariantInput = Type.Object(
+  {
+    key: Type.String({ pattern: VARIANT_KEY_PATTERN }),
+    weight: Type.Integer({ minimum: 0, maximum: 100, description: 'percent of traffic; all weights sum to 100' }),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    is_control: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+export type VariantInput = Static<typeof VariantInput>;
+
+export const VariantSchema = Type.Object({
+  id: Id,
+  key: Type.String(),
+  weight: Type.Integer(),
+  is_control: Type.Boolean(),
+  description: Type.Optional(Type.String()),
+});
+export type Variant = Static<typeof VariantSchema>;
+
+const Audience = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+  description: 'audience expression tree (see docs/assignment.md), or null for everyone',
+});
+
+const experimentInputFields = {
+  environment_id: Type.String(),
+  key: Type.String({ pattern: KEY_PATTERN }),
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  hypothesis: Type.String({ minLength: 1, maxLength: 5000 }),
+  unit_type: UnitType,
+  variants: Type.Array(VariantInput, { minItems: 2, maxItems: 20 }),
+  audience: Type.Optional(Audience),
+  decision_rule: Type.Optional(DecisionRuleInput),
+  primary_metric_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  guardrail_metric_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 20, uniqueItems: true })),
+  mutex_group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+};
+
+export const ExperimentInput = Type.Object(experimentInputFields, { additionalProperties: false });
+export type ExperimentInput = Static<typeof ExperimentInput>;
+
+export const ExperimentPatch = Type.Partial(Type.Object(experimentInputFields, { additionalProperties: false }), {
+  additionalProperties: false,
+  description: 'any subset of ExperimentInput; see the lifecycle rules for what may change while running',
+});
+export type ExperimentPatch = Static<typeof ExperimentPatch>;
+
+export const ExperimentSchema = Type.Object({
+  id: Id,
+  workspace_id: Id,
+  environment_id: Id,
+  key: Type.String(),
+  name: Type.String(),
+  hypothesis: Type.String(),
+  unit_type: UnitType,
+  status: ExperimentStatus,
+  variants: Type.Array(VariantSchema),
+  audience: Audience,
+  decision_rule: DecisionRuleSchema,
+  primary_metric_id: Type.Union([Type.String(), Type.Null()]),
+  guardrail_metric_ids: Type.Array(Type.String()),
+  mutex_group_id: Type.Union([Type.String(), Type.Null()]),
+  weights_changed_since_start: Type.Boolean(),
+  started_at: NullableTimestamp,
+  stopped_at: NullableTimestamp,
+  stop_reason: Type.Union([StopReason, Type.Null()]),
+  outcome_notes: Type.Union([Type.String(), Type.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Experiment = Static<typeof ExperimentSchema>;
+
+export const StopExperimentInput = Type.Object(
+  { reason: StopReason, outcome_notes: Type.Optional(Type.String({ maxLength: 5000 })) },
+  { additionalProperties: false },
+);
+export type StopExperimentInput = Static<typeof StopExperimentInput>;
+
+export const ExperimentListQuery = Type.Object({ ...PageQuery, status: Type.Optional(ExperimentStatus) }, { additionalProperties: false });
+export const ExperimentList = ListOf(ExperimentSchema, 'experiments, oldest first');
+export const ExperimentParams = Type.Object({ id: Type.String() });

@@ -1,0 +1,192 @@
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/database.js';
+import { uniqueViolationAs } from '../../db/dialect.js';
+import { problems } from '../../http/problems.js';
+import { newId } from '../../lib/ids.js';
+import { recordAudit } from '../audit/store.js';
+import { referenceErrors } from './references.js';
+import { assertPatchAllowed, audienceErrors, changedFields, normalizeVariants, variantErrors, withDefaults } from './rules.js';
+import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput } from './schemas.js';
+import { findExperiment, insertExperiment, lockExperiment, toExperiment, updateExperiment, type ExperimentRow } from './store.js';
+
+interface Actor {
+  workspaceId: string;
+  actorId: string;
+}
+
+function duplicateKey(key: string | undefined) {
+  return () => problems.conflict(`an experiment with key "${key}" already exists in this workspace`);
+}
+
+async function audit(trx: Tx, actor: Actor, action: string, experimentId: string, payload: Record<string, unknown>, at: number) {
+  await recordAudit(trx, { ...actor, action, targetType: 'experiment', targetId: experimentId, payload, at });
+}
+
+export async function createExperiment(ctx: AppContext, actor: Actor, input: ExperimentInput): Promise<Experiment> {
+  const shapeErrors = [...variantErrors(input.variants), ...audienceErrors(input.audience)];
+  if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
+  const experiment = await uniqueViolationAs(
+    ctx.seam,
+    () =>
+      ctx.db.transaction().execute(async (trx) => {
+        const refErrors = await referenceErrors(trx, actor.workspaceId, input);
+        if (refErrors.length > 0) throw problems.validation(refErrors);
+        const now = ctx.clock.now();
+        const row: ExperimentRow = {
+          id: newId(),
+          workspace_id: actor.workspaceId,
+          environment_id: input.environment_id,
+          key: input.key,
+          name: input.name,
+          hypothesis: input.hypothesis,
+          unit_type: input.unit_type,
+          status: 'draft',
+          variants: JSON.stringify(normalizeVariants(input.variants)),
+          audience: input.audience ? JSON.stringify(input.audience) : null,
+          decision_rule: JSON.stringify(withDefaults(input.decision_rule)),
+          primary_metric_id: input.primary_metric_id ?? null,
+          guardrail_metric_ids: JSON.stringify(input.guardrail_metric_ids ?? []),
+          mutex_group_id: input.mutex_group_id ?? null,
+          weights_changed: 0,
+          started_at: null,
+          stopped_at: null,
+          stop_reason: null,
+          outcome_notes: null,
+          created_at: now,
+          updated_at: now,
+        };
+        await insertExperiment(trx, row);
+        const created = toExperiment(row);
+        await audit(trx, actor, 'experiment.created', row.id, { experiment: created }, now);
+        return created;
+      }),
+    duplicateKey(input.key),
+  );
+  publish(ctx, experiment, []);
+  return experiment;
+}
+
+function publish(ctx: AppContext, experiment: Experiment, oldKeys: string[]) {
+  ctx.changes.publish({ topic: 'experiment', workspaceId: experiment.workspace_id, id: experiment.id, keys: [experiment.key, ...oldKeys] });
+}
+
+async function loadForChange(ctx: AppContext, trx: Tx, actor: Actor, id: string): Promise<ExperimentRow> {
+  const row = await lockExperiment(trx, ctx.seam, actor.workspaceId, id);
+  if (!row) throw problems.notFound(`no experiment with id ${id}`);
+  return row;
+}
+
+/** Applies a patch under a row lock: lifecycle rules first, then validation, then one audited update. */
+export async function patchExperiment(ctx: AppContext, actor: Actor, id: string, patch: ExperimentPatch): Promise<Experiment> {
+  const shapeErrors = [...(patch.variants ? variantErrors(patch.variants) : []), ...audienceErrors(patch.audience)];
+  if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
+  const { before, after } = await uniqueViolationAs(
+    ctx.seam,
+    () =>
+      ctx.db.transaction().execute(async (trx) => {
+        const row = await loadForChange(ctx, trx, actor, id);
+        const current = toExperiment(row);
+        const changed = changedFields(comparable(patch, current), comparable(current, current));
+        const variantKeysChanged = patch.variants !== undefined && !sameKeys(patch.variants.map((v) => v.key), current.variants.map((v) => v.key));
+        assertPatchAllowed(row.status, changed, variantKeysChanged);
+        if (changed.length === 0) return { before: current, after: current };
+        const refErrors = await referenceErrors(trx, actor.workspaceId, pick(patch, changed));
+        if (refErrors.length > 0) throw problems.validation(refErrors);
+        const now = ctx.clock.now();
+        const changes = rowChanges(row, current, patch, changed, now);
+        await updateExperiment(trx, row.id, changes);
+        const updated = toExperiment({ ...row, ...changes });
+        const diff = Object.fromEntries(changed.map((field) => [field, { from: (current as Record<string, unknown>)[field], to: (updated as Record<string, unknown>)[field] }]));
+        await audit(trx, actor, 'experiment.updated', row.id, { changes: diff }, now);
+        return { before: current, after: updated };
+      }),
+    duplicateKey(patch.key),
+  );
+  publish(ctx, after, before.key === after.key ? [] : [before.key]);
+  return after;
+}
+
+/** Both sides in the stored form (defaults filled, controls explicit, no ids) so only real changes count. */
+function comparable(source: ExperimentPatch | Experiment, current: Experiment): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...source };
+  if (source.variants) {
+    const normalized = normalizeVariants(source.variants as ExperimentPatch['variants'] & object, current.variants);
+    result.variants = normalized.map(({ key, weight, description, is_control }) => ({ key, weight, description, is_control }));
+  }
+  if (source.decision_rule) result.decision_rule = withDefaults(source.decision_rule, current.decision_rule);
+  return result;
+}
+
+function sameKeys(a: string[], b: string[]): boolean {
+  return a.length === b.length && [...a].sort().join('\u0000') === [...b].sort().join('\u0000');
+}
+
+function pick(patch: ExperimentPatch, fields: string[]): ExperimentPatch {
+  return Object.fromEntries(Object.entries(patch).filter(([field]) => fields.includes(field))) as ExperimentPatch;
+}
+
+function rowChanges(row: ExperimentRow, current: Experiment, patch: ExperimentPatch, changed: string[], now: number): Partial<ExperimentRow> {
+  const changes: Partial<ExperimentRow> = { updated_at: now };
+  const has = (field: string) => changed.includes(field);
+  if (has('environment_id')) changes.environment_id = patch.environment_id as string;
+  if (has('key')) changes.key = patch.key as string;
+  if (has('name')) changes.name = patch.name as string;
+  if (has('hypothesis')) changes.hypothesis = patch.hypothesis as string;
+  if (has('unit_type')) changes.unit_type = patch.unit_type as string;
+  if (has('audience')) changes.audience = patch.audience ? JSON.stringify(patch.audience) : null;
+  if (has('decision_rule')) changes.decision_rule = JSON.stringify(withDefaults(patch.decision_rule, current.decision_rule));
+  if (has('primary_metric_id')) changes.primary_metric_id = patch.primary_metric_id ?? null;
+  if (has('guardrail_metric_ids')) changes.guardrail_metric_ids = JSON.stringify(patch.guardrail_metric_ids ?? []);
+  if (has('mutex_group_id')) changes.mutex_group_id = patch.mutex_group_id ?? null;
+  if (has('variants') && patch.variants) {
+    // Keep the stored order (it is part of the bucketing rule) when only weights change.
+    const ordered = row.status === 'running' ? current.variants.map((v) => patch.variants?.find((p) => p.key === v.key) ?? v) : patch.variants;
+    const variants = normalizeVariants(ordered, current.variants);
+    changes.variants = JSON.stringify(variants);
+    const weightsMoved = variants.some((v) => current.variants.find((old) => old.key === v.key)?.weight !== v.weight);
+    if (row.status === 'running' && weightsMoved) changes.weights_changed = 1;
+  }
+  return changes;
+}
+
+type Transition = 'start' | 'stop' | 'archive';
+
+async function transition(ctx: AppContext, actor: Actor, id: string, kind: Transition, stop?: StopExperimentInput): Promise<Experiment> {
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const row = await loadForChange(ctx, trx, actor, id);
+    const now = ctx.clock.now();
+    const changes = transitionChanges(row, kind, now, stop);
+    if (!changes) return toExperiment(row);
+    await updateExperiment(trx, row.id, changes);
+    const updated = toExperiment({ ...row, ...changes });
+    const payload = kind === 'stop' ? { from: row.status, reason: stop?.reason, outcome_notes: stop?.outcome_notes ?? null } : { from: row.status };
+    await audit(trx, actor, `experiment.${kind === 'archive' ? 'archived' : kind === 'start' ? 'started' : 'stopped'}`, row.id, payload, now);
+    return updated;
+  });
+  publish(ctx, result, []);
+  return result;
+}
+
+/** The lifecycle: draft -> running -> stopped, and anything -> archived. Null means "already there". */
+function transitionChanges(row: ExperimentRow, kind: Transition, now: number, stop?: StopExperimentInput): Partial<ExperimentRow> | null {
+  if (kind === 'start') {
+    if (row.status !== 'draft') throw problems.conflict(`only a draft experiment can start; this one is ${row.status}`);
+    return { status: 'running', started_at: now, updated_at: now };
+  }
+  if (kind === 'stop') {
+    if (row.status !== 'running') throw problems.conflict(`only a running experiment can stop; this one is ${row.status}`);
+    return { status: 'stopped', stopped_at: now, stop_reason: stop?.reason ?? null, outcome_notes: stop?.outcome_notes ?? null, updated_at: now };
+  }
+  if (row.status === 'archived') return null;
+  return { status: 'archived', updated_at: now, ...(row.status === 'running' ? { stopped_at: now } : {}) };
+}
+
+export const startExperiment = (ctx: AppContext, actor: Actor, id: string) => transition(ctx, actor, id, 'start');
+export const stopExperiment = (ctx: AppContext, actor: Actor, id: string, input: StopExperimentInput) => transition(ctx, actor, id, 'stop', input);
+export const archiveExperiment = (ctx: AppContext, actor: Actor, id: string) => transition(ctx, actor, id, 'archive');
+
+export async function getExperiment(ctx: AppContext, workspaceId: string, id: string): Promise<Experiment> {
+  const row = await findExperiment(ctx.db, workspaceId, id);
+  if (!row) throw problems.notFound(`no experiment with id ${id}`);
+  return toExperiment(row);
+}
