@@ -2,6 +2,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { apiKeyRoutes } from '../features/api-keys/routes.js';
+import { assignmentRoutes } from '../features/assignment/routes.js';
+import { experimentRoutes } from '../features/experiments/routes.js';
+import { mutexGroupRoutes } from '../features/mutex-groups/routes.js';
 import { auditRoutes } from '../features/audit/routes.js';
 import { environmentRoutes } from '../features/environments/routes.js';
 import { eventRoutes } from '../features/events/routes.js';
@@ -18,7 +21,7 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes];
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -31,6 +34,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     return503OnClosing: true,
+    // Unit ids are up to 256 UTF-8 bytes; percent-encoded that is up to 768 characters.
+    routerOptions: { maxParamLength: 1024 },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
