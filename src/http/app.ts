@@ -10,7 +10,9 @@ import { environmentRoutes } from '../features/environments/routes.js';
 import { eventRoutes } from '../features/events/routes.js';
 import { healthRoutes } from '../features/health/routes.js';
 import { metricRoutes } from '../features/metrics/routes.js';
+import { renderRoutes } from '../features/renders/routes.js';
 import { segmentRoutes } from '../features/segments/routes.js';
+import { templateRoutes } from '../features/templates/routes.js';
 import { workspaceRoutes } from '../features/workspaces/routes.js';
 import { newId } from '../lib/ids.js';
 import { installAuth } from './auth.js';
@@ -21,7 +23,7 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes];
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { registerEventJobs } from '../features/events/background.js';
+import { registerTemplateJobs } from '../features/renders/job.js';
 import { purgeFinishedJobs } from './queue.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -14,4 +15,5 @@ export function registerJobHandlers(ctx: AppContext): void {
   });
   ctx.jobs.every('jobs.purge_finished', 6 * 60 * 60 * 1000);
   registerEventJobs(ctx);
+  registerTemplateJobs(ctx);
 }

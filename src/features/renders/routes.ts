@@ -1,0 +1,74 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { principalOf } from '../../http/auth.js';
+import { problemDoc } from '../../http/schemas.js';
+import { CONTENT_TYPES } from './document.js';
+import { OutputParams, RenderInput, RenderParams, RenderSchema } from './schemas.js';
+import { createRender, getOutput, getRender } from './service.js';
+
+const tags = ['renders'];
+const binary = { schema: { type: 'string', format: 'binary' } };
+
+export function renderRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/v1/renders',
+      {
+        config: { auth: 'server' },
+        schema: {
+          operationId: 'createRender',
+          tags,
+          description:
+            'Queues a render of a pinned version (default: the latest) and answers 202; poll GET /v1/renders/{id}. ' +
+            '404: unknown template or label. 422: no frozen version yet (type about:blank, title Unprocessable), or data that does not satisfy the fields schema (pointers under /data).',
+          body: RenderInput,
+          response: { 202: RenderSchema, 404: problemDoc('no such template in this workspace, or no such version label') },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const render = await createRender(ctx, principal.workspaceId, principal.keyId, request.body);
+        return reply.code(202).header('location', `/v1/renders/${render.id}`).send(render);
+      },
+    );
+
+    app.get(
+      '/v1/renders/:id',
+      {
+        config: { auth: 'server' },
+        schema: { operationId: 'getRender', tags, params: RenderParams, response: { 200: RenderSchema, 404: problemDoc('no such render in this workspace') } },
+      },
+      async (request) => getRender(ctx, principalOf(request).workspaceId, request.params.id),
+    );
+
+    app.get(
+      '/v1/renders/:id/outputs/:format',
+      {
+        config: { auth: 'server' },
+        schema: {
+          operationId: 'getRenderOutput',
+          tags,
+          description: 'The bytes of one output, with its content type.',
+          params: OutputParams,
+          response: {
+            200: { description: 'the output', content: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type, binary])) },
+            404: problemDoc('no such render, or the render did not ask for this format'),
+            409: problemDoc('the render is still queued or running (Retry-After), or it failed'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const output = await getOutput(ctx, principalOf(request).workspaceId, request.params.id, request.params.format);
+        return reply
+          .header('content-type', output.contentType)
+          .header('content-disposition', `inline; filename="render-${request.params.id}.${extension(request.params.format)}"`)
+          .header('cache-control', 'private, max-age=86400, immutable')
+          .send(output.content);
+      },
+    );
+  };
+}
+
+function extension(format: string): string {
+  return format === 'markdown' ? 'md' : format === 'text' ? 'txt' : format;
+}
