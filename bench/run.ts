@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import { currentWorkspace } from './scenarios/foundation.js';
+import { createHtmlRender, createPdfRender } from './scenarios/templates.js';
 import { formatRow, load, NOOP, startBenchServer, type Scenario } from './lib/harness.js';
 
 /** Every scenario by name; add new ones here. */
-const scenarios: Scenario[] = [currentWorkspace];
+const scenarios: Scenario[] = [currentWorkspace, createHtmlRender, createPdfRender];
 
 interface Options {
   connections: string;

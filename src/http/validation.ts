@@ -42,22 +42,31 @@ function pointerOf(error: ErrorObject): string {
 }
 
 /**
- * Ajv reports one error per failed branch of a union, which reads as noise; keep the most
- * specific errors per location and drop the generic "must match a schema in anyOf" echoes.
+ * Ajv reports one error per failed branch of a union, which reads as noise ("must be string",
+ * "must be null", "must match a schema in anyOf"). Per location keep the specific errors; when
+ * only type mismatches remain, say once which types would do.
  */
 export function toFieldErrors(errors: ErrorObject[], part: string): FieldError[] {
-  const specific = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
-  const chosen = specific.length > 0 ? specific : errors;
-  const seen = new Set<string>();
-  const result: FieldError[] = [];
-  for (const error of chosen) {
+  const byPointer = new Map<string, ErrorObject[]>();
+  for (const error of errors) {
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
     const pointer = pointerOf(error);
-    const message = describe(error);
-    const key = `${pointer}\u0000${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (part === 'body') result.push({ pointer, message });
-    else result.push({ parameter: pointer.replace(/^\//, '') || part, message });
+    byPointer.set(pointer, [...(byPointer.get(pointer) ?? []), error]);
   }
+  const result: FieldError[] = [];
+  for (const [pointer, group] of byPointer) {
+    const specific = group.filter((e) => e.keyword !== 'type');
+    const messages = specific.length > 0 ? [...new Set(specific.map(describe))] : [typeMessage(group)];
+    for (const message of messages) {
+      if (part === 'body') result.push({ pointer, message });
+      else result.push({ parameter: pointer.replace(/^\//, '') || part, message });
+    }
+  }
+  if (result.length === 0 && errors[0]) result.push(part === 'body' ? { pointer: '', message: describe(errors[0]) } : { parameter: part, message: describe(errors[0]) });
   return result;
+}
+
+function typeMessage(group: ErrorObject[]): string {
+  const types = [...new Set(group.map((e) => String((e.params as { type: string }).type)))];
+  return `must be ${types.join(' or ')}`;
 }

@@ -20,6 +20,9 @@ import {
 } from './schemas.js';
 import { listAssignmentsOfUnit, rebucket, removeOverride, setOverride } from './service.js';
 
+/** 202 with an empty body, as the interface specifies for exposures. */
+const AcceptedNoBody = { description: 'accepted; no body' };
+
 function actorOf(request: Parameters<typeof principalOf>[0]) {
   const principal = principalOf(request);
   return { workspaceId: principal.workspaceId, actorId: principal.keyId };
@@ -103,12 +106,12 @@ export function assignmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags,
           description: 'Logs the exposure of an assignment made with log_exposure false. Repeats are ignored.',
           body: ExposureInput,
-          response: { 202: EmptyBody, 404: notRunning, 409: problemDoc('the unit has no assignment, or a different variant') },
+          response: { 202: AcceptedNoBody, 404: notRunning, 409: problemDoc('the unit has no assignment, or a different variant') },
         },
       },
       async (request, reply) => {
         await assigner.logExposure(principalOf(request), request.body);
-        return reply.code(202).send(null);
+        return reply.code(202).send();
       },
     );
 
