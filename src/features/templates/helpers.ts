@@ -2,6 +2,7 @@
 // lookup. They are pure: the same arguments always give the same text, whatever the host's
 // locale or time zone, so a frozen version renders the same everywhere (docs/templates.md).
 import type { HelperOptions } from 'handlebars';
+import { LRUCache } from 'lru-cache';
 
 /** A failure caused by the template or its data: rendering again would fail the same way. */
 export class RenderError extends Error {
@@ -35,10 +36,18 @@ function optionalString(helper: string, name: string, value: unknown, fallback: 
   return value;
 }
 
-/** Intl throws RangeError for an unknown locale, currency or time zone: the caller's mistake. */
-function intl<T>(helper: string, make: () => T): T {
+// Building an Intl formatter costs far more than using one, and an invoice formats dozens of
+// amounts with the same few settings.
+const formatters = new LRUCache<string, Intl.NumberFormat | Intl.DateTimeFormat>({ max: 256 });
+
+/** A cached formatter; Intl throws RangeError for an unknown locale, currency or zone: the caller's mistake. */
+function intl<T extends Intl.NumberFormat | Intl.DateTimeFormat>(helper: string, key: string, make: () => T): T {
+  const cached = formatters.get(key);
+  if (cached) return cached as T;
   try {
-    return make();
+    const formatter = make();
+    formatters.set(key, formatter);
+    return formatter;
   } catch (error) {
     throw new RenderError(`${helper}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -61,7 +70,7 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
 const DATE_TOKENS = /\[([^\]]*)\]|YYYY|YY|MMMM|MMM|MM|M|DD|D|HH|H|mm|ss/g;
 
 function dateParts(date: Date, timeZone: string): Record<string, number> {
-  const formatter = intl('formatDate', () =>
+  const formatter = intl('formatDate', `date|${timeZone}`, () =>
     new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
@@ -115,7 +124,7 @@ function formatNumber(...args: unknown[]): string {
   }
   const locale = optionalString('formatNumber', 'locale', hash.locale, DEFAULT_LOCALE);
   const digits = decimals === undefined ? {} : { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
-  return intl('formatNumber', () => new Intl.NumberFormat(locale, digits)).format(value);
+  return intl('formatNumber', `number|${locale}|${decimals ?? ''}`, () => new Intl.NumberFormat(locale, digits)).format(value);
 }
 
 /** `{{formatCurrency value "EUR" locale="fr-FR"}}`: the currency's own decimals and symbol. */
@@ -127,7 +136,8 @@ function formatCurrency(...args: unknown[]): string {
     throw new RenderError('formatCurrency: the second argument must be an ISO 4217 code such as "EUR"');
   }
   const locale = optionalString('formatCurrency', 'locale', hash.locale, DEFAULT_LOCALE);
-  return intl('formatCurrency', () => new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() })).format(value);
+  const code = currency.toUpperCase();
+  return intl('formatCurrency', `currency|${locale}|${code}`, () => new Intl.NumberFormat(locale, { style: 'currency', currency: code })).format(value);
 }
 
 function text(value: unknown): string {

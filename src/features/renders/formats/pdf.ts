@@ -6,6 +6,7 @@ import PDFDocument from 'pdfkit';
 import type { Token, Tokens } from 'marked';
 import { substitute, type MergedValues } from '../../templates/engine.js';
 import { htmlToText, toRuns, type Run } from './inline.js';
+import { drawTable } from './pdf-table.js';
 import { encodeUrlText, safeUrlStart } from './urls.js';
 import { toWinAnsi } from './win-ansi.js';
 
@@ -81,20 +82,14 @@ function drawList(frame: Frame, list: Tokens.List): void {
   doc.moveDown(0.4);
 }
 
-function drawTable(frame: Frame, table: Tokens.Table): void {
-  const { doc } = frame;
+function drawTableToken(frame: Frame, table: Tokens.Table): void {
   const cell = (cell: Tokens.TableCell) => values(toRuns(cell.tokens).map((run) => run.text).join(''), frame);
-  const data = [table.header.map(cell), ...table.rows.map((row) => row.map(cell))];
-  doc.font('Helvetica').fontSize(BODY_SIZE - 1).fillColor('black');
-  doc.table({
-    data,
-    position: { x: frame.x, y: doc.y },
-    maxWidth: frame.width,
-    defaultStyle: { border: 0.5, borderColor: '#999999', padding: [3, 5] },
-    rowStyles: (row) => (row === 0 ? { font: { src: 'Helvetica-Bold' }, backgroundColor: '#eeeeee' } : undefined),
-  });
-  doc.x = frame.x;
-  doc.moveDown(0.6);
+  drawTable(
+    frame.doc,
+    { header: table.header.map(cell), rows: table.rows.map((row) => row.map(cell)), align: table.align },
+    { x: frame.x, width: frame.width, fontSize: BODY_SIZE - 1 },
+  );
+  frame.doc.moveDown(0.6);
 }
 
 function drawCode(frame: Frame, code: Tokens.Code): void {
@@ -126,7 +121,7 @@ function drawBlock(frame: Frame, token: Token, tight = false): void {
     case 'list':
       return drawList(frame, token as Tokens.List);
     case 'table':
-      return drawTable(frame, token as Tokens.Table);
+      return drawTableToken(frame, token as Tokens.Table);
     case 'blockquote':
       for (const inner of (token as Tokens.Blockquote).tokens) drawBlock({ ...frame, x: frame.x + 14, width: frame.width - 14 }, inner);
       return;
