@@ -49,9 +49,10 @@ describeEachDialect('renders', (server) => {
       created_at: expect.any(String),
       resolved_at: null,
     });
-    const early = await fetchOutput(server(), key, response.body.id, 'html');
+    const early = await fetch(`${server().url}/v1/renders/${response.body.id}/outputs/html`, { headers: { authorization: `Bearer ${key}` } });
     expect(early.status).toBe(409);
-    expect(early.contentType).toMatch(/^application\/problem\+json/);
+    expect(early.headers.get('retry-after')).toBe('1');
+    expect(early.headers.get('content-type')).toMatch(/^application\/problem\+json/);
 
     worker = startRenderWorker(server());
     const resolved = await waitForRender(server(), key, response.body.id);
