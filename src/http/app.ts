@@ -5,6 +5,7 @@ import { apiKeyRoutes } from '../features/api-keys/routes.js';
 import { assignmentRoutes } from '../features/assignment/routes.js';
 import { experimentRoutes } from '../features/experiments/routes.js';
 import { mutexGroupRoutes } from '../features/mutex-groups/routes.js';
+import { ofrepRoutes } from '../features/ofrep/routes.js';
 import { auditRoutes } from '../features/audit/routes.js';
 import { environmentRoutes } from '../features/environments/routes.js';
 import { eventRoutes } from '../features/events/routes.js';
@@ -23,7 +24,7 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes];
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({

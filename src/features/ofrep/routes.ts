@@ -1,0 +1,116 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import type { AppContext } from '../../context.js';
+import { principalOf } from '../../http/auth.js';
+import type { Principal } from '../api-keys/authenticator.js';
+import { assignerFor, type Assigner } from '../assignment/assigner.js';
+import type { ExperimentDefinition } from '../assignment/definitions.js';
+import { CONTEXT_LIMIT_BYTES, type Assignment } from '../assignment/schemas.js';
+import { listRunningExperiments } from './store.js';
+
+/**
+ * OpenFeature Remote Evaluation Protocol: an experiment is a flag (flag key = experiment key),
+ * the evaluation context's targetingKey is the unit id, and the value is the variant key. The
+ * same sticky assignment as /v1/assign answers, so any OFREP provider is a Verdict client.
+ */
+const EvaluationRequest = Type.Object(
+  { context: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  { additionalProperties: true, description: 'OFREP evaluation request: context.targetingKey is the unit id; other keys are audience attributes' },
+);
+
+const EvaluationSuccess = Type.Object({
+  key: Type.String(),
+  value: Type.String({ description: 'the variant key (the control for units outside the experiment)' }),
+  reason: Type.Enum(['SPLIT', 'TARGETING_MATCH', 'DEFAULT']),
+  variant: Type.Optional(Type.String()),
+  metadata: Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()])),
+});
+const EvaluationFailure = Type.Object({
+  key: Type.Optional(Type.String()),
+  errorCode: Type.Enum(['PARSE_ERROR', 'TARGETING_KEY_MISSING', 'INVALID_CONTEXT', 'GENERAL', 'FLAG_NOT_FOUND']),
+  errorDetails: Type.Optional(Type.String()),
+});
+
+type Failure = { status: 400; body: { errorCode: 'TARGETING_KEY_MISSING' | 'INVALID_CONTEXT'; errorDetails: string } };
+
+function readContext(body: { context?: Record<string, unknown> } | undefined): { unitId: string; attributes: Record<string, unknown> } | Failure {
+  const context = body?.context ?? {};
+  const { targetingKey, ...attributes } = context;
+  if (typeof targetingKey !== 'string' || targetingKey.length === 0) {
+    return { status: 400, body: { errorCode: 'TARGETING_KEY_MISSING', errorDetails: 'context.targetingKey (the unit id) is required' } };
+  }
+  if (targetingKey.length > 256) return { status: 400, body: { errorCode: 'INVALID_CONTEXT', errorDetails: 'targetingKey must be at most 256 characters' } };
+  if (Buffer.byteLength(JSON.stringify(attributes)) > CONTEXT_LIMIT_BYTES) {
+    return { status: 400, body: { errorCode: 'INVALID_CONTEXT', errorDetails: `the context must be at most ${CONTEXT_LIMIT_BYTES} bytes of JSON` } };
+  }
+  return { unitId: targetingKey, attributes };
+}
+
+function toEvaluation(definition: ExperimentDefinition, assignment: Assignment) {
+  const control = definition.variants.find((v) => v.is_control)?.key ?? definition.variants[0]?.key ?? '';
+  const metadata = { verdict_reason: assignment.reason, in_experiment: assignment.variant !== null };
+  if (assignment.variant === null) return { key: definition.key, value: control, reason: 'DEFAULT' as const, metadata };
+  const reason = assignment.reason === 'forced' ? ('TARGETING_MATCH' as const) : ('SPLIT' as const);
+  return { key: definition.key, value: assignment.variant, variant: assignment.variant, reason, metadata };
+}
+
+async function evaluateOne(assigner: Assigner, principal: Principal, key: string, unitId: string, attributes: Record<string, unknown>) {
+  const definition = await assigner.definitions.experiment(principal.workspaceId, key);
+  const usable = definition?.status === 'running' && (!principal.environmentId || definition.environmentId === principal.environmentId);
+  if (!definition || !usable) return null;
+  return toEvaluation(definition, await assigner.assignIn(definition, { unit_id: unitId, context: attributes }));
+}
+
+export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const assigner = assignerFor(ctx);
+    const tags = ['ofrep'];
+    app.post(
+      '/ofrep/v1/evaluate/flags/:key',
+      {
+        config: { auth: 'client' },
+        schema: {
+          operationId: 'ofrepEvaluateFlag',
+          tags,
+          params: Type.Object({ key: Type.String() }),
+          body: Type.Optional(EvaluationRequest),
+          response: { 200: EvaluationSuccess, 400: EvaluationFailure, 404: EvaluationFailure },
+        },
+      },
+      async (request, reply) => {
+        const { key } = request.params;
+        const read = readContext(request.body);
+        if ('status' in read) return reply.code(400).send({ key, ...read.body });
+        const evaluation = await evaluateOne(assigner, principalOf(request), key, read.unitId, read.attributes);
+        if (!evaluation) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `no running experiment with key "${key}"` });
+        return evaluation;
+      },
+    );
+
+    app.post(
+      '/ofrep/v1/evaluate/flags',
+      {
+        config: { auth: 'client' },
+        schema: {
+          operationId: 'ofrepEvaluateAllFlags',
+          tags,
+          description: 'Evaluates every running experiment visible to the key for the targetingKey.',
+          body: Type.Optional(EvaluationRequest),
+          response: { 200: Type.Object({ flags: Type.Array(EvaluationSuccess) }), 400: EvaluationFailure },
+        },
+      },
+      async (request, reply) => {
+        const read = readContext(request.body);
+        if ('status' in read) return reply.code(400).send(read.body);
+        const principal = principalOf(request);
+        const keys = await listRunningExperiments(ctx.db, principal.workspaceId, principal.environmentId);
+        const flags = [];
+        for (const key of keys) {
+          const evaluation = await evaluateOne(assigner, principal, key, read.unitId, read.attributes);
+          if (evaluation) flags.push(evaluation);
+        }
+        return { flags };
+      },
+    );
+  };
+}
