@@ -56,6 +56,8 @@ describeEachDialect('templates', (server) => {
     const partial = await server().request('POST', '/v1/templates', { key, body: { name: 'x', body: '{{> footer}}' } });
     expect(partial.status).toBe(422);
     expect(partial.body.errors[0].message).toMatch(/partial "footer" is not defined/);
+    const decorator = await server().request('POST', '/v1/templates', { key, body: { name: 'x', body: 'a\n {{*track}}' } });
+    expect(decorator.body).toMatchObject({ status: 422, line: 2, column: 2 });
     const inline = await server().request('POST', '/v1/templates', { key, body: { name: 'x', body: '{{#*inline "footer"}}Bye {{name}}{{/inline}}{{> footer}}' } });
     expect(inline.status).toBe(201);
   });

@@ -98,7 +98,8 @@ function locatedError(error: unknown): TemplateSyntaxError {
 
 /**
  * The save-time check: the body parses, calls only known helpers, and uses only partials it
- * defines inline (there is no partial registry). Throws `TemplateSyntaxError` with a location.
+ * defines inline (there is no partial registry) and no other decorators. Throws
+ * `TemplateSyntaxError` with a location.
  */
 export function checkTemplateBody(body: string): void {
   const ast = parseTemplate(body);
@@ -116,6 +117,7 @@ interface PartialUse {
   hasFallback: boolean;
 }
 
+/** Gathers partial calls and inline partial names; any other decorator is refused. */
 function collectPartials(program: hbs.AST.Program | undefined, inline: Set<string>, uses: PartialUse[]): void {
   for (const node of program?.body ?? []) {
     if (node.type === 'PartialStatement' || node.type === 'PartialBlockStatement') {
@@ -123,8 +125,11 @@ function collectPartials(program: hbs.AST.Program | undefined, inline: Set<strin
       const name = partial.name.type === 'SubExpression' ? undefined : (partial.name as { original: unknown }).original;
       uses.push({ name: name === undefined ? undefined : String(name), loc: partial.loc, hasFallback: node.type === 'PartialBlockStatement' });
       if (node.type === 'PartialBlockStatement') collectPartials(partial.program, inline, uses);
-    } else if (node.type === 'DecoratorBlock') {
+    } else if (node.type === 'Decorator' || node.type === 'DecoratorBlock') {
       const decorator = node as hbs.AST.DecoratorBlock;
+      if (node.type === 'Decorator' || (decorator.path as hbs.AST.PathExpression).original !== 'inline') {
+        throw new TemplateSyntaxError('decorators are not supported, except {{#*inline "name"}} partials', node.loc.start.line, node.loc.start.column + 1);
+      }
       const [name] = decorator.params;
       if (name?.type === 'StringLiteral') inline.add((name as hbs.AST.StringLiteral).value);
       collectPartials(decorator.program, inline, uses);

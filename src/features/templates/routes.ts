@@ -103,7 +103,7 @@ function versionRoutes(ctx: AppContext, app: App): void {
         tags,
         description: 'Freezes the current draft as the next version (v1, v2, ...): body, fields schema and label are captured together.',
         params: TemplateParams,
-        response: { 201: TemplateVersionSchema, 404: notFound },
+        response: { 201: TemplateVersionSchema, 404: notFound, 409: problemDoc('the draft no longer compiles (the helper set changed since it was saved)') },
       },
     },
     async (request, reply) => {
