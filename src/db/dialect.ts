@@ -8,6 +8,11 @@ export type DialectName = 'sqlite' | 'postgres';
  */
 export interface DialectSeam {
   readonly name: DialectName;
+  /**
+   * True where the database has one writer at a time (SQLite): there, concurrent small writes
+   * scale by sharing one transaction (group commit) instead of queueing for the lock one by one.
+   */
+  readonly singleWriter: boolean;
   /** True when the error is a violated unique or primary-key constraint. */
   isUniqueViolation(error: unknown): boolean;
   /** Lets concurrent claimers skip rows another transaction holds (no-op where writes serialize). */
@@ -28,6 +33,7 @@ function errorCode(error: unknown): string | undefined {
 
 export const sqliteSeam: DialectSeam = {
   name: 'sqlite',
+  singleWriter: true,
   isUniqueViolation: (error) => {
     const code = errorCode(error);
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
@@ -43,6 +49,7 @@ const PG_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 
 
 export const postgresSeam: DialectSeam = {
   name: 'postgres',
+  singleWriter: false,
   isUniqueViolation: (error) => errorCode(error) === '23505',
   skipLocked: (query) => query.forUpdate().skipLocked(),
   forUpdate: (query) => query.forUpdate(),

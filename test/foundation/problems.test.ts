@@ -28,6 +28,12 @@ describeEachDialect('errors are RFC 9457 problems', (server) => {
     expect(after.body.data).toHaveLength(before.body.data.length);
   });
 
+  it('treats an empty JSON body as no body', async () => {
+    const response = await server().request('POST', '/v1/environments', { key, rawBody: '', headers: { 'content-type': 'application/json' } });
+    expectProblem(response, 422);
+    expect(response.body.detail).toMatch(/object/);
+  });
+
   it('answers 404 for an unknown route, even without a key', async () => {
     const response = await server().request('GET', '/v1/nothing-here');
     expectProblem(response, 404);

@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
+import { GroupCommit } from '../../buffer/group-commit.js';
 import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { toIsoOrNull } from '../../lib/time.js';
@@ -12,6 +14,13 @@ import { claimMutex, findAssignment, insertAssignment, insertExposure, markExpos
 
 type StickyResult = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'>;
 
+interface FirstAssignment {
+  definition: ExperimentDefinition;
+  unitId: string;
+  variantKey: string;
+  logExposure: boolean;
+}
+
 /**
  * Sticky assignment. The hot path (a unit already assigned) is answered from memory; a first
  * assignment stores the result and its exposure in one transaction, and when two requests race
@@ -21,9 +30,23 @@ export class Assigner {
   readonly definitions: DefinitionCache;
   readonly #ctx: AppContext;
   readonly #sticky: LRUCache<string, StickyResult>;
+  /** Where writes serialize (SQLite), first assignments arriving together share one transaction. */
+  readonly #firstWrites: GroupCommit<FirstAssignment, StickyResult> | null;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
+    this.#firstWrites = ctx.seam.singleWriter
+      ? new GroupCommit({
+          commit: (items) =>
+            ctx.db.transaction().execute(async (trx) => {
+              const results: StickyResult[] = [];
+              for (const item of items) results.push(await this.#writeFirst(trx, item));
+              return results;
+            }),
+          weigh: () => 1,
+          maxWeight: 500,
+        })
+      : null;
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
     this.#sticky = new LRUCache({ max: 200_000, ttl: ctx.config.assignmentCacheTtlMs });
     ctx.changes.subscribe((change) => {
@@ -74,28 +97,34 @@ export class Assigner {
   }
 
   async #storeFirst(definition: ExperimentDefinition, unitId: string, logExposure: boolean): Promise<StickyResult> {
-    const variant = chooseVariant(definition.key, unitId, definition.variants);
-    const result = await this.#ctx.db.transaction().execute(async (trx) => {
-      const now = this.#ctx.clock.now();
-      const holdout = definition.mutexGroupId ? !(await claimMutex(trx, definition.mutexGroupId, unitId, definition.id, now)) : false;
-      const row: AssignmentRow = {
-        id: newId(),
-        workspace_id: definition.workspaceId,
-        experiment_id: definition.id,
-        unit_id: unitId,
-        variant_key: holdout ? null : variant.key,
-        reason: holdout ? 'mutex_holdout' : 'bucketed',
-        exposure_logged_at: logExposure && !holdout ? now : null,
-        created_at: now,
-      };
-      if (!(await insertAssignment(trx, row))) return (await findAssignment(trx, definition.id, unitId)) as AssignmentRow;
-      if (row.exposure_logged_at !== null && row.variant_key !== null) {
-        await insertExposure(trx, { workspaceId: row.workspace_id, experimentId: row.experiment_id, unitId, variantKey: row.variant_key, at: now, source: 'assign' });
-      }
-      return row;
-    });
+    const variantKey = chooseVariant(definition.key, unitId, definition.variants).key;
+    const first: FirstAssignment = { definition, unitId, variantKey, logExposure };
+    const result = this.#firstWrites
+      ? await this.#firstWrites.submit(first)
+      : await this.#ctx.db.transaction().execute((trx) => this.#writeFirst(trx, first));
     this.#sticky.set(stickyKey(definition.id, unitId), result);
     return result;
+  }
+
+  /** Stores one first assignment (claiming the mutex group first) and its exposure; a lost race returns the winner. */
+  async #writeFirst(trx: Tx, { definition, unitId, variantKey, logExposure }: FirstAssignment): Promise<StickyResult> {
+    const now = this.#ctx.clock.now();
+    const holdout = definition.mutexGroupId ? !(await claimMutex(trx, definition.mutexGroupId, unitId, definition.id, now)) : false;
+    const row: AssignmentRow = {
+      id: newId(),
+      workspace_id: definition.workspaceId,
+      experiment_id: definition.id,
+      unit_id: unitId,
+      variant_key: holdout ? null : variantKey,
+      reason: holdout ? 'mutex_holdout' : 'bucketed',
+      exposure_logged_at: logExposure && !holdout ? now : null,
+      created_at: now,
+    };
+    if (!(await insertAssignment(trx, row))) return (await findAssignment(trx, definition.id, unitId)) as AssignmentRow;
+    if (row.exposure_logged_at !== null && row.variant_key !== null) {
+      await insertExposure(trx, { workspaceId: row.workspace_id, experimentId: row.experiment_id, unitId, variantKey: row.variant_key, at: now, source: 'assign' });
+    }
+    return row;
   }
 
   /**

@@ -28,11 +28,20 @@ function actorOf(request: Parameters<typeof principalOf>[0]) {
   return { workspaceId: principal.workspaceId, actorId: principal.keyId };
 }
 
+const tags = ['assignment'];
+const notRunning = problemDoc('no running experiment with this key (in the key’s environment)');
+
 export function assignmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
+    await app.register(sdkRoutes(ctx));
+    await app.register(adminRoutes(ctx));
+  };
+}
+
+/** What SDKs call with client keys: assign, assign in batch, log an exposure. */
+function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
     const assigner = assignerFor(ctx);
-    const tags = ['assignment'];
-    const notRunning = problemDoc('no running experiment with this key (in the key’s environment)');
 
     app.post(
       '/v1/assign',
@@ -73,6 +82,30 @@ export function assignmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
     );
 
+    app.post(
+      '/v1/exposures',
+      {
+        config: { auth: 'client' },
+        schema: {
+          operationId: 'logExposure',
+          tags,
+          description: 'Logs the exposure of an assignment made with log_exposure false. Repeats are ignored.',
+          body: ExposureInput,
+          response: { 202: AcceptedNoBody, 404: notRunning, 409: problemDoc('the unit has no assignment, or a different variant') },
+        },
+      },
+      async (request, reply) => {
+        await assigner.logExposure(principalOf(request), request.body);
+        return reply.code(202).send();
+      },
+    );
+
+  };
+}
+
+/** Server-key operations on stored assignments and QA overrides. */
+function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
     app.get(
       '/v1/assignments/:unit_id',
       { config: { auth: 'server' }, schema: { operationId: 'listUnitAssignments', tags, params: UnitParams, response: { 200: AssignmentList } } },
@@ -94,24 +127,6 @@ export function assignmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         await rebucket(ctx, actorOf(request), request.params.experiment, request.params.unit_id);
         return reply.code(204).send(null);
-      },
-    );
-
-    app.post(
-      '/v1/exposures',
-      {
-        config: { auth: 'client' },
-        schema: {
-          operationId: 'logExposure',
-          tags,
-          description: 'Logs the exposure of an assignment made with log_exposure false. Repeats are ignored.',
-          body: ExposureInput,
-          response: { 202: AcceptedNoBody, 404: notRunning, 409: problemDoc('the unit has no assignment, or a different variant') },
-        },
-      },
-      async (request, reply) => {
-        await assigner.logExposure(principalOf(request), request.body);
-        return reply.code(202).send();
       },
     );
 

@@ -19,12 +19,21 @@ function actorOf(request: Parameters<typeof principalOf>[0]) {
   return { workspaceId: principal.workspaceId, actorId: principal.keyId };
 }
 
+const tags = ['experiments'];
+const auth = { auth: 'server' as const };
+const notFound = problemDoc('no such experiment in this workspace');
+const conflict = problemDoc('the lifecycle does not allow this change now');
+
 export function experimentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const tags = ['experiments'];
-    const auth = { auth: 'server' as const };
-    const notFound = problemDoc('no such experiment in this workspace');
-    const conflict = problemDoc('the lifecycle does not allow this change now');
+    await app.register(definitionRoutes(ctx));
+    await app.register(lifecycleRoutes(ctx));
+  };
+}
+
+/** Create, read, list and edit. */
+function definitionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
 
     app.get(
       '/v1/experiments',
@@ -59,6 +68,12 @@ export function experimentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request) => patchExperiment(ctx, actorOf(request), request.params.id, request.body),
     );
+  };
+}
+
+/** draft -> running -> stopped, and archive from anything. */
+function lifecycleRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
     app.delete(
       '/v1/experiments/:id',
       {
