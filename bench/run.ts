@@ -1,10 +1,11 @@
 import { Command } from 'commander';
+import { assignHit, assignMiss } from './scenarios/assignment.js';
 import { currentWorkspace } from './scenarios/foundation.js';
 import { createHtmlRender, createPdfRender } from './scenarios/templates.js';
 import { formatRow, load, NOOP, startBenchServer, type Scenario } from './lib/harness.js';
 
 /** Every scenario by name; add new ones here. */
-const scenarios: Scenario[] = [currentWorkspace, createHtmlRender, createPdfRender];
+const scenarios: Scenario[] = [currentWorkspace, assignHit, assignMiss, createHtmlRender, createPdfRender];
 
 interface Options {
   connections: string;

@@ -45,6 +45,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   // JSON only: a text/plain or form body answers 415 instead of being half-understood.
   app.removeContentTypeParser(['text/plain']);
+  // An empty body sent as JSON (curl -H 'content-type: application/json' on /start) means "no
+  // body"; routes that need one still answer 422. Non-empty bodies use Fastify's safe parser.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
