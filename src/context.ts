@@ -8,6 +8,7 @@ import { Authenticator } from './features/api-keys/authenticator.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
 import { JobRegistry } from './jobs/registry.js';
 import { ChangeFeed } from './lib/change-feed.js';
+import { RedisChangeRelay } from './lib/redis-change-relay.js';
 import { loadSecretBox, type SecretBox } from './lib/secrets.js';
 import { systemClock, type Clock } from './lib/time.js';
 
@@ -55,6 +56,8 @@ export async function createContext(config: Config, logger: Logger, options: Con
   changes.subscribe((change) => {
     if (change.topic === 'api_key') authenticator.invalidateAll();
   });
+  // In scaled mode caches on every process hear of a change at once; otherwise within their TTL.
+  const relay = config.buffer.kind === 'redis' ? new RedisChangeRelay(config.buffer.url, config.buffer.prefix, changes, logger) : null;
   const context: AppContext = {
     config,
     db,
@@ -75,6 +78,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
       return id;
     },
     async close() {
+      await relay?.close();
       await context.buffer.close();
       await authenticator.close();
       await destroy();

@@ -2,8 +2,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../../context.js';
 import { API_VERSION } from '../../http/openapi.js';
+import { checkReadiness } from './readiness.js';
 
 const Health = Type.Object({ status: Type.Literal('ok'), version: Type.String() });
+const Check = Type.Object({
+  status: Type.Enum(['ok', 'unavailable']),
+  latency_ms: Type.Integer(),
+  detail: Type.Optional(Type.String()),
+});
+const Readiness = Type.Object({
+  status: Type.Enum(['ready', 'unavailable']),
+  checks: Type.Object({ database: Check, buffer: Check }),
+});
 
 export function healthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -19,6 +29,23 @@ export function healthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async () => ({ status: 'ok' as const, version: API_VERSION }),
+    );
+
+    app.get(
+      '/v1/readyz',
+      {
+        config: { auth: 'public' },
+        schema: {
+          operationId: 'readiness',
+          tags: ['health'],
+          description: 'Readiness for load balancers: 200 when the database answers and the event buffer is reachable, 503 otherwise.',
+          response: { 200: Readiness, 503: Readiness },
+        },
+      },
+      async (_request, reply) => {
+        const { ready, checks } = await checkReadiness(ctx);
+        return reply.code(ready ? 200 : 503).send({ status: ready ? ('ready' as const) : ('unavailable' as const), checks });
+      },
     );
 
     if (ctx.config.benchRoutes) {
