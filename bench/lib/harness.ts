@@ -41,7 +41,7 @@ export interface LoadResult {
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.listen(0, '127.0.0.1', () => {
