@@ -2,6 +2,7 @@ import type { Generated } from 'kysely';
 import type { CatalogueTables } from './tables/catalogue.js';
 import type { EventTables } from './tables/events.js';
 import type { ExperimentTables } from './tables/experiments.js';
+import type { SessionTables } from './tables/sessions.js';
 import type { TemplateTables } from './tables/templates.js';
 
 // Timestamps are stored as epoch milliseconds (bigint) in both databases: numeric comparison and
@@ -71,7 +72,7 @@ export interface JobsTable {
 }
 
 /** Every table; each feature area adds its own interface to the extends list. */
-export interface Database extends CatalogueTables, EventTables, ExperimentTables, TemplateTables {
+export interface Database extends CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

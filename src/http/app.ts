@@ -13,7 +13,10 @@ import { healthRoutes } from '../features/health/routes.js';
 import { metricRoutes } from '../features/metrics/routes.js';
 import { renderRoutes } from '../features/renders/routes.js';
 import { segmentRoutes } from '../features/segments/routes.js';
+import { sessionAuthenticator } from '../features/sessions/authenticate.js';
+import { sessionRoutes } from '../features/sessions/routes.js';
 import { templateRoutes } from '../features/templates/routes.js';
+import { uiRoutes } from '../features/ui/routes.js';
 import { workspaceRoutes } from '../features/workspaces/routes.js';
 import { newId } from '../lib/ids.js';
 import { installAuth } from './auth.js';
@@ -24,7 +27,7 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes];
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes, sessionRoutes, uiRoutes];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -59,7 +62,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   installErrorHandling(app, ctx.config.bodyLimit);
-  installAuth(app, ctx.authenticator);
+  installAuth(app, ctx.authenticator, sessionAuthenticator(ctx));
   await installOpenApi(app);
   for (const feature of features) await app.register(feature(ctx));
   await app.ready();

@@ -14,7 +14,13 @@ declare module 'fastify' {
   }
 }
 
-export function installAuth(app: FastifyInstance, authenticator: Authenticator): void {
+/** Lets a credential other than a bearer key stand in when no Authorization header is sent. */
+export interface SessionAuthenticator {
+  /** The session's principal; null when the request carries no session; throws for a bad one. */
+  authenticate(request: FastifyRequest): Promise<Principal | null>;
+}
+
+export function installAuth(app: FastifyInstance, authenticator: Authenticator, sessions?: SessionAuthenticator): void {
   app.decorateRequest('principal', null);
 
   app.addHook('onRoute', (route) => {
@@ -28,7 +34,10 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator):
     if (request.is404) return;
     const scope = request.routeOptions.config.auth ?? 'server';
     if (scope === 'public') return;
-    const principal = await authenticator.authenticate(request.headers.authorization);
+    // The admin UI's session cookie counts only when no Authorization header is sent, so an
+    // explicit bearer key always decides, and API callers never depend on cookies.
+    const fromSession = request.headers.authorization === undefined && sessions ? await sessions.authenticate(request) : null;
+    const principal = fromSession ?? (await authenticator.authenticate(request.headers.authorization));
     if (scope === 'server' && principal.kind !== 'server') {
       throw problems.forbidden('this operation needs a server key; client keys may only assign, track events and log exposures');
     }
