@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -8,11 +8,6 @@ export type DialectName = 'sqlite' | 'postgres';
  */
 export interface DialectSeam {
   readonly name: DialectName;
-  /**
-   * True where the database has one writer at a time (SQLite): there, concurrent small writes
-   * scale by sharing one transaction (group commit) instead of queueing for the lock one by one.
-   */
-  readonly singleWriter: boolean;
   /** True when the error is a violated unique or primary-key constraint. */
   isUniqueViolation(error: unknown): boolean;
   /** Lets concurrent claimers skip rows another transaction holds (no-op where writes serialize). */
@@ -21,6 +16,16 @@ export interface DialectSeam {
   forUpdate<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** True when the error means the database could not be reached. */
   isConnectionError(error: unknown): boolean;
+  /**
+   * The JSON number at `keys` inside the JSON text in `column` (a trusted column reference), or
+   * NULL when the path is missing or holds anything but a number (strings, booleans, objects).
+   */
+  jsonNumberAt(column: string, keys: readonly string[]): RawBuilder<number | null>;
+}
+
+/** SQLite JSON path of object keys: each key quoted, with `"` and `\\` escaped, so any key is safe. */
+export function sqliteJsonPath(keys: readonly string[]): string {
+  return '$' + keys.map((key) => `."${key.replace(/[\\"]/g, (char) => `\\${char}`)}"`).join('');
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -33,7 +38,6 @@ function errorCode(error: unknown): string | undefined {
 
 export const sqliteSeam: DialectSeam = {
   name: 'sqlite',
-  singleWriter: true,
   isUniqueViolation: (error) => {
     const code = errorCode(error);
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
@@ -43,13 +47,19 @@ export const sqliteSeam: DialectSeam = {
   // Every SQLite transaction here starts with BEGIN IMMEDIATE and so already excludes writers.
   forUpdate: (query) => query,
   isConnectionError: (error) => errorCode(error) === 'SQLITE_CANTOPEN',
+  // json_type tells numbers from booleans (json_extract reads true as 1); SQLite caches the
+  // parsed document within a statement, so the second call does not parse again.
+  jsonNumberAt: (column, keys) => {
+    const path = sqliteJsonPath(keys);
+    const ref = sql.ref(column);
+    return sql<number | null>`(CASE WHEN json_type(${ref}, ${path}) IN ('integer', 'real') THEN json_extract(${ref}, ${path}) END)`;
+  },
 };
 
 const PG_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
 
 export const postgresSeam: DialectSeam = {
   name: 'postgres',
-  singleWriter: false,
   isUniqueViolation: (error) => errorCode(error) === '23505',
   skipLocked: (query) => query.forUpdate().skipLocked(),
   forUpdate: (query) => query.forUpdate(),
@@ -58,6 +68,9 @@ export const postgresSeam: DialectSeam = {
     if (code && PG_CONNECTION_CODES.has(code)) return true;
     return error instanceof Error && /Connection terminated|connect ECONNREFUSED/.test(error.message);
   },
+  // The text is cast to jsonb once, in a scalar subquery, and only a jsonb number is cast on.
+  jsonNumberAt: (column, keys) =>
+    sql<number | null>`(SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::double precision END FROM (SELECT (${sql.ref(column)})::jsonb #> ${[...keys]}::text[] AS v) AS json_value)`,
 };
 
 /** Runs `work` and turns a unique-constraint violation into the caller's conflict problem. */

@@ -30,23 +30,12 @@ export class Assigner {
   readonly definitions: DefinitionCache;
   readonly #ctx: AppContext;
   readonly #sticky: LRUCache<string, StickyResult>;
-  /** Where writes serialize (SQLite), first assignments arriving together share one transaction. */
-  readonly #firstWrites: GroupCommit<FirstAssignment, StickyResult> | null;
+  /** First assignments arriving together share one transaction: one commit (fsync) for many units. */
+  readonly #firstWrites: GroupCommit<FirstAssignment, StickyResult>;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
-    this.#firstWrites = ctx.seam.singleWriter
-      ? new GroupCommit({
-          commit: (items) =>
-            ctx.db.transaction().execute(async (trx) => {
-              const results: StickyResult[] = [];
-              for (const item of items) results.push(await this.#writeFirst(trx, item));
-              return results;
-            }),
-          weigh: () => 1,
-          maxWeight: 500,
-        })
-      : null;
+    this.#firstWrites = new GroupCommit({ commit: (items) => this.#writeGroup(items), weigh: () => 1, maxWeight: 500 });
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
     this.#sticky = new LRUCache({ max: 200_000, ttl: ctx.config.assignmentCacheTtlMs });
     ctx.changes.subscribe((change) => {
@@ -99,11 +88,28 @@ export class Assigner {
   async #storeFirst(definition: ExperimentDefinition, unitId: string, logExposure: boolean): Promise<StickyResult> {
     const variantKey = chooseVariant(definition.key, unitId, definition.variants).key;
     const first: FirstAssignment = { definition, unitId, variantKey, logExposure };
-    const result = this.#firstWrites
-      ? await this.#firstWrites.submit(first)
-      : await this.#ctx.db.transaction().execute((trx) => this.#writeFirst(trx, first));
+    const result = await this.#firstWrites.submit(first);
     this.#sticky.set(stickyKey(definition.id, unitId), result);
     return result;
+  }
+
+  /**
+   * Writes a group in one transaction, in (unit, experiment) order so concurrent groups on other
+   * processes take row locks in the same order and cannot deadlock each other; should the group
+   * fail anyway (a deadlock, a serialization error), each item is retried on its own.
+   */
+  async #writeGroup(items: FirstAssignment[]): Promise<StickyResult[]> {
+    const order = items.map((item, index) => ({ item, index })).sort((x, y) => compareFirst(x.item, y.item));
+    try {
+      const results: StickyResult[] = new Array(items.length);
+      await this.#ctx.db.transaction().execute(async (trx) => {
+        for (const { item, index } of order) results[index] = await this.#writeFirst(trx, item);
+      });
+      return results;
+    } catch (error) {
+      if (items.length === 1) throw error;
+      return Promise.all(items.map((item) => this.#ctx.db.transaction().execute((trx) => this.#writeFirst(trx, item))));
+    }
   }
 
   /** Stores one first assignment (claiming the mutex group first) and its exposure; a lost race returns the winner. */
@@ -147,6 +153,11 @@ export class Assigner {
     });
     this.#sticky.delete(stickyKey(definition.id, input.unit_id));
   }
+}
+
+function compareFirst(a: FirstAssignment, b: FirstAssignment): number {
+  if (a.unitId !== b.unitId) return a.unitId < b.unitId ? -1 : 1;
+  return a.definition.id < b.definition.id ? -1 : a.definition.id > b.definition.id ? 1 : 0;
 }
 
 function stickyKey(experimentId: string, unitId: string): string {
