@@ -4,6 +4,7 @@ import type { EventTables } from './tables/events.js';
 import type { ExperimentTables } from './tables/experiments.js';
 import type { SessionTables } from './tables/sessions.js';
 import type { TemplateTables } from './tables/templates.js';
+import type { WebhookTables } from './tables/webhooks.js';
 
 // Timestamps are stored as epoch milliseconds (bigint) in both databases: numeric comparison and
 // window arithmetic work the same everywhere, and the API converts them to ISO 8601 at the edge.
@@ -72,7 +73,7 @@ export interface JobsTable {
 }
 
 /** Every table; each feature area adds its own interface to the extends list. */
-export interface Database extends CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables {
+export interface Database extends CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;
