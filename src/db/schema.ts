@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { AnalysisTables } from './tables/analysis.js';
 import type { CatalogueTables } from './tables/catalogue.js';
 import type { EventTables } from './tables/events.js';
 import type { ExperimentTables } from './tables/experiments.js';
@@ -73,7 +74,7 @@ export interface JobsTable {
 }
 
 /** Every table; each feature area adds its own interface to the extends list. */
-export interface Database extends CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables {
+export interface Database extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

@@ -4,6 +4,7 @@ import * as catalogue from './0002_catalogue.js';
 import * as events from './0003_events.js';
 import * as experiments from './0004_experiments.js';
 import * as templates from './0005_templates.js';
+import * as analysis from './0006_analysis.js';
 import * as webhooks from './0007_webhooks.js';
 import * as sessions from './0008_sessions.js';
 
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0003_events': events,
   '0004_experiments': experiments,
   '0005_templates': templates,
+  '0006_analysis': analysis,
   '0007_webhooks': webhooks,
   '0008_sessions': sessions,
 };
