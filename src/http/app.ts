@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
+import { analysisRoutes } from '../features/analysis/routes.js';
 import { apiKeyRoutes } from '../features/api-keys/routes.js';
 import { assignmentRoutes } from '../features/assignment/routes.js';
 import { experimentRoutes } from '../features/experiments/routes.js';
@@ -28,7 +29,7 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes, webhookSourceRoutes, sessionRoutes, uiRoutes];
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes, webhookSourceRoutes, analysisRoutes, sessionRoutes, uiRoutes];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({

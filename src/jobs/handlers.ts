@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { registerAnalysisJobs } from '../features/analysis/jobs.js';
 import { registerEventJobs } from '../features/events/background.js';
 import { registerTemplateJobs } from '../features/renders/job.js';
 import { purgeFinishedJobs } from './queue.js';
@@ -16,4 +17,5 @@ export function registerJobHandlers(ctx: AppContext): void {
   ctx.jobs.every('jobs.purge_finished', 6 * 60 * 60 * 1000);
   registerEventJobs(ctx);
   registerTemplateJobs(ctx);
+  registerAnalysisJobs(ctx);
 }

@@ -1,0 +1,177 @@
+/**
+ * The SQL of the analysis (decisions.md section 6): per-variant sufficient statistics of each
+ * metric, computed by the database over indexed tables so that this process's memory does not
+ * grow with the number of units or events.
+ *
+ * - A unit counts once, in the variant of its live (not superseded) exposure: the partial unique
+ *   index `exposures_live_unique` guarantees at most one per unit and experiment, and it is the
+ *   first one that is not superseded.
+ * - A unit's events count for a metric when the event key matches and
+ *   exposed_at <= occurred_at < exposed_at + unit_dedup_window (and before the stop, if stopped).
+ * - Each unit's value is a correlated subquery that probes `events_metric_idx`
+ *   (workspace_id, event_key, unit_id, occurred_at) with a range on occurred_at.
+ * - Units are read in chunks of `chunkUnits`, keyset-paged on unit_id through the live-exposure
+ *   index. Sums are additive, so chunks add up to exactly what one query would give, while no
+ *   single statement holds the database (or, on SQLite, the event loop) for long.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { DialectSeam } from '../../db/dialect.js';
+import type { MetricAggregation, MetricKind } from '../../db/tables/catalogue.js';
+
+/** What the SQL needs to know about one metric. */
+export interface MetricSpec {
+  event_key: string;
+  kind: MetricKind;
+  aggregation: MetricAggregation;
+  window_ms: number;
+  /** Keys of property_path (sum and mean); null for count aggregation. */
+  value_keys: readonly string[] | null;
+}
+
+/**
+ * Per-variant totals of one metric's per-unit values x:
+ * n units with a value, sum of x, sum of x^2, and units with at least one counted event.
+ */
+export interface MetricTotals {
+  n: number;
+  sum: number;
+  sum_of_squares: number;
+  conversions: number;
+}
+
+export interface VariantTotals {
+  variant_key: string;
+  /** Live exposures in the variant. */
+  units: number;
+  /** One entry per metric, in the order the metrics were given. */
+  metrics: MetricTotals[];
+}
+
+export interface AggregationInput {
+  workspaceId: string;
+  experimentId: string;
+  metrics: readonly MetricSpec[];
+  /** Events occurring at or after this time are ignored (the experiment's stop), or null. */
+  eventsBefore: number | null;
+  chunkUnits: number;
+}
+
+export const DEFAULT_CHUNK_UNITS = 20_000;
+
+type Row = Record<string, unknown>;
+
+/** The per-unit value of one metric for exposure `x`: NULL when the unit has no value. */
+function unitValue(seam: DialectSeam, metric: MetricSpec, input: AggregationInput): RawBuilder<number | null> {
+  const before = input.eventsBefore === null ? sql`` : sql` AND e.occurred_at < ${input.eventsBefore}`;
+  const inWindow = sql`FROM events AS e
+      WHERE e.workspace_id = ${input.workspaceId} AND e.event_key = ${metric.event_key} AND e.unit_id = x.unit_id
+        AND e.occurred_at >= x.exposed_at AND e.occurred_at < x.exposed_at + ${metric.window_ms}${before}`;
+  if (metric.kind === 'binary') return sql`(CASE WHEN EXISTS (SELECT 1 ${inWindow}) THEN 1 ELSE 0 END)`;
+  if (metric.aggregation === 'count' || metric.value_keys === null) return sql`(SELECT COUNT(*) ${inWindow})`;
+  const value = seam.jsonNumberAt('e.properties', metric.value_keys);
+  // SUM and AVG of no numbers are NULL: the unit has no value (sum: counted as 0 below).
+  return metric.aggregation === 'sum' ? sql`(SELECT SUM(${value}) ${inWindow})` : sql`(SELECT AVG(${value}) ${inWindow})`;
+}
+
+/**
+ * Outer aggregates of metric i over the units of a variant (column m{i} holds each unit's value):
+ * - n: every unit, except for mean metrics, where only units with a value have a mean;
+ * - conversions: binary 0/1 summed; count: units with at least one event; sum and mean: units
+ *   with at least one number.
+ */
+function metricColumns(metric: MetricSpec, index: number): RawBuilder<unknown> {
+  const m = sql.ref(`u.m${index}`);
+  const n = metric.aggregation === 'mean' && metric.kind !== 'binary' ? sql`COUNT(${m})` : sql`COUNT(*)`;
+  let conversions: RawBuilder<unknown>;
+  if (metric.kind === 'binary') conversions = sql`SUM(${m})`;
+  else if (metric.aggregation === 'count') conversions = sql`SUM(CASE WHEN ${m} > 0 THEN 1 ELSE 0 END)`;
+  else conversions = sql`COUNT(${m})`;
+  return sql`${n} AS ${sql.ref(`n${index}`)}, SUM(${m}) AS ${sql.ref(`s${index}`)}, SUM(${m} * ${m}) AS ${sql.ref(`q${index}`)}, ${conversions} AS ${sql.ref(`c${index}`)}`;
+}
+
+function chunkQuery(seam: DialectSeam, input: AggregationInput, after: string | null, through: string | null): RawBuilder<Row> {
+  const values = input.metrics.map((metric, index) => sql`, ${unitValue(seam, metric, input)} AS ${sql.ref(`m${index}`)}`);
+  const columns = input.metrics.map((metric, index) => sql`, ${metricColumns(metric, index)}`);
+  const lower = after === null ? sql`` : sql` AND x.unit_id > ${after}`;
+  const upper = through === null ? sql`` : sql` AND x.unit_id <= ${through}`;
+  return sql<Row>`SELECT u.variant_key AS variant_key, COUNT(*) AS units${sql.join(columns, sql``)}
+    FROM (
+      SELECT x.variant_key AS variant_key${sql.join(values, sql``)}
+      FROM exposures AS x
+      WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
+    ) AS u
+    GROUP BY u.variant_key`;
+}
+
+/** The last unit_id of the chunk that starts after `after`, or null when the rest fits in one chunk. */
+async function chunkEnd(executor: Executor, input: AggregationInput, after: string | null): Promise<string | null> {
+  let query = executor
+    .selectFrom('exposures')
+    .select('unit_id')
+    .where('experiment_id', '=', input.experimentId)
+    .where('superseded_at', 'is', null);
+  if (after !== null) query = query.where('unit_id', '>', after);
+  const row = await query
+    .orderBy('unit_id')
+    .limit(1)
+    .offset(input.chunkUnits - 1)
+    .executeTakeFirst();
+  return row?.unit_id ?? null;
+}
+
+function toNumber(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  const number = typeof value === 'number' ? value : Number(value);
+  if (!Number.isFinite(number)) throw new Error(`the analysis query returned a non-finite number: ${String(value)}`);
+  return number;
+}
+
+function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metricCount: number): void {
+  for (const row of rows) {
+    const key = String(row.variant_key);
+    const entry = totals.get(key) ?? {
+      variant_key: key,
+      units: 0,
+      metrics: Array.from({ length: metricCount }, () => ({ n: 0, sum: 0, sum_of_squares: 0, conversions: 0 })),
+    };
+    entry.units += toNumber(row.units);
+    entry.metrics.forEach((metric, index) => {
+      metric.n += toNumber(row[`n${index}`]);
+      metric.sum += toNumber(row[`s${index}`]);
+      metric.sum_of_squares += toNumber(row[`q${index}`]);
+      metric.conversions += toNumber(row[`c${index}`]);
+    });
+    totals.set(key, entry);
+  }
+}
+
+/** Per-variant units and metric totals of the experiment's live exposures, keyed by variant. */
+export async function aggregateByVariant(executor: Executor, seam: DialectSeam, input: AggregationInput): Promise<Map<string, VariantTotals>> {
+  const totals = new Map<string, VariantTotals>();
+  let after: string | null = null;
+  for (;;) {
+    const through = await chunkEnd(executor, input, after);
+    const result = await chunkQuery(seam, input, after, through).execute(executor);
+    addChunk(totals, result.rows, input.metrics.length);
+    if (through === null) return totals;
+    after = through;
+  }
+}
+
+/**
+ * Events received 7 to 30 days after they occurred (`late` = 1), whose key is one of the
+ * experiment's metrics' and whose unit has a live exposure in the experiment, in or out of its
+ * window. Driven from the small partial index `events_late_idx`.
+ */
+export async function countLateEvents(executor: Executor, workspaceId: string, experimentId: string, eventKeys: readonly string[]): Promise<number> {
+  const keys = [...new Set(eventKeys)];
+  if (keys.length === 0) return 0;
+  const result = await sql<{ late: unknown }>`SELECT COUNT(*) AS late FROM events AS e
+    WHERE e.workspace_id = ${workspaceId} AND e.late = 1 AND e.event_key IN (${sql.join(keys)})
+      AND EXISTS (
+        SELECT 1 FROM exposures AS x
+        WHERE x.experiment_id = ${experimentId} AND x.unit_id = e.unit_id AND x.superseded_at IS NULL
+      )`.execute(executor);
+  return toNumber(result.rows[0]?.late);
+}

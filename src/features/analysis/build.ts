@@ -1,0 +1,174 @@
+/**
+ * Turns per-variant totals from the database into the snapshot document: posteriors, prob_best,
+ * expected loss, SRM and the decision. Pure (no I/O, no clock), so the same totals always give
+ * the same snapshot; the statistics are src/stats (its Monte Carlo is seeded).
+ */
+import {
+  analyzeBinaryMetric,
+  analyzeNumericMetric,
+  decide,
+  resolveDecisionRule,
+  sampleRatioMismatch,
+  sequentialEvidence,
+  type Decision,
+  type DecisionRuleSettings,
+  type VariantAnalysis,
+} from '../../stats/index.js';
+import type { MetricRow } from '../metrics/store.js';
+import type { Variant } from '../experiments/schemas.js';
+import type { MetricTotals, VariantTotals } from './aggregate-store.js';
+import type { Guardrail, SnapshotDecision, Traffic, VariantPosterior } from './schemas.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Always-valid p-values of the previous snapshot, reusable only under the same rule and metric. */
+export interface PreviousEvidence {
+  method: string;
+  primary_metric_id: string | null;
+  p_values: Record<string, number>;
+}
+
+export interface BuildInput {
+  variants: readonly Variant[];
+  decisionRule: Partial<DecisionRuleSettings>;
+  startedAt: number;
+  stoppedAt: number | null;
+  computedAt: number;
+  primary: MetricRow | null;
+  guardrails: readonly MetricRow[];
+  /** Totals by variant key; `metrics` holds the primary's totals first (when there is one), then the guardrails'. */
+  totals: ReadonlyMap<string, VariantTotals>;
+  previous: PreviousEvidence | null;
+}
+
+export interface BuiltSnapshot {
+  per_variant: VariantPosterior[];
+  guardrails: Guardrail[];
+  traffic: Traffic[];
+  decision_rule_satisfied: boolean;
+  decision: SnapshotDecision;
+  srm_chi_squared_p: number | null;
+  srm_warning: boolean;
+}
+
+const EMPTY_TOTALS: MetricTotals = { n: 0, sum: 0, sum_of_squares: 0, conversions: 0 };
+
+function unitsOf(totals: BuildInput['totals'], key: string): number {
+  return totals.get(key)?.units ?? 0;
+}
+
+/**
+ * The variants that take part in a comparison: those with traffic or a weight. A zero-weight
+ * variant that never received a unit would keep its flat prior and could look "best".
+ */
+function analysedVariants(input: BuildInput): Variant[] {
+  return input.variants.filter((variant) => variant.weight > 0 || unitsOf(input.totals, variant.key) > 0);
+}
+
+function toPosterior(analysis: VariantAnalysis, conversions: number): VariantPosterior {
+  return {
+    variant_key: analysis.variant_key,
+    is_control: analysis.is_control,
+    sample_size: analysis.sample_size,
+    conversions,
+    observed_rate: analysis.observed_rate,
+    posterior: { mean: analysis.posterior.mean, credible_interval_95: analysis.posterior.credible_interval_95 },
+    prob_best: analysis.prob_best,
+    expected_loss_if_stop_now: analysis.expected_loss_if_stop_now,
+  };
+}
+
+/** One metric's VariantAnalysis per analysed variant (the decision reads these). */
+function analyzeMetric(metric: MetricRow, index: number, variants: readonly Variant[], totals: BuildInput['totals']) {
+  const metricTotals = variants.map((variant) => totals.get(variant.key)?.metrics[index] ?? EMPTY_TOTALS);
+  const analyses =
+    metric.kind === 'binary'
+      ? analyzeBinaryMetric(
+          variants.map((variant, i) => ({
+            variant_key: variant.key,
+            is_control: variant.is_control,
+            units: unitsOf(totals, variant.key),
+            conversions: (metricTotals[i] as MetricTotals).conversions,
+          })),
+        )
+      : analyzeNumericMetric(
+          variants.map((variant, i) => {
+            const own = metricTotals[i] as MetricTotals;
+            return { variant_key: variant.key, is_control: variant.is_control, units: own.n, sum: own.sum, sum_of_squares: own.sum_of_squares };
+          }),
+        );
+  const posteriors = analyses.map((analysis, i) => toPosterior(analysis, (metricTotals[i] as MetricTotals).conversions));
+  return { analyses, posteriors };
+}
+
+/** Without a primary metric: sample sizes only, no made-up posterior. */
+function sampleSizesOnly(variants: readonly Variant[], totals: BuildInput['totals']): VariantPosterior[] {
+  return variants.map((variant) => ({
+    variant_key: variant.key,
+    is_control: variant.is_control,
+    sample_size: unitsOf(totals, variant.key),
+    conversions: 0,
+    observed_rate: null,
+    posterior: { mean: null, credible_interval_95: null },
+    prob_best: null,
+    expected_loss_if_stop_now: null,
+  }));
+}
+
+function isSequential(rule: DecisionRuleSettings): boolean {
+  return rule.method !== 'bayesian.posterior_threshold';
+}
+
+function previousPValues(input: BuildInput, rule: DecisionRuleSettings): Record<string, number> | undefined {
+  const previous = input.previous;
+  if (!previous || previous.method !== rule.method || previous.primary_metric_id !== (input.primary?.id ?? null)) return undefined;
+  return previous.p_values;
+}
+
+function decisionOf(input: BuildInput, analyses: readonly VariantAnalysis[] | null): { decision: Decision; pValues: Record<string, number> | null; days: number } {
+  const rule = resolveDecisionRule(input.decisionRule);
+  const days = Math.max(0, ((input.stoppedAt ?? input.computedAt) - input.startedAt) / DAY_MS);
+  if (analyses === null) {
+    const late = days >= rule.max_duration_days;
+    const reason = 'the experiment has no primary metric; only sample sizes and SRM are reported';
+    return { decision: { satisfied: false, verdict: late ? 'max_duration_reached' : 'keep_running', variant_key: null, reason }, pValues: null, days };
+  }
+  const previous = previousPValues(input, rule);
+  const decision = decide({ variants: analyses, rule, days_elapsed: days, ...(previous ? { previous_p_values: previous } : {}) });
+  if (!isSequential(rule) || analyses.length < 2) return { decision, pValues: null, days };
+  const evidence = sequentialEvidence({ variants: analyses, rule, ...(previous ? { previous_p_values: previous } : {}) });
+  return { decision, pValues: Object.fromEntries(evidence.map((item) => [item.variant_key, item.running_p_value])), days };
+}
+
+export function buildSnapshot(input: BuildInput): BuiltSnapshot {
+  const variants = analysedVariants(input);
+  const offset = input.primary ? 1 : 0;
+  const primary = input.primary ? analyzeMetric(input.primary, 0, variants, input.totals) : null;
+  const guardrails = input.guardrails.map((metric, index) => ({
+    metric_id: metric.id,
+    metric_key: metric.key,
+    per_variant: analyzeMetric(metric, index + offset, variants, input.totals).posteriors,
+  }));
+  const srm = sampleRatioMismatch(
+    input.variants.map((variant) => unitsOf(input.totals, variant.key)),
+    input.variants.map((variant) => variant.weight),
+  );
+  const { decision, pValues, days } = decisionOf(input, primary?.analyses ?? null);
+  const rule = resolveDecisionRule(input.decisionRule);
+  return {
+    per_variant: primary?.posteriors ?? sampleSizesOnly(variants, input.totals),
+    guardrails,
+    traffic: input.variants.map((variant) => ({ variant_key: variant.key, weight: variant.weight, exposed_units: unitsOf(input.totals, variant.key) })),
+    decision_rule_satisfied: decision.satisfied,
+    decision: {
+      verdict: decision.verdict,
+      variant_key: decision.variant_key,
+      reason: decision.reason,
+      method: rule.method,
+      days_elapsed: days,
+      always_valid_p_values: pValues,
+    },
+    srm_chi_squared_p: srm.pValue,
+    srm_warning: srm.warning,
+  };
+}

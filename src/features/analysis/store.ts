@@ -1,0 +1,118 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { AnalysisSnapshotsTable } from '../../db/tables/analysis.js';
+import { paginate, type Page } from '../../http/pagination.js';
+import { toIso } from '../../lib/time.js';
+import type { ExperimentRow } from '../experiments/store.js';
+import type { AnalysisSnapshot } from './schemas.js';
+
+export type SnapshotRow = Selectable<AnalysisSnapshotsTable>;
+
+/** Every snapshot field except the ones kept as columns. */
+export type SnapshotDocument = Omit<AnalysisSnapshot, 'id' | 'experiment_id' | 'computed_at' | 'decision_rule_satisfied' | 'trigger'>;
+
+export const PEEK_ACTION = 'experiment.results_peeked';
+export const COMPUTED_ACTION = 'experiment.results_computed';
+
+export function toSnapshot(row: SnapshotRow): AnalysisSnapshot {
+  const document = JSON.parse(row.document) as SnapshotDocument;
+  return {
+    id: row.id,
+    experiment_id: row.experiment_id,
+    computed_at: toIso(row.computed_at),
+    trigger: row.trigger,
+    decision_rule_satisfied: row.decision_rule_satisfied === 1,
+    ...document,
+  };
+}
+
+export async function insertSnapshot(executor: Executor, row: SnapshotRow): Promise<void> {
+  await executor.insertInto('analysis_snapshots').values(row).execute();
+}
+
+export async function findLatestSnapshot(executor: Executor, workspaceId: string, experimentId: string): Promise<SnapshotRow | undefined> {
+  return executor
+    .selectFrom('analysis_snapshots')
+    .selectAll()
+    .where('experiment_id', '=', experimentId)
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export interface HistoryPage {
+  limit: number;
+  cursor?: string | undefined;
+  since?: number | undefined;
+}
+
+export async function listSnapshots(executor: Executor, workspaceId: string, experimentId: string, page: HistoryPage): Promise<Page<AnalysisSnapshot>> {
+  let query = executor
+    .selectFrom('analysis_snapshots')
+    .selectAll()
+    .where('experiment_id', '=', experimentId)
+    .where('workspace_id', '=', workspaceId);
+  if (page.since !== undefined) query = query.where('computed_at', '>=', page.since);
+  return paginate(query, 'id', { limit: page.limit, cursor: page.cursor }, toSnapshot, 'asc');
+}
+
+/** Peeks (results opened through the admin UI) logged for the experiment up to `upTo`. */
+export async function countPeeks(executor: Executor, workspaceId: string, experimentId: string, upTo: number): Promise<number> {
+  const row = await executor
+    .selectFrom('audit_entries')
+    .select((eb) => eb.fn.countAll<number>().as('peeks'))
+    .where('workspace_id', '=', workspaceId)
+    .where('target_type', '=', 'experiment')
+    .where('target_id', '=', experimentId)
+    .where('action', '=', PEEK_ACTION)
+    .where('created_at', '<=', upTo)
+    .executeTakeFirst();
+  return Number(row?.peeks ?? 0);
+}
+
+/** An experiment by id alone: for the background job and the CLI, which act for no workspace. */
+export async function findExperimentById(executor: Executor, id: string): Promise<ExperimentRow | undefined> {
+  return executor.selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface AnalysisCandidate {
+  id: string;
+  workspace_id: string;
+  status: ExperimentRow['status'];
+  decision_rule: string;
+  stopped_at: number | null;
+  latest_computed_at: number | null;
+}
+
+/**
+ * Running experiments, and experiments stopped since `stoppedSince`, each with the computed_at
+ * of its latest snapshot. The scheduler decides from these which are due.
+ */
+export async function listAnalysisCandidates(executor: Executor, stoppedSince: number): Promise<AnalysisCandidate[]> {
+  const rows = await executor
+    .selectFrom('experiments as e')
+    .select((eb) => [
+      'e.id',
+      'e.workspace_id',
+      'e.status',
+      'e.decision_rule',
+      'e.stopped_at',
+      eb
+        .selectFrom('analysis_snapshots as s')
+        .select('s.computed_at')
+        .whereRef('s.experiment_id', '=', 'e.id')
+        .orderBy('s.id', 'desc')
+        .limit(1)
+        .as('latest_computed_at'),
+    ])
+    .where((eb) =>
+      eb.or([
+        eb('e.status', '=', 'running'),
+        eb.and([eb('e.status', 'in', ['stopped', 'archived']), eb('e.stopped_at', '>=', stoppedSince), eb('e.started_at', 'is not', null)]),
+      ]),
+    )
+    .orderBy('e.id')
+    .execute();
+  return rows.map((row) => ({ ...row, latest_computed_at: row.latest_computed_at === null ? null : Number(row.latest_computed_at) }));
+}
