@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerAnalyze } from './cli/analyze.js';
 import { registerMigrate } from './cli/migrate.js';
 import { registerServe } from './cli/serve.js';
 import { registerWorker } from './cli/worker.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerWorker(program);
   registerMigrate(program);
   registerWorkspaces(program);
+  registerAnalyze(program);
   return program;
 }
 

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+
+export function registerAnalyze(program: Command): void {
+  program
+    .command('analyze')
+    .description(
+      'Compute an analysis snapshot of an experiment now, store it in its history (audit-logged as experiment.results_computed) ' +
+        'and print it as JSON.',
+    )
+    .argument('<experiment_id>', 'the experiment id (ULID)')
+    .action(async (experimentId: string) => {
+      const config = loadConfig();
+      const { createContext } = await import('../context.js');
+      const { computeById } = await import('../features/analysis/service.js');
+      const { createLogger } = await import('../logger.js');
+      // Logs go to stderr so stdout carries only the snapshot (pipe it to jq).
+      const ctx = await createContext(config, createLogger('warn'), { migrate: true });
+      try {
+        const snapshot = await computeById(ctx, experimentId, { trigger: 'cli', audit: { actorId: null, via: 'cli' } });
+        if (!snapshot) throw new Error(`no started experiment with id ${experimentId}`);
+        process.stdout.write(JSON.stringify(snapshot, null, 2) + '\n');
+      } finally {
+        await ctx.close();
+      }
+    });
+}
