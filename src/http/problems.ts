@@ -71,6 +71,8 @@ export const problems = {
     }),
   unauthorized: (detail: string) =>
     new Problem(401, detail, { type: `${TYPE_BASE}unauthorized`, title: 'Unauthorized', headers: { 'www-authenticate': 'Bearer' } }),
+  /** A webhook whose signature header is missing, malformed, stale or wrong; no Bearer challenge. */
+  invalidSignature: (detail: string) => new Problem(401, detail, { type: `${TYPE_BASE}invalid-signature`, title: 'Invalid signature' }),
   forbidden: (detail: string) => new Problem(403, detail, { type: `${TYPE_BASE}forbidden`, title: 'Forbidden' }),
   notFound: (detail: string) => new Problem(404, detail, { type: `${TYPE_BASE}not-found`, title: 'Not Found' }),
   methodNotAllowed: (method: string, allowed: string[]) =>
@@ -80,6 +82,12 @@ export const problems = {
       headers: { allow: allowed.join(', ') },
     }),
   conflict: (detail: string) => new Problem(409, detail, { type: `${TYPE_BASE}conflict`, title: 'Conflict' }),
+  /** An Idempotency-Key whose first request is still being processed (IETF idempotency-key draft). */
+  idempotencyInFlight: (detail: string) =>
+    new Problem(409, detail, { type: `${TYPE_BASE}idempotency-key-in-flight`, title: 'Request in progress' }),
+  /** An Idempotency-Key reused with a different body. */
+  idempotencyKeyReused: (detail: string) =>
+    new Problem(422, detail, { type: `${TYPE_BASE}idempotency-key-reused`, title: 'Idempotency key reused' }),
   preconditionFailed: (detail: string, errors?: FieldError[]) =>
     new Problem(412, detail, { type: `${TYPE_BASE}precondition-failed`, title: 'Precondition Failed', ...(errors ? { errors } : {}) }),
   payloadTooLarge: (limit: number) =>

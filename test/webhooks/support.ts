@@ -1,0 +1,167 @@
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { insertEvents } from '../../src/features/events/store.js';
+import { Worker } from '../../src/jobs/worker.js';
+import type { Clock } from '../../src/lib/time.js';
+import { testDialects, type DialectName } from '../support/databases.js';
+import { startTestServer, type ApiResponse, type TestServer } from '../support/server.js';
+
+/** A clock the test moves by hand; starts at the real time so events are not "late". */
+export class ManualClock implements Clock {
+  constructor(public current = Date.now()) {}
+  now(): number {
+    return this.current;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+export const HOUR_MS = 60 * 60 * 1000;
+
+// The sender's side, written from the spec and not from src/features/inbound/signature.ts:
+// v1 = hex HMAC-SHA256 over "<t>.<raw body>" keyed with the source's inbound secret.
+export function senderSignature(secret: string, t: number, body: string | Buffer): string {
+  return createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${t}.`), Buffer.from(body)])).digest('hex');
+}
+
+/** The same, computed by the openssl command line tool: a wholly independent implementation. */
+export function opensslSignature(secret: string, t: number, body: string): string {
+  const output = execFileSync('openssl', ['dgst', '-sha256', '-hmac', secret, '-hex'], { input: `${t}.${body}` }).toString('utf8');
+  const match = /([0-9a-f]{64})\s*$/.exec(output.trim());
+  if (!match?.[1]) throw new Error(`unexpected openssl output: ${output}`);
+  return match[1];
+}
+
+/** The task tool's side: hex HMAC-SHA256 of the raw body keyed with the workspace webhook secret. */
+export function taskToolSignature(secret: string, body: string): string {
+  return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+export function secondsOf(clock: Clock): number {
+  return Math.floor(clock.now() / 1000);
+}
+
+export interface InboundPost {
+  /** Sent as is (a string) or JSON-encoded. */
+  body: unknown;
+  secret?: string;
+  t?: number;
+  /** Replaces the computed signature header (null: no header). */
+  signature?: string | null;
+  idempotencyKey?: string;
+  headers?: Record<string, string>;
+}
+
+/** Posts to an inbound URL the way a sender with only the source secret would. */
+export async function postInbound(server: TestServer, clock: Clock, path: string, post: InboundPost): Promise<ApiResponse> {
+  const raw = typeof post.body === 'string' ? post.body : JSON.stringify(post.body);
+  const t = post.t ?? secondsOf(clock);
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...post.headers };
+  const signature = post.signature === undefined ? `t=${t},v1=${senderSignature(post.secret ?? '', t, raw)}` : post.signature;
+  if (signature !== null) headers['x-service-signature'] = signature;
+  if (post.idempotencyKey !== undefined) headers['idempotency-key'] = post.idempotencyKey;
+  return server.request('POST', path, { rawBody: raw, headers });
+}
+
+export async function postTaskTool(server: TestServer, workspaceId: string, secret: string | null, body: unknown, signature?: string): Promise<ApiResponse> {
+  const raw = typeof body === 'string' ? body : JSON.stringify(body);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const value = signature ?? (secret === null ? undefined : taskToolSignature(secret, raw));
+  if (value !== undefined) headers['x-signature'] = value;
+  return server.request('POST', `/webhooks/task-tool/${workspaceId}`, { rawBody: raw, headers });
+}
+
+/** Moves everything buffered into the events table, as the drainer does. */
+export async function drainAll(server: TestServer): Promise<void> {
+  for (;;) {
+    const { more } = await server.ctx.buffer.drain(insertEvents, 5_000);
+    if (!more) return;
+  }
+}
+
+export async function storedEvents(server: TestServer, workspaceId: string) {
+  return server.ctx.db.selectFrom('events').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
+}
+
+export async function createSource(server: TestServer, key: string, slug: string, extra: Record<string, unknown> = {}) {
+  const created = await server.request('POST', '/v1/webhook-sources', { key, body: { slug, name: `Source ${slug}`, ...extra } });
+  if (created.status !== 201) throw new Error(`creating a source failed: ${created.text}`);
+  return created.body as { id: string; slug: string; inbound_path: string; inbound_secret: string };
+}
+
+export async function auditOf(server: TestServer, key: string, query: string) {
+  const response = await server.request('GET', `/v1/audit?${query}`, { key });
+  if (response.status !== 200) throw new Error(`reading the audit log failed: ${response.text}`);
+  return response.body.data as Array<{ action: string; actor_id: string | null; target_id: string; payload: any }>;
+}
+
+/** A worker on the test server's database and clock, woken by enqueues on this process. */
+export function startWorker(server: TestServer): Worker {
+  const worker = new Worker({
+    db: server.ctx.db,
+    seam: server.ctx.seam,
+    registry: server.ctx.jobs,
+    logger: pino({ level: 'silent' }),
+    clock: server.ctx.clock,
+    pollIntervalMs: 20,
+    leaseMs: 5_000,
+    concurrency: 2,
+  });
+  server.ctx.onJobEnqueued = () => worker.wake();
+  worker.start();
+  return worker;
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits until every job of the name has finished, and returns the finished ones. */
+export async function jobsSettled(server: TestServer, name: string) {
+  return waitFor(async () => {
+    const rows = await server.ctx.db.selectFrom('jobs').selectAll().where('name', '=', name).execute();
+    return rows.every((row) => row.status === 'succeeded' || row.status === 'failed') ? rows : null;
+  }, `jobs ${name} to finish`);
+}
+
+export interface WebhookEnv {
+  server: TestServer;
+  clock: ManualClock;
+  dialect: DialectName;
+  /** The bootstrapped workspace's server key, id and webhook secret. */
+  key: string;
+  keyId: string;
+  workspaceId: string;
+  webhookSecret: string;
+}
+
+/** Runs a suite on every database, each with its own server, workspace and manual clock. */
+export function describeWebhooks(name: string, suite: (env: () => WebhookEnv) => void): void {
+  for (const dialect of testDialects()) {
+    describe(`${name} [${dialect}]`, () => {
+      let env: WebhookEnv | undefined;
+      beforeAll(async () => {
+        const clock = new ManualClock();
+        const server = await startTestServer(dialect, { clock });
+        const boot = await server.bootstrap();
+        env = { server, clock, dialect, key: boot.key, keyId: boot.keyId, workspaceId: boot.workspaceId, webhookSecret: boot.webhookSecret };
+      });
+      afterAll(async () => {
+        await env?.server.close();
+      });
+      suite(() => {
+        if (!env) throw new Error('the webhook test server has not started');
+        return env;
+      });
+    });
+  }
+}
