@@ -1,11 +1,12 @@
 import { Command } from 'commander';
 import { assignHit, assignMiss } from './scenarios/assignment.js';
+import { trackEventBatch, trackSingleEvent } from './scenarios/events.js';
 import { currentWorkspace } from './scenarios/foundation.js';
 import { createHtmlRender, createPdfRender } from './scenarios/templates.js';
 import { formatRow, load, NOOP, startBenchServer, type Scenario } from './lib/harness.js';
 
 /** Every scenario by name; add new ones here. */
-const scenarios: Scenario[] = [currentWorkspace, assignHit, assignMiss, createHtmlRender, createPdfRender];
+const scenarios: Scenario[] = [currentWorkspace, assignHit, assignMiss, trackSingleEvent, trackEventBatch, createHtmlRender, createPdfRender];
 
 interface Options {
   connections: string;
@@ -31,6 +32,7 @@ async function run(names: string[], options: Options): Promise<void> {
       const result = await load(server.url, spec, loadOptions);
       console.log(formatRow('no-op baseline', baseline, baseline));
       console.log(formatRow(scenario.name, result, baseline, scenario.itemsPerRequest));
+      if (scenario.afterLoad) console.log(await scenario.afterLoad(server));
       console.log('');
     }
   } finally {

@@ -29,6 +29,8 @@ export interface Scenario {
   prepare(server: BenchServer): Promise<RequestSpec>;
   /** Items per request (a batch of 500 events counts 500), for a throughput figure. */
   itemsPerRequest?: number;
+  /** Runs after the load and returns a line to print (for example the state of a queue). */
+  afterLoad?(server: BenchServer): Promise<string>;
 }
 
 export interface LoadResult {

@@ -1,14 +1,13 @@
 import type { Executor, Tx } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import { newId } from '../lib/ids.js';
+import { BulkInsert } from './bulk-insert.js';
 import type { BufferedEvent } from './types.js';
 
 // The SQL of the embedded buffer: the event_buffer and event_dedupe tables.
 
-/** Rows per INSERT statement: well inside SQLite's and PostgreSQL's bound-parameter limits. */
-const DEDUPE_ROWS_PER_STATEMENT = 1_000;
 /** A committed group is stored in chunks of at most this many events, the drainer's unit of work. */
-export const EVENTS_PER_CHUNK = 1_000;
+export const EVENTS_PER_CHUNK = 500;
 
 export interface DedupeKey {
   workspace_id: string;
@@ -18,6 +17,14 @@ export interface DedupeKey {
 export function dedupeKeyOf(workspaceId: string, clientEventId: string): string {
   return `${workspaceId}\u0000${clientEventId}`;
 }
+
+const insertDedupeRows = new BulkInsert<DedupeKey & { expires_at: number }>(['workspace_id', 'client_event_id', 'expires_at'], (executor, rows) =>
+  executor
+    .insertInto('event_dedupe')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['workspace_id', 'client_event_id']).doNothing())
+    .returning(['workspace_id', 'client_event_id']),
+);
 
 function byKey(a: DedupeKey, b: DedupeKey): number {
   if (a.workspace_id !== b.workspace_id) return a.workspace_id < b.workspace_id ? -1 : 1;
@@ -31,19 +38,9 @@ function byKey(a: DedupeKey, b: DedupeKey): number {
  * concurrent groups on PostgreSQL cannot deadlock on each other's keys.
  */
 export async function claimDedupeKeys(trx: Tx, keys: DedupeKey[], expiresAt: number): Promise<Set<string>> {
-  const claimed = new Set<string>();
-  const sorted = [...keys].sort(byKey);
-  for (let start = 0; start < sorted.length; start += DEDUPE_ROWS_PER_STATEMENT) {
-    const slice = sorted.slice(start, start + DEDUPE_ROWS_PER_STATEMENT).map((key) => ({ ...key, expires_at: expiresAt }));
-    const inserted = await trx
-      .insertInto('event_dedupe')
-      .values(slice)
-      .onConflict((oc) => oc.columns(['workspace_id', 'client_event_id']).doNothing())
-      .returning(['workspace_id', 'client_event_id'])
-      .execute();
-    for (const row of inserted) claimed.add(dedupeKeyOf(row.workspace_id, row.client_event_id));
-  }
-  return claimed;
+  const rows = [...keys].sort(byKey).map((key) => ({ ...key, expires_at: expiresAt }));
+  const inserted = await insertDedupeRows.execute<DedupeKey>(trx, rows);
+  return new Set(inserted.map((row) => dedupeKeyOf(row.workspace_id, row.client_event_id)));
 }
 
 export async function appendChunks(trx: Tx, events: BufferedEvent[], now: number): Promise<void> {

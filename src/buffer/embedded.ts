@@ -24,7 +24,7 @@ export interface EmbeddedBufferOptions {
 }
 
 /** A group stops growing at this many events, which bounds one transaction's duration. */
-const MAX_EVENTS_PER_GROUP = 5_000;
+const MAX_EVENTS_PER_GROUP = 2_000;
 const PURGE_BATCH = 5_000;
 
 /** The distinct keys of a group, each once, in first-seen order. */

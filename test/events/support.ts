@@ -155,7 +155,7 @@ export interface PrivateRedis {
   remove(): Promise<void>;
 }
 
-export async function privateRedis(): Promise<PrivateRedis> {
+export async function privateRedis(options: { appendonly?: 'yes' | 'no' } = {}): Promise<PrivateRedis> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-redis-'));
   let child: ChildProcess | null = null;
@@ -163,7 +163,7 @@ export async function privateRedis(): Promise<PrivateRedis> {
   const instance: PrivateRedis = {
     url,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir], {
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', options.appendonly ?? 'yes', '--dir', dir], {
         stdio: 'ignore',
       });
       await waitFor(() => canConnect(port), 10_000, 'redis-server to listen');

@@ -4,7 +4,7 @@ import { principalOf } from '../../http/auth.js';
 import { problemDoc } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { EventAck, EventBatchAck, EventBatchEnvelope, EventBatchInput, EventBufferStatus, EventInput, MAX_BATCH_EVENTS } from './schemas.js';
-import { trackBatch, trackEvent } from './service.js';
+import { bufferStatus, trackBatch, trackEvent } from './service.js';
 
 /** A full batch may carry 500 events of up to 16 KB of properties each. */
 const BATCH_BODY_LIMIT = 10 * 1024 * 1024;
@@ -69,7 +69,7 @@ export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: EventBufferStatus, 503: problemDoc('the event buffer cannot be reached') },
         },
       },
-      async () => ctx.buffer.status(),
+      async () => bufferStatus(ctx),
     );
   };
 }

@@ -1,4 +1,4 @@
-import { BufferFullError, BufferUnavailableError, type AppendOutcome, type BufferedEvent } from '../../buffer/types.js';
+import { BufferFullError, BufferUnavailableError, type AppendOutcome, type BufferedEvent, type BufferStatus } from '../../buffer/types.js';
 import type { AppContext } from '../../context.js';
 import { problems } from '../../http/problems.js';
 import type { EventBatchAck, EventInput } from './schemas.js';
@@ -10,22 +10,35 @@ export type IngestOutcome = { status: 'accepted' } | { status: 'replay' } | { st
 /** Seconds a client should wait before retrying a 429 or 503: the buffer drains or reconnects within about that. */
 const RETRY_AFTER_SECONDS = 1;
 
-/** Appends to the buffer, turning its failures into the API's problems (429 full, 503 unreachable). */
+/** The API's answer to a buffer failure: 429 when full, 503 when unreachable; anything else is a bug. */
+function asProblem(ctx: AppContext, error: unknown): unknown {
+  if (error instanceof BufferFullError) {
+    return problems.tooManyRequests(
+      `${error.pending} events are waiting to be stored, above the limit of ${error.maxPending}; retry shortly`,
+      RETRY_AFTER_SECONDS,
+    );
+  }
+  if (error instanceof BufferUnavailableError) {
+    ctx.logger.warn({ err: error }, 'event buffer unavailable');
+    return problems.unavailable('the event buffer cannot be reached; nothing was stored, retry shortly', RETRY_AFTER_SECONDS);
+  }
+  return error;
+}
+
 async function appendToBuffer(ctx: AppContext, events: BufferedEvent[]): Promise<AppendOutcome[]> {
   try {
     return await ctx.buffer.append(events);
   } catch (error) {
-    if (error instanceof BufferFullError) {
-      throw problems.tooManyRequests(
-        `${error.pending} events are waiting to be stored, above the limit of ${error.maxPending}; retry shortly`,
-        RETRY_AFTER_SECONDS,
-      );
-    }
-    if (error instanceof BufferUnavailableError) {
-      ctx.logger.warn({ err: error }, 'event buffer unavailable');
-      throw problems.unavailable('the event buffer cannot be reached; nothing was stored, retry shortly', RETRY_AFTER_SECONDS);
-    }
-    throw error;
+    throw asProblem(ctx, error);
+  }
+}
+
+/** GET /v1/events/buffer. */
+export async function bufferStatus(ctx: AppContext): Promise<BufferStatus> {
+  try {
+    return await ctx.buffer.status();
+  } catch (error) {
+    throw asProblem(ctx, error);
   }
 }
 

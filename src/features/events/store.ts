@@ -1,8 +1,17 @@
+import { BulkInsert } from '../../buffer/bulk-insert.js';
 import type { BufferedEvent } from '../../buffer/types.js';
 import type { Executor } from '../../db/database.js';
 
-/** Rows per INSERT: 9 columns each, well inside both databases' bound-parameter limits. */
-const ROWS_PER_STATEMENT = 500;
+const EVENT_COLUMNS = ['id', 'workspace_id', 'unit_id', 'event_key', 'properties', 'occurred_at', 'received_at', 'late', 'client_event_id'] as const;
+
+// Insert-or-ignore on every unique constraint makes the insert idempotent: an event drained
+// twice (same id) or a client_event_id stored before leaves one row.
+const insertEventRows = new BulkInsert<BufferedEvent>(EVENT_COLUMNS, (executor, rows) =>
+  executor
+    .insertInto('events')
+    .values(rows)
+    .onConflict((oc) => oc.doNothing()),
+);
 
 function byDedupeKey(a: BufferedEvent, b: BufferedEvent): number {
   if (a.workspace_id !== b.workspace_id) return a.workspace_id < b.workspace_id ? -1 : 1;
@@ -12,18 +21,9 @@ function byDedupeKey(a: BufferedEvent, b: BufferedEvent): number {
 }
 
 /**
- * Writes drained events into the events table. Insert-or-ignore on every unique constraint
- * makes it idempotent: an event drained twice (same id) or a client_event_id stored before
- * leaves one row. Rows go in one order (by key) so concurrent drainers on PostgreSQL cannot
- * deadlock on each other's unique-index entries.
+ * Writes drained events into the events table. Rows go in one order (by key) so concurrent
+ * drainers on PostgreSQL cannot deadlock on each other's unique-index entries.
  */
 export async function insertEvents(executor: Executor, events: BufferedEvent[]): Promise<void> {
-  const sorted = [...events].sort(byDedupeKey);
-  for (let start = 0; start < sorted.length; start += ROWS_PER_STATEMENT) {
-    await executor
-      .insertInto('events')
-      .values(sorted.slice(start, start + ROWS_PER_STATEMENT))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
+  await insertEventRows.execute(executor, [...events].sort(byDedupeKey));
 }
