@@ -232,7 +232,8 @@ export class RedisEventBuffer implements EventBuffer {
   async status(): Promise<BufferStatus> {
     try {
       const redis = await this.#client();
-      const pending = Number((await redis.get(this.#keys.pending)) ?? 0);
+      // Never below zero, even if someone deleted the counter while entries were in flight.
+      const pending = Math.max(0, Number((await redis.get(this.#keys.pending)) ?? 0));
       return { kind: this.kind, pending, max_pending: this.#options.maxPending };
     } catch (error) {
       throw asUnavailable(error);

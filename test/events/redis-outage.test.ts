@@ -46,6 +46,22 @@ for (const dialect of testDialects()) {
       }, 15_000, 'the acknowledged events to be stored');
       expect(stored).not.toContain('during');
     });
+
+    it('starts while Redis is down, answers 503, and serves once Redis comes up', async () => {
+      await redis.stop();
+      const late = await startTestServer(dialect, {
+        database: setup.server.database,
+        config: { buffer: setup.server.ctx.config.buffer, events: setup.server.ctx.config.events },
+      });
+      try {
+        const send = () => late.request('POST', '/v1/events', { key: setup.clientKey, body: { event_key: 'outage', unit_id: 'cold-start' } });
+        expect((await send()).status).toBe(503);
+        await redis.start();
+        await waitFor(async () => (await send()).status === 202, 15_000, '202 once Redis is up');
+      } finally {
+        await late.close();
+      }
+    });
   });
 }
 
