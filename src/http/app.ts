@@ -13,6 +13,7 @@ import { eventRoutes } from '../features/events/routes.js';
 import { healthRoutes } from '../features/health/routes.js';
 import { inboundRoutes } from '../features/inbound/routes.js';
 import { leadRoutes } from '../features/leads/routes.js';
+import { taskToolRoutes } from '../features/task-tool/routes.js';
 import { webhookSourceRoutes } from '../features/webhook-sources/routes.js';
 import { metricRoutes } from '../features/metrics/routes.js';
 import { renderRoutes } from '../features/renders/routes.js';
@@ -31,7 +32,7 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes, webhookSourceRoutes, inboundRoutes, leadRoutes, analysisRoutes, sessionRoutes, uiRoutes];
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes, webhookSourceRoutes, inboundRoutes, leadRoutes, taskToolRoutes, analysisRoutes, sessionRoutes, uiRoutes];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { registerAnalysisJobs } from '../features/analysis/jobs.js';
 import { registerEventJobs } from '../features/events/background.js';
+import { registerWebhookJobs } from '../features/inbound/jobs.js';
 import { registerTemplateJobs } from '../features/renders/job.js';
 import { purgeFinishedJobs } from './queue.js';
 
@@ -17,5 +18,6 @@ export function registerJobHandlers(ctx: AppContext): void {
   ctx.jobs.every('jobs.purge_finished', 6 * 60 * 60 * 1000);
   registerEventJobs(ctx);
   registerTemplateJobs(ctx);
+  registerWebhookJobs(ctx);
   registerAnalysisJobs(ctx);
 }

@@ -1,0 +1,110 @@
+import type { AppContext } from '../../context.js';
+import type { FieldError } from '../../http/problems.js';
+import { problems } from '../../http/problems.js';
+import { toIso, toIsoOrNull } from '../../lib/time.js';
+import { recordAudit } from '../audit/store.js';
+import { newWebhookSecret } from '../workspaces/service.js';
+import type { TaskToolSettingsInput } from './schemas.js';
+import {
+  findSettings,
+  findWorkspaceSecret,
+  lockWorkspaceSecret,
+  parseMapping,
+  replaceWorkspaceSecret,
+  saveMapping,
+  savePreviousSecret,
+  type StatusMapping,
+  type TaskToolSettingsRow,
+} from './store.js';
+
+/** After a rotation the replaced workspace webhook secret keeps verifying this long. */
+export const WORKSPACE_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function toSettings(row: TaskToolSettingsRow | undefined, now: number) {
+  const previousValid = row?.previous_secret_expires_at != null && row.previous_secret_expires_at > now;
+  return {
+    status_mapping: row ? parseMapping(row.status_mapping) : {},
+    previous_secret_expires_at: previousValid ? toIsoOrNull(row?.previous_secret_expires_at) : null,
+    updated_at: toIsoOrNull(row?.updated_at),
+  };
+}
+
+/** Looks a task-tool status up in the mapping, ignoring case and surrounding spaces. */
+export function mapStatus(mapping: StatusMapping, toolStatus: string): string | undefined {
+  const wanted = toolStatus.trim().toLowerCase();
+  for (const [name, leadStatus] of Object.entries(mapping)) {
+    if (name.trim().toLowerCase() === wanted) return leadStatus;
+  }
+  return undefined;
+}
+
+/** Names that differ only in case would make the case-insensitive lookup ambiguous. */
+function ambiguousNames(mapping: StatusMapping): FieldError[] {
+  const seen = new Map<string, string>();
+  const errors: FieldError[] = [];
+  for (const name of Object.keys(mapping)) {
+    const folded = name.trim().toLowerCase();
+    const earlier = seen.get(folded);
+    if (earlier !== undefined) {
+      errors.push({ pointer: `/status_mapping/${escapePointer(name)}`, message: `matches "${earlier}" when case is ignored; keep one of them` });
+    } else if (folded === '') {
+      errors.push({ pointer: `/status_mapping/${escapePointer(name)}`, message: 'must not be blank' });
+    } else {
+      seen.set(folded, name);
+    }
+  }
+  return errors;
+}
+
+export async function getTaskToolSettings(ctx: AppContext, workspaceId: string) {
+  return toSettings(await findSettings(ctx.db, workspaceId), ctx.clock.now());
+}
+
+/** Replaces the whole mapping (PUT semantics) and audits the old and new mapping. */
+export async function putTaskToolSettings(ctx: AppContext, workspaceId: string, actorId: string, input: TaskToolSettingsInput) {
+  const errors = ambiguousNames(input.status_mapping);
+  if (errors.length > 0) throw problems.validation(errors);
+  return ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.clock.now();
+    const before = await findSettings(trx, workspaceId);
+    await saveMapping(trx, workspaceId, input.status_mapping, now);
+    const payload = { from: before ? parseMapping(before.status_mapping) : {}, to: input.status_mapping };
+    await recordAudit(trx, { workspaceId, actorId, action: 'task_tool.settings_updated', targetType: 'workspace', targetId: workspaceId, payload, at: now });
+    return toSettings(await findSettings(trx, workspaceId), now);
+  });
+}
+
+/**
+ * Issues a new workspace webhook secret (returned once). The replaced one keeps verifying task-tool
+ * callbacks for 24 hours, so the tool can be reconfigured without dropping callbacks.
+ */
+export async function rotateWorkspaceWebhookSecret(ctx: AppContext, workspaceId: string, actorId: string) {
+  const secret = newWebhookSecret();
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await lockWorkspaceSecret(trx, ctx.seam, workspaceId);
+    if (current === undefined) throw problems.notFound('the workspace of this key no longer exists');
+    const now = ctx.clock.now();
+    const expiresAt = now + WORKSPACE_SECRET_GRACE_MS;
+    await replaceWorkspaceSecret(trx, workspaceId, ctx.secrets.seal(secret));
+    await savePreviousSecret(trx, workspaceId, current, expiresAt, now);
+    const payload = { previous_secret_expires_at: toIso(expiresAt) };
+    await recordAudit(trx, { workspaceId, actorId, action: 'workspace.webhook_secret_rotated', targetType: 'workspace', targetId: workspaceId, payload, at: now });
+    return { webhook_secret: secret, previous_secret_expires_at: toIso(expiresAt) };
+  });
+}
+
+/** The workspace webhook secrets that verify now, current first; undefined for an unknown workspace. */
+export async function workspaceWebhookSecrets(ctx: AppContext, workspaceId: string, now: number): Promise<string[] | undefined> {
+  const sealed = await findWorkspaceSecret(ctx.db, workspaceId);
+  if (sealed === undefined) return undefined;
+  const secrets = [ctx.secrets.open(sealed)];
+  const settings = await findSettings(ctx.db, workspaceId);
+  if (settings?.previous_secret_enc && settings.previous_secret_expires_at !== null && settings.previous_secret_expires_at > now) {
+    secrets.push(ctx.secrets.open(settings.previous_secret_enc));
+  }
+  return secrets;
+}
