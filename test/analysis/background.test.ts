@@ -1,0 +1,108 @@
+import { spawnSync } from 'node:child_process';
+import pino from 'pino';
+import { expect, it } from 'vitest';
+import { ANALYSIS_COMPUTE_JOB, ANALYSIS_SCHEDULE_JOB, cadenceJobKey, enqueueDueAnalyses, finalJobKey } from '../../src/features/analysis/jobs.js';
+import { Worker } from '../../src/jobs/worker.js';
+import { describeEachDialect } from '../support/each-dialect.js';
+import type { TestServer } from '../support/server.js';
+import { HOUR, MINUTE, ManualClock, createExperiment, exposeExactly } from './support.js';
+
+const T0 = Date.UTC(2031, 9, 1, 9);
+const clock = new ManualClock(T0);
+
+/** Runs the queued jobs on a worker of the test server's process until every one has finished. */
+async function runQueuedJobs(server: TestServer): Promise<void> {
+  const { ctx } = server;
+  const worker = new Worker({ db: ctx.db, seam: ctx.seam, registry: ctx.jobs, logger: pino({ level: 'silent' }), clock: ctx.clock, pollIntervalMs: 10, leaseMs: 10_000, concurrency: 2 });
+  worker.start();
+  try {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const open = await ctx.db.selectFrom('jobs').select('id').where('status', 'in', ['queued', 'running']).execute();
+      if (open.length === 0) return;
+      if (Date.now() > deadline) throw new Error('jobs did not finish');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await worker.stop();
+  }
+}
+
+async function snapshotsOf(server: TestServer, key: string, experimentId: string): Promise<any[]> {
+  const history = await server.request('GET', `/v1/experiments/${experimentId}/results/history`, { key });
+  expect(history.status).toBe(200);
+  return history.body.snapshots;
+}
+
+describeEachDialect(
+  'analysis in the background',
+  (server, dialect) => {
+    let key: string;
+    let experiment: any;
+
+    it('registers the compute job and a scheduler that runs every minute', () => {
+      expect(server().ctx.jobs.names).toContain(ANALYSIS_COMPUTE_JOB);
+      expect(server().ctx.jobs.recurring).toContainEqual(expect.objectContaining({ name: ANALYSIS_SCHEDULE_JOB, everyMs: 60_000 }));
+    });
+
+    it('enqueues one compute per cadence period, however often the scheduler looks, and the worker runs it', async () => {
+      clock.set(T0);
+      const boot = await server().bootstrap('Background');
+      key = boot.key;
+      experiment = await createExperiment(server(), key, {
+        environment_id: boot.environmentId,
+        key: 'hourly',
+        variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }],
+        decision_rule: { snapshot_cadence_minutes: 60 },
+      });
+      await exposeExactly(server(), key, experiment, { a: 3, b: 2 }, 'h');
+
+      clock.set(T0 + MINUTE);
+      const first = await enqueueDueAnalyses(server().ctx);
+      expect(first).toEqual([cadenceJobKey(experiment.id, T0 + MINUTE, HOUR)]);
+      // A second scheduler (or the next tick) in the same period finds the job already there.
+      expect(await enqueueDueAnalyses(server().ctx)).toEqual([]);
+      await runQueuedJobs(server());
+      const [scheduled] = await snapshotsOf(server(), key, experiment.id);
+      expect(scheduled).toMatchObject({ trigger: 'schedule', computed_at: new Date(T0 + MINUTE).toISOString() });
+      expect(scheduled.traffic.map((t: any) => t.exposed_units)).toEqual([3, 2]);
+
+      clock.set(T0 + 30 * MINUTE);
+      expect(await enqueueDueAnalyses(server().ctx)).toEqual([]);
+      clock.set(T0 + 61 * MINUTE);
+      expect(await enqueueDueAnalyses(server().ctx)).toEqual([cadenceJobKey(experiment.id, T0 + 61 * MINUTE, HOUR)]);
+      await runQueuedJobs(server());
+      expect(await snapshotsOf(server(), key, experiment.id)).toHaveLength(2);
+    });
+
+    it('computes one final snapshot after the experiment stops', async () => {
+      clock.set(T0 + 70 * MINUTE);
+      expect((await server().request('POST', `/v1/experiments/${experiment.id}/stop`, { key, body: { reason: 'business' } })).status).toBe(200);
+      clock.set(T0 + 71 * MINUTE);
+      expect(await enqueueDueAnalyses(server().ctx)).toEqual([finalJobKey(experiment.id)]);
+      await runQueuedJobs(server());
+      const snapshots = await snapshotsOf(server(), key, experiment.id);
+      expect(snapshots.map((snapshot) => snapshot.trigger)).toEqual(['schedule', 'schedule', 'final']);
+      clock.set(T0 + 3 * HOUR);
+      expect(await enqueueDueAnalyses(server().ctx)).toEqual([]);
+    });
+
+    it('verdict analyze EXPERIMENT_ID computes, stores and prints a snapshot', async () => {
+      const config = server().ctx.config.database;
+      const url = config.kind === 'postgres' ? config.url : `sqlite:${config.file}`;
+      const env = { ...process.env, VERDICT_DATA_DIR: server().database.dataDir, VERDICT_DATABASE_URL: url, VERDICT_LOG_LEVEL: 'warn' };
+      const result = spawnSync(process.execPath, ['bin/verdict.js', 'analyze', experiment.id], { env, encoding: 'utf8', timeout: 60_000 });
+      expect(result.status, result.stderr).toBe(0);
+      const printed = JSON.parse(result.stdout);
+      expect(printed).toMatchObject({ experiment_id: experiment.id, trigger: 'cli', traffic: [{ exposed_units: 3 }, { exposed_units: 2 }] });
+      expect((await snapshotsOf(server(), key, experiment.id)).at(-1)?.id).toBe(printed.id);
+      const audit = await server().request('GET', `/v1/audit?target_id=${experiment.id}&action=experiment.results_computed`, { key });
+      expect(audit.body.data[0]).toMatchObject({ actor_id: null, payload: { snapshot_id: printed.id, via: 'cli' } });
+      if (dialect !== 'sqlite') return; // the failure path does not depend on the database
+      const missing = spawnSync(process.execPath, ['bin/verdict.js', 'analyze', '01J00000000000000000000000'], { env, encoding: 'utf8', timeout: 60_000 });
+      expect(missing.status).not.toBe(0);
+      expect(missing.stderr).toMatch(/no started experiment/);
+    });
+  },
+  { clock },
+);
