@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
+import { startRenderWorker } from '../templates/support.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, sendTraffic, type Browser } from './browser-support.js';
+
+// End to end through Debian's Chromium: a person signs in with the bootstrap key, creates and
+// starts an experiment, opens its results (one peek), and stops it with a reason. Screenshots of
+// the main pages land in test-results/ui/.
+
+describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let boot: Bootstrap;
+  let worker: { stop(): Promise<void> } | undefined;
+  let experimentId = '';
+  const experimentKey = `checkout-${Date.now()}`;
+
+  beforeAll(async () => {
+    ensureWebBuild();
+    server = await startTestServer('sqlite');
+    boot = await server.bootstrap('Browser Co');
+    const metric = await server.request('POST', '/v1/metrics', { key: boot.key, body: { key: 'purchases', name: 'Purchases', event_key: 'purchase', kind: 'binary' } });
+    expect(metric.status).toBe(201);
+    // The test server runs no jobs of its own; renders need a worker, as `verdict serve` has.
+    worker = startRenderWorker(server);
+    browser = await launchBrowser();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.stop();
+    await server?.close();
+  });
+
+  const at = (path: string) => `${server.url}/ui${path}`;
+
+  it('answers /ui with the app and signs in with the bootstrap key', async () => {
+    const { page } = browser;
+    await page.goto(at('/'));
+    await expect(page.getByRole('heading', { name: 'Sign in to Verdict' }).isVisible()).resolves.toBe(true);
+    await page.getByLabel('Server API key').fill('vd_srv_all_notarealkeynotarealkeynotarealkeynotareal');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await screenshot(page, '01-sign-in');
+    await page.getByLabel('Server API key').fill(boot.key);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+    const cookie = (await browser.context.cookies()).find((c) => c.name === 'verdict_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(await page.evaluate(() => document.cookie)).not.toContain('verdict_session');
+  });
+
+  it('is keyboard-usable: the first Tab reaches the skip link, which jumps to the content', async () => {
+    const { page } = browser;
+    await page.reload();
+    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
+  });
+
+  it('creates an experiment through the form and starts it', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'New experiment' }).click();
+    await page.getByLabel('Key', { exact: true }).fill(experimentKey);
+    await page.getByLabel('Name', { exact: true }).fill('Green checkout button');
+    await page.getByLabel('Hypothesis').fill('A green button makes more people buy');
+    await page.getByLabel('Primary metric').selectOption({ label: 'Purchases (binary)' });
+    await screenshot(page, '03-experiment-new');
+    await page.getByRole('button', { name: 'Create experiment' }).click();
+    await page.getByRole('button', { name: 'Start experiment' }).click();
+    await page.getByRole('link', { name: 'View results' }).waitFor();
+    experimentId = page.url().split('/').pop() ?? '';
+    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    expect(stored.body).toMatchObject({ key: experimentKey, status: 'running' });
+    await screenshot(page, '04-experiment-running');
+  });
+
+  it('opens results once: chart, history, verdict, and exactly one peek', async () => {
+    const { page } = browser;
+    await sendTraffic(server, boot.key, experimentKey, 0, 200);
+    const first = await server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: boot.key });
+    expect(first.status, first.text).toBe(201);
+    await sendTraffic(server, boot.key, experimentKey, 200, 400);
+    const second = await server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: boot.key });
+    expect(second.body.peek_count_at_computation).toBe(0);
+
+    await page.getByRole('link', { name: 'View results' }).click();
+    await page.getByTestId('interval-chart').waitFor();
+    await page.getByTestId('history-chart').waitFor();
+    expect(await page.getByTestId('interval-chart').locator('circle.interval-mean').count()).toBe(2);
+    expect(await page.getByTestId('verdict').textContent()).toMatch(/Decision rule satisfied: (yes|no)/);
+    expect(await page.getByRole('table', { name: /Posterior mean/ }).textContent()).toContain('control');
+    await screenshot(page, '05-results');
+
+    const peeks = await server.request('GET', `/v1/audit?action=experiment.results_peeked&target_id=${experimentId}`, { key: boot.key });
+    expect(peeks.body.data).toHaveLength(1);
+    expect(peeks.body.data[0].actor_id).toBe(boot.keyId);
+    const next = await server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: boot.key });
+    expect(next.body.peek_count_at_computation).toBe(1);
+  });
+
+  it('logs no peek when results are read with a bearer key', async () => {
+    const read = await server.request('GET', `/v1/experiments/${experimentId}/results`, { key: boot.key });
+    expect(read.status).toBe(200);
+    const peeks = await server.request('GET', `/v1/audit?action=experiment.results_peeked&target_id=${experimentId}`, { key: boot.key });
+    expect(peeks.body.data).toHaveLength(1);
+  });
+
+  it('is readable on a narrow screen', async () => {
+    const { page } = browser;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.getByTestId('interval-chart').waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, '06-results-narrow');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('stops the experiment with a reason', async () => {
+    const { page } = browser;
+    await page.goto(at(`/experiments/${experimentId}`));
+    await page.getByLabel('Stop reason').selectOption('won');
+    await page.getByLabel('Outcome notes (optional)').fill('Shipped the green button');
+    await page.getByRole('button', { name: 'Stop experiment' }).click();
+    await page.getByText('Archived: nothing more can change.').or(page.getByRole('button', { name: 'Archive' })).first().waitFor();
+    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    expect(stored.body).toMatchObject({ status: 'stopped', stop_reason: 'won', outcome_notes: 'Shipped the green button' });
+    await screenshot(page, '07-experiment-stopped');
+  });
+
+  it('shows the other main pages', async () => {
+    const { page } = browser;
+    const pages: [string, string, string][] = [
+      ['/experiments', 'Experiments', '02-experiments'],
+      ['/metrics', 'Metrics', '08-metrics'],
+      ['/mutex-groups', 'Mutex groups', '09-mutex-groups'],
+      ['/templates', 'Templates', '12-templates'],
+      ['/webhook-sources', 'Webhook sources', '14-webhook-sources'],
+      ['/leads', 'Leads', '15-leads'],
+    ];
+    for (const [path, heading, name] of pages) {
+      await page.goto(at(path));
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await screenshot(page, name);
+    }
+  });
+
+  it('creates an API key and shows its secret once', async () => {
+    const { page } = browser;
+    await page.goto(at('/api-keys'));
+    await page.getByLabel('Name', { exact: true }).fill('checkout-service');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.getByTestId('secret').textContent();
+    expect(secret).toMatch(/^vd_srv_all_/);
+    await screenshot(page, '10-api-keys');
+  });
+
+  it('filters the audit log', async () => {
+    const { page } = browser;
+    await page.goto(at('/audit'));
+    await page.getByLabel('Action').fill('experiment.results_peeked');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/action=experiment.results_peeked/);
+    await page.getByRole('table', { name: 'Audit entries' }).waitFor();
+    // Two page opens of the results: the first visit and the reload at phone width.
+    expect(await page.getByRole('table', { name: 'Audit entries' }).locator('tbody tr').count()).toBe(2);
+    await screenshot(page, '11-audit');
+  });
+
+  it('edits, freezes and renders a template', async () => {
+    const { page } = browser;
+    await page.goto(at('/templates'));
+    await page.getByLabel('Name', { exact: true }).fill('Offer');
+    await page.getByRole('button', { name: 'Create draft' }).click();
+    await page.getByRole('button', { name: 'Freeze as next version' }).click();
+    await page.getByRole('button', { name: 'v1' }).waitFor();
+    await page.getByRole('button', { name: 'Render' }).click();
+    await page.getByRole('link', { name: 'Download pdf' }).waitFor({ timeout: 30_000 });
+    await screenshot(page, '13-template');
+  });
+
+  it('signs out', async () => {
+    const { page } = browser;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Verdict' }).waitFor();
+    expect((await browser.context.cookies()).find((c) => c.name === 'verdict_session')).toBeUndefined();
+  });
+});

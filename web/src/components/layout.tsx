@@ -1,0 +1,53 @@
+import type { ComponentChildren } from 'preact';
+import { Link, useLocation } from '../router.js';
+import type { SessionInfo } from '../types.js';
+
+const sections: [string, string][] = [
+  ['/experiments', 'Experiments'],
+  ['/metrics', 'Metrics'],
+  ['/mutex-groups', 'Mutex groups'],
+  ['/api-keys', 'API keys'],
+  ['/audit', 'Audit log'],
+  ['/templates', 'Templates'],
+  ['/webhook-sources', 'Webhook sources'],
+  ['/leads', 'Leads'],
+];
+
+export function Layout({ session, onSignOut, children }: { session: SessionInfo; onSignOut: () => void; children: ComponentChildren }) {
+  const where = useLocation();
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <div class="brand">
+          <Link href="/experiments">Verdict</Link>
+          <span class="workspace" title="workspace">
+            {session.workspace.name}
+          </span>
+        </div>
+        <div class="who">
+          <span class="muted" title={`signed in with key ${session.key.name}`}>
+            {session.key.prefix}…{session.key.last_four}
+          </span>
+          <button type="button" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <nav class="sections" aria-label="Sections">
+        <ul>
+          {sections.map(([href, label]) => (
+            <li key={href}>
+              <Link href={href} aria-current={where.path === href || where.path.startsWith(`${href}/`) ? 'page' : undefined}>
+                {label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main">{children}</main>
+    </>
+  );
+}

@@ -1,0 +1,209 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+let firstPage = true;
+
+/**
+ * The page title; focused after an in-app navigation so screen readers announce the new page
+ * (on the first page of a load, focus stays at the top so Tab reaches the skip link first).
+ */
+export function PageTitle({ children, actions }: { children: ComponentChildren; actions?: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (firstPage) firstPage = false;
+    else ref.current?.focus({ preventScroll: true });
+  }, []);
+  return (
+    <div class="page-title">
+      <h1 tabIndex={-1} ref={ref}>
+        {children}
+      </h1>
+      {actions ? <div class="actions">{actions}</div> : null}
+    </div>
+  );
+}
+
+export function ErrorBox({ error }: { error: string | null | undefined }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  );
+}
+
+export function Loading({ what = 'Loading' }: { what?: string }) {
+  return (
+    <p class="muted" role="status">
+      {what}…
+    </p>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span class={`badge badge-${status}`}>{status}</span>;
+}
+
+type InputProps = JSX.InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string; value?: string | number };
+
+let fieldSequence = 0;
+function useFieldId(): string {
+  const [id] = useState(() => `f${++fieldSequence}`);
+  return id;
+}
+
+/** A labelled input; the hint is tied to it with aria-describedby. */
+export function Field({ label, hint, ...input }: InputProps) {
+  const id = useFieldId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {hint ? (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+type TextAreaProps = JSX.TextareaHTMLAttributes<HTMLTextAreaElement> & { label: string; hint?: string; value?: string };
+
+export function TextArea({ label, hint, ...area }: TextAreaProps) {
+  const id = useFieldId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <textarea id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...area} />
+      {hint ? (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+type SelectProps = JSX.SelectHTMLAttributes<HTMLSelectElement> & {
+  label: string;
+  hint?: string;
+  value?: string;
+  options: { value: string; label: string }[];
+};
+
+export function Select({ label, hint, options, ...select }: SelectProps) {
+  const id = useFieldId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...select}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      {hint ? (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+export function Checkbox({ label, checked, onChange }: { label: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  const id = useFieldId();
+  return (
+    <div class="check">
+      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} />
+      <label for={id}>{label}</label>
+    </div>
+  );
+}
+
+/** A table that scrolls sideways on narrow screens instead of squeezing its columns. */
+export function Table({ caption, children }: { caption: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={caption} tabIndex={0}>
+      <table>
+        <caption class="visually-hidden">{caption}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
+/**
+ * Previous / next over the API's opaque cursors: the cursors of the pages already seen are kept
+ * so "Previous" can go back.
+ */
+export function usePager(reset: unknown[]): { cursor: string | undefined; pager: (next: string | null | undefined) => JSX.Element } {
+  const [stack, setStack] = useState<(string | undefined)[]>([undefined]);
+  const key = JSON.stringify(reset);
+  const [lastKey, setLastKey] = useState(key);
+  if (key !== lastKey) {
+    setLastKey(key);
+    setStack([undefined]);
+  }
+  const cursor = stack[stack.length - 1];
+  const pager = (next: string | null | undefined) => (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={stack.length <= 1} onClick={() => setStack(stack.slice(0, -1))}>
+        ← Previous
+      </button>
+      <span class="muted">Page {stack.length}</span>
+      <button type="button" disabled={!next} onClick={() => next && setStack([...stack, next])}>
+        Next →
+      </button>
+    </nav>
+  );
+  return { cursor, pager };
+}
+
+/** Shows a secret that the API returns once, with a copy button and a plain warning. */
+export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied(true);
+    } catch {
+      setCopied(false);
+    }
+  };
+  return (
+    <div class="secret" role="region" aria-label={label}>
+      <p>
+        <strong>{label}</strong> — shown only now. Store it somewhere safe; the server keeps only a hash or an encrypted copy and will not
+        show it again.
+      </p>
+      <code class="secret-value" data-testid="secret">
+        {secret}
+      </code>
+      <div class="actions">
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" onClick={onDone}>
+          I have stored it
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Definition list rows: label, value. */
+export function Facts({ items }: { items: [string, ComponentChildren][] }) {
+  return (
+    <dl class="facts">
+      {items.map(([term, value]) => (
+        <div key={term}>
+          <dt>{term}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -1,0 +1,55 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { errorText } from './api.js';
+
+export interface Resource<T> {
+  data: T | undefined;
+  error: string | null;
+  loading: boolean;
+  reload: () => void;
+}
+
+/**
+ * Loads once per change of `deps` (and on reload()), never on a timer: the results page in
+ * particular must read results once per page open, because every read through the UI is a peek.
+ */
+export function useResource<T>(load: () => Promise<T>, deps: unknown[]): Resource<T> {
+  const [state, setState] = useState<{ data: T | undefined; error: string | null; loading: boolean }>({
+    data: undefined,
+    error: null,
+    loading: true,
+  });
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((previous) => ({ ...previous, loading: true, error: null }));
+    load().then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (error: unknown) => live && setState({ data: undefined, error: errorText(error), loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, generation]);
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  return { ...state, reload };
+}
+
+/** Runs one mutation at a time and remembers its error for display. */
+export function useAction(): { busy: boolean; error: string | null; run: (work: () => Promise<void>) => Promise<boolean>; clear: () => void } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = useCallback(async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      return true;
+    } catch (caught) {
+      setError(errorText(caught));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run, clear: () => setError(null) };
+}

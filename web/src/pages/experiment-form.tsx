@@ -1,0 +1,156 @@
+import { useState } from 'preact/hooks';
+import { api, type Page } from '../api.js';
+import { Checkbox, ErrorBox, Field, PageTitle, Select, TextArea } from '../components/ui.js';
+import { useAction, useResource } from '../hooks.js';
+import { navigate } from '../router.js';
+import type { DecisionMethod, Environment, Experiment, Metric, MutexGroup } from '../types.js';
+
+interface VariantRow {
+  key: string;
+  weight: number;
+  description: string;
+}
+
+const unitTypes = ['user', 'account', 'session', 'device', 'custom_attribute'].map((value) => ({ value, label: value }));
+const methods: { value: DecisionMethod; label: string }[] = [
+  { value: 'bayesian.posterior_threshold', label: 'Bayesian: probability of being best reaches a threshold' },
+  { value: 'bayesian.always_valid_evalue', label: 'Bayesian always-valid e-value (safe to peek)' },
+  { value: 'frequentist.sequential_msprt', label: 'Frequentist mixture SPRT (safe to peek)' },
+];
+
+async function loadChoices() {
+  const [environments, metrics, groups] = await Promise.all([
+    api<Page<Environment>>('GET', '/v1/environments?limit=200'),
+    api<Page<Metric>>('GET', '/v1/metrics?limit=200'),
+    api<Page<MutexGroup>>('GET', '/v1/mutex-groups?limit=200'),
+  ]);
+  return { environments: environments.data, metrics: metrics.data, groups: groups.data };
+}
+
+function VariantsEditor({ rows, control, onRows, onControl }: { rows: VariantRow[]; control: number; onRows: (rows: VariantRow[]) => void; onControl: (i: number) => void }) {
+  const set = (i: number, patch: Partial<VariantRow>) => onRows(rows.map((row, j) => (j === i ? { ...row, ...patch } : row)));
+  const total = rows.reduce((sum, row) => sum + (Number.isFinite(row.weight) ? row.weight : 0), 0);
+  return (
+    <fieldset>
+      <legend>Variants</legend>
+      {rows.map((row, i) => (
+        <div class="row variant-row" key={i}>
+          <Field label={`Variant ${i + 1} key`} value={row.key} required pattern="[a-z0-9._-]{1,64}" onInput={(e) => set(i, { key: e.currentTarget.value })} />
+          <Field label={`Variant ${i + 1} weight (%)`} type="number" min={0} max={100} value={row.weight} onInput={(e) => set(i, { weight: Number(e.currentTarget.value) })} />
+          <Field label={`Variant ${i + 1} description`} value={row.description} onInput={(e) => set(i, { description: e.currentTarget.value })} />
+          <div class="check">
+            <input id={`control-${i}`} type="radio" name="control" checked={control === i} onChange={() => onControl(i)} />
+            <label for={`control-${i}`}>Control</label>
+          </div>
+          <button type="button" disabled={rows.length <= 2} aria-label={`Remove variant ${i + 1}`} onClick={() => onRows(rows.filter((_r, j) => j !== i))}>
+            Remove
+          </button>
+        </div>
+      ))}
+      <p class={total === 100 ? 'muted' : 'error'}>Weights total {total}% (must be 100).</p>
+      <button type="button" onClick={() => onRows([...rows, { key: '', weight: 0, description: '' }])}>
+        Add variant
+      </button>
+    </fieldset>
+  );
+}
+
+function useExperimentDraft() {
+  const [fields, setFields] = useState({ environment_id: '', key: '', name: '', hypothesis: '', unit_type: 'user', primary_metric_id: '', mutex_group_id: '', audience: '' });
+  const [rows, setRows] = useState<VariantRow[]>([
+    { key: 'control', weight: 50, description: '' },
+    { key: 'treatment', weight: 50, description: '' },
+  ]);
+  const [control, setControl] = useState(0);
+  const [guardrails, setGuardrails] = useState<string[]>([]);
+  const [rule, setRule] = useState({ method: 'bayesian.posterior_threshold', posterior_threshold: '0.995', minimum_detectable_effect: '0.02', min_sample_per_variant: '20000', max_duration_days: '28', snapshot_cadence_minutes: '240' });
+  const body = (environments: Environment[]) => ({
+    environment_id: fields.environment_id || environments[0]?.id || '',
+    key: fields.key,
+    name: fields.name,
+    hypothesis: fields.hypothesis,
+    unit_type: fields.unit_type,
+    variants: rows.map((row, i) => ({ key: row.key, weight: row.weight, is_control: i === control, ...(row.description ? { description: row.description } : {}) })),
+    primary_metric_id: fields.primary_metric_id || null,
+    guardrail_metric_ids: guardrails,
+    mutex_group_id: fields.mutex_group_id || null,
+    audience: fields.audience.trim() ? (JSON.parse(fields.audience) as unknown) : null,
+    decision_rule: {
+      method: rule.method,
+      posterior_threshold: Number(rule.posterior_threshold),
+      minimum_detectable_effect: Number(rule.minimum_detectable_effect),
+      min_sample_per_variant: Number(rule.min_sample_per_variant),
+      max_duration_days: Number(rule.max_duration_days),
+      snapshot_cadence_minutes: Number(rule.snapshot_cadence_minutes),
+    },
+  });
+  return { fields, setFields, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, body };
+}
+
+export function ExperimentForm() {
+  const choices = useResource(loadChoices, []);
+  const draft = useExperimentDraft();
+  const action = useAction();
+  const { fields, rule } = draft;
+  const setField = (name: keyof typeof fields) => (e: { currentTarget: { value: string } }) => draft.setFields({ ...fields, [name]: e.currentTarget.value });
+  const setRule = (name: keyof typeof rule) => (e: { currentTarget: { value: string } }) => draft.setRule({ ...rule, [name]: e.currentTarget.value });
+  const environments = choices.data?.environments ?? [];
+  const metrics = choices.data?.metrics ?? [];
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      let body;
+      try {
+        body = draft.body(environments);
+      } catch {
+        throw new Error('The audience is not valid JSON.');
+      }
+      const created = await api<Experiment>('POST', '/v1/experiments', body);
+      navigate(`/experiments/${created.id}`);
+    });
+  };
+
+  return (
+    <>
+      <PageTitle>New experiment</PageTitle>
+      <ErrorBox error={choices.error} />
+      <form class="stack" onSubmit={submit}>
+        <fieldset>
+          <legend>Definition</legend>
+          <Select label="Environment" value={fields.environment_id || environments[0]?.id || ''} options={environments.map((env) => ({ value: env.id, label: env.name }))} onChange={setField('environment_id')} />
+          <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={fields.key} onInput={setField('key')} hint="Lowercase letters, digits, dot, dash and underscore; what SDKs ask to be assigned to." />
+          <Field label="Name" required value={fields.name} onInput={setField('name')} />
+          <TextArea label="Hypothesis" required rows={3} value={fields.hypothesis} onInput={setField('hypothesis')} />
+          <Select label="Unit type" value={fields.unit_type} options={unitTypes} onChange={setField('unit_type')} hint="What a unit id identifies." />
+        </fieldset>
+        <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} />
+        <fieldset>
+          <legend>Metrics</legend>
+          <Select label="Primary metric" value={fields.primary_metric_id} options={[{ value: '', label: 'None' }, ...metrics.map((m) => ({ value: m.id, label: `${m.name} (${m.kind})` }))]} onChange={setField('primary_metric_id')} />
+          {metrics.length > 0 ? <p class="hint">Guardrail metrics (watched for harm, not used for the verdict):</p> : null}
+          {metrics.map((m) => (
+            <Checkbox key={m.id} label={m.name} checked={draft.guardrails.includes(m.id)} onChange={(on) => draft.setGuardrails(on ? [...draft.guardrails, m.id] : draft.guardrails.filter((g) => g !== m.id))} />
+          ))}
+          <Select label="Mutex group" value={fields.mutex_group_id} options={[{ value: '', label: 'None' }, ...(choices.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name }))]} onChange={setField('mutex_group_id')} />
+        </fieldset>
+        <fieldset>
+          <legend>Decision rule</legend>
+          <Select label="Method" value={rule.method} options={methods} onChange={setRule('method')} />
+          <div class="row">
+            <Field label="Threshold" type="number" step="0.0001" min={0.5} max={0.9999} value={rule.posterior_threshold} onInput={setRule('posterior_threshold')} hint="0.5–0.9999; α = 1 − threshold for the sequential rules." />
+            <Field label="Minimum detectable effect" type="number" step="0.001" value={rule.minimum_detectable_effect} onInput={setRule('minimum_detectable_effect')} />
+            <Field label="Minimum units per variant" type="number" min={1} value={rule.min_sample_per_variant} onInput={setRule('min_sample_per_variant')} />
+            <Field label="Maximum duration (days)" type="number" min={1} value={rule.max_duration_days} onInput={setRule('max_duration_days')} />
+            <Field label="Snapshot every (minutes)" type="number" min={5} value={rule.snapshot_cadence_minutes} onInput={setRule('snapshot_cadence_minutes')} />
+          </div>
+        </fieldset>
+        <TextArea label="Audience (optional JSON rule)" rows={4} value={fields.audience} onInput={setField('audience')} hint='Empty for everyone. Example: {"attribute": "country", "op": "in", "value": ["DE", "FR"]}' />
+        <ErrorBox error={action.error} />
+        <button type="submit" class="primary" disabled={action.busy}>
+          Create experiment
+        </button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,106 @@
+import { api, type Page } from '../api.js';
+import { ErrorBox, Facts, Loading, PageTitle, StatusBadge, Table } from '../components/ui.js';
+import { dateTime, json } from '../format.js';
+import { useResource } from '../hooks.js';
+import { Link } from '../router.js';
+import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
+import { describeRule, Lifecycle, WeightsEditor } from './experiment-parts.js';
+
+interface Catalogue {
+  environments: Environment[];
+  metrics: Metric[];
+  groups: MutexGroup[];
+}
+
+async function loadCatalogue(): Promise<Catalogue> {
+  const [environments, metrics, groups] = await Promise.all([
+    api<Page<Environment>>('GET', '/v1/environments?limit=200'),
+    api<Page<Metric>>('GET', '/v1/metrics?limit=200'),
+    api<Page<MutexGroup>>('GET', '/v1/mutex-groups?limit=200'),
+  ]);
+  return { environments: environments.data, metrics: metrics.data, groups: groups.data };
+}
+
+export function ExperimentDetail({ id }: { id: string }) {
+  const experiment = useResource(() => api<Experiment>('GET', `/v1/experiments/${id}`), [id]);
+  const catalogue = useResource(loadCatalogue, []);
+  const e = experiment.data;
+  if (experiment.error) return <ErrorBox error={experiment.error} />;
+  if (!e) return <Loading />;
+  const cat = catalogue.data;
+  const metricName = (metricId: string) => cat?.metrics.find((m) => m.id === metricId)?.name ?? metricId;
+
+  return (
+    <>
+      <PageTitle
+        actions={
+          e.started_at ? (
+            <Link class="button primary" href={`/experiments/${e.id}/results`}>
+              View results
+            </Link>
+          ) : null
+        }
+      >
+        {e.name} <StatusBadge status={e.status} />
+      </PageTitle>
+      <p class="lead">{e.hypothesis}</p>
+      <Facts
+        items={[
+          ['Key', <code>{e.key}</code>],
+          ['Unit', e.unit_type],
+          ['Environment', cat?.environments.find((env) => env.id === e.environment_id)?.name ?? e.environment_id],
+          ['Created', dateTime(e.created_at)],
+          ['Started', dateTime(e.started_at)],
+          ['Stopped', e.stopped_at ? `${dateTime(e.stopped_at)} (${e.stop_reason ?? 'no reason'})` : '—'],
+          ...(e.outcome_notes ? ([['Outcome notes', e.outcome_notes]] as [string, string][]) : []),
+          ['Mutex group', e.mutex_group_id ? (cat?.groups.find((g) => g.id === e.mutex_group_id)?.name ?? e.mutex_group_id) : 'none'],
+        ]}
+      />
+      <section aria-labelledby="variants">
+        <h2 id="variants">Variants and weights</h2>
+        <Table caption="Variants">
+          <thead>
+            <tr>
+              <th scope="col">Variant</th>
+              <th scope="col">Weight</th>
+              <th scope="col">Control</th>
+              <th scope="col">Description</th>
+            </tr>
+          </thead>
+          <tbody>
+            {e.variants.map((v) => (
+              <tr key={v.id}>
+                <td>
+                  <code>{v.key}</code>
+                </td>
+                <td>{v.weight}%</td>
+                <td>{v.is_control ? 'yes' : ''}</td>
+                <td>{v.description ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+        {e.weights_changed_since_start ? <p class="notice">Weights were changed after the start.</p> : null}
+        {e.status === 'draft' || e.status === 'running' ? (
+          <WeightsEditor key={e.variants.map((v) => v.weight).join()} experiment={e} onChanged={() => experiment.reload()} />
+        ) : null}
+      </section>
+      <section aria-labelledby="measure">
+        <h2 id="measure">What it measures</h2>
+        <Facts
+          items={[
+            ['Primary metric', e.primary_metric_id ? metricName(e.primary_metric_id) : 'none (results show sample sizes and SRM only)'],
+            ['Guardrails', e.guardrail_metric_ids.length ? e.guardrail_metric_ids.map(metricName).join(', ') : 'none'],
+            ['Decision rule', <span>{e.decision_rule.method}</span>],
+          ]}
+        />
+        <p>{describeRule(e.decision_rule)}</p>
+      </section>
+      <section aria-labelledby="audience">
+        <h2 id="audience">Audience</h2>
+        {e.audience ? <pre class="code">{json(e.audience)}</pre> : <p>Everyone (no audience filter).</p>}
+      </section>
+      <Lifecycle experiment={e} onChanged={() => experiment.reload()} />
+    </>
+  );
+}

@@ -1,0 +1,140 @@
+import { useState } from 'preact/hooks';
+import { api, query, type Page } from '../api.js';
+import { ErrorBox, Field, Loading, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
+import { dateTime, json } from '../format.js';
+import { useAction, useResource } from '../hooks.js';
+import type { Lead } from '../types.js';
+
+function LeadRow({ lead, onSaved }: { lead: Lead; onSaved: () => void }) {
+  const [status, setStatus] = useState(lead.status);
+  const action = useAction();
+  const save = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      await api('PATCH', `/v1/leads/${lead.id}`, { status });
+      onSaved();
+    });
+  };
+  return (
+    <tr>
+      <td>{lead.name}</td>
+      <td>{lead.email ?? '—'}</td>
+      <td>
+        <form class="inline" onSubmit={save}>
+          <label class="visually-hidden" for={`status-${lead.id}`}>
+            Status of {lead.name}
+          </label>
+          <input id={`status-${lead.id}`} value={status} size={12} onInput={(e) => setStatus(e.currentTarget.value)} />
+          <button type="submit" disabled={status === lead.status || action.busy}>
+            Save
+          </button>
+        </form>
+        <ErrorBox error={action.error} />
+      </td>
+      <td>{lead.task_tool_task_id ? <code>{lead.task_tool_task_id}</code> : <span class="muted">not linked</span>}</td>
+      <td>{dateTime(lead.updated_at)}</td>
+    </tr>
+  );
+}
+
+function StatusMapping() {
+  const settings = useResource(() => api<{ status_mapping: Record<string, string> }>('GET', '/v1/task-tool/settings'), []);
+  const [text, setText] = useState<string | null>(null);
+  const action = useAction();
+  const value = text ?? (settings.data ? json(settings.data.status_mapping) : '');
+  const save = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      let mapping: unknown;
+      try {
+        mapping = JSON.parse(value);
+      } catch {
+        throw new Error('The mapping is not valid JSON.');
+      }
+      await api('PUT', '/v1/task-tool/settings', { status_mapping: mapping });
+      setText(null);
+      settings.reload();
+    });
+  };
+  return (
+    <form class="card" onSubmit={save} aria-labelledby="mapping-title">
+      <h2 id="mapping-title">Task-tool status mapping</h2>
+      <p class="hint">Task-tool status names (compared case-insensitively) to lead statuses. Unmapped statuses leave the lead unchanged and are audit-logged.</p>
+      <ErrorBox error={settings.error} />
+      <TextArea label="Mapping (JSON object)" class="mono" rows={5} value={value} onInput={(e) => setText(e.currentTarget.value)} />
+      <ErrorBox error={action.error} />
+      <button type="submit" disabled={action.busy || text === null}>
+        Save mapping
+      </button>
+    </form>
+  );
+}
+
+export function Leads() {
+  const [filter, setFilter] = useState('');
+  const [applied, setApplied] = useState('');
+  const { cursor, pager } = usePager([applied]);
+  const list = useResource(() => api<Page<Lead>>('GET', `/v1/leads${query({ status: applied, cursor })}`), [applied, cursor]);
+  const [form, setForm] = useState({ name: '', email: '', status: 'new', task_tool_task_id: '' });
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      await api('POST', '/v1/leads', { name: form.name, email: form.email || null, status: form.status || undefined, task_tool_task_id: form.task_tool_task_id || null });
+      setForm({ name: '', email: '', status: 'new', task_tool_task_id: '' });
+      list.reload();
+    });
+  };
+  return (
+    <>
+      <PageTitle>Leads</PageTitle>
+      <p class="muted">Local records whose status mirrors a task in the task-management tool.</p>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(filter.trim());
+        }}
+      >
+        <Field label="Status filter" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+        <button type="submit">Filter</button>
+      </form>
+      <ErrorBox error={list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      {list.data && list.data.data.length === 0 ? <p class="muted">No leads{applied ? ` with status ${applied}` : ''}.</p> : null}
+      {list.data && list.data.data.length > 0 ? (
+        <Table caption="Leads">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Status</th>
+              <th scope="col">Task</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.data.map((lead) => (
+              <LeadRow key={`${lead.id}${lead.updated_at}`} lead={lead} onSaved={list.reload} />
+            ))}
+          </tbody>
+        </Table>
+      ) : null}
+      {list.data ? pager(list.data.next_cursor) : null}
+      <form class="card" onSubmit={submit} aria-labelledby="new-lead">
+        <h2 id="new-lead">New lead</h2>
+        <div class="row">
+          <Field label="Name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+          <Field label="Email" type="email" value={form.email} onInput={(e) => setForm({ ...form, email: e.currentTarget.value })} />
+          <Field label="Status" value={form.status} onInput={(e) => setForm({ ...form, status: e.currentTarget.value })} />
+          <Field label="Task-tool task id" value={form.task_tool_task_id} onInput={(e) => setForm({ ...form, task_tool_task_id: e.currentTarget.value })} />
+        </div>
+        <ErrorBox error={action.error} />
+        <button type="submit" class="primary" disabled={action.busy}>
+          Create lead
+        </button>
+      </form>
+      <StatusMapping />
+    </>
+  );
+}

@@ -1,0 +1,99 @@
+import { useState } from 'preact/hooks';
+import { api, query, type Page } from '../api.js';
+import { ErrorBox, Field, Loading, PageTitle, Select, Table, usePager } from '../components/ui.js';
+import { dateTime } from '../format.js';
+import { useAction, useResource } from '../hooks.js';
+import type { Metric } from '../types.js';
+
+const kinds = [
+  { value: 'binary', label: 'binary — did the unit convert' },
+  { value: 'count', label: 'count — events per unit' },
+  { value: 'revenue', label: 'revenue — a number per unit' },
+  { value: 'duration', label: 'duration — a number per unit' },
+];
+const aggregations = ['count', 'sum', 'mean'].map((value) => ({ value, label: value }));
+const blank = { key: '', name: '', event_key: '', kind: 'binary', aggregation: 'count', unit_dedup_window: 'P7D', property_path: '' };
+
+function MetricForm({ onCreated }: { onCreated: () => void }) {
+  const [form, setForm] = useState(blank);
+  const action = useAction();
+  const set = (name: keyof typeof blank) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      await api('POST', '/v1/metrics', { ...form, property_path: form.property_path || null });
+      setForm(blank);
+      onCreated();
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="new-metric">
+      <h2 id="new-metric">New metric</h2>
+      <div class="row">
+        <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={form.key} onInput={set('key')} />
+        <Field label="Name" required value={form.name} onInput={set('name')} />
+        <Field label="Event key" required pattern="[a-z0-9._-]{1,128}" value={form.event_key} onInput={set('event_key')} hint="The event_key of the events it counts." />
+      </div>
+      <div class="row">
+        <Select label="Kind" value={form.kind} options={kinds} onChange={set('kind')} />
+        <Select label="Aggregation" value={form.aggregation} options={aggregations} onChange={set('aggregation')} />
+        <Field label="Per-unit window" value={form.unit_dedup_window} onInput={set('unit_dedup_window')} hint="ISO 8601 duration after the first exposure, e.g. P7D." />
+        <Field label="Property path" value={form.property_path} onInput={set('property_path')} hint="For sum and mean: where the number is, e.g. amount." />
+      </div>
+      <ErrorBox error={action.error} />
+      <button type="submit" class="primary" disabled={action.busy}>
+        Create metric
+      </button>
+    </form>
+  );
+}
+
+export function Metrics() {
+  const { cursor, pager } = usePager([]);
+  const list = useResource(() => api<Page<Metric>>('GET', `/v1/metrics${query({ cursor })}`), [cursor]);
+  return (
+    <>
+      <PageTitle>Metrics</PageTitle>
+      <ErrorBox error={list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      {list.data && list.data.data.length === 0 ? <p class="muted">No metrics yet.</p> : null}
+      {list.data && list.data.data.length > 0 ? (
+        <Table caption="Metrics">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Event</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Aggregation</th>
+              <th scope="col">Window</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.data.map((m) => (
+              <tr key={m.id}>
+                <td>{m.name}</td>
+                <td>
+                  <code>{m.key}</code>
+                </td>
+                <td>
+                  <code>{m.event_key}</code>
+                </td>
+                <td>{m.kind}</td>
+                <td>
+                  {m.aggregation}
+                  {m.property_path ? ` of ${m.property_path}` : ''}
+                </td>
+                <td>{m.unit_dedup_window}</td>
+                <td>{dateTime(m.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      ) : null}
+      {list.data ? pager(list.data.next_cursor) : null}
+      <MetricForm onCreated={list.reload} />
+    </>
+  );
+}

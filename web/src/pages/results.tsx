@@ -1,0 +1,97 @@
+import { api, ApiError, type Page } from '../api.js';
+import { HistoryChart } from '../charts/history-chart.js';
+import { ErrorBox, Loading, PageTitle, StatusBadge } from '../components/ui.js';
+import { dateTime } from '../format.js';
+import { useAction, useResource } from '../hooks.js';
+import { Link } from '../router.js';
+import type { Experiment, Metric, Snapshot, SnapshotHistory } from '../types.js';
+import { DecisionPanel, formatterFor, HealthChecks, MetricResults } from './results-parts.js';
+
+interface ResultsData {
+  experiment: Experiment;
+  latest: Snapshot | null;
+  history: Snapshot[];
+  metrics: Metric[];
+}
+
+/**
+ * One read of each, once per page open (and after "Compute now"): a results read through the
+ * session is a peek, logged in the audit history and counted by the next snapshot.
+ */
+async function loadResults(id: string): Promise<ResultsData> {
+  const [experiment, latest, history, metrics] = await Promise.all([
+    api<Experiment>('GET', `/v1/experiments/${id}`),
+    api<Snapshot>('GET', `/v1/experiments/${id}/results`).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }),
+    api<SnapshotHistory>('GET', `/v1/experiments/${id}/results/history?limit=200`).catch(() => ({ snapshots: [] as Snapshot[] })),
+    api<Page<Metric>>('GET', '/v1/metrics?limit=200'),
+  ]);
+  return { experiment, latest, history: history.snapshots, metrics: metrics.data };
+}
+
+export function Results({ id }: { id: string }) {
+  const data = useResource(() => loadResults(id), [id]);
+  const compute = useAction();
+  if (data.error) return <ErrorBox error={data.error} />;
+  if (!data.data) return <Loading what="Loading results" />;
+  const { experiment, latest, history, metrics } = data.data;
+  const kindOf = (metricId: string) => metrics.find((m) => m.id === metricId)?.kind;
+  const format = formatterFor(latest?.primary_metric?.kind);
+  const computeNow = () =>
+    compute.run(async () => {
+      await api('POST', `/v1/experiments/${id}/results/compute`);
+      data.reload();
+    });
+
+  return (
+    <>
+      <PageTitle
+        actions={
+          experiment.started_at ? (
+            <button type="button" onClick={computeNow} disabled={compute.busy}>
+              {compute.busy ? 'Computing…' : 'Compute now'}
+            </button>
+          ) : null
+        }
+      >
+        Results: {experiment.name} <StatusBadge status={experiment.status} />
+      </PageTitle>
+      <p>
+        <Link href={`/experiments/${experiment.id}`}>← Experiment definition{experiment.status === 'running' ? ' (stop it there)' : ''}</Link>
+      </p>
+      <ErrorBox error={compute.error} />
+      {latest ? (
+        <>
+          <p class="muted">
+            Snapshot computed {dateTime(latest.computed_at)}
+            {latest.trigger ? ` (${latest.trigger})` : ''}. Opening this page is logged as a peek.
+          </p>
+          <DecisionPanel snapshot={latest} />
+          <section aria-labelledby="primary-title">
+            <h2 id="primary-title">Primary metric{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
+            {latest.primary_metric === null ? <p class="muted">This experiment has no primary metric: only sample sizes and the SRM check are reported.</p> : null}
+            <MetricResults title="Posterior mean and 95% credible interval per variant" perVariant={latest.per_variant} format={format} />
+          </section>
+          <section aria-labelledby="history-title">
+            <h2 id="history-title">How the intervals tightened</h2>
+            <HistoryChart snapshots={history.length ? history : [latest]} format={format} />
+          </section>
+          <HealthChecks snapshot={latest} />
+          {(latest.guardrails ?? []).map((guardrail) => (
+            <section key={guardrail.metric_id} aria-label={`Guardrail ${guardrail.metric_key}`}>
+              <h2>Guardrail: {guardrail.metric_key}</h2>
+              <MetricResults title={`Guardrail ${guardrail.metric_key}`} perVariant={guardrail.per_variant} format={formatterFor(kindOf(guardrail.metric_id))} />
+            </section>
+          ))}
+        </>
+      ) : (
+        <p class="notice">
+          No snapshot yet. The analysis runs every {experiment.decision_rule.snapshot_cadence_minutes} minutes while the experiment runs
+          {experiment.started_at ? '; use “Compute now” to compute one at once.' : '; start the experiment first.'}
+        </p>
+      )}
+    </>
+  );
+}

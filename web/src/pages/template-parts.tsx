@@ -1,0 +1,156 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { Checkbox, ErrorBox, Select, TextArea } from '../components/ui.js';
+import { json } from '../format.js';
+import { useAction } from '../hooks.js';
+import type { Render, RenderFormat, TemplateVersion } from '../types.js';
+
+type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema };
+
+interface FieldRow {
+  path: string;
+  type: string;
+  required: boolean;
+}
+
+/** The merge fields of a frozen version, flattened to dotted paths, for people to read. */
+export function fieldRows(schema: Schema, prefix = '', required = true): FieldRow[] {
+  const rows: FieldRow[] = [];
+  for (const [name, child] of Object.entries(schema.properties ?? {})) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    const isRequired = required && (schema.required ?? []).includes(name);
+    const type = Array.isArray(child.type) ? child.type.join(' | ') : (child.type ?? 'any');
+    rows.push({ path, type, required: isRequired });
+    if (child.properties) rows.push(...fieldRows(child, path, isRequired));
+    if (child.items?.properties) rows.push(...fieldRows(child.items, `${path}[]`, isRequired));
+  }
+  return rows;
+}
+
+/** Sample merge data that satisfies the schema, so a first render works without typing it all. */
+export function sampleData(schema: Schema): unknown {
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (schema.properties || type === 'object') {
+    return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, child]) => [name, sampleData(child)]));
+  }
+  if (type === 'array') return [sampleData(schema.items ?? {})];
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  return 'example';
+}
+
+export function FieldSchema({ version }: { version: TemplateVersion }) {
+  const rows = fieldRows(version.fields_schema as Schema);
+  return (
+    <>
+      {rows.length === 0 ? (
+        <p class="muted">This version has no merge fields.</p>
+      ) : (
+        <ul class="fields">
+          {rows.map((row) => (
+            <li key={row.path}>
+              <code>{row.path}</code> <span class="muted">{row.type}</span> {row.required ? <strong>required</strong> : <span class="muted">optional</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      <details>
+        <summary>Field schema as JSON Schema</summary>
+        <pre class="code">{json(version.fields_schema)}</pre>
+      </details>
+    </>
+  );
+}
+
+const FORMATS: RenderFormat[] = ['html', 'pdf', 'markdown', 'text'];
+const EXTENSIONS: Record<RenderFormat, string> = { html: 'html', pdf: 'pdf', markdown: 'md', text: 'txt' };
+
+/** Polls a render until it resolves or fails (renders are queued jobs; this is not a results read). */
+function useRender(id: string | null): Render | null {
+  const [render, setRender] = useState<Render | null>(null);
+  useEffect(() => {
+    if (!id) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let tries = 0;
+    const poll = async () => {
+      const next = await api<Render>('GET', `/v1/renders/${id}`);
+      setRender(next);
+      if ((next.status === 'queued' || next.status === 'running') && ++tries < 120) timer = setTimeout(() => void poll(), 500);
+    };
+    void poll();
+    return () => clearTimeout(timer);
+  }, [id]);
+  return render;
+}
+
+export function RenderForm({ templateId, versions }: { templateId: string; versions: TemplateVersion[] }) {
+  const latest = versions[versions.length - 1];
+  const [label, setLabel] = useState(latest?.label ?? '');
+  const version = versions.find((v) => v.label === label) ?? latest;
+  const [data, setData] = useState(() => json(version ? sampleData(version.fields_schema as Schema) : {}));
+  const [formats, setFormats] = useState<RenderFormat[]>(['html', 'pdf']);
+  const [renderId, setRenderId] = useState<string | null>(null);
+  const render = useRender(renderId);
+  const action = useAction();
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        throw new Error('The merge data is not valid JSON.');
+      }
+      const created = await api<Render>('POST', '/v1/renders', { template_id: templateId, version: label, formats, data: parsed });
+      setRenderId(created.id);
+    });
+  };
+  if (!latest) return <p class="muted">Freeze a version first: renders always pin a frozen version.</p>;
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="render-title">
+      <h2 id="render-title">Render</h2>
+      <Select
+        label="Version"
+        value={label}
+        options={[...versions].reverse().map((v) => ({ value: v.label, label: v.label }))}
+        onChange={(e) => {
+          setLabel(e.currentTarget.value);
+          const chosen = versions.find((v) => v.label === e.currentTarget.value);
+          if (chosen) setData(json(sampleData(chosen.fields_schema as Schema)));
+        }}
+      />
+      <fieldset>
+        <legend>Formats</legend>
+        {FORMATS.map((format) => (
+          <Checkbox key={format} label={format} checked={formats.includes(format)} onChange={(on) => setFormats(on ? [...formats, format] : formats.filter((f) => f !== format))} />
+        ))}
+      </fieldset>
+      <TextArea label="Merge data (JSON)" class="mono" rows={8} value={data} onInput={(e) => setData(e.currentTarget.value)} />
+      <ErrorBox error={action.error} />
+      <button type="submit" class="primary" disabled={action.busy || formats.length === 0}>
+        Render
+      </button>
+      {render ? (
+        <div role="status" class="render-status">
+          <p>
+            Render <code class="id">{render.id}</code> of {render.version}: <strong>{render.status}</strong>
+            {render.error ? ` — ${render.error}` : ''}
+          </p>
+          {render.status === 'resolved' ? (
+            <ul>
+              {render.outputs.map((output) => (
+                <li key={output.format}>
+                  <a href={`/v1/renders/${render.id}/outputs/${output.format}`} download={`render-${render.id}.${EXTENSIONS[output.format]}`}>
+                    Download {output.format}
+                  </a>{' '}
+                  <span class="muted">({output.bytes.toLocaleString('en-US')} bytes)</span>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+    </form>
+  );
+}

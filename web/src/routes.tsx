@@ -1,0 +1,58 @@
+import type { JSX } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { PageTitle } from './components/ui.js';
+import { ApiKeys } from './pages/api-keys.js';
+import { AuditLog } from './pages/audit.js';
+import { ExperimentDetail } from './pages/experiment.js';
+import { ExperimentForm } from './pages/experiment-form.js';
+import { Experiments } from './pages/experiments.js';
+import { Leads } from './pages/leads.js';
+import { Metrics } from './pages/metrics.js';
+import { MutexGroups } from './pages/mutex-groups.js';
+import { Results } from './pages/results.js';
+import { TemplateDetail } from './pages/template.js';
+import { Templates } from './pages/templates.js';
+import { WebhookSourceDetail } from './pages/webhook-source.js';
+import { WebhookSources } from './pages/webhook-sources.js';
+import { Link, match, navigate, useLocation, type Location } from './router.js';
+
+type Page = (params: Record<string, string>, where: Location) => JSX.Element;
+
+/** Every page of the UI by its path under /ui; the first match wins. */
+const pages: [string, Page][] = [
+  ['/experiments', (_p, where) => <Experiments status={where.search.get('status') ?? ''} />],
+  ['/experiments/new', () => <ExperimentForm />],
+  ['/experiments/:id', (p) => <ExperimentDetail key={p.id} id={p.id ?? ''} />],
+  ['/experiments/:id/results', (p) => <Results key={p.id} id={p.id ?? ''} />],
+  ['/metrics', () => <Metrics />],
+  ['/mutex-groups', () => <MutexGroups />],
+  ['/api-keys', () => <ApiKeys />],
+  ['/audit', (_p, where) => <AuditLog initial={Object.fromEntries(where.search)} />],
+  ['/templates', () => <Templates />],
+  ['/templates/:id', (p) => <TemplateDetail key={p.id} id={p.id ?? ''} />],
+  ['/webhook-sources', () => <WebhookSources />],
+  ['/webhook-sources/:id', (p) => <WebhookSourceDetail key={p.id} id={p.id ?? ''} />],
+  ['/leads', () => <Leads />],
+];
+
+export function Routes() {
+  const where = useLocation();
+  // After useLocation's own effect, so its listener hears the redirect.
+  useEffect(() => {
+    if (where.path === '/') navigate('/experiments', true);
+  }, [where.path]);
+  if (where.path === '/') return null;
+  for (const [pattern, page] of pages) {
+    const params = match(pattern, where.path);
+    // Keyed by the full URL so a page's state starts fresh when its address changes.
+    if (params) return <div key={where.path + where.search.toString()}>{page(params, where)}</div>;
+  }
+  return (
+    <>
+      <PageTitle>Page not found</PageTitle>
+      <p>
+        There is no page at this address. Go to the <Link href="/experiments">experiments</Link>.
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,199 @@
+// Shapes of the API's resources, as the UI uses them (see /v1/openapi.json for the full ones).
+
+export type ExperimentStatus = 'draft' | 'running' | 'stopped' | 'archived';
+export type StopReason = 'won' | 'lost' | 'inconclusive' | 'bug' | 'business';
+export type DecisionMethod = 'bayesian.posterior_threshold' | 'bayesian.always_valid_evalue' | 'frequentist.sequential_msprt';
+
+export interface Variant {
+  id: string;
+  key: string;
+  weight: number;
+  is_control: boolean;
+  description?: string;
+}
+
+export interface DecisionRule {
+  method: DecisionMethod;
+  posterior_threshold: number;
+  minimum_detectable_effect: number;
+  min_sample_per_variant: number;
+  max_duration_days: number;
+  snapshot_cadence_minutes: number;
+}
+
+export interface Experiment {
+  id: string;
+  environment_id: string;
+  key: string;
+  name: string;
+  hypothesis: string;
+  unit_type: string;
+  status: ExperimentStatus;
+  variants: Variant[];
+  audience: Record<string, unknown> | null;
+  decision_rule: DecisionRule;
+  primary_metric_id: string | null;
+  guardrail_metric_ids: string[];
+  mutex_group_id: string | null;
+  weights_changed_since_start: boolean;
+  started_at: string | null;
+  stopped_at: string | null;
+  stop_reason: StopReason | null;
+  outcome_notes: string | null;
+  created_at: string;
+}
+
+export interface Environment {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+export interface Metric {
+  id: string;
+  key: string;
+  name: string;
+  event_key: string;
+  kind: 'binary' | 'count' | 'revenue' | 'duration';
+  aggregation: 'sum' | 'mean' | 'count';
+  unit_dedup_window: string;
+  property_path: string | null;
+  created_at: string;
+}
+
+export interface MutexGroup {
+  id: string;
+  key: string;
+  name: string;
+  experiment_count: number;
+  created_at: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  kind: 'server' | 'client';
+  prefix: string;
+  last_four: string;
+  environment_id: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  key?: string;
+}
+
+export interface AuditEntry {
+  id: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  actor_id: string | null;
+  payload: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface VariantPosterior {
+  variant_key: string;
+  is_control?: boolean;
+  sample_size: number;
+  conversions: number;
+  observed_rate?: number | null;
+  posterior: { mean: number | null; credible_interval_95: [number, number] | null };
+  prob_best?: number | null;
+  expected_loss_if_stop_now?: number | null;
+}
+
+export type Verdict = 'keep_running' | 'winner' | 'no_difference' | 'max_duration_reached';
+
+export interface Snapshot {
+  id: string;
+  experiment_id: string;
+  computed_at: string;
+  trigger?: string;
+  primary_metric?: { id: string; key: string; kind: Metric['kind']; aggregation: string } | null;
+  per_variant: VariantPosterior[];
+  guardrails?: { metric_id: string; metric_key: string; per_variant: VariantPosterior[] }[];
+  decision_rule_satisfied: boolean;
+  decision?: { verdict: Verdict; variant_key: string | null; reason: string; days_elapsed?: number };
+  srm_chi_squared_p?: number | null;
+  srm_warning?: boolean;
+  peek_count_at_computation?: number;
+  late_event_count?: number;
+  weights_changed_since_start?: boolean;
+}
+
+export interface SnapshotHistory {
+  experiment_id: string;
+  snapshots: Snapshot[];
+  next_cursor?: string | null;
+}
+
+export interface Template {
+  id: string;
+  name: string;
+  body: string;
+  created_at: string;
+  updated_at: string;
+  latest_version: string | null;
+}
+
+export interface TemplateVersion {
+  template_id: string;
+  label: string;
+  body_snapshot: string;
+  fields_schema: Record<string, unknown>;
+  created_at: string;
+}
+
+export type RenderFormat = 'html' | 'text' | 'markdown' | 'pdf';
+
+export interface Render {
+  id: string;
+  template_id: string;
+  version: string;
+  formats: RenderFormat[];
+  status: 'queued' | 'running' | 'resolved' | 'failed';
+  outputs: { format: RenderFormat; content_type: string; bytes: number; url?: string }[];
+  error: string | null;
+}
+
+export interface WebhookSource {
+  id: string;
+  slug: string;
+  name: string;
+  enabled: boolean;
+  inbound_path?: string;
+  previous_secret_expires_at?: string | null;
+  created_at: string;
+  inbound_secret?: string;
+}
+
+export interface Delivery {
+  id: string;
+  received_at: string;
+  outcome: string;
+  status_code: number;
+  reason: string | null;
+  idempotency_key: string | null;
+  event_count: number;
+  accepted_count: number;
+  rejected_count: number;
+}
+
+export interface Lead {
+  id: string;
+  name: string;
+  email: string | null;
+  status: string;
+  task_tool_task_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SessionInfo {
+  signed_in: true;
+  csrf_token: string;
+  expires_at: string;
+  key: { id: string; name: string; prefix: string; last_four: string };
+  workspace: { id: string; name: string; slug: string };
+}
