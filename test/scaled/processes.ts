@@ -62,7 +62,7 @@ export async function startDeployment(base: { databaseUrl: string; redisUrl: str
   });
   if (created.status !== 0) throw new Error(created.stderr);
   const parsed = JSON.parse(created.stdout);
-  const api = [];
+  const api: Deployment['api'] = [];
   for (let i = 0; i < 2; i++) {
     const port = await freePort();
     const child = startProcess(['serve', '--no-workers', '--port', String(port)], env);
