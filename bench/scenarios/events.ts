@@ -14,6 +14,15 @@ function headers(server: BenchServer): Record<string, string> {
   return { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' };
 }
 
+/** Sends `requests` requests from 32 connections so the route is compiled and warm before it is measured. */
+async function warmUp(server: BenchServer, path: string, body: () => string, requests: number): Promise<void> {
+  let left = requests;
+  const lane = async () => {
+    while (left-- > 0) await fetch(`${server.url}${path}`, { method: 'POST', headers: headers(server), body: body() }).then((r) => r.arrayBuffer());
+  };
+  await Promise.all(Array.from({ length: 32 }, lane));
+}
+
 async function bufferStatus(server: BenchServer) {
   const response = await fetch(`${server.url}/v1/events/buffer`, { headers: { authorization: `Bearer ${server.key}` } });
   return (await response.json()) as { kind: string; pending: number; max_pending: number };
@@ -34,6 +43,7 @@ export const trackSingleEvent: Scenario = {
   name: 'events.single',
   description: 'POST /v1/events, one event per request, each with a new client_event_id (validate, dedupe, group commit to the buffer)',
   async prepare(server) {
+    await warmUp(server, '/v1/events', () => JSON.stringify(event(sequence % 10_000)), 3_000);
     return {
       method: 'POST',
       path: '/v1/events',
@@ -51,6 +61,7 @@ export const trackEventBatch: Scenario = {
   itemsPerRequest: BATCH_SIZE,
   async prepare(server) {
     const body = () => JSON.stringify({ events: Array.from({ length: BATCH_SIZE }, (_, i) => event(i)) });
+    await warmUp(server, '/v1/events/batch', body, 40);
     return { method: 'POST', path: '/v1/events/batch', headers: headers(server), body: body(), next: () => ({ body: body() }) };
   },
   afterLoad: reportPending,
