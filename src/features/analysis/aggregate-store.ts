@@ -8,11 +8,12 @@
  *   first one that is not superseded.
  * - A unit's events count for a metric when the event key matches and
  *   exposed_at <= occurred_at < exposed_at + unit_dedup_window (and before the stop, if stopped).
- * - Each unit's value is a correlated subquery that probes `events_metric_idx`
- *   (workspace_id, event_key, unit_id, occurred_at) with a range on occurred_at.
- * - Units are read in chunks of `chunkUnits`, keyset-paged on unit_id through the live-exposure
- *   index. Sums are additive, so chunks add up to exactly what one query would give, while no
- *   single statement holds the database (or, on SQLite, the event loop) for long.
+ * - Each unit's events are joined through `events_metric_idx` (workspace_id, event_key, unit_id,
+ *   occurred_at): one index range per event key, however many metrics share it.
+ * - On SQLite, units are read in chunks (`DialectSeam.analysisChunkUnits`), keyset-paged on
+ *   unit_id through the live-exposure index. Sums are additive, so chunks add up to what one
+ *   statement gives, while no statement holds the event loop and the only connection for long.
+ *   PostgreSQL gets one statement per experiment and runs it on the server.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
@@ -54,24 +55,20 @@ export interface AggregationInput {
   metrics: readonly MetricSpec[];
   /** Events occurring at or after this time are ignored (the experiment's stop), or null. */
   eventsBefore: number | null;
-  chunkUnits: number;
+  /** Units per statement, or null for one statement over the whole experiment (see the seam). */
+  chunkUnits: number | null;
 }
-
-export const DEFAULT_CHUNK_UNITS = 20_000;
 
 type Row = Record<string, unknown>;
 
-/** The per-unit value of one metric for exposure `x`: NULL when the unit has no value. */
-function unitValue(seam: DialectSeam, metric: MetricSpec, input: AggregationInput): RawBuilder<number | null> {
-  const before = input.eventsBefore === null ? sql`` : sql` AND e.occurred_at < ${input.eventsBefore}`;
-  const inWindow = sql`FROM events AS e
-      WHERE e.workspace_id = ${input.workspaceId} AND e.event_key = ${metric.event_key} AND e.unit_id = x.unit_id
-        AND e.occurred_at >= x.exposed_at AND e.occurred_at < x.exposed_at + ${metric.window_ms}${before}`;
-  if (metric.kind === 'binary') return sql`(CASE WHEN EXISTS (SELECT 1 ${inWindow}) THEN 1 ELSE 0 END)`;
-  if (metric.aggregation === 'count' || metric.value_keys === null) return sql`(SELECT COUNT(*) ${inWindow})`;
+/** The per-unit value of one metric, as an aggregate over the unit's joined events `e`. */
+function unitValue(seam: DialectSeam, metric: MetricSpec): RawBuilder<number | null> {
+  const counted = sql`e.event_key = ${metric.event_key} AND e.occurred_at < x.exposed_at + ${metric.window_ms}`;
+  if (metric.kind === 'binary') return sql`MAX(CASE WHEN ${counted} THEN 1 ELSE 0 END)`;
+  if (metric.aggregation === 'count' || metric.value_keys === null) return sql`SUM(CASE WHEN ${counted} THEN 1 ELSE 0 END)`;
   const value = seam.jsonNumberAt('e.properties', metric.value_keys);
-  // SUM and AVG of no numbers are NULL: the unit has no value (sum: counted as 0 below).
-  return metric.aggregation === 'sum' ? sql`(SELECT SUM(${value}) ${inWindow})` : sql`(SELECT AVG(${value}) ${inWindow})`;
+  // SUM and AVG of no numbers are NULL: the unit has no value (a sum then adds 0 below).
+  return metric.aggregation === 'sum' ? sql`SUM(CASE WHEN ${counted} THEN ${value} END)` : sql`AVG(CASE WHEN ${counted} THEN ${value} END)`;
 }
 
 /**
@@ -90,22 +87,42 @@ function metricColumns(metric: MetricSpec, index: number): RawBuilder<unknown> {
   return sql`${n} AS ${sql.ref(`n${index}`)}, SUM(${m}) AS ${sql.ref(`s${index}`)}, SUM(${m} * ${m}) AS ${sql.ref(`q${index}`)}, ${conversions} AS ${sql.ref(`c${index}`)}`;
 }
 
+/**
+ * The events of a unit that any metric may count: one index range per event key, from the
+ * exposure to the end of the widest window (each metric's CASE then applies its own window).
+ */
+function eventJoin(input: AggregationInput): RawBuilder<unknown> {
+  if (input.metrics.length === 0) return sql``;
+  const keys = [...new Set(input.metrics.map((metric) => metric.event_key))];
+  const widest = Math.max(...input.metrics.map((metric) => metric.window_ms));
+  const before = input.eventsBefore === null ? sql`` : sql` AND e.occurred_at < ${input.eventsBefore}`;
+  return sql` LEFT JOIN events AS e ON e.workspace_id = ${input.workspaceId} AND e.event_key IN (${sql.join(keys)})
+        AND e.unit_id = x.unit_id AND e.occurred_at >= x.exposed_at AND e.occurred_at < x.exposed_at + ${widest}${before}`;
+}
+
+/**
+ * One chunk: the inner query reduces each unit to its metric values (the live-exposure index
+ * delivers units in unit_id order, so the per-unit GROUP BY streams), the outer one sums them
+ * per variant. Only per-variant rows leave the database.
+ */
 function chunkQuery(seam: DialectSeam, input: AggregationInput, after: string | null, through: string | null): RawBuilder<Row> {
-  const values = input.metrics.map((metric, index) => sql`, ${unitValue(seam, metric, input)} AS ${sql.ref(`m${index}`)}`);
+  const values = input.metrics.map((metric, index) => sql`, ${unitValue(seam, metric)} AS ${sql.ref(`m${index}`)}`);
   const columns = input.metrics.map((metric, index) => sql`, ${metricColumns(metric, index)}`);
   const lower = after === null ? sql`` : sql` AND x.unit_id > ${after}`;
   const upper = through === null ? sql`` : sql` AND x.unit_id <= ${through}`;
   return sql<Row>`SELECT u.variant_key AS variant_key, COUNT(*) AS units${sql.join(columns, sql``)}
     FROM (
       SELECT x.variant_key AS variant_key${sql.join(values, sql``)}
-      FROM exposures AS x
+      FROM exposures AS x${eventJoin(input)}
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
+      GROUP BY x.unit_id, x.variant_key
     ) AS u
     GROUP BY u.variant_key`;
 }
 
 /** The last unit_id of the chunk that starts after `after`, or null when the rest fits in one chunk. */
 async function chunkEnd(executor: Executor, input: AggregationInput, after: string | null): Promise<string | null> {
+  if (input.chunkUnits === null) return null;
   let query = executor
     .selectFrom('exposures')
     .select('unit_id')

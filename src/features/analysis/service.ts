@@ -9,7 +9,7 @@ import { findExperiment, toExperiment, type ExperimentRow } from '../experiments
 import type { Experiment } from '../experiments/schemas.js';
 import { parsePropertyPath } from '../metrics/property-path.js';
 import { findMetricsByIds, type MetricRow } from '../metrics/store.js';
-import { aggregateByVariant, countLateEvents, DEFAULT_CHUNK_UNITS, type MetricSpec } from './aggregate-store.js';
+import { aggregateByVariant, countLateEvents, type MetricSpec } from './aggregate-store.js';
 import { buildSnapshot, type PreviousEvidence } from './build.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
 import {
@@ -29,8 +29,8 @@ export interface ComputeOptions {
   trigger: SnapshotTrigger;
   /** Set when a person or key asked for the snapshot: it is then audit-logged with the insert. */
   audit?: { actorId: string | null; via: string } | undefined;
-  /** Units per aggregation query; tests and the benchmark vary it. */
-  chunkUnits?: number;
+  /** Units per aggregation statement (default: the database's, DialectSeam.analysisChunkUnits); tests vary it. */
+  chunkUnits?: number | null;
 }
 
 function metricSpec(metric: MetricRow): MetricSpec {
@@ -66,7 +66,7 @@ interface Analysis {
   satisfied: boolean;
 }
 
-async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number): Promise<Analysis> {
+async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null): Promise<Analysis> {
   const { primary, guardrails } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const totals = await aggregateByVariant(ctx.db, ctx.seam, {
@@ -110,7 +110,7 @@ export async function computeSnapshot(ctx: AppContext, row: ExperimentRow, optio
   if (row.started_at === null) throw problems.conflict('the experiment has not started, so there is nothing to analyse yet');
   const experiment = toExperiment(row);
   const computedAt = ctx.clock.now();
-  const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, options.chunkUnits ?? DEFAULT_CHUNK_UNITS);
+  const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, options.chunkUnits === undefined ? ctx.seam.analysisChunkUnits : options.chunkUnits);
   const snapshot: SnapshotRow = {
     id: newId(),
     workspace_id: row.workspace_id,
