@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ const redisUrl = process.env.VERDICT_TEST_REDIS_URL;
 const enabled = Boolean(databaseUrl && redisUrl);
 if (!enabled) console.warn('[verdict] scaled-mode tests skipped: set VERDICT_TEST_DATABASE_URL and VERDICT_TEST_REDIS_URL');
 
-describe.runIf(enabled)('scaled mode: two API processes and a worker on PostgreSQL and Redis', () => {
+describe.runIf(enabled)('scaled mode: two API processes and two workers on PostgreSQL and Redis', () => {
   let database: TestDatabase;
   let deployment: Deployment;
   let db: Kysely<Database>;
@@ -21,7 +22,7 @@ describe.runIf(enabled)('scaled mode: two API processes and a worker on PostgreS
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
     const url = database.config.kind === 'postgres' ? database.config.url : '';
-    deployment = await startDeployment({ databaseUrl: url, redisUrl: redisUrl as string, dataDir: database.dataDir });
+    deployment = await startDeployment({ databaseUrl: url, redisUrl: redisUrl as string, dataDir: database.dataDir }, 2);
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }) });
     key = deployment.bootstrap.key;
     [a, b] = deployment.api.map((api) => api.url) as [string, string];
@@ -123,6 +124,63 @@ describe.runIf(enabled)('scaled mode: two API processes and a worker on PostgreS
     expect(jobs).toHaveLength(1);
     expect(jobs[0]).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
+
+  it('holds an Idempotency-Key across processes: one ingest, the other copy replayed or refused', async () => {
+    const source = await call(a, key, 'POST', '/v1/webhook-sources', { slug: 'crm', name: 'CRM' });
+    expect(source.status).toBe(201);
+    const body = JSON.stringify({ events: [{ event_key: 'signup', unit_id: 'lead-1' }] });
+    const t = Math.floor(Date.now() / 1000);
+    const v1 = createHmac('sha256', source.body.inbound_secret).update(`${t}.${body}`).digest('hex');
+    const headers = { 'content-type': 'application/json', 'x-service-signature': `t=${t},v1=${v1}`, 'idempotency-key': 'delivery-42' };
+    const path = `/webhooks/inbound/${deployment.bootstrap.workspaceId}/crm`;
+    const responses = await Promise.all([a, b, a, b].map((url) => call(url, null, 'POST', path, body, headers)));
+    expect(responses.every((r) => r.status === 202 || r.status === 409)).toBe(true);
+    expect(responses.filter((r) => r.status === 202).length).toBeGreaterThanOrEqual(1);
+    await eventually(async () => (await db.selectFrom('events').select('id').where('event_key', '=', 'signup').execute()).length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const stored = await db.selectFrom('events').select('id').where('event_key', '=', 'signup').execute();
+    expect(stored).toHaveLength(1);
+  });
+
+  it('mirrors a task-tool status once even when the callback reaches both processes', async () => {
+    await call(a, key, 'PUT', '/v1/task-tool/settings', { status_mapping: { 'in progress': 'working' } });
+    const lead = await call(a, key, 'POST', '/v1/leads', { name: 'Ada', email: 'ada@example.com', status: 'new', task_tool_task_id: 'task-9' });
+    expect(lead.status).toBe(201);
+    const body = JSON.stringify({
+      event: 'taskStatusUpdated',
+      task_id: 'task-9',
+      webhook_id: 'wh-1',
+      history_items: [{ id: 'hist-1', type: 1, date: String(Date.now()), field: 'status', before: { status: 'to do', type: 'open' }, after: { status: 'In Progress', type: 'custom' } }],
+    });
+    const signature = createHmac('sha256', deployment.bootstrap.webhookSecret).update(body).digest('hex');
+    const path = `/webhooks/task-tool/${deployment.bootstrap.workspaceId}`;
+    const responses = await Promise.all([a, b].map((url) => call(url, null, 'POST', path, body, { 'content-type': 'application/json', 'x-signature': signature })));
+    expect(responses.map((r) => r.status)).toEqual([200, 200]);
+    await eventually(async () => (await call(a, key, 'GET', `/v1/leads/${lead.body.id}`)).body.status === 'working');
+    const jobs = await eventually(async () => {
+      const rows = await db.selectFrom('jobs').selectAll().where('name', '=', 'webhooks.mirror_task_status').execute();
+      return rows.length === 2 && rows.every((job) => job.status === 'succeeded') && rows;
+    });
+    expect(jobs.every((job) => job.attempts === 1)).toBe(true);
+    const mirrored = await db.selectFrom('audit_entries').select('id').where('action', '=', 'lead.status_mirrored').execute();
+    expect(mirrored).toHaveLength(1);
+  });
+
+  it('computes the scheduled analysis of an experiment once per cadence across both workers', async () => {
+    const experiment = await startExperiment('scaled-analysis', { decision_rule: { snapshot_cadence_minutes: 60 } });
+    // Both workers run the minute-by-minute schedule; wait for its next tick to snapshot the experiment.
+    const snapshots = await eventually(async () => {
+      const rows = await db.selectFrom('analysis_snapshots').selectAll().where('experiment_id', '=', experiment.id).execute();
+      return rows.length > 0 && rows;
+    }, 90_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const after = await db.selectFrom('analysis_snapshots').select('id').where('experiment_id', '=', experiment.id).execute();
+    expect(after).toHaveLength(snapshots.length);
+    expect(after).toHaveLength(1);
+    const computeJobs = await db.selectFrom('jobs').selectAll().where('name', '=', 'analysis.compute').where('job_key', 'like', `analysis:${experiment.id}:%`).execute();
+    expect(computeJobs).toHaveLength(1);
+    expect(computeJobs[0]).toMatchObject({ status: 'succeeded', attempts: 1 });
+  }, 120_000);
 
   it('reports readiness of the database and the buffer', async () => {
     const ready = await call(a, null, 'GET', '/v1/readyz');

@@ -15,7 +15,7 @@ export interface Deployment {
   env: Record<string, string>;
   api: { url: string; process: ChildProcess }[];
   workers: ChildProcess[];
-  bootstrap: { key: string; workspaceId: string; environmentId: string };
+  bootstrap: { key: string; workspaceId: string; environmentId: string; webhookSecret: string };
   stop(): Promise<void>;
 }
 
@@ -74,18 +74,18 @@ export async function startDeployment(base: { databaseUrl: string; redisUrl: str
     env,
     api,
     workers: workerProcesses,
-    bootstrap: { key: parsed.api_key.key, workspaceId: parsed.workspace.id, environmentId: parsed.environment.id },
+    bootstrap: { key: parsed.api_key.key, workspaceId: parsed.workspace.id, environmentId: parsed.environment.id, webhookSecret: parsed.webhook_secret },
     async stop() {
       await Promise.all([...api.map((a) => stopProcess(a.process)), ...workerProcesses.map((w) => stopProcess(w))]);
     },
   };
 }
 
-export async function call(url: string, key: string | null, method: string, path: string, body?: unknown) {
+export async function call(url: string, key: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url + path, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
