@@ -141,7 +141,6 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
       ['/mutex-groups', 'Mutex groups', '09-mutex-groups'],
       ['/templates', 'Templates', '12-templates'],
       ['/webhook-sources', 'Webhook sources', '14-webhook-sources'],
-      ['/leads', 'Leads', '15-leads'],
     ];
     for (const [path, heading, name] of pages) {
       await page.goto(at(path));
@@ -183,6 +182,33 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByRole('link', { name: 'Download pdf' }).waitFor({ timeout: 30_000 });
     await screenshot(page, '13-template');
+  });
+
+  it('creates a webhook source (secret shown once), disables it and lists its deliveries', async () => {
+    const { page } = browser;
+    await page.goto(at('/webhook-sources'));
+    await page.getByLabel('Slug').fill('shop');
+    await page.getByLabel('Name', { exact: true }).fill('Shop backend');
+    await page.getByRole('button', { name: 'Create source' }).click();
+    expect(await page.getByTestId('secret').textContent()).toMatch(/\S{20,}/);
+    await page.getByRole('link', { name: 'Shop backend' }).click();
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('button', { name: 'Enable' }).waitFor();
+    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+    await screenshot(page, '16-webhook-source');
+  });
+
+  it('creates a lead and changes its status', async () => {
+    const { page } = browser;
+    await page.goto(at('/leads'));
+    await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace');
+    await page.getByRole('button', { name: 'Create lead' }).click();
+    await page.getByLabel('Status of Ada Lovelace').fill('contacted');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).and(page.locator(':disabled')).waitFor();
+    const leads = await server.request('GET', '/v1/leads', { key: boot.key });
+    expect(leads.body.data[0]).toMatchObject({ name: 'Ada Lovelace', status: 'contacted' });
+    await screenshot(page, '15-leads');
   });
 
   it('signs out', async () => {
