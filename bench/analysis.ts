@@ -1,0 +1,232 @@
+// Time and peak memory of computing one analysis snapshot over a large experiment.
+// Seeds exposures and events straight into a scratch database (SQLite always; PostgreSQL too when
+// VERDICT_DATABASE_URL is set: a scratch database is created on that server and dropped after),
+// then computes the snapshot in a fresh child process so its peak RSS is the computation's alone.
+// Run: npm run bench:analysis -- --units 10000,100000    (figures: docs/analysis.md)
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { sql, type RawBuilder } from 'kysely';
+import pg from 'pg';
+import pino from 'pino';
+import { loadConfig, type DatabaseConfig } from '../src/config.js';
+import { createContext, type AppContext } from '../src/context.js';
+import { computeById } from '../src/features/analysis/service.js';
+import { createWorkspace } from '../src/features/workspaces/service.js';
+import { newId } from '../src/lib/ids.js';
+
+const EVENTS_PER_UNIT = 5;
+const SEED_BATCH = 250_000;
+const T0 = Date.UTC(2031, 0, 1);
+const DAY = 24 * 60 * 60 * 1000;
+const silent = pino({ level: 'silent' });
+
+async function openContext(database: DatabaseConfig, dataDir: string, migrate: boolean): Promise<AppContext> {
+  const config = loadConfig({ VERDICT_DATA_DIR: dataDir }, { database, logLevel: 'silent' });
+  return createContext(config, silent, { migrate, clock: { now: () => T0 + 20 * DAY } });
+}
+
+/**
+ * Integer sequence [from, to) as a row source `seq(n)`, per database. The seeding SQL inlines its
+ * integers (sql.lit): SQLite would bind a JS number as REAL and turn n / units into a fraction.
+ */
+function sequence(ctx: AppContext, from: number, to: number): RawBuilder<unknown> {
+  return ctx.seam.name === 'postgres'
+    ? sql`SELECT generate_series(${sql.lit(from)}::bigint, ${sql.lit(to - 1)}::bigint) AS n`
+    : sql`WITH RECURSIVE s(n) AS (SELECT ${sql.lit(from)} UNION ALL SELECT n + 1 FROM s WHERE n + 1 < ${sql.lit(to)}) SELECT n FROM s`;
+}
+
+function padded(ctx: AppContext, prefix: string, expression: RawBuilder<unknown>): RawBuilder<unknown> {
+  return ctx.seam.name === 'postgres' ? sql`${prefix} || lpad((${expression})::text, 10, '0')` : sql`printf(${prefix + '%010d'}, ${expression})`;
+}
+
+/** Workspace, four metrics (binary, revenue sum, duration mean, count) and a running experiment. */
+async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string }> {
+  const { workspace, environment } = await createWorkspace(ctx, `Bench ${newId()}`);
+  const metric = (key: string, event_key: string, kind: string, aggregation: string, property_path: string | null, window: string, windowMs: number) => ({
+    id: newId(), workspace_id: workspace.id, key, name: key, event_key, kind: kind as never, aggregation: aggregation as never,
+    unit_dedup_window: window, unit_dedup_window_ms: windowMs, property_path, created_at: T0, updated_at: T0,
+  });
+  const metrics = [
+    metric('purchased', 'purchase', 'binary', 'count', null, 'P7D', 7 * DAY),
+    metric('revenue', 'purchase', 'revenue', 'sum', 'order.total', 'P7D', 7 * DAY),
+    metric('load_time', 'page_load', 'duration', 'mean', 'timing.load_ms', 'P1D', DAY),
+    metric('pageviews', 'page_load', 'count', 'count', null, 'P7D', 7 * DAY),
+  ];
+  await ctx.db.insertInto('metrics').values(metrics).execute();
+  const experimentId = newId();
+  const [primary, ...guardrails] = metrics.map((m) => m.id);
+  await ctx.db
+    .insertInto('experiments')
+    .values({
+      id: experimentId, workspace_id: workspace.id, environment_id: environment.id, key: 'bench', name: 'Bench', hypothesis: 'h',
+      unit_type: 'user', status: 'running', audience: null, mutex_group_id: null, weights_changed: 0,
+      variants: JSON.stringify([{ id: newId(), key: 'control', weight: 50, is_control: true }, { id: newId(), key: 'treatment', weight: 50, is_control: false }]),
+      decision_rule: JSON.stringify({ method: 'bayesian.posterior_threshold', posterior_threshold: 0.995, minimum_detectable_effect: 0.02, min_sample_per_variant: 20000, max_duration_days: 28, snapshot_cadence_minutes: 240 }),
+      primary_metric_id: primary ?? null, guardrail_metric_ids: JSON.stringify(guardrails), started_at: T0, stopped_at: null,
+      stop_reason: null, outcome_notes: null, created_at: T0, updated_at: T0,
+    })
+    .execute();
+  return { workspaceId: workspace.id, experimentId };
+}
+
+/**
+ * Unit i is exposed at T0 + (i mod 1 day, in seconds), in control when i is even. Each unit has
+ * five events: three page loads (load_ms), a view (a key no metric uses) and either a purchase
+ * (10% of control, 11% of treatment units; 1 in 97 of them late) or an unrelated event. Events
+ * are inserted round by round (every unit's first event, then every unit's second...), the order
+ * of arrival, so one unit's events are spread over the table as they would be in production.
+ */
+async function seedFacts(ctx: AppContext, ids: { workspaceId: string; experimentId: string }, units: number): Promise<void> {
+  const exposedAt = (i: RawBuilder<unknown>) => sql`(${sql.lit(T0)} + ((${i}) % 86400) * 1000)`;
+  for (let from = 0; from < units; from += SEED_BATCH) {
+    const to = Math.min(units, from + SEED_BATCH);
+    const n = sql.ref('seq.n');
+    await sql`INSERT INTO exposures (id, workspace_id, experiment_id, unit_id, variant_key, exposed_at, superseded_at, source)
+      SELECT ${padded(ctx, 'x', n)}, ${ids.workspaceId}, ${ids.experimentId}, ${padded(ctx, 'u', n)},
+        CASE WHEN ${n} % 2 = 0 THEN 'control' ELSE 'treatment' END, ${exposedAt(n)}, NULL, 'assign'
+      FROM (${sequence(ctx, from, to)}) AS seq`.execute(ctx.db);
+  }
+  const total = units * EVENTS_PER_UNIT;
+  for (let from = 0; from < total; from += SEED_BATCH) {
+    const to = Math.min(total, from + SEED_BATCH);
+    const i = sql.ref('ev.i');
+    const j = sql.ref('ev.j');
+    const buys = sql`(${i} % 1000) < (CASE WHEN ${i} % 2 = 0 THEN 100 ELSE 110 END)`;
+    const lateBuy = sql`(${j} = 4 AND ${buys} AND ${i} % 97 = 0)`;
+    await sql`INSERT INTO events (id, workspace_id, unit_id, event_key, properties, occurred_at, received_at, late, client_event_id)
+      SELECT ${padded(ctx, 'e', sql.ref('ev.n'))}, ${ids.workspaceId}, ${padded(ctx, 'u', i)},
+        CASE WHEN ${j} < 3 THEN 'page_load' WHEN ${j} = 3 THEN 'view' WHEN ${buys} THEN 'purchase' ELSE 'other' END,
+        CASE WHEN ${j} < 3 THEN '{"timing":{"load_ms":' || (100 + (${i} * 7 + ${j}) % 200) || '}}'
+             WHEN ${j} = 4 THEN '{"order":{"total":' || (10 + ${i} % 90) || '.5}}' ELSE '{}' END,
+        ${exposedAt(i)} + (${j} + 1) * 60000,
+        ${exposedAt(i)} + (${j} + 1) * 60000 + CASE WHEN ${lateBuy} THEN ${sql.lit(8 * DAY)} ELSE 1000 END,
+        CASE WHEN ${lateBuy} THEN 1 ELSE 0 END, NULL
+      FROM (SELECT seq.n AS n, seq.n % ${sql.lit(units)} AS i, seq.n / ${sql.lit(units)} AS j FROM (${sequence(ctx, from, to)}) AS seq) AS ev`.execute(ctx.db);
+  }
+  // Planner statistics, and on PostgreSQL the visibility map autovacuum would set, without which
+  // every index-only scan of events_metric_idx would visit the table too.
+  await (ctx.seam.name === 'postgres' ? sql`VACUUM ANALYZE` : sql`ANALYZE`).execute(ctx.db);
+}
+
+interface ComputeFigures {
+  seconds: number[];
+  /** CPU seconds of the computing process: less sensitive than wall time to a busy machine (SQLite works in-process). */
+  cpu_seconds: number[];
+  max_rss_mb: number;
+  rss_before_mb: number;
+  verdict: string;
+  units: number[];
+}
+
+/** Child-process mode: compute the snapshot `runs` times and print the figures as JSON. */
+async function computeMode(databaseUrl: string, experimentId: string, runs: number): Promise<void> {
+  const config = databaseUrl.startsWith('postgres') ? ({ kind: 'postgres', url: databaseUrl } as const) : ({ kind: 'sqlite', file: databaseUrl } as const);
+  const ctx = await openContext(config, path.dirname(config.kind === 'sqlite' ? config.file : os.tmpdir()), false);
+  const rssBefore = process.memoryUsage().rss;
+  const seconds: number[] = [];
+  const cpuSeconds: number[] = [];
+  let verdict = '';
+  let units: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const started = performance.now();
+    const cpuStarted = process.cpuUsage();
+    const snapshot = await computeById(ctx, experimentId, { trigger: 'cli' });
+    seconds.push((performance.now() - started) / 1000);
+    const cpu = process.cpuUsage(cpuStarted);
+    cpuSeconds.push((cpu.user + cpu.system) / 1e6);
+    verdict = snapshot?.decision.verdict ?? 'none';
+    units = snapshot?.traffic.map((t) => t.exposed_units) ?? [];
+  }
+  await ctx.close();
+  const figures: ComputeFigures = { seconds, cpu_seconds: cpuSeconds, max_rss_mb: process.resourceUsage().maxRSS / 1024, rss_before_mb: rssBefore / 1024 / 1024, verdict, units };
+  process.stdout.write(JSON.stringify(figures) + '\n');
+}
+
+function runComputeChild(databaseUrl: string, experimentId: string, runs: number): ComputeFigures {
+  const script = fileURLToPath(import.meta.url);
+  const child = spawnSync(process.execPath, [...process.execArgv, script, 'compute', databaseUrl, experimentId, String(runs)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (child.status !== 0) throw new Error(`compute process failed: ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as ComputeFigures;
+}
+
+interface Scratch {
+  label: string;
+  config: DatabaseConfig;
+  url: string;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+async function scratchDatabase(kind: 'sqlite' | 'postgres', baseUrl: string | undefined): Promise<Scratch> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-analysis-'));
+  if (kind === 'sqlite') {
+    const file = path.join(dataDir, 'verdict.sqlite');
+    return { label: 'sqlite', config: { kind, file }, url: file, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const name = `verdict_bench_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl as string);
+  url.pathname = `/${name}`;
+  return {
+    label: 'postgres',
+    config: { kind, url: url.toString() },
+    url: url.toString(),
+    dataDir,
+    drop: async () => {
+      const cleanup = new pg.Client({ connectionString: baseUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number, keep: boolean): Promise<void> {
+  const scratch = await scratchDatabase(kind, process.env.VERDICT_DATABASE_URL);
+  try {
+    const ctx = await openContext(scratch.config, scratch.dataDir, true);
+    const seedStarted = performance.now();
+    const ids = await seedDefinitions(ctx);
+    await seedFacts(ctx, ids, units);
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+    await ctx.close();
+    const figures = runComputeChild(scratch.url, ids.experimentId, runs);
+    const times = figures.seconds.map((s, run) => `${s.toFixed(2)} s (cpu ${figures.cpu_seconds[run]?.toFixed(2)})`).join(', ');
+    console.log(
+      `${scratch.label.padEnd(8)} units ${units.toLocaleString('en-US').padStart(9)}  events ${(units * EVENTS_PER_UNIT).toLocaleString('en-US').padStart(10)}  ` +
+        `seed ${seedSeconds.toFixed(1).padStart(6)} s  snapshot ${times}  peak RSS ${figures.max_rss_mb.toFixed(0)} MB ` +
+        `(${figures.rss_before_mb.toFixed(0)} MB before)  units ${figures.units.join('/')}  ${figures.verdict}`,
+    );
+  } finally {
+    if (keep) console.log(`kept ${scratch.url} (drop it when done)`);
+    else await scratch.drop();
+  }
+}
+
+const program = new Command().name('bench:analysis').description('Seconds and peak memory of one analysis snapshot over N units with 5 events each.');
+program
+  .option('-u, --units <list>', 'comma-separated unit counts', '10000,100000')
+  .option('-r, --runs <n>', 'snapshots computed per size (the first one is cold)', '3')
+  .option('--sqlite-only', 'skip PostgreSQL even when VERDICT_DATABASE_URL is set')
+  .option('--keep', 'keep the scratch databases (to EXPLAIN the queries afterwards)')
+  .action(async (options: { units: string; runs: string; sqliteOnly?: boolean; keep?: boolean }) => {
+    const kinds: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
+    console.log(`Analysis snapshot: 4 metrics (binary, revenue sum, duration mean, count), 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`);
+    for (const units of options.units.split(',').map(Number)) {
+      for (const kind of kinds) await benchOne(kind, units, Number(options.runs), options.keep === true);
+    }
+  });
+program
+  .command('compute <database> <experiment> <runs>', { hidden: true })
+  .action(async (database: string, experiment: string, runs: string) => computeMode(database, experiment, Number(runs)));
+
+await program.parseAsync(process.argv);
