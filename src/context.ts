@@ -36,6 +36,8 @@ export interface AppContext {
 export interface ContextOptions {
   migrate?: boolean;
   clock?: Clock;
+  /** Join the cross-process cache-change relay (scaled mode); one-shot commands need not. */
+  relay?: boolean;
 }
 
 export async function createContext(config: Config, logger: Logger, options: ContextOptions = {}): Promise<AppContext> {
@@ -57,7 +59,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     if (change.topic === 'api_key') authenticator.invalidateAll();
   });
   // In scaled mode caches on every process hear of a change at once; otherwise within their TTL.
-  const relay = config.buffer.kind === 'redis' ? new RedisChangeRelay(config.buffer.url, config.buffer.prefix, changes, logger) : null;
+  const relay = config.buffer.kind === 'redis' && options.relay !== false ? new RedisChangeRelay(config.buffer.url, config.buffer.prefix, changes, logger) : null;
   const context: AppContext = {
     config,
     db,

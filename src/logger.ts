@@ -26,4 +26,9 @@ export function createLogger(level: string): Logger {
   return pino(loggerOptions(level));
 }
 
+/** For one-shot commands whose stdout is their result (JSON to pipe on): logs go to stderr. */
+export function createCommandLogger(level: string): Logger {
+  return pino(loggerOptions(level), pino.destination(2));
+}
+
 export type { Logger };

@@ -13,9 +13,9 @@ export function registerAnalyze(program: Command): void {
       const config = loadConfig();
       const { createContext } = await import('../context.js');
       const { computeById } = await import('../features/analysis/service.js');
-      const { createLogger } = await import('../logger.js');
+      const { createCommandLogger } = await import('../logger.js');
       // Logs go to stderr so stdout carries only the snapshot (pipe it to jq).
-      const ctx = await createContext(config, createLogger('warn'), { migrate: true });
+      const ctx = await createContext(config, createCommandLogger('warn'), { migrate: true, relay: false });
       try {
         const snapshot = await computeById(ctx, experimentId, { trigger: 'cli', audit: { actorId: null, via: 'cli' } });
         if (!snapshot) throw new Error(`no started experiment with id ${experimentId}`);

@@ -15,9 +15,9 @@ export function registerWorkspaces(program: Command): void {
       const config = loadConfig();
       const { createContext } = await import('../context.js');
       const { createWorkspace } = await import('../features/workspaces/service.js');
-      const { createLogger } = await import('../logger.js');
+      const { createCommandLogger } = await import('../logger.js');
       // Logs go to stderr so stdout carries only the result (pipe it to jq).
-      const ctx = await createContext(config, createLogger('warn'), { migrate: true });
+      const ctx = await createContext(config, createCommandLogger('warn'), { migrate: true, relay: false });
       try {
         const created = await createWorkspace(ctx, options.name);
         if (options.json) {
