@@ -117,7 +117,7 @@ describeEachDialect(
       expect((await compute(server(), key, experiment.id)).peek_count_at_computation).toBe(2);
     });
 
-    it('answers 404 for unknown experiments and for other workspaces, 409 before the start, 403 for client keys', async () => {
+    it('answers 404 for unknown experiments and for other workspaces, 409 before the start, 400 for bad paging, 403 for client keys', async () => {
       const other = await server().bootstrap('Other');
       for (const [method, path] of [
         ['GET', 'results'],
@@ -132,6 +132,10 @@ describeEachDialect(
       const refused = await server().request('POST', `/v1/experiments/${draft.id}/results/compute`, { key });
       expect(refused.status).toBe(409);
       expect(refused.headers.get('content-type')).toContain('application/problem+json');
+      for (const query of ['since=yesterday', 'cursor=not-a-cursor', 'limit=0']) {
+        const malformed = await server().request('GET', `/v1/experiments/${experiment.id}/results/history?${query}`, { key });
+        expect(malformed.status, query).toBe(400);
+      }
       const clientKey = (await server().request('POST', '/v1/api-keys', { key, body: { name: 'sdk', kind: 'client' } })).body.key;
       expect((await server().request('GET', `/v1/experiments/${experiment.id}/results`, { key: clientKey })).status).toBe(403);
     });
