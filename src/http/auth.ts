@@ -50,3 +50,9 @@ export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new Error(`route ${request.routeOptions.url} has no authenticated principal`);
   return request.principal;
 }
+
+/** The caller as the audit log records it: the workspace acted in and the key that acted. */
+export function actorOf(request: FastifyRequest): { workspaceId: string; actorId: string } {
+  const principal = principalOf(request);
+  return { workspaceId: principal.workspaceId, actorId: principal.keyId };
+}

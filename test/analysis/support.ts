@@ -1,23 +1,13 @@
 import { expect } from 'vitest';
 import { chooseVariant } from '../../src/features/assignment/bucketing.js';
 import { insertEvents } from '../../src/features/events/store.js';
-import type { Clock } from '../../src/lib/time.js';
 import type { TestServer } from '../support/server.js';
+export { ManualClock } from '../support/clock.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** A clock the tests move by hand, so event ages, windows and cadences need no sleeping. */
-export class ManualClock implements Clock {
-  constructor(public current: number) {}
-  now(): number {
-    return this.current;
-  }
-  set(at: number): void {
-    this.current = at;
-  }
-}
 
 /** Moves every buffered event into the events table now (what the drainer does in the background). */
 export async function drainEvents(server: TestServer): Promise<void> {

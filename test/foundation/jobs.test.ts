@@ -10,18 +10,10 @@ import { Scheduler } from '../../src/jobs/scheduler.js';
 import { Worker } from '../../src/jobs/worker.js';
 import type { Clock } from '../../src/lib/time.js';
 import { createTestDatabase, testDialects, type TestDatabase } from '../support/databases.js';
+import { ManualClock } from '../support/clock.js';
 
 const silent = pino({ level: 'silent' });
 
-class ManualClock implements Clock {
-  constructor(public current = Date.now()) {}
-  now(): number {
-    return this.current;
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
 
 async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

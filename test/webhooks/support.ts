@@ -7,17 +7,10 @@ import { Worker } from '../../src/jobs/worker.js';
 import type { Clock } from '../../src/lib/time.js';
 import { testDialects, type DialectName } from '../support/databases.js';
 import { startTestServer, type ApiResponse, type TestServer } from '../support/server.js';
+import { ManualClock } from '../support/clock.js';
 
-/** A clock the test moves by hand; starts at the real time so events are not "late". */
-export class ManualClock implements Clock {
-  constructor(public current = Date.now()) {}
-  now(): number {
-    return this.current;
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
+export { ManualClock };
+
 
 export const HOUR_MS = 60 * 60 * 1000;
 

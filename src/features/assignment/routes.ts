@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { principalOf } from '../../http/auth.js';
+import { actorOf, principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import { assertContextSize, assignerFor } from './assigner.js';
@@ -22,11 +22,6 @@ import { listAssignmentsOfUnit, rebucket, removeOverride, setOverride } from './
 
 /** 202 with an empty body, as the interface specifies for exposures. */
 const AcceptedNoBody = { description: 'accepted; no body' };
-
-function actorOf(request: Parameters<typeof principalOf>[0]) {
-  const principal = principalOf(request);
-  return { workspaceId: principal.workspaceId, actorId: principal.keyId };
-}
 
 const tags = ['assignment'];
 const notRunning = problemDoc('no running experiment with this key (in the key’s environment)');

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { principalOf } from '../../http/auth.js';
+import { actorOf, principalOf } from '../../http/auth.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import {
   ExperimentInput,
@@ -13,11 +13,6 @@ import {
 } from './schemas.js';
 import { archiveExperiment, createExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';
 import { listExperiments } from './store.js';
-
-function actorOf(request: Parameters<typeof principalOf>[0]) {
-  const principal = principalOf(request);
-  return { workspaceId: principal.workspaceId, actorId: principal.keyId };
-}
 
 const tags = ['experiments'];
 const auth = { auth: 'server' as const };
