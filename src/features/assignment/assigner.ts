@@ -12,7 +12,8 @@ import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
 import { claimMutex, findAssignment, insertAssignment, insertExposure, markExposureLogged, type AssignmentRow } from './store.js';
 
-type StickyResult = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'>;
+/** A stored assignment as cached; the ISO form of its exposure time is filled on first use. */
+type StickyResult = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'> & { exposureIso?: string | null };
 
 interface FirstAssignment {
   definition: ExperimentDefinition;
@@ -165,13 +166,9 @@ function stickyKey(experimentId: string, unitId: string): string {
 }
 
 function present(base: { experiment_key: string; unit_id: string }, stored: StickyResult): Assignment {
-  return {
-    ...base,
-    variant: stored.variant_key,
-    reason: stored.reason,
-    assignment_id: stored.id,
-    exposure_logged_at: toIsoOrNull(stored.exposure_logged_at),
-  };
+  // Cached results are answered many times; format the timestamp once.
+  if (stored.exposureIso === undefined) stored.exposureIso = toIsoOrNull(stored.exposure_logged_at);
+  return { ...base, variant: stored.variant_key, reason: stored.reason, assignment_id: stored.id, exposure_logged_at: stored.exposureIso };
 }
 
 export function assertContextSize(context: Record<string, unknown> | undefined): void {
