@@ -2,7 +2,7 @@ import type { Db, Tx } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import type { Clock } from '../lib/time.js';
 import { appendChunks, claimChunks, claimDedupeKeys, countPending, dedupeKeyOf, deleteChunks, deleteExpiredKeys, type DedupeKey } from './embedded-store.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit } from '../db/group-commit.js';
 import { PendingGauge } from './pending-gauge.js';
 import {
   BufferFullError,

@@ -9,6 +9,9 @@ import type { Drainer } from '../../src/buffer/drainer.js';
 import { startEventDrainer } from '../../src/features/events/background.js';
 import { testDialects, type DialectName } from '../support/databases.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.js';
+import { freePort } from '../support/net.js';
+
+export { freePort };
 
 export type BufferMode = 'embedded' | 'redis';
 
@@ -138,14 +141,6 @@ export function uniqueEventId(label = 'e'): string {
   return `${label}-${process.pid}-${Date.now().toString(36)}-${sequence}`;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** A redis-server of the test's own, with AOF on, that can be stopped and started on the same port and data. */
 export interface PrivateRedis {

@@ -1,20 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDialects, type TestDatabase } from '../support/databases.js';
+import { freePort } from '../support/net.js';
 
 function cli(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, ['bin/verdict.js', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('verdict --help', () => {
   it('explains every command', () => {

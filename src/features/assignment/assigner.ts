@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { GroupCommit } from '../../buffer/group-commit.js';
+import { GroupCommit } from '../../db/group-commit.js';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
