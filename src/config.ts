@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 export type DatabaseConfig =
@@ -39,6 +40,8 @@ export interface Config {
   /** How long experiment definitions and sticky assignments stay cached without a change notice. */
   assignmentCacheTtlMs: number;
   jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number };
+  /** The analysis's big reads: SQLite worker threads (0: on the main connection) and PostgreSQL work_mem. */
+  analysis: { threads: number; workMem: string };
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +56,12 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return value;
+}
+
+function workMem(env: Env): string {
+  const raw = env.VERDICT_ANALYSIS_WORK_MEM || '256MB';
+  if (!/^[1-9][0-9]*(kB|MB|GB)$/.test(raw)) throw new ConfigError(`VERDICT_ANALYSIS_WORK_MEM must be a PostgreSQL size such as 256MB, got "${raw}"`);
+  return raw;
 }
 
 function databaseFrom(env: Env, dataDir: string): DatabaseConfig {
@@ -100,6 +109,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       pollIntervalMs: integer(env, 'VERDICT_JOB_POLL_MS', 1_000, 10),
       leaseMs: integer(env, 'VERDICT_JOB_LEASE_MS', 60_000, 100),
       concurrency: integer(env, 'VERDICT_JOB_CONCURRENCY', 4, 1),
+    },
+    analysis: {
+      threads: integer(env, 'VERDICT_ANALYSIS_THREADS', Math.min(os.availableParallelism(), 4), 0),
+      workMem: workMem(env),
     },
   };
   if (config.port > 65535) throw new ConfigError('PORT must be at most 65535');

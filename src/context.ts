@@ -4,6 +4,7 @@ import type { EventBuffer } from './buffer/types.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase, type Db, type Executor } from './db/database.js';
 import type { DialectSeam } from './db/dialect.js';
+import type { ReadPool } from './db/read-pool.js';
 import { Authenticator } from './features/api-keys/authenticator.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
 import { JobRegistry } from './jobs/registry.js';
@@ -17,6 +18,8 @@ export interface AppContext {
   config: Config;
   db: Db;
   seam: DialectSeam;
+  /** Where the analysis's long reads run: SQLite worker threads, or PostgreSQL with a larger work_mem. */
+  reads: ReadPool;
   logger: Logger;
   clock: Clock;
   secrets: SecretBox;
@@ -41,7 +44,7 @@ export interface ContextOptions {
 }
 
 export async function createContext(config: Config, logger: Logger, options: ContextOptions = {}): Promise<AppContext> {
-  const { db, seam, destroy } = openDatabase(config.database);
+  const { db, seam, reads, destroy } = openDatabase(config.database, config.analysis);
   if (options.migrate) {
     const { applied } = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
@@ -64,6 +67,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     config,
     db,
     seam,
+    reads,
     logger,
     clock,
     secrets: loadSecretBox(config.secretKey, config.dataDir),

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { postgresSeam, sqliteSeam, type DialectSeam } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
+import { inlineReads, postgresReads, SqliteThreadReads, type ReadPool } from './read-pool.js';
 import type { Database } from './schema.js';
 import { sqliteDialect } from './sqlite.js';
 
@@ -14,24 +15,43 @@ export type Executor = Db | Tx;
 export interface DatabaseHandle {
   db: Db;
   seam: DialectSeam;
+  /** Where long analytical reads run (see read-pool.ts). */
+  reads: ReadPool;
   destroy(): Promise<void>;
+}
+
+export interface AnalyticalReadOptions {
+  /** SQLite: worker threads for analytical reads; 0 runs them on the main connection. */
+  threads: number;
+  /** PostgreSQL: work_mem for analytical reads. */
+  workMem: string;
 }
 
 // int8 (count(*), epoch-millisecond columns) arrives as a string by default; our values fit
 // comfortably in a double, so read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export function openDatabase(config: DatabaseConfig): DatabaseHandle {
+export function openDatabase(config: DatabaseConfig, analytical: AnalyticalReadOptions = { threads: 0, workMem: '64MB' }): DatabaseHandle {
   if (config.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: config.url, max: 20, idleTimeoutMillis: 30_000 });
     // A dropped connection emits 'error' on an idle client; without a listener it would crash
     // the process. The pool replaces the client on next use, which is how we reconnect.
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, seam: postgresSeam, destroy: () => db.destroy() };
+    return { db, seam: postgresSeam, reads: postgresReads(db, analytical.workMem), destroy: () => db.destroy() };
   }
   const db = new Kysely<Database>({ dialect: sqliteDialect(config.file) });
-  return { db, seam: sqliteSeam, destroy: () => db.destroy() };
+  const threaded = analytical.threads > 0 && config.file !== ':memory:';
+  const reads = threaded ? new SqliteThreadReads(config.file, analytical.threads) : inlineReads(db);
+  return {
+    db,
+    seam: sqliteSeam,
+    reads,
+    async destroy() {
+      await reads.close();
+      await db.destroy();
+    },
+  };
 }
 
 export interface MigrationReport {

@@ -22,12 +22,19 @@ export interface DialectSeam {
    */
   jsonNumberAt(column: string, keys: readonly string[]): RawBuilder<number | null>;
   /**
-   * Units per analysis statement, or null for one statement per experiment. SQLite runs each
-   * statement synchronously on the process's only connection, so a long one would stall every
-   * request; PostgreSQL runs it on the server and plans one statement over the whole experiment
-   * best (a single hash join or index nested loop instead of a scan per chunk).
+   * Units per analysis statement, or null for one statement per experiment. SQLite statements
+   * are synchronous, so the work is cut into chunks that the read threads share (and that never
+   * hold a connection for long); PostgreSQL plans one statement over the whole experiment best
+   * and parallelises it itself.
    */
   readonly analysisChunkUnits: number | null;
+  /**
+   * What the analysis groups joined events by to get one row per unit (exposures `x`). SQLite
+   * reads exposures in unit_id order from the live-exposure index, so grouping on unit_id
+   * streams; PostgreSQL hash-aggregates, and one short key (the exposure's primary key, on
+   * which variant_key and exposed_at depend) hashes faster than two.
+   */
+  readonly analysisUnitGroup: RawBuilder<unknown>;
 }
 
 /** SQLite JSON path of object keys: each key quoted, with `"` and `\\` escaped, so any key is safe. */
@@ -62,6 +69,7 @@ export const sqliteSeam: DialectSeam = {
     return sql<number | null>`(CASE WHEN json_type(${ref}, ${path}) IN ('integer', 'real') THEN json_extract(${ref}, ${path}) END)`;
   },
   analysisChunkUnits: 10_000,
+  analysisUnitGroup: sql`x.unit_id, x.variant_key`,
 };
 
 const PG_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
@@ -77,13 +85,17 @@ export const postgresSeam: DialectSeam = {
     return error instanceof Error && /Connection terminated|connect ECONNREFUSED/.test(error.message);
   },
   // json, not jsonb: parsing text as json is a quick validating scan, measurably cheaper than
-  // building a jsonb value per event (bench/analysis.ts). Only a JSON number is cast on.
+  // building a jsonb value per event (bench/analysis.ts). `#>` returns the value's JSON text,
+  // and in valid JSON only a number starts with a digit or '-' (strings are quoted, the rest
+  // are words or brackets), so one extraction both tells a number and gives it; json_typeof
+  // would parse the document a second time for every event.
   jsonNumberAt: (column, keys) => {
     const json = sql`(${sql.ref(column)})::json`;
     const path = [...keys];
-    return sql<number | null>`(CASE WHEN json_typeof(${json} #> ${path}::text[]) = 'number' THEN (${json} #>> ${path}::text[])::double precision END)`;
+    return sql<number | null>`substring((${json} #> ${path}::text[])::text from '^-?[0-9].*$')::double precision`;
   },
   analysisChunkUnits: null,
+  analysisUnitGroup: sql`x.id`,
 };
 
 /** Runs `work` and turns a unique-constraint violation into the caller's conflict problem. */

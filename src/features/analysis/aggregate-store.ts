@@ -15,9 +15,10 @@
  *   statement gives, while no statement holds the event loop and the only connection for long.
  *   PostgreSQL gets one statement per experiment and runs it on the server.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
+import type { ReadPool } from '../../db/read-pool.js';
 import type { MetricAggregation, MetricKind } from '../../db/tables/catalogue.js';
 
 /** What the SQL needs to know about one metric. */
@@ -115,7 +116,7 @@ function chunkQuery(seam: DialectSeam, input: AggregationInput, after: string | 
       SELECT x.variant_key AS variant_key${sql.join(values, sql``)}
       FROM exposures AS x${eventJoin(input)}
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
-      GROUP BY x.unit_id, x.variant_key
+      GROUP BY ${seam.analysisUnitGroup}
     ) AS u
     GROUP BY u.variant_key`;
 }
@@ -163,17 +164,24 @@ function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metr
   }
 }
 
-/** Per-variant units and metric totals of the experiment's live exposures, keyed by variant. */
-export async function aggregateByVariant(executor: Executor, seam: DialectSeam, input: AggregationInput): Promise<Map<string, VariantTotals>> {
-  const totals = new Map<string, VariantTotals>();
+/** The chunks' upper bounds (unit_id, inclusive), the last one null (open-ended). */
+async function chunkBounds(executor: Executor, input: AggregationInput): Promise<Array<string | null>> {
+  const bounds: Array<string | null> = [];
   let after: string | null = null;
-  for (;;) {
-    const through = await chunkEnd(executor, input, after);
-    const result = await chunkQuery(seam, input, after, through).execute(executor);
-    addChunk(totals, result.rows, input.metrics.length);
-    if (through === null) return totals;
-    after = through;
-  }
+  do {
+    after = await chunkEnd(executor, input, after);
+    bounds.push(after);
+  } while (after !== null);
+  return bounds;
+}
+
+/** Per-variant units and metric totals of the experiment's live exposures, keyed by variant. */
+export async function aggregateByVariant(executor: Executor, seam: DialectSeam, reads: ReadPool, input: AggregationInput): Promise<Map<string, VariantTotals>> {
+  const bounds = await chunkBounds(executor, input);
+  const queries: CompiledQuery[] = bounds.map((through, index) => chunkQuery(seam, input, index === 0 ? null : (bounds[index - 1] ?? null), through).compile(executor));
+  const totals = new Map<string, VariantTotals>();
+  for (const rows of await reads.all(queries)) addChunk(totals, rows, input.metrics.length);
+  return totals;
 }
 
 /**

@@ -69,7 +69,7 @@ interface Analysis {
 async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null): Promise<Analysis> {
   const { primary, guardrails } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
-  const totals = await aggregateByVariant(ctx.db, ctx.seam, {
+  const totals = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, {
     workspaceId: row.workspace_id,
     experimentId: row.id,
     metrics: metrics.map(metricSpec),
