@@ -46,7 +46,8 @@ function fromFrameworkError(error: FastifyError, bodyLimit: number): Problem | n
 
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const problem = error instanceof Problem ? error : fromFrameworkError(error, bodyLimit);
+    // A route may raise the limit (the event batch route does); quote the one that applied.
+    const problem = error instanceof Problem ? error : fromFrameworkError(error, request.routeOptions.bodyLimit ?? bodyLimit);
     if (problem) {
       if (problem.status >= 500) request.log.error({ err: error }, problem.message);
       return sendProblem(request, reply, problem);

@@ -52,6 +52,13 @@ describeEachDialect('errors are RFC 9457 problems', (server) => {
       body: { name: 'x'.repeat(2 * 1024 * 1024), slug: 'big' },
     });
     expectProblem(response, 413);
+    expect(response.body.detail).toBe('the request body exceeds the limit of 1048576 bytes');
+  });
+
+  it('quotes the route’s own limit in a 413 where a route accepts more (event batches: 10 MiB)', async () => {
+    const response = await server().request('POST', '/v1/events/batch', { key, body: { events: [{ event_key: 'x'.repeat(11 * 1024 * 1024) }] } });
+    expectProblem(response, 413);
+    expect(response.body.detail).toBe(`the request body exceeds the limit of ${10 * 1024 * 1024} bytes`);
   });
 
   it('answers 415 for a body that is not JSON', async () => {
