@@ -20,6 +20,12 @@ export interface RequestSpec {
   body?: string;
   /** Builds each request anew (unique unit ids, event ids...). Overrides path/body. */
   next?: () => { path?: string; body?: string };
+  /**
+   * Bodies each connection sends in turn, built once. Cheaper for the load generator than
+   * `next` (which has it rebuild every request), and the generator shares the machine's cores
+   * with the server; for requests that may repeat (a pool of known units).
+   */
+  bodies?: string[];
 }
 
 export interface Scenario {
@@ -69,16 +75,17 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
 
 /**
  * Starts `verdict serve` as a separate process on a fresh data directory (or the configured
- * PostgreSQL/Redis), bootstraps a workspace with the CLI, and returns its key.
+ * PostgreSQL/Redis), bootstraps a workspace with the CLI, and returns its key. `nodeArgs` go to
+ * the server's node (for example --cpu-prof, to see where a scenario spends its time).
  */
-export async function startBenchServer(extraEnv: Record<string, string> = {}): Promise<BenchServer> {
+export async function startBenchServer(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
   const port = await freePort();
   const env = { ...process.env, VERDICT_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', VERDICT_LOG_LEVEL: 'warn', VERDICT_BENCH_ROUTES: '1', ...extraEnv } as Record<string, string>;
   const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Bench', '--json'], { cwd: root, env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`bootstrap failed: ${created.stderr}`);
   const bootstrap = JSON.parse(created.stdout) as { api_key: { key: string }; workspace: { id: string } };
-  const child = spawn(process.execPath, ['bin/verdict.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/verdict.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url, child);
   return {
@@ -107,15 +114,17 @@ export async function load(url: string, spec: RequestSpec, options: LoadOptions)
     duration: options.durationSeconds,
     method: spec.method ?? 'GET',
     headers: spec.headers,
-    requests: [
-      {
-        method: spec.method ?? 'GET',
-        path: spec.path,
-        headers: spec.headers,
-        body: spec.body,
-        ...(spec.next ? { setupRequest: (request: autocannon.Request) => ({ ...request, ...spec.next?.() }) } : {}),
-      },
-    ],
+    requests: spec.bodies
+      ? spec.bodies.map((body) => ({ method: spec.method ?? 'GET', path: spec.path, headers: spec.headers, body }))
+      : [
+          {
+            method: spec.method ?? 'GET',
+            path: spec.path,
+            headers: spec.headers,
+            body: spec.body,
+            ...(spec.next ? { setupRequest: (request: autocannon.Request) => ({ ...request, ...spec.next?.() }) } : {}),
+          },
+        ],
   });
   return {
     requestsPerSecond: result.requests.average,
