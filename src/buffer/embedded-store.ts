@@ -1,7 +1,7 @@
 import type { Executor, Tx } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import { newId } from '../lib/ids.js';
-import { BulkInsert } from './bulk-insert.js';
+import { BulkInsert } from '../db/bulk-insert.js';
 import type { BufferedEvent } from './types.js';
 
 // The SQL of the embedded buffer: the event_buffer and event_dedupe tables.

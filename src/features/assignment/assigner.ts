@@ -10,7 +10,7 @@ import { evaluateAudience } from './audience.js';
 import { chooseVariant } from './bucketing.js';
 import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
-import { claimMutex, findAssignment, insertAssignment, insertExposure, markExposureLogged, type AssignmentRow } from './store.js';
+import { claimMutex, findAssignment, insertAssignments, insertExposure, insertFirstExposures, markExposureLogged, type AssignmentRow } from './store.js';
 
 /** A stored assignment as cached; the ISO form of its exposure time is filled on first use. */
 type StickyResult = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'> & { exposureIso?: string | null };
@@ -64,7 +64,10 @@ export class Assigner {
     const base = { experiment_key: definition.key, unit_id: input.unit_id };
     const forced = definition.overrides.get(input.unit_id);
     if (forced !== undefined) return { ...base, variant: forced, reason: 'forced' };
-    const known = await this.#stored(definition.id, input.unit_id);
+    // Without an audience a first assignment is stored unconditionally, and storing finds an
+    // existing one anyway (a lost insert reads the winner), so a cache miss skips the extra read.
+    // With one, the stored assignment must be found first: it wins over today's audience.
+    const known = definition.audience === null ? this.#sticky.get(stickyKey(definition.id, input.unit_id)) : await this.#stored(definition.id, input.unit_id);
     if (known) return present(base, known);
     if (!(await this.#inAudience(definition, input.context))) return { ...base, variant: null, reason: 'audience_excluded' };
     const stored = await this.#storeFirst(definition, input.unit_id, input.log_exposure !== false);
@@ -95,29 +98,46 @@ export class Assigner {
   }
 
   /**
-   * Writes a group in one transaction, in (unit, experiment) order so concurrent groups on other
-   * processes take row locks in the same order and cannot deadlock each other; should the group
-   * fail anyway (a deadlock, a serialization error), each item is retried on its own.
+   * Writes a group in one transaction; should it fail anyway (a deadlock, a serialization
+   * error), each item is retried in a transaction of its own.
    */
   async #writeGroup(items: FirstAssignment[]): Promise<StickyResult[]> {
-    const order = items.map((item, index) => ({ item, index })).sort((x, y) => compareFirst(x.item, y.item));
     try {
-      const results: StickyResult[] = new Array(items.length);
-      await this.#ctx.db.transaction().execute(async (trx) => {
-        for (const { item, index } of order) results[index] = await this.#writeFirst(trx, item);
-      });
-      return results;
+      return await this.#ctx.db.transaction().execute((trx) => this.#writeFirsts(trx, items));
     } catch (error) {
       if (items.length === 1) throw error;
-      return Promise.all(items.map((item) => this.#ctx.db.transaction().execute((trx) => this.#writeFirst(trx, item))));
+      return Promise.all(items.map(async (item) => (await this.#ctx.db.transaction().execute((trx) => this.#writeFirsts(trx, [item])))[0] as StickyResult));
     }
   }
 
-  /** Stores one first assignment (claiming the mutex group first) and its exposure; a lost race returns the winner. */
-  async #writeFirst(trx: Tx, { definition, unitId, variantKey, logExposure }: FirstAssignment): Promise<StickyResult> {
+  /**
+   * Mutex claims one by one, then every assignment in multi-row statements, then the exposures
+   * of the rows that were stored; a lost race answers the row stored first. Everything goes in
+   * (unit, experiment) order, so concurrent groups on other processes take row locks in the
+   * same order and cannot deadlock each other. Requests for the same new pair share one row.
+   */
+  async #writeFirsts(trx: Tx, items: readonly FirstAssignment[]): Promise<StickyResult[]> {
     const now = this.#ctx.clock.now();
+    const rows = new Map<string, AssignmentRow>();
+    for (const item of [...items].sort(compareFirst)) {
+      const key = stickyKey(item.definition.id, item.unitId);
+      if (!rows.has(key)) rows.set(key, await this.#firstRow(trx, item, now));
+    }
+    const stored = await insertAssignments(trx, [...rows.values()]);
+    const exposed = [...rows.values()].filter((row) => stored.has(row.id) && row.exposure_logged_at !== null && row.variant_key !== null);
+    await insertFirstExposures(
+      trx,
+      exposed.map((row) => ({ workspace_id: row.workspace_id, experiment_id: row.experiment_id, unit_id: row.unit_id, variant_key: row.variant_key as string, exposed_at: now, source: 'assign' as const })),
+    );
+    const results = new Map<string, StickyResult>();
+    for (const [key, row] of rows) results.set(key, stored.has(row.id) ? row : ((await findAssignment(trx, row.experiment_id, row.unit_id)) as AssignmentRow));
+    return items.map((item) => results.get(stickyKey(item.definition.id, item.unitId)) as StickyResult);
+  }
+
+  /** The row a first assignment would store, after claiming the unit in the mutex group (or holding it out). */
+  async #firstRow(trx: Tx, { definition, unitId, variantKey, logExposure }: FirstAssignment, now: number): Promise<AssignmentRow> {
     const holdout = definition.mutexGroupId ? !(await claimMutex(trx, definition.mutexGroupId, unitId, definition.id, now)) : false;
-    const row: AssignmentRow = {
+    return {
       id: newId(),
       workspace_id: definition.workspaceId,
       experiment_id: definition.id,
@@ -127,11 +147,6 @@ export class Assigner {
       exposure_logged_at: logExposure && !holdout ? now : null,
       created_at: now,
     };
-    if (!(await insertAssignment(trx, row))) return (await findAssignment(trx, definition.id, unitId)) as AssignmentRow;
-    if (row.exposure_logged_at !== null && row.variant_key !== null) {
-      await insertExposure(trx, { workspaceId: row.workspace_id, experimentId: row.experiment_id, unitId, variantKey: row.variant_key, at: now, source: 'assign' });
-    }
-    return row;
   }
 
   /**

@@ -1,9 +1,44 @@
 import type { Selectable } from 'kysely';
+import { BulkInsert } from '../../db/bulk-insert.js';
 import type { Executor, Tx } from '../../db/database.js';
-import type { AssignmentsTable } from '../../db/tables/experiments.js';
+import type { AssignmentsTable, ExposuresTable } from '../../db/tables/experiments.js';
 import { newId } from '../../lib/ids.js';
 
 export type AssignmentRow = Selectable<AssignmentsTable>;
+type ExposureRow = Selectable<ExposuresTable>;
+
+const insertAssignmentRows = new BulkInsert<AssignmentRow>(
+  ['id', 'workspace_id', 'experiment_id', 'unit_id', 'variant_key', 'reason', 'exposure_logged_at', 'created_at'],
+  (executor, rows) =>
+    executor
+      .insertInto('assignments')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['experiment_id', 'unit_id']).doNothing())
+      .returning('id'),
+);
+
+const insertExposureRows = new BulkInsert<ExposureRow>(
+  ['id', 'workspace_id', 'experiment_id', 'unit_id', 'variant_key', 'exposed_at', 'superseded_at', 'source'],
+  (executor, rows) =>
+    executor
+      .insertInto('exposures')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['experiment_id', 'unit_id']).where('superseded_at', 'is', null).doNothing()),
+);
+
+/**
+ * Inserts first assignments (at most one per experiment and unit), several per statement, and
+ * returns the ids of the rows stored; a row missing from the answer lost to one stored earlier.
+ */
+export async function insertAssignments(trx: Tx, rows: readonly AssignmentRow[]): Promise<Set<string>> {
+  const stored = await insertAssignmentRows.execute<{ id: string }>(trx, rows);
+  return new Set(stored.map((row) => row.id));
+}
+
+/** Records the live exposures of first assignments; a pair's second one is ignored (the partial unique index keeps one). */
+export async function insertFirstExposures(trx: Tx, rows: ReadonlyArray<Omit<ExposureRow, 'id' | 'superseded_at'>>): Promise<void> {
+  await insertExposureRows.execute(trx, rows.map((row) => ({ ...row, id: newId(), superseded_at: null })));
+}
 
 export async function findAssignment(executor: Executor, experimentId: string, unitId: string): Promise<AssignmentRow | undefined> {
   return executor.selectFrom('assignments').selectAll().where('experiment_id', '=', experimentId).where('unit_id', '=', unitId).executeTakeFirst();
@@ -26,16 +61,6 @@ export async function claimMutex(trx: Tx, mutexGroupId: string, unitId: string, 
     .where('unit_id', '=', unitId)
     .executeTakeFirstOrThrow();
   return claim.experiment_id === experimentId;
-}
-
-/** Inserts the first assignment; false when another request stored one first (it wins). */
-export async function insertAssignment(trx: Tx, row: AssignmentRow): Promise<boolean> {
-  const result = await trx
-    .insertInto('assignments')
-    .values(row)
-    .onConflict((oc) => oc.columns(['experiment_id', 'unit_id']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 /** Records the live exposure of a pair; a second one is ignored (the partial unique index keeps one). */

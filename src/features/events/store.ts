@@ -1,4 +1,4 @@
-import { BulkInsert } from '../../buffer/bulk-insert.js';
+import { BulkInsert } from '../../db/bulk-insert.js';
 import type { BufferedEvent } from '../../buffer/types.js';
 import type { Executor } from '../../db/database.js';
 

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Executor } from './database.js';
 
 /** Builds the statement for a handful of rows; only ever called once per statement size. */
 export type BuildInsert<Row> = (executor: Executor, rows: Row[]) => Compilable;
