@@ -20,11 +20,17 @@ export function sha256Hex(value: string): string {
   return crypto.createHash('sha256').update(value).digest('hex');
 }
 
-/** Constant-time equality for two strings of any length. */
+/**
+ * Constant-time equality for two strings of any length. Equal byte lengths (every stored hash
+ * against a fresh one) compare directly; otherwise both are hashed first, so the comparison
+ * time never depends on where they differ, only (as usual) on whether their lengths match.
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = crypto.createHash('sha256').update(a).digest();
-  const right = crypto.createHash('sha256').update(b).digest();
-  return crypto.timingSafeEqual(left, right) && a.length === b.length;
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  if (left.length === right.length) return crypto.timingSafeEqual(left, right);
+  crypto.timingSafeEqual(crypto.createHash('sha256').update(left).digest(), crypto.createHash('sha256').update(right).digest());
+  return false;
 }
 
 /**
