@@ -86,11 +86,15 @@ export class SqliteThreadReads implements ReadPool {
   async #run(query: CompiledQuery): Promise<Row[]> {
     const worker = await this.#acquire();
     try {
+      // A busy thread keeps the process alive (a command awaiting its answer has nothing else
+      // pending); an idle one does not.
+      worker.ref();
       return await new Promise<Row[]>((resolve, reject) => {
         this.#busy.set(worker, { resolve, reject });
         worker.postMessage({ sql: query.sql, parameters: query.parameters });
       });
     } finally {
+      worker.unref();
       this.#busy.delete(worker);
       this.#release(worker);
     }
@@ -118,7 +122,6 @@ export class SqliteThreadReads implements ReadPool {
   #spawn(): Worker {
     this.#started += 1;
     const worker = new Worker(new URL('./sqlite-read-worker.js', import.meta.url), { workerData: { file: this.#file } });
-    // Idle threads must not keep a finished command (verdict analyze) alive.
     worker.unref();
     worker.on('message', (reply: Reply) => {
       const pending = this.#busy.get(worker);
