@@ -1,8 +1,9 @@
+import { sql } from 'kysely';
 import type { Executor, Tx } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import { newId } from '../lib/ids.js';
 import { BulkInsert } from '../db/bulk-insert.js';
-import type { BufferedEvent } from './types.js';
+import { DEDUPE_WINDOW_MS, type BufferedEvent } from './types.js';
 
 // The SQL of the embedded buffer: the event_buffer and event_dedupe tables.
 
@@ -18,11 +19,19 @@ export function dedupeKeyOf(workspaceId: string, clientEventId: string): string 
   return `${workspaceId}\u0000${clientEventId}`;
 }
 
+// A key is claimed when it is new, or when it has expired but the purge job has not removed it
+// yet (its expiry is at most the claim's own expiry minus the window, that is, at most now):
+// client_event_id is unique for 30 days, not until the next purge.
 const insertDedupeRows = new BulkInsert<DedupeKey & { expires_at: number }>(['workspace_id', 'client_event_id', 'expires_at'], (executor, rows) =>
   executor
     .insertInto('event_dedupe')
     .values(rows)
-    .onConflict((oc) => oc.columns(['workspace_id', 'client_event_id']).doNothing())
+    .onConflict((oc) =>
+      oc
+        .columns(['workspace_id', 'client_event_id'])
+        .doUpdateSet({ expires_at: (eb) => eb.ref('excluded.expires_at') })
+        .where('event_dedupe.expires_at', '<=', sql<number>`excluded.expires_at - ${sql.lit(DEDUPE_WINDOW_MS)}`),
+    )
     .returning(['workspace_id', 'client_event_id']),
 );
 

@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { redisKeys } from '../../src/buffer/redis-scripts.js';
 import { DEDUPE_WINDOW_MS } from '../../src/buffer/types.js';
 import { ingestEvents } from '../../src/features/events/service.js';
+import { ManualClock } from '../support/clock.js';
 import { startTestServer } from '../support/server.js';
 import { describeIngest, drained, storedEvents, uniqueEventId, waitFor } from './support.js';
 
@@ -75,29 +76,73 @@ describeIngest('event de-duplication', (setup) => {
     expect((await storedEvents(setup().server, setup().workspaceId)).filter((row) => row.client_event_id === id)).toHaveLength(1);
   });
 
-  it('remembers a key for 30 days, then forgets it; the events table still stores the event once', async () => {
-    const id = uniqueEventId('expiry');
+  it('keeps a key in Redis for 30 days', async () => {
+    if (setup().mode !== 'redis') return;
+    const id = uniqueEventId('ttl');
     await track({ event_key: 'k', unit_id: 'u', client_event_id: id });
-    await drained(setup().server);
-    const { ctx } = setup().server;
-    if (setup().mode === 'redis') {
-      const config = ctx.config.buffer;
-      if (config.kind !== 'redis') throw new Error('expected the Redis buffer');
-      const redis = new Redis(config.url);
-      const ttl = await redis.ttl(redisKeys(config.prefix).dedupe(setup().workspaceId, id));
-      await redis.quit();
-      expect(ttl).toBeGreaterThan(DEDUPE_WINDOW_MS / 1000 - 60);
-      expect(ttl).toBeLessThanOrEqual(DEDUPE_WINDOW_MS / 1000);
-      return;
-    }
-    expect(await ctx.buffer.purgeExpiredKeys(Date.now())).toBe(0);
-    expect(await ctx.buffer.purgeExpiredKeys(Date.now() + DEDUPE_WINDOW_MS + 60_000)).toBeGreaterThanOrEqual(1);
-    const resent = await track({ event_key: 'k', unit_id: 'u', client_event_id: id });
-    expect(resent.body.idempotent_replay).toBe(false);
-    await drained(setup().server);
-    expect((await storedEvents(setup().server, setup().workspaceId)).filter((row) => row.client_event_id === id)).toHaveLength(1);
+    const config = setup().server.ctx.config.buffer;
+    if (config.kind !== 'redis') throw new Error('expected the Redis buffer');
+    const redis = new Redis(config.url);
+    const ttl = await redis.ttl(redisKeys(config.prefix).dedupe(setup().workspaceId, id));
+    await redis.quit();
+    expect(ttl).toBeGreaterThan(DEDUPE_WINDOW_MS / 1000 - 60);
+    expect(ttl).toBeLessThanOrEqual(DEDUPE_WINDOW_MS / 1000);
+  });
+
+  it('purges expired keys in the embedded buffer', async () => {
+    if (setup().mode !== 'embedded') return;
+    const id = uniqueEventId('purge');
+    await track({ event_key: 'k', unit_id: 'u', client_event_id: id });
+    const { buffer } = setup().server.ctx;
+    expect(await buffer.purgeExpiredKeys(Date.now())).toBe(0);
+    expect(await buffer.purgeExpiredKeys(Date.now() + DEDUPE_WINDOW_MS + 60_000)).toBeGreaterThanOrEqual(1);
   });
 });
+
+const clock = new ManualClock();
+
+describeIngest(
+  'client_event_id after its 30 days',
+  (setup) => {
+    const track = (body: unknown) => setup().server.request('POST', '/v1/events', { key: setup().clientKey, body });
+
+    /** What the key's expiry does in each buffer: Redis drops it by TTL; the embedded table keeps it until a purge. */
+    async function expireInRedis(id: string): Promise<void> {
+      const config = setup().server.ctx.config.buffer;
+      if (config.kind !== 'redis') return;
+      const redis = new Redis(config.url);
+      await redis.del(redisKeys(config.prefix).dedupe(setup().workspaceId, id));
+      await redis.quit();
+    }
+
+    it('is a replay for 30 days, then a new event that is stored beside the old one', async () => {
+      const id = uniqueEventId('reuse');
+      const first = await track({ event_key: 'k', unit_id: 'u', client_event_id: id, properties: { n: 1 } });
+      expect(first.body.idempotent_replay).toBe(false);
+      await drained(setup().server);
+
+      clock.advance(DEDUPE_WINDOW_MS - 60_000);
+      const within = await track({ event_key: 'k', unit_id: 'u', client_event_id: id, properties: { n: 2 } });
+      expect(within.body.idempotent_replay).toBe(true);
+
+      clock.advance(2 * 60_000);
+      await expireInRedis(id);
+      // The embedded key is past its expiry but not purged: it must not count any more.
+      const after = await track({ event_key: 'k', unit_id: 'u', client_event_id: id, properties: { n: 3 } });
+      expect(after.status).toBe(202);
+      expect(after.body.idempotent_replay).toBe(false);
+      await drained(setup().server);
+
+      const stored = (await storedEvents(setup().server, setup().workspaceId)).filter((row) => row.event_key === 'k' && row.unit_id === 'u');
+      expect(stored.map((row) => JSON.parse(row.properties).n)).toEqual([1, 3]);
+      // The id now names the new event; the old one gave it up.
+      expect(stored.map((row) => row.client_event_id)).toEqual([null, id]);
+      const again = await track({ event_key: 'k', unit_id: 'u', client_event_id: id, properties: { n: 4 } });
+      expect(again.body.idempotent_replay).toBe(true);
+    });
+  },
+  { server: { clock } },
+);
 
 describeIngest(
   'back-pressure',
