@@ -214,4 +214,37 @@ describeEachDialect('renders', (server) => {
     expect((await fetchOutput(server(), client, done.id, 'text')).status).toBe(403);
     expect((await server().request('GET', `/v1/renders/${done.id}`)).status).toBe(401);
   });
+
+  it('lists the workspace’s renders newest first, by template and status, page by page', async () => {
+    const { key: own } = await server().bootstrap('Listing');
+    const invoice = await frozenTemplate(server(), own);
+    const note = await frozenTemplate(server(), own, 'Due {{formatDate due_at}}');
+    const first = await render(server(), own, { template_id: invoice.id, formats: ['html'] });
+    const failed = await render(server(), own, { template_id: note.id, formats: ['text'], data: { due_at: 'never' } });
+    const last = await render(server(), own, { template_id: invoice.id, formats: ['text', 'pdf'] });
+
+    const all = await server().request('GET', '/v1/renders', { key: own });
+    expect(all.status).toBe(200);
+    expect(all.body.data.map((r: { id: string }) => r.id)).toEqual([last.id, failed.id, first.id]);
+    expect(all.body.data[0]).toEqual(last);
+    expect(all.body.next_cursor).toBeNull();
+
+    const ofInvoice = await server().request('GET', `/v1/renders?template_id=${invoice.id}`, { key: own });
+    expect(ofInvoice.body.data.map((r: { id: string }) => r.id)).toEqual([last.id, first.id]);
+    const failures = await server().request('GET', '/v1/renders?status=failed', { key: own });
+    expect(failures.body.data.map((r: { id: string; error: string }) => [r.id, r.error])).toEqual([[failed.id, expect.stringMatching(/formatDate/)]]);
+
+    const pageOne = await server().request('GET', '/v1/renders?limit=2', { key: own });
+    expect(pageOne.body.data.map((r: { id: string }) => r.id)).toEqual([last.id, failed.id]);
+    const pageTwo = await server().request('GET', `/v1/renders?limit=2&cursor=${pageOne.body.next_cursor}`, { key: own });
+    expect(pageTwo.body).toEqual({ data: [first], next_cursor: null });
+
+    // Other workspaces' renders stay out, and bad filters are 400 problems naming the parameter.
+    expect((await server().request('GET', '/v1/renders', { key })).body.data.map((r: { id: string }) => r.id)).not.toContain(first.id);
+    const badStatus = await server().request('GET', '/v1/renders?status=done', { key: own });
+    expect(badStatus.status).toBe(400);
+    expect(badStatus.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(JSON.stringify(badStatus.body)).toMatch(/status/);
+    expect((await server().request('GET', '/v1/renders?cursor=nonsense', { key: own })).status).toBe(400);
+  });
 });

@@ -3,8 +3,8 @@ import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { problemDoc } from '../../http/schemas.js';
 import { CONTENT_TYPES } from './document.js';
-import { OutputParams, RenderInput, RenderParams, RenderSchema } from './schemas.js';
-import { createRender, getOutput, getRender } from './service.js';
+import { OutputParams, RenderInput, RenderList, RenderListQuery, RenderParams, RenderSchema } from './schemas.js';
+import { createRender, getOutput, getRender, listRenders } from './service.js';
 
 const tags = ['renders'];
 const binary = { schema: { type: 'string', format: 'binary' } };
@@ -30,6 +30,21 @@ export function renderRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const render = await createRender(ctx, principal.workspaceId, principal.keyId, request.body);
         return reply.code(202).header('location', `/v1/renders/${render.id}`).send(render);
       },
+    );
+
+    app.get(
+      '/v1/renders',
+      {
+        config: { auth: 'server' },
+        schema: {
+          operationId: 'listRenders',
+          tags,
+          description: 'The workspace’s renders, newest first, optionally of one template or in one status; keyset-paged with next_cursor.',
+          querystring: RenderListQuery,
+          response: { 200: RenderList },
+        },
+      },
+      async (request) => listRenders(ctx, principalOf(request).workspaceId, request.query),
     );
 
     app.get(

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Id, Timestamp } from '../../http/schemas.js';
+import { Id, ListOf, PageQuery, Timestamp } from '../../http/schemas.js';
 
 const Format = Type.Enum(['html', 'text', 'markdown', 'pdf'], { description: 'an output format' });
 const Status = Type.Enum(['queued', 'running', 'resolved', 'failed'], {
@@ -43,3 +43,15 @@ export const RenderSchema = Type.Object(
 
 export const RenderParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const OutputParams = Type.Object({ id: Type.String({ maxLength: 64 }), format: Format });
+
+export const RenderListQuery = Type.Object(
+  {
+    ...PageQuery,
+    template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only renders of this template' })),
+    status: Type.Optional(Status),
+  },
+  { additionalProperties: false },
+);
+export type RenderListQuery = Static<typeof RenderListQuery>;
+
+export const RenderList = ListOf(RenderSchema, 'renders of the workspace, newest first');

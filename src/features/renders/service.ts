@@ -7,8 +7,8 @@ import { requireTemplateWithVersions } from '../templates/service.js';
 import { findVersion, seqOf, type TemplateRow, type VersionRow } from '../templates/store.js';
 import { validateRenderData } from './data-validation.js';
 import { RENDER_JOB, RENDER_JOB_MAX_ATTEMPTS } from './job-name.js';
-import type { RenderInput } from './schemas.js';
-import { findOutput, findRender, insertRender, listOutputMeta, toRender, type RenderRow } from './store.js';
+import type { RenderInput, RenderListQuery } from './schemas.js';
+import { findOutput, findRender, insertRender, listOutputMeta, listOutputMetaOf, listRenderRows, toRender, type RenderRow } from './store.js';
 
 /** The version a render pins: the label asked for, or the latest one. */
 async function pinVersion(ctx: AppContext, template: TemplateRow, label: string | undefined): Promise<VersionRow> {
@@ -66,6 +66,14 @@ export async function getRender(ctx: AppContext, workspaceId: string, id: string
   const row = await findRender(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no render with id ${id}`);
   return toRender(row, row.status === 'resolved' ? await listOutputMeta(ctx.db, id) : []);
+}
+
+/** GET /v1/renders: newest first, each with its outputs once resolved. */
+export async function listRenders(ctx: AppContext, workspaceId: string, query: RenderListQuery) {
+  const page = await listRenderRows(ctx.db, workspaceId, { templateId: query.template_id, status: query.status }, { limit: query.limit, cursor: query.cursor });
+  const resolved = page.data.filter((row) => row.status === 'resolved').map((row) => row.id);
+  const outputs = await listOutputMetaOf(ctx.db, resolved);
+  return { data: page.data.map((row) => toRender(row, outputs.get(row.id) ?? [])), next_cursor: page.next_cursor };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
-import type { RenderFormat, RenderOutputsTable, RendersTable } from '../../db/tables/templates.js';
+import type { RenderFormat, RenderOutputsTable, RendersTable, RenderStatus } from '../../db/tables/templates.js';
+import { paginate, type Page, type PageParams } from '../../http/pagination.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import type { RenderedOutput } from './document.js';
 
@@ -37,6 +38,32 @@ export async function findRender(executor: Executor, workspaceId: string, id: st
 
 export async function listOutputMeta(executor: Executor, renderId: string): Promise<OutputMeta[]> {
   return executor.selectFrom('render_outputs').select(['format', 'content_type', 'byte_size']).where('render_id', '=', renderId).execute();
+}
+
+/** A page of the workspace's renders, newest first, optionally of one template or in one status. */
+export async function listRenderRows(
+  executor: Executor,
+  workspaceId: string,
+  filter: { templateId?: string | undefined; status?: RenderStatus | undefined },
+  page: PageParams,
+): Promise<Page<RenderRow>> {
+  let query = executor.selectFrom('renders').selectAll().where('workspace_id', '=', workspaceId);
+  if (filter.templateId !== undefined) query = query.where('template_id', '=', filter.templateId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  return paginate(query, 'id', page, (row) => row, 'desc');
+}
+
+/** Output metadata of several renders at once, by render id. */
+export async function listOutputMetaOf(executor: Executor, renderIds: readonly string[]): Promise<Map<string, OutputMeta[]>> {
+  const byRender = new Map<string, OutputMeta[]>();
+  if (renderIds.length === 0) return byRender;
+  const rows = await executor
+    .selectFrom('render_outputs')
+    .select(['render_id', 'format', 'content_type', 'byte_size'])
+    .where('render_id', 'in', renderIds)
+    .execute();
+  for (const { render_id, ...meta } of rows) byRender.set(render_id, [...(byRender.get(render_id) ?? []), meta]);
+  return byRender;
 }
 
 export async function findOutput(executor: Executor, renderId: string, format: RenderFormat) {
