@@ -11,6 +11,13 @@ const binary = { schema: { type: 'string', format: 'binary' } };
 
 export function renderRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
+    await app.register(submitAndListRoutes(ctx));
+    await app.register(readRoutes(ctx));
+  };
+}
+
+function submitAndListRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
     app.post(
       '/v1/renders',
       {
@@ -46,7 +53,11 @@ export function renderRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request) => listRenders(ctx, principalOf(request).workspaceId, request.query),
     );
+  };
+}
 
+function readRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
     app.get(
       '/v1/renders/:id',
       {
