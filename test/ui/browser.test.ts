@@ -121,6 +121,36 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('looks up a unit, pins it to a variant, removes the pin and re-buckets it', async () => {
+    const { page } = browser;
+    const assign = async () => (await server.request('POST', '/v1/assign', { key: boot.key, body: { experiment_key: experimentKey, unit_id: 'qa unit/1' } })).body;
+    const bucketed = await assign();
+    await page.goto(at(`/experiments/${experimentId}`));
+    await page.getByLabel('Unit id').fill('qa unit/1');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText(`qa unit/1 is in "${bucketed.variant}" (bucketed)`).waitFor();
+
+    const other = bucketed.variant === 'control' ? 'treatment' : 'control';
+    await page.getByLabel('Variant to pin').selectOption(other);
+    await page.getByRole('button', { name: 'Pin to variant' }).click();
+    await page.getByText(`qa unit/1 is pinned to "${other}"`).waitFor();
+    expect(await assign()).toMatchObject({ variant: other, reason: 'forced' });
+    await screenshot(page, '05b-experiment-units');
+
+    await page.getByRole('button', { name: 'Remove pin' }).click();
+    await page.getByText('The pin of qa unit/1 is removed').waitFor();
+    expect(await assign()).toMatchObject({ variant: bucketed.variant, reason: 'bucketed' });
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Re-bucket' }).click();
+    await page.getByText('qa unit/1 was re-bucketed').waitFor();
+    const audit = await server.request('GET', `/v1/audit?action=assignment.rebucketed&target_id=${experimentId}`, { key: boot.key });
+    expect(audit.body.data).toHaveLength(1);
+    expect(audit.body.data[0].payload).toMatchObject({ unit_id: 'qa unit/1', previous_variant: bucketed.variant, superseded_exposures: 1 });
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText('qa unit/1 has no stored assignment in this experiment').waitFor();
+  });
+
   it('stops the experiment with a reason', async () => {
     const { page } = browser;
     await page.goto(at(`/experiments/${experimentId}`));

@@ -197,3 +197,12 @@ export interface SessionInfo {
   key: { id: string; name: string; prefix: string; last_four: string };
   workspace: { id: string; name: string; slug: string };
 }
+
+export interface Assignment {
+  experiment_key: string;
+  unit_id: string;
+  variant: string | null;
+  reason: 'bucketed' | 'forced' | 'audience_excluded' | 'mutex_holdout';
+  assignment_id?: string;
+  exposure_logged_at?: string | null;
+}

@@ -5,6 +5,7 @@ import { useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
 import { describeRule, Lifecycle, WeightsEditor } from './experiment-parts.js';
+import { UnitTools } from './experiment-units.js';
 
 interface Catalogue {
   environments: Environment[];
@@ -100,6 +101,7 @@ export function ExperimentDetail({ id }: { id: string }) {
         <h2 id="audience">Audience</h2>
         {e.audience ? <pre class="code">{json(e.audience)}</pre> : <p>Everyone (no audience filter).</p>}
       </section>
+      <UnitTools experiment={e} />
       <Lifecycle experiment={e} onChanged={() => experiment.reload()} />
     </>
   );
