@@ -212,6 +212,14 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByRole('link', { name: 'Download pdf' }).waitFor({ timeout: 30_000 });
     await screenshot(page, '13-template');
+    const templateId = page.url().split('/').pop() ?? '';
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete template' }).click();
+    await page.getByRole('heading', { name: 'Templates' }).waitFor();
+    expect((await server.request('GET', `/v1/templates/${templateId}`, { key: boot.key })).status).toBe(404);
+    // Its frozen version stays readable for the renders that pinned it.
+    expect((await server.request('GET', `/v1/templates/${templateId}/versions/v1`, { key: boot.key })).status).toBe(200);
   });
 
   it('creates a webhook source (secret shown once), disables it and lists its deliveries', async () => {

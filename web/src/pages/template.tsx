@@ -4,6 +4,7 @@ import { ErrorBox, Field, Loading, PageTitle, TextArea } from '../components/ui.
 import { dateTime } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import type { Template, TemplateVersion } from '../types.js';
+import { navigate } from '../router.js';
 import { FieldSchema, RenderForm } from './template-parts.js';
 
 function DraftEditor({ template, onSaved }: { template: Template; onSaved: () => void }) {
@@ -41,6 +42,26 @@ function DraftEditor({ template, onSaved }: { template: Template; onSaved: () =>
   );
 }
 
+/** Deleting hides the template; its frozen versions stay, so existing renders keep working. */
+function DeleteTemplate({ template }: { template: Template }) {
+  const action = useAction();
+  const remove = () => {
+    if (!confirm(`Delete "${template.name}"? It leaves the list and takes no new versions or renders; its frozen versions and past renders stay readable.`)) return;
+    void action.run(async () => {
+      await api('DELETE', `/v1/templates/${template.id}`);
+      navigate('/templates');
+    });
+  };
+  return (
+    <>
+      <button type="button" class="danger" disabled={action.busy} onClick={remove}>
+        Delete template
+      </button>
+      <ErrorBox error={action.error} />
+    </>
+  );
+}
+
 export function TemplateDetail({ id }: { id: string }) {
   const template = useResource(() => api<Template>('GET', `/v1/templates/${id}`), [id]);
   const versions = useResource(() => api<Page<TemplateVersion>>('GET', `/v1/templates/${id}/versions?limit=200`), [id]);
@@ -56,7 +77,7 @@ export function TemplateDetail({ id }: { id: string }) {
 
   return (
     <>
-      <PageTitle>{template.data.name}</PageTitle>
+      <PageTitle actions={<DeleteTemplate template={template.data} />}>{template.data.name}</PageTitle>
       <DraftEditor key={template.data.updated_at} template={template.data} onSaved={reload} />
       <section aria-labelledby="versions-title">
         <h2 id="versions-title">Versions</h2>
