@@ -180,6 +180,31 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     }
   });
 
+  it('creates a segment from a JSON rule, says what is wrong with a bad one, and deletes it', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Segments' }).click();
+    await page.getByRole('heading', { name: 'Segments', exact: true }).waitFor();
+    await page.getByLabel('Key', { exact: true }).fill('dach');
+    await page.getByLabel('Name', { exact: true }).fill('DACH customers');
+    await page.getByLabel('Rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE", "AT"');
+    await page.getByRole('button', { name: 'Create segment' }).click();
+    await page.getByText('The rule is not valid JSON').waitFor();
+    await page.getByLabel('Rule (JSON)').fill('{"attribute": "country", "op": "like", "value": "D%"}');
+    await page.getByRole('button', { name: 'Create segment' }).click();
+    await page.getByText(/unknown op 'like'/).waitFor();
+    await page.getByLabel('Rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE", "AT", "CH"]}');
+    await page.getByRole('button', { name: 'Create segment' }).click();
+    await page.getByRole('table', { name: 'Segments' }).getByText('DACH customers').waitFor();
+    await screenshot(page, '09b-segments');
+    const stored = (await server.request('GET', '/v1/segments', { key: boot.key })).body.data;
+    expect(stored).toEqual([expect.objectContaining({ key: 'dach', rule: { attribute: 'country', op: 'in', value: ['DE', 'AT', 'CH'] } })]);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete segment dach' }).click();
+    await page.getByText('No segments yet.').waitFor();
+    expect((await server.request('GET', '/v1/segments', { key: boot.key })).body.data).toEqual([]);
+  });
+
   it('creates an API key and shows its secret once', async () => {
     const { page } = browser;
     await page.goto(at('/api-keys'));

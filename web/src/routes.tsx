@@ -10,6 +10,7 @@ import { Leads } from './pages/leads.js';
 import { Metrics } from './pages/metrics.js';
 import { MutexGroups } from './pages/mutex-groups.js';
 import { Results } from './pages/results.js';
+import { Segments } from './pages/segments.js';
 import { TemplateDetail } from './pages/template.js';
 import { Templates } from './pages/templates.js';
 import { WebhookSourceDetail } from './pages/webhook-source.js';
@@ -25,6 +26,7 @@ const pages: [string, Page][] = [
   ['/experiments/:id', (p) => <ExperimentDetail key={p.id} id={p.id ?? ''} />],
   ['/experiments/:id/results', (p) => <Results key={p.id} id={p.id ?? ''} />],
   ['/metrics', () => <Metrics />],
+  ['/segments', () => <Segments />],
   ['/mutex-groups', () => <MutexGroups />],
   ['/api-keys', () => <ApiKeys />],
   ['/audit', (_p, where) => <AuditLog initial={Object.fromEntries(where.search)} />],

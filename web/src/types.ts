@@ -206,3 +206,13 @@ export interface Assignment {
   assignment_id?: string;
   exposure_logged_at?: string | null;
 }
+
+export interface Segment {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  rule: unknown;
+  created_at: string;
+  updated_at: string;
+}

@@ -5,6 +5,7 @@ import type { SessionInfo } from '../types.js';
 const sections: [string, string][] = [
   ['/experiments', 'Experiments'],
   ['/metrics', 'Metrics'],
+  ['/segments', 'Segments'],
   ['/mutex-groups', 'Mutex groups'],
   ['/api-keys', 'API keys'],
   ['/audit', 'Audit log'],

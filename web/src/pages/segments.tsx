@@ -1,0 +1,116 @@
+import { useState } from 'preact/hooks';
+import { api, query, type Page } from '../api.js';
+import { ErrorBox, Field, Loading, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
+import { dateTime, json } from '../format.js';
+import { useAction, useResource } from '../hooks.js';
+import type { Segment } from '../types.js';
+
+const blank = { key: '', name: '', description: '', rule: '{"attribute": "country", "op": "in", "value": ["DE", "AT"]}' };
+
+/** Parses the rule box; a JSON mistake is said in the form, not sent to the server. */
+function parseRule(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`The rule is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function SegmentForm({ onCreated }: { onCreated: () => void }) {
+  const [form, setForm] = useState(blank);
+  const action = useAction();
+  const set = (name: keyof typeof blank) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const rule = parseRule(form.rule);
+      await api('POST', '/v1/segments', { key: form.key, name: form.name, rule, ...(form.description ? { description: form.description } : {}) });
+      setForm(blank);
+      onCreated();
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="new-segment">
+      <h2 id="new-segment">New segment</h2>
+      <div class="row">
+        <Field label="Key" required value={form.key} onInput={set('key')} hint='Audiences refer to it as {"segment": "key"}.' />
+        <Field label="Name" required value={form.name} onInput={set('name')} />
+        <Field label="Description" value={form.description} onInput={set('description')} />
+      </div>
+      <TextArea label="Rule (JSON)" class="mono" rows={4} value={form.rule} onInput={set('rule')} hint="The same rule language as experiment audiences (docs/assignment.md, section 3)." />
+      <ErrorBox error={action.error} />
+      <button type="submit" class="primary" disabled={action.busy}>
+        Create segment
+      </button>
+    </form>
+  );
+}
+
+function DeleteSegment({ segment, onDeleted }: { segment: Segment; onDeleted: () => void }) {
+  const action = useAction();
+  const remove = () => {
+    if (!confirm(`Delete segment "${segment.key}"? Audiences that refer to it must drop it first.`)) return;
+    void action.run(async () => {
+      await api('DELETE', `/v1/segments/${segment.id}`);
+      onDeleted();
+    });
+  };
+  return (
+    <>
+      <button type="button" class="danger" disabled={action.busy} onClick={remove} aria-label={`Delete segment ${segment.key}`}>
+        Delete
+      </button>
+      <ErrorBox error={action.error} />
+    </>
+  );
+}
+
+export function Segments() {
+  const { cursor, pager } = usePager([]);
+  const list = useResource(() => api<Page<Segment>>('GET', `/v1/segments${query({ cursor })}`), [cursor]);
+  return (
+    <>
+      <PageTitle>Segments</PageTitle>
+      <ErrorBox error={list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      {list.data && list.data.data.length === 0 ? <p class="muted">No segments yet.</p> : null}
+      {list.data && list.data.data.length > 0 ? (
+        <Table caption="Segments">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Rule</th>
+              <th scope="col">Updated</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.data.map((s) => (
+              <tr key={s.id}>
+                <td>
+                  {s.name}
+                  {s.description ? <div class="muted">{s.description}</div> : null}
+                </td>
+                <td>
+                  <code>{s.key}</code>
+                </td>
+                <td>
+                  <pre class="code">{json(s.rule)}</pre>
+                </td>
+                <td>{dateTime(s.updated_at)}</td>
+                <td>
+                  <DeleteSegment segment={s} onDeleted={list.reload} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      ) : null}
+      {list.data ? pager(list.data.next_cursor) : null}
+      <SegmentForm onCreated={list.reload} />
+    </>
+  );
+}
