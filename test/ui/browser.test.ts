@@ -78,6 +78,28 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await screenshot(page, '04-experiment-running');
   });
 
+  it('edits the name, hypothesis and audience of the running experiment, and names a bad audience', async () => {
+    const { page } = browser;
+    await page.getByLabel('Audience rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE"]');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByText('The audience is not valid JSON').waitFor();
+    await page.getByLabel('Audience rule (JSON)').fill('{"attribute": "country", "op": "between", "value": 1}');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByText(/unknown op 'between'/).waitFor();
+    await page.getByLabel('Experiment name').fill('Green checkout button (EU)');
+    await page.getByLabel('Audience rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE", "FR"]}');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('heading', { name: /Green checkout button \(EU\)/ }).waitFor();
+    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    expect(stored.body).toMatchObject({ name: 'Green checkout button (EU)', status: 'running', audience: { attribute: 'country', op: 'in', value: ['DE', 'FR'] } });
+    const audit = await server.request('GET', `/v1/audit?target_id=${experimentId}&action=experiment.updated`, { key: boot.key });
+    expect(audit.body.data.length).toBeGreaterThanOrEqual(1);
+    // Back to everyone, so the traffic sent below is assigned without a context.
+    await page.getByLabel('Audience rule (JSON)').fill('');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByText('Everyone (no audience filter).').waitFor();
+  });
+
   it('opens results once: chart, history, verdict, and exactly one peek', async () => {
     const { page } = browser;
     await sendTraffic(server, boot.key, experimentKey, 0, 200);

@@ -41,6 +41,7 @@ export interface Experiment {
   stop_reason: StopReason | null;
   outcome_notes: string | null;
   created_at: string;
+  updated_at: string;
 }
 
 export interface Environment {

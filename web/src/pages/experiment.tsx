@@ -5,6 +5,7 @@ import { useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
 import { describeRule, Lifecycle, WeightsEditor } from './experiment-parts.js';
+import { DetailsEditor } from './experiment-edit.js';
 import { UnitTools } from './experiment-units.js';
 
 interface Catalogue {
@@ -100,6 +101,9 @@ export function ExperimentDetail({ id }: { id: string }) {
       <section aria-labelledby="audience">
         <h2 id="audience">Audience</h2>
         {e.audience ? <pre class="code">{json(e.audience)}</pre> : <p>Everyone (no audience filter).</p>}
+        {e.status === 'draft' || e.status === 'running' ? (
+          <DetailsEditor key={e.updated_at} experiment={e} onChanged={() => experiment.reload()} />
+        ) : null}
       </section>
       <UnitTools experiment={e} />
       <Lifecycle experiment={e} onChanged={() => experiment.reload()} />
