@@ -1,5 +1,7 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Page } from '../api.js';
+import type { Resource } from '../hooks.js';
 
 let firstPage = true;
 
@@ -205,5 +207,31 @@ export function Facts({ items }: { items: [string, ComponentChildren][] }) {
         </div>
       ))}
     </dl>
+  );
+}
+
+/**
+ * A listed resource in its states: the error, loading, a "none yet" line, or the rows (drawn by
+ * `children`, only when there are some), then the pager.
+ */
+export function ListView<T>({
+  list,
+  empty,
+  pager,
+  children,
+}: {
+  list: Resource<Page<T>>;
+  empty: string;
+  pager: (next: string | null | undefined) => JSX.Element;
+  children: (rows: T[]) => ComponentChildren;
+}) {
+  return (
+    <>
+      <ErrorBox error={list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      {list.data && list.data.data.length === 0 ? <p class="muted">{empty}</p> : null}
+      {list.data && list.data.data.length > 0 ? children(list.data.data) : null}
+      {list.data ? pager(list.data.next_cursor) : null}
+    </>
   );
 }

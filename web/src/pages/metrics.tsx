@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, Loading, PageTitle, Select, Table, usePager } from '../components/ui.js';
+import { ErrorBox, Field, ListView, PageTitle, Select, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import type { Metric } from '../types.js';
@@ -54,45 +54,43 @@ export function Metrics() {
   return (
     <>
       <PageTitle>Metrics</PageTitle>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.data.data.length === 0 ? <p class="muted">No metrics yet.</p> : null}
-      {list.data && list.data.data.length > 0 ? (
-        <Table caption="Metrics">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Event</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Aggregation</th>
-              <th scope="col">Window</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((m) => (
-              <tr key={m.id}>
-                <td>{m.name}</td>
-                <td>
-                  <code>{m.key}</code>
-                </td>
-                <td>
-                  <code>{m.event_key}</code>
-                </td>
-                <td>{m.kind}</td>
-                <td>
-                  {m.aggregation}
-                  {m.property_path ? ` of ${m.property_path}` : ''}
-                </td>
-                <td>{m.unit_dedup_window}</td>
-                <td>{dateTime(m.created_at)}</td>
+      <ListView list={list} empty="No metrics yet." pager={pager}>
+        {(rows) => (
+          <Table caption="Metrics">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Event</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Aggregation</th>
+                <th scope="col">Window</th>
+                <th scope="col">Created</th>
               </tr>
-            ))}
-          </tbody>
-        </Table>
-      ) : null}
-      {list.data ? pager(list.data.next_cursor) : null}
+            </thead>
+            <tbody>
+              {rows.map((m) => (
+                <tr key={m.id}>
+                  <td>{m.name}</td>
+                  <td>
+                    <code>{m.key}</code>
+                  </td>
+                  <td>
+                    <code>{m.event_key}</code>
+                  </td>
+                  <td>{m.kind}</td>
+                  <td>
+                    {m.aggregation}
+                    {m.property_path ? ` of ${m.property_path}` : ''}
+                  </td>
+                  <td>{m.unit_dedup_window}</td>
+                  <td>{dateTime(m.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </ListView>
       <MetricForm onCreated={list.reload} />
     </>
   );

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, Loading, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
+import { ErrorBox, Field, ListView, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
 import { dateTime, json } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import type { Segment } from '../types.js';
@@ -71,45 +71,43 @@ export function Segments() {
   return (
     <>
       <PageTitle>Segments</PageTitle>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.data.data.length === 0 ? <p class="muted">No segments yet.</p> : null}
-      {list.data && list.data.data.length > 0 ? (
-        <Table caption="Segments">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Rule</th>
-              <th scope="col">Updated</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((s) => (
-              <tr key={s.id}>
-                <td>
-                  {s.name}
-                  {s.description ? <div class="muted">{s.description}</div> : null}
-                </td>
-                <td>
-                  <code>{s.key}</code>
-                </td>
-                <td>
-                  <pre class="code">{json(s.rule)}</pre>
-                </td>
-                <td>{dateTime(s.updated_at)}</td>
-                <td>
-                  <DeleteSegment segment={s} onDeleted={list.reload} />
-                </td>
+      <ListView list={list} empty="No segments yet." pager={pager}>
+        {(rows) => (
+          <Table caption="Segments">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Rule</th>
+                <th scope="col">Updated</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </Table>
-      ) : null}
-      {list.data ? pager(list.data.next_cursor) : null}
+            </thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    {s.name}
+                    {s.description ? <div class="muted">{s.description}</div> : null}
+                  </td>
+                  <td>
+                    <code>{s.key}</code>
+                  </td>
+                  <td>
+                    <pre class="code">{json(s.rule)}</pre>
+                  </td>
+                  <td>{dateTime(s.updated_at)}</td>
+                  <td>
+                    <DeleteSegment segment={s} onDeleted={list.reload} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </ListView>
       <SegmentForm onCreated={list.reload} />
     </>
   );
