@@ -227,6 +227,22 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     expect((await server.request('GET', '/v1/segments', { key: boot.key })).body.data).toEqual([]);
   });
 
+  it('creates an environment, and names the problem with a taken slug', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Environments' }).click();
+    await page.getByRole('heading', { name: 'Environments', exact: true }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Staging');
+    await page.getByLabel('Slug').fill('staging');
+    await page.getByRole('button', { name: 'Create environment' }).click();
+    await page.getByRole('table', { name: 'Environments' }).getByRole('cell', { name: 'Staging', exact: true }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Staging again');
+    await page.getByLabel('Slug').fill('staging');
+    await page.getByRole('button', { name: 'Create environment' }).click();
+    await page.getByRole('alert').filter({ hasText: /staging/ }).waitFor();
+    const stored = (await server.request('GET', '/v1/environments', { key: boot.key })).body.data.map((e: { slug: string }) => e.slug);
+    expect(stored.filter((slug: string) => slug === 'staging')).toHaveLength(1);
+  });
+
   it('creates an API key and shows its secret once', async () => {
     const { page } = browser;
     await page.goto(at('/api-keys'));

@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { PageTitle } from './components/ui.js';
 import { ApiKeys } from './pages/api-keys.js';
+import { Environments } from './pages/environments.js';
 import { AuditLog } from './pages/audit.js';
 import { ExperimentDetail } from './pages/experiment.js';
 import { ExperimentForm } from './pages/experiment-form.js';
@@ -28,6 +29,7 @@ const pages: [string, Page][] = [
   ['/metrics', () => <Metrics />],
   ['/segments', () => <Segments />],
   ['/mutex-groups', () => <MutexGroups />],
+  ['/environments', () => <Environments />],
   ['/api-keys', () => <ApiKeys />],
   ['/audit', (_p, where) => <AuditLog initial={Object.fromEntries(where.search)} />],
   ['/templates', () => <Templates />],

@@ -48,6 +48,7 @@ export interface Environment {
   id: string;
   name: string;
   slug: string;
+  created_at: string;
 }
 
 export interface Metric {
