@@ -11,13 +11,13 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { sql, type RawBuilder } from 'kysely';
-import pg from 'pg';
 import pino from 'pino';
 import { loadConfig, type DatabaseConfig } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import { computeById } from '../src/features/analysis/service.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
+import { scratchPostgres } from './lib/scratch-postgres.js';
 
 const EVENTS_PER_UNIT = 5;
 const SEED_BATCH = 250_000;
@@ -168,23 +168,14 @@ async function scratchDatabase(kind: 'sqlite' | 'postgres', baseUrl: string | un
     const file = path.join(dataDir, 'verdict.sqlite');
     return { label: 'sqlite', config: { kind, file }, url: file, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const name = `verdict_bench_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl as string);
-  url.pathname = `/${name}`;
+  const database = await scratchPostgres(baseUrl as string, 'bench');
   return {
     label: 'postgres',
-    config: { kind, url: url.toString() },
-    url: url.toString(),
+    config: { kind, url: database.url },
+    url: database.url,
     dataDir,
     drop: async () => {
-      const cleanup = new pg.Client({ connectionString: baseUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
+      await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

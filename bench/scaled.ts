@@ -1,5 +1,6 @@
 // Scaled-mode capacity: the same scenarios against one and against two `verdict serve
-// --no-workers` processes (plus one `verdict worker`) sharing PostgreSQL and Redis. Load comes
+// --no-workers` processes (plus one `verdict worker`) sharing PostgreSQL and Redis. Each
+// configuration gets a scratch database on the server VERDICT_DATABASE_URL names, dropped after. Load comes
 // from this process, split evenly across the API processes; each configuration is compared with
 // the no-op route measured on the same processes in the same run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { assignHit, assignMiss } from './scenarios/assignment.js';
 import { trackSingleEvent } from './scenarios/events.js';
+import { scratchPostgres } from './lib/scratch-postgres.js';
 import { freePort, load, NOOP, type BenchServer, type LoadOptions, type LoadResult, type RequestSpec, type Scenario } from './lib/harness.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -35,8 +37,10 @@ async function healthy(url: string): Promise<void> {
 
 async function startCluster(apiProcesses: number): Promise<Cluster> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-scaled-bench-'));
+  const database = await scratchPostgres(process.env.VERDICT_DATABASE_URL as string, 'scaled');
   const env = {
     ...process.env,
+    VERDICT_DATABASE_URL: database.url,
     VERDICT_DATA_DIR: dataDir,
     VERDICT_LOG_LEVEL: 'warn',
     VERDICT_BENCH_ROUTES: '1',
@@ -57,6 +61,7 @@ async function startCluster(apiProcesses: number): Promise<Cluster> {
   await Promise.all(urls.map(healthy));
   const stop = async () => {
     await Promise.all(children.map((child) => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM')))));
+    await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   return { urls, server: { url: urls[0] as string, key: bootstrap.api_key.key, workspaceId: bootstrap.workspace.id, env, stop }, stop };
