@@ -54,13 +54,16 @@ function useFieldId(): string {
   return id;
 }
 
-/** A labelled input; the hint is tied to it with aria-describedby. */
-export function Field({ label, hint, ...input }: InputProps) {
+/**
+ * A label, the control it names and an optional hint tied to the control with
+ * aria-describedby: the frame every form control here shares.
+ */
+function Labelled({ label, hint, control }: { label: string; hint: string | undefined; control: (id: string, describedBy: string | undefined) => ComponentChildren }) {
   const id = useFieldId();
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {control(id, hint ? `${id}-hint` : undefined)}
       {hint ? (
         <small id={`${id}-hint`} class="hint">
           {hint}
@@ -70,21 +73,15 @@ export function Field({ label, hint, ...input }: InputProps) {
   );
 }
 
+/** A labelled input. */
+export function Field({ label, hint, ...input }: InputProps) {
+  return <Labelled label={label} hint={hint} control={(id, describedBy) => <input id={id} aria-describedby={describedBy} {...input} />} />;
+}
+
 type TextAreaProps = JSX.TextareaHTMLAttributes<HTMLTextAreaElement> & { label: string; hint?: string; value?: string };
 
 export function TextArea({ label, hint, ...area }: TextAreaProps) {
-  const id = useFieldId();
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <textarea id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...area} />
-      {hint ? (
-        <small id={`${id}-hint`} class="hint">
-          {hint}
-        </small>
-      ) : null}
-    </div>
-  );
+  return <Labelled label={label} hint={hint} control={(id, describedBy) => <textarea id={id} aria-describedby={describedBy} {...area} />} />;
 }
 
 type SelectProps = JSX.SelectHTMLAttributes<HTMLSelectElement> & {
@@ -95,23 +92,20 @@ type SelectProps = JSX.SelectHTMLAttributes<HTMLSelectElement> & {
 };
 
 export function Select({ label, hint, options, ...select }: SelectProps) {
-  const id = useFieldId();
   return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <select id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...select}>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-      {hint ? (
-        <small id={`${id}-hint`} class="hint">
-          {hint}
-        </small>
-      ) : null}
-    </div>
+    <Labelled
+      label={label}
+      hint={hint}
+      control={(id, describedBy) => (
+        <select id={id} aria-describedby={describedBy} {...select}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    />
   );
 }
 
@@ -221,7 +215,7 @@ export function ListView<T>({
   children,
 }: {
   list: Resource<Page<T>>;
-  empty: string;
+  empty: ComponentChildren;
   pager: (next: string | null | undefined) => JSX.Element;
   children: (rows: T[]) => ComponentChildren;
 }) {
