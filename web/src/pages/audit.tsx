@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, Loading, PageTitle, Table, usePager } from '../components/ui.js';
+import { Field, ListView, PageTitle, Table, usePager } from '../components/ui.js';
 import { dateTime, json } from '../format.js';
 import { useResource } from '../hooks.js';
 import { navigate } from '../router.js';
@@ -54,49 +54,47 @@ export function AuditLog({ initial }: { initial: Record<string, string> }) {
           </button>
         </div>
       </form>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.data.data.length === 0 ? <p class="muted">No entries match.</p> : null}
-      {list.data && list.data.data.length > 0 ? (
-        <Table caption="Audit entries">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Actor key</th>
-              <th scope="col">Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((entry) => (
-              <tr key={entry.id}>
-                <td>{dateTime(entry.created_at)}</td>
-                <td>
-                  <code>{entry.action}</code>
-                </td>
-                <td>
-                  {entry.target_type} <code class="id">{entry.target_id}</code>
-                </td>
-                <td>
-                  <code class="id">{entry.actor_id ?? 'CLI'}</code>
-                </td>
-                <td>
-                  {Object.keys(entry.payload).length ? (
-                    <details>
-                      <summary>Payload</summary>
-                      <pre class="code">{json(entry.payload)}</pre>
-                    </details>
-                  ) : (
-                    <span class="muted">—</span>
-                  )}
-                </td>
+      <ListView list={list} empty="No entries match." pager={pager}>
+        {(rows) => (
+          <Table caption="Audit entries">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Action</th>
+                <th scope="col">Target</th>
+                <th scope="col">Actor key</th>
+                <th scope="col">Details</th>
               </tr>
-            ))}
-          </tbody>
-        </Table>
-      ) : null}
-      {list.data ? pager(list.data.next_cursor) : null}
+            </thead>
+            <tbody>
+              {rows.map((entry) => (
+                <tr key={entry.id}>
+                  <td>{dateTime(entry.created_at)}</td>
+                  <td>
+                    <code>{entry.action}</code>
+                  </td>
+                  <td>
+                    {entry.target_type} <code class="id">{entry.target_id}</code>
+                  </td>
+                  <td>
+                    <code class="id">{entry.actor_id ?? 'CLI'}</code>
+                  </td>
+                  <td>
+                    {Object.keys(entry.payload).length ? (
+                      <details>
+                        <summary>Payload</summary>
+                        <pre class="code">{json(entry.payload)}</pre>
+                      </details>
+                    ) : (
+                      <span class="muted">—</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </ListView>
     </>
   );
 }

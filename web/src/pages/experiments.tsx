@@ -1,5 +1,5 @@
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Loading, PageTitle, Select, StatusBadge, Table, usePager } from '../components/ui.js';
+import { ListView, PageTitle, Select, StatusBadge, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useResource } from '../hooks.js';
 import { Link, navigate } from '../router.js';
@@ -36,12 +36,8 @@ export function Experiments({ status }: { status: string }) {
           onChange={(e) => navigate(`/experiments${query({ status: e.currentTarget.value })}`, true)}
         />
       </div>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data ? (
-        list.data.data.length === 0 ? (
-          <p class="muted">{status ? `No ${status} experiments.` : 'No experiments yet. Create one to start.'}</p>
-        ) : (
+      <ListView list={list} empty={status ? `No ${status} experiments.` : 'No experiments yet. Create one to start.'} pager={pager}>
+        {(rows) => (
           <Table caption="Experiments">
             <thead>
               <tr>
@@ -54,7 +50,7 @@ export function Experiments({ status }: { status: string }) {
               </tr>
             </thead>
             <tbody>
-              {list.data.data.map((experiment) => (
+              {rows.map((experiment) => (
                 <tr key={experiment.id}>
                   <td>
                     <Link href={`/experiments/${experiment.id}`}>{experiment.name}</Link>
@@ -80,9 +76,8 @@ export function Experiments({ status }: { status: string }) {
               ))}
             </tbody>
           </Table>
-        )
-      ) : null}
-      {list.data ? pager(list.data.next_cursor) : null}
+        )}
+      </ListView>
     </>
   );
 }

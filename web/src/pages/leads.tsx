@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, Loading, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
+import { ErrorBox, Field, ListView, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
 import { dateTime, json } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import type { Lead } from '../types.js';
@@ -99,28 +99,26 @@ export function Leads() {
         <Field label="Status filter" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
         <button type="submit">Filter</button>
       </form>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.data.data.length === 0 ? <p class="muted">No leads{applied ? ` with status ${applied}` : ''}.</p> : null}
-      {list.data && list.data.data.length > 0 ? (
-        <Table caption="Leads">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Status</th>
-              <th scope="col">Task</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((lead) => (
-              <LeadRow key={`${lead.id}${lead.updated_at}`} lead={lead} onSaved={list.reload} />
-            ))}
-          </tbody>
-        </Table>
-      ) : null}
-      {list.data ? pager(list.data.next_cursor) : null}
+      <ListView list={list} empty={<>No leads{applied ? ` with status ${applied}` : ''}.</>} pager={pager}>
+        {(rows) => (
+          <Table caption="Leads">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Status</th>
+                <th scope="col">Task</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((lead) => (
+                <LeadRow key={`${lead.id}${lead.updated_at}`} lead={lead} onSaved={list.reload} />
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </ListView>
       <form class="card" onSubmit={submit} aria-labelledby="new-lead">
         <h2 id="new-lead">New lead</h2>
         <div class="row">

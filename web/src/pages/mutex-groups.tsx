@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, Loading, PageTitle, Table, usePager } from '../components/ui.js';
+import { ErrorBox, Field, ListView, PageTitle, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import type { MutexGroup } from '../types.js';
@@ -22,34 +22,32 @@ export function MutexGroups() {
     <>
       <PageTitle>Mutex groups</PageTitle>
       <p class="muted">Experiments in one group are mutually exclusive: a unit takes part in at most one of them.</p>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.data.data.length === 0 ? <p class="muted">No mutex groups yet.</p> : null}
-      {list.data && list.data.data.length > 0 ? (
-        <Table caption="Mutex groups">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Experiments</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((g) => (
-              <tr key={g.id}>
-                <td>{g.name}</td>
-                <td>
-                  <code>{g.key}</code>
-                </td>
-                <td>{g.experiment_count}</td>
-                <td>{dateTime(g.created_at)}</td>
+      <ListView list={list} empty="No mutex groups yet." pager={pager}>
+        {(rows) => (
+          <Table caption="Mutex groups">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Experiments</th>
+                <th scope="col">Created</th>
               </tr>
-            ))}
-          </tbody>
-        </Table>
-      ) : null}
-      {list.data ? pager(list.data.next_cursor) : null}
+            </thead>
+            <tbody>
+              {rows.map((g) => (
+                <tr key={g.id}>
+                  <td>{g.name}</td>
+                  <td>
+                    <code>{g.key}</code>
+                  </td>
+                  <td>{g.experiment_count}</td>
+                  <td>{dateTime(g.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </ListView>
       <form class="card" onSubmit={submit} aria-labelledby="new-group">
         <h2 id="new-group">New mutex group</h2>
         <div class="row">

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, Loading, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
+import { ErrorBox, Field, ListView, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import { Link, navigate } from '../router.js';
@@ -24,32 +24,30 @@ export function Templates() {
     <>
       <PageTitle>Templates</PageTitle>
       <p class="muted">Markdown with Handlebars merge fields. Edit the draft freely; freeze it into an immutable version to render it.</p>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.data.data.length === 0 ? <p class="muted">No templates yet.</p> : null}
-      {list.data && list.data.data.length > 0 ? (
-        <Table caption="Templates">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Latest version</th>
-              <th scope="col">Draft updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((t) => (
-              <tr key={t.id}>
-                <td>
-                  <Link href={`/templates/${t.id}`}>{t.name}</Link>
-                </td>
-                <td>{t.latest_version ?? <span class="muted">none frozen</span>}</td>
-                <td>{dateTime(t.updated_at)}</td>
+      <ListView list={list} empty="No templates yet." pager={pager}>
+        {(rows) => (
+          <Table caption="Templates">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Latest version</th>
+                <th scope="col">Draft updated</th>
               </tr>
-            ))}
-          </tbody>
-        </Table>
-      ) : null}
-      {list.data ? pager(list.data.next_cursor) : null}
+            </thead>
+            <tbody>
+              {rows.map((t) => (
+                <tr key={t.id}>
+                  <td>
+                    <Link href={`/templates/${t.id}`}>{t.name}</Link>
+                  </td>
+                  <td>{t.latest_version ?? <span class="muted">none frozen</span>}</td>
+                  <td>{dateTime(t.updated_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </ListView>
       <form class="card" onSubmit={submit} aria-labelledby="new-template">
         <h2 id="new-template">New template</h2>
         <Field label="Name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />

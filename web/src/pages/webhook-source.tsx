@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Facts, Loading, PageTitle, SecretOnce, Select, Table, usePager } from '../components/ui.js';
+import { ErrorBox, Facts, ListView, Loading, PageTitle, SecretOnce, Select, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import type { Delivery, WebhookSource } from '../types.js';
@@ -24,38 +24,36 @@ function Deliveries({ sourceId }: { sourceId: string }) {
           Refresh
         </button>
       </div>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.data.data.length === 0 ? <p class="muted">No deliveries{outcome ? ` with outcome ${outcome}` : ''} (kept 30 days).</p> : null}
-      {list.data && list.data.data.length > 0 ? (
-        <Table caption="Deliveries">
-          <thead>
-            <tr>
-              <th scope="col">Received</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Status</th>
-              <th scope="col">Events</th>
-              <th scope="col">Idempotency key</th>
-              <th scope="col">Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((d) => (
-              <tr key={d.id}>
-                <td>{dateTime(d.received_at)}</td>
-                <td>{d.outcome}</td>
-                <td>{d.status_code}</td>
-                <td>
-                  {d.accepted_count}/{d.event_count} accepted{d.rejected_count ? `, ${d.rejected_count} rejected` : ''}
-                </td>
-                <td>{d.idempotency_key ? <code class="id">{d.idempotency_key}</code> : '—'}</td>
-                <td>{d.reason ?? ''}</td>
+      <ListView list={list} empty={<>No deliveries{outcome ? ` with outcome ${outcome}` : ''} (kept 30 days).</>} pager={pager}>
+        {(rows) => (
+          <Table caption="Deliveries">
+            <thead>
+              <tr>
+                <th scope="col">Received</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Status</th>
+                <th scope="col">Events</th>
+                <th scope="col">Idempotency key</th>
+                <th scope="col">Reason</th>
               </tr>
-            ))}
-          </tbody>
-        </Table>
-      ) : null}
-      {list.data ? pager(list.data.next_cursor) : null}
+            </thead>
+            <tbody>
+              {rows.map((d) => (
+                <tr key={d.id}>
+                  <td>{dateTime(d.received_at)}</td>
+                  <td>{d.outcome}</td>
+                  <td>{d.status_code}</td>
+                  <td>
+                    {d.accepted_count}/{d.event_count} accepted{d.rejected_count ? `, ${d.rejected_count} rejected` : ''}
+                  </td>
+                  <td>{d.idempotency_key ? <code class="id">{d.idempotency_key}</code> : '—'}</td>
+                  <td>{d.reason ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </ListView>
     </section>
   );
 }

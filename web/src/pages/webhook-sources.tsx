@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, Loading, PageTitle, SecretOnce, Table, usePager, Checkbox } from '../components/ui.js';
+import { Checkbox, ErrorBox, Field, ListView, PageTitle, SecretOnce, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import { Link } from '../router.js';
@@ -34,36 +34,34 @@ export function WebhookSources() {
       {created?.inbound_secret ? (
         <SecretOnce label={`Inbound secret of "${created.name}" (posts to ${inboundUrl(created)})`} secret={created.inbound_secret} onDone={() => setCreated(null)} />
       ) : null}
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.data.data.length === 0 ? <p class="muted">No sources yet.</p> : null}
-      {list.data && list.data.data.length > 0 ? (
-        <Table caption="Webhook sources">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Slug</th>
-              <th scope="col">State</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((s) => (
-              <tr key={s.id}>
-                <td>
-                  <Link href={`/webhook-sources/${s.id}`}>{s.name}</Link>
-                </td>
-                <td>
-                  <code>{s.slug}</code>
-                </td>
-                <td>{s.enabled ? 'enabled' : <strong>disabled</strong>}</td>
-                <td>{dateTime(s.created_at)}</td>
+      <ListView list={list} empty="No sources yet." pager={pager}>
+        {(rows) => (
+          <Table caption="Webhook sources">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Slug</th>
+                <th scope="col">State</th>
+                <th scope="col">Created</th>
               </tr>
-            ))}
-          </tbody>
-        </Table>
-      ) : null}
-      {list.data ? pager(list.data.next_cursor) : null}
+            </thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <Link href={`/webhook-sources/${s.id}`}>{s.name}</Link>
+                  </td>
+                  <td>
+                    <code>{s.slug}</code>
+                  </td>
+                  <td>{s.enabled ? 'enabled' : <strong>disabled</strong>}</td>
+                  <td>{dateTime(s.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </ListView>
       <form class="card" onSubmit={submit} aria-labelledby="new-source">
         <h2 id="new-source">New source</h2>
         <div class="row">
