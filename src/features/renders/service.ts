@@ -8,7 +8,7 @@ import { findVersion, seqOf, type TemplateRow, type VersionRow } from '../templa
 import { validateRenderData } from './data-validation.js';
 import { RENDER_JOB, RENDER_JOB_MAX_ATTEMPTS } from './job-name.js';
 import type { RenderInput, RenderListQuery } from './schemas.js';
-import { findOutput, findRender, insertRender, listOutputMeta, listOutputMetaOf, listRenderRows, toRender, type RenderRow } from './store.js';
+import { findOutput, findRender, insertRender, listOutputMetaOf, listRenderRows, toRender, type RenderRow } from './store.js';
 
 /** The version a render pins: the label asked for, or the latest one. */
 async function pinVersion(ctx: AppContext, template: TemplateRow, label: string | undefined): Promise<VersionRow> {
@@ -65,7 +65,8 @@ export async function createRender(ctx: AppContext, workspaceId: string, actorId
 export async function getRender(ctx: AppContext, workspaceId: string, id: string) {
   const row = await findRender(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no render with id ${id}`);
-  return toRender(row, row.status === 'resolved' ? await listOutputMeta(ctx.db, id) : []);
+  const outputs = row.status === 'resolved' ? await listOutputMetaOf(ctx.db, [id]) : new Map();
+  return toRender(row, outputs.get(id) ?? []);
 }
 
 /** GET /v1/renders: newest first, each with its outputs once resolved. */

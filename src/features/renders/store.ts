@@ -36,10 +36,6 @@ export async function findRender(executor: Executor, workspaceId: string, id: st
   return executor.selectFrom('renders').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function listOutputMeta(executor: Executor, renderId: string): Promise<OutputMeta[]> {
-  return executor.selectFrom('render_outputs').select(['format', 'content_type', 'byte_size']).where('render_id', '=', renderId).execute();
-}
-
 /** A page of the workspace's renders, newest first, optionally of one template or in one status. */
 export async function listRenderRows(
   executor: Executor,
