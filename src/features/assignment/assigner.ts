@@ -67,19 +67,23 @@ export class Assigner {
     // Without an audience a first assignment is stored unconditionally, and storing finds an
     // existing one anyway (a lost insert reads the winner), so a cache miss skips the extra read.
     // With one, the stored assignment must be found first: it wins over today's audience.
-    const known = definition.audience === null ? this.#sticky.get(stickyKey(definition.id, input.unit_id)) : await this.#stored(definition.id, input.unit_id);
+    const known = definition.audience === null ? this.#cached(definition.id, input.unit_id) : await this.#stored(definition.id, input.unit_id);
     if (known) return present(base, known);
     if (!(await this.#inAudience(definition, input.context))) return { ...base, variant: null, reason: 'audience_excluded' };
     const stored = await this.#storeFirst(definition, input.unit_id, input.log_exposure !== false);
     return present(base, stored);
   }
 
+  #cached(experimentId: string, unitId: string): StickyResult | undefined {
+    return this.#sticky.get(stickyKey(experimentId, unitId));
+  }
+
+  /** The stored assignment, from the cache or else the database (and then cached). */
   async #stored(experimentId: string, unitId: string): Promise<StickyResult | undefined> {
-    const key = stickyKey(experimentId, unitId);
-    const cached = this.#sticky.get(key);
+    const cached = this.#cached(experimentId, unitId);
     if (cached) return cached;
     const row = await findAssignment(this.#ctx.db, experimentId, unitId);
-    if (row) this.#sticky.set(key, row);
+    if (row) this.#sticky.set(stickyKey(experimentId, unitId), row);
     return row;
   }
 
