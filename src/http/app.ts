@@ -62,8 +62,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (text.trim() === '') return done(null, undefined);
     return parseJson(request, text, done);
   });
-  app.addHook('onSend', async (request, reply) => {
+  // Set before anything can fail, so error responses carry it too; a callback hook costs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   installErrorHandling(app, ctx.config.bodyLimit);

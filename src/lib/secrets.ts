@@ -17,7 +17,8 @@ export function randomBase62(bytes = 32): string {
 }
 
 export function sha256Hex(value: string): string {
-  return crypto.createHash('sha256').update(value).digest('hex');
+  // The one-shot form skips the Hash object; it runs on every authenticated request.
+  return crypto.hash('sha256', value, 'hex');
 }
 
 /**

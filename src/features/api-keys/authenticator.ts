@@ -46,14 +46,31 @@ export class Authenticator {
   }
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
-    const key = bearerToken(authorization);
-    if (!parseKey(key)) throw problems.unauthorized('the API key is malformed; expected vd_{srv|clt}_{env}_{secret}');
-    const hash = hashKey(key);
-    let cached = this.#options.cacheTtlMs > 0 ? this.#cache.get(hash) : undefined;
-    if (!cached) {
-      cached = { principal: await this.#lookup(hash), hash };
-      this.#cache.set(hash, cached);
-    }
+    const hash = hashOfBearer(authorization);
+    return this.#verified(hash, this.#cachedLookup(hash) ?? (await this.#lookupAndCache(hash)));
+  }
+
+  /**
+   * The same answer as `authenticate` when the key's lookup is cached, without a promise (the
+   * hot path of every SDK call); undefined when the database must be asked.
+   */
+  authenticateCached(authorization: string | undefined): Principal | undefined {
+    const hash = hashOfBearer(authorization);
+    const cached = this.#cachedLookup(hash);
+    return cached ? this.#verified(hash, cached) : undefined;
+  }
+
+  #cachedLookup(hash: string): CachedKey | undefined {
+    return this.#options.cacheTtlMs > 0 ? this.#cache.get(hash) : undefined;
+  }
+
+  async #lookupAndCache(hash: string): Promise<CachedKey> {
+    const looked: CachedKey = { principal: await this.#lookup(hash), hash };
+    this.#cache.set(hash, looked);
+    return looked;
+  }
+
+  #verified(hash: string, cached: CachedKey): Principal {
     // The map lookup already matched the hash; comparing again in constant time keeps the
     // final decision free of early-exit timing should the lookup strategy ever change.
     if (!cached.principal || !constantTimeEqual(cached.hash, hash)) {
@@ -102,6 +119,12 @@ export class Authenticator {
     this.#timer = undefined;
     await this.flushUsage();
   }
+}
+
+function hashOfBearer(authorization: string | undefined): string {
+  const key = bearerToken(authorization);
+  if (!parseKey(key)) throw problems.unauthorized('the API key is malformed; expected vd_{srv|clt}_{env}_{secret}');
+  return hashKey(key);
 }
 
 function bearerToken(authorization: string | undefined): string {
