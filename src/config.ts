@@ -39,6 +39,8 @@ export interface Config {
   keyCacheTtlMs: number;
   /** How long experiment definitions and sticky assignments stay cached without a change notice. */
   assignmentCacheTtlMs: number;
+  /** HTTP processes `serve` runs, sharing one port (Node's cluster); 1 serves from this process. */
+  apiProcesses: number;
   jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number };
   /** The analysis's big reads: SQLite worker threads (0: on the main connection) and PostgreSQL work_mem. */
   analysis: { threads: number; workMem: string };
@@ -105,6 +107,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     keyUsageFlushMs: integer(env, 'VERDICT_KEY_USAGE_FLUSH_MS', 30_000, 100),
     keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000, 0),
     assignmentCacheTtlMs: integer(env, 'VERDICT_ASSIGNMENT_CACHE_TTL_MS', 5_000, 1),
+    apiProcesses: integer(env, 'VERDICT_API_PROCESSES', 1, 1),
     jobs: {
       pollIntervalMs: integer(env, 'VERDICT_JOB_POLL_MS', 1_000, 10),
       leaseMs: integer(env, 'VERDICT_JOB_LEASE_MS', 60_000, 100),
@@ -116,5 +119,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
   };
   if (config.port > 65535) throw new ConfigError('PORT must be at most 65535');
+  if (config.apiProcesses > 64) throw new ConfigError('VERDICT_API_PROCESSES must be at most 64');
   return { ...config, ...overrides };
 }

@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import { joinClusterRelay } from './lib/cluster-change-relay.js';
 import type { Logger } from 'pino';
 import { createEventBuffer } from './buffer/index.js';
 import type { EventBuffer } from './buffer/types.js';
@@ -61,8 +63,12 @@ export async function createContext(config: Config, logger: Logger, options: Con
   changes.subscribe((change) => {
     if (change.topic === 'api_key') authenticator.invalidateAll();
   });
-  // In scaled mode caches on every process hear of a change at once; otherwise within their TTL.
+  // In scaled mode caches on every process hear of a change at once (Redis pub/sub between
+  // hosts, or the cluster's IPC between the processes of one `serve`); otherwise within their TTL.
   const relay = config.buffer.kind === 'redis' && options.relay !== false ? new RedisChangeRelay(config.buffer.url, config.buffer.prefix, changes, logger) : null;
+  if (!relay && cluster.isWorker && options.relay !== false) {
+    joinClusterRelay(changes, (message) => process.send?.(message), (listener) => process.on('message', listener));
+  }
   const context: AppContext = {
     config,
     db,

@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 interface ServeOptions {
   port?: string;
   host?: string;
+  processes?: string;
   workers: boolean;
 }
 
@@ -16,21 +17,34 @@ export function registerServe(program: Command): void {
     )
     .option('-p, --port <port>', 'port to listen on (default: $PORT or 8080)')
     .option('--host <host>', 'address to bind (default: $HOST or 0.0.0.0)')
+    .option('--processes <n>', 'HTTP processes sharing the port, one per core at most (default: $VERDICT_API_PROCESSES or 1)')
     .option('--no-workers', 'do not run background jobs in this process')
     .action(async (options: ServeOptions) => {
       const config = loadConfig(process.env, {
         ...(options.port ? { port: Number(options.port) } : {}),
         ...(options.host ? { host: options.host } : {}),
+        ...(options.processes ? { apiProcesses: positiveInteger(options.processes, '--processes') } : {}),
       });
       // Loaded on demand so `verdict --help` and the light commands start fast.
       const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
+      const { processIndex, runPrimary } = await import('./cluster.js');
+      const index = processIndex();
+      if (index === null && config.apiProcesses > 1) {
+        // Migrate once, here, before the processes start; they then only open the database.
+        const migrating = await openRuntime(config, true);
+        await migrating.close();
+        runPrimary(config.apiProcesses, migrating.logger);
+        return;
+      }
       const { buildApp } = await import('../http/app.js');
-      const ctx = await openRuntime(config, true);
+      const ctx = await openRuntime(config, index === null);
       const app = await buildApp(ctx);
-      const background = options.workers ? startBackground(ctx) : null;
+      // Of a cluster's processes only the first runs the jobs and the event drainer.
+      const runsBackground = options.workers && (index === null || index === 0);
+      const background = runsBackground ? startBackground(ctx) : null;
       await app.listen({ port: config.port, host: config.host });
       ctx.logger.info(
-        { database: config.database.kind, buffer: config.buffer.kind, workers: options.workers },
+        { database: config.database.kind, buffer: config.buffer.kind, workers: runsBackground, ...(index === null ? {} : { process: index }) },
         `Verdict is serving on http://${config.host}:${config.port} (API docs at /docs)`,
       );
       onSignals(async () => {
@@ -39,4 +53,10 @@ export function registerServe(program: Command): void {
         await ctx.close();
       }, ctx.logger);
     });
+}
+
+function positiveInteger(raw: string, name: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 64) throw new Error(`${name} must be an integer from 1 to 64, got "${raw}"`);
+  return value;
 }

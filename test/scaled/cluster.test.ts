@@ -1,0 +1,146 @@
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, freePort, startProcess, stopProcess } from './processes.js';
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+/** One request on a connection of its own: the cluster hands each new connection to the next process. */
+function callOnNewConnection(url: string, key: string, method: string, requestPath: string, body?: unknown): Promise<Answer> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url + requestPath,
+      {
+        method,
+        agent: false,
+        headers: { authorization: `Bearer ${key}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+
+/** The HTTP processes the primary runs (its children running the same command). */
+function servingChildren(primary: ChildProcess): number[] {
+  // ps exits 1 when there are none yet, which is an answer, not a failure.
+  const listing = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(primary.pid)], { encoding: 'utf8' }).stdout;
+  return listing
+    .split('\n')
+    .filter((line) => line.includes('verdict.js serve'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+describe('serve --processes 2 on the embedded database', () => {
+  let dataDir: string;
+  let primary: ChildProcess;
+  let url: string;
+  let key: string;
+  let environmentId: string;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-cluster-'));
+    // Caches that would outlive the test: only the relay between the processes can explain fresh answers.
+    const env = { VERDICT_DATA_DIR: dataDir, VERDICT_LOG_LEVEL: 'warn', HOST: '127.0.0.1', VERDICT_ASSIGNMENT_CACHE_TTL_MS: '600000', VERDICT_KEY_CACHE_TTL_MS: '600000' };
+    const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Cluster', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    if (created.status !== 0) throw new Error(created.stderr);
+    const bootstrap = JSON.parse(created.stdout);
+    key = bootstrap.api_key.key;
+    environmentId = bootstrap.environment.id;
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    primary = startProcess(['serve', '--processes', '2', '--port', String(port)], env);
+    await eventually(async () => servingChildren(primary).length === 2 && (await fetch(`${url}/v1/healthz`).catch(() => null))?.ok, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    if (primary) await stopProcess(primary);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const assignAll = async (unitId: string, times = 8): Promise<Answer[]> =>
+    Promise.all(Array.from({ length: times }, () => callOnNewConnection(url, key, 'POST', '/v1/assign', { experiment_key: 'cluster-exp', unit_id: unitId })));
+
+  it('tells every process of an override and a re-bucket at once, though their caches would keep the old answer', async () => {
+    const experiment = await callOnNewConnection(url, key, 'POST', '/v1/experiments', {
+      environment_id: environmentId,
+      key: 'cluster-exp',
+      name: 'Cluster',
+      hypothesis: 'h',
+      unit_type: 'user',
+      variants: [{ key: 'control', weight: 50 }, { key: 'treatment', weight: 50 }],
+    });
+    expect(experiment.status).toBe(201);
+    expect((await callOnNewConnection(url, key, 'POST', `/v1/experiments/${experiment.body.id}/start`)).status).toBe(200);
+
+    const first = await assignAll('u-1');
+    expect(new Set(first.map((a) => a.body.assignment_id)).size).toBe(1);
+    const bucketed = first[0]?.body.variant as string;
+    const other = bucketed === 'control' ? 'treatment' : 'control';
+
+    const pinned = await callOnNewConnection(url, key, 'PUT', `/v1/experiments/${experiment.body.id}/overrides/u-1`, { variant: other });
+    expect(pinned.status).toBe(200);
+    for (const answer of await assignAll('u-1')) expect(answer.body).toMatchObject({ variant: other, reason: 'forced' });
+
+    expect((await callOnNewConnection(url, key, 'DELETE', `/v1/experiments/${experiment.body.id}/overrides/u-1`)).status).toBe(204);
+    for (const answer of await assignAll('u-1')) expect(answer.body).toMatchObject({ variant: bucketed, assignment_id: first[0]?.body.assignment_id });
+
+    expect((await callOnNewConnection(url, key, 'DELETE', `/v1/assignments/cluster-exp/u-1`)).status).toBe(204);
+    const again = await assignAll('u-1');
+    const ids = new Set(again.map((a) => a.body.assignment_id));
+    expect(ids.size).toBe(1);
+    expect(ids.has(first[0]?.body.assignment_id)).toBe(false);
+  });
+
+  it('stores events acknowledged by either process exactly once, replays included', async () => {
+    const events = Array.from({ length: 30 }, (_, i) => ({ event_key: 'purchase', unit_id: `u-${i}`, client_event_id: `cluster-${i}` }));
+    const first = await Promise.all(events.map((event) => callOnNewConnection(url, key, 'POST', '/v1/events', event)));
+    const replays = await Promise.all(events.map((event) => callOnNewConnection(url, key, 'POST', '/v1/events', event)));
+    expect(first.map((a) => [a.status, a.body.idempotent_replay])).toEqual(events.map(() => [202, false]));
+    expect(replays.map((a) => [a.status, a.body.idempotent_replay])).toEqual(events.map(() => [202, true]));
+    const db = new BetterSqlite3(path.join(dataDir, 'verdict.sqlite'), { readonly: true });
+    try {
+      const stored = await eventually(async () => {
+        const row = db.prepare("select count(*) as n from events where client_event_id like 'cluster-%'").get() as { n: number };
+        return row.n === events.length ? row.n : false;
+      });
+      expect(stored).toBe(30);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('starts a process again when one dies, and keeps serving meanwhile', async () => {
+    const [victim, survivor] = servingChildren(primary) as [number, number];
+    process.kill(victim, 'SIGKILL');
+    const replaced = await eventually(async () => {
+      const now = servingChildren(primary);
+      return now.length === 2 && !now.includes(victim) ? now : false;
+    }, 30_000);
+    expect(replaced).toContain(survivor);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => callOnNewConnection(url, key, 'GET', '/v1/workspaces/current')));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+  });
+
+  it('stops every process on SIGTERM and exits 0', async () => {
+    const children = servingChildren(primary);
+    const exited = new Promise<number | null>((resolve) => primary.once('exit', (code) => resolve(code)));
+    primary.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    for (const pid of children) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
