@@ -1,22 +1,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type QueryResult } from 'kysely';
+
+/** How long a statement waits for another process's write lock before SQLITE_BUSY reaches the caller. */
+const BUSY_WAIT_MS = 10_000;
 
 /**
  * BEGIN IMMEDIATE takes the write lock up front, so a transaction that reads and then writes
- * cannot fail with SQLITE_BUSY half-way when another process (a `verdict worker`) holds the lock;
- * it waits on busy_timeout instead.
+ * cannot fail with SQLITE_BUSY half-way when another process (a `verdict worker`, a sibling of
+ * `serve --processes N`) holds the lock; it waits for the lock instead (see PatientConnection).
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #turns = new FifoMutex();
+  #patient: PatientConnection | undefined;
 
   // Kysely's own mutex wakes every waiter on each release and all but one wait again, so with
   // 64 requests queued on the one connection each query cost 63 wasted wake-ups. Queueing
   // here first hands the connection to the next waiter only; the base mutex is then always free.
   override async acquireConnection(): Promise<DatabaseConnection> {
     await this.#turns.lock();
-    return super.acquireConnection();
+    const connection = await super.acquireConnection();
+    this.#patient ??= new PatientConnection(connection);
+    return this.#patient;
   }
 
   override async releaseConnection(): Promise<void> {
@@ -27,6 +33,47 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+}
+
+/**
+ * Waits for another process's write lock without blocking the event loop. SQLite's own busy
+ * handler sleeps inside the call, which would stall every request of this process (cached
+ * assignment hits included) for as long as a sibling process commits; the connection runs with
+ * busy_timeout 0 instead and a statement that met the lock (SQLITE_BUSY means it did nothing)
+ * is tried again after a short timer, for up to BUSY_WAIT_MS.
+ */
+class PatientConnection implements DatabaseConnection {
+  constructor(private readonly inner: DatabaseConnection) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    try {
+      return this.inner.executeQuery<R>(query);
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      return this.#retry<R>(query, performance.now() + BUSY_WAIT_MS);
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+
+  async #retry<R>(query: CompiledQuery, deadline: number): Promise<QueryResult<R>> {
+    for (let attempt = 1; ; attempt += 1) {
+      // 1, 2, 3 … up to 10 ms, with jitter so two waiting processes do not retry in step.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 10) * (0.5 + Math.random())));
+      try {
+        return await this.inner.executeQuery<R>(query);
+      } catch (error) {
+        if (!isBusy(error) || performance.now() > deadline) throw error;
+      }
+    }
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 /** A lock that passes straight to the longest waiter on release (first come, first served). */
@@ -91,5 +138,10 @@ export function openSqlite(file: string): BetterSqlite3.Database {
 }
 
 export function sqliteDialect(file: string): SqliteDialect {
-  return new ImmediateSqliteDialect(async () => withStatementCache(openSqlite(file)));
+  return new ImmediateSqliteDialect(async () => {
+    const db = openSqlite(file);
+    // PatientConnection waits for the lock on a timer instead of SQLite sleeping in the call.
+    db.pragma('busy_timeout = 0');
+    return withStatementCache(db);
+  });
 }
