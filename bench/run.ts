@@ -14,6 +14,7 @@ interface Options {
   list?: boolean;
   cpuProfDir?: string;
   rounds: string;
+  processes: string;
 }
 
 async function run(names: string[], options: Options): Promise<void> {
@@ -21,10 +22,13 @@ async function run(names: string[], options: Options): Promise<void> {
   const unknown = names.filter((n) => !scenarios.some((s) => s.name === n));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; try --list`);
   const loadOptions = { connections: Number(options.connections), durationSeconds: Number(options.duration) };
-  const server = await startBenchServer({}, options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []);
+  const server = await startBenchServer({ VERDICT_API_PROCESSES: options.processes }, options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []);
   try {
     console.log(`Verdict benchmarks: ${loadOptions.connections} connections, ${loadOptions.durationSeconds}s each, load from this process, server in another.`);
-    console.log(`database: ${server.env.VERDICT_DATABASE_URL ? 'postgres' : 'sqlite'}; buffer: ${server.env.VERDICT_REDIS_URL ? 'redis' : 'embedded'}\n`);
+    console.log(
+      `database: ${server.env.VERDICT_DATABASE_URL ? 'postgres' : 'sqlite'}; buffer: ${server.env.VERDICT_REDIS_URL ? 'redis' : 'embedded'}; ` +
+        `HTTP processes: ${options.processes}\n`,
+    );
     process.stdout.write('warming up...\n');
     await load(server.url, NOOP, { ...loadOptions, durationSeconds: 2 });
     for (const scenario of chosen) {
@@ -56,6 +60,7 @@ const program = new Command()
   .option('-c, --connections <n>', 'concurrent connections', '64')
   .option('-d, --duration <seconds>', 'seconds per measurement', '10')
   .option('-r, --rounds <n>', 'alternate baseline and scenario this many times and report the median round', '1')
+  .option('-p, --processes <n>', 'HTTP processes the server runs (serve --processes); the no-op baseline runs on the same ones', '1')
   .option('--list', 'list the scenarios and exit')
   .option('--cpu-prof-dir <dir>', 'write a V8 CPU profile of the server to this directory (open it in Chrome DevTools)')
   .action(async (names: string[], options: Options) => {
