@@ -59,9 +59,10 @@ class PatientConnection implements DatabaseConnection {
   }
 
   async #retry<R>(query: CompiledQuery, deadline: number): Promise<QueryResult<R>> {
-    for (let attempt = 1; ; attempt += 1) {
-      // 1, 2, 3 … up to 10 ms, with jitter so two waiting processes do not retry in step.
-      await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 10) * (0.5 + Math.random())));
+    for (;;) {
+      // Every millisecond or so: a commit holds the lock for about that long, and a growing delay
+      // lets a busy sibling take the lock again and again first. Jitter keeps waiters out of step.
+      await new Promise((resolve) => setTimeout(resolve, 0.5 + Math.random()));
       try {
         return await this.inner.executeQuery<R>(query);
       } catch (error) {
