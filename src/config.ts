@@ -84,7 +84,7 @@ function bufferFrom(env: Env): BufferConfig {
 function eventIngestFrom(env: Env): EventIngestConfig {
   return {
     maxPending: integer(env, 'VERDICT_BUFFER_MAX_PENDING', 100_000, 1),
-    drainBatchSize: integer(env, 'VERDICT_BUFFER_DRAIN_BATCH', 2_000, 1),
+    drainBatchSize: integer(env, 'VERDICT_BUFFER_DRAIN_BATCH', 10_000, 1),
     drainIntervalMs: integer(env, 'VERDICT_BUFFER_DRAIN_INTERVAL_MS', 50, 1),
     claimIdleMs: integer(env, 'VERDICT_BUFFER_CLAIM_IDLE_MS', 30_000, 100),
   };
