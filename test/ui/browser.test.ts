@@ -100,6 +100,26 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.getByText('Everyone (no audience filter).').waitFor();
   });
 
+  it('edits the decision rule of the running experiment', async () => {
+    const { page } = browser;
+    const form = page.getByRole('form', { name: 'Edit decision rule' });
+    const save = form.getByRole('button', { name: 'Save decision rule' });
+    expect(await save.isDisabled()).toBe(true);
+    await form.getByLabel('Method').selectOption('frequentist.sequential_msprt');
+    await form.getByLabel('Threshold').fill('0.99');
+    await form.getByLabel('Minimum units per variant').fill('150');
+    await save.click();
+    await page.getByText(/frequentist\.sequential_msprt/).first().waitFor();
+    await expect.poll(async () => (await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key })).body.decision_rule).toMatchObject({
+      method: 'frequentist.sequential_msprt',
+      posterior_threshold: 0.99,
+      min_sample_per_variant: 150,
+      minimum_detectable_effect: 0.02,
+    });
+    const audit = await server.request('GET', `/v1/audit?target_id=${experimentId}&action=experiment.updated`, { key: boot.key });
+    expect(audit.body.data[0].payload.changes.decision_rule.to).toMatchObject({ method: 'frequentist.sequential_msprt', posterior_threshold: 0.99 });
+  });
+
   it('opens results once: chart, history, verdict, and exactly one peek', async () => {
     const { page } = browser;
     await sendTraffic(server, boot.key, experimentKey, 0, 200);

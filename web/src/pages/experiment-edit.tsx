@@ -4,6 +4,7 @@ import { ErrorBox, Field, TextArea } from '../components/ui.js';
 import { json } from '../format.js';
 import { useAction } from '../hooks.js';
 import type { Experiment } from '../types.js';
+import { DecisionRuleFields, ruleFromText, ruleText } from './decision-rule.js';
 
 /** The audience box: empty means everyone; anything else must be JSON (said in the form, not sent). */
 function parseAudience(text: string): unknown {
@@ -47,6 +48,31 @@ export function DetailsEditor({ experiment, onChanged }: { experiment: Experimen
       <ErrorBox error={action.error} />
       <button type="submit" disabled={!changed || action.busy}>
         Save details
+      </button>
+    </form>
+  );
+}
+
+/**
+ * The decision rule, which may change while the experiment is a draft or running; the next
+ * snapshot decides by the new rule (the audit log keeps the old one).
+ */
+export function DecisionRuleEditor({ experiment, onChanged }: { experiment: Experiment; onChanged: (next: Experiment) => void }) {
+  const initial = ruleText(experiment.decision_rule);
+  const [rule, setRule] = useState(initial);
+  const action = useAction();
+  const changed = JSON.stringify(rule) !== JSON.stringify(initial);
+  const save = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, { decision_rule: ruleFromText(rule) })));
+  };
+  return (
+    <form class="card" onSubmit={save} aria-labelledby="rule-title">
+      <h3 id="rule-title">Edit decision rule</h3>
+      <DecisionRuleFields rule={rule} onRule={setRule} />
+      <ErrorBox error={action.error} />
+      <button type="submit" disabled={!changed || action.busy}>
+        Save decision rule
       </button>
     </form>
   );

@@ -3,7 +3,8 @@ import { api, type Page } from '../api.js';
 import { Checkbox, ErrorBox, Field, PageTitle, Select, TextArea } from '../components/ui.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
-import type { DecisionMethod, Environment, Experiment, Metric, MutexGroup } from '../types.js';
+import { DEFAULT_RULE, DecisionRuleFields, ruleFromText, type RuleText } from './decision-rule.js';
+import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
 
 interface VariantRow {
   key: string;
@@ -12,12 +13,6 @@ interface VariantRow {
 }
 
 const unitTypes = ['user', 'account', 'session', 'device', 'custom_attribute'].map((value) => ({ value, label: value }));
-const methods: { value: DecisionMethod; label: string }[] = [
-  { value: 'bayesian.posterior_threshold', label: 'Bayesian: probability of being best reaches a threshold' },
-  { value: 'bayesian.always_valid_evalue', label: 'Bayesian always-valid e-value (safe to peek)' },
-  { value: 'frequentist.sequential_msprt', label: 'Frequentist mixture SPRT (safe to peek)' },
-];
-
 async function loadChoices() {
   const [environments, metrics, groups] = await Promise.all([
     api<Page<Environment>>('GET', '/v1/environments?limit=200'),
@@ -63,7 +58,7 @@ function useExperimentDraft() {
   ]);
   const [control, setControl] = useState(0);
   const [guardrails, setGuardrails] = useState<string[]>([]);
-  const [rule, setRule] = useState({ method: 'bayesian.posterior_threshold', posterior_threshold: '0.995', minimum_detectable_effect: '0.02', min_sample_per_variant: '20000', max_duration_days: '28', snapshot_cadence_minutes: '240' });
+  const [rule, setRule] = useState<RuleText>(DEFAULT_RULE);
   const body = (environments: Environment[]) => ({
     environment_id: fields.environment_id || environments[0]?.id || '',
     key: fields.key,
@@ -75,14 +70,7 @@ function useExperimentDraft() {
     guardrail_metric_ids: guardrails,
     mutex_group_id: fields.mutex_group_id || null,
     audience: fields.audience.trim() ? (JSON.parse(fields.audience) as unknown) : null,
-    decision_rule: {
-      method: rule.method,
-      posterior_threshold: Number(rule.posterior_threshold),
-      minimum_detectable_effect: Number(rule.minimum_detectable_effect),
-      min_sample_per_variant: Number(rule.min_sample_per_variant),
-      max_duration_days: Number(rule.max_duration_days),
-      snapshot_cadence_minutes: Number(rule.snapshot_cadence_minutes),
-    },
+    decision_rule: ruleFromText(rule),
   });
   return { fields, setFields, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, body };
 }
@@ -93,7 +81,6 @@ export function ExperimentForm() {
   const action = useAction();
   const { fields, rule } = draft;
   const setField = (name: keyof typeof fields) => (e: { currentTarget: { value: string } }) => draft.setFields({ ...fields, [name]: e.currentTarget.value });
-  const setRule = (name: keyof typeof rule) => (e: { currentTarget: { value: string } }) => draft.setRule({ ...rule, [name]: e.currentTarget.value });
   const environments = choices.data?.environments ?? [];
   const metrics = choices.data?.metrics ?? [];
 
@@ -134,17 +121,7 @@ export function ExperimentForm() {
           ))}
           <Select label="Mutex group" value={fields.mutex_group_id} options={[{ value: '', label: 'None' }, ...(choices.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name }))]} onChange={setField('mutex_group_id')} />
         </fieldset>
-        <fieldset>
-          <legend>Decision rule</legend>
-          <Select label="Method" value={rule.method} options={methods} onChange={setRule('method')} />
-          <div class="row">
-            <Field label="Threshold" type="number" step="0.0001" min={0.5} max={0.9999} value={rule.posterior_threshold} onInput={setRule('posterior_threshold')} hint="0.5–0.9999; α = 1 − threshold for the sequential rules." />
-            <Field label="Minimum detectable effect" type="number" step="0.001" value={rule.minimum_detectable_effect} onInput={setRule('minimum_detectable_effect')} />
-            <Field label="Minimum units per variant" type="number" min={1} value={rule.min_sample_per_variant} onInput={setRule('min_sample_per_variant')} />
-            <Field label="Maximum duration (days)" type="number" min={1} value={rule.max_duration_days} onInput={setRule('max_duration_days')} />
-            <Field label="Snapshot every (minutes)" type="number" min={5} value={rule.snapshot_cadence_minutes} onInput={setRule('snapshot_cadence_minutes')} />
-          </div>
-        </fieldset>
+        <DecisionRuleFields rule={rule} onRule={draft.setRule} />
         <TextArea label="Audience (optional JSON rule)" rows={4} value={fields.audience} onInput={setField('audience')} hint='Empty for everyone. Example: {"attribute": "country", "op": "in", "value": ["DE", "FR"]}' />
         <ErrorBox error={action.error} />
         <button type="submit" class="primary" disabled={action.busy}>
