@@ -120,6 +120,31 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     expect(audit.body.data[0].payload.changes.decision_rule.to).toMatchObject({ method: 'frequentist.sequential_msprt', posterior_threshold: 0.99 });
   });
 
+  it('edits the metrics of a draft, and offers no metrics editor once an experiment runs', async () => {
+    const { page } = browser;
+    expect(await page.getByRole('form', { name: 'Edit metrics' }).count()).toBe(0);
+    const guard = await server.request('POST', '/v1/metrics', { key: boot.key, body: { key: 'refunds', name: 'Refunds', event_key: 'refund', kind: 'binary' } });
+    const primary = (await server.request('GET', '/v1/metrics', { key: boot.key })).body.data.find((m: { key: string }) => m.key === 'purchases');
+    const draft = await server.request('POST', '/v1/experiments', {
+      key: boot.key,
+      body: { environment_id: boot.environmentId, key: `draft-${Date.now()}`, name: 'Draft metrics', hypothesis: 'h', unit_type: 'user', variants: [{ key: 'control', weight: 50 }, { key: 'treatment', weight: 50 }] },
+    });
+    expect(draft.status).toBe(201);
+    await page.goto(at(`/experiments/${draft.body.id}`));
+    const form = page.getByRole('form', { name: 'Edit metrics' });
+    await form.getByLabel('Primary metric').selectOption(primary.id);
+    await form.getByLabel('Refunds').check();
+    await form.getByRole('button', { name: 'Save metrics' }).click();
+    await expect
+      .poll(async () => (await server.request('GET', `/v1/experiments/${draft.body.id}`, { key: boot.key })).body)
+      .toMatchObject({ primary_metric_id: primary.id, guardrail_metric_ids: [guard.body.id] });
+    // Reloaded from the server: the stored choice is shown and there is nothing left to save.
+    await expect.poll(() => form.getByRole('button', { name: 'Save metrics' }).isDisabled()).toBe(true);
+    expect(await form.getByLabel('Refunds').isChecked()).toBe(true);
+    await page.goto(at(`/experiments/${experimentId}`));
+    await page.getByRole('link', { name: 'View results' }).waitFor();
+  });
+
   it('opens results once: chart, history, verdict, and exactly one peek', async () => {
     const { page } = browser;
     await sendTraffic(server, boot.key, experimentKey, 0, 200);

@@ -3,8 +3,9 @@ import { api } from '../api.js';
 import { ErrorBox, Field, TextArea } from '../components/ui.js';
 import { json } from '../format.js';
 import { useAction } from '../hooks.js';
-import type { Experiment } from '../types.js';
+import type { Experiment, Metric } from '../types.js';
 import { DecisionRuleFields, ruleFromText, ruleText } from './decision-rule.js';
+import { MetricFields } from './metric-fields.js';
 
 /** The audience box: empty means everyone; anything else must be JSON (said in the form, not sent). */
 function parseAudience(text: string): unknown {
@@ -73,6 +74,30 @@ export function DecisionRuleEditor({ experiment, onChanged }: { experiment: Expe
       <ErrorBox error={action.error} />
       <button type="submit" disabled={!changed || action.busy}>
         Save decision rule
+      </button>
+    </form>
+  );
+}
+
+/** Primary and guardrail metrics, which only a draft may change (results depend on them once running). */
+export function MetricsEditor({ experiment, metrics, onChanged }: { experiment: Experiment; metrics: Metric[]; onChanged: (next: Experiment) => void }) {
+  const [primary, setPrimary] = useState(experiment.primary_metric_id ?? '');
+  const [guardrails, setGuardrails] = useState(experiment.guardrail_metric_ids);
+  const action = useAction();
+  const changed = primary !== (experiment.primary_metric_id ?? '') || JSON.stringify(guardrails) !== JSON.stringify(experiment.guardrail_metric_ids);
+  const save = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () =>
+      onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, { primary_metric_id: primary || null, guardrail_metric_ids: guardrails })),
+    );
+  };
+  return (
+    <form class="card" onSubmit={save} aria-labelledby="metrics-title">
+      <h3 id="metrics-title">Edit metrics</h3>
+      <MetricFields metrics={metrics} primary={primary} onPrimary={setPrimary} guardrails={guardrails} onGuardrails={setGuardrails} />
+      <ErrorBox error={action.error} />
+      <button type="submit" disabled={!changed || action.busy}>
+        Save metrics
       </button>
     </form>
   );

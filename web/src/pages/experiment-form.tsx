@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
-import { Checkbox, ErrorBox, Field, PageTitle, Select, TextArea } from '../components/ui.js';
+import { ErrorBox, Field, PageTitle, Select, TextArea } from '../components/ui.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
+import { MetricFields } from './metric-fields.js';
 import { DEFAULT_RULE, DecisionRuleFields, ruleFromText, type RuleText } from './decision-rule.js';
 import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
 
@@ -114,11 +115,13 @@ export function ExperimentForm() {
         <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} />
         <fieldset>
           <legend>Metrics</legend>
-          <Select label="Primary metric" value={fields.primary_metric_id} options={[{ value: '', label: 'None' }, ...metrics.map((m) => ({ value: m.id, label: `${m.name} (${m.kind})` }))]} onChange={setField('primary_metric_id')} />
-          {metrics.length > 0 ? <p class="hint">Guardrail metrics (watched for harm, not used for the verdict):</p> : null}
-          {metrics.map((m) => (
-            <Checkbox key={m.id} label={m.name} checked={draft.guardrails.includes(m.id)} onChange={(on) => draft.setGuardrails(on ? [...draft.guardrails, m.id] : draft.guardrails.filter((g) => g !== m.id))} />
-          ))}
+          <MetricFields
+            metrics={metrics}
+            primary={fields.primary_metric_id}
+            onPrimary={(value) => draft.setFields({ ...fields, primary_metric_id: value })}
+            guardrails={draft.guardrails}
+            onGuardrails={draft.setGuardrails}
+          />
           <Select label="Mutex group" value={fields.mutex_group_id} options={[{ value: '', label: 'None' }, ...(choices.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name }))]} onChange={setField('mutex_group_id')} />
         </fieldset>
         <DecisionRuleFields rule={rule} onRule={draft.setRule} />
