@@ -144,3 +144,24 @@ describe('serve --processes 2 on the embedded database', () => {
     for (const pid of children) expect(() => process.kill(pid, 0)).toThrow();
   });
 });
+
+describe('serve --processes 2 that cannot listen', () => {
+  it('exits 1 with the reason instead of starting processes again and again', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-cluster-taken-'));
+    const port = await freePort();
+    const blocker = http.createServer();
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+    try {
+      const result = spawnSync(process.execPath, ['bin/verdict.js', 'serve', '--processes', '2', '--port', String(port)], {
+        env: { ...process.env, VERDICT_DATA_DIR: dataDir, VERDICT_LOG_LEVEL: 'warn', HOST: '127.0.0.1' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('EADDRINUSE');
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
