@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorBox, Field, TextArea } from '../components/ui.js';
@@ -6,6 +7,40 @@ import { useAction } from '../hooks.js';
 import type { Experiment, Metric } from '../types.js';
 import { DecisionRuleFields, ruleFromText, ruleText } from './decision-rule.js';
 import { MetricFields } from './metric-fields.js';
+
+interface EditorProps {
+  experiment: Experiment;
+  onChanged: (next: Experiment) => void;
+}
+
+interface PatchFormProps extends EditorProps {
+  id: string;
+  title: string;
+  saveLabel: string;
+  changed: boolean;
+  /** The PATCH body; may throw to name a mistake in the form (nothing is sent then). */
+  patch: () => Record<string, unknown>;
+  children: ComponentChildren;
+}
+
+/** One card of the experiment page that PATCHes some fields; Save is off until something changed. */
+function PatchForm({ experiment, onChanged, id, title, saveLabel, changed, patch, children }: PatchFormProps) {
+  const action = useAction();
+  const save = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, patch())));
+  };
+  return (
+    <form class="card" onSubmit={save} aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      {children}
+      <ErrorBox error={action.error} />
+      <button type="submit" disabled={!changed || action.busy}>
+        {saveLabel}
+      </button>
+    </form>
+  );
+}
 
 /** The audience box: empty means everyone; anything else must be JSON (said in the form, not sent). */
 function parseAudience(text: string): unknown {
@@ -21,21 +56,20 @@ function parseAudience(text: string): unknown {
  * Name, hypothesis and audience, which may change while the experiment is a draft or running
  * (a new audience decides only for units not yet assigned: assignment is sticky).
  */
-export function DetailsEditor({ experiment, onChanged }: { experiment: Experiment; onChanged: (next: Experiment) => void }) {
+export function DetailsEditor({ experiment, onChanged }: EditorProps) {
   const initial = { name: experiment.name, hypothesis: experiment.hypothesis, audience: experiment.audience ? json(experiment.audience) : '' };
   const [form, setForm] = useState(initial);
-  const action = useAction();
   const changed = form.name !== initial.name || form.hypothesis !== initial.hypothesis || form.audience !== initial.audience;
-  const save = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      const audience = parseAudience(form.audience);
-      onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, { name: form.name, hypothesis: form.hypothesis, audience }));
-    });
-  };
   return (
-    <form class="card" onSubmit={save} aria-labelledby="details-title">
-      <h3 id="details-title">Edit details</h3>
+    <PatchForm
+      experiment={experiment}
+      onChanged={onChanged}
+      id="details-title"
+      title="Edit details"
+      saveLabel="Save details"
+      changed={changed}
+      patch={() => ({ name: form.name, hypothesis: form.hypothesis, audience: parseAudience(form.audience) })}
+    >
       <Field label="Experiment name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
       <TextArea label="Hypothesis text" rows={2} value={form.hypothesis} onInput={(e) => setForm({ ...form, hypothesis: e.currentTarget.value })} />
       <TextArea
@@ -46,11 +80,7 @@ export function DetailsEditor({ experiment, onChanged }: { experiment: Experimen
         hint="Empty: everyone. A new audience only decides for units not yet assigned."
         onInput={(e) => setForm({ ...form, audience: e.currentTarget.value })}
       />
-      <ErrorBox error={action.error} />
-      <button type="submit" disabled={!changed || action.busy}>
-        Save details
-      </button>
-    </form>
+    </PatchForm>
   );
 }
 
@@ -58,47 +88,40 @@ export function DetailsEditor({ experiment, onChanged }: { experiment: Experimen
  * The decision rule, which may change while the experiment is a draft or running; the next
  * snapshot decides by the new rule (the audit log keeps the old one).
  */
-export function DecisionRuleEditor({ experiment, onChanged }: { experiment: Experiment; onChanged: (next: Experiment) => void }) {
+export function DecisionRuleEditor({ experiment, onChanged }: EditorProps) {
   const initial = ruleText(experiment.decision_rule);
   const [rule, setRule] = useState(initial);
-  const action = useAction();
-  const changed = JSON.stringify(rule) !== JSON.stringify(initial);
-  const save = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, { decision_rule: ruleFromText(rule) })));
-  };
   return (
-    <form class="card" onSubmit={save} aria-labelledby="rule-title">
-      <h3 id="rule-title">Edit decision rule</h3>
+    <PatchForm
+      experiment={experiment}
+      onChanged={onChanged}
+      id="rule-title"
+      title="Edit decision rule"
+      saveLabel="Save decision rule"
+      changed={JSON.stringify(rule) !== JSON.stringify(initial)}
+      patch={() => ({ decision_rule: ruleFromText(rule) })}
+    >
       <DecisionRuleFields rule={rule} onRule={setRule} />
-      <ErrorBox error={action.error} />
-      <button type="submit" disabled={!changed || action.busy}>
-        Save decision rule
-      </button>
-    </form>
+    </PatchForm>
   );
 }
 
 /** Primary and guardrail metrics, which only a draft may change (results depend on them once running). */
-export function MetricsEditor({ experiment, metrics, onChanged }: { experiment: Experiment; metrics: Metric[]; onChanged: (next: Experiment) => void }) {
+export function MetricsEditor({ experiment, metrics, onChanged }: EditorProps & { metrics: Metric[] }) {
   const [primary, setPrimary] = useState(experiment.primary_metric_id ?? '');
   const [guardrails, setGuardrails] = useState(experiment.guardrail_metric_ids);
-  const action = useAction();
   const changed = primary !== (experiment.primary_metric_id ?? '') || JSON.stringify(guardrails) !== JSON.stringify(experiment.guardrail_metric_ids);
-  const save = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () =>
-      onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, { primary_metric_id: primary || null, guardrail_metric_ids: guardrails })),
-    );
-  };
   return (
-    <form class="card" onSubmit={save} aria-labelledby="metrics-title">
-      <h3 id="metrics-title">Edit metrics</h3>
+    <PatchForm
+      experiment={experiment}
+      onChanged={onChanged}
+      id="metrics-title"
+      title="Edit metrics"
+      saveLabel="Save metrics"
+      changed={changed}
+      patch={() => ({ primary_metric_id: primary || null, guardrail_metric_ids: guardrails })}
+    >
       <MetricFields metrics={metrics} primary={primary} onPrimary={setPrimary} guardrails={guardrails} onGuardrails={setGuardrails} />
-      <ErrorBox error={action.error} />
-      <button type="submit" disabled={!changed || action.busy}>
-        Save metrics
-      </button>
-    </form>
+    </PatchForm>
   );
 }
