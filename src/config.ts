@@ -48,6 +48,9 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** More HTTP processes than this is a typo, not a deployment. */
+export const MAX_API_PROCESSES = 64;
+
 type Env = Record<string, string | undefined>;
 
 function integer(env: Env, name: string, fallback: number, min = 0): number {
@@ -119,6 +122,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
   };
   if (config.port > 65535) throw new ConfigError('PORT must be at most 65535');
-  if (config.apiProcesses > 64) throw new ConfigError('VERDICT_API_PROCESSES must be at most 64');
+  if (config.apiProcesses > MAX_API_PROCESSES) throw new ConfigError(`VERDICT_API_PROCESSES must be at most ${MAX_API_PROCESSES}`);
   return { ...config, ...overrides };
 }

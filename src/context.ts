@@ -1,5 +1,4 @@
 import cluster from 'node:cluster';
-import { joinClusterRelay } from './lib/cluster-change-relay.js';
 import type { Logger } from 'pino';
 import { createEventBuffer } from './buffer/index.js';
 import type { EventBuffer } from './buffer/types.js';
@@ -11,6 +10,7 @@ import { Authenticator } from './features/api-keys/authenticator.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
 import { JobRegistry } from './jobs/registry.js';
 import { ChangeFeed } from './lib/change-feed.js';
+import { joinClusterRelay } from './lib/cluster-change-relay.js';
 import { RedisChangeRelay } from './lib/redis-change-relay.js';
 import { loadSecretBox, type SecretBox } from './lib/secrets.js';
 import { systemClock, type Clock } from './lib/time.js';

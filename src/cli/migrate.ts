@@ -7,13 +7,8 @@ export function registerMigrate(program: Command): void {
     .description('Apply pending database migrations and exit (serve also does this on start).')
     .action(async () => {
       const config = loadConfig();
-      const { migrateToLatest, openDatabase } = await import('../db/database.js');
-      const handle = openDatabase(config.database);
-      try {
-        const { applied } = await migrateToLatest(handle.db);
-        process.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n');
-      } finally {
-        await handle.destroy();
-      }
+      const { migrateDatabase } = await import('../db/database.js');
+      const { applied } = await migrateDatabase(config.database);
+      process.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n');
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig, MAX_API_PROCESSES } from '../config.js';
 
 interface ServeOptions {
   port?: string;
@@ -23,19 +23,23 @@ export function registerServe(program: Command): void {
       const config = loadConfig(process.env, {
         ...(options.port ? { port: Number(options.port) } : {}),
         ...(options.host ? { host: options.host } : {}),
-        ...(options.processes ? { apiProcesses: positiveInteger(options.processes, '--processes') } : {}),
+        ...(options.processes ? { apiProcesses: processCount(options.processes) } : {}),
       });
       // Loaded on demand so `verdict --help` and the light commands start fast.
-      const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
       const { processIndex, runPrimary } = await import('./cluster.js');
       const index = processIndex();
       if (index === null && config.apiProcesses > 1) {
-        // Migrate once, here, before the processes start; they then only open the database.
-        const migrating = await openRuntime(config, true);
-        await migrating.close();
-        runPrimary(config.apiProcesses, migrating.logger);
+        // Migrate once, here, before the processes start; they then only open the database. The
+        // secret key file is made here too, so the processes never race to create it.
+        const [{ migrateDatabase }, { createLogger }, { loadSecretBox }] = await Promise.all([import('../db/database.js'), import('../logger.js'), import('../lib/secrets.js')]);
+        const logger = createLogger(config.logLevel);
+        loadSecretBox(config.secretKey, config.dataDir);
+        const { applied } = await migrateDatabase(config.database);
+        if (applied.length > 0) logger.info({ applied }, 'database migrated');
+        runPrimary(config.apiProcesses, logger);
         return;
       }
+      const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
       const { buildApp } = await import('../http/app.js');
       const ctx = await openRuntime(config, index === null);
       const app = await buildApp(ctx);
@@ -55,8 +59,8 @@ export function registerServe(program: Command): void {
     });
 }
 
-function positiveInteger(raw: string, name: string): number {
+function processCount(raw: string): number {
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 64) throw new Error(`${name} must be an integer from 1 to 64, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_API_PROCESSES) throw new Error(`--processes must be an integer from 1 to ${MAX_API_PROCESSES}, got "${raw}"`);
   return value;
 }

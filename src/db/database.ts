@@ -58,6 +58,16 @@ export interface MigrationReport {
   applied: string[];
 }
 
+/** Opens the database only to migrate it, then closes it (`verdict migrate`, the primary of `serve --processes`). */
+export async function migrateDatabase(config: DatabaseConfig): Promise<MigrationReport> {
+  const handle = openDatabase(config);
+  try {
+    return await migrateToLatest(handle.db);
+  } finally {
+    await handle.destroy();
+  }
+}
+
 export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
