@@ -12,7 +12,7 @@ import { Command } from 'commander';
 import { assignHit, assignMiss } from './scenarios/assignment.js';
 import { trackSingleEvent } from './scenarios/events.js';
 import { scratchPostgres } from './lib/scratch-postgres.js';
-import { freePort, load, NOOP, type BenchServer, type LoadOptions, type LoadResult, type RequestSpec, type Scenario } from './lib/harness.js';
+import { formatRow, freePort, load, NOOP, type BenchServer, type LoadOptions, type LoadResult, type RequestSpec, type Scenario } from './lib/harness.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const scenarios: Scenario[] = [assignHit, assignMiss, trackSingleEvent];
@@ -71,8 +71,10 @@ async function startCluster(apiProcesses: number): Promise<Cluster> {
 async function loadAll(urls: string[], spec: RequestSpec, options: LoadOptions): Promise<LoadResult> {
   const share = { ...options, connections: Math.max(1, Math.round(options.connections / urls.length)) };
   const results = await Promise.all(urls.map((url) => load(url, spec, share)));
+  const requestsPerSecond = results.reduce((sum, r) => sum + r.requestsPerSecond, 0);
   return {
-    requestsPerSecond: results.reduce((sum, r) => sum + r.requestsPerSecond, 0),
+    requestsPerSecond,
+    queueingFloorMs: requestsPerSecond > 0 ? ((share.connections * urls.length) / requestsPerSecond) * 1000 : 0,
     p50: Math.max(...results.map((r) => r.p50)),
     p99: Math.max(...results.map((r) => r.p99)),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
@@ -80,9 +82,6 @@ async function loadAll(urls: string[], spec: RequestSpec, options: LoadOptions):
   };
 }
 
-function row(name: string, result: LoadResult, baseline: LoadResult): string {
-  return `${name.padEnd(20)} req/s ${result.requestsPerSecond.toFixed(0).padStart(7)}  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  ratio ${(result.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x no-op${result.errors + result.non2xx > 0 ? `  (errors ${result.errors}, non-2xx ${result.non2xx})` : ''}`;
-}
 
 async function main(options: { connections: string; duration: string }): Promise<void> {
   if (!process.env.VERDICT_DATABASE_URL?.startsWith('postgres') || !process.env.VERDICT_REDIS_URL) {
@@ -96,10 +95,10 @@ async function main(options: { connections: string; duration: string }): Promise
       console.log(`\n== ${processes} API process${processes > 1 ? 'es' : ''} ==`);
       await loadAll(cluster.urls, NOOP, { ...loadOptions, durationSeconds: 2 });
       const baseline = await loadAll(cluster.urls, NOOP, loadOptions);
-      console.log(row('no-op baseline', baseline, baseline));
+      console.log(formatRow('no-op baseline', baseline, baseline));
       for (const scenario of scenarios) {
         const spec = await scenario.prepare(cluster.server);
-        console.log(row(scenario.name, await loadAll(cluster.urls, spec, loadOptions), baseline));
+        console.log(formatRow(scenario.name, await loadAll(cluster.urls, spec, loadOptions), baseline));
       }
     } finally {
       await cluster.stop();

@@ -41,8 +41,15 @@ export interface Scenario {
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Latency percentiles of the 2xx responses, in milliseconds, to the microsecond. */
   p50: number;
   p99: number;
+  /**
+   * The mean latency that Little's law forces on a saturated closed loop: connections divided
+   * by requests/s. No route answers faster on average with that many requests in flight, so a
+   * p99 target below it cannot be met at this throughput, whatever the server does.
+   */
+  queueingFloorMs: number;
   errors: number;
   non2xx: number;
 }
@@ -107,8 +114,29 @@ export interface LoadOptions {
   durationSeconds: number;
 }
 
+/** Response times (ms) of 2xx responses, kept whole: autocannon's own histogram rounds to whole milliseconds. */
+class LatencySamples {
+  #values = new Float64Array(1 << 16);
+  #count = 0;
+
+  add(ms: number): void {
+    if (this.#count === this.#values.length) {
+      const grown = new Float64Array(this.#values.length * 2);
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[this.#count++] = ms;
+  }
+
+  percentiles(...ranks: number[]): number[] {
+    const sorted = this.#values.subarray(0, this.#count).sort();
+    return ranks.map((rank) => (this.#count === 0 ? 0 : (sorted[Math.min(this.#count - 1, Math.ceil((rank / 100) * this.#count) - 1)] ?? 0)));
+  }
+}
+
 export async function load(url: string, spec: RequestSpec, options: LoadOptions): Promise<LoadResult> {
-  const result = await autocannon({
+  const samples = new LatencySamples();
+  const settings: autocannon.Options = {
     url,
     connections: options.connections,
     duration: options.durationSeconds,
@@ -125,11 +153,19 @@ export async function load(url: string, spec: RequestSpec, options: LoadOptions)
             ...(spec.next ? { setupRequest: (request: autocannon.Request) => ({ ...request, ...spec.next?.() }) } : {}),
           },
         ],
+  };
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(settings, (error, finished) => (error ? reject(error as Error) : resolve(finished)));
+    instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
+      if (statusCode >= 200 && statusCode < 300) samples.add(responseTimeMs);
+    });
   });
+  const [p50 = 0, p99 = 0] = samples.percentiles(50, 99);
   return {
     requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    p50,
+    p99,
+    queueingFloorMs: result.requests.average > 0 ? (options.connections / result.requests.average) * 1000 : 0,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
   };
@@ -141,8 +177,8 @@ export function formatRow(name: string, result: LoadResult, baseline: LoadResult
   const ratio = result.requestsPerSecond / baseline.requestsPerSecond;
   const items = itemsPerRequest > 1 ? `  items/s ${Math.round(result.requestsPerSecond * itemsPerRequest)}` : '';
   return (
-    `${name.padEnd(28)} req/s ${result.requestsPerSecond.toFixed(0).padStart(7)}  p50 ${result.p50.toFixed(1).padStart(6)} ms  ` +
-    `p99 ${result.p99.toFixed(1).padStart(6)} ms  ratio ${ratio.toFixed(2)}x no-op${items}` +
+    `${name.padEnd(28)} req/s ${result.requestsPerSecond.toFixed(0).padStart(7)}  p50 ${result.p50.toFixed(2).padStart(7)} ms  ` +
+    `p99 ${result.p99.toFixed(2).padStart(7)} ms  mean floor ${result.queueingFloorMs.toFixed(2).padStart(6)} ms  ratio ${ratio.toFixed(2)}x no-op${items}` +
     (result.errors + result.non2xx > 0 ? `  (errors ${result.errors}, non-2xx ${result.non2xx})` : '')
   );
 }
