@@ -53,3 +53,13 @@ export function useAction(): { busy: boolean; error: string | null; run: (work: 
   }, []);
   return { busy, error, run, clear: () => setError(null) };
 }
+
+/** A form's text fields: `bind(name)` is the onInput of that field's input. */
+export function useFormFields<T extends Record<string, string>>(blank: T): { form: T; setForm: (form: T) => void; bind: (name: keyof T) => (event: { currentTarget: { value: string } }) => void } {
+  const [form, setForm] = useState(blank);
+  const bind = (name: keyof T) => (event: { currentTarget: { value: string } }) => {
+    const value = event.currentTarget.value;
+    setForm((current) => ({ ...current, [name]: value }));
+  };
+  return { form, setForm, bind };
+}

@@ -1,7 +1,7 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Page } from '../api.js';
-import type { Resource } from '../hooks.js';
+import { useAction, type Resource } from '../hooks.js';
 
 let firstPage = true;
 
@@ -120,12 +120,25 @@ export function Checkbox({ label, checked, onChange }: { label: string; checked:
 }
 
 /** A table that scrolls sideways on narrow screens instead of squeezing its columns. */
-export function Table({ caption, children }: { caption: string; children: ComponentChildren }) {
+/** A column heading; `{ hidden }` is read to screen readers only (an actions column, say). */
+export type Column = string | { hidden: string };
+
+/** A scrollable, labelled table: `columns` become the header row, `children` the body rows. */
+export function Table({ caption, columns, children }: { caption: string; columns: readonly Column[]; children: ComponentChildren }) {
   return (
     <div class="table-wrap" role="region" aria-label={caption} tabIndex={0}>
       <table>
         <caption class="visually-hidden">{caption}</caption>
-        {children}
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th scope="col" key={typeof column === 'string' ? column : column.hidden}>
+                {typeof column === 'string' ? column : <span class="visually-hidden">{column.hidden}</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
       </table>
     </div>
   );
@@ -227,5 +240,41 @@ export function ListView<T>({
       {list.data && list.data.data.length > 0 ? children(list.data.data) : null}
       {list.data ? pager(list.data.next_cursor) : null}
     </>
+  );
+}
+
+interface FormCardProps {
+  /** The heading's id, which labels the form. */
+  id: string;
+  title: string;
+  submitLabel: string;
+  /** Sends the form; an error it throws (the server's problem, or a mistake found first) shows in the card. */
+  onSubmit: () => Promise<void>;
+  /** False keeps the button off (nothing changed yet, say). */
+  ready?: boolean;
+  /** The heading's level: 2 for a card of the page, 3 for one under a section. */
+  level?: 2 | 3;
+  /** A primary button, for the form a page is mostly for (the create form of a list, say). */
+  primary?: boolean;
+  children: ComponentChildren;
+}
+
+/** One form in a card: heading, fields, the error of the last try, and the button, off while it runs. */
+export function FormCard({ id, title, submitLabel, onSubmit, ready = true, level = 2, primary = true, children }: FormCardProps) {
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(onSubmit);
+  };
+  const Heading = level === 2 ? 'h2' : 'h3';
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby={id}>
+      <Heading id={id}>{title}</Heading>
+      {children}
+      <ErrorBox error={action.error} />
+      <button type="submit" class={primary ? 'primary' : undefined} disabled={!ready || action.busy}>
+        {submitLabel}
+      </button>
+    </form>
   );
 }

@@ -1,26 +1,21 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { Checkbox, ErrorBox, Field, Loading, PageTitle, SecretOnce, Select, Table, usePager } from '../components/ui.js';
+import { Checkbox, ErrorBox, Field, FormCard, Loading, PageTitle, SecretOnce, Select, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
-import { useAction, useResource } from '../hooks.js';
+import { useAction, useFormFields, useResource } from '../hooks.js';
 import { currentSession } from '../session.js';
 import type { ApiKey, Environment } from '../types.js';
 
 function KeyForm({ environments, onCreated }: { environments: Environment[]; onCreated: (key: ApiKey) => void }) {
-  const [form, setForm] = useState({ name: '', kind: 'server', environment_id: '' });
-  const action = useAction();
-  const submit = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      onCreated(await api<ApiKey>('POST', '/v1/api-keys', { name: form.name, kind: form.kind, environment_id: form.environment_id || null }));
-      setForm({ ...form, name: '' });
-    });
+  const { form, setForm, bind } = useFormFields({ name: '', kind: 'server', environment_id: '' });
+  const create = async () => {
+    onCreated(await api<ApiKey>('POST', '/v1/api-keys', { name: form.name, kind: form.kind, environment_id: form.environment_id || null }));
+    setForm({ ...form, name: '' });
   };
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="new-key">
-      <h2 id="new-key">New API key</h2>
+    <FormCard id="new-key" title="New API key" submitLabel="Create key" onSubmit={create}>
       <div class="row">
-        <Field label="Name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} hint="Who or what uses it, e.g. checkout-service." />
+        <Field label="Name" required value={form.name} onInput={bind('name')} hint="Who or what uses it, e.g. checkout-service." />
         <Select
           label="Kind"
           value={form.kind}
@@ -28,20 +23,16 @@ function KeyForm({ environments, onCreated }: { environments: Environment[]; onC
             { value: 'server', label: 'server — every operation' },
             { value: 'client', label: 'client — assign, events, exposures only' },
           ]}
-          onChange={(e) => setForm({ ...form, kind: e.currentTarget.value })}
+          onChange={bind('kind')}
         />
         <Select
           label="Environment"
           value={form.environment_id}
           options={[{ value: '', label: 'All environments' }, ...environments.map((env) => ({ value: env.id, label: env.name }))]}
-          onChange={(e) => setForm({ ...form, environment_id: e.currentTarget.value })}
+          onChange={bind('environment_id')}
         />
       </div>
-      <ErrorBox error={action.error} />
-      <button type="submit" class="primary" disabled={action.busy}>
-        Create key
-      </button>
-    </form>
+    </FormCard>
   );
 }
 
@@ -72,46 +63,33 @@ export function ApiKeys() {
       <ErrorBox error={list.error ?? action.error} />
       {list.loading && !list.data ? <Loading /> : null}
       {list.data ? (
-        <Table caption="API keys">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Environment</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Action</th>
+        <Table caption="API keys" columns={['Name', 'Key', 'Kind', 'Environment', 'Created', 'Last used', 'Action']}>
+          {list.data.data.map((key) => (
+            <tr key={key.id}>
+              <td>
+                {key.name}
+                {key.id === currentKeyId ? <span class="muted"> (you)</span> : null}
+              </td>
+              <td>
+                <code>
+                  {key.prefix}…{key.last_four}
+                </code>
+              </td>
+              <td>{key.kind}</td>
+              <td>{envName(key.environment_id)}</td>
+              <td>{dateTime(key.created_at)}</td>
+              <td>{dateTime(key.last_used_at)}</td>
+              <td>
+                {key.revoked_at ? (
+                  <span class="muted">revoked {dateTime(key.revoked_at)}</span>
+                ) : (
+                  <button type="button" class="danger" aria-label={`Revoke ${key.name}`} disabled={action.busy} onClick={() => revoke(key)}>
+                    Revoke
+                  </button>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((key) => (
-              <tr key={key.id}>
-                <td>
-                  {key.name}
-                  {key.id === currentKeyId ? <span class="muted"> (you)</span> : null}
-                </td>
-                <td>
-                  <code>
-                    {key.prefix}…{key.last_four}
-                  </code>
-                </td>
-                <td>{key.kind}</td>
-                <td>{envName(key.environment_id)}</td>
-                <td>{dateTime(key.created_at)}</td>
-                <td>{dateTime(key.last_used_at)}</td>
-                <td>
-                  {key.revoked_at ? (
-                    <span class="muted">revoked {dateTime(key.revoked_at)}</span>
-                  ) : (
-                    <button type="button" class="danger" aria-label={`Revoke ${key.name}`} disabled={action.busy} onClick={() => revoke(key)}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
+          ))}
         </Table>
       ) : null}
       {list.data ? pager(list.data.next_cursor) : null}

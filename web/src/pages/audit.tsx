@@ -56,42 +56,31 @@ export function AuditLog({ initial }: { initial: Record<string, string> }) {
       </form>
       <ListView list={list} empty="No entries match." pager={pager}>
         {(rows) => (
-          <Table caption="Audit entries">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">Actor key</th>
-                <th scope="col">Details</th>
+          <Table caption="Audit entries" columns={['When', 'Action', 'Target', 'Actor key', 'Details']}>
+            {rows.map((entry) => (
+              <tr key={entry.id}>
+                <td>{dateTime(entry.created_at)}</td>
+                <td>
+                  <code>{entry.action}</code>
+                </td>
+                <td>
+                  {entry.target_type} <code class="id">{entry.target_id}</code>
+                </td>
+                <td>
+                  <code class="id">{entry.actor_id ?? 'CLI'}</code>
+                </td>
+                <td>
+                  {Object.keys(entry.payload).length ? (
+                    <details>
+                      <summary>Payload</summary>
+                      <pre class="code">{json(entry.payload)}</pre>
+                    </details>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((entry) => (
-                <tr key={entry.id}>
-                  <td>{dateTime(entry.created_at)}</td>
-                  <td>
-                    <code>{entry.action}</code>
-                  </td>
-                  <td>
-                    {entry.target_type} <code class="id">{entry.target_id}</code>
-                  </td>
-                  <td>
-                    <code class="id">{entry.actor_id ?? 'CLI'}</code>
-                  </td>
-                  <td>
-                    {Object.keys(entry.payload).length ? (
-                      <details>
-                        <summary>Payload</summary>
-                        <pre class="code">{json(entry.payload)}</pre>
-                      </details>
-                    ) : (
-                      <span class="muted">—</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </Table>
         )}
       </ListView>

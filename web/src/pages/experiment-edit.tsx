@@ -1,9 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { ErrorBox, Field, TextArea } from '../components/ui.js';
+import { Field, FormCard, TextArea } from '../components/ui.js';
 import { json } from '../format.js';
-import { useAction } from '../hooks.js';
 import type { Experiment, Metric } from '../types.js';
 import { DecisionRuleFields, ruleFromText, ruleText } from './decision-rule.js';
 import { MetricFields } from './metric-fields.js';
@@ -25,20 +24,11 @@ interface PatchFormProps extends EditorProps {
 
 /** One card of the experiment page that PATCHes some fields; Save is off until something changed. */
 function PatchForm({ experiment, onChanged, id, title, saveLabel, changed, patch, children }: PatchFormProps) {
-  const action = useAction();
-  const save = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, patch())));
-  };
+  const save = async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, patch()));
   return (
-    <form class="card" onSubmit={save} aria-labelledby={id}>
-      <h3 id={id}>{title}</h3>
+    <FormCard id={id} title={title} submitLabel={saveLabel} level={3} primary={false} ready={changed} onSubmit={save}>
       {children}
-      <ErrorBox error={action.error} />
-      <button type="submit" disabled={!changed || action.busy}>
-        {saveLabel}
-      </button>
-    </form>
+    </FormCard>
   );
 }
 

@@ -60,27 +60,17 @@ export function ExperimentDetail({ id }: { id: string }) {
       />
       <section aria-labelledby="variants">
         <h2 id="variants">Variants and weights</h2>
-        <Table caption="Variants">
-          <thead>
-            <tr>
-              <th scope="col">Variant</th>
-              <th scope="col">Weight</th>
-              <th scope="col">Control</th>
-              <th scope="col">Description</th>
+        <Table caption="Variants" columns={['Variant', 'Weight', 'Control', 'Description']}>
+          {e.variants.map((v) => (
+            <tr key={v.id}>
+              <td>
+                <code>{v.key}</code>
+              </td>
+              <td>{v.weight}%</td>
+              <td>{v.is_control ? 'yes' : ''}</td>
+              <td>{v.description ?? ''}</td>
             </tr>
-          </thead>
-          <tbody>
-            {e.variants.map((v) => (
-              <tr key={v.id}>
-                <td>
-                  <code>{v.key}</code>
-                </td>
-                <td>{v.weight}%</td>
-                <td>{v.is_control ? 'yes' : ''}</td>
-                <td>{v.description ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
+          ))}
         </Table>
         {e.weights_changed_since_start ? <p class="notice">Weights were changed after the start.</p> : null}
         {e.status === 'draft' || e.status === 'running' ? (

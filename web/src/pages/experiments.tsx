@@ -38,43 +38,31 @@ export function Experiments({ status }: { status: string }) {
       </div>
       <ListView list={list} empty={status ? `No ${status} experiments.` : 'No experiments yet. Create one to start.'} pager={pager}>
         {(rows) => (
-          <Table caption="Experiments">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Status</th>
-                <th scope="col">Variants</th>
-                <th scope="col">Started</th>
-                <th scope="col">Results</th>
+          <Table caption="Experiments" columns={['Name', 'Key', 'Status', 'Variants', 'Started', 'Results']}>
+            {rows.map((experiment) => (
+              <tr key={experiment.id}>
+                <td>
+                  <Link href={`/experiments/${experiment.id}`}>{experiment.name}</Link>
+                </td>
+                <td>
+                  <code>{experiment.key}</code>
+                </td>
+                <td>
+                  <StatusBadge status={experiment.status} />
+                </td>
+                <td>{experiment.variants.map((v) => `${v.key} ${v.weight}%`).join(', ')}</td>
+                <td>{dateTime(experiment.started_at)}</td>
+                <td>
+                  {experiment.started_at ? (
+                    <Link href={`/experiments/${experiment.id}/results`} aria-label={`Results of ${experiment.name}`}>
+                      Results
+                    </Link>
+                  ) : (
+                    <span class="muted">not started</span>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((experiment) => (
-                <tr key={experiment.id}>
-                  <td>
-                    <Link href={`/experiments/${experiment.id}`}>{experiment.name}</Link>
-                  </td>
-                  <td>
-                    <code>{experiment.key}</code>
-                  </td>
-                  <td>
-                    <StatusBadge status={experiment.status} />
-                  </td>
-                  <td>{experiment.variants.map((v) => `${v.key} ${v.weight}%`).join(', ')}</td>
-                  <td>{dateTime(experiment.started_at)}</td>
-                  <td>
-                    {experiment.started_at ? (
-                      <Link href={`/experiments/${experiment.id}/results`} aria-label={`Results of ${experiment.name}`}>
-                        Results
-                      </Link>
-                    ) : (
-                      <span class="muted">not started</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </Table>
         )}
       </ListView>

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, ListView, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
+import { ErrorBox, Field, FormCard, ListView, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
 import { dateTime, json } from '../format.js';
-import { useAction, useResource } from '../hooks.js';
+import { useAction, useFormFields, useResource } from '../hooks.js';
 import type { Lead } from '../types.js';
 
 function LeadRow({ lead, onSaved }: { lead: Lead; onSaved: () => void }) {
@@ -40,33 +40,24 @@ function LeadRow({ lead, onSaved }: { lead: Lead; onSaved: () => void }) {
 function StatusMapping() {
   const settings = useResource(() => api<{ status_mapping: Record<string, string> }>('GET', '/v1/task-tool/settings'), []);
   const [text, setText] = useState<string | null>(null);
-  const action = useAction();
   const value = text ?? (settings.data ? json(settings.data.status_mapping) : '');
-  const save = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      let mapping: unknown;
-      try {
-        mapping = JSON.parse(value);
-      } catch {
-        throw new Error('The mapping is not valid JSON.');
-      }
-      await api('PUT', '/v1/task-tool/settings', { status_mapping: mapping });
-      setText(null);
-      settings.reload();
-    });
+  const save = async () => {
+    let mapping: unknown;
+    try {
+      mapping = JSON.parse(value);
+    } catch {
+      throw new Error('The mapping is not valid JSON.');
+    }
+    await api('PUT', '/v1/task-tool/settings', { status_mapping: mapping });
+    setText(null);
+    settings.reload();
   };
   return (
-    <form class="card" onSubmit={save} aria-labelledby="mapping-title">
-      <h2 id="mapping-title">Task-tool status mapping</h2>
+    <FormCard id="mapping-title" title="Task-tool status mapping" submitLabel="Save mapping" primary={false} ready={text !== null} onSubmit={save}>
       <p class="hint">Task-tool status names (compared case-insensitively) to lead statuses. Unmapped statuses leave the lead unchanged and are audit-logged.</p>
       <ErrorBox error={settings.error} />
       <TextArea label="Mapping (JSON object)" class="mono" rows={5} value={value} onInput={(e) => setText(e.currentTarget.value)} />
-      <ErrorBox error={action.error} />
-      <button type="submit" disabled={action.busy || text === null}>
-        Save mapping
-      </button>
-    </form>
+    </FormCard>
   );
 }
 
@@ -75,15 +66,12 @@ export function Leads() {
   const [applied, setApplied] = useState('');
   const { cursor, pager } = usePager([applied]);
   const list = useResource(() => api<Page<Lead>>('GET', `/v1/leads${query({ status: applied, cursor })}`), [applied, cursor]);
-  const [form, setForm] = useState({ name: '', email: '', status: 'new', task_tool_task_id: '' });
-  const action = useAction();
-  const submit = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      await api('POST', '/v1/leads', { name: form.name, email: form.email || null, status: form.status || undefined, task_tool_task_id: form.task_tool_task_id || null });
-      setForm({ name: '', email: '', status: 'new', task_tool_task_id: '' });
-      list.reload();
-    });
+  const blank = { name: '', email: '', status: 'new', task_tool_task_id: '' };
+  const { form, setForm, bind } = useFormFields(blank);
+  const create = async () => {
+    await api('POST', '/v1/leads', { name: form.name, email: form.email || null, status: form.status || undefined, task_tool_task_id: form.task_tool_task_id || null });
+    setForm(blank);
+    list.reload();
   };
   return (
     <>
@@ -101,37 +89,21 @@ export function Leads() {
       </form>
       <ListView list={list} empty={<>No leads{applied ? ` with status ${applied}` : ''}.</>} pager={pager}>
         {(rows) => (
-          <Table caption="Leads">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Status</th>
-                <th scope="col">Task</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((lead) => (
-                <LeadRow key={`${lead.id}${lead.updated_at}`} lead={lead} onSaved={list.reload} />
-              ))}
-            </tbody>
+          <Table caption="Leads" columns={['Name', 'Email', 'Status', 'Task', 'Updated']}>
+            {rows.map((lead) => (
+              <LeadRow key={`${lead.id}${lead.updated_at}`} lead={lead} onSaved={list.reload} />
+            ))}
           </Table>
         )}
       </ListView>
-      <form class="card" onSubmit={submit} aria-labelledby="new-lead">
-        <h2 id="new-lead">New lead</h2>
+      <FormCard id="new-lead" title="New lead" submitLabel="Create lead" onSubmit={create}>
         <div class="row">
-          <Field label="Name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
-          <Field label="Email" type="email" value={form.email} onInput={(e) => setForm({ ...form, email: e.currentTarget.value })} />
-          <Field label="Status" value={form.status} onInput={(e) => setForm({ ...form, status: e.currentTarget.value })} />
-          <Field label="Task-tool task id" value={form.task_tool_task_id} onInput={(e) => setForm({ ...form, task_tool_task_id: e.currentTarget.value })} />
+          <Field label="Name" required value={form.name} onInput={bind('name')} />
+          <Field label="Email" type="email" value={form.email} onInput={bind('email')} />
+          <Field label="Status" value={form.status} onInput={bind('status')} />
+          <Field label="Task-tool task id" value={form.task_tool_task_id} onInput={bind('task_tool_task_id')} />
         </div>
-        <ErrorBox error={action.error} />
-        <button type="submit" class="primary" disabled={action.busy}>
-          Create lead
-        </button>
-      </form>
+      </FormCard>
       <StatusMapping />
     </>
   );

@@ -1,8 +1,7 @@
-import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, ListView, PageTitle, Select, Table, usePager } from '../components/ui.js';
+import { Field, FormCard, ListView, PageTitle, Select, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
-import { useAction, useResource } from '../hooks.js';
+import { useFormFields, useResource } from '../hooks.js';
 import type { Metric } from '../types.js';
 
 const kinds = [
@@ -15,20 +14,14 @@ const aggregations = ['count', 'sum', 'mean'].map((value) => ({ value, label: va
 const blank = { key: '', name: '', event_key: '', kind: 'binary', aggregation: 'count', unit_dedup_window: 'P7D', property_path: '' };
 
 function MetricForm({ onCreated }: { onCreated: () => void }) {
-  const [form, setForm] = useState(blank);
-  const action = useAction();
-  const set = (name: keyof typeof blank) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value });
-  const submit = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      await api('POST', '/v1/metrics', { ...form, property_path: form.property_path || null });
-      setForm(blank);
-      onCreated();
-    });
+  const { form, setForm, bind: set } = useFormFields(blank);
+  const create = async () => {
+    await api('POST', '/v1/metrics', { ...form, property_path: form.property_path || null });
+    setForm(blank);
+    onCreated();
   };
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="new-metric">
-      <h2 id="new-metric">New metric</h2>
+    <FormCard id="new-metric" title="New metric" submitLabel="Create metric" onSubmit={create}>
       <div class="row">
         <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={form.key} onInput={set('key')} />
         <Field label="Name" required value={form.name} onInput={set('name')} />
@@ -40,11 +33,7 @@ function MetricForm({ onCreated }: { onCreated: () => void }) {
         <Field label="Per-unit window" value={form.unit_dedup_window} onInput={set('unit_dedup_window')} hint="ISO 8601 duration after the first exposure, e.g. P7D." />
         <Field label="Property path" value={form.property_path} onInput={set('property_path')} hint="For sum and mean: where the number is, e.g. amount." />
       </div>
-      <ErrorBox error={action.error} />
-      <button type="submit" class="primary" disabled={action.busy}>
-        Create metric
-      </button>
-    </form>
+    </FormCard>
   );
 }
 
@@ -56,38 +45,25 @@ export function Metrics() {
       <PageTitle>Metrics</PageTitle>
       <ListView list={list} empty="No metrics yet." pager={pager}>
         {(rows) => (
-          <Table caption="Metrics">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Event</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Aggregation</th>
-                <th scope="col">Window</th>
-                <th scope="col">Created</th>
+          <Table caption="Metrics" columns={['Name', 'Key', 'Event', 'Kind', 'Aggregation', 'Window', 'Created']}>
+            {rows.map((m) => (
+              <tr key={m.id}>
+                <td>{m.name}</td>
+                <td>
+                  <code>{m.key}</code>
+                </td>
+                <td>
+                  <code>{m.event_key}</code>
+                </td>
+                <td>{m.kind}</td>
+                <td>
+                  {m.aggregation}
+                  {m.property_path ? ` of ${m.property_path}` : ''}
+                </td>
+                <td>{m.unit_dedup_window}</td>
+                <td>{dateTime(m.created_at)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.id}>
-                  <td>{m.name}</td>
-                  <td>
-                    <code>{m.key}</code>
-                  </td>
-                  <td>
-                    <code>{m.event_key}</code>
-                  </td>
-                  <td>{m.kind}</td>
-                  <td>
-                    {m.aggregation}
-                    {m.property_path ? ` of ${m.property_path}` : ''}
-                  </td>
-                  <td>{m.unit_dedup_window}</td>
-                  <td>{dateTime(m.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </Table>
         )}
       </ListView>

@@ -21,36 +21,22 @@ export function intervalRows(perVariant: VariantPosterior[]): IntervalRow[] {
 export function PosteriorTable({ caption, perVariant, format }: { caption: string; perVariant: VariantPosterior[]; format: Formatter }) {
   const fmt = (v: number | null | undefined) => (v === null || v === undefined ? '—' : format(v));
   return (
-    <Table caption={caption}>
-      <thead>
-        <tr>
-          <th scope="col">Variant</th>
-          <th scope="col">Units</th>
-          <th scope="col">Conversions</th>
-          <th scope="col">Observed rate</th>
-          <th scope="col">Posterior mean</th>
-          <th scope="col">95% credible interval</th>
-          <th scope="col">Probability best</th>
-          <th scope="col">Expected loss</th>
+    <Table caption={caption} columns={['Variant', 'Units', 'Conversions', 'Observed rate', 'Posterior mean', '95% credible interval', 'Probability best', 'Expected loss']}>
+      {perVariant.map((v) => (
+        <tr key={v.variant_key}>
+          <th scope="row">
+            <code>{v.variant_key}</code>
+            {v.is_control ? <span class="muted"> (control)</span> : null}
+          </th>
+          <td>{number(v.sample_size)}</td>
+          <td>{number(v.conversions)}</td>
+          <td>{fmt(v.observed_rate)}</td>
+          <td>{fmt(v.posterior.mean)}</td>
+          <td>{v.posterior.credible_interval_95 ? `${fmt(v.posterior.credible_interval_95[0])} – ${fmt(v.posterior.credible_interval_95[1])}` : '—'}</td>
+          <td>{percent(v.prob_best, 1)}</td>
+          <td>{fmt(v.expected_loss_if_stop_now)}</td>
         </tr>
-      </thead>
-      <tbody>
-        {perVariant.map((v) => (
-          <tr key={v.variant_key}>
-            <th scope="row">
-              <code>{v.variant_key}</code>
-              {v.is_control ? <span class="muted"> (control)</span> : null}
-            </th>
-            <td>{number(v.sample_size)}</td>
-            <td>{number(v.conversions)}</td>
-            <td>{fmt(v.observed_rate)}</td>
-            <td>{fmt(v.posterior.mean)}</td>
-            <td>{v.posterior.credible_interval_95 ? `${fmt(v.posterior.credible_interval_95[0])} – ${fmt(v.posterior.credible_interval_95[1])}` : '—'}</td>
-            <td>{percent(v.prob_best, 1)}</td>
-            <td>{fmt(v.expected_loss_if_stop_now)}</td>
-          </tr>
-        ))}
-      </tbody>
+      ))}
     </Table>
   );
 }

@@ -1,8 +1,7 @@
-import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, ListView, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
+import { ErrorBox, Field, FormCard, ListView, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
 import { dateTime, json } from '../format.js';
-import { useAction, useResource } from '../hooks.js';
+import { useAction, useFormFields, useResource } from '../hooks.js';
 import type { Segment } from '../types.js';
 
 const blank = { key: '', name: '', description: '', rule: '{"attribute": "country", "op": "in", "value": ["DE", "AT"]}' };
@@ -17,32 +16,22 @@ function parseRule(text: string): unknown {
 }
 
 function SegmentForm({ onCreated }: { onCreated: () => void }) {
-  const [form, setForm] = useState(blank);
-  const action = useAction();
-  const set = (name: keyof typeof blank) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value });
-  const submit = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      const rule = parseRule(form.rule);
-      await api('POST', '/v1/segments', { key: form.key, name: form.name, rule, ...(form.description ? { description: form.description } : {}) });
-      setForm(blank);
-      onCreated();
-    });
+  const { form, setForm, bind: set } = useFormFields(blank);
+  const create = async () => {
+    const rule = parseRule(form.rule);
+    await api('POST', '/v1/segments', { key: form.key, name: form.name, rule, ...(form.description ? { description: form.description } : {}) });
+    setForm(blank);
+    onCreated();
   };
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="new-segment">
-      <h2 id="new-segment">New segment</h2>
+    <FormCard id="new-segment" title="New segment" submitLabel="Create segment" onSubmit={create}>
       <div class="row">
         <Field label="Key" required value={form.key} onInput={set('key')} hint='Audiences refer to it as {"segment": "key"}.' />
         <Field label="Name" required value={form.name} onInput={set('name')} />
         <Field label="Description" value={form.description} onInput={set('description')} />
       </div>
       <TextArea label="Rule (JSON)" class="mono" rows={4} value={form.rule} onInput={set('rule')} hint="The same rule language as experiment audiences (docs/assignment.md, section 3)." />
-      <ErrorBox error={action.error} />
-      <button type="submit" class="primary" disabled={action.busy}>
-        Create segment
-      </button>
-    </form>
+    </FormCard>
   );
 }
 
@@ -73,38 +62,25 @@ export function Segments() {
       <PageTitle>Segments</PageTitle>
       <ListView list={list} empty="No segments yet." pager={pager}>
         {(rows) => (
-          <Table caption="Segments">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Rule</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+          <Table caption="Segments" columns={['Name', 'Key', 'Rule', 'Updated', { hidden: 'Actions' }]}>
+            {rows.map((s) => (
+              <tr key={s.id}>
+                <td>
+                  {s.name}
+                  {s.description ? <div class="muted">{s.description}</div> : null}
+                </td>
+                <td>
+                  <code>{s.key}</code>
+                </td>
+                <td>
+                  <pre class="code">{json(s.rule)}</pre>
+                </td>
+                <td>{dateTime(s.updated_at)}</td>
+                <td>
+                  <DeleteSegment segment={s} onDeleted={list.reload} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    {s.name}
-                    {s.description ? <div class="muted">{s.description}</div> : null}
-                  </td>
-                  <td>
-                    <code>{s.key}</code>
-                  </td>
-                  <td>
-                    <pre class="code">{json(s.rule)}</pre>
-                  </td>
-                  <td>{dateTime(s.updated_at)}</td>
-                  <td>
-                    <DeleteSegment segment={s} onDeleted={list.reload} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </Table>
         )}
       </ListView>

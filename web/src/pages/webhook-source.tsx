@@ -26,31 +26,19 @@ function Deliveries({ sourceId }: { sourceId: string }) {
       </div>
       <ListView list={list} empty={<>No deliveries{outcome ? ` with outcome ${outcome}` : ''} (kept 30 days).</>} pager={pager}>
         {(rows) => (
-          <Table caption="Deliveries">
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Status</th>
-                <th scope="col">Events</th>
-                <th scope="col">Idempotency key</th>
-                <th scope="col">Reason</th>
+          <Table caption="Deliveries" columns={['Received', 'Outcome', 'Status', 'Events', 'Idempotency key', 'Reason']}>
+            {rows.map((d) => (
+              <tr key={d.id}>
+                <td>{dateTime(d.received_at)}</td>
+                <td>{d.outcome}</td>
+                <td>{d.status_code}</td>
+                <td>
+                  {d.accepted_count}/{d.event_count} accepted{d.rejected_count ? `, ${d.rejected_count} rejected` : ''}
+                </td>
+                <td>{d.idempotency_key ? <code class="id">{d.idempotency_key}</code> : '—'}</td>
+                <td>{d.reason ?? ''}</td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((d) => (
-                <tr key={d.id}>
-                  <td>{dateTime(d.received_at)}</td>
-                  <td>{d.outcome}</td>
-                  <td>{d.status_code}</td>
-                  <td>
-                    {d.accepted_count}/{d.event_count} accepted{d.rejected_count ? `, ${d.rejected_count} rejected` : ''}
-                  </td>
-                  <td>{d.idempotency_key ? <code class="id">{d.idempotency_key}</code> : '—'}</td>
-                  <td>{d.reason ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </Table>
         )}
       </ListView>

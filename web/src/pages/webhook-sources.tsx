@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { Checkbox, ErrorBox, Field, ListView, PageTitle, SecretOnce, Table, usePager } from '../components/ui.js';
+import { Checkbox, Field, FormCard, ListView, PageTitle, SecretOnce, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
-import { useAction, useResource } from '../hooks.js';
+import { useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import type { WebhookSource } from '../types.js';
 
@@ -16,14 +16,10 @@ export function WebhookSources() {
   const list = useResource(() => api<Page<WebhookSource>>('GET', `/v1/webhook-sources${query({ cursor })}`), [cursor]);
   const [form, setForm] = useState({ slug: '', name: '', enabled: true });
   const [created, setCreated] = useState<WebhookSource | null>(null);
-  const action = useAction();
-  const submit = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      setCreated(await api<WebhookSource>('POST', '/v1/webhook-sources', form));
-      setForm({ slug: '', name: '', enabled: true });
-      list.reload();
-    });
+  const create = async () => {
+    setCreated(await api<WebhookSource>('POST', '/v1/webhook-sources', form));
+    setForm({ slug: '', name: '', enabled: true });
+    list.reload();
   };
   return (
     <>
@@ -36,44 +32,29 @@ export function WebhookSources() {
       ) : null}
       <ListView list={list} empty="No sources yet." pager={pager}>
         {(rows) => (
-          <Table caption="Webhook sources">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Slug</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
+          <Table caption="Webhook sources" columns={['Name', 'Slug', 'State', 'Created']}>
+            {rows.map((s) => (
+              <tr key={s.id}>
+                <td>
+                  <Link href={`/webhook-sources/${s.id}`}>{s.name}</Link>
+                </td>
+                <td>
+                  <code>{s.slug}</code>
+                </td>
+                <td>{s.enabled ? 'enabled' : <strong>disabled</strong>}</td>
+                <td>{dateTime(s.created_at)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <Link href={`/webhook-sources/${s.id}`}>{s.name}</Link>
-                  </td>
-                  <td>
-                    <code>{s.slug}</code>
-                  </td>
-                  <td>{s.enabled ? 'enabled' : <strong>disabled</strong>}</td>
-                  <td>{dateTime(s.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </Table>
         )}
       </ListView>
-      <form class="card" onSubmit={submit} aria-labelledby="new-source">
-        <h2 id="new-source">New source</h2>
+      <FormCard id="new-source" title="New source" submitLabel="Create source" onSubmit={create}>
         <div class="row">
           <Field label="Slug" required pattern="[a-z0-9-]{1,64}" value={form.slug} onInput={(e) => setForm({ ...form, slug: e.currentTarget.value })} hint="Last part of the inbound URL." />
           <Field label="Name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
         </div>
         <Checkbox label="Enabled" checked={form.enabled} onChange={(enabled) => setForm({ ...form, enabled })} />
-        <ErrorBox error={action.error} />
-        <button type="submit" class="primary" disabled={action.busy}>
-          Create source
-        </button>
-      </form>
+      </FormCard>
     </>
   );
 }

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, type Browser } from './browser-support.js';
+
+// The create and settings forms that the main browser walk-through does not use: metrics,
+// mutex groups and the task-tool status mapping. Each is checked through the API afterwards.
+
+describe.skipIf(!chromiumAvailable())('admin UI forms in Chromium: metrics, mutex groups, status mapping', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let boot: Bootstrap;
+
+  beforeAll(async () => {
+    ensureWebBuild();
+    server = await startTestServer('sqlite');
+    boot = await server.bootstrap('Forms Co');
+    browser = await launchBrowser();
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/`);
+    await page.getByLabel('Server API key').fill(boot.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('creates a revenue metric, and names the problem with a taken key', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Metrics' }).click();
+    await page.getByText('No metrics yet.').waitFor();
+    await page.getByLabel('Key', { exact: true }).fill('revenue');
+    await page.getByLabel('Name', { exact: true }).fill('Revenue per user');
+    await page.getByLabel('Event key').fill('purchase');
+    await page.getByLabel('Kind').selectOption('revenue');
+    await page.getByLabel('Aggregation').selectOption('sum');
+    await page.getByLabel('Property path').fill('amount');
+    await page.getByRole('button', { name: 'Create metric' }).click();
+    await page.getByRole('table', { name: 'Metrics' }).getByText('Revenue per user').waitFor();
+    // The form is blank again after a create.
+    await expect(page.getByLabel('Key', { exact: true }).inputValue()).resolves.toBe('');
+
+    await page.getByLabel('Key', { exact: true }).fill('revenue');
+    await page.getByLabel('Name', { exact: true }).fill('Revenue again');
+    await page.getByLabel('Event key').fill('purchase');
+    await page.getByRole('button', { name: 'Create metric' }).click();
+    await page.getByRole('alert').filter({ hasText: /revenue/ }).waitFor();
+
+    const stored = (await server.request('GET', '/v1/metrics', { key: boot.key })).body.data;
+    expect(stored).toEqual([expect.objectContaining({ key: 'revenue', kind: 'revenue', aggregation: 'sum', property_path: 'amount', event_key: 'purchase' })]);
+  });
+
+  it('creates a mutex group', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Mutex groups' }).click();
+    await page.getByLabel('Key', { exact: true }).fill('checkout-tests');
+    await page.getByLabel('Name', { exact: true }).fill('Checkout tests');
+    await page.getByRole('button', { name: 'Create group' }).click();
+    await page.getByRole('table', { name: 'Mutex groups' }).getByRole('cell', { name: 'Checkout tests', exact: true }).waitFor();
+    const stored = (await server.request('GET', '/v1/mutex-groups', { key: boot.key })).body.data;
+    expect(stored).toEqual([expect.objectContaining({ key: 'checkout-tests', name: 'Checkout tests', experiment_count: 0 })]);
+  });
+
+  it('saves the task-tool status mapping, and refuses text that is not JSON without sending it', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Leads' }).click();
+    const save = page.getByRole('button', { name: 'Save mapping' });
+    const before = (await server.request('GET', '/v1/task-tool/settings', { key: boot.key })).body.status_mapping;
+    await expect(save.isDisabled()).resolves.toBe(true);
+
+    await page.getByLabel('Mapping (JSON object)').fill('{"in progress": "contacted"');
+    await save.click();
+    await page.getByRole('alert').filter({ hasText: 'The mapping is not valid JSON.' }).waitFor();
+    expect((await server.request('GET', '/v1/task-tool/settings', { key: boot.key })).body.status_mapping).toEqual(before);
+
+    await page.getByLabel('Mapping (JSON object)').fill('{"in progress": "contacted", "won": "won"}');
+    await save.click();
+    await save.and(page.locator(':disabled')).waitFor();
+    const after = (await server.request('GET', '/v1/task-tool/settings', { key: boot.key })).body.status_mapping;
+    expect(after).toEqual({ 'in progress': 'contacted', won: 'won' });
+  });
+});
