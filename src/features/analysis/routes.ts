@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { AnalysisSnapshotHistorySchema, AnalysisSnapshotSchema, HistoryQuery, ResultsParams } from './schemas.js';
 import { computeForCaller, latestResults, resultsHistory } from './service.js';
 
-const tags = ['analysis'];
-const auth = { auth: 'server' as const };
+const route = routeOptionsFor('analysis');
 const notFound = problemDoc('no such experiment in this workspace');
 
 /** Results of the background analysis: latest snapshot, history, and compute-now. */
@@ -14,46 +14,31 @@ export function analysisRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/experiments/:id/results',
-      {
-        config: auth,
-        schema: {
-          operationId: 'getExperimentResults',
-          tags,
-          description:
-            'The latest analysis snapshot. Reading it through the admin UI session logs a peek (audit action experiment.results_peeked); reading it with an API key does not.',
-          params: ResultsParams,
-          response: { 200: AnalysisSnapshotSchema, 404: problemDoc('no such experiment, or no snapshot computed yet') },
-        },
-      },
+      route('getExperimentResults', {
+        description:
+          'The latest analysis snapshot. Reading it through the admin UI session logs a peek (audit action experiment.results_peeked); reading it with an API key does not.',
+        params: ResultsParams,
+        response: { 200: AnalysisSnapshotSchema, 404: problemDoc('no such experiment, or no snapshot computed yet') },
+      }),
       async (request) => latestResults(ctx, principalOf(request), request.params.id),
     );
     app.get(
       '/v1/experiments/:id/results/history',
-      {
-        config: auth,
-        schema: {
-          operationId: 'getExperimentResultsHistory',
-          tags,
-          description: 'Every snapshot of the experiment, oldest first, for charting how the credible intervals tighten.',
-          params: ResultsParams,
-          querystring: HistoryQuery,
-          response: { 200: AnalysisSnapshotHistorySchema, 404: notFound },
-        },
-      },
+      route('getExperimentResultsHistory', {
+        description: 'Every snapshot of the experiment, oldest first, for charting how the credible intervals tighten.',
+        params: ResultsParams,
+        querystring: HistoryQuery,
+        response: { 200: AnalysisSnapshotHistorySchema, 404: notFound },
+      }),
       async (request) => resultsHistory(ctx, principalOf(request).workspaceId, request.params.id, request.query),
     );
     app.post(
       '/v1/experiments/:id/results/compute',
-      {
-        config: auth,
-        schema: {
-          operationId: 'computeExperimentResults',
-          tags,
-          description: 'Computes and stores a snapshot now, beside the cadence-driven background analysis. Audit-logged (experiment.results_computed).',
-          params: ResultsParams,
-          response: { 201: AnalysisSnapshotSchema, 404: notFound, 409: problemDoc('the experiment has not started') },
-        },
-      },
+      route('computeExperimentResults', {
+        description: 'Computes and stores a snapshot now, beside the cadence-driven background analysis. Audit-logged (experiment.results_computed).',
+        params: ResultsParams,
+        response: { 201: AnalysisSnapshotSchema, 404: notFound, 409: problemDoc('the experiment has not started') },
+      }),
       async (request, reply) => reply.code(201).send(await computeForCaller(ctx, principalOf(request), request.params.id)),
     );
   };

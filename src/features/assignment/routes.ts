@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import { assertContextSize, assignerFor } from './assigner.js';
 import {
@@ -20,10 +21,11 @@ import {
 } from './schemas.js';
 import { listAssignmentsOfUnit, rebucket, removeOverride, setOverride } from './service.js';
 
+const route = routeOptionsFor('assignment', 'client');
+
 /** 202 with an empty body, as the interface specifies for exposures. */
 const AcceptedNoBody = { description: 'accepted; no body' };
 
-const tags = ['assignment'];
 const notRunning = problemDoc('no running experiment with this key (in the key’s environment)');
 
 export function assignmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -40,25 +42,17 @@ function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/v1/assign',
-      {
-        config: { auth: 'client' },
-        schema: {
-          operationId: 'assign',
-          tags,
-          description: 'Sticky assignment: the first call stores the variant and logs one exposure; later calls return the stored result.',
-          body: AssignInput,
-          response: { 200: AssignmentSchema, 404: notRunning },
-        },
-      },
+      route('assign', {
+        description: 'Sticky assignment: the first call stores the variant and logs one exposure; later calls return the stored result.',
+        body: AssignInput,
+        response: { 200: AssignmentSchema, 404: notRunning },
+      }),
       async (request) => assigner.assign(principalOf(request), request.body),
     );
 
     app.post(
       '/v1/assign/batch',
-      {
-        config: { auth: 'client' },
-        schema: { operationId: 'assignBatch', tags, body: AssignBatchInput, response: { 200: AssignBatchResult } },
-      },
+      route('assignBatch', { body: AssignBatchInput, response: { 200: AssignBatchResult } }),
       async (request) => {
         const principal = principalOf(request);
         assertContextSize(request.body.context);
@@ -79,16 +73,11 @@ function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/v1/exposures',
-      {
-        config: { auth: 'client' },
-        schema: {
-          operationId: 'logExposure',
-          tags,
-          description: 'Logs the exposure of an assignment made with log_exposure false. Repeats are ignored.',
-          body: ExposureInput,
-          response: { 202: AcceptedNoBody, 404: notRunning, 409: problemDoc('the unit has no assignment, or a different variant') },
-        },
-      },
+      route('logExposure', {
+        description: 'Logs the exposure of an assignment made with log_exposure false. Repeats are ignored.',
+        body: ExposureInput,
+        response: { 202: AcceptedNoBody, 404: notRunning, 409: problemDoc('the unit has no assignment, or a different variant') },
+      }),
       async (request, reply) => {
         await assigner.logExposure(principalOf(request), request.body);
         return reply.code(202).send();
@@ -103,22 +92,17 @@ function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/assignments/:unit_id',
-      { config: { auth: 'server' }, schema: { operationId: 'listUnitAssignments', tags, params: UnitParams, response: { 200: AssignmentList } } },
+      route('listUnitAssignments', { params: UnitParams, response: { 200: AssignmentList } }, 'server'),
       async (request) => listAssignmentsOfUnit(ctx, principalOf(request).workspaceId, request.params.unit_id),
     );
 
     app.delete(
       '/v1/assignments/:experiment/:unit_id',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'rebucketUnit',
-          tags,
-          description: 'Forced re-bucket: deletes the assignment and marks the pair’s exposures superseded (ignored by analysis). Audited. For rare use.',
-          params: RebucketParams,
-          response: { 204: EmptyBody, 404: problemDoc('no such experiment, or the unit has no assignment in it') },
-        },
-      },
+      route('rebucketUnit', {
+        description: 'Forced re-bucket: deletes the assignment and marks the pair’s exposures superseded (ignored by analysis). Audited. For rare use.',
+        params: RebucketParams,
+        response: { 204: EmptyBody, 404: problemDoc('no such experiment, or the unit has no assignment in it') },
+      }, 'server'),
       async (request, reply) => {
         await rebucket(ctx, actorOf(request), request.params.experiment, request.params.unit_id);
         return reply.code(204).send(null);
@@ -127,26 +111,18 @@ function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.put(
       '/v1/experiments/:id/overrides/:unit_id',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'setOverride',
-          tags,
-          description: 'Pins a unit to a variant for QA: assign answers it with reason "forced". Forced units log no exposure.',
-          params: OverrideParams,
-          body: OverrideInput,
-          response: { 200: OverrideSchema, 404: problemDoc('no such experiment'), 409: problemDoc('the experiment is archived') },
-        },
-      },
+      route('setOverride', {
+        description: 'Pins a unit to a variant for QA: assign answers it with reason "forced". Forced units log no exposure.',
+        params: OverrideParams,
+        body: OverrideInput,
+        response: { 200: OverrideSchema, 404: problemDoc('no such experiment'), 409: problemDoc('the experiment is archived') },
+      }, 'server'),
       async (request) => setOverride(ctx, actorOf(request), request.params.id, request.params.unit_id, request.body.variant),
     );
 
     app.delete(
       '/v1/experiments/:id/overrides/:unit_id',
-      {
-        config: { auth: 'server' },
-        schema: { operationId: 'removeOverride', tags, params: OverrideParams, response: { 204: EmptyBody, 404: problemDoc('no such experiment or override') } },
-      },
+      route('removeOverride', { params: OverrideParams, response: { 204: EmptyBody, 404: problemDoc('no such experiment or override') } }, 'server'),
       async (request, reply) => {
         if (!request.params.unit_id) throw problems.notFound('no override');
         await removeOverride(ctx, actorOf(request), request.params.id, request.params.unit_id);

@@ -1,23 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { AuditList, AuditQuery } from './schemas.js';
 import { listAudit } from './store.js';
+
+const route = routeOptionsFor('audit');
 
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/audit',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'listAudit',
-          tags: ['audit'],
-          description: 'Every mutation and every admin-UI peek, newest first. Filters combine with AND.',
-          querystring: AuditQuery,
-          response: { 200: AuditList },
-        },
-      },
+      route('listAudit', {
+        description: 'Every mutation and every admin-UI peek, newest first. Filters combine with AND.',
+        querystring: AuditQuery,
+        response: { 200: AuditList },
+      }),
       async (request) => {
         const { since, until, ...rest } = request.query;
         const filters = {

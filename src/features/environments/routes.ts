@@ -1,33 +1,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { EnvironmentInput, EnvironmentList, EnvironmentListQuery, EnvironmentSchema } from './schemas.js';
 import { createEnvironment } from './service.js';
 import { listEnvironments } from './store.js';
 
+const route = routeOptionsFor('environments');
+
 export function environmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/environments',
-      {
-        config: { auth: 'server' },
-        schema: { operationId: 'listEnvironments', tags: ['environments'], querystring: EnvironmentListQuery, response: { 200: EnvironmentList } },
-      },
+      route('listEnvironments', { querystring: EnvironmentListQuery, response: { 200: EnvironmentList } }),
       async (request) => listEnvironments(ctx.db, principalOf(request).workspaceId, request.query),
     );
 
     app.post(
       '/v1/environments',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'createEnvironment',
-          tags: ['environments'],
-          body: EnvironmentInput,
-          response: { 201: EnvironmentSchema, 409: problemDoc('the slug is taken in this workspace') },
-        },
-      },
+      route('createEnvironment', {
+        body: EnvironmentInput,
+        response: { 201: EnvironmentSchema, 409: problemDoc('the slug is taken in this workspace') },
+      }),
       async (request, reply) => {
         const principal = principalOf(request);
         const environment = await createEnvironment(ctx, principal.workspaceId, principal.keyId, request.body);

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { EventAck, EventBatchAck, EventBatchEnvelope, EventBatchInput, EventBufferStatus, EventInput, MAX_BATCH_EVENTS } from './schemas.js';
 import { bufferStatus, trackBatch, trackEvent } from './service.js';
+
+const route = routeOptionsFor('events', 'client');
 
 /** A full batch may carry 500 events of up to 16 KB of properties each. */
 const BATCH_BODY_LIMIT = 10 * 1024 * 1024;
@@ -20,16 +23,11 @@ export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/events',
-      {
-        config: { auth: 'client' },
-        schema: {
-          operationId: 'trackEvent',
-          tags: ['events'],
-          description: 'Validates, de-duplicates on client_event_id and durably buffers one event; it is stored shortly after the 202.',
-          body: EventInput,
-          response: { 202: EventAck, 412: problemDoc('occurred_at is more than 30 days old'), ...ingestProblems },
-        },
-      },
+      route('trackEvent', {
+        description: 'Validates, de-duplicates on client_event_id and durably buffers one event; it is stored shortly after the 202.',
+        body: EventInput,
+        response: { 202: EventAck, 412: problemDoc('occurred_at is more than 30 days old'), ...ingestProblems },
+      }),
       async (request, reply) => {
         const ack = await trackEvent(ctx, principalOf(request).workspaceId, request.body);
         return reply.code(202).send(ack);
@@ -39,18 +37,15 @@ export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/v1/events/batch',
       {
-        config: { auth: 'client' },
+        ...route('trackEventBatch', {
+          description: `1 to ${MAX_BATCH_EVENTS} events; each is accepted or listed in \`rejected\` with its index and reason.`,
+          body: EventBatchInput,
+          response: { 202: EventBatchAck, ...ingestProblems },
+        }),
         bodyLimit: Math.max(ctx.config.bodyLimit, BATCH_BODY_LIMIT),
         // Documented as an array of EventInput, validated as an envelope only: each event is
         // checked on its own and a bad one is listed in `rejected`.
         validatorCompiler: () => validateEnvelope,
-        schema: {
-          operationId: 'trackEventBatch',
-          tags: ['events'],
-          description: `1 to ${MAX_BATCH_EVENTS} events; each is accepted or listed in \`rejected\` with its index and reason.`,
-          body: EventBatchInput,
-          response: { 202: EventBatchAck, ...ingestProblems },
-        },
       },
       async (request, reply) => {
         const ack = await trackBatch(ctx, principalOf(request).workspaceId, request.body.events as unknown[]);
@@ -60,15 +55,10 @@ export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/v1/events/buffer',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'getEventBufferStatus',
-          tags: ['events'],
-          description: 'How many acknowledged events wait to be stored (all workspaces: the buffer is shared), for operators.',
-          response: { 200: EventBufferStatus, 503: problemDoc('the event buffer cannot be reached') },
-        },
-      },
+      route('getEventBufferStatus', {
+        description: 'How many acknowledged events wait to be stored (all workspaces: the buffer is shared), for operators.',
+        response: { 200: EventBufferStatus, 503: problemDoc('the event buffer cannot be reached') },
+      }, 'server'),
       async () => bufferStatus(ctx),
     );
   };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { actorOf, principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import {
   ExperimentInput,
@@ -14,8 +15,7 @@ import {
 import { archiveExperiment, createExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';
 import { listExperiments } from './store.js';
 
-const tags = ['experiments'];
-const auth = { auth: 'server' as const };
+const route = routeOptionsFor('experiments');
 const notFound = problemDoc('no such experiment in this workspace');
 const conflict = problemDoc('the lifecycle does not allow this change now');
 
@@ -29,38 +29,29 @@ export function experimentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 /** Create, read, list and edit. */
 function definitionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-
     app.get(
       '/v1/experiments',
-      { config: auth, schema: { operationId: 'listExperiments', tags, querystring: ExperimentListQuery, response: { 200: ExperimentList } } },
+      route('listExperiments', { querystring: ExperimentListQuery, response: { 200: ExperimentList } }),
       async (request) => listExperiments(ctx.db, principalOf(request).workspaceId, request.query.status, request.query),
     );
     app.post(
       '/v1/experiments',
-      {
-        config: auth,
-        schema: { operationId: 'createExperiment', tags, body: ExperimentInput, response: { 201: ExperimentSchema, 409: problemDoc('the key is taken') } },
-      },
+      route('createExperiment', { body: ExperimentInput, response: { 201: ExperimentSchema, 409: problemDoc('the key is taken') } }),
       async (request, reply) => reply.code(201).send(await createExperiment(ctx, actorOf(request), request.body)),
     );
     app.get(
       '/v1/experiments/:id',
-      { config: auth, schema: { operationId: 'getExperiment', tags, params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound } } },
+      route('getExperiment', { params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound } }),
       async (request) => getExperiment(ctx, principalOf(request).workspaceId, request.params.id),
     );
     app.patch(
       '/v1/experiments/:id',
-      {
-        config: auth,
-        schema: {
-          operationId: 'updateExperiment',
-          tags,
-          description: 'Drafts change freely; running experiments only name, hypothesis, audience, decision_rule and weights; stopped and archived ones not at all (409).',
-          params: ExperimentParams,
-          body: ExperimentPatch,
-          response: { 200: ExperimentSchema, 404: notFound, 409: conflict },
-        },
-      },
+      route('updateExperiment', {
+        description: 'Drafts change freely; running experiments only name, hypothesis, audience, decision_rule and weights; stopped and archived ones not at all (409).',
+        params: ExperimentParams,
+        body: ExperimentPatch,
+        response: { 200: ExperimentSchema, 404: notFound, 409: conflict },
+      }),
       async (request) => patchExperiment(ctx, actorOf(request), request.params.id, request.body),
     );
   };
@@ -71,10 +62,7 @@ function lifecycleRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.delete(
       '/v1/experiments/:id',
-      {
-        config: auth,
-        schema: { operationId: 'archiveExperiment', tags, description: 'Archives from any status; idempotent.', params: ExperimentParams, response: { 204: EmptyBody, 404: notFound } },
-      },
+      route('archiveExperiment', { description: 'Archives from any status; idempotent.', params: ExperimentParams, response: { 204: EmptyBody, 404: notFound } }),
       async (request, reply) => {
         await archiveExperiment(ctx, actorOf(request), request.params.id);
         return reply.code(204).send(null);
@@ -82,15 +70,12 @@ function lifecycleRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     );
     app.post(
       '/v1/experiments/:id/start',
-      { config: auth, schema: { operationId: 'startExperiment', tags, params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound, 409: conflict } } },
+      route('startExperiment', { params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound, 409: conflict } }),
       async (request) => startExperiment(ctx, actorOf(request), request.params.id),
     );
     app.post(
       '/v1/experiments/:id/stop',
-      {
-        config: auth,
-        schema: { operationId: 'stopExperiment', tags, params: ExperimentParams, body: StopExperimentInput, response: { 200: ExperimentSchema, 404: notFound, 409: conflict } },
-      },
+      route('stopExperiment', { params: ExperimentParams, body: StopExperimentInput, response: { 200: ExperimentSchema, 404: notFound, 409: conflict } }),
       async (request) => stopExperiment(ctx, actorOf(request), request.params.id, request.body),
     );
   };

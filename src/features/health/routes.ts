@@ -2,7 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../../context.js';
 import { API_VERSION } from '../../http/openapi.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { checkReadiness } from './readiness.js';
+
+const route = routeOptionsFor('health', 'public');
 
 const Health = Type.Object({ status: Type.Literal('ok'), version: Type.String() });
 const Check = Type.Object({
@@ -19,29 +22,19 @@ export function healthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/healthz',
-      {
-        config: { auth: 'public' },
-        schema: {
-          operationId: 'health',
-          tags: ['health'],
-          description: 'Liveness: answers without touching the database, so it stays cheap under load.',
-          response: { 200: Health },
-        },
-      },
+      route('health', {
+        description: 'Liveness: answers without touching the database, so it stays cheap under load.',
+        response: { 200: Health },
+      }),
       async () => ({ status: 'ok' as const, version: API_VERSION }),
     );
 
     app.get(
       '/v1/readyz',
-      {
-        config: { auth: 'public' },
-        schema: {
-          operationId: 'readiness',
-          tags: ['health'],
-          description: 'Readiness for load balancers: 200 when the database answers and the event buffer is reachable, 503 otherwise.',
-          response: { 200: Readiness, 503: Readiness },
-        },
-      },
+      route('readiness', {
+        description: 'Readiness for load balancers: 200 when the database answers and the event buffer is reachable, 503 otherwise.',
+        response: { 200: Readiness, 503: Readiness },
+      }),
       async (_request, reply) => {
         const { ready, checks } = await checkReadiness(ctx);
         return reply.code(ready ? 200 : 503).send({ status: ready ? ('ready' as const) : ('unavailable' as const), checks });

@@ -1,9 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { acceptRawBodies, rawBodyOf, rawBodyValidatorCompiler } from './raw-body.js';
 import { InboundAck, InboundBody, InboundHeaders, InboundParams } from './schemas.js';
 import { receiveInbound } from './service.js';
+
+const route = routeOptionsFor('webhooks', 'public');
 
 /** 500 events of up to 16 KB each fit, as on /v1/events/batch. */
 const INBOUND_BODY_LIMIT = 10 * 1024 * 1024;
@@ -19,12 +22,7 @@ export function inboundRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks/inbound/:workspace_id/:source_slug',
       {
-        config: { auth: 'public' },
-        bodyLimit: Math.max(ctx.config.bodyLimit, INBOUND_BODY_LIMIT),
-        validatorCompiler: rawBodyValidatorCompiler,
-        schema: {
-          operationId: 'receiveInboundWebhook',
-          tags: ['webhooks'],
+        ...route('receiveInboundWebhook', {
           description:
             'Signed delivery from a webhook source (see docs/webhooks.md). Events flow into the same pipeline as /v1/events. ' +
             'A repeated Idempotency-Key within 24 hours answers the original 202 with `Idempotent-Replayed: true` and ingests nothing.',
@@ -42,7 +40,9 @@ export function inboundRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             429: problemDoc('the event buffer is full; see Retry-After'),
             503: problemDoc('the event buffer cannot be reached; nothing was stored'),
           },
-        },
+        }),
+        bodyLimit: Math.max(ctx.config.bodyLimit, INBOUND_BODY_LIMIT),
+        validatorCompiler: rawBodyValidatorCompiler,
       },
       async (request, reply) => {
         const result = await receiveInbound(ctx, {

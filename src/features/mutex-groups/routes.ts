@@ -2,25 +2,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { MutexGroupInput, MutexGroupList, MutexGroupListQuery, MutexGroupParams, MutexGroupSchema } from './schemas.js';
 import { createMutexGroup } from './service.js';
 import { findMutexGroup, listMutexGroups } from './store.js';
 
+const route = routeOptionsFor('mutex-groups');
+
 export function mutexGroupRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const tags = ['mutex-groups'];
     app.get(
       '/v1/mutex-groups',
-      { config: { auth: 'server' }, schema: { operationId: 'listMutexGroups', tags, querystring: MutexGroupListQuery, response: { 200: MutexGroupList } } },
+      route('listMutexGroups', { querystring: MutexGroupListQuery, response: { 200: MutexGroupList } }),
       async (request) => listMutexGroups(ctx.db, principalOf(request).workspaceId, request.query),
     );
     app.post(
       '/v1/mutex-groups',
-      {
-        config: { auth: 'server' },
-        schema: { operationId: 'createMutexGroup', tags, body: MutexGroupInput, response: { 201: MutexGroupSchema, 409: problemDoc('the key is taken') } },
-      },
+      route('createMutexGroup', { body: MutexGroupInput, response: { 201: MutexGroupSchema, 409: problemDoc('the key is taken') } }),
       async (request, reply) => {
         const principal = principalOf(request);
         return reply.code(201).send(await createMutexGroup(ctx, principal.workspaceId, principal.keyId, request.body));
@@ -28,7 +27,7 @@ export function mutexGroupRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     );
     app.get(
       '/v1/mutex-groups/:id',
-      { config: { auth: 'server' }, schema: { operationId: 'getMutexGroup', tags, params: MutexGroupParams, response: { 200: MutexGroupSchema } } },
+      route('getMutexGroup', { params: MutexGroupParams, response: { 200: MutexGroupSchema } }),
       async (request) => {
         const group = await findMutexGroup(ctx.db, principalOf(request).workspaceId, request.params.id);
         if (!group) throw problems.notFound(`no mutex group with id ${request.params.id}`);

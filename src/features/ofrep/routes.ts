@@ -2,11 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { assignerFor, type Assigner } from '../assignment/assigner.js';
 import type { ExperimentDefinition } from '../assignment/definitions.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment } from '../assignment/schemas.js';
 import { listRunningExperiments } from './store.js';
+
+const route = routeOptionsFor('ofrep', 'client');
 
 /**
  * OpenFeature Remote Evaluation Protocol: an experiment is a flag (flag key = experiment key),
@@ -64,19 +67,13 @@ async function evaluateOne(assigner: Assigner, principal: Principal, key: string
 export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const assigner = assignerFor(ctx);
-    const tags = ['ofrep'];
     app.post(
       '/ofrep/v1/evaluate/flags/:key',
-      {
-        config: { auth: 'client' },
-        schema: {
-          operationId: 'ofrepEvaluateFlag',
-          tags,
-          params: Type.Object({ key: Type.String() }),
-          body: Type.Optional(EvaluationRequest),
-          response: { 200: EvaluationSuccess, 400: EvaluationFailure, 404: EvaluationFailure },
-        },
-      },
+      route('ofrepEvaluateFlag', {
+        params: Type.Object({ key: Type.String() }),
+        body: Type.Optional(EvaluationRequest),
+        response: { 200: EvaluationSuccess, 400: EvaluationFailure, 404: EvaluationFailure },
+      }),
       async (request, reply) => {
         const { key } = request.params;
         const read = readContext(request.body);
@@ -89,16 +86,11 @@ export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/ofrep/v1/evaluate/flags',
-      {
-        config: { auth: 'client' },
-        schema: {
-          operationId: 'ofrepEvaluateAllFlags',
-          tags,
-          description: 'Evaluates every running experiment visible to the key for the targetingKey.',
-          body: Type.Optional(EvaluationRequest),
-          response: { 200: Type.Object({ flags: Type.Array(EvaluationSuccess) }), 400: EvaluationFailure },
-        },
-      },
+      route('ofrepEvaluateAllFlags', {
+        description: 'Evaluates every running experiment visible to the key for the targetingKey.',
+        body: Type.Optional(EvaluationRequest),
+        response: { 200: Type.Object({ flags: Type.Array(EvaluationSuccess) }), 400: EvaluationFailure },
+      }),
       async (request, reply) => {
         const read = readContext(request.body);
         if ('status' in read) return reply.code(400).send(read.body);

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { CONTENT_TYPES } from './document.js';
 import { OutputParams, RenderInput, RenderList, RenderListQuery, RenderParams, RenderSchema } from './schemas.js';
 import { createRender, getOutput, getRender, listRenders } from './service.js';
 
-const tags = ['renders'];
+const route = routeOptionsFor('renders');
 const binary = { schema: { type: 'string', format: 'binary' } };
 
 export function renderRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -20,18 +21,13 @@ function submitAndListRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/renders',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'createRender',
-          tags,
-          description:
-            'Queues a render of a pinned version (default: the latest) and answers 202; poll GET /v1/renders/{id}. ' +
-            '404: unknown template or label. 422: no frozen version yet (type about:blank, title Unprocessable), or data that does not satisfy the fields schema (pointers under /data).',
-          body: RenderInput,
-          response: { 202: RenderSchema, 404: problemDoc('no such template in this workspace, or no such version label') },
-        },
-      },
+      route('createRender', {
+        description:
+          'Queues a render of a pinned version (default: the latest) and answers 202; poll GET /v1/renders/{id}. ' +
+          '404: unknown template or label. 422: no frozen version yet (type about:blank, title Unprocessable), or data that does not satisfy the fields schema (pointers under /data).',
+        body: RenderInput,
+        response: { 202: RenderSchema, 404: problemDoc('no such template in this workspace, or no such version label') },
+      }),
       async (request, reply) => {
         const principal = principalOf(request);
         const render = await createRender(ctx, principal.workspaceId, principal.keyId, request.body);
@@ -41,16 +37,11 @@ function submitAndListRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/v1/renders',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'listRenders',
-          tags,
-          description: 'The workspace’s renders, newest first, optionally of one template or in one status; keyset-paged with next_cursor.',
-          querystring: RenderListQuery,
-          response: { 200: RenderList },
-        },
-      },
+      route('listRenders', {
+        description: 'The workspace’s renders, newest first, optionally of one template or in one status; keyset-paged with next_cursor.',
+        querystring: RenderListQuery,
+        response: { 200: RenderList },
+      }),
       async (request) => listRenders(ctx, principalOf(request).workspaceId, request.query),
     );
   };
@@ -60,29 +51,21 @@ function readRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/renders/:id',
-      {
-        config: { auth: 'server' },
-        schema: { operationId: 'getRender', tags, params: RenderParams, response: { 200: RenderSchema, 404: problemDoc('no such render in this workspace') } },
-      },
+      route('getRender', { params: RenderParams, response: { 200: RenderSchema, 404: problemDoc('no such render in this workspace') } }),
       async (request) => getRender(ctx, principalOf(request).workspaceId, request.params.id),
     );
 
     app.get(
       '/v1/renders/:id/outputs/:format',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'getRenderOutput',
-          tags,
-          description: 'The bytes of one output, with its content type.',
-          params: OutputParams,
-          response: {
-            200: { description: 'the output', content: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type, binary])) },
-            404: problemDoc('no such render, or the render did not ask for this format'),
-            409: problemDoc('the render is still queued or running (Retry-After), or it failed'),
-          },
+      route('getRenderOutput', {
+        description: 'The bytes of one output, with its content type.',
+        params: OutputParams,
+        response: {
+          200: { description: 'the output', content: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type, binary])) },
+          404: problemDoc('no such render, or the render did not ask for this format'),
+          409: problemDoc('the render is still queued or running (Retry-After), or it failed'),
         },
-      },
+      }),
       async (request, reply) => {
         const output = await getOutput(ctx, principalOf(request).workspaceId, request.params.id, request.params.format);
         return reply

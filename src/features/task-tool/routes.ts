@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { acceptRawBodies, rawBodyOf, rawBodyValidatorCompiler } from '../inbound/raw-body.js';
 import { receiveTaskToolCallback } from './callback.js';
@@ -15,7 +16,7 @@ import {
 } from './schemas.js';
 import { getTaskToolSettings, putTaskToolSettings, rotateWorkspaceWebhookSecret } from './service.js';
 
-const TAGS = ['task-tool'];
+const route = routeOptionsFor('task-tool');
 
 export function taskToolRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -29,22 +30,17 @@ function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/task-tool/settings',
-      { config: { auth: 'server' }, schema: { operationId: 'getTaskToolSettings', tags: TAGS, response: { 200: TaskToolSettingsSchema } } },
+      route('getTaskToolSettings', { response: { 200: TaskToolSettingsSchema } }),
       async (request) => getTaskToolSettings(ctx, principalOf(request).workspaceId),
     );
 
     app.put(
       '/v1/task-tool/settings',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'putTaskToolSettings',
-          tags: TAGS,
-          description: 'Replaces the status mapping. Task-tool status names are matched case-insensitively.',
-          body: TaskToolSettingsInput,
-          response: { 200: TaskToolSettingsSchema },
-        },
-      },
+      route('putTaskToolSettings', {
+        description: 'Replaces the status mapping. Task-tool status names are matched case-insensitively.',
+        body: TaskToolSettingsInput,
+        response: { 200: TaskToolSettingsSchema },
+      }),
       async (request) => {
         const principal = principalOf(request);
         return putTaskToolSettings(ctx, principal.workspaceId, principal.keyId, request.body);
@@ -53,15 +49,10 @@ function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/v1/task-tool/settings/rotate-secret',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'rotateWorkspaceWebhookSecret',
-          tags: TAGS,
-          description: 'Issues a new workspace webhook secret (returned once); the previous one keeps verifying for 24 hours.',
-          response: { 200: RotatedWebhookSecret },
-        },
-      },
+      route('rotateWorkspaceWebhookSecret', {
+        description: 'Issues a new workspace webhook secret (returned once); the previous one keeps verifying for 24 hours.',
+        response: { 200: RotatedWebhookSecret },
+      }),
       async (request) => {
         const principal = principalOf(request);
         return rotateWorkspaceWebhookSecret(ctx, principal.workspaceId, principal.keyId);
@@ -77,11 +68,7 @@ function callbackRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks/task-tool/:workspace_id',
       {
-        config: { auth: 'public' },
-        validatorCompiler: rawBodyValidatorCompiler,
-        schema: {
-          operationId: 'receiveTaskToolCallback',
-          tags: TAGS,
+        ...route('receiveTaskToolCallback', {
           description:
             'ClickUp-shaped callback (taskStatusUpdated, taskUpdated, taskDeleted). Answers 200 once the MirrorTaskStatusJob is ' +
             'durably enqueued; other event types are acknowledged with `ignored: true`. See docs/webhooks.md.',
@@ -95,7 +82,8 @@ function callbackRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             404: problemDoc('unknown workspace'),
             422: problemDoc('not a task-tool callback (event and task_id are required; history_items an array of items with an id)'),
           },
-        },
+        }, 'public'),
+        validatorCompiler: rawBodyValidatorCompiler,
       },
       async (request) =>
         receiveTaskToolCallback(ctx, { workspaceId: request.params.workspace_id, signature: request.headers['x-signature'], rawBody: rawBodyOf(request) }),

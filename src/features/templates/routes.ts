@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import {
   TemplateInput,
@@ -16,7 +17,7 @@ import {
 import { createTemplate, deleteTemplate, editTemplate, freezeVersion, getTemplate, getVersion, requireTemplateWithVersions } from './service.js';
 import { listTemplates, listVersions } from './store.js';
 
-const tags = ['templates'];
+const route = routeOptionsFor('templates');
 const notFound = problemDoc('no such template in this workspace (or it was deleted)');
 
 export function templateRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -25,16 +26,11 @@ export function templateRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/v1/templates',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'createTemplate',
-          tags,
-          description: 'Creates a draft. A body that does not compile answers 422 with the line and column.',
-          body: TemplateInput,
-          response: { 201: TemplateSchema },
-        },
-      },
+      route('createTemplate', {
+        description: 'Creates a draft. A body that does not compile answers 422 with the line and column.',
+        body: TemplateInput,
+        response: { 201: TemplateSchema },
+      }),
       async (request, reply) => {
         const principal = principalOf(request);
         const template = await createTemplate(ctx, principal.workspaceId, principal.keyId, request.body);
@@ -44,10 +40,7 @@ export function templateRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.patch(
       '/v1/templates/:id',
-      {
-        config: { auth: 'server' },
-        schema: { operationId: 'updateTemplate', tags, description: 'Edits the draft; versions never change.', params: TemplateParams, body: TemplatePatch, response: { 200: TemplateSchema, 404: notFound } },
-      },
+      route('updateTemplate', { description: 'Edits the draft; versions never change.', params: TemplateParams, body: TemplatePatch, response: { 200: TemplateSchema, 404: notFound } }),
       async (request) => {
         const principal = principalOf(request);
         return editTemplate(ctx, principal.workspaceId, principal.keyId, request.params.id, request.body);
@@ -56,16 +49,11 @@ export function templateRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/v1/templates/:id',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'deleteTemplate',
-          tags,
-          description: 'Deletes the draft. Its versions stay readable and renderable.',
-          params: TemplateParams,
-          response: { 204: EmptyBody, 404: notFound },
-        },
-      },
+      route('deleteTemplate', {
+        description: 'Deletes the draft. Its versions stay readable and renderable.',
+        params: TemplateParams,
+        response: { 204: EmptyBody, 404: notFound },
+      }),
       async (request, reply) => {
         const principal = principalOf(request);
         await deleteTemplate(ctx, principal.workspaceId, principal.keyId, request.params.id);
@@ -82,13 +70,13 @@ type App = Parameters<FastifyPluginAsyncTypebox>[0];
 function readRoutes(ctx: AppContext, app: App): void {
   app.get(
     '/v1/templates',
-    { config: { auth: 'server' }, schema: { operationId: 'listTemplates', tags, querystring: TemplateListQuery, response: { 200: TemplateList } } },
+    route('listTemplates', { querystring: TemplateListQuery, response: { 200: TemplateList } }),
     async (request) => listTemplates(ctx.db, principalOf(request).workspaceId, request.query),
   );
 
   app.get(
     '/v1/templates/:id',
-    { config: { auth: 'server' }, schema: { operationId: 'getTemplate', tags, params: TemplateParams, response: { 200: TemplateSchema, 404: notFound } } },
+    route('getTemplate', { params: TemplateParams, response: { 200: TemplateSchema, 404: notFound } }),
     async (request) => getTemplate(ctx, principalOf(request).workspaceId, request.params.id),
   );
 }
@@ -96,16 +84,11 @@ function readRoutes(ctx: AppContext, app: App): void {
 function versionRoutes(ctx: AppContext, app: App): void {
   app.post(
     '/v1/templates/:id/versions',
-    {
-      config: { auth: 'server' },
-      schema: {
-        operationId: 'freezeTemplateVersion',
-        tags,
-        description: 'Freezes the current draft as the next version (v1, v2, ...): body, fields schema and label are captured together.',
-        params: TemplateParams,
-        response: { 201: TemplateVersionSchema, 404: notFound, 409: problemDoc('the draft no longer compiles (the helper set changed since it was saved)') },
-      },
-    },
+    route('freezeTemplateVersion', {
+      description: 'Freezes the current draft as the next version (v1, v2, ...): body, fields schema and label are captured together.',
+      params: TemplateParams,
+      response: { 201: TemplateVersionSchema, 404: notFound, 409: problemDoc('the draft no longer compiles (the helper set changed since it was saved)') },
+    }),
     async (request, reply) => {
       const principal = principalOf(request);
       const version = await freezeVersion(ctx, principal.workspaceId, principal.keyId, request.params.id);
@@ -115,17 +98,12 @@ function versionRoutes(ctx: AppContext, app: App): void {
 
   app.get(
     '/v1/templates/:id/versions',
-    {
-      config: { auth: 'server' },
-      schema: {
-        operationId: 'listTemplateVersions',
-        tags,
-        description: 'Also after the template was deleted.',
-        params: TemplateParams,
-        querystring: TemplateListQuery,
-        response: { 200: TemplateVersionList, 404: notFound },
-      },
-    },
+    route('listTemplateVersions', {
+      description: 'Also after the template was deleted.',
+      params: TemplateParams,
+      querystring: TemplateListQuery,
+      response: { 200: TemplateVersionList, 404: notFound },
+    }),
     async (request) => {
       const { workspaceId } = principalOf(request);
       await requireTemplateWithVersions(ctx, workspaceId, request.params.id);
@@ -135,16 +113,11 @@ function versionRoutes(ctx: AppContext, app: App): void {
 
   app.get(
     '/v1/templates/:id/versions/:label',
-    {
-      config: { auth: 'server' },
-      schema: {
-        operationId: 'getTemplateVersion',
-        tags,
-        description: 'Also after the template was deleted.',
-        params: VersionParams,
-        response: { 200: TemplateVersionSchema, 404: problemDoc('no such template or version') },
-      },
-    },
+    route('getTemplateVersion', {
+      description: 'Also after the template was deleted.',
+      params: VersionParams,
+      response: { 200: TemplateVersionSchema, 404: problemDoc('no such template or version') },
+    }),
     async (request) => getVersion(ctx, principalOf(request).workspaceId, request.params.id, request.params.label),
   );
 }

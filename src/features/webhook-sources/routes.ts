@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
+import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { listDeliveries } from './deliveries.js';
 import {
@@ -17,7 +18,7 @@ import {
 import { createWebhookSource, getWebhookSource, patchWebhookSource, rotateWebhookSourceSecret } from './service.js';
 import { listWebhookSources } from './store.js';
 
-const TAGS = ['webhooks'];
+const route = routeOptionsFor('webhooks');
 const notFound = problemDoc('no such webhook source in this workspace');
 const slugTaken = problemDoc('the slug is taken in this workspace');
 
@@ -33,25 +34,17 @@ function sourceCollectionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/webhook-sources',
-      {
-        config: { auth: 'server' },
-        schema: { operationId: 'listWebhookSources', tags: TAGS, querystring: WebhookSourceListQuery, response: { 200: WebhookSourceList } },
-      },
+      route('listWebhookSources', { querystring: WebhookSourceListQuery, response: { 200: WebhookSourceList } }),
       async (request) => listWebhookSources(ctx.db, principalOf(request).workspaceId, request.query, ctx.clock.now()),
     );
 
     app.post(
       '/v1/webhook-sources',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'createWebhookSource',
-          tags: TAGS,
-          description: 'Creates a source and returns its inbound_secret, the only time besides a rotation that it is shown.',
-          body: WebhookSourceInput,
-          response: { 201: WebhookSourceWithSecret, 409: slugTaken },
-        },
-      },
+      route('createWebhookSource', {
+        description: 'Creates a source and returns its inbound_secret, the only time besides a rotation that it is shown.',
+        body: WebhookSourceInput,
+        response: { 201: WebhookSourceWithSecret, 409: slugTaken },
+      }),
       async (request, reply) => {
         const principal = principalOf(request);
         return reply.code(201).send(await createWebhookSource(ctx, principal.workspaceId, principal.keyId, request.body));
@@ -60,17 +53,12 @@ function sourceCollectionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/v1/webhook-sources/:id/deliveries',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'listWebhookDeliveries',
-          tags: TAGS,
-          description: 'Posts to the source’s inbound URL with their outcome, newest first (kept 30 days).',
-          params: WebhookSourceParams,
-          querystring: WebhookDeliveryListQuery,
-          response: { 200: WebhookDeliveryList, 404: notFound },
-        },
-      },
+      route('listWebhookDeliveries', {
+        description: 'Posts to the source’s inbound URL with their outcome, newest first (kept 30 days).',
+        params: WebhookSourceParams,
+        querystring: WebhookDeliveryListQuery,
+        response: { 200: WebhookDeliveryList, 404: notFound },
+      }),
       async (request) => {
         const { workspaceId } = principalOf(request);
         await getWebhookSource(ctx, workspaceId, request.params.id);
@@ -86,26 +74,18 @@ function sourceItemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/webhook-sources/:id',
-      {
-        config: { auth: 'server' },
-        schema: { operationId: 'getWebhookSource', tags: TAGS, params: WebhookSourceParams, response: { 200: WebhookSourceSchema, 404: notFound } },
-      },
+      route('getWebhookSource', { params: WebhookSourceParams, response: { 200: WebhookSourceSchema, 404: notFound } }),
       async (request) => getWebhookSource(ctx, principalOf(request).workspaceId, request.params.id),
     );
 
     app.patch(
       '/v1/webhook-sources/:id',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'updateWebhookSource',
-          tags: TAGS,
-          description: 'Changes slug (and so the inbound URL), name or enabled. An unchanged body changes nothing and logs nothing.',
-          params: WebhookSourceParams,
-          body: WebhookSourcePatch,
-          response: { 200: WebhookSourceSchema, 404: notFound, 409: slugTaken },
-        },
-      },
+      route('updateWebhookSource', {
+        description: 'Changes slug (and so the inbound URL), name or enabled. An unchanged body changes nothing and logs nothing.',
+        params: WebhookSourceParams,
+        body: WebhookSourcePatch,
+        response: { 200: WebhookSourceSchema, 404: notFound, 409: slugTaken },
+      }),
       async (request) => {
         const principal = principalOf(request);
         return patchWebhookSource(ctx, principal.workspaceId, principal.keyId, request.params.id, request.body);
@@ -114,16 +94,11 @@ function sourceItemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/v1/webhook-sources/:id/rotate-secret',
-      {
-        config: { auth: 'server' },
-        schema: {
-          operationId: 'rotateWebhookSourceSecret',
-          tags: TAGS,
-          description: 'Issues a new inbound_secret (returned once). The previous secret keeps verifying for 24 hours.',
-          params: WebhookSourceParams,
-          response: { 200: WebhookSourceWithSecret, 404: notFound },
-        },
-      },
+      route('rotateWebhookSourceSecret', {
+        description: 'Issues a new inbound_secret (returned once). The previous secret keeps verifying for 24 hours.',
+        params: WebhookSourceParams,
+        response: { 200: WebhookSourceWithSecret, 404: notFound },
+      }),
       async (request) => {
         const principal = principalOf(request);
         return rotateWebhookSourceSecret(ctx, principal.workspaceId, principal.keyId, request.params.id);
