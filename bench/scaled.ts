@@ -74,7 +74,8 @@ async function loadAll(urls: string[], spec: RequestSpec, options: LoadOptions):
   const requestsPerSecond = results.reduce((sum, r) => sum + r.requestsPerSecond, 0);
   return {
     requestsPerSecond,
-    queueingFloorMs: requestsPerSecond > 0 ? ((share.connections * urls.length) / requestsPerSecond) * 1000 : 0,
+    meanMs: results.reduce((sum, r) => sum + r.meanMs * r.requestsPerSecond, 0) / Math.max(requestsPerSecond, 1),
+    cycleMs: requestsPerSecond > 0 ? ((share.connections * urls.length) / requestsPerSecond) * 1000 : 0,
     p50: Math.max(...results.map((r) => r.p50)),
     p99: Math.max(...results.map((r) => r.p99)),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
