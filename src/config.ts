@@ -37,8 +37,14 @@ export interface Config {
   keyUsageFlushMs: number;
   /** How long a validated API key stays cached; bounds how late a revocation is seen elsewhere. */
   keyCacheTtlMs: number;
-  /** How long experiment definitions and sticky assignments stay cached without a change notice. */
+  /** How long experiment definitions stay cached without a change notice. */
   assignmentCacheTtlMs: number;
+  /**
+   * How long a stored assignment stays cached. It only changes by a re-bucket, which sends a change
+   * notice; the TTL bounds a lost notice. Longer than the definitions' TTL, because a returning
+   * unit is the common assign call and each expiry costs it a database round trip.
+   */
+  stickyCacheTtlMs: number;
   /** HTTP processes `serve` runs, sharing one port (Node's cluster); 1 serves from this process. */
   apiProcesses: number;
   jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number };
@@ -110,6 +116,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     keyUsageFlushMs: integer(env, 'VERDICT_KEY_USAGE_FLUSH_MS', 30_000, 100),
     keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000, 0),
     assignmentCacheTtlMs: integer(env, 'VERDICT_ASSIGNMENT_CACHE_TTL_MS', 5_000, 1),
+    stickyCacheTtlMs: integer(env, 'VERDICT_STICKY_CACHE_TTL_MS', 600_000, 1),
     apiProcesses: integer(env, 'VERDICT_API_PROCESSES', 1, 1),
     jobs: {
       pollIntervalMs: integer(env, 'VERDICT_JOB_POLL_MS', 1_000, 10),

@@ -38,7 +38,7 @@ export class Assigner {
     this.#ctx = ctx;
     this.#firstWrites = new GroupCommit({ commit: (items) => this.#writeGroup(items), weigh: () => 1, maxWeight: 500 });
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
-    this.#sticky = new LRUCache({ max: 200_000, ttl: ctx.config.assignmentCacheTtlMs });
+    this.#sticky = new LRUCache({ max: 200_000, ttl: ctx.config.stickyCacheTtlMs });
     ctx.changes.subscribe((change) => {
       if (change.topic === 'assignment') this.#sticky.delete(stickyKey(change.experimentId, change.unitId));
     });
