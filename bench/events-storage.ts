@@ -109,7 +109,7 @@ async function measurePipeline(database: DatabaseConfig, dataDir: string, total:
   }
 }
 
-/** The events table as migrated, with only some of its indexes: what each index costs per row. */
+/** A bare events table (the migrated columns, written out here) with some of its indexes: what each index costs per row. */
 function measureBareTable(dataDir: string, total: number): void {
   const file = path.join(dataDir, 'bare.sqlite');
   const variants: Array<[string, string[]]> = [

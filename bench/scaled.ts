@@ -83,7 +83,6 @@ async function loadAll(urls: string[], spec: RequestSpec, options: LoadOptions):
   };
 }
 
-
 async function main(options: { connections: string; duration: string }): Promise<void> {
   if (!process.env.VERDICT_DATABASE_URL?.startsWith('postgres') || !process.env.VERDICT_REDIS_URL) {
     throw new Error('scaled benchmarks need VERDICT_DATABASE_URL (PostgreSQL) and VERDICT_REDIS_URL');

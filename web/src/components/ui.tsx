@@ -119,11 +119,13 @@ export function Checkbox({ label, checked, onChange }: { label: string; checked:
   );
 }
 
-/** A table that scrolls sideways on narrow screens instead of squeezing its columns. */
 /** A column heading; `{ hidden }` is read to screen readers only (an actions column, say). */
 export type Column = string | { hidden: string };
 
-/** A scrollable, labelled table: `columns` become the header row, `children` the body rows. */
+/**
+ * A labelled table that scrolls sideways on narrow screens instead of squeezing its columns:
+ * `columns` become the header row, `children` the body rows.
+ */
 export function Table({ caption, columns, children }: { caption: string; columns: readonly Column[]; children: ComponentChildren }) {
   return (
     <div class="table-wrap" role="region" aria-label={caption} tabIndex={0}>

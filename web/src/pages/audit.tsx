@@ -1,8 +1,7 @@
-import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
 import { Field, ListView, PageTitle, Table, usePager } from '../components/ui.js';
 import { dateTime, json } from '../format.js';
-import { useResource } from '../hooks.js';
+import { useFormFields, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
 import type { AuditEntry } from '../types.js';
 
@@ -17,7 +16,7 @@ function toIso(local: string): string | undefined {
 
 export function AuditLog({ initial }: { initial: Record<string, string> }) {
   const applied: Filters = { action: '', target_type: '', target_id: '', since: '', until: '', ...initial };
-  const [form, setForm] = useState<Filters>(applied);
+  const { form, bind: set } = useFormFields(applied);
   const { cursor, pager } = usePager([applied]);
   const list = useResource(
     () =>
@@ -31,7 +30,6 @@ export function AuditLog({ initial }: { initial: Record<string, string> }) {
     event.preventDefault();
     navigate(`/audit${query(form)}`, true);
   };
-  const set = (name: keyof Filters) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value });
 
   return (
     <>

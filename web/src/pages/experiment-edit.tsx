@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Field, FormCard, TextArea } from '../components/ui.js';
 import { json } from '../format.js';
+import { useFormFields } from '../hooks.js';
 import type { Experiment, Metric } from '../types.js';
 import { DecisionRuleFields, ruleFromText, ruleText } from './decision-rule.js';
 import { MetricFields } from './metric-fields.js';
@@ -48,7 +49,7 @@ function parseAudience(text: string): unknown {
  */
 export function DetailsEditor({ experiment, onChanged }: EditorProps) {
   const initial = { name: experiment.name, hypothesis: experiment.hypothesis, audience: experiment.audience ? json(experiment.audience) : '' };
-  const [form, setForm] = useState(initial);
+  const { form, bind } = useFormFields(initial);
   const changed = form.name !== initial.name || form.hypothesis !== initial.hypothesis || form.audience !== initial.audience;
   return (
     <PatchForm
@@ -60,15 +61,15 @@ export function DetailsEditor({ experiment, onChanged }: EditorProps) {
       changed={changed}
       patch={() => ({ name: form.name, hypothesis: form.hypothesis, audience: parseAudience(form.audience) })}
     >
-      <Field label="Experiment name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
-      <TextArea label="Hypothesis text" rows={2} value={form.hypothesis} onInput={(e) => setForm({ ...form, hypothesis: e.currentTarget.value })} />
+      <Field label="Experiment name" required value={form.name} onInput={bind('name')} />
+      <TextArea label="Hypothesis text" rows={2} value={form.hypothesis} onInput={bind('hypothesis')} />
       <TextArea
         label="Audience rule (JSON)"
         class="mono"
         rows={4}
         value={form.audience}
         hint="Empty: everyone. A new audience only decides for units not yet assigned."
-        onInput={(e) => setForm({ ...form, audience: e.currentTarget.value })}
+        onInput={bind('audience')}
       />
     </PatchForm>
   );

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
 import { ErrorBox, Field, PageTitle, Select, TextArea } from '../components/ui.js';
-import { useAction, useResource } from '../hooks.js';
+import { useAction, useFormFields, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
 import { MetricFields } from './metric-fields.js';
 import { DEFAULT_RULE, DecisionRuleFields, ruleFromText, type RuleText } from './decision-rule.js';
@@ -52,7 +52,7 @@ function VariantsEditor({ rows, control, onRows, onControl }: { rows: VariantRow
 }
 
 function useExperimentDraft() {
-  const [fields, setFields] = useState({ environment_id: '', key: '', name: '', hypothesis: '', unit_type: 'user', primary_metric_id: '', mutex_group_id: '', audience: '' });
+  const { form: fields, setForm: setFields, bind: bindField } = useFormFields({ environment_id: '', key: '', name: '', hypothesis: '', unit_type: 'user', primary_metric_id: '', mutex_group_id: '', audience: '' });
   const [rows, setRows] = useState<VariantRow[]>([
     { key: 'control', weight: 50, description: '' },
     { key: 'treatment', weight: 50, description: '' },
@@ -73,15 +73,14 @@ function useExperimentDraft() {
     audience: fields.audience.trim() ? (JSON.parse(fields.audience) as unknown) : null,
     decision_rule: ruleFromText(rule),
   });
-  return { fields, setFields, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, body };
+  return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, body };
 }
 
 export function ExperimentForm() {
   const choices = useResource(loadChoices, []);
   const draft = useExperimentDraft();
   const action = useAction();
-  const { fields, rule } = draft;
-  const setField = (name: keyof typeof fields) => (e: { currentTarget: { value: string } }) => draft.setFields({ ...fields, [name]: e.currentTarget.value });
+  const { fields, rule, bindField } = draft;
   const environments = choices.data?.environments ?? [];
   const metrics = choices.data?.metrics ?? [];
 
@@ -106,11 +105,11 @@ export function ExperimentForm() {
       <form class="stack" onSubmit={submit}>
         <fieldset>
           <legend>Definition</legend>
-          <Select label="Environment" value={fields.environment_id || environments[0]?.id || ''} options={environments.map((env) => ({ value: env.id, label: env.name }))} onChange={setField('environment_id')} />
-          <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={fields.key} onInput={setField('key')} hint="Lowercase letters, digits, dot, dash and underscore; what SDKs ask to be assigned to." />
-          <Field label="Name" required value={fields.name} onInput={setField('name')} />
-          <TextArea label="Hypothesis" required rows={3} value={fields.hypothesis} onInput={setField('hypothesis')} />
-          <Select label="Unit type" value={fields.unit_type} options={unitTypes} onChange={setField('unit_type')} hint="What a unit id identifies." />
+          <Select label="Environment" value={fields.environment_id || environments[0]?.id || ''} options={environments.map((env) => ({ value: env.id, label: env.name }))} onChange={bindField('environment_id')} />
+          <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={fields.key} onInput={bindField('key')} hint="Lowercase letters, digits, dot, dash and underscore; what SDKs ask to be assigned to." />
+          <Field label="Name" required value={fields.name} onInput={bindField('name')} />
+          <TextArea label="Hypothesis" required rows={3} value={fields.hypothesis} onInput={bindField('hypothesis')} />
+          <Select label="Unit type" value={fields.unit_type} options={unitTypes} onChange={bindField('unit_type')} hint="What a unit id identifies." />
         </fieldset>
         <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} />
         <fieldset>
@@ -122,10 +121,10 @@ export function ExperimentForm() {
             guardrails={draft.guardrails}
             onGuardrails={draft.setGuardrails}
           />
-          <Select label="Mutex group" value={fields.mutex_group_id} options={[{ value: '', label: 'None' }, ...(choices.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name }))]} onChange={setField('mutex_group_id')} />
+          <Select label="Mutex group" value={fields.mutex_group_id} options={[{ value: '', label: 'None' }, ...(choices.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name }))]} onChange={bindField('mutex_group_id')} />
         </fieldset>
         <DecisionRuleFields rule={rule} onRule={draft.setRule} />
-        <TextArea label="Audience (optional JSON rule)" rows={4} value={fields.audience} onInput={setField('audience')} hint='Empty for everyone. Example: {"attribute": "country", "op": "in", "value": ["DE", "FR"]}' />
+        <TextArea label="Audience (optional JSON rule)" rows={4} value={fields.audience} onInput={bindField('audience')} hint='Empty for everyone. Example: {"attribute": "country", "op": "in", "value": ["DE", "FR"]}' />
         <ErrorBox error={action.error} />
         <button type="submit" class="primary" disabled={action.busy}>
           Create experiment
