@@ -3,7 +3,19 @@ import { assignHit, assignMiss } from './scenarios/assignment.js';
 import { trackEventBatch, trackSingleEvent } from './scenarios/events.js';
 import { currentWorkspace } from './scenarios/foundation.js';
 import { createHtmlRender, createPdfRender } from './scenarios/templates.js';
-import { formatRow, load, NOOP, startBenchServer, type LoadResult, type Scenario } from './lib/harness.js';
+import {
+  bareRequest,
+  formatRow,
+  load,
+  NOOP,
+  startBareServer,
+  startBenchServer,
+  type BareServer,
+  type BenchServer,
+  type LoadOptions,
+  type LoadResult,
+  type Scenario,
+} from './lib/harness.js';
 
 /** Every scenario by name; add new ones here. */
 const scenarios: Scenario[] = [currentWorkspace, assignHit, assignMiss, trackSingleEvent, trackEventBatch, createHtmlRender, createPdfRender];
@@ -17,45 +29,73 @@ interface Options {
   processes: string;
 }
 
+interface Round {
+  bare: LoadResult;
+  noop: LoadResult;
+  result: LoadResult;
+}
+
+const bareRatio = (round: Round) => round.result.requestsPerSecond / round.bare.requestsPerSecond;
+
+/** The round with the median ratio to the bare route (rounds alternate, so a slow spell of the shared machine hits all three). */
+function medianRound(rounds: Round[]): Round {
+  return [...rounds].sort((a, b) => bareRatio(a) - bareRatio(b))[Math.floor(rounds.length / 2)] as Round;
+}
+
+async function measure(servers: { verdict: BenchServer; bare: BareServer }, scenario: Scenario, loadOptions: LoadOptions, roundCount: number): Promise<Round> {
+  const spec = await scenario.prepare(servers.verdict);
+  const rounds: Round[] = [];
+  for (let round = 0; round < roundCount; round += 1) {
+    rounds.push({
+      bare: await load(servers.bare.url, bareRequest(spec), loadOptions),
+      noop: await load(servers.verdict.url, NOOP, loadOptions),
+      result: await load(servers.verdict.url, spec, loadOptions),
+    });
+  }
+  if (rounds.length > 1) console.log(`ratios to bare Fastify of ${rounds.length} rounds: ${rounds.map((r) => bareRatio(r).toFixed(2)).join(', ')} (median round below)`);
+  const median = medianRound(rounds);
+  console.log(formatRow(`bare Fastify ${spec.method ?? 'GET'}`, median.bare, {}));
+  console.log(formatRow('no-op (Verdict stack)', median.noop, { bare: median.bare }));
+  console.log(formatRow(scenario.name, median.result, { bare: median.bare, noop: median.noop }, scenario.itemsPerRequest));
+  if (scenario.afterLoad) console.log(await scenario.afterLoad(servers.verdict));
+  console.log('');
+  return median;
+}
+
 async function run(names: string[], options: Options): Promise<void> {
   const chosen = names.length === 0 ? scenarios : scenarios.filter((s) => names.includes(s.name));
   const unknown = names.filter((n) => !scenarios.some((s) => s.name === n));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; try --list`);
   const loadOptions = { connections: Number(options.connections), durationSeconds: Number(options.duration) };
-  const server = await startBenchServer({ VERDICT_API_PROCESSES: options.processes }, options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []);
+  const verdict = await startBenchServer({ VERDICT_API_PROCESSES: options.processes }, options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []);
+  const bare = await startBareServer();
   try {
-    console.log(`Verdict benchmarks: ${loadOptions.connections} connections, ${loadOptions.durationSeconds}s each, load from this process, server in another.`);
+    console.log(`Verdict benchmarks: ${loadOptions.connections} connections, ${loadOptions.durationSeconds}s each, load from this process, servers in others.`);
     console.log(
-      `database: ${server.env.VERDICT_DATABASE_URL ? 'postgres' : 'sqlite'}; buffer: ${server.env.VERDICT_REDIS_URL ? 'redis' : 'embedded'}; ` +
-        `HTTP processes: ${options.processes}\n`,
+      `database: ${verdict.env.VERDICT_DATABASE_URL ? 'postgres' : 'sqlite'}; buffer: ${verdict.env.VERDICT_REDIS_URL ? 'redis' : 'embedded'}; ` +
+        `HTTP processes: ${options.processes}; log level: ${verdict.env.VERDICT_LOG_LEVEL ?? 'default (info)'}`,
     );
+    console.log('baseline: a bare Fastify route in its own process (no hooks, no logging), sent the scenario\'s method, headers and body\n');
     process.stdout.write('warming up...\n');
-    await load(server.url, NOOP, { ...loadOptions, durationSeconds: 2 });
+    await load(verdict.url, NOOP, { ...loadOptions, durationSeconds: 2 });
+    await load(bare.url, { path: '/bare' }, { ...loadOptions, durationSeconds: 2 });
+    const summary: Array<[string, Round]> = [];
     for (const scenario of chosen) {
       process.stdout.write(`[${scenario.name}] ${scenario.description}\n`);
-      const spec = await scenario.prepare(server);
-      // Baseline and scenario alternate, so a slow spell of the shared machine hits both; the
-      // round with the median ratio is reported.
-      const rounds: Array<{ baseline: LoadResult; result: LoadResult }> = [];
-      for (let round = 0; round < Number(options.rounds); round += 1) {
-        rounds.push({ baseline: await load(server.url, NOOP, loadOptions), result: await load(server.url, spec, loadOptions) });
-      }
-      const ratio = (r: { baseline: LoadResult; result: LoadResult }) => r.result.requestsPerSecond / r.baseline.requestsPerSecond;
-      const { baseline, result } = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
-      if (rounds.length > 1) console.log(`ratios of ${rounds.length} rounds: ${rounds.map((r) => ratio(r).toFixed(2)).join(', ')} (median round below)`);
-      console.log(formatRow('no-op baseline', baseline, baseline));
-      console.log(formatRow(scenario.name, result, baseline, scenario.itemsPerRequest));
-      if (scenario.afterLoad) console.log(await scenario.afterLoad(server));
-      console.log('');
+      summary.push([scenario.name, await measure({ verdict, bare }, scenario, loadOptions, Number(options.rounds))]);
+    }
+    console.log('summary (median round): throughput and p99 as a ratio to the bare Fastify route');
+    for (const [name, round] of summary) {
+      console.log(`  ${name.padEnd(26)} ${bareRatio(round).toFixed(2)}x bare req/s   p99 ${round.result.p99.toFixed(2)} ms = ${(round.result.p99 / round.bare.p99).toFixed(2)}x bare p99`);
     }
   } finally {
-    await server.stop();
+    await Promise.all([verdict.stop(), bare.stop()]);
   }
 }
 
 const program = new Command()
   .name('bench')
-  .description('Load-test Verdict scenarios beside a no-op route on the same server, and print req/s, p50, p99 and the ratio.')
+  .description('Load-test Verdict scenarios beside a bare Fastify route (its own process) and Verdict\'s no-op route, and print req/s, p50, p99 and the ratios.')
   .argument('[scenarios...]', 'scenario names (default: all)')
   .option('-c, --connections <n>', 'concurrent connections', '64')
   .option('-d, --duration <seconds>', 'seconds per measurement', '10')

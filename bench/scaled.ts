@@ -95,10 +95,10 @@ async function main(options: { connections: string; duration: string }): Promise
       console.log(`\n== ${processes} API process${processes > 1 ? 'es' : ''} ==`);
       await loadAll(cluster.urls, NOOP, { ...loadOptions, durationSeconds: 2 });
       const baseline = await loadAll(cluster.urls, NOOP, loadOptions);
-      console.log(formatRow('no-op baseline', baseline, baseline));
+      console.log(formatRow('no-op baseline', baseline, {}));
       for (const scenario of scenarios) {
         const spec = await scenario.prepare(cluster.server);
-        console.log(formatRow(scenario.name, await loadAll(cluster.urls, spec, loadOptions), baseline));
+        console.log(formatRow(scenario.name, await loadAll(cluster.urls, spec, loadOptions), { noop: baseline }));
       }
     } finally {
       await cluster.stop();

@@ -90,7 +90,9 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
 export async function startBenchServer(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
   const port = await freePort();
-  const env = { ...process.env, VERDICT_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', VERDICT_LOG_LEVEL: 'warn', VERDICT_BENCH_ROUTES: '1', ...extraEnv } as Record<string, string>;
+  // Verdict's default configuration, log level included, as users run it: the request log is
+  // part of what a request costs. Its lines go to /dev/null (stdout ignored).
+  const env = { ...process.env, VERDICT_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', VERDICT_BENCH_ROUTES: '1', ...extraEnv } as Record<string, string>;
   const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Bench', '--json'], { cwd: root, env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`bootstrap failed: ${created.stderr}`);
   const bootstrap = JSON.parse(created.stdout) as { api_key: { key: string }; workspace: { id: string } };
@@ -109,6 +111,44 @@ export async function startBenchServer(extraEnv: Record<string, string> = {}, no
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface BareServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the bare Fastify baseline (bench/lib/bare-fastify.ts) in its own process. */
+export async function startBareServer(): Promise<BareServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', 'lib', 'bare-fastify.ts'), String(port)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the bare Fastify server exited with code ${code}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve();
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * The scenario's request sent to the bare route: same method, headers and bodies, so the
+ * baseline parses the same JSON the scenario sends (GET scenarios compare with a bare GET).
+ */
+export function bareRequest(spec: RequestSpec): RequestSpec {
+  const next = spec.next;
+  return { ...spec, path: '/bare', ...(next ? { next: () => ({ ...next(), path: '/bare' }) } : {}) };
 }
 
 export interface LoadOptions {
@@ -202,12 +242,28 @@ export async function load(url: string, spec: RequestSpec, options: LoadOptions)
 
 export const NOOP: RequestSpec = { path: '/_bench/noop' };
 
-export function formatRow(name: string, result: LoadResult, baseline: LoadResult, itemsPerRequest = 1): string {
-  const ratio = result.requestsPerSecond / baseline.requestsPerSecond;
+/** What a row is compared with: the bare Fastify route and, where measured, Verdict's no-op route. */
+export interface Baselines {
+  bare?: LoadResult;
+  noop?: LoadResult;
+}
+
+function ratios(result: LoadResult, baselines: Baselines): string {
+  const parts: string[] = [];
+  if (baselines.bare) {
+    parts.push(
+      `${(result.requestsPerSecond / baselines.bare.requestsPerSecond).toFixed(2)}x bare (p99 ${(result.p99 / baselines.bare.p99).toFixed(2)}x)`,
+    );
+  }
+  if (baselines.noop) parts.push(`${(result.requestsPerSecond / baselines.noop.requestsPerSecond).toFixed(2)}x no-op`);
+  return parts.length > 0 ? `  ratio ${parts.join(', ')}` : '';
+}
+
+export function formatRow(name: string, result: LoadResult, baselines: Baselines, itemsPerRequest = 1): string {
   const items = itemsPerRequest > 1 ? `  items/s ${Math.round(result.requestsPerSecond * itemsPerRequest)}` : '';
   return (
     `${name.padEnd(28)} req/s ${result.requestsPerSecond.toFixed(0).padStart(7)}  p50 ${result.p50.toFixed(2).padStart(7)} ms  ` +
-    `p99 ${result.p99.toFixed(2).padStart(7)} ms  mean ${result.meanMs.toFixed(2).padStart(7)} ms  cycle ${result.cycleMs.toFixed(2).padStart(7)} ms  ratio ${ratio.toFixed(2)}x no-op${items}` +
+    `p99 ${result.p99.toFixed(2).padStart(7)} ms  mean ${result.meanMs.toFixed(2).padStart(7)} ms  cycle ${result.cycleMs.toFixed(2).padStart(7)} ms${ratios(result, baselines)}${items}` +
     (result.errors + result.non2xx > 0 ? `  (errors ${result.errors}, non-2xx ${result.non2xx})` : '')
   );
 }
