@@ -11,11 +11,14 @@ export function registerAnalyze(program: Command): void {
     .argument('<experiment_id>', 'the experiment id (ULID)')
     .action(async (experimentId: string) => {
       const config = loadConfig();
+      const { migrateAndWarnIfNew, requireExistingDatabase } = await import('./database-check.js');
+      requireExistingDatabase(config);
+      await migrateAndWarnIfNew(config);
       const { createContext } = await import('../context.js');
       const { computeById } = await import('../features/analysis/service.js');
       const { createCommandLogger } = await import('../logger.js');
       // Logs go to stderr so stdout carries only the snapshot (pipe it to jq).
-      const ctx = await createContext(config, createCommandLogger('warn'), { migrate: true, relay: false });
+      const ctx = await createContext(config, createCommandLogger('warn'), { relay: false });
       try {
         const snapshot = await computeById(ctx, experimentId, { trigger: 'cli', audit: { actorId: null, via: 'cli' } });
         if (!snapshot) throw new Error(`no started experiment with id ${experimentId}`);

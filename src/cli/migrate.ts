@@ -7,8 +7,9 @@ export function registerMigrate(program: Command): void {
     .description('Apply pending database migrations and exit (serve also does this on start).')
     .action(async () => {
       const config = loadConfig();
-      const { migrateDatabase } = await import('../db/database.js');
-      const { applied } = await migrateDatabase(config.database);
+      const { migrateAndWarnIfNew } = await import('./database-check.js');
+      // Creating the database may be the point of this run; the warning names where, in case it is not.
+      const { applied } = await migrateAndWarnIfNew(config);
       process.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n');
     });
 }

@@ -16,8 +16,10 @@ export function registerWorkspaces(program: Command): void {
       const { createContext } = await import('../context.js');
       const { createWorkspace } = await import('../features/workspaces/service.js');
       const { createCommandLogger } = await import('../logger.js');
+      const { migrateAndWarnIfNew } = await import('./database-check.js');
+      await migrateAndWarnIfNew(config);
       // Logs go to stderr so stdout carries only the result (pipe it to jq).
-      const ctx = await createContext(config, createCommandLogger('warn'), { migrate: true, relay: false });
+      const ctx = await createContext(config, createCommandLogger('warn'), { relay: false });
       try {
         const created = await createWorkspace(ctx, options.name);
         if (options.json) {

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { AuthScope } from './auth.js';
+import { describeOperation } from './operation-docs.js';
 import { problemDoc, ProblemSchema } from './schemas.js';
 
 export const API_VERSION = '0.1.0';
@@ -31,7 +32,10 @@ function addStandardResponses(route: RouteOptions): void {
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   app.addSchema(ProblemSchema);
-  app.addHook('onRoute', addStandardResponses);
+  app.addHook('onRoute', (route) => {
+    addStandardResponses(route);
+    describeOperation(route);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
