@@ -54,7 +54,7 @@ const CHANGEABLE_WHILE_RUNNING = new Set(['name', 'hypothesis', 'audience', 'dec
 
 export function assertPatchAllowed(status: ExperimentStatus, changed: string[], variantKeysChanged: boolean): void {
   if (status === 'stopped' || status === 'archived') {
-    throw problems.conflict(`a ${status} experiment cannot be changed`);
+    throw problems.conflict(`an experiment that is ${status} cannot be changed`);
   }
   if (status !== 'running') return;
   const blocked = changed.filter((field) => !CHANGEABLE_WHILE_RUNNING.has(field));
