@@ -23,10 +23,10 @@ describeEachDialect('experiment planning warnings', (server) => {
     const created = await create({ key: 'default-rule' });
     expect(created.warnings).toHaveLength(1);
     const [warning] = created.warnings;
-    // Textbook one-sided size at a 50% rate, 2% lift: (z_0.995 + z_0.8)^2 (0.25 + 0.51 x 0.49) / 0.01^2 = 58,321.
-    expect(warning).toMatchObject({ code: 'underpowered', min_sample_per_variant: 20000, power: 0.8, assumed_baseline_rate: 0.5 });
-    expect(warning.estimated_units_per_variant).toBeGreaterThan(58_000);
-    expect(warning.estimated_units_per_variant).toBeLessThan(59_000);
+    // Textbook one-sided size at a 10% rate, 2% lift: (z_0.995 + z_0.8)^2 (0.1 x 0.9 + 0.102 x 0.898) / 0.002^2 = 530,210.
+    expect(warning).toMatchObject({ code: 'underpowered', min_sample_per_variant: 20000, power: 0.8, assumed_baseline_rate: 0.1 });
+    expect(warning.estimated_units_per_variant).toBeGreaterThan(525_000);
+    expect(warning.estimated_units_per_variant).toBeLessThan(535_000);
     expect(warning.message).toContain('bayesian.posterior_threshold');
     expect(warning.message).toContain(warning.estimated_units_per_variant.toLocaleString('en-US'));
     const read = await server().request('GET', `/v1/experiments/${created.id}`, { key });
@@ -35,12 +35,14 @@ describeEachDialect('experiment planning warnings', (server) => {
     expect(listed.body.data.find((e: { id: string }) => e.id === created.id).warnings).toEqual(created.warnings);
   });
 
-  it('the mSPRT with the default MDE needs over five times min_sample_per_variant even at a 50% rate', async () => {
+  it('the mSPRT with the default MDE needs over 40 times min_sample_per_variant, and 5 times even at a 50% rate', async () => {
     const created = await create({ key: 'msprt-default', decision_rule: { method: 'frequentist.sequential_msprt' } });
     const [warning] = created.warnings;
     expect(warning.code).toBe('underpowered');
-    expect(warning.estimated_units_per_variant).toBeGreaterThan(5 * 20_000);
+    expect(warning.estimated_units_per_variant).toBeGreaterThan(40 * 20_000);
     expect(warning.message).toMatch(/mSPRT mixture is tuned to the MDE/);
+    const atFifty = Number(/Even at 50%, the least noisy rate, it needs about ([\d,]+)/.exec(warning.message)?.[1]?.replaceAll(',', ''));
+    expect(atFifty).toBeGreaterThan(5 * 20_000);
   });
 
   it('a large MDE, or a min_sample_per_variant that plans for the estimate, has no warning', async () => {

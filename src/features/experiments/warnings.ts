@@ -16,32 +16,30 @@ export const ExperimentWarningSchema = Type.Object(
     }),
     min_sample_per_variant: Type.Integer(),
     power: Type.Number({ description: 'the power the estimate is for' }),
-    assumed_baseline_rate: Type.Number({ description: 'the conversion rate the estimate assumes (0.5, the least noisy; lower rates need more)' }),
+    assumed_baseline_rate: Type.Number({ description: 'the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer' }),
   },
   { description: 'see docs/statistics.md section 9' },
 );
 export type ExperimentWarning = Static<typeof ExperimentWarningSchema>;
 
 /**
- * Why 50%: Verdict does not know the metric's baseline when the experiment is planned. The units
- * needed grow with the per-unit variance relative to the mean squared, (1 - p) / p for a
- * conversion rate p, which is smallest at 50% among rates up to 50% (and below 1 for most revenue
- * and count metrics too). So the estimate is a floor: when even it is far above
- * min_sample_per_variant, the warning cannot be a false alarm for such metrics.
+ * Verdict does not know the metric's baseline when the experiment is planned, so the estimate
+ * assumes a binary metric converting at 10%, a typical conversion rate. The units needed grow with
+ * (1 - p) / p for a rate p (about 19 at 5%, 9 at 10%, 1 at 50%), so the message also gives the
+ * figure at 50%, the least noisy rate up to 50%: a floor for such metrics.
  */
-export const ASSUMED_BASELINE_RATE = 0.5;
-/** A typical conversion rate, quoted in the message to show how much more a real metric needs. */
-const TYPICAL_BASELINE_RATE = 0.1;
+export const ASSUMED_BASELINE_RATE = 0.1;
+const LEAST_NOISY_RATE = 0.5;
 /** "Far more": warn when the estimate exceeds min_sample_per_variant by more than this factor. */
 export const FAR_ABOVE_FACTOR = 2;
 
 const count = (units: number | null) => (units === null ? 'more than a billion' : `about ${units.toLocaleString('en-US')}`);
 
 const RULE_HINTS: Record<DecisionRule['method'], string> = {
-  'bayesian.posterior_threshold': 'the rule may not declare a winner at min_sample_per_variant even when the lift is real',
-  'bayesian.always_valid_evalue': 'the e-value is tuned to 2 x min_sample_per_variant units and needs far more to detect such a lift',
+  'bayesian.posterior_threshold': 'With fewer units the rule will often declare no winner even when the lift is real.',
+  'bayesian.always_valid_evalue': 'The e-value is tuned to 2 x min_sample_per_variant units, and short of the estimate it rarely reaches 1/alpha.',
   'frequentist.sequential_msprt':
-    'the mSPRT mixture is tuned to the MDE, so it is slow to detect larger lifts too (docs/statistics.md section 9)',
+    'The mSPRT mixture is tuned to the MDE, so it is slow to detect larger lifts too (docs/statistics.md section 9).',
 };
 
 /** An `underpowered` warning when the rule needs far more units than min_sample_per_variant. */
@@ -50,13 +48,14 @@ export function experimentWarnings(rule: DecisionRule, variants: readonly Varian
   const estimateAt = (rate: number) => estimateUnitsPerVariant({ rule, variantCount, baseline: binaryBaseline(rate, rule.minimum_detectable_effect) });
   const estimate = estimateAt(ASSUMED_BASELINE_RATE);
   if (estimate !== null && estimate <= FAR_ABOVE_FACTOR * rule.min_sample_per_variant) return [];
-  const ratio = estimate === null ? '' : ` (${(estimate / rule.min_sample_per_variant).toFixed(1)} x)`;
+  const ratio = estimate === null ? ', far more than' : `: ${(estimate / rule.min_sample_per_variant).toFixed(1)} x`;
   const lift = `${+(rule.minimum_detectable_effect * 100).toPrecision(4)}%`;
   const message =
     `${rule.method} with minimum_detectable_effect ${rule.minimum_detectable_effect} needs ${count(estimate)} units per variant ` +
-    `to detect a ${lift} lift with ${DEFAULT_POWER * 100}% power, far more than min_sample_per_variant ${rule.min_sample_per_variant}${ratio}: ` +
-    `${RULE_HINTS[rule.method]}. That is for a conversion rate of 50%, the least noisy; at ${TYPICAL_BASELINE_RATE * 100}% it is ` +
-    `${count(estimateAt(TYPICAL_BASELINE_RATE))}. Raise min_sample_per_variant to plan for it, or accept a larger minimum_detectable_effect.`;
+    `to detect a ${lift} lift with ${DEFAULT_POWER * 100}% power, assuming a ${ASSUMED_BASELINE_RATE * 100}% conversion rate${ratio} ` +
+    `min_sample_per_variant (${rule.min_sample_per_variant}). Even at ${LEAST_NOISY_RATE * 100}%, the least noisy rate, it needs ` +
+    `${count(estimateAt(LEAST_NOISY_RATE))}. ${RULE_HINTS[rule.method]} ` +
+    'Raise min_sample_per_variant to plan for it, or choose a larger minimum_detectable_effect.';
   return [
     {
       code: 'underpowered',
