@@ -2,13 +2,13 @@
  * Seeded power simulation of the decision rules (docs/statistics.md section 9). Not a test: it
  * draws hundreds of millions of Bernoulli units and takes minutes.
  *
- *   npx tsx scripts/power-simulation.ts [--reps 400] [--check-reps 500] [--seed 1]
+ *   npx tsx scripts/power-simulation.ts [--reps 400] [--check-reps 500] [--seed 1] [--look-every 5000]
  *
  * Part 1: the default rule settings (posterior_threshold 0.995, so alpha 0.005 for the
  * always-valid rules; minimum_detectable_effect 0.02; min_sample_per_variant 20,000) against a
  * true +10% relative lift on a 5% conversion rate (5% -> 5.5%), two arms. For each rule: the
  * share of replications declaring the treatment the winner at one look at n units per arm, and at
- * any of the looks made every 5,000 units per arm up to n (a team watching every snapshot).
+ * any of the looks made every --look-every units per arm (5,000) up to n (a team watching every snapshot).
  * Part 2: checks estimateUnitsPerVariant (src/stats/power.ts): at the estimated n, with a true lift
  * equal to the MDE, the single-look power should be about 80%.
  */
@@ -20,7 +20,7 @@ import { binaryBaseline, estimateUnitsPerVariant } from '../src/stats/power.js';
 import type { DecisionMethod, DecisionRuleSettings, DecisionVariant } from '../src/stats/types.js';
 
 const { values: args } = parseArgs({
-  options: { reps: { type: 'string', default: '400' }, 'check-reps': { type: 'string', default: '500' }, seed: { type: 'string', default: '1' } },
+  options: { reps: { type: 'string', default: '400' }, 'check-reps': { type: 'string', default: '500' }, seed: { type: 'string', default: '1' }, 'look-every': { type: 'string', default: '5000' } },
 });
 const METHODS: DecisionMethod[] = ['bayesian.posterior_threshold', 'bayesian.always_valid_evalue', 'frequentist.sequential_msprt'];
 
@@ -59,10 +59,9 @@ interface HorizonPower {
   anyLook: number[];
 }
 
-function simulateDefaultRules(reps: number, seed: number): HorizonPower[] {
+function simulateDefaultRules(reps: number, seed: number, lookEvery: number): HorizonPower[] {
   const rules = METHODS.map((method) => resolveDecisionRule({ method }));
   const rates: [number, number] = [0.05, 0.055];
-  const lookEvery = 5_000;
   const horizons = [20_000, 50_000, 100_000, 200_000];
   const results = horizons.map((units) => ({ units, singleLook: rules.map(() => 0), anyLook: rules.map(() => 0) }));
   const draw = new Units(seed);
@@ -129,9 +128,9 @@ function main(): void {
   const reps = Number(args.reps);
   const checkReps = Number(args['check-reps']);
   const seed = Number(args.seed);
-  console.log(`Part 1: +10% lift on a 5% rate (5% -> 5.5%), default rule settings, ${reps} replications, seed ${seed}`);
+  console.log(`Part 1: +10% lift on a 5% rate (5% -> 5.5%), default rule settings, ${reps} replications, seed ${seed}, a look every ${args['look-every']} units per arm`);
   console.log(`| units per arm | ${METHODS.map((m) => `${shortName(m)}: one look | any look`).join(' | ')} |`);
-  for (const row of simulateDefaultRules(reps, seed)) {
+  for (const row of simulateDefaultRules(reps, seed, Number(args['look-every']))) {
     const cells = METHODS.map((_, r) => `${percent(row.singleLook[r] as number)} | ${percent(row.anyLook[r] as number)}`);
     console.log(`| ${row.units.toLocaleString('en-US')} | ${cells.join(' | ')} |`);
   }
