@@ -45,7 +45,8 @@ function treatmentWins(rule: DecisionRuleSettings, units: number, conversions: [
     binaryDecisionVariant('control', true, units, conversions[0], null),
     binaryDecisionVariant('treatment', false, units, conversions[1], null),
   ];
-  if (rule.method === 'bayesian.posterior_threshold') {
+  // Below min_sample_per_variant the posterior rule is undecided whatever prob_best is: skip the exact sum.
+  if (rule.method === 'bayesian.posterior_threshold' && units >= rule.min_sample_per_variant) {
     const treatmentBest = probGreaterBeta(betaPosterior(conversions[0], units), betaPosterior(conversions[1], units));
     variants = variants.map((v, i) => ({ ...v, prob_best: treatmentBest === null ? null : i === 1 ? treatmentBest : 1 - treatmentBest }));
   }
