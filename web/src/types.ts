@@ -42,6 +42,18 @@ export interface Experiment {
   outcome_notes: string | null;
   created_at: string;
   updated_at: string;
+  /** Planning warnings computed from the current settings; empty when none. */
+  warnings: ExperimentWarning[];
+}
+
+/** See docs/statistics.md section 9. */
+export interface ExperimentWarning {
+  code: 'underpowered';
+  message: string;
+  estimated_units_per_variant: number | null;
+  min_sample_per_variant: number;
+  power: number;
+  assumed_baseline_rate: number;
 }
 
 export interface Environment {

@@ -7,9 +7,6 @@ export interface WeightedVariant {
   readonly weight: number;
 }
 
-/** One percentage point of weight covers this many of the 10,000 buckets. */
-const BUCKETS_PER_PERCENT = BUCKET_COUNT / 100;
-
 /**
  * The bucket of a unit in an experiment, an integer in [0, 9999].
  * Seed = experiment key (not id) so an SDK that only knows the key can reproduce it.
@@ -39,18 +36,33 @@ export function assertValidWeights(variants: readonly WeightedVariant[]): void {
 }
 
 /**
- * Index of the variant whose half-open range [100 * W(i-1), 100 * W(i)) contains the bucket,
- * where W(i) is the cumulative weight of variants 0..i in list order.
- *
- * Integer arithmetic on purpose: GrowthBook accumulates float weights (0.07 + 0.13 + ...) and
- * for some splits that lands one bucket on the other side of a boundary. Integers make the rule
- * exact in every language. A zero-weight variant has an empty range and is never chosen.
+ * The range [start, end) of each variant as fractions of 1, computed the way GrowthBook's JS SDK
+ * does with coverage 1: weight / 100 as a double, added up left to right in floating point.
+ * Why floats and not exact integers: a unit that a GrowthBook SDK buckets locally must land where
+ * Verdict stores it, and float accumulation moves some boundaries by one bucket
+ * (0.2 + 0.2 + 0.2 = 0.6000000000000001, so bucket 6000 stays in the third of five 20% variants).
+ * A zero-weight variant gets an empty range.
+ */
+export function bucketRanges(weights: readonly number[]): [start: number, end: number][] {
+  let cumulative = 0;
+  return weights.map((percent) => {
+    const start = cumulative;
+    cumulative = start + percent / 100;
+    return [start, cumulative];
+  });
+}
+
+/**
+ * Index of the first variant whose range holds bucket / 10000 (start <= n < end), as GrowthBook's
+ * chooseVariation does. With integer weights summing to 100 every bucket 0..9999 falls in one:
+ * the float total is within 1e-15 of 1, and the largest n is 0.9999.
  */
 export function variantIndexForBucket(bucket: number, weights: readonly number[]): number {
-  let cumulativeEnd = 0;
-  for (let i = 0; i < weights.length; i++) {
-    cumulativeEnd += (weights[i] ?? 0) * BUCKETS_PER_PERCENT;
-    if (bucket < cumulativeEnd) {
+  const n = bucket / BUCKET_COUNT;
+  const ranges = bucketRanges(weights);
+  for (let i = 0; i < ranges.length; i++) {
+    const [start, end] = ranges[i] as [number, number];
+    if (n >= start && n < end) {
       return i;
     }
   }

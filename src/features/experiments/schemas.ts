@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Id, ListOf, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.js';
+import { ExperimentWarningSchema } from './warnings.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
 export const VARIANT_KEY_PATTERN = '^[a-z0-9._-]{1,64}$';
@@ -111,6 +112,9 @@ export const ExperimentSchema = Type.Object({
   outcome_notes: Type.Union([Type.String(), Type.Null()]),
   created_at: Timestamp,
   updated_at: Timestamp,
+  warnings: Type.Array(ExperimentWarningSchema, {
+    description: 'planning warnings computed from the current settings (e.g. underpowered); empty when none',
+  }),
 });
 export type Experiment = Static<typeof ExperimentSchema>;
 

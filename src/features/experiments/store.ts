@@ -6,10 +6,13 @@ import { paginate, type PageParams } from '../../http/pagination.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import type { DecisionRule, Experiment, Variant } from './schemas.js';
+import { experimentWarnings } from './warnings.js';
 
 export type ExperimentRow = Selectable<ExperimentsTable>;
 
 export function toExperiment(row: ExperimentRow): Experiment {
+  const variants = JSON.parse(row.variants) as Variant[];
+  const decisionRule = JSON.parse(row.decision_rule) as DecisionRule;
   return {
     id: row.id,
     workspace_id: row.workspace_id,
@@ -19,9 +22,9 @@ export function toExperiment(row: ExperimentRow): Experiment {
     hypothesis: row.hypothesis,
     unit_type: row.unit_type as Experiment['unit_type'],
     status: row.status,
-    variants: JSON.parse(row.variants) as Variant[],
+    variants,
     audience: row.audience === null ? null : (JSON.parse(row.audience) as Record<string, unknown>),
-    decision_rule: JSON.parse(row.decision_rule) as DecisionRule,
+    decision_rule: decisionRule,
     primary_metric_id: row.primary_metric_id,
     guardrail_metric_ids: JSON.parse(row.guardrail_metric_ids) as string[],
     mutex_group_id: row.mutex_group_id,
@@ -32,6 +35,7 @@ export function toExperiment(row: ExperimentRow): Experiment {
     outcome_notes: row.outcome_notes,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
+    warnings: experimentWarnings(decisionRule, variants),
   };
 }
 

@@ -3,7 +3,7 @@ import { api } from '../api.js';
 import { ErrorBox, Field, Select, TextArea } from '../components/ui.js';
 import { percent } from '../format.js';
 import { useAction } from '../hooks.js';
-import type { DecisionRule, Experiment, StopReason } from '../types.js';
+import type { DecisionRule, Experiment, ExperimentWarning, StopReason } from '../types.js';
 
 /** The decision rule in the words a person acts on. */
 export function describeRule(rule: DecisionRule): string {
@@ -14,6 +14,23 @@ export function describeRule(rule: DecisionRule): string {
     'frequentist.sequential_msprt': `Declares a winner once the mixture sequential probability ratio test against the control rejects at α = ${alpha.toPrecision(2)} (mixing variance from a ${percent(rule.minimum_detectable_effect, 1)} minimum detectable effect); safe to check at any time.`,
   }[rule.method];
   return `${base} After ${rule.max_duration_days} days without a winner the verdict becomes "maximum duration reached". A snapshot is computed every ${rule.snapshot_cadence_minutes} minutes.`;
+}
+
+const warningTitles: Record<ExperimentWarning['code'], string> = {
+  underpowered: 'Too few units planned for this rule.',
+};
+
+/** The experiment's planning warnings; the message of each names the estimate and what to change. */
+export function PlanningWarnings({ warnings }: { warnings: ExperimentWarning[] }) {
+  return (
+    <>
+      {warnings.map((warning) => (
+        <div key={warning.code} class="warning" role="alert" data-testid={`warning-${warning.code}`}>
+          <strong>{warningTitles[warning.code] ?? warning.code}</strong> {warning.message}
+        </div>
+      ))}
+    </>
+  );
 }
 
 const stopReasons: { value: StopReason; label: string }[] = [

@@ -4,7 +4,7 @@ import { dateTime, json } from '../format.js';
 import { useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
-import { describeRule, Lifecycle, WeightsEditor } from './experiment-parts.js';
+import { describeRule, Lifecycle, PlanningWarnings, WeightsEditor } from './experiment-parts.js';
 import { DecisionRuleEditor, DetailsEditor, MetricsEditor } from './experiment-edit.js';
 import { UnitTools } from './experiment-units.js';
 
@@ -87,6 +87,7 @@ export function ExperimentDetail({ id }: { id: string }) {
           ]}
         />
         <p>{describeRule(e.decision_rule)}</p>
+        <PlanningWarnings warnings={e.warnings ?? []} />
         {e.status === 'draft' && cat ? <MetricsEditor key={e.updated_at} experiment={e} metrics={cat.metrics} onChanged={() => experiment.reload()} /> : null}
         {e.status === 'draft' || e.status === 'running' ? (
           <DecisionRuleEditor key={e.updated_at} experiment={e} onChanged={() => experiment.reload()} />

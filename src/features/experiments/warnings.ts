@@ -1,0 +1,69 @@
+/**
+ * Planning warnings on an experiment: things about its settings a person should know before
+ * trusting its verdict. Computed from the stored definition on every read, never stored, so a
+ * change of the rule or of the weights updates them at once.
+ */
+import Type, { type Static } from 'typebox';
+import { DEFAULT_POWER, binaryBaseline, estimateUnitsPerVariant } from '../../stats/power.js';
+import type { DecisionRule, Variant } from './schemas.js';
+
+export const ExperimentWarningSchema = Type.Object(
+  {
+    code: Type.Literal('underpowered', { description: 'stable, machine-readable' }),
+    message: Type.String({ description: 'for a person: what is wrong, the estimate, what to do' }),
+    estimated_units_per_variant: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'units each variant needs for the rule to detect a lift of minimum_detectable_effect with 80% power; null above a billion',
+    }),
+    min_sample_per_variant: Type.Integer(),
+    power: Type.Number({ description: 'the power the estimate is for' }),
+    assumed_baseline_rate: Type.Number({ description: 'the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer' }),
+  },
+  { description: 'see docs/statistics.md section 9' },
+);
+export type ExperimentWarning = Static<typeof ExperimentWarningSchema>;
+
+/**
+ * Verdict does not know the metric's baseline when the experiment is planned, so the estimate
+ * assumes a binary metric converting at 10%, a typical conversion rate. The units needed grow with
+ * (1 - p) / p for a rate p (about 19 at 5%, 9 at 10%, 1 at 50%), so the message also gives the
+ * figure at 50%, the least noisy rate up to 50%: a floor for such metrics.
+ */
+export const ASSUMED_BASELINE_RATE = 0.1;
+const LEAST_NOISY_RATE = 0.5;
+/** "Far more": warn when the estimate exceeds min_sample_per_variant by more than this factor. */
+export const FAR_ABOVE_FACTOR = 2;
+
+const count = (units: number | null) => (units === null ? 'more than a billion' : `about ${units.toLocaleString('en-US')}`);
+
+const RULE_HINTS: Record<DecisionRule['method'], string> = {
+  'bayesian.posterior_threshold': 'With fewer units the rule will often declare no winner even when the lift is real.',
+  'bayesian.always_valid_evalue': 'The e-value is tuned to 2 x min_sample_per_variant units, and short of the estimate it rarely reaches 1/alpha.',
+  'frequentist.sequential_msprt':
+    'The mSPRT mixture is tuned to the MDE, so it is slow to detect larger lifts too (docs/statistics.md section 9).',
+};
+
+/** An `underpowered` warning when the rule needs far more units than min_sample_per_variant. */
+export function experimentWarnings(rule: DecisionRule, variants: readonly Variant[]): ExperimentWarning[] {
+  const variantCount = Math.max(variants.filter((variant) => variant.weight > 0).length, 2);
+  const estimateAt = (rate: number) => estimateUnitsPerVariant({ rule, variantCount, baseline: binaryBaseline(rate, rule.minimum_detectable_effect) });
+  const estimate = estimateAt(ASSUMED_BASELINE_RATE);
+  if (estimate !== null && estimate <= FAR_ABOVE_FACTOR * rule.min_sample_per_variant) return [];
+  const ratio = estimate === null ? ', far more than' : `: ${(estimate / rule.min_sample_per_variant).toFixed(1)} x`;
+  const lift = `${+(rule.minimum_detectable_effect * 100).toPrecision(4)}%`;
+  const message =
+    `${rule.method} with minimum_detectable_effect ${rule.minimum_detectable_effect} needs ${count(estimate)} units per variant ` +
+    `to detect a ${lift} lift with ${DEFAULT_POWER * 100}% power, assuming a ${ASSUMED_BASELINE_RATE * 100}% conversion rate${ratio} ` +
+    `min_sample_per_variant (${rule.min_sample_per_variant}). Even at ${LEAST_NOISY_RATE * 100}%, the least noisy rate, it needs ` +
+    `${count(estimateAt(LEAST_NOISY_RATE))}. ${RULE_HINTS[rule.method]} ` +
+    'Raise min_sample_per_variant to plan for it, or choose a larger minimum_detectable_effect.';
+  return [
+    {
+      code: 'underpowered',
+      message,
+      estimated_units_per_variant: estimate,
+      min_sample_per_variant: rule.min_sample_per_variant,
+      power: DEFAULT_POWER,
+      assumed_baseline_rate: ASSUMED_BASELINE_RATE,
+    },
+  ];
+}
