@@ -51,13 +51,21 @@ function fromFrameworkError(error: FastifyError, bodyLimit: number, path: string
       return problems.malformedRequest('the body is empty but Content-Type says JSON; send a JSON document');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return problems.malformedRequest(`the body is not valid JSON: ${error.message}`);
+  }
+  if (error instanceof SyntaxError) return problems.malformedRequest(`the body could not be parsed: ${error.message}`);
+  return fromClientStatus(error, path);
+}
+
+/** The router's refusals, which reach `frameworkErrors` rather than the error handler. */
+function fromRouterError(error: FastifyError, path: string): Problem {
+  switch (error.code) {
     case 'FST_ERR_BAD_URL':
       return problems.malformedRequest(`the path ${path} is not valid percent-encoded UTF-8`);
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return problems.uriTooLong(`a segment of the path ${path} is longer than the router reads`);
+    default:
+      return fromClientStatus(error, path) ?? problems.malformedRequest(`${path}: ${error.message}`);
   }
-  if (error instanceof SyntaxError) return problems.malformedRequest(`the body could not be parsed: ${error.message}`);
-  return fromClientStatus(error, path);
 }
 
 function pathOf(request: FastifyRequest): string {
@@ -70,14 +78,13 @@ function pathOf(request: FastifyRequest): string {
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
-  const path = pathOf(request);
-  void sendProblem(request, reply, fromFrameworkError(error, 0, path) ?? problems.malformedRequest(`${path}: ${error.message}`));
+  void sendProblem(request, reply, fromRouterError(error, pathOf(request)));
 }
 
 function clientErrorProblem(error: NodeJS.ErrnoException): Problem {
   if (error.code === 'HPE_HEADER_OVERFLOW') return problems.headersTooLarge(maxHeaderSize);
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return problems.requestTimeout('the request was not received in time');
-  return problems.malformedRequest('the request is not valid HTTP/1.1');
+  return problems.malformedRequest('the request is not valid HTTP');
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import { errorCodes, type FastifyInstance } from 'fastify';
 import { problems, type Problem } from './problems.js';
 
 /**
@@ -73,7 +73,7 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') {
       if (request.routeOptions.schema?.body === undefined) return done(null, undefined);
-      return done(problems.malformedRequest('the body is empty but Content-Type says JSON; send a JSON document'));
+      return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY());
     }
     parseJson(request, text, (error, value) => {
       if (error) return done(error);
