@@ -13,12 +13,56 @@ export const REDACTED_PATHS = [
   'inbound_secret',
 ];
 
+/** Query parameters whose values are credentials when someone puts one in a URL. */
+const SECRET_QUERY_PARAMETERS = new Set(['api_key', 'key', 'token', 'secret']);
+const CENSOR = '[redacted]';
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return name.toLowerCase();
+  }
+}
+
+/** The URL with the values of credential-like query parameters (any case, even percent-encoded) censored. */
+export function redactUrl(url: string): string {
+  const question = url.indexOf('?');
+  if (question === -1) return url;
+  const pairs = url.slice(question + 1).split('&').map((pair) => {
+    const equals = pair.indexOf('=');
+    const name = equals === -1 ? pair : pair.slice(0, equals);
+    return equals !== -1 && SECRET_QUERY_PARAMETERS.has(decodedName(name)) ? `${name}=${CENSOR}` : pair;
+  });
+  return `${url.slice(0, question)}?${pairs.join('&')}`;
+}
+
+/** What Fastify logs of a request (its own serializer's fields), with the URL redacted. */
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+function serializeRequest(request: LoggedRequest) {
+  return {
+    method: request.method,
+    url: typeof request.url === 'string' ? redactUrl(request.url) : request.url,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     base: { service: 'verdict' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACTED_PATHS, censor: CENSOR },
+    serializers: { req: serializeRequest },
   };
 }
 

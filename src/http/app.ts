@@ -25,7 +25,8 @@ import { uiRoutes } from '../features/ui/routes.js';
 import { workspaceRoutes } from '../features/workspaces/routes.js';
 import { newId } from '../lib/ids.js';
 import { installAuth } from './auth.js';
-import { installErrorHandling } from './errors.js';
+import { answerClientError, answerFrameworkError, installErrorHandling } from './errors.js';
+import { installJsonBodyParser } from './json-body.js';
 import { installOpenApi } from './openapi.js';
 import { validatorCompiler } from './validation.js';
 
@@ -45,23 +46,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     return503OnClosing: true,
-    // Unit ids are up to 256 UTF-8 bytes; percent-encoded that is up to 768 characters.
+    // Checked on the decoded parameter: a unit id of 256 characters is at most 512 UTF-16 units.
     routerOptions: { maxParamLength: 1024 },
+    // Refusals by the router and by Node's HTTP parser are problems too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   // JSON only: a text/plain or form body answers 415 instead of being half-understood.
   app.removeContentTypeParser(['text/plain']);
-  // An empty body sent as JSON (curl -H 'content-type: application/json' on /start) means "no
-  // body"; routes that need one still answer 422. Non-empty bodies use Fastify's safe parser.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
-  });
+  installJsonBodyParser(app);
   // Set before anything can fail, so error responses carry it too; a callback hook costs no promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

@@ -1,8 +1,10 @@
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { newId } from '../lib/ids.js';
-import { Problem, problems } from './problems.js';
+import { Problem, problemForStatus, problems } from './problems.js';
 import { toFieldErrors } from './validation.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -13,13 +15,25 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, proble
     .code(problem.status)
     .type(PROBLEM_CONTENT_TYPE)
     .serializer((body: unknown) => JSON.stringify(body))
-    .send(problem.toBody(request.url.split('?')[0]));
+    .send(problem.toBody(pathOf(request)));
 }
 
 type ValidationFailure = FastifyError & { validation: ErrorObject[]; validationContext: string };
 
-/** Maps Fastify's own errors (parsing, limits, validation) onto our problem registry. */
-function fromFrameworkError(error: FastifyError, bodyLimit: number): Problem | null {
+/** What http-errors (thrown by the static file server) carry besides a status. */
+type HttpError = FastifyError & { expose?: boolean; headers?: Record<string, string> };
+
+/** Errors of the HTTP layer itself (static files, the router) keep their 4xx status, as problems. */
+function fromClientStatus(error: HttpError, path: string): Problem | null {
+  const status = error.statusCode;
+  if (status === undefined || status < 400 || status > 499) return null;
+  const detail = typeof error.expose === 'boolean' ? `${path} cannot be served: ${error.message}` : error.message;
+  const headers = Object.fromEntries(Object.entries(error.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
+  return problemForStatus(status, detail, headers);
+}
+
+/** Maps Fastify's own errors (parsing, limits, validation, routing) onto our problem registry. */
+function fromFrameworkError(error: FastifyError, bodyLimit: number, path: string): Problem | null {
   if (error.validation) {
     const failure = error as unknown as ValidationFailure;
     const fieldErrors = toFieldErrors(failure.validation, failure.validationContext);
@@ -38,16 +52,65 @@ function fromFrameworkError(error: FastifyError, bodyLimit: number): Problem | n
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return problems.malformedRequest(`the body is not valid JSON: ${error.message}`);
   }
-  if (error instanceof SyntaxError || error.statusCode === 400) {
-    return problems.malformedRequest(`the body could not be parsed: ${error.message}`);
+  if (error instanceof SyntaxError) return problems.malformedRequest(`the body could not be parsed: ${error.message}`);
+  return fromClientStatus(error, path);
+}
+
+/** The router's refusals, which reach `frameworkErrors` rather than the error handler. */
+function fromRouterError(error: FastifyError, path: string): Problem {
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return problems.malformedRequest(`the path ${path} is not valid percent-encoded UTF-8`);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return problems.uriTooLong(`a segment of the path ${path} is longer than the router reads`);
+    default:
+      return fromClientStatus(error, path) ?? problems.malformedRequest(`${path}: ${error.message}`);
   }
-  return null;
+}
+
+function pathOf(request: FastifyRequest): string {
+  return request.url.split('?')[0] ?? '/';
+}
+
+/**
+ * Fastify's `frameworkErrors`: the router's refusals (bad percent-encoding, an over-long path
+ * parameter), answered before any hook ran, so the request id header is set here too.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  void sendProblem(request, reply, fromRouterError(error, pathOf(request)));
+}
+
+function clientErrorProblem(error: NodeJS.ErrnoException): Problem {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return problems.headersTooLarge(maxHeaderSize);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return problems.requestTimeout('the request was not received in time');
+  return problems.malformedRequest('the request is not valid HTTP');
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the bytes before Fastify had a
+ * request (headers over the limit, a request that is not HTTP, a timeout). The answer is
+ * written to the socket by hand, as a problem like every other, and the connection closed.
+ */
+export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const problem = clientErrorProblem(error);
+  this.log.debug({ err: error }, `client error ${problem.status}`);
+  if (socket.writable) {
+    const body = JSON.stringify(problem.toBody());
+    socket.write(
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Error'}\r\n` +
+        `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // A route may raise the limit (the event batch route does); quote the one that applied.
-    const problem = error instanceof Problem ? error : fromFrameworkError(error, request.routeOptions.bodyLimit ?? bodyLimit);
+    const problem = error instanceof Problem ? error : fromFrameworkError(error, request.routeOptions.bodyLimit ?? bodyLimit, pathOf(request));
     if (problem) {
       if (problem.status >= 500) request.log.error({ err: error }, problem.message);
       return sendProblem(request, reply, problem);
@@ -75,7 +138,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
+    const path = pathOf(request);
     const allowed = new Set<string>();
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
       if (method !== request.method && patterns.find(method, path)) allowed.add(method);

@@ -90,6 +90,8 @@ export const problems = {
     new Problem(422, detail, { type: `${TYPE_BASE}idempotency-key-reused`, title: 'Idempotency key reused' }),
   preconditionFailed: (detail: string, errors?: FieldError[]) =>
     new Problem(412, detail, { type: `${TYPE_BASE}precondition-failed`, title: 'Precondition Failed', ...(errors ? { errors } : {}) }),
+  /** The request line or a path parameter is longer than the server reads. */
+  uriTooLong: (detail: string) => new Problem(414, detail, { type: `${TYPE_BASE}uri-too-long`, title: 'URI Too Long' }),
   payloadTooLarge: (limit: number) =>
     new Problem(413, `the request body exceeds the limit of ${limit} bytes`, { type: `${TYPE_BASE}payload-too-large`, title: 'Payload Too Large' }),
   unsupportedMediaType: (detail: string) =>
@@ -100,6 +102,14 @@ export const problems = {
       title: 'Validation failed',
       errors,
     }),
+  /** Node's HTTP parser refused the request line and headers together as too large. */
+  headersTooLarge: (limitBytes: number) =>
+    new Problem(431, `the request line and headers exceed ${limitBytes} bytes`, {
+      type: `${TYPE_BASE}request-header-fields-too-large`,
+      title: 'Request Header Fields Too Large',
+    }),
+  /** The client did not finish sending its request in time. */
+  requestTimeout: (detail: string) => new Problem(408, detail, { type: `${TYPE_BASE}request-timeout`, title: 'Request Timeout' }),
   tooManyRequests: (detail: string, retryAfterSeconds: number) =>
     new Problem(429, detail, {
       type: `${TYPE_BASE}too-many-requests`,
@@ -119,3 +129,24 @@ export const problems = {
       headers: retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {},
     }),
 };
+
+
+/**
+ * A problem for a status chosen by the HTTP layer rather than by us (the static file server,
+ * the router): the registry's kind where one fits, otherwise `about:blank`, whose title is the
+ * status phrase (RFC 9457, section 4.2.1).
+ */
+export function problemForStatus(status: number, detail: string, headers: Record<string, string> = {}): Problem {
+  switch (status) {
+    case 400:
+      return problems.malformedRequest(detail);
+    case 403:
+      return problems.forbidden(detail);
+    case 404:
+      return problems.notFound(detail);
+    case 412:
+      return problems.preconditionFailed(detail);
+    default:
+      return new Problem(status, detail, { headers });
+  }
+}

@@ -28,10 +28,10 @@ describeEachDialect('errors are RFC 9457 problems', (server) => {
     expect(after.body.data).toHaveLength(before.body.data.length);
   });
 
-  it('treats an empty JSON body as no body', async () => {
+  it('answers 400 for an empty body declared as JSON on a route that takes a body', async () => {
     const response = await server().request('POST', '/v1/environments', { key, rawBody: '', headers: { 'content-type': 'application/json' } });
-    expectProblem(response, 422);
-    expect(response.body.detail).toMatch(/object/);
+    expectProblem(response, 400);
+    expect(response.body.type).toBe('https://verdict.dev/problems/malformed-request');
   });
 
   it('answers 404 for an unknown route, even without a key', async () => {

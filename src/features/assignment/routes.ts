@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { actorOf, principalOf } from '../../http/auth.js';
-import { problems } from '../../http/problems.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import { assertContextSize, assignerFor } from './assigner.js';
@@ -124,7 +123,6 @@ function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/v1/experiments/:id/overrides/:unit_id',
       route('removeOverride', { params: OverrideParams, response: { 204: EmptyBody, 404: problemDoc('no such experiment or override') } }, 'server'),
       async (request, reply) => {
-        if (!request.params.unit_id) throw problems.notFound('no override');
         await removeOverride(ctx, actorOf(request), request.params.id, request.params.unit_id);
         return reply.code(204).send(null);
       },

@@ -1,8 +1,10 @@
 import Type, { type Static } from 'typebox';
 import { NullableTimestamp, Timestamp } from '../../http/schemas.js';
+import { unitIdSchema } from './unit-id.js';
 
 const ExperimentKey = Type.String({ pattern: '^[a-z0-9._-]{1,128}$' });
-const UnitId = Type.String({ minLength: 1, maxLength: 256, description: 'the unit being assigned (user id, account id, ...)' });
+const UnitId = unitIdSchema('the unit being assigned (user id, account id, ...)');
+const UnitIdInPath = unitIdSchema('the unit id, percent-encoded; the same 1 to 256 characters the assign body accepts');
 const Context = Type.Record(Type.String(), Type.Unknown(), { description: 'attributes for audience targeting; at most 4 KB of JSON' });
 const LogExposure = Type.Boolean({
   default: true,
@@ -44,10 +46,10 @@ export const AssignBatchResult = Type.Object({
 });
 
 export const AssignmentList = Type.Object({ unit_id: Type.String(), assignments: Type.Array(AssignmentSchema) });
-export const UnitParams = Type.Object({ unit_id: Type.String() });
+export const UnitParams = Type.Object({ unit_id: UnitIdInPath });
 export const RebucketParams = Type.Object({
   experiment: Type.String({ description: 'experiment id or key' }),
-  unit_id: Type.String(),
+  unit_id: UnitIdInPath,
 });
 
 export const ExposureInput = Type.Object(
@@ -58,7 +60,6 @@ export type ExposureInput = Static<typeof ExposureInput>;
 
 export const OverrideInput = Type.Object({ variant: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 export const OverrideSchema = Type.Object({ experiment_id: Type.String(), unit_id: Type.String(), variant: Type.String(), created_at: Timestamp });
-export const OverrideParams = Type.Object({ id: Type.String(), unit_id: Type.String() });
+export const OverrideParams = Type.Object({ id: Type.String(), unit_id: UnitIdInPath });
 
 export const CONTEXT_LIMIT_BYTES = 4096;
-export const UNIT_ID_LIMIT_BYTES = 256;

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { unitIdSchema } from '../assignment/unit-id.js';
 
 export const EVENT_KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
 export const MAX_BATCH_EVENTS = 500;
@@ -6,7 +7,7 @@ export const MAX_BATCH_EVENTS = 500;
 export const EventInput = Type.Object(
   {
     event_key: Type.String({ pattern: EVENT_KEY_PATTERN, description: 'what happened; metrics select events by this key' }),
-    unit_id: Type.String({ minLength: 1, maxLength: 256, description: 'the unit (user, account, ...) the event belongs to' }),
+    unit_id: unitIdSchema('the unit (user, account, ...) the event belongs to'),
     properties: Type.Optional(
       Type.Object({}, { additionalProperties: true, description: 'free-form; at most 16 KB of JSON and nesting depth at most 8' }),
     ),

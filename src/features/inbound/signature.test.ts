@@ -56,6 +56,13 @@ describe('parseSignatureHeader', () => {
     });
   });
 
+  it('keeps the well-formed v1 values and ignores malformed ones beside them', () => {
+    const a = 'a'.repeat(64);
+    for (const header of [`t=1,v1=${a},v1=abc`, `t=1,v1=not-hex,v1=${a}`, `t=1,v1=${'z'.repeat(64)},v1=${a},v1=${a}00`]) {
+      expect(parseSignatureHeader(header)?.signatures).toEqual([a]);
+    }
+  });
+
   it('accepts elements in any order and whitespace around them', () => {
     expect(parseSignatureHeader(` v1=${STRIPE_V1} , t=1700000000 `)).toEqual({
       timestamp: 1700000000,
@@ -118,6 +125,13 @@ describe('verifyInboundSignature', () => {
     expect(verify(undefined, [NEW_SECRET])).toEqual({ ok: false, reason: 'missing' });
     expect(verify('  ', [NEW_SECRET])).toEqual({ ok: false, reason: 'missing' });
     expect(verify([], [NEW_SECRET])).toEqual({ ok: false, reason: 'missing' });
+  });
+
+  it('verifies one valid v1 next to a malformed one', () => {
+    const valid = computeSignature(NEW_SECRET, NOW, BODY);
+    expect(verify(`t=${NOW},v1=${valid},v1=abc`, [NEW_SECRET])).toEqual({ ok: true });
+    expect(verify(`t=${NOW},v1=abc,v1=${valid}`, [NEW_SECRET])).toEqual({ ok: true });
+    expect(verify(`t=${NOW},v1=abc,v1=${'0'.repeat(64)}`, [NEW_SECRET])).toEqual({ ok: false, reason: 'mismatch' });
   });
 
   it('answers malformed for a header out of shape', () => {

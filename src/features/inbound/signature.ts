@@ -46,9 +46,11 @@ const SCHEME = /^[a-z][a-z0-9]*$/i;
 
 /**
  * Parses `t=<unix_seconds>,v1=<hex>[,v1=<hex>...]`. Other schemes (`v0=...`) are ignored so that
- * senders can add new ones; anything else out of shape (no `t`, two `t`, no `v1`, a `v1` that
- * is not a SHA-256 hex digest, an empty or `=`-less element) makes the header malformed (null).
- * Whitespace around elements is tolerated because proxies insert it when joining headers.
+ * senders can add new ones, and so is a `v1` that is not a SHA-256 hex digest: it cannot match,
+ * and one valid signature beside it must still verify (as Stripe's own libraries do). Anything
+ * else out of shape (no `t`, two `t`, no usable `v1`, an empty or `=`-less element) makes the
+ * header malformed (null). Whitespace around elements is tolerated because proxies insert it
+ * when joining headers.
  */
 export function parseSignatureHeader(header: string): ParsedSignatureHeader | null {
   let timestampText: string | undefined;
@@ -63,8 +65,7 @@ export function parseSignatureHeader(header: string): ParsedSignatureHeader | nu
       if (timestampText !== undefined || !UNIX_SECONDS.test(value)) return null;
       timestampText = value;
     } else if (key === 'v1') {
-      if (!HEX_SHA256.test(value)) return null;
-      signatures.push(value.toLowerCase());
+      if (HEX_SHA256.test(value)) signatures.push(value.toLowerCase());
     } else if (!SCHEME.test(key)) {
       return null;
     }

@@ -7,6 +7,7 @@ import type { Principal } from '../api-keys/authenticator.js';
 import { assignerFor, type Assigner } from '../assignment/assigner.js';
 import type { ExperimentDefinition } from '../assignment/definitions.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment } from '../assignment/schemas.js';
+import { characterCount, UNIT_ID_MAX_CHARACTERS } from '../assignment/unit-id.js';
 import { listRunningExperiments } from './store.js';
 
 const route = routeOptionsFor('ofrep', 'client');
@@ -42,7 +43,9 @@ function readContext(body: { context?: Record<string, unknown> } | undefined): {
   if (typeof targetingKey !== 'string' || targetingKey.length === 0) {
     return { status: 400, body: { errorCode: 'TARGETING_KEY_MISSING', errorDetails: 'context.targetingKey (the unit id) is required' } };
   }
-  if (targetingKey.length > 256) return { status: 400, body: { errorCode: 'INVALID_CONTEXT', errorDetails: 'targetingKey must be at most 256 characters' } };
+  if (characterCount(targetingKey) > UNIT_ID_MAX_CHARACTERS) {
+    return { status: 400, body: { errorCode: 'INVALID_CONTEXT', errorDetails: `targetingKey must be at most ${UNIT_ID_MAX_CHARACTERS} characters` } };
+  }
   if (Buffer.byteLength(JSON.stringify(attributes)) > CONTEXT_LIMIT_BYTES) {
     return { status: 400, body: { errorCode: 'INVALID_CONTEXT', errorDetails: `the context must be at most ${CONTEXT_LIMIT_BYTES} bytes of JSON` } };
   }

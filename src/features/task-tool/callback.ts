@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { assertJsonDepth } from '../../http/json-body.js';
 import { problems } from '../../http/problems.js';
 import { toFieldErrors, validatorCompiler } from '../../http/validation.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
@@ -58,6 +59,7 @@ function parseCallback(rawBody: Buffer): Callback {
   } catch (error) {
     throw problems.malformedRequest(`the body is not valid JSON: ${error instanceof TypeError ? 'it is not valid UTF-8' : (error as Error).message}`);
   }
+  assertJsonDepth(parsed, rawBody.length);
   if (!validateCallback(parsed)) throw problems.validation(toFieldErrors(validateCallback.errors ?? [], 'body'));
   return parsed as Callback;
 }
