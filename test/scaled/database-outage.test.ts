@@ -62,15 +62,17 @@ async function tableBlocker(url: string) {
   };
 }
 
-describe.runIf(enabled)('a PostgreSQL restart while requests and jobs are in flight', () => {
+describe.runIf(enabled)('PostgreSQL restarting or down under running API and worker processes', () => {
   let postgres: PrivatePostgres;
   let deployment: Deployment;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-restart-'));
 
   beforeAll(async () => {
     postgres = await startPrivatePostgres();
-    // A short lease, so the job the restart interrupts runs again within the test.
-    deployment = await startDeployment({ databaseUrl: postgres.url, redisUrl: redisUrl as string, dataDir, env: { VERDICT_JOB_LEASE_MS: '3000' } });
+    // A short lease, so the job the restart interrupts runs again within the test, and a short
+    // key cache, so it lapses during the outage.
+    const env = { VERDICT_JOB_LEASE_MS: '3000', VERDICT_KEY_CACHE_TTL_MS: '1000' };
+    deployment = await startDeployment({ databaseUrl: postgres.url, redisUrl: redisUrl as string, dataDir, env });
   }, 120_000);
 
   afterAll(async () => {
@@ -147,4 +149,65 @@ describe.runIf(enabled)('a PostgreSQL restart while requests and jobs are in fli
     }
     expect(alive()).toEqual([true, true, true]);
   }, 120_000);
+
+  it('keeps ingest going for keys verified before the database went down, and answers 503 + Retry-After to the rest', async () => {
+    const [a, b] = deployment.api.map((api) => api.url) as [string, string];
+    const { key } = deployment.bootstrap;
+    // A key created on one process and never used on the other.
+    const unseen = await call(a, key, 'POST', '/v1/api-keys', { name: 'unseen', kind: 'client' });
+    expect(unseen.status).toBe(201);
+    const track = (apiKey: string, unit: string) => send(b, apiKey, 'POST', '/v1/events', { event_key: 'outage', unit_id: unit });
+    expect((await track(key, 'before')).status).toBe(202);
+
+    postgres.stop();
+    try {
+      await sleep(1_500); // past the key cache's 1 s
+      const known = await track(key, 'during');
+      expect(known.status).toBe(202);
+
+      const refused = await track(unseen.body.key, 'refused');
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(refused.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      expect(refused.body).toMatchObject({ type: 'https://verdict.dev/problems/unavailable', status: 503 });
+      expect(refused.body.detail).toMatch(/API key cannot be verified/);
+
+      // A request that needs the database itself answers 503 too, not 500.
+      const listing = await send(b, key, 'GET', '/v1/api-keys');
+      expect(listing.status).toBe(503);
+      expect(listing.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    } finally {
+      postgres.start();
+    }
+
+    await eventually(async () => (await track(unseen.body.key, 'after')).status === 202, 10_000);
+    const reader = new pg.Client({ connectionString: postgres.url });
+    await reader.connect();
+    try {
+      const stored = await eventually(async () => {
+        const { rows } = await reader.query<{ unit_id: string; n: number }>(
+          "SELECT unit_id, count(*)::int AS n FROM events WHERE event_key = 'outage' GROUP BY unit_id ORDER BY unit_id",
+        );
+        return rows.length >= 3 && rows;
+      }, 20_000);
+      expect(stored).toEqual([
+        { unit_id: 'after', n: 1 },
+        { unit_id: 'before', n: 1 },
+        { unit_id: 'during', n: 1 },
+      ]);
+    } finally {
+      await reader.end();
+    }
+    expect(alive()).toEqual([true, true, true]);
+  }, 60_000);
 });
+
+/** Like `call`, with the response headers. */
+async function send(url: string, key: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
