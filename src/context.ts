@@ -62,7 +62,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
   });
   const changes = new ChangeFeed();
   changes.subscribe((change) => {
-    if (change.topic === 'api_key') authenticator.invalidateAll();
+    if (change.topic === 'api_key') authenticator.invalidateKey(change.id);
   });
   // In scaled mode caches on every process hear of a change at once (Redis pub/sub between
   // hosts, or the cluster's IPC between the processes of one `serve`); otherwise within their TTL.

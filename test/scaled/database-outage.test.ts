@@ -83,6 +83,65 @@ describe.runIf(enabled)('PostgreSQL restarting or down under running API and wor
 
   const alive = () => [...deployment.api.map((api) => api.process), ...deployment.workers].map((child) => child.exitCode === null && child.signalCode === null);
 
+  it('keeps ingest going for keys verified before the database went down, and answers 503 + Retry-After to the rest', async () => {
+    const [a, b] = deployment.api.map((api) => api.url) as [string, string];
+    const { key } = deployment.bootstrap;
+    // A key created on one process and never used on the other.
+    const unseen = await call(a, key, 'POST', '/v1/api-keys', { name: 'unseen', kind: 'client' });
+    expect(unseen.status).toBe(201);
+    const track = (apiKey: string, unit: string) => send(b, apiKey, 'POST', '/v1/events', { event_key: 'outage', unit_id: unit });
+    expect((await track(key, 'before')).status).toBe(202);
+    // A key used on b, then revoked on a: b must not admit it from what it remembers.
+    const revoked = await call(a, key, 'POST', '/v1/api-keys', { name: 'revoked', kind: 'client' });
+    expect((await track(revoked.body.key, 'revoked-before')).status).toBe(202);
+    expect((await call(a, key, 'DELETE', `/v1/api-keys/${revoked.body.id}`)).status).toBe(204);
+    await eventually(async () => (await track(revoked.body.key, 'revoked-probe')).status === 401);
+
+    postgres.stop();
+    try {
+      await sleep(1_500); // past the key cache's 1 s
+      const known = await track(key, 'during');
+      expect(known.status).toBe(202);
+
+      const refused = await track(unseen.body.key, 'refused');
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(refused.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      expect(refused.body).toMatchObject({ type: 'https://verdict.dev/problems/unavailable', status: 503 });
+      expect(refused.body.detail).toMatch(/API key cannot be verified/);
+
+      expect((await track(revoked.body.key, 'revoked-during')).status).toBe(401);
+
+      // A request that needs the database itself answers 503 too, not 500.
+      const listing = await send(b, key, 'GET', '/v1/api-keys');
+      expect(listing.status).toBe(503);
+      expect(listing.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    } finally {
+      postgres.start();
+    }
+
+    await eventually(async () => (await track(unseen.body.key, 'after')).status === 202, 10_000);
+    const reader = new pg.Client({ connectionString: postgres.url });
+    await reader.connect();
+    try {
+      const stored = await eventually(async () => {
+        const { rows } = await reader.query<{ unit_id: string; n: number }>(
+          "SELECT unit_id, count(*)::int AS n FROM events WHERE event_key = 'outage' GROUP BY unit_id ORDER BY unit_id",
+        );
+        return rows.length >= 4 && rows;
+      }, 20_000);
+      expect(stored).toEqual([
+        { unit_id: 'after', n: 1 },
+        { unit_id: 'before', n: 1 },
+        { unit_id: 'during', n: 1 },
+        { unit_id: 'revoked-before', n: 1 },
+      ]);
+    } finally {
+      await reader.end();
+    }
+    expect(alive()).toEqual([true, true, true]);
+  }, 60_000);
+
   it('keeps every process running, serves again within seconds and stores each acknowledged event once', async () => {
     const urls = deployment.api.map((api) => api.url);
     const { key } = deployment.bootstrap;
@@ -149,57 +208,6 @@ describe.runIf(enabled)('PostgreSQL restarting or down under running API and wor
     }
     expect(alive()).toEqual([true, true, true]);
   }, 120_000);
-
-  it('keeps ingest going for keys verified before the database went down, and answers 503 + Retry-After to the rest', async () => {
-    const [a, b] = deployment.api.map((api) => api.url) as [string, string];
-    const { key } = deployment.bootstrap;
-    // A key created on one process and never used on the other.
-    const unseen = await call(a, key, 'POST', '/v1/api-keys', { name: 'unseen', kind: 'client' });
-    expect(unseen.status).toBe(201);
-    const track = (apiKey: string, unit: string) => send(b, apiKey, 'POST', '/v1/events', { event_key: 'outage', unit_id: unit });
-    expect((await track(key, 'before')).status).toBe(202);
-
-    postgres.stop();
-    try {
-      await sleep(1_500); // past the key cache's 1 s
-      const known = await track(key, 'during');
-      expect(known.status).toBe(202);
-
-      const refused = await track(unseen.body.key, 'refused');
-      expect(refused.status).toBe(503);
-      expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
-      expect(refused.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
-      expect(refused.body).toMatchObject({ type: 'https://verdict.dev/problems/unavailable', status: 503 });
-      expect(refused.body.detail).toMatch(/API key cannot be verified/);
-
-      // A request that needs the database itself answers 503 too, not 500.
-      const listing = await send(b, key, 'GET', '/v1/api-keys');
-      expect(listing.status).toBe(503);
-      expect(listing.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
-    } finally {
-      postgres.start();
-    }
-
-    await eventually(async () => (await track(unseen.body.key, 'after')).status === 202, 10_000);
-    const reader = new pg.Client({ connectionString: postgres.url });
-    await reader.connect();
-    try {
-      const stored = await eventually(async () => {
-        const { rows } = await reader.query<{ unit_id: string; n: number }>(
-          "SELECT unit_id, count(*)::int AS n FROM events WHERE event_key = 'outage' GROUP BY unit_id ORDER BY unit_id",
-        );
-        return rows.length >= 3 && rows;
-      }, 20_000);
-      expect(stored).toEqual([
-        { unit_id: 'after', n: 1 },
-        { unit_id: 'before', n: 1 },
-        { unit_id: 'during', n: 1 },
-      ]);
-    } finally {
-      await reader.end();
-    }
-    expect(alive()).toEqual([true, true, true]);
-  }, 60_000);
 });
 
 /** Like `call`, with the response headers. */

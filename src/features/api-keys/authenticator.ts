@@ -31,6 +31,8 @@ export interface AuthenticatorOptions {
 
 /** After a lookup found the database unavailable, keys verified before are served without asking it for this long. */
 const OUTAGE_SKIP_MS = 1_000;
+/** Cache reads on the normal path: an expired entry means "ask the database". */
+const FRESH = { allowStale: false } as const;
 /** What a client whose key cannot be verified should wait before retrying. */
 const RETRY_AFTER_SECONDS = 2;
 
@@ -56,8 +58,9 @@ export class Authenticator {
 
   constructor(options: AuthenticatorOptions) {
     this.#options = options;
-    // Expired entries are not deleted when read, so they remain as the outage fallback.
-    this.#cache = new LRUCache({ max: 10_000, ttl: Math.max(options.cacheTtlMs, 1), noDeleteOnStaleGet: true });
+    // Expired entries are not deleted when read, so they remain as the outage fallback; reads
+    // ask for fresh entries (FRESH), while iteration (a revocation's sweep) sees expired ones too.
+    this.#cache = new LRUCache({ max: 10_000, ttl: Math.max(options.cacheTtlMs, 1), allowStale: true, noDeleteOnStaleGet: true });
     this.#timer = setInterval(() => void this.flushUsage(), options.usageFlushMs);
     this.#timer.unref();
   }
@@ -78,11 +81,11 @@ export class Authenticator {
   }
 
   #cachedLookup(hash: string): CachedKey | undefined {
-    return this.#options.cacheTtlMs > 0 ? this.#cache.get(hash) : undefined;
+    return this.#options.cacheTtlMs > 0 ? this.#cache.get(hash, FRESH) : undefined;
   }
 
   async #lookupWithFallback(hash: string): Promise<CachedKey> {
-    const stale = this.#cache.get(hash, { allowStale: true });
+    const stale = this.#cache.get(hash);
     if (stale && performance.now() < this.#outageUntil) return stale;
     try {
       return await (this.#lookups.get(hash) ?? this.#startLookup(hash));
@@ -122,9 +125,13 @@ export class Authenticator {
     return this.#usage.get(keyId);
   }
 
-  /** Forgets cached lookups so a revocation is enforced at once on this process. */
-  invalidateAll(): void {
-    this.#cache.clear();
+  /**
+   * Forgets what is cached about one key, so its revocation is enforced at once on this process
+   * (the other keys keep their entries, and with them their outage fallback).
+   */
+  invalidateKey(keyId: string): void {
+    const hashes = [...this.#cache.entries()].filter(([, cached]) => cached.principal?.keyId === keyId).map(([hash]) => hash);
+    for (const hash of hashes) this.#cache.delete(hash);
     // A lookup that started before the revocation must not put its answer back.
     this.#lookups.clear();
   }
