@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { createEventBuffer } from './buffer/index.js';
 import type { EventBuffer } from './buffer/types.js';
 import type { Config } from './config.js';
-import { migrateToLatest, openDatabase, type Db, type Executor } from './db/database.js';
+import { migrateToLatest, openDatabase, warnOfConnectionLoss, type Db, type Executor } from './db/database.js';
 import type { DialectSeam } from './db/dialect.js';
 import type { ReadPool } from './db/read-pool.js';
 import { Authenticator } from './features/api-keys/authenticator.js';
@@ -46,7 +46,7 @@ export interface ContextOptions {
 }
 
 export async function createContext(config: Config, logger: Logger, options: ContextOptions = {}): Promise<AppContext> {
-  const { db, seam, reads, destroy } = openDatabase(config.database, config.analysis);
+  const { db, seam, reads, destroy } = openDatabase(config.database, config.analysis, warnOfConnectionLoss(logger));
   if (options.migrate) {
     const { applied } = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
@@ -58,10 +58,11 @@ export async function createContext(config: Config, logger: Logger, options: Con
     cacheTtlMs: config.keyCacheTtlMs,
     usageFlushMs: config.keyUsageFlushMs,
     onFlushError: (error) => logger.warn({ err: error }, 'recording API key usage failed; will retry'),
+    isUnavailable: (error) => seam.isUnavailable(error),
   });
   const changes = new ChangeFeed();
   changes.subscribe((change) => {
-    if (change.topic === 'api_key') authenticator.invalidateAll();
+    if (change.topic === 'api_key') authenticator.invalidateKey(change.id);
   });
   // In scaled mode caches on every process hear of a change at once (Redis pub/sub between
   // hosts, or the cluster's IPC between the processes of one `serve`); otherwise within their TTL.

@@ -158,8 +158,10 @@ export class EmbeddedEventBuffer implements EventBuffer {
   }
 
   #translate(error: unknown): unknown {
-    if (this.#options.seam.isConnectionError(error)) {
-      return new BufferUnavailableError('the database that holds the event buffer cannot be reached', { cause: error });
+    // Unreachable, or (SQLite) another process held the write lock past the busy wait: either
+    // way the events were not stored and a retry shortly may succeed.
+    if (this.#options.seam.isUnavailable(error)) {
+      return new BufferUnavailableError('the database that holds the event buffer cannot be reached or is busy', { cause: error });
     }
     return error;
   }

@@ -150,11 +150,17 @@ export class RedisEventBuffer implements EventBuffer {
     let drained = 0;
     for (const slice of slicesOf(entries, maxEvents)) {
       const events = slice.flatMap((entry) => entry.events);
+      // On either failure the entries stay pending on this consumer; the next drain reads them
+      // again first (a second insert of a committed event stores nothing).
       try {
         if (events.length > 0) await this.#options.db.transaction().execute((trx) => persist(trx, events));
+      } catch (error) {
+        this.#ownBacklog = true;
+        throw error; // the database's own error, not a Redis one
+      }
+      try {
         await redis.verdictAck(2, this.#keys.stream, this.#keys.pending, CONSUMER_GROUP, ...slice.flatMap((e) => [e.id, e.events.length]));
       } catch (error) {
-        // The entries stay pending on this consumer; the next drain reads them again first.
         this.#ownBacklog = true;
         throw asUnavailable(error);
       }

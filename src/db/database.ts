@@ -1,5 +1,6 @@
 import { Kysely, Migrator, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../config.js';
 import { postgresSeam, sqliteSeam, type DialectSeam } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
@@ -31,12 +32,16 @@ export interface AnalyticalReadOptions {
 // comfortably in a double, so read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export function openDatabase(config: DatabaseConfig, analytical: AnalyticalReadOptions = { threads: 0, workMem: '64MB' }): DatabaseHandle {
+/** Called when PostgreSQL drops a pooled connection (a restart, a failover, a network cut). */
+export type ConnectionLossListener = (error: Error) => void;
+
+export function openDatabase(
+  config: DatabaseConfig,
+  analytical: AnalyticalReadOptions = { threads: 0, workMem: '64MB' },
+  onConnectionLoss: ConnectionLossListener = () => undefined,
+): DatabaseHandle {
   if (config.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: config.url, max: 20, idleTimeoutMillis: 30_000 });
-    // A dropped connection emits 'error' on an idle client; without a listener it would crash
-    // the process. The pool replaces the client on next use, which is how we reconnect.
-    pool.on('error', () => undefined);
+    const pool = postgresPool(config.url, onConnectionLoss);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, seam: postgresSeam, reads: postgresReads(db, analytical.workMem), destroy: () => db.destroy() };
   }
@@ -51,6 +56,35 @@ export function openDatabase(config: DatabaseConfig, analytical: AnalyticalReadO
       await reads.close();
       await db.destroy();
     },
+  };
+}
+
+/**
+ * A pool whose clients survive the server going away. A dropped connection emits 'error' on
+ * its client: the pool listens on idle clients, but a client checked out (a query in flight,
+ * an open transaction) has no listener of the pool's, and an 'error' event without a listener
+ * ends the process. So every client gets its own listener as it connects; the query in flight
+ * fails with a connection error instead, the broken client is discarded when it is released
+ * (pg-pool drops clients that are no longer queryable), and the next query opens a new one.
+ */
+function postgresPool(url: string, onConnectionLoss: ConnectionLossListener): pg.Pool {
+  // A server that does not answer at all (a host gone, a network cut) fails the query after
+  // 10 s instead of holding the request until the socket times out.
+  const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+  pool.on('connect', (client) => client.on('error', onConnectionLoss));
+  // The pool re-emits an idle client's error, which the client's own listener has reported.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Warns of lost connections at most once per `quietMs`: a restart drops every pooled client at once. */
+export function warnOfConnectionLoss(logger: Logger, quietMs = 10_000): ConnectionLossListener {
+  let lastWarnedAt = -Infinity;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastWarnedAt < quietMs) return;
+    lastWarnedAt = now;
+    logger.warn({ err: error }, 'lost a connection to PostgreSQL; queries in flight on it failed, new ones reconnect');
   };
 }
 

@@ -17,6 +17,12 @@ export interface DialectSeam {
   /** True when the error means the database could not be reached. */
   isConnectionError(error: unknown): boolean;
   /**
+   * True when the database cannot serve the query now but may shortly, so the caller should
+   * answer 503 and retry: it cannot be reached, or (SQLite) another process held the write lock
+   * past the wait.
+   */
+  isUnavailable(error: unknown): boolean;
+  /**
    * The JSON number at `keys` inside the JSON text in `column` (a trusted column reference), or
    * NULL when the path is missing or holds anything but a number (strings, booleans, objects).
    */
@@ -61,6 +67,11 @@ export const sqliteSeam: DialectSeam = {
   // Every SQLite transaction here starts with BEGIN IMMEDIATE and so already excludes writers.
   forUpdate: (query) => query,
   isConnectionError: (error) => errorCode(error) === 'SQLITE_CANTOPEN',
+  // SQLITE_BUSY reaches us only after the connection waited its whole busy wait (sqlite.ts).
+  isUnavailable: (error) => {
+    const code = errorCode(error);
+    return code === 'SQLITE_CANTOPEN' || code?.startsWith('SQLITE_BUSY') === true;
+  },
   // json_type tells numbers from booleans (json_extract reads true as 1); SQLite caches the
   // parsed document within a statement, so the second call does not parse again.
   jsonNumberAt: (column, keys) => {
@@ -72,18 +83,30 @@ export const sqliteSeam: DialectSeam = {
   analysisUnitGroup: sql`x.unit_id, x.variant_key`,
 };
 
-const PG_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
+const PG_CONNECTION_CODES = new Set([
+  ...['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'],
+  // admin_shutdown, crash_shutdown, cannot_connect_now; the connection_exception class; too_many_connections
+  ...['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300'],
+]);
+
+/**
+ * A lost or refused connection: the socket's own errors, the server ending sessions (restart,
+ * shutdown, crash recovery, "starting up") and pg's messages for a connection that ended or
+ * could not be made in time.
+ */
+function isPostgresConnectionError(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code && PG_CONNECTION_CODES.has(code)) return true;
+  return error instanceof Error && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/.test(error.message);
+}
 
 export const postgresSeam: DialectSeam = {
   name: 'postgres',
   isUniqueViolation: (error) => errorCode(error) === '23505',
   skipLocked: (query) => query.forUpdate().skipLocked(),
   forUpdate: (query) => query.forUpdate(),
-  isConnectionError: (error) => {
-    const code = errorCode(error);
-    if (code && PG_CONNECTION_CODES.has(code)) return true;
-    return error instanceof Error && /Connection terminated|connect ECONNREFUSED/.test(error.message);
-  },
+  isConnectionError: isPostgresConnectionError,
+  isUnavailable: isPostgresConnectionError,
   // json, not jsonb: parsing text as json is a quick validating scan, measurably cheaper than
   // building a jsonb value per event (bench/analysis.ts). `#>` returns the value's JSON text,
   // and in valid JSON only a number starts with a digit or '-' (strings are quoted, the rest

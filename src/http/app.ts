@@ -64,7 +64,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done();
   });
 
-  installErrorHandling(app, ctx.config.bodyLimit);
+  installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error));
   installAuth(app, ctx.authenticator, sessionAuthenticator(ctx));
   await installOpenApi(app);
   for (const feature of features) await app.register(feature(ctx));

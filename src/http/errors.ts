@@ -107,10 +107,22 @@ export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
   socket.destroy(error);
 }
 
-export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+/** Seconds a client should wait before retrying when the database is briefly unavailable. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * `isDatabaseUnavailable` tells a database that cannot serve now (unreachable, restarting, or a
+ * SQLite write lock held past the wait) from a bug: the first answers 503 with Retry-After.
+ */
+export function installErrorHandling(app: FastifyInstance, bodyLimit: number, isDatabaseUnavailable: (error: unknown) => boolean = () => false): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // A route may raise the limit (the event batch route does); quote the one that applied.
-    const problem = error instanceof Problem ? error : fromFrameworkError(error, request.routeOptions.bodyLimit ?? bodyLimit, pathOf(request));
+    const problem =
+      error instanceof Problem
+        ? error
+        : isDatabaseUnavailable(error)
+          ? problems.unavailable('the database cannot be reached or is busy; retry shortly', DATABASE_RETRY_AFTER_SECONDS)
+          : fromFrameworkError(error, request.routeOptions.bodyLimit ?? bodyLimit, pathOf(request));
     if (problem) {
       if (problem.status >= 500) request.log.error({ err: error }, problem.message);
       return sendProblem(request, reply, problem);

@@ -26,6 +26,8 @@ function addStandardResponses(route: RouteOptions): void {
     add('422', 'the body failed validation; see errors[]');
   }
   add('500', 'unexpected error; the body carries an error_id that is also logged');
+  // Every authenticated request may need the database, at least to verify a key not cached yet.
+  if (scope !== 'public') add('503', 'the database cannot be reached or is busy (or the key cannot be verified now); retry after Retry-After');
   schema.response = response;
   if (scope !== 'public' && !schema.security) schema.security = [{ bearerAuth: [] }];
 }

@@ -79,10 +79,14 @@ export class Worker {
   }
 
   #track(job: JobRow): void {
-    const run = this.#run(job).finally(() => {
-      this.#running.delete(job.id);
-      this.wake();
-    });
+    const run = this.#run(job)
+      // Recording the outcome failed (the database went away): the lease is no longer renewed,
+      // so the job runs again once it lapses. Left unhandled, the rejection would end the process.
+      .catch((error: unknown) => this.#options.logger.error({ err: error, job_id: job.id, job: job.name }, 'recording a job outcome failed; it runs again when its lease lapses'))
+      .finally(() => {
+        this.#running.delete(job.id);
+        this.wake();
+      });
     this.#running.set(job.id, run);
   }
 

@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
  * Another process (a `verdict worker`, a sibling of `serve --processes N`) holding SQLite's write
@@ -62,4 +63,52 @@ describe('SQLite write lock held by another connection', () => {
     const ids = (await handle.db.selectFrom('workspaces').select('id').orderBy('id').execute()).map((r) => r.id);
     expect(ids).toEqual(['w2', 'w3']);
   });
+});
+
+/**
+ * Through the API: a request whose write waits for the lock longer than the busy wait (10 s)
+ * answers 503 with Retry-After, so a client retries, rather than a 500 that reads as a bug.
+ */
+describe('SQLite write lock held past the busy wait, through the API', () => {
+  let server: TestServer;
+  let key: string;
+  let other: BetterSqlite3.Database;
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+    key = (await server.bootstrap()).key;
+    const config = server.database.config;
+    if (config.kind !== 'sqlite') throw new Error('expected a SQLite test database');
+    other = new BetterSqlite3(config.file);
+  });
+
+  afterAll(async () => {
+    if (other?.inTransaction) other.exec('rollback');
+    other?.close();
+    await server?.close();
+  });
+
+  it('answers 503 + Retry-After to event ingest and to other writes, and serves again once the lock is released', async () => {
+    // Verified before the lock, so the requests below wait on their writes only.
+    expect((await server.request('GET', '/v1/workspaces/current', { key })).status).toBe(200);
+    other.exec('begin immediate');
+    const started = Date.now();
+    const [event, environment] = await Promise.all([
+      server.request('POST', '/v1/events', { key, body: { event_key: 'locked', unit_id: 'u-locked' } }),
+      server.request('POST', '/v1/environments', { key, body: { name: 'Locked', slug: 'locked' } }),
+    ]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_000);
+    for (const response of [event, environment]) {
+      expect(response.status).toBe(503);
+      expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(response.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      expect(response.body).toMatchObject({ type: 'https://verdict.dev/problems/unavailable', status: 503 });
+    }
+    other.exec('rollback');
+
+    // Nothing was stored by the refused requests; the retries succeed.
+    expect(await server.ctx.db.selectFrom('event_buffer').select('id').execute()).toEqual([]);
+    expect((await server.request('POST', '/v1/events', { key, body: { event_key: 'locked', unit_id: 'u-locked' } })).status).toBe(202);
+    expect((await server.request('POST', '/v1/environments', { key, body: { name: 'Locked', slug: 'locked' } })).status).toBe(201);
+  }, 40_000);
 });

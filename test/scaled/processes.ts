@@ -39,7 +39,10 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
 }
 
 /** Two `serve --no-workers` API processes and `worker` processes sharing PostgreSQL and Redis. */
-export async function startDeployment(base: { databaseUrl: string; redisUrl: string; dataDir: string }, workers = 1): Promise<Deployment> {
+export async function startDeployment(
+  base: { databaseUrl: string; redisUrl: string; dataDir: string; env?: Record<string, string> },
+  workers = 1,
+): Promise<Deployment> {
   const env: Record<string, string> = {
     VERDICT_DATABASE_URL: base.databaseUrl,
     VERDICT_REDIS_URL: base.redisUrl,
@@ -49,6 +52,7 @@ export async function startDeployment(base: { databaseUrl: string; redisUrl: str
     VERDICT_LOG_LEVEL: 'warn',
     VERDICT_JOB_POLL_MS: '100',
     HOST: '127.0.0.1',
+    ...base.env,
   };
   const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Scaled', '--json'], {
     env: { ...process.env, ...env },

@@ -25,29 +25,49 @@ export interface AuthenticatorOptions {
   cacheTtlMs: number;
   usageFlushMs: number;
   onFlushError: (error: unknown) => void;
+  /** True when a lookup failed because the database cannot serve now (dialect seam). */
+  isUnavailable?: (error: unknown) => boolean;
 }
+
+/** After a lookup found the database unavailable, keys verified before are served without asking it for this long. */
+const OUTAGE_SKIP_MS = 1_000;
+/** Cache reads on the normal path: an expired entry means "ask the database". */
+const FRESH = { allowStale: false } as const;
+/** What a client whose key cannot be verified should wait before retrying. */
+const RETRY_AFTER_SECONDS = 2;
 
 /**
  * Verifies bearer keys. Lookups are cached for a few seconds (bounded, so revocation reaches
  * every process within the TTL) and last-used times are collected in memory and written in one
  * batch, so an authenticated request costs no database write.
+ *
+ * An expired lookup stays in the cache (until revoked, evicted or looked up again) as the
+ * fallback for a database outage: a key this process verified keeps working while the
+ * database cannot be asked, so ingest can go on buffering events in Redis; a key never seen
+ * answers 503. A revocation made on this process, or heard from another, clears the fallback.
  */
 export class Authenticator {
   readonly #options: AuthenticatorOptions;
   readonly #cache: LRUCache<string, CachedKey>;
   readonly #usage = new Map<string, number>();
+  /** Lookups in progress, so concurrent requests with one expired key ask the database once. */
+  readonly #lookups = new Map<string, Promise<CachedKey>>();
+  /** Until when known keys skip the database, which just failed to answer. */
+  #outageUntil = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: AuthenticatorOptions) {
     this.#options = options;
-    this.#cache = new LRUCache({ max: 10_000, ttl: Math.max(options.cacheTtlMs, 1) });
+    // Expired entries are not deleted when read, so they remain as the outage fallback; reads
+    // ask for fresh entries (FRESH), while iteration (a revocation's sweep) sees expired ones too.
+    this.#cache = new LRUCache({ max: 10_000, ttl: Math.max(options.cacheTtlMs, 1), allowStale: true, noDeleteOnStaleGet: true });
     this.#timer = setInterval(() => void this.flushUsage(), options.usageFlushMs);
     this.#timer.unref();
   }
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const hash = hashOfBearer(authorization);
-    return this.#verified(hash, this.#cachedLookup(hash) ?? (await this.#lookupAndCache(hash)));
+    return this.#verified(hash, this.#cachedLookup(hash) ?? (await this.#lookupWithFallback(hash)));
   }
 
   /**
@@ -61,13 +81,33 @@ export class Authenticator {
   }
 
   #cachedLookup(hash: string): CachedKey | undefined {
-    return this.#options.cacheTtlMs > 0 ? this.#cache.get(hash) : undefined;
+    return this.#options.cacheTtlMs > 0 ? this.#cache.get(hash, FRESH) : undefined;
   }
 
-  async #lookupAndCache(hash: string): Promise<CachedKey> {
-    const looked: CachedKey = { principal: await this.#lookup(hash), hash };
-    this.#cache.set(hash, looked);
-    return looked;
+  async #lookupWithFallback(hash: string): Promise<CachedKey> {
+    const stale = this.#cache.get(hash);
+    if (stale && performance.now() < this.#outageUntil) return stale;
+    try {
+      return await (this.#lookups.get(hash) ?? this.#startLookup(hash));
+    } catch (error) {
+      if (!this.#options.isUnavailable?.(error)) throw error;
+      this.#outageUntil = performance.now() + OUTAGE_SKIP_MS;
+      if (stale) return stale;
+      throw problems.unavailable('the API key cannot be verified now: the database is unreachable; retry shortly', RETRY_AFTER_SECONDS);
+    }
+  }
+
+  #startLookup(hash: string): Promise<CachedKey> {
+    const lookup = this.#lookup(hash).then((principal): CachedKey => ({ principal, hash }));
+    this.#lookups.set(hash, lookup);
+    const settle = (looked?: CachedKey) => {
+      if (this.#lookups.get(hash) !== lookup) return; // a revocation came in meanwhile
+      this.#lookups.delete(hash);
+      if (looked) this.#cache.set(hash, looked);
+    };
+    // Registered before the caller awaits, so the cache holds the answer when the caller resumes.
+    lookup.then(settle, () => settle());
+    return lookup;
   }
 
   #verified(hash: string, cached: CachedKey): Principal {
@@ -85,9 +125,15 @@ export class Authenticator {
     return this.#usage.get(keyId);
   }
 
-  /** Forgets cached lookups so a revocation is enforced at once on this process. */
-  invalidateAll(): void {
-    this.#cache.clear();
+  /**
+   * Forgets what is cached about one key, so its revocation is enforced at once on this process
+   * (the other keys keep their entries, and with them their outage fallback).
+   */
+  invalidateKey(keyId: string): void {
+    const hashes = [...this.#cache.entries()].filter(([, cached]) => cached.principal?.keyId === keyId).map(([hash]) => hash);
+    for (const hash of hashes) this.#cache.delete(hash);
+    // A lookup that started before the revocation must not put its answer back.
+    this.#lookups.clear();
   }
 
   async #lookup(hash: string): Promise<Principal | null> {
