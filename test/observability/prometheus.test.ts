@@ -6,7 +6,6 @@ import { Worker } from '../../src/jobs/worker.js';
 import { createExperiment, exposeExactly } from '../analysis/support.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { scrape, type Exposition } from '../support/prometheus.js';
-import type { TestServer } from '../support/server.js';
 
 const MINUTE = 60_000;
 
