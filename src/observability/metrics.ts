@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry } from 'prom-client';
+import { HttpMetrics } from './http-metrics.js';
 
 /** The in-process caches whose hit ratio is exported. */
 export type CacheName = 'api_keys' | 'experiment_definitions' | 'segment_rules' | 'sticky_assignments';
@@ -12,20 +13,18 @@ export interface CacheStats {
 /** The label of requests no route matched: one series for every unknown path, never the raw URL. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** Seconds; the hot paths answer in well under a millisecond, renders and analysis in seconds. */
-const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const SNAPSHOT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 /**
  * The figures one Verdict app counts as it works, in a registry of its own (not prom-client's
  * global one: tests run many apps in one process, and each must count only its own requests).
- * Figures read from the database at scrape time are added by `registerDatabaseGauges`.
+ * Figures read from the database at scrape time are added by `registerScrapeGauges`.
  */
 export class AppMetrics {
   readonly registry = new Registry();
-  readonly #httpRequests: Counter<'method' | 'route' | 'status_code'>;
-  readonly #httpDuration: Histogram<'method' | 'route' | 'status_code'>;
-  readonly #cacheLookups: Counter<'cache' | 'result'>;
+  readonly #http: HttpMetrics;
+  /** Plain tallies, copied into their counter at scrape time: a lookup costs an increment, not a label hash. */
+  readonly #cacheTallies = new Map<CacheName, { hits: number; misses: number }>();
   readonly eventsBuffered: Counter;
   readonly eventsDrained: Counter;
   readonly #snapshots: Counter<'trigger'>;
@@ -33,16 +32,21 @@ export class AppMetrics {
 
   constructor() {
     const registers = [this.registry];
-    const httpLabels = ['method', 'route', 'status_code'] as const;
-    this.#httpRequests = new Counter({ name: 'verdict_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status code', labelNames: httpLabels, registers });
-    this.#httpDuration = new Histogram({
-      name: 'verdict_http_request_duration_seconds',
-      help: 'Time from receiving a request to finishing its response, by method, route pattern and status code',
-      labelNames: httpLabels,
-      buckets: HTTP_BUCKETS,
+    this.#http = new HttpMetrics(this.registry);
+    const tallies = this.#cacheTallies;
+    new Counter({
+      name: 'verdict_cache_requests_total',
+      help: 'Lookups in the in-process caches, by cache and result (hit or miss)',
+      labelNames: ['cache', 'result'],
       registers,
+      collect() {
+        this.reset();
+        for (const [cache, tally] of tallies) {
+          this.inc({ cache, result: 'hit' }, tally.hits);
+          this.inc({ cache, result: 'miss' }, tally.misses);
+        }
+      },
     });
-    this.#cacheLookups = new Counter({ name: 'verdict_cache_requests_total', help: 'Lookups in the in-process caches, by cache and result (hit or miss)', labelNames: ['cache', 'result'], registers });
     this.eventsBuffered = new Counter({ name: 'verdict_events_buffered_total', help: 'Events acknowledged into the event buffer (replays of a known client_event_id excluded)', registers });
     this.eventsDrained = new Counter({ name: 'verdict_events_drained_total', help: 'Events moved from the event buffer into the events table by this process', registers });
     this.#snapshots = new Counter({ name: 'verdict_analysis_snapshots_total', help: 'Analysis snapshots computed and stored, by trigger', labelNames: ['trigger'], registers });
@@ -57,19 +61,21 @@ export class AppMetrics {
 
   /** Called once per response (the only per-request cost of metrics). */
   observeRequest(method: string, route: string, statusCode: number, seconds: number): void {
-    const labels = { method, route, status_code: statusCode };
-    this.#httpRequests.inc(labels);
-    this.#httpDuration.observe(labels, seconds);
+    this.#http.observe(method, route, statusCode, seconds);
   }
 
-  /** Counters for one cache, bound once so a lookup costs one increment. */
+  /** The tally of one cache; its series exist from the start (at 0), so rate() works before the first lookup. */
   cache(name: CacheName): CacheStats {
-    const hits = this.#cacheLookups.labels(name, 'hit');
-    const misses = this.#cacheLookups.labels(name, 'miss');
-    // Present from the start (at 0), so rate() and the ratio work before the first lookup.
-    hits.inc(0);
-    misses.inc(0);
-    return { hit: () => hits.inc(), miss: () => misses.inc() };
+    const tally = this.#cacheTallies.get(name) ?? { hits: 0, misses: 0 };
+    this.#cacheTallies.set(name, tally);
+    return {
+      hit: () => {
+        tally.hits += 1;
+      },
+      miss: () => {
+        tally.misses += 1;
+      },
+    };
   }
 
   observeSnapshot(trigger: string, seconds: number): void {
