@@ -125,21 +125,24 @@ export function registerScrapeGauges(registry: Registry, sources: ScrapeSources)
   gauge('verdict_experiments_running', 'Running experiments in all workspaces', database, (value) => value.experiments.running);
   gauge('verdict_experiments_srm_warning', 'Running experiments whose latest snapshot has srm_warning (the split does not match the weights)', database, (value) => value.experiments.srmWarnings);
 
-  const reads = { database, buffer } as const;
+  registerSourceUp(registry, { database, buffer }, sources.logger);
+}
+
+/** Whether each source could be read this scrape; logged when a source goes down, not on every scrape. */
+function registerSourceUp(registry: Registry, reads: Record<string, SharedRead<unknown>>, logger: Logger): void {
   const failing = new Set<string>();
   new Gauge({
     name: 'verdict_metrics_source_up',
     help: 'Whether this scrape could read the source (1) or kept the last values because it failed or took longer than 2 s (0)',
     labelNames: ['source'],
-    registers,
+    registers: [registry],
     aggregator: 'min',
     async collect() {
       // Both reads start in this tick, so they join the ones the other gauges started.
       const results = await Promise.all(Object.entries(reads).map(async ([source, read]) => [source, (await read.get()) !== null] as const));
       for (const [source, up] of results) {
         this.set({ source }, up ? 1 : 0);
-        // Logged on the change only, so a database that stays down does not flood the log.
-        if (!up && !failing.has(source)) sources.logger.warn({ source }, 'metrics could not read their source; its gauges keep their last values');
+        if (!up && !failing.has(source)) logger.warn({ source }, 'metrics could not read their source; its gauges keep their last values');
         if (up) failing.delete(source);
         else failing.add(source);
       }
