@@ -30,7 +30,9 @@ export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): vo
 export function metricsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     if (!ctx.config.metrics) return;
-    const registries = () => [processMetricsRegistry(), ctx.metrics.registry];
+    // Made now, not at the first scrape: prom-client counts CPU time from when its metric is made.
+    const processRegistry = processMetricsRegistry();
+    const registries = () => [processRegistry, ctx.metrics.registry];
     // In `serve --processes N` the process a scrape reaches answers for all of them (via the primary).
     const inCluster = cluster.isWorker;
     if (inCluster) joinClusterMetrics(registries);
