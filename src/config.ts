@@ -33,6 +33,8 @@ export interface Config {
   secretKey: string | null;
   /** Serves the no-op route the benchmarks compare against. */
   benchRoutes: boolean;
+  /** Serves GET /metrics (Prometheus text) and measures each request for it; VERDICT_METRICS=0 turns both off. */
+  metrics: boolean;
   /** How often the in-memory last_used_at marks are written to the database. */
   keyUsageFlushMs: number;
   /** How long a validated API key stays cached; bounds how late a revocation is seen elsewhere. */
@@ -67,6 +69,14 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${raw}"`);
 }
 
 function workMem(env: Env): string {
@@ -113,6 +123,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     bodyLimit: integer(env, 'VERDICT_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     secretKey: env.VERDICT_SECRET_KEY || null,
     benchRoutes: env.VERDICT_BENCH_ROUTES === '1',
+    metrics: flag(env, 'VERDICT_METRICS', true),
     keyUsageFlushMs: integer(env, 'VERDICT_KEY_USAGE_FLUSH_MS', 30_000, 100),
     keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000, 0),
     assignmentCacheTtlMs: integer(env, 'VERDICT_ASSIGNMENT_CACHE_TTL_MS', 5_000, 1),

@@ -14,6 +14,8 @@ import { joinClusterRelay } from './lib/cluster-change-relay.js';
 import { RedisChangeRelay } from './lib/redis-change-relay.js';
 import { loadSecretBox, type SecretBox } from './lib/secrets.js';
 import { systemClock, type Clock } from './lib/time.js';
+import { AppMetrics } from './observability/metrics.js';
+import { registerScrapeGauges } from './observability/scrape-gauges.js';
 
 /** Everything a request handler, job or command needs, built once per process and passed down. */
 export interface AppContext {
@@ -31,6 +33,8 @@ export interface AppContext {
   jobs: JobRegistry;
   /** Holds acknowledged events until the drainer stores them (embedded table or Redis). */
   buffer: EventBuffer;
+  /** This app's Prometheus figures (GET /metrics), in a registry of its own. */
+  metrics: AppMetrics;
   /** Enqueues inside the caller's transaction and nudges a local worker once it commits. */
   enqueue(executor: Executor, options: EnqueueOptions): Promise<string | null>;
   /** Set when this process runs workers, so new jobs start without waiting for a poll. */
@@ -52,7 +56,9 @@ export async function createContext(config: Config, logger: Logger, options: Con
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
   }
   const clock = options.clock ?? systemClock;
+  const metrics = new AppMetrics();
   const authenticator = new Authenticator({
+    cacheStats: metrics.cache('api_keys'),
     db,
     clock,
     cacheTtlMs: config.keyCacheTtlMs,
@@ -82,6 +88,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     changes,
     jobs: new JobRegistry(),
     buffer: createEventBuffer(config, { db, seam, clock, logger }),
+    metrics,
     onJobEnqueued: null,
     async enqueue(executor, enqueueOptions) {
       const id = await enqueueJob(executor, enqueueOptions, clock.now());
@@ -97,5 +104,6 @@ export async function createContext(config: Config, logger: Logger, options: Con
       await destroy();
     },
   };
+  registerScrapeGauges(metrics.registry, { db, buffer: context.buffer, clock, logger, maxPending: config.events.maxPending });
   return context;
 }

@@ -9,6 +9,8 @@ export interface DrainerOptions {
   batchSize: number;
   /** Pause after a round that emptied the buffer. */
   intervalMs: number;
+  /** Told how many events each committed round moved (the drain-rate metric). */
+  onDrained?: (events: number) => void;
 }
 
 /** Pause after a failed round (store down): long enough not to flood the log, short enough to recover fast. */
@@ -58,7 +60,8 @@ export class Drainer {
   async #round(): Promise<number> {
     const { buffer, persist, batchSize, intervalMs, logger } = this.#options;
     try {
-      const { more } = await buffer.drain(persist, batchSize);
+      const { drained, more } = await buffer.drain(persist, batchSize);
+      if (drained > 0) this.#options.onDrained?.(drained);
       if (this.#failing) logger.info('draining the event buffer works again');
       this.#failing = false;
       return more ? 0 : intervalMs;

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { forwardChanges } from '../lib/cluster-change-relay.js';
+import { answerMetricsRequests } from '../lib/cluster-metrics.js';
 
 /** Which of the primary's HTTP processes this is (0 runs the background work); null outside a cluster. */
 export function processIndex(): number | null {
@@ -32,6 +33,7 @@ export function runPrimary(processes: number, logger: Logger): void {
     let listening = false;
     workers.set(index, worker);
     forwardChanges(worker, () => workers.values());
+    answerMetricsRequests(worker, () => workers.values(), processes);
     worker.once('listening', () => {
       listening = true;
     });

@@ -24,6 +24,7 @@ import { templateRoutes } from '../features/templates/routes.js';
 import { uiRoutes } from '../features/ui/routes.js';
 import { workspaceRoutes } from '../features/workspaces/routes.js';
 import { newId } from '../lib/ids.js';
+import { installRequestMetrics, metricsRoutes } from '../observability/routes.js';
 import { installAuth } from './auth.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './errors.js';
 import { installJsonBodyParser } from './json-body.js';
@@ -33,7 +34,7 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes, webhookSourceRoutes, inboundRoutes, leadRoutes, taskToolRoutes, analysisRoutes, sessionRoutes, uiRoutes];
+const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes, webhookSourceRoutes, inboundRoutes, leadRoutes, taskToolRoutes, analysisRoutes, sessionRoutes, uiRoutes, metricsRoutes];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -64,6 +65,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done();
   });
 
+  installRequestMetrics(app, ctx);
   installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error));
   installAuth(app, ctx.authenticator, sessionAuthenticator(ctx));
   await installOpenApi(app);

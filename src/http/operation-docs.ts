@@ -28,6 +28,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     summary: 'Readiness probe',
     description: 'For load balancers: 200 when the database answers and the event buffer (embedded or Redis) is reachable, 503 with what failed otherwise.',
   },
+  getMetrics: {
+    summary: 'Prometheus metrics',
+    description:
+      'Prometheus text exposition: requests and latency per route, event buffer, job queue, snapshots, cache hit ratios, process figures; ' +
+      'with `serve --processes N`, summed over all processes (503 when the other processes do not answer in time). Off with `VERDICT_METRICS=0`. See docs/observability.md.',
+  },
   getCurrentWorkspace: { summary: 'Get the caller’s workspace', description: 'The workspace (tenant) the calling key belongs to: id, name, slug. 404 if it no longer exists.' },
   listEnvironments: { summary: 'List environments', description: `The workspace’s environments (production, staging, ...), oldest first. ${PAGED}` },
   createEnvironment: {

@@ -109,6 +109,7 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
 export async function computeSnapshot(ctx: AppContext, row: ExperimentRow, options: ComputeOptions): Promise<AnalysisSnapshot> {
   if (row.started_at === null) throw problems.conflict('the experiment has not started, so there is nothing to analyse yet');
   const experiment = toExperiment(row);
+  const started = performance.now();
   const computedAt = ctx.clock.now();
   const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, options.chunkUnits === undefined ? ctx.seam.analysisChunkUnits : options.chunkUnits);
   const snapshot: SnapshotRow = {
@@ -134,6 +135,7 @@ export async function computeSnapshot(ctx: AppContext, row: ExperimentRow, optio
       at: computedAt,
     });
   });
+  ctx.metrics.observeSnapshot(options.trigger, (performance.now() - started) / 1000);
   return toSnapshot(snapshot);
 }
 

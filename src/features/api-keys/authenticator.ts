@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import { constantTimeEqual } from '../../lib/secrets.js';
 import type { Clock } from '../../lib/time.js';
 import { problems } from '../../http/problems.js';
+import type { CacheStats } from '../../observability/metrics.js';
 import { hashKey, parseKey, type KeyKind } from './key-format.js';
 
 export interface Principal {
@@ -27,6 +28,7 @@ export interface AuthenticatorOptions {
   onFlushError: (error: unknown) => void;
   /** True when a lookup failed because the database cannot serve now (dialect seam). */
   isUnavailable?: (error: unknown) => boolean;
+  cacheStats: CacheStats;
 }
 
 /** After a lookup found the database unavailable, keys verified before are served without asking it for this long. */
@@ -67,7 +69,10 @@ export class Authenticator {
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const hash = hashOfBearer(authorization);
-    return this.#verified(hash, this.#cachedLookup(hash) ?? (await this.#lookupWithFallback(hash)));
+    const cached = this.#cachedLookup(hash);
+    if (cached) this.#options.cacheStats.hit();
+    else this.#options.cacheStats.miss();
+    return this.#verified(hash, cached ?? (await this.#lookupWithFallback(hash)));
   }
 
   /**
@@ -77,7 +82,10 @@ export class Authenticator {
   authenticateCached(authorization: string | undefined): Principal | undefined {
     const hash = hashOfBearer(authorization);
     const cached = this.#cachedLookup(hash);
-    return cached ? this.#verified(hash, cached) : undefined;
+    // A miss is counted by the `authenticate` call that follows it.
+    if (!cached) return undefined;
+    this.#options.cacheStats.hit();
+    return this.#verified(hash, cached);
   }
 
   #cachedLookup(hash: string): CachedKey | undefined {

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { GroupCommit } from '../../db/group-commit.js';
 import type { AppContext } from '../../context.js';
+import type { CacheStats } from '../../observability/metrics.js';
 import type { Tx } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
@@ -31,6 +32,7 @@ export class Assigner {
   readonly definitions: DefinitionCache;
   readonly #ctx: AppContext;
   readonly #sticky: LRUCache<string, StickyResult>;
+  readonly #stickyStats: CacheStats;
   /** First assignments arriving together share one transaction: one commit (fsync) for many units. */
   readonly #firstWrites: GroupCommit<FirstAssignment, StickyResult>;
 
@@ -39,6 +41,7 @@ export class Assigner {
     this.#firstWrites = new GroupCommit({ commit: (items) => this.#writeGroup(items), weigh: () => 1, maxWeight: 500 });
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
     this.#sticky = new LRUCache({ max: 200_000, ttl: ctx.config.stickyCacheTtlMs });
+    this.#stickyStats = ctx.metrics.cache('sticky_assignments');
     ctx.changes.subscribe((change) => {
       if (change.topic === 'assignment') this.#sticky.delete(stickyKey(change.experimentId, change.unitId));
     });
@@ -75,7 +78,10 @@ export class Assigner {
   }
 
   #cached(experimentId: string, unitId: string): StickyResult | undefined {
-    return this.#sticky.get(stickyKey(experimentId, unitId));
+    const cached = this.#sticky.get(stickyKey(experimentId, unitId));
+    if (cached) this.#stickyStats.hit();
+    else this.#stickyStats.miss();
+    return cached;
   }
 
   /** The stored assignment, from the cache or else the database (and then cached). */

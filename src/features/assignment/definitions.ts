@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
+import type { CacheStats } from '../../observability/metrics.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
 import { findExperimentByKey } from '../experiments/store.js';
 import type { Variant } from '../experiments/schemas.js';
@@ -34,9 +35,13 @@ export class DefinitionCache {
   readonly #ctx: AppContext;
   readonly #experiments: LRUCache<string, { value: Cached }>;
   readonly #segments: LRUCache<string, Map<string, AudienceExpression | null>>;
+  readonly #experimentStats: CacheStats;
+  readonly #segmentStats: CacheStats;
 
   constructor(ctx: AppContext, ttlMs: number) {
     this.#ctx = ctx;
+    this.#experimentStats = ctx.metrics.cache('experiment_definitions');
+    this.#segmentStats = ctx.metrics.cache('segment_rules');
     this.#experiments = new LRUCache({ max: 50_000, ttl: Math.max(ttlMs, 1) });
     this.#segments = new LRUCache({ max: 10_000, ttl: Math.max(ttlMs, 1) });
     ctx.changes.subscribe((change) => {
@@ -48,7 +53,11 @@ export class DefinitionCache {
   async experiment(workspaceId: string, key: string): Promise<ExperimentDefinition | null> {
     const id = cacheKey(workspaceId, key);
     const hit = this.#experiments.get(id);
-    if (hit) return hit.value === MISSING ? null : hit.value;
+    if (hit) {
+      this.#experimentStats.hit();
+      return hit.value === MISSING ? null : hit.value;
+    }
+    this.#experimentStats.miss();
     const loaded = await this.#load(workspaceId, key);
     this.#experiments.set(id, { value: loaded ?? MISSING });
     return loaded;
@@ -56,7 +65,11 @@ export class DefinitionCache {
 
   async segmentRules(workspaceId: string): Promise<Map<string, AudienceExpression | null>> {
     const hit = this.#segments.get(workspaceId);
-    if (hit) return hit;
+    if (hit) {
+      this.#segmentStats.hit();
+      return hit;
+    }
+    this.#segmentStats.miss();
     const rules = await loadSegmentRules(this.#ctx.db, workspaceId);
     this.#segments.set(workspaceId, rules);
     return rules;

@@ -21,6 +21,7 @@ export function startEventDrainer(ctx: AppContext): Drainer {
     logger: ctx.logger.child({ component: 'event-drainer' }),
     batchSize: ctx.config.events.drainBatchSize,
     intervalMs: ctx.config.events.drainIntervalMs,
+    onDrained: (events) => ctx.metrics.eventsDrained.inc(events),
   });
   drainer.start();
   return drainer;

@@ -27,7 +27,11 @@ function asProblem(ctx: AppContext, error: unknown): unknown {
 
 async function appendToBuffer(ctx: AppContext, events: BufferedEvent[]): Promise<AppendOutcome[]> {
   try {
-    return await ctx.buffer.append(events);
+    const outcomes = await ctx.buffer.append(events);
+    let accepted = 0;
+    for (const outcome of outcomes) if (outcome === 'accepted') accepted += 1;
+    if (accepted > 0) ctx.metrics.eventsBuffered.inc(accepted);
+    return outcomes;
   } catch (error) {
     throw asProblem(ctx, error);
   }
