@@ -66,8 +66,14 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
+/**
+ * The service's logger. Lines go to stdout asynchronously (sonic-boom collects the lines logged
+ * while a write is under way into the next one), so a request never waits on the pipe; pino
+ * flushes what is pending synchronously when the process exits, also after an uncaught
+ * exception. Only a SIGKILL can lose the last lines.
+ */
 export function createLogger(level: string): Logger {
-  return pino(loggerOptions(level));
+  return pino(loggerOptions(level), pino.destination({ dest: 1, sync: false }));
 }
 
 /** For one-shot commands whose stdout is their result (JSON to pipe on): logs go to stderr. */

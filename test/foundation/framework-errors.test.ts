@@ -45,7 +45,7 @@ function expectProblem(response: RawResponse, status: number, type: string) {
 }
 
 function parseLines(lines: string[]) {
-  return lines.map((line) => JSON.parse(line) as { level: number; msg: string; req?: { url: string } });
+  return lines.map((line) => JSON.parse(line) as { level: number; msg: string; url?: string });
 }
 
 describe('errors raised by Fastify and Node themselves are problems, never 500s', () => {
@@ -123,7 +123,7 @@ describe('the request log', () => {
     await server.request('GET', `/v1/nothing-here?${query}`);
     await server.close();
     for (const secret of secrets) expect(lines.join('\n')).not.toContain(secret);
-    const urls = parseLines(lines).flatMap((entry) => (entry.req ? [entry.req.url] : []));
+    const urls = parseLines(lines).flatMap((entry) => (entry.url ? [entry.url] : []));
     expect(urls).toContain('/v1/environments?api_key=[redacted]&limit=5&key=[redacted]&token=[redacted]&secret=[redacted]&Token=[redacted]&%6Bey=[redacted]');
     expect(urls).toContain('/v1/nothing-here?api_key=[redacted]&limit=5&key=[redacted]&token=[redacted]&secret=[redacted]&Token=[redacted]&%6Bey=[redacted]');
   });

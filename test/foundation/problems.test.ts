@@ -124,14 +124,20 @@ describe('a fault becomes a 500 problem whose error id is in the log', () => {
 });
 
 describe('structured logs', () => {
-  it('carry the request id on every line of a request and never the key', async () => {
+  it('write one access line per request, with the request id, route, status and duration, and never the key', async () => {
     const lines: string[] = [];
     const server = await startTestServer('sqlite', { logLines: lines });
     const { key } = await server.bootstrap();
     await server.request('GET', '/v1/workspaces/current', { key, headers: { 'x-request-id': 'req-abc' } });
-    const entries = lines.map((line) => JSON.parse(line)).filter((entry) => entry.request_id === 'req-abc');
-    expect(entries.length).toBeGreaterThanOrEqual(2);
-    expect(entries.map((entry) => entry.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    await server.request('GET', '/v1/experiments/01ARZ3NDEKTSV4RRFFQ69G5FAV', { key, headers: { 'x-request-id': 'req-404' } });
+    const entries = lines.map((line) => JSON.parse(line));
+    const ok = entries.filter((entry) => entry.request_id === 'req-abc');
+    expect(ok).toHaveLength(1);
+    expect(ok[0]).toMatchObject({ level: 30, msg: 'request', method: 'GET', route: '/v1/workspaces/current', url: '/v1/workspaces/current', status: 200 });
+    expect(ok[0].duration_ms).toBeGreaterThan(0);
+    const missing = entries.filter((entry) => entry.request_id === 'req-404');
+    expect(missing).toHaveLength(1);
+    expect(missing[0]).toMatchObject({ msg: 'request', route: '/v1/experiments/:id', status: 404 });
     expect(lines.join('\n')).not.toContain(key);
     await server.close();
   });
