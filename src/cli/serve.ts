@@ -43,10 +43,12 @@ export function registerServe(program: Command): void {
       const { buildApp } = await import('../http/app.js');
       const ctx = await openRuntime(config, index === null);
       const app = await buildApp(ctx);
-      // Of a cluster's processes only the first runs the jobs and the event drainer.
+      await app.listen({ port: config.port, host: config.host });
+      // Only once listening: jobs queued while the server was down (CPU-bound renders) would
+      // otherwise keep it from answering until they are done. Of a cluster's processes only the
+      // first runs the jobs and the event drainer.
       const runsBackground = options.workers && (index === null || index === 0);
       const background = runsBackground ? startBackground(ctx) : null;
-      await app.listen({ port: config.port, host: config.host });
       ctx.logger.info(
         { database: config.database.kind, buffer: config.buffer.kind, workers: runsBackground, ...(index === null ? {} : { process: index }) },
         `Verdict is serving on http://${config.host}:${config.port} (API docs at /docs)`,

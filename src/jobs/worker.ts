@@ -39,6 +39,7 @@ export class Worker {
   #timer: NodeJS.Timeout | undefined;
   #poll: Promise<void> | undefined;
   #stopped = true;
+  #turns: Promise<void> = Promise.resolve();
 
   constructor(options: WorkerOptions) {
     this.#options = options;
@@ -141,6 +142,11 @@ export class Worker {
         await this.#failUnrunnable(job, definition, logger);
         return;
       }
+      await this.#nextTurn();
+      if (this.#stopped) {
+        await this.#release([job.id]);
+        return;
+      }
       const stopHeartbeat = this.#heartbeat(job, lease, logger);
       try {
         await definition.handler(JSON.parse(job.payload), { job, logger, signal: lease.signal });
@@ -156,6 +162,17 @@ export class Worker {
     } catch (error) {
       logger.error({ err: error }, 'recording the job outcome failed; it runs again when its lease lapses');
     }
+  }
+
+  /**
+   * Resolves on a later turn of the event loop than the previous job's start, so the HTTP server
+   * of a serving process answers between jobs. With SQLite every query completes synchronously,
+   * so claimed jobs started together would otherwise run back to back without one I/O turn.
+   */
+  #nextTurn(): Promise<void> {
+    const turn = this.#turns.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    this.#turns = turn;
+    return turn;
   }
 
   /** A job nobody can run: no handler here, or its attempts were used up by workers that were lost. */
