@@ -50,7 +50,7 @@ export function registerServe(program: Command): void {
       const runsBackground = options.workers && (index === null || index === 0);
       const background = runsBackground ? startBackground(ctx) : null;
       ctx.logger.info(
-        { database: config.database.kind, buffer: config.buffer.kind, workers: runsBackground, ...(index === null ? {} : { process: index }) },
+        { database: config.database.kind, buffer: config.buffer.kind, workers: runsBackground, ...(index === null ? {} : { process: index, pid: process.pid }) },
         `Verdict is serving on http://${config.host}:${config.port} (API docs at /docs)`,
       );
       onSignals(async () => {
