@@ -198,15 +198,19 @@ for (const dialect of testDialects()) {
         jobId = (await enqueueJob(trx, { name: 'test.shutdown' }, Date.now() - 1)) as string;
         await new Promise<void>((resolve) => (release = resolve));
       });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      let stopped = false;
-      const stopping = w.stop().then(() => (stopped = true));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(stopped).toBe(false);
-      release();
-      await locked;
-      await stopping;
-      if (locker !== handle) await locker.destroy();
+      let stillStopping = true;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const stopping = w.stop().then(() => (stillStopping = false));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(stillStopping).toBe(true);
+        release();
+        await stopping;
+      } finally {
+        release();
+        await locked;
+        if (locker !== handle) await locker.destroy();
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(runs).toBe(0);
       expect(await getJob(handle.db, jobId)).toMatchObject({ status: 'queued', attempts: 0, locked_by: null, locked_until: null });
