@@ -1,9 +1,9 @@
 /** The first restart of a dead HTTP process waits this long; each further death in a row doubles it. */
-export const RESTART_BASE_MS = 1_000;
+const RESTART_BASE_MS = 1_000;
 /** The longest wait between restarts, however often a process dies. */
-export const RESTART_CAP_MS = 30_000;
+const RESTART_CAP_MS = 30_000;
 /** A process that served this long before it died starts the count afresh. */
-export const STABLE_AFTER_MS = 60_000;
+const STABLE_AFTER_MS = 60_000;
 
 /**
  * When the primary of `serve --processes N` starts one of its processes again: at once would

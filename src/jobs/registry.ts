@@ -58,10 +58,6 @@ export class JobRegistry {
     return this.#definitions.get(name);
   }
 
-  handler(name: string): JobHandler | undefined {
-    return this.#definitions.get(name)?.handler;
-  }
-
   get names(): string[] {
     return [...this.#definitions.keys()];
   }
