@@ -8,6 +8,23 @@ export function processIndex(): number | null {
   return cluster.isWorker ? Number(process.env.VERDICT_PROCESS_INDEX ?? 0) : null;
 }
 
+/** What a process of the cluster sends the primary when it cannot start. */
+interface StartupFailure {
+  verdict: 'startup-failed';
+  reason: string;
+}
+
+function isStartupFailure(message: unknown): message is StartupFailure {
+  return typeof message === 'object' && message !== null && (message as { verdict?: unknown }).verdict === 'startup-failed';
+}
+
+/** In a process of a cluster: tells the primary why this process could not start (it then exits). */
+export async function reportStartupFailure(error: unknown): Promise<void> {
+  if (!cluster.isWorker || !process.send) return;
+  const message: StartupFailure = { verdict: 'startup-failed', reason: error instanceof Error ? error.message : String(error) };
+  await new Promise<void>((resolve) => process.send?.(message, undefined, {}, () => resolve()));
+}
+
 /**
  * The primary of `verdict serve --processes N`: forks N HTTP processes that share the port
  * (Node's cluster hands out connections in turn), relays cache changes between them, starts a
@@ -30,8 +47,12 @@ export function runPrimary(processes: number, logger: Logger): void {
   const start = (index: number, backoff = new RestartBackoff()): void => {
     const worker = cluster.fork({ VERDICT_PROCESS_INDEX: String(index) });
     let listenedAt: number | null = null;
+    let startupFailure: string | undefined;
     workers.set(index, worker);
     forwardChanges(worker, () => workers.values());
+    worker.on('message', (message: unknown) => {
+      if (isStartupFailure(message)) startupFailure = message.reason;
+    });
     worker.once('listening', () => {
       listenedAt = Date.now();
       anyListened = true;
@@ -43,9 +64,9 @@ export function runPrimary(processes: number, logger: Logger): void {
         if (workers.size === 0) process.exit(failed ? 1 : 0);
         return;
       }
-      const exit = { process: index, pid: worker.process.pid, code, signal };
+      const exit = { process: index, pid: worker.process.pid, code, signal, ...(startupFailure === undefined ? {} : { reason: startupFailure }) };
       if (!anyListened) {
-        logger.error(exit, 'no HTTP process has listened since start, so starting them again would only fail again: stopping (the error the process printed says why)');
+        logger.error(exit, 'no HTTP process has listened since start, so starting them again would only fail again: stopping');
         failed = true;
         stopAll();
         return;

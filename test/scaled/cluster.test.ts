@@ -195,7 +195,11 @@ describe('serve --processes 2 that cannot listen', () => {
       });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain('EADDRINUSE');
-      expect(result.stdout).toContain('no HTTP process has listened since start');
+      const givingUp = result.stdout
+        .split('\n')
+        .filter((line) => line.includes('no HTTP process has listened since start'))
+        .map((line) => JSON.parse(line) as { code: number; reason: string });
+      expect(givingUp).toEqual([expect.objectContaining({ code: 1, reason: expect.stringContaining('EADDRINUSE') })]);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
       fs.rmSync(dataDir, { recursive: true, force: true });
