@@ -40,9 +40,8 @@ export function startBackground(ctx: AppContext): Background {
     worker,
     scheduler,
     async stop() {
-      scheduler.stop();
       ctx.onJobEnqueued = null;
-      await Promise.all([worker.stop(), drainer.stop()]);
+      await Promise.all([scheduler.stop(), worker.stop(), drainer.stop()]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig, MAX_API_PROCESSES } from '../config.js';
+import { loadConfig, MAX_API_PROCESSES, type Config } from '../config.js';
 
 interface ServeOptions {
   port?: string;
@@ -26,37 +26,58 @@ export function registerServe(program: Command): void {
         ...(options.processes ? { apiProcesses: processCount(options.processes) } : {}),
       });
       // Loaded on demand so `verdict --help` and the light commands start fast.
-      const { processIndex, runPrimary } = await import('./cluster.js');
+      const { processIndex, reportStartupFailure } = await import('./cluster.js');
       const index = processIndex();
       if (index === null && config.apiProcesses > 1) {
-        // Migrate once, here, before the processes start; they then only open the database. The
-        // secret key file is made here too, so the processes never race to create it.
-        const [{ migrateDatabase }, { createLogger }, { loadSecretBox }] = await Promise.all([import('../db/database.js'), import('../logger.js'), import('../lib/secrets.js')]);
-        const logger = createLogger(config.logLevel);
-        loadSecretBox(config.secretKey, config.dataDir);
-        const { applied } = await migrateDatabase(config.database);
-        if (applied.length > 0) logger.info({ applied }, 'database migrated');
-        runPrimary(config.apiProcesses, logger);
+        await startPrimary(config);
         return;
       }
-      const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
-      const { buildApp } = await import('../http/app.js');
-      const ctx = await openRuntime(config, index === null);
-      const app = await buildApp(ctx);
-      // Of a cluster's processes only the first runs the jobs and the event drainer.
-      const runsBackground = options.workers && (index === null || index === 0);
-      const background = runsBackground ? startBackground(ctx) : null;
-      await app.listen({ port: config.port, host: config.host });
-      ctx.logger.info(
-        { database: config.database.kind, buffer: config.buffer.kind, workers: runsBackground, ...(index === null ? {} : { process: index }) },
-        `Verdict is serving on http://${config.host}:${config.port} (API docs at /docs)`,
-      );
-      onSignals(async () => {
-        await app.close();
-        await background?.stop();
-        await ctx.close();
-      }, ctx.logger);
+      // A process of a cluster tells the primary why it could not start, for the primary's log.
+      await serveHere(config, index, options.workers).catch(async (error: unknown) => {
+        await reportStartupFailure(error);
+        throw error;
+      });
     });
+}
+
+/** The primary of `serve --processes N`: migrates once, here, then forks the HTTP processes. */
+async function startPrimary(config: Config): Promise<void> {
+  const [{ runPrimary }, { migrateDatabase }, { createLogger }, { loadSecretBox }] = await Promise.all([
+    import('./cluster.js'),
+    import('../db/database.js'),
+    import('../logger.js'),
+    import('../lib/secrets.js'),
+  ]);
+  const logger = createLogger(config.logLevel);
+  // The processes then only open the database; the secret key file is made here too, so they
+  // never race to create it.
+  loadSecretBox(config.secretKey, config.dataDir);
+  const { applied } = await migrateDatabase(config.database);
+  if (applied.length > 0) logger.info({ applied }, 'database migrated');
+  runPrimary(config.apiProcesses, logger);
+}
+
+/** Serves HTTP on this process (alone, or as process `index` of a cluster) until a signal stops it. */
+async function serveHere(config: Config, index: number | null, workers: boolean): Promise<void> {
+  const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
+  const { buildApp } = await import('../http/app.js');
+  const ctx = await openRuntime(config, index === null);
+  const app = await buildApp(ctx);
+  await app.listen({ port: config.port, host: config.host });
+  // Only once listening: jobs queued while the server was down (CPU-bound renders) would
+  // otherwise keep it from answering until they are done. Of a cluster's processes only the
+  // first runs the jobs and the event drainer.
+  const runsBackground = workers && (index === null || index === 0);
+  const background = runsBackground ? startBackground(ctx) : null;
+  ctx.logger.info(
+    { database: config.database.kind, buffer: config.buffer.kind, workers: runsBackground, ...(index === null ? {} : { process: index, pid: process.pid }) },
+    `Verdict is serving on http://${config.host}:${config.port} (API docs at /docs)`,
+  );
+  onSignals(async () => {
+    await app.close();
+    await background?.stop();
+    await ctx.close();
+  }, ctx.logger);
 }
 
 function processCount(raw: string): number {

@@ -3,6 +3,7 @@ import type { Db, Executor } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import type { JobsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
+import type { JobFailureHook } from './registry.js';
 
 export type JobRow = Selectable<JobsTable>;
 
@@ -116,24 +117,66 @@ export async function completeJob(db: Db, jobId: string, workerId: string, now: 
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Schedules a retry with backoff, or fails the job for good once its attempts are used up. */
-export async function failJob(db: Db, job: JobRow, workerId: string, error: string, now: number): Promise<'retry' | 'failed'> {
+/**
+ * Schedules a retry with backoff, or fails the job for good once its attempts are used up. A final
+ * failure runs the job type's failure hook in the same transaction, so the record the job worked
+ * on (a render) fails exactly when the job does. Nothing happens when the worker no longer holds
+ * the job (its lease lapsed and another worker took it, or shutdown released it).
+ */
+export async function failJob(
+  db: Db,
+  job: JobRow,
+  workerId: string,
+  error: string,
+  now: number,
+  onFailed?: JobFailureHook,
+): Promise<'retry' | 'failed' | 'lost'> {
   const finalAttempt = job.attempts >= job.max_attempts;
-  await db
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('jobs')
+      .set({
+        status: finalAttempt ? 'failed' : 'queued',
+        run_at: finalAttempt ? job.run_at : now + retryDelayMs(job.attempts),
+        last_error: error.slice(0, 4_000),
+        locked_by: null,
+        locked_until: null,
+        finished_at: finalAttempt ? now : null,
+        updated_at: now,
+      })
+      .where('id', '=', job.id)
+      .where('locked_by', '=', workerId)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return 'lost';
+    if (!finalAttempt) return 'retry';
+    await onFailed?.(trx, { job, payload: parsePayload(job.payload), reason: error });
+    return 'failed';
+  });
+}
+
+/**
+ * Puts jobs this worker claimed but will not finish (it is shutting down) back in the queue, due
+ * now, without counting the attempt: the job did not fail, its worker stopped.
+ */
+export async function releaseJobs(db: Db, jobIds: readonly string[], workerId: string, now: number): Promise<number> {
+  if (jobIds.length === 0) return 0;
+  const result = await db
     .updateTable('jobs')
-    .set({
-      status: finalAttempt ? 'failed' : 'queued',
-      run_at: finalAttempt ? job.run_at : now + retryDelayMs(job.attempts),
-      last_error: error.slice(0, 4_000),
-      locked_by: null,
-      locked_until: null,
-      finished_at: finalAttempt ? now : null,
-      updated_at: now,
-    })
-    .where('id', '=', job.id)
+    .set((eb) => ({ status: 'queued' as const, attempts: eb('attempts', '-', 1), run_at: now, locked_by: null, locked_until: null, updated_at: now }))
+    .where('id', 'in', jobIds)
     .where('locked_by', '=', workerId)
-    .execute();
-  return finalAttempt ? 'failed' : 'retry';
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+function parsePayload(payload: string): unknown {
+  try {
+    return JSON.parse(payload) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 export async function getJob(executor: Executor, jobId: string): Promise<JobRow | undefined> {

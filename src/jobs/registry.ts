@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Executor } from '../db/database.js';
 import type { JobRow } from './queue.js';
 
 export interface JobContext {
@@ -10,6 +11,27 @@ export interface JobContext {
 
 export type JobHandler = (payload: unknown, context: JobContext) => Promise<void>;
 
+export interface JobFailure {
+  job: JobRow;
+  /** The job's payload as enqueued (null when it is not valid JSON). */
+  payload: unknown;
+  /** Why the job failed for good: its last error, or that its attempts were used up. */
+  reason: string;
+}
+
+/**
+ * Runs in the transaction that marks a job failed for good, however it failed (its handler threw
+ * on the last attempt, or its workers were lost until no attempt was left), so the record the job
+ * was working on fails with it or not at all. It throwing rolls the failure back; the job is then
+ * claimed again once its lease lapses and the hook runs again.
+ */
+export type JobFailureHook = (trx: Executor, failure: JobFailure) => Promise<void>;
+
+export interface JobDefinition {
+  handler: JobHandler;
+  onFailed?: JobFailureHook | undefined;
+}
+
 export interface RecurringJob {
   name: string;
   everyMs: number;
@@ -18,12 +40,12 @@ export interface RecurringJob {
 
 /** What each feature contributes to the background work: handlers by job name, and schedules. */
 export class JobRegistry {
-  readonly #handlers = new Map<string, JobHandler>();
+  readonly #definitions = new Map<string, JobDefinition>();
   readonly #recurring: RecurringJob[] = [];
 
-  register(name: string, handler: JobHandler): this {
-    if (this.#handlers.has(name)) throw new Error(`job handler "${name}" is already registered`);
-    this.#handlers.set(name, handler);
+  register(name: string, handler: JobHandler, options: { onFailed?: JobFailureHook } = {}): this {
+    if (this.#definitions.has(name)) throw new Error(`job handler "${name}" is already registered`);
+    this.#definitions.set(name, { handler, onFailed: options.onFailed });
     return this;
   }
 
@@ -32,12 +54,12 @@ export class JobRegistry {
     return this;
   }
 
-  handler(name: string): JobHandler | undefined {
-    return this.#handlers.get(name);
+  definition(name: string): JobDefinition | undefined {
+    return this.#definitions.get(name);
   }
 
   get names(): string[] {
-    return [...this.#handlers.keys()];
+    return [...this.#definitions.keys()];
   }
 
   get recurring(): readonly RecurringJob[] {

@@ -10,6 +10,7 @@ import type { JobRegistry } from './registry.js';
  */
 export class Scheduler {
   #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -20,13 +21,20 @@ export class Scheduler {
   ) {}
 
   start(): void {
-    void this.tick();
-    this.#timer = setInterval(() => void this.tick(), this.tickMs);
+    this.#startTick();
+    this.#timer = setInterval(() => this.#startTick(), this.tickMs);
     this.#timer.unref();
   }
 
-  stop(): void {
+  /** Stops scheduling; resolves once a tick under way has finished, so the database can be closed. */
+  async stop(): Promise<void> {
     clearInterval(this.#timer);
+    await this.#ticking;
+  }
+
+  #startTick(): void {
+    if (this.#ticking) return;
+    this.#ticking = this.tick().finally(() => (this.#ticking = undefined));
   }
 
   async tick(): Promise<void> {

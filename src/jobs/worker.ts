@@ -4,8 +4,8 @@ import type { Db } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import { newId } from '../lib/ids.js';
 import type { Clock } from '../lib/time.js';
-import { claimJobs, completeJob, failJob, renewLease, type JobRow } from './queue.js';
-import type { JobRegistry } from './registry.js';
+import { claimJobs, completeJob, failJob, releaseJobs, renewLease, type JobRow } from './queue.js';
+import type { JobDefinition, JobRegistry } from './registry.js';
 
 export interface WorkerOptions {
   db: Db;
@@ -18,18 +18,28 @@ export interface WorkerOptions {
   concurrency: number;
 }
 
+/** How long handlers aborted at the end of the shutdown grace get to return before their jobs are released. */
+const ABORT_SETTLE_MS = 1_000;
+
+interface RunningJob {
+  done: Promise<void>;
+  lease: AbortController;
+}
+
 /**
  * Polls the jobs table, runs each claimed job with a lease it keeps renewing, and records the
  * outcome. A worker that dies stops renewing; its jobs become claimable when the lease lapses.
+ * A worker that stops claims nothing more, lets running jobs finish for a grace period and puts
+ * back in the queue whatever it claimed but did not finish, so no job waits for a lease to lapse.
  */
 export class Worker {
   readonly id = `${os.hostname()}:${process.pid}:${newId()}`;
   readonly #options: WorkerOptions;
-  readonly #running = new Map<string, Promise<void>>();
-  readonly #shutdown = new AbortController();
+  readonly #running = new Map<string, RunningJob>();
   #timer: NodeJS.Timeout | undefined;
-  #polling = false;
+  #poll: Promise<void> | undefined;
   #stopped = true;
+  #turns: Promise<void> = Promise.resolve();
 
   constructor(options: WorkerOptions) {
     this.#options = options;
@@ -44,80 +54,148 @@ export class Worker {
   wake(): void {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#poll(), 0);
+    this.#timer = setTimeout(() => this.#startPoll(), 0);
   }
 
+  /**
+   * Stops claiming, waits for a claim already under way (what it claimed is released, not run),
+   * gives running jobs `graceMs` to finish, aborts the rest and releases them. Once it resolves
+   * this worker makes no more queries, so the database can be closed.
+   */
   async stop(graceMs = 10_000): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    const drained = Promise.allSettled(this.#running.values());
-    const timeout = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
-    await Promise.race([drained, timeout]);
-    this.#shutdown.abort();
+    await this.#poll;
+    if (await this.#settle(graceMs)) return;
+    const interrupted = [...this.#running.keys()];
+    for (const job of this.#running.values()) job.lease.abort();
+    await this.#settle(ABORT_SETTLE_MS);
+    await this.#release(interrupted);
   }
 
-  async #poll(): Promise<void> {
-    if (this.#polling || this.#stopped) return;
-    this.#polling = true;
-    let claimedAny = false;
+  /** Resolves true when every running job finished within `ms`. */
+  async #settle(ms: number): Promise<boolean> {
+    if (this.#running.size === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    const drained = Promise.all([...this.#running.values()].map((job) => job.done)).then(() => true);
     try {
-      const free = this.#options.concurrency - this.#running.size;
-      if (free > 0) {
-        const { db, seam, leaseMs, clock } = this.#options;
-        const jobs = await claimJobs(db, seam, this.id, free, leaseMs, clock.now());
-        claimedAny = jobs.length > 0;
-        for (const job of jobs) this.#track(job);
-      }
-    } catch (error) {
-      this.#options.logger.error({ err: error }, 'claiming jobs failed; will retry');
+      return await Promise.race([drained, timeout]);
     } finally {
-      this.#polling = false;
-      if (!this.#stopped) {
-        this.#timer = setTimeout(() => void this.#poll(), claimedAny ? 0 : this.#options.pollIntervalMs);
+      clearTimeout(timer);
+    }
+  }
+
+  async #release(jobIds: string[]): Promise<void> {
+    if (jobIds.length === 0) return;
+    try {
+      const released = await releaseJobs(this.#options.db, jobIds, this.id, this.#options.clock.now());
+      this.#options.logger.info({ released }, 'released unfinished jobs back to the queue');
+    } catch (error) {
+      this.#options.logger.error({ err: error, jobs: jobIds }, 'releasing jobs failed; they run again when their lease lapses');
+    }
+  }
+
+  #startPoll(): void {
+    if (this.#poll || this.#stopped) return;
+    this.#poll = this.#claim().then((claimedAny) => {
+      this.#poll = undefined;
+      if (!this.#stopped) this.#timer = setTimeout(() => this.#startPoll(), claimedAny ? 0 : this.#options.pollIntervalMs);
+    });
+  }
+
+  /** One claim; true when it claimed jobs (so there may be more). Never rejects. */
+  async #claim(): Promise<boolean> {
+    const { db, seam, leaseMs, clock, concurrency, logger } = this.#options;
+    const free = concurrency - this.#running.size;
+    if (free <= 0) return false;
+    try {
+      const jobs = await claimJobs(db, seam, this.id, free, leaseMs, clock.now());
+      if (this.#stopped) {
+        await this.#release(jobs.map((job) => job.id));
+        return false;
       }
+      for (const job of jobs) this.#track(job);
+      return jobs.length > 0;
+    } catch (error) {
+      logger.error({ err: error }, 'claiming jobs failed; will retry');
+      return false;
     }
   }
 
   #track(job: JobRow): void {
-    const run = this.#run(job)
-      // Recording the outcome failed (the database went away): the lease is no longer renewed,
-      // so the job runs again once it lapses. Left unhandled, the rejection would end the process.
-      .catch((error: unknown) => this.#options.logger.error({ err: error, job_id: job.id, job: job.name }, 'recording a job outcome failed; it runs again when its lease lapses'))
-      .finally(() => {
-        this.#running.delete(job.id);
-        this.wake();
-      });
-    this.#running.set(job.id, run);
+    const lease = new AbortController();
+    const done = this.#run(job, lease).finally(() => {
+      this.#running.delete(job.id);
+      this.wake();
+    });
+    this.#running.set(job.id, { done, lease });
   }
 
-  async #run(job: JobRow): Promise<void> {
-    const { db, registry, clock, leaseMs } = this.#options;
+  /** Runs one job and records its outcome. Never rejects: a failure to record is logged, and the lease covers it. */
+  async #run(job: JobRow, lease: AbortController): Promise<void> {
+    const { db, registry, clock } = this.#options;
     const logger = this.#options.logger.child({ job_id: job.id, job: job.name, attempt: job.attempts });
-    const handler = registry.handler(job.name);
-    if (!handler || job.attempts > job.max_attempts) {
-      const reason = handler ? 'attempts exhausted (its worker was lost)' : `no handler is registered for "${job.name}"`;
-      await failJob(db, { ...job, attempts: job.max_attempts }, this.id, reason, clock.now());
-      logger.error({ reason }, 'job failed');
-      return;
+    const definition = registry.definition(job.name);
+    try {
+      if (!definition || job.attempts > job.max_attempts) {
+        await this.#failUnrunnable(job, definition, logger);
+        return;
+      }
+      await this.#nextTurn();
+      if (this.#stopped) {
+        await this.#release([job.id]);
+        return;
+      }
+      const stopHeartbeat = this.#heartbeat(job, lease, logger);
+      try {
+        await definition.handler(JSON.parse(job.payload), { job, logger, signal: lease.signal });
+        if (await completeJob(db, job.id, this.id, clock.now())) logger.info('job succeeded');
+      } catch (error) {
+        // Interrupted by shutdown: the job did not fail; stop() puts it back in the queue.
+        if (this.#stopped && lease.signal.aborted) return;
+        const outcome = await failJob(db, job, this.id, describe(error), clock.now(), definition.onFailed);
+        logger.warn({ err: error, outcome }, 'job attempt failed');
+      } finally {
+        stopHeartbeat();
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'recording the job outcome failed; it runs again when its lease lapses');
     }
-    const lease = new AbortController();
-    const onShutdown = () => lease.abort();
-    this.#shutdown.signal.addEventListener('abort', onShutdown);
-    const heartbeat = setInterval(() => {
+  }
+
+  /**
+   * Resolves on a later turn of the event loop than the previous job's start, so the HTTP server
+   * of a serving process answers between jobs. With SQLite every query completes synchronously,
+   * so claimed jobs started together would otherwise run back to back without one I/O turn.
+   */
+  #nextTurn(): Promise<void> {
+    const turn = this.#turns.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    this.#turns = turn;
+    return turn;
+  }
+
+  /** A job nobody can run: no handler here, or its attempts were used up by workers that were lost. */
+  async #failUnrunnable(job: JobRow, definition: JobDefinition | undefined, logger: Logger): Promise<void> {
+    const reason = definition
+      ? `its ${job.max_attempts} attempts are used up: the worker running the last one was lost` +
+        (job.last_error ? ` (an earlier attempt failed with: ${job.last_error})` : '')
+      : `no handler is registered for "${job.name}"`;
+    await failJob(this.#options.db, { ...job, attempts: job.max_attempts }, this.id, reason, this.#options.clock.now(), definition?.onFailed);
+    logger.error({ reason }, 'job failed');
+  }
+
+  /** Renews the lease while the handler runs; aborts the handler's signal when the lease is lost. */
+  #heartbeat(job: JobRow, lease: AbortController, logger: Logger): () => void {
+    const { db, clock, leaseMs } = this.#options;
+    const timer = setInterval(() => {
       renewLease(db, job.id, this.id, leaseMs, clock.now())
         .then((held) => held || lease.abort())
         .catch((error: unknown) => logger.warn({ err: error }, 'renewing the job lease failed'));
     }, Math.max(Math.floor(leaseMs / 3), 50));
-    try {
-      await handler(JSON.parse(job.payload), { job, logger, signal: lease.signal });
-      if (await completeJob(db, job.id, this.id, clock.now())) logger.info('job succeeded');
-    } catch (error) {
-      const outcome = await failJob(db, job, this.id, describe(error), clock.now());
-      logger.warn({ err: error, outcome }, 'job attempt failed');
-    } finally {
-      clearInterval(heartbeat);
-      this.#shutdown.signal.removeEventListener('abort', onShutdown);
-    }
+    const stop = () => clearInterval(timer);
+    lease.signal.addEventListener('abort', stop, { once: true });
+    return stop;
   }
 }
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
@@ -132,6 +133,107 @@ for (const dialect of testDialects()) {
       });
       await w.stop();
       expect(failed).toMatchObject({ attempts: 1, last_error: 'Error: always', finished_at: clock.now() });
+    });
+
+    it('runs the job type’s failure hook in the transaction that fails the job, however it fails', async () => {
+      const clock = new ManualClock();
+      const failures: { job: string; payload: unknown; reason: string }[] = [];
+      const registry = new JobRegistry().register(
+        'test.hooked',
+        async (payload) => {
+          if ((payload as { hook: string }).hook === 'broken') throw new Error('broken input');
+          throw new Error('still failing');
+        },
+        {
+          onFailed: async (trx, { job, payload, reason }) => {
+            // A write in the given transaction: it exists exactly when the job failed.
+            await enqueueJob(trx, { name: 'test.after_failure', payload: { failed: job.id } }, clock.now());
+            if ((payload as { hook: string }).hook === 'broken') throw new Error('the hook failed');
+            failures.push({ job: job.id, payload, reason });
+          },
+        },
+      );
+      const thrown = (await enqueueJob(handle.db, { name: 'test.hooked', payload: { hook: 'ok' }, maxAttempts: 1 }, clock.now())) as string;
+      const lost = (await enqueueJob(handle.db, { name: 'test.hooked', payload: { hook: 'ok' }, maxAttempts: 2 }, clock.now() + 1)) as string;
+      const broken = (await enqueueJob(handle.db, { name: 'test.hooked', payload: { hook: 'broken' }, maxAttempts: 1 }, clock.now() + 2)) as string;
+      // `lost` as its last worker left it: every attempt taken, the lease lapsed.
+      await handle.db.updateTable('jobs').set({ status: 'running', attempts: 2, locked_by: 'lost-worker', locked_until: clock.now() }).where('id', '=', lost).execute();
+      clock.advance(10_000);
+      const w = worker(registry, clock);
+      w.start();
+      await waitFor(async () => failures.length === 2);
+      const brokenJob = await waitFor(async () => {
+        const job = await getJob(handle.db, broken);
+        return job?.attempts === 1 && job.status === 'running' && job;
+      });
+      await w.stop();
+      expect(failures.sort((a, b) => a.job.localeCompare(b.job))).toEqual(
+        [
+          { job: thrown, payload: { hook: 'ok' }, reason: 'Error: still failing' },
+          { job: lost, payload: { hook: 'ok' }, reason: 'its 2 attempts are used up: the worker running the last one was lost' },
+        ].sort((a, b) => a.job.localeCompare(b.job)),
+      );
+      expect(await getJob(handle.db, thrown)).toMatchObject({ status: 'failed', last_error: 'Error: still failing' });
+      expect(await getJob(handle.db, lost)).toMatchObject({ status: 'failed', attempts: 3 });
+      // The hook threw: the job's failure rolled back with the hook's write; the job is retried once its lease lapses.
+      expect(brokenJob.locked_by).toBe(w.id);
+      const followUps = await handle.db.selectFrom('jobs').select('payload').where('name', '=', 'test.after_failure').execute();
+      expect(followUps.map((row) => JSON.parse(row.payload)).sort((a, b) => a.failed.localeCompare(b.failed))).toEqual(
+        [{ failed: thrown }, { failed: lost }].sort((a, b) => a.failed.localeCompare(b.failed)),
+      );
+    });
+
+    it('stops claiming on shutdown and puts back what a claim under way took, without running it', async () => {
+      let runs = 0;
+      const registry = new JobRegistry().register('test.shutdown', async () => void (runs += 1));
+      const w = worker(registry, { now: () => Date.now() });
+      w.start();
+      // Another transaction holds the jobs table (a busy database) while the job is enqueued in it,
+      // so the worker's next claim is under way, waiting, when the shutdown begins.
+      const locker = dialect === 'postgres' ? openDatabase(database.config) : handle;
+      let release = () => undefined as void;
+      let jobId = '';
+      const locked = locker.db.transaction().execute(async (trx) => {
+        if (dialect === 'postgres') await sql`lock table jobs in exclusive mode`.execute(trx);
+        jobId = (await enqueueJob(trx, { name: 'test.shutdown' }, Date.now() - 1)) as string;
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      let stillStopping = true;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const stopping = w.stop().then(() => (stillStopping = false));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(stillStopping).toBe(true);
+        release();
+        await stopping;
+      } finally {
+        release();
+        await locked;
+        if (locker !== handle) await locker.destroy();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(runs).toBe(0);
+      expect(await getJob(handle.db, jobId)).toMatchObject({ status: 'queued', attempts: 0, locked_by: null, locked_until: null });
+    });
+
+    it('gives running jobs a grace period on shutdown, then releases those that did not finish', async () => {
+      const registry = new JobRegistry()
+        .register('test.quick', async () => new Promise((resolve) => setTimeout(resolve, 100)))
+        .register('test.stuck', async (_payload, { signal }) => {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve));
+          throw new Error('interrupted');
+        });
+      const now = Date.now();
+      const quick = (await enqueueJob(handle.db, { name: 'test.quick', runAt: now - 60_000 }, now)) as string;
+      const stuck = (await enqueueJob(handle.db, { name: 'test.stuck', runAt: now - 60_000 }, now)) as string;
+      const w = worker(registry, { now: () => Date.now() });
+      w.start();
+      await waitFor(async () => (await getJob(handle.db, stuck))?.status === 'running' && (await getJob(handle.db, quick))?.status === 'running');
+      const started = Date.now();
+      await w.stop(400);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+      expect(await getJob(handle.db, quick)).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(await getJob(handle.db, stuck)).toMatchObject({ status: 'queued', attempts: 0, locked_by: null, last_error: null });
     });
 
     it('never hands one job to two concurrent claimers', async () => {

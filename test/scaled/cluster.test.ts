@@ -1,11 +1,11 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, freePort, startProcess, stopProcess } from './processes.js';
+import { eventually, freePort, stopProcess } from './processes.js';
 
 interface Answer {
   status: number;
@@ -51,6 +51,15 @@ describe('serve --processes 2 on the embedded database', () => {
   let url: string;
   let key: string;
   let environmentId: string;
+  let primaryLog = '';
+  /** The processes that logged that they serve (each logs its pid once it listens). */
+  const listeningPids = (): Set<number> =>
+    new Set(
+      primaryLog
+        .split('\n')
+        .filter((line) => line.includes('"msg":"Verdict is serving'))
+        .map((line) => (JSON.parse(line) as { pid: number }).pid),
+    );
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-cluster-'));
@@ -63,7 +72,11 @@ describe('serve --processes 2 on the embedded database', () => {
     environmentId = bootstrap.environment.id;
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    primary = startProcess(['serve', '--processes', '2', '--port', String(port)], env);
+    primary = spawn(process.execPath, ['bin/verdict.js', 'serve', '--processes', '2', '--port', String(port)], {
+      env: { ...process.env, ...env, VERDICT_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    primary.stdout?.on('data', (chunk: Buffer) => (primaryLog += chunk.toString('utf8')));
     await eventually(async () => servingChildren(primary).length === 2 && (await fetch(`${url}/v1/healthz`).catch(() => null))?.ok, 60_000);
   }, 90_000);
 
@@ -136,6 +149,29 @@ describe('serve --processes 2 on the embedded database', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
   });
 
+  it('keeps serving when a restarted process is killed again before it listens, and restarts it after a longer wait', async () => {
+    // Both processes listen (the one started by the previous test may still be loading).
+    const [victim, survivor] = await eventually(async () => {
+      const pids = servingChildren(primary);
+      return pids.length === 2 && pids.every((pid) => listeningPids().has(pid)) && (pids as [number, number]);
+    }, 30_000);
+    process.kill(victim, 'SIGKILL');
+    const restarted = await eventually(async () => servingChildren(primary).find((pid) => pid !== victim && pid !== survivor), 30_000);
+    // Killed again at once, long before it can load and listen.
+    process.kill(restarted, 'SIGKILL');
+    const killedAt = Date.now();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => callOnNewConnection(url, key, 'GET', '/v1/workspaces/current')));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const replacement = await eventually(async () => servingChildren(primary).find((pid) => ![victim, survivor, restarted].includes(pid)), 30_000);
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(1_900);
+    expect(primary.exitCode).toBeNull();
+    await eventually(async () => {
+      const all = await Promise.all(Array.from({ length: 6 }, () => callOnNewConnection(url, key, 'GET', '/v1/workspaces/current').catch(() => null)));
+      return all.every((a) => a?.status === 200) && servingChildren(primary).includes(replacement);
+    }, 30_000);
+    expect(servingChildren(primary).sort()).toEqual([survivor, replacement].sort());
+  }, 90_000);
+
   it('stops every process on SIGTERM and exits 0', async () => {
     const children = servingChildren(primary);
     const exited = new Promise<number | null>((resolve) => primary.once('exit', (code) => resolve(code)));
@@ -159,6 +195,11 @@ describe('serve --processes 2 that cannot listen', () => {
       });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain('EADDRINUSE');
+      const givingUp = result.stdout
+        .split('\n')
+        .filter((line) => line.includes('no HTTP process has listened since start'))
+        .map((line) => JSON.parse(line) as { code: number; reason: string });
+      expect(givingUp).toEqual([expect.objectContaining({ code: 1, reason: expect.stringContaining('EADDRINUSE') })]);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,29 +1,27 @@
 import type { AppContext } from '../../context.js';
 import type { RenderFormat } from '../../db/tables/templates.js';
-import type { JobContext } from '../../jobs/registry.js';
+import type { Executor } from '../../db/database.js';
+import type { JobContext, JobFailure } from '../../jobs/registry.js';
 import { findVersion } from '../templates/store.js';
 import { RenderError } from '../templates/helpers.js';
 import { renderDocument } from './document.js';
 import { RENDER_JOB } from './job-name.js';
 import { failRender, markRunning, resolveRender } from './store.js';
 
-function renderIdOf(payload: unknown): string {
+function renderIdOf(payload: unknown): string | undefined {
   const id = typeof payload === 'object' && payload !== null ? (payload as { render_id?: unknown }).render_id : undefined;
-  if (typeof id !== 'string') throw new Error('templates.render needs a payload {render_id}');
-  return id;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return typeof id === 'string' ? id : undefined;
 }
 
 /**
  * queued -> running -> resolved | failed. A failure of the template or its data is final (the
- * same input fails the same way); a storage failure is retried by the queue, and the render
- * fails with the reason once the job's attempts are used up.
+ * same input fails the same way), so it fails the render at once. Any other failure (storage) is
+ * thrown to the queue, which retries it; once the job fails for good, however that happens
+ * (including workers lost on every attempt), failRenderOfJob fails the render with the reason.
  */
-export async function runRenderJob(ctx: AppContext, payload: unknown, { job, logger }: JobContext): Promise<void> {
+export async function runRenderJob(ctx: AppContext, payload: unknown, { logger }: JobContext): Promise<void> {
   const renderId = renderIdOf(payload);
+  if (!renderId) throw new Error('templates.render needs a payload {render_id}');
   const render = await markRunning(ctx.db, renderId, ctx.clock.now());
   if (!render) return;
   try {
@@ -37,14 +35,21 @@ export async function runRenderJob(ctx: AppContext, payload: unknown, { job, log
     });
     await resolveRender(ctx.db, renderId, outputs, ctx.clock.now());
   } catch (error) {
-    const final = error instanceof RenderError || job.attempts >= job.max_attempts;
-    if (!final) throw error;
+    if (!(error instanceof RenderError)) throw error;
     logger.warn({ err: error, render_id: renderId }, 'render failed');
-    await failRender(ctx.db, renderId, describe(error), ctx.clock.now());
+    await failRender(ctx.db, renderId, error.message, ctx.clock.now());
   }
+}
+
+/** The render job's failure hook: runs in the transaction that fails the job for good. */
+async function failRenderOfJob(ctx: AppContext, trx: Executor, { payload, reason }: JobFailure): Promise<void> {
+  const renderId = renderIdOf(payload);
+  if (renderId) await failRender(trx, renderId, `the render job failed: ${reason}`, ctx.clock.now());
 }
 
 /** Wires the template feature's background work into the queue (called from jobs/handlers.ts). */
 export function registerTemplateJobs(ctx: AppContext): void {
-  ctx.jobs.register(RENDER_JOB, (payload, context) => runRenderJob(ctx, payload, context));
+  ctx.jobs.register(RENDER_JOB, (payload, context) => runRenderJob(ctx, payload, context), {
+    onFailed: (trx, failure) => failRenderOfJob(ctx, trx, failure),
+  });
 }

@@ -104,8 +104,9 @@ export async function resolveRender(db: Db, id: string, outputs: RenderedOutput[
   });
 }
 
-export async function failRender(db: Db, id: string, reason: string, now: number): Promise<void> {
-  await db
+/** Fails a render that has not finished; `executor` is the job failure's transaction when the queue gives up. */
+export async function failRender(executor: Executor, id: string, reason: string, now: number): Promise<void> {
+  await executor
     .updateTable('renders')
     .set({ status: 'failed', error: reason.slice(0, 2_000), resolved_at: now, updated_at: now })
     .where('id', '=', id)
