@@ -73,8 +73,8 @@ describe.skipIf(!chromiumAvailable())('@verdict/sdk in Chromium', () => {
   it('assigns in the page as POST /v1/assign does', async () => {
     const { page } = browser;
     await page.goto(pages.url);
-    await page.waitForFunction(() => (window as any).sdkReady === true);
-    const inPage = await page.evaluate((key) => (window as any).verdict.assign(key, 'browser-user'), experimentKey);
+    await page.waitForFunction(() => (globalThis as any).sdkReady === true);
+    const inPage = await page.evaluate((key) => (globalThis as any).verdict.assign(key, 'browser-user'), experimentKey);
     const direct = await setup.server.request('POST', '/v1/assign', { key: setup.serverKey, body: { experiment_key: experimentKey, unit_id: 'browser-user' } });
     expect(inPage).toEqual(direct.body);
   });
@@ -82,7 +82,7 @@ describe.skipIf(!chromiumAvailable())('@verdict/sdk in Chromium', () => {
   it('delivers the events tracked just before the page is closed', async () => {
     const { page } = browser;
     const ids: string[] = await page.evaluate(() =>
-      Array.from({ length: 40 }, (_, n) => (window as any).verdict.track('page-view', 'browser-user', { n, path: '/pricing' })),
+      Array.from({ length: 40 }, (_, n) => (globalThis as any).verdict.track('page-view', 'browser-user', { n, path: '/pricing' })),
     );
     expect(ids).toHaveLength(40);
     expect(pages.eventRequests()).toBe(0);
