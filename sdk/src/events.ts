@@ -37,7 +37,7 @@ export class EventDelivery {
   readonly #abort = new AbortController();
   readonly #abandoned: TrackedEvent[] = [];
   readonly #timer: ReturnType<typeof setInterval>;
-  #pump: Promise<void> | null = null;
+  readonly #lanes = new Set<Promise<void>>();
   #overflowReported = false;
 
   constructor(options: DeliveryOptions) {
@@ -54,7 +54,7 @@ export class EventDelivery {
     this.#counts.tracked += 1;
     const dropped = this.#queue.push(event);
     if (dropped > 0) this.#noteDropped(dropped);
-    if (this.#queue.length >= this.#options.maxBatch) void this.flush();
+    if (this.#queue.length >= this.#options.maxBatch) this.#fillLanes();
   }
 
   /** Counts events that could not be queued (the queue was full, or the client closed). */
@@ -79,17 +79,24 @@ export class EventDelivery {
 
   /** Resolves once every event queued before the call is acknowledged, rejected or dropped. */
   async flush(): Promise<void> {
-    do {
-      this.#pump ??= this.#startPump();
-      await this.#pump;
-    } while (this.#queue.length > 0 && !this.#abort.signal.aborted);
+    this.#fillLanes();
+    while (this.#lanes.size > 0) {
+      await Promise.all([...this.#lanes]);
+      this.#fillLanes();
+    }
   }
 
-  #startPump(): Promise<void> {
-    const lanes = Array.from({ length: this.#options.concurrency }, () => this.#lane());
-    return Promise.all(lanes).then(() => {
-      this.#pump = null;
-    });
+  /**
+   * Starts senders up to the concurrency limit, one per batch waiting. Each keeps sending while
+   * anything is queued, so a steady stream of events keeps `concurrency` requests in flight.
+   */
+  #fillLanes(): void {
+    let waiting = this.#queue.length;
+    while (this.#lanes.size < this.#options.concurrency && waiting > 0 && !this.#abort.signal.aborted) {
+      const lane: Promise<void> = this.#lane().finally(() => this.#lanes.delete(lane));
+      this.#lanes.add(lane);
+      waiting -= this.#options.maxBatch;
+    }
   }
 
   async #lane(): Promise<void> {
