@@ -35,7 +35,10 @@ async function measureSdk(server: BenchServer, total: number, { maxBatch, inFlig
   const started = performance.now();
   for (let n = 0; n < total; n += 1) {
     sdk.track('purchase', `user-${n % UNITS}`, { amount: 12.5, currency: 'EUR' });
-    // Hand the event loop to the sender when enough is queued: a real app does other work too.
+    // An application tracks between other work: yield to the event loop every 100 events, and
+    // wait while a few batches are already queued.
+    if (n % 100 !== 99) continue;
+    await new Promise((resolve) => setImmediate(resolve));
     while (sdk.stats().queued >= backlog) await new Promise((resolve) => setTimeout(resolve, 1));
   }
   await sdk.flush();

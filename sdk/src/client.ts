@@ -2,7 +2,7 @@ import { Assignments, type AssignManyResult, type AssignOptions } from './assign
 import { VerdictError, httpError } from './errors.js';
 import { EventDelivery, MAX_EVENTS_PER_REQUEST } from './events.js';
 import { createTransport, type FetchLike } from './http.js';
-import { randomId } from './ids.js';
+import { eventIdGenerator } from './ids.js';
 import type { Assignment, ClientStats, TrackedEvent } from './types.js';
 
 export interface ClientOptions {
@@ -105,6 +105,7 @@ export function createClient(options: ClientOptions): VerdictClient {
     report,
   });
   const unwatchPage = watchPage(() => delivery.sendWithKeepalive());
+  const nextEventId = eventIdGenerator();
   let closed = false;
 
   return {
@@ -117,7 +118,7 @@ export function createClient(options: ClientOptions): VerdictClient {
       assignments.forget(experimentKey, unitId);
     },
     track(eventKey, unitId, properties, occurredAt) {
-      const event: TrackedEvent = { event_key: eventKey, unit_id: unitId, client_event_id: randomId() };
+      const event: TrackedEvent = { event_key: eventKey, unit_id: unitId, client_event_id: nextEventId() };
       if (properties !== undefined) event.properties = properties;
       if (occurredAt !== undefined) event.occurred_at = typeof occurredAt === 'string' ? occurredAt : occurredAt.toISOString();
       if (closed) delivery.dropAfterClose();

@@ -1,13 +1,24 @@
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+function randomPart(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  // 252 = 7 * 36: bytes above it would skew the distribution; their bias is negligible for an
+  // identifier, so they are folded in rather than redrawn.
+  return Array.from(bytes, (byte) => ALPHABET[byte % 36]).join('');
+}
 
 /**
- * A random (version 4) UUID for `client_event_id`. `crypto.randomUUID` exists only in secure
- * contexts in browsers, so the UUID is built from `getRandomValues`, which exists everywhere.
+ * Makes `client_event_id`s: the time in milliseconds (fixed width, so ids sort by time), a
+ * random part drawn once per client (16 base-36 characters, about 82 bits), and a counter.
+ * Unique across clients by the random part and within one by the counter. Ids that grow with
+ * time land at the end of the server's de-duplication index instead of at random places in it:
+ * random UUIDs made ingest about half as fast on SQLite (see bench/sdk.ts).
  */
-export function randomId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => HEX[byte]).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+export function eventIdGenerator(): () => string {
+  const client = randomPart(16);
+  let counter = 0;
+  return () => {
+    counter += 1;
+    return `${Date.now().toString(36).padStart(9, '0')}-${client}-${counter.toString(36)}`;
+  };
 }
