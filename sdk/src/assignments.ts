@@ -69,9 +69,9 @@ export class Assignments {
     this.#cache.delete(cacheKey(experimentKey, unitId));
   }
 
-  assign(experimentKey: string, unitId: string, options: AssignOptions = {}): Promise<AssignResponse> {
+  async assign(experimentKey: string, unitId: string, options: AssignOptions = {}): Promise<AssignResponse> {
     const hit = this.#cached(experimentKey, unitId);
-    if (hit) return Promise.resolve(hit);
+    if (hit) return hit;
     const key = requestKey(experimentKey, unitId, options);
     const pending = this.#pending.get(key);
     if (pending) return pending;

@@ -120,7 +120,8 @@ export function createClient(options: ClientOptions): VerdictClient {
     track(eventKey, unitId, properties, occurredAt) {
       const event: TrackedEvent = { event_key: eventKey, unit_id: unitId, client_event_id: nextEventId() };
       if (properties !== undefined) event.properties = properties;
-      if (occurredAt !== undefined) event.occurred_at = typeof occurredAt === 'string' ? occurredAt : occurredAt.toISOString();
+      // An invalid Date goes as it is: the server refuses it and onError says why; track() never throws.
+      if (occurredAt !== undefined) event.occurred_at = typeof occurredAt === 'string' || Number.isNaN(occurredAt.getTime()) ? String(occurredAt) : occurredAt.toISOString();
       if (closed) delivery.dropAfterClose();
       else delivery.add(event);
       return event.client_event_id;

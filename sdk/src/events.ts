@@ -1,6 +1,6 @@
-import { VerdictError, httpError } from './errors.js';
+import { VerdictError, httpError, type RejectedEvent } from './errors.js';
 import type { TrackEventBatchResponse } from './generated/api.js';
-import { backoffMs, isRetryable, retryAfterMs, sleep, type BackoffOptions, type Transport } from './http.js';
+import { backoffMs, EncodedJson, isRetryable, retryAfterMs, sleep, type BackoffOptions, type Transport } from './http.js';
 import { BoundedQueue } from './queue.js';
 import type { ClientStats, TrackedEvent } from './types.js';
 
@@ -112,23 +112,48 @@ export class EventDelivery {
   }
 
   async #deliver(batch: TrackedEvent[]): Promise<void> {
+    const encoded = this.#encode(batch);
+    if (!encoded) return;
     for (let attempt = 0; ; attempt += 1) {
-      const retryInMs = await this.#attempt(batch, attempt);
+      const retryInMs = await this.#attempt(encoded, attempt);
       if (retryInMs === null) return;
       this.#counts.retries += 1;
       if (!(await sleep(retryInMs, this.#abort.signal))) {
-        this.#abandoned.push(...batch);
+        this.#abandoned.push(...encoded.events);
         return;
       }
     }
   }
 
+  /**
+   * The batch as JSON, once for all its attempts. Events JSON cannot encode (a cycle or a BigInt
+   * in the properties) are reported as rejected and left out, so they cannot block the others.
+   */
+  #encode(batch: TrackedEvent[]): Encoded | null {
+    try {
+      return { events: batch, body: new EncodedJson(JSON.stringify({ events: batch })) };
+    } catch {
+      const rejected: RejectedEvent[] = [];
+      const events = batch.filter((event) => {
+        try {
+          JSON.stringify(event);
+          return true;
+        } catch (error) {
+          rejected.push({ event, reason: `the event cannot be encoded as JSON: ${error instanceof Error ? error.message : String(error)}` });
+          return false;
+        }
+      });
+      this.#reportRejected(rejected, batch.length);
+      return events.length > 0 ? { events, body: new EncodedJson(JSON.stringify({ events })) } : null;
+    }
+  }
+
   /** Sends the batch once; returns null when it is settled, or how long to wait before retrying. */
-  async #attempt(batch: TrackedEvent[], attempt: number): Promise<number | null> {
+  async #attempt({ events: batch, body }: Encoded, attempt: number): Promise<number | null> {
     const signal = this.#abort.signal;
     let result;
     try {
-      result = await this.#options.transport('POST', BATCH_PATH, { events: batch }, { signal });
+      result = await this.#options.transport('POST', BATCH_PATH, body, { signal });
     } catch {
       if (!signal.aborted) return backoffMs(attempt, this.#options.backoff);
       this.#abandoned.push(...batch);
@@ -151,18 +176,22 @@ export class EventDelivery {
   #acknowledged(batch: TrackedEvent[], body: unknown): void {
     const rejected = (body as Partial<TrackEventBatchResponse> | null)?.rejected ?? [];
     this.#counts.sent += batch.length - rejected.length;
-    this.#counts.rejected += rejected.length;
     this.#overflowReported = false;
-    if (rejected.length === 0) return;
     const details = rejected.flatMap(({ index, reason }) => {
       const event = batch[index];
       return event ? [{ event, reason }] : [];
     });
-    const first = details[0]?.reason ?? 'no reason given';
+    this.#reportRejected(details, batch.length);
+  }
+
+  #reportRejected(rejected: RejectedEvent[], outOf: number): void {
+    if (rejected.length === 0) return;
+    this.#counts.rejected += rejected.length;
+    const first = rejected[0]?.reason ?? 'no reason given';
     this.#options.report(
-      new VerdictError('rejected', `${rejected.length} of ${batch.length} events were rejected (first: ${first})`, {
-        rejected: details,
-        events: details.map(({ event }) => event),
+      new VerdictError('rejected', `${rejected.length} of ${outOf} events were rejected (first: ${first})`, {
+        rejected,
+        events: rejected.map(({ event }) => event),
       }),
     );
   }
@@ -210,12 +239,26 @@ export class EventDelivery {
   }
 }
 
+interface Encoded {
+  events: TrackedEvent[];
+  body: EncodedJson;
+}
+
 interface Chunk {
   events: TrackedEvent[];
   fromQueue: boolean;
 }
 
 const encoder = new TextEncoder();
+
+/** Bytes of the event's JSON and a comma; too many to fit anywhere when it cannot be encoded. */
+function encodedSize(event: TrackedEvent): number {
+  try {
+    return encoder.encode(JSON.stringify(event)).length + 1;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
 
 /** Splits groups of events into requests whose bodies together stay within `budget` bytes. */
 function chunkByBytes(groups: [TrackedEvent[], TrackedEvent[]], budget: number, maxPerChunk: number): { chunks: Chunk[]; leftover: TrackedEvent[] } {
@@ -226,7 +269,7 @@ function chunkByBytes(groups: [TrackedEvent[], TrackedEvent[]], budget: number, 
   groups.forEach((group, groupIndex) => {
     let current: Chunk | null = null;
     for (const event of group) {
-      const size = encoder.encode(JSON.stringify(event)).length + 1;
+      const size = encodedSize(event);
       const opening = current && current.events.length < maxPerChunk ? 0 : envelope;
       if (size + opening > remaining) {
         leftover.push(event);

@@ -15,6 +15,11 @@ export interface SendOptions {
 
 export type Transport = (method: string, path: string, body: unknown, options?: SendOptions) => Promise<HttpResult>;
 
+/** A body already encoded as JSON (the event queue encodes each batch once, before any retry). */
+export class EncodedJson {
+  constructor(readonly text: string) {}
+}
+
 /**
  * JSON over `fetch` with the API key. Any answer is returned, whatever its status; only a
  * request that got no answer throws (a `network` VerdictError).
@@ -22,12 +27,14 @@ export type Transport = (method: string, path: string, body: unknown, options?: 
 export function createTransport(baseUrl: string, apiKey: string, fetchImpl: FetchLike): Transport {
   const base = baseUrl.replace(/\/+$/, '');
   return async (method, path, body, options = {}) => {
+    // Encoding fails (a cycle, a BigInt) before anything is sent: that is a TypeError, not a network error.
+    const text = body === undefined ? null : body instanceof EncodedJson ? body.text : JSON.stringify(body);
     let response: Response;
     try {
       response = await fetchImpl(base + path, {
         method,
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
-        body: body === undefined ? null : JSON.stringify(body),
+        body: text,
         ...(options.keepalive ? { keepalive: true } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -35,18 +42,18 @@ export function createTransport(baseUrl: string, apiKey: string, fetchImpl: Fetc
       throw new VerdictError('network', `${method} ${path} got no answer: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     // Reading the body can fail too when the connection is cut mid-answer: that is no answer.
-    let text: string;
+    let answer: string;
     try {
-      text = await response.text();
+      answer = await response.text();
     } catch (error) {
       throw new VerdictError('network', `${method} ${path}: the answer was cut off`, { cause: error });
     }
-    let parsed: unknown = text;
-    if (text && /json/.test(response.headers.get('content-type') ?? '')) {
+    let parsed: unknown = answer;
+    if (answer && /json/.test(response.headers.get('content-type') ?? '')) {
       try {
-        parsed = JSON.parse(text);
+        parsed = JSON.parse(answer);
       } catch {
-        parsed = text;
+        parsed = answer;
       }
     }
     return { status: response.status, headers: response.headers, body: parsed };

@@ -93,6 +93,25 @@ describe('@verdict/sdk event delivery', () => {
     expect(await storedEventIds(setup)).toContain(good);
   });
 
+  it('refuses an event JSON cannot encode without holding up the rest of its batch', async () => {
+    const errors: VerdictError[] = [];
+    const sdk = createClient({ baseUrl: setup.server.url, apiKey: setup.clientKey, onError: (error) => errors.push(error) });
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    const before = sdk.track('signup', 'cyclic-unit');
+    const broken = sdk.track('signup', 'cyclic-unit', cyclic);
+    const after = sdk.track('signup', 'cyclic-unit', { amount: BigInt(1) as unknown as number });
+    const last = sdk.track('signup', 'cyclic-unit', undefined, new Date('not a date'));
+    await sdk.close();
+    expect(errors.map((error) => error.kind)).toEqual(['rejected', 'rejected']);
+    expect(errors[0]?.rejected.map(({ event }) => event.client_event_id)).toEqual([broken, after]);
+    expect(errors[0]?.message).toMatch(/JSON/);
+    // The invalid date is sent as it is and refused by the server, with its reason.
+    expect(errors[1]?.rejected.map(({ event }) => event.client_event_id)).toEqual([last]);
+    expect(await storedEventIds(setup)).toContain(before);
+    expect(sdk.stats()).toMatchObject({ tracked: 4, sent: 1, rejected: 3, queued: 0 });
+  });
+
   it('drops the oldest events when the queue is full, counts them and reports once', async () => {
     const errors: VerdictError[] = [];
     const sdk = createClient({ baseUrl: setup.server.url, apiKey: setup.clientKey, maxQueue: 50, maxBatch: 500, flushIntervalMs: 60_000, onError: (error) => errors.push(error) });
