@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', '.scratch/**', 'web/dist/**', 'test-results/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'data/**', '.scratch/**', 'web/dist/**', 'sdk/dist/**', 'test-results/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -12,7 +12,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'sdk/src/**/*.ts'],
     ignores: ['src/**/*.test.ts'],
     rules: {
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
