@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
@@ -9,6 +10,10 @@ import { findWorkspace, toWorkspace } from './store.js';
 const route = routeOptionsFor('workspaces');
 
 export function workspaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  // A workspace never changes once created (nothing renames or deletes one), so each is read
+  // from the database once per process: an SDK's or the admin UI's frequent "who am I" costs no
+  // query. Bounded, for a deployment hosting very many tenants.
+  const workspaces = new LRUCache<string, ReturnType<typeof toWorkspace>>({ max: 10_000 });
   return async (app) => {
     app.get(
       '/v1/workspaces/current',
@@ -18,9 +23,13 @@ export function workspaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       }),
       async (request) => {
         const { workspaceId } = principalOf(request);
+        const cached = workspaces.get(workspaceId);
+        if (cached) return cached;
         const row = await findWorkspace(ctx.db, workspaceId);
         if (!row) throw problems.notFound('the workspace of this key no longer exists');
-        return toWorkspace(row);
+        const workspace = toWorkspace(row);
+        workspaces.set(workspaceId, workspace);
+        return workspace;
       },
     );
   };
