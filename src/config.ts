@@ -35,6 +35,11 @@ export interface Config {
   benchRoutes: boolean;
   /** Serves GET /metrics (Prometheus text) and measures each request for it; VERDICT_METRICS=0 turns both off. */
   metrics: boolean;
+  /**
+   * Browser origins allowed to call the routes a client key may call (assign, events, exposures,
+   * OFREP) across origins: '*' (any), a list, or false (no CORS headers at all).
+   */
+  corsOrigins: '*' | string[] | false;
   /** How often the in-memory last_used_at marks are written to the database. */
   keyUsageFlushMs: number;
   /** How long a validated API key stays cached; bounds how late a revocation is seen elsewhere. */
@@ -77,6 +82,20 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   if (raw === '1' || raw === 'true') return true;
   if (raw === '0' || raw === 'false') return false;
   throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${raw}"`);
+}
+
+const ORIGIN = /^https?:\/\/[^/\s?#]+$/;
+
+function corsOrigins(env: Env): '*' | string[] | false {
+  const raw = (env.VERDICT_CORS_ORIGINS ?? '').trim();
+  if (raw === '' || raw === '*') return '*';
+  if (raw === 'off' || raw === '0' || raw === 'false') return false;
+  const origins = raw.split(',').map((origin) => origin.trim().replace(/\/$/, ''));
+  const invalid = origins.filter((origin) => !ORIGIN.test(origin));
+  if (invalid.length > 0) {
+    throw new ConfigError(`VERDICT_CORS_ORIGINS must be *, off, or a comma-separated list of origins such as https://app.example.com; not an origin: "${invalid.join('", "')}"`);
+  }
+  return origins;
 }
 
 function workMem(env: Env): string {
@@ -124,6 +143,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     secretKey: env.VERDICT_SECRET_KEY || null,
     benchRoutes: env.VERDICT_BENCH_ROUTES === '1',
     metrics: flag(env, 'VERDICT_METRICS', true),
+    corsOrigins: corsOrigins(env),
     keyUsageFlushMs: integer(env, 'VERDICT_KEY_USAGE_FLUSH_MS', 30_000, 100),
     keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000, 0),
     assignmentCacheTtlMs: integer(env, 'VERDICT_ASSIGNMENT_CACHE_TTL_MS', 5_000, 1),

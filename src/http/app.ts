@@ -27,6 +27,7 @@ import { newId } from '../lib/ids.js';
 import { installRequestMetrics, metricsRoutes } from '../observability/routes.js';
 import { AccessLogController } from './access-log.js';
 import { installAuth } from './auth.js';
+import { installCors } from './cors.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './errors.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installOpenApi } from './openapi.js';
@@ -69,6 +70,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   installRequestMetrics(app, ctx);
   installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error));
+  await installCors(app, ctx.config.corsOrigins);
   installAuth(app, ctx.authenticator, sessionAuthenticator(ctx));
   await installOpenApi(app);
   for (const feature of features) await app.register(feature(ctx));
