@@ -50,6 +50,7 @@ async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; 
   const metric = (key: string, event_key: string, kind: string, aggregation: string, property_path: string | null, window: string, windowMs: number) => ({
     id: newId(), workspace_id: workspace.id, key, name: key, event_key, kind: kind as never, aggregation: aggregation as never,
     unit_dedup_window: window, unit_dedup_window_ms: windowMs, property_path, created_at: T0, updated_at: T0,
+    description: null, higher_is_better: 1, capping: null, numerator_metric_id: null, denominator_metric_id: null,
   });
   const metrics = [
     metric('purchased', 'purchase', 'binary', 'count', null, 'P7D', 7 * DAY),

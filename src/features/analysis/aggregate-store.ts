@@ -29,18 +29,32 @@ export interface MetricSpec {
   window_ms: number;
   /** Keys of property_path (sum and mean); null for count aggregation. */
   value_keys: readonly string[] | null;
+  /** Winsorization: each unit's value becomes min(value, cap) before the sums; null for none. */
+  cap: number | null;
+  /**
+   * Ratio metrics: this spec describes the numerator x, `denominator` the denominator y, and the
+   * totals add the sums of y, y^2 and x y over units (x and y are 0 for a unit without events).
+   */
+  denominator?: MetricSpec;
 }
 
 /**
  * Per-variant totals of one metric's per-unit values x:
  * n units with a value, sum of x, sum of x^2, and units with at least one counted event.
+ * Ratio metrics also carry the denominator's sums (0 otherwise); their conversions are the units
+ * with a nonzero denominator.
  */
 export interface MetricTotals {
   n: number;
   sum: number;
   sum_of_squares: number;
   conversions: number;
+  sum_y: number;
+  sum_of_squares_y: number;
+  sum_xy: number;
 }
+
+export const EMPTY_TOTALS: MetricTotals = { n: 0, sum: 0, sum_of_squares: 0, conversions: 0, sum_y: 0, sum_of_squares_y: 0, sum_xy: 0 };
 
 export interface VariantTotals {
   variant_key: string;
@@ -72,14 +86,32 @@ function unitValue(seam: DialectSeam, metric: MetricSpec): RawBuilder<number | n
   return metric.aggregation === 'sum' ? sql`SUM(CASE WHEN ${counted} THEN ${value} END)` : sql`AVG(CASE WHEN ${counted} THEN ${value} END)`;
 }
 
+/** The unit's value capped from above (winsorized); NULL stays NULL (the unit has no value). */
+function capped(value: RawBuilder<unknown>, cap: number | null): RawBuilder<unknown> {
+  if (cap === null) return value;
+  return sql`(CASE WHEN ${value} > ${cap} THEN ${cap} ELSE ${value} END)`;
+}
+
+/** A ratio's outer aggregates: units, the sums of x, y, x^2, y^2 and x y, units with y != 0. */
+function ratioColumns(metric: MetricSpec, denominator: MetricSpec, index: number): RawBuilder<unknown> {
+  const x = sql`COALESCE(${capped(sql.ref(`u.m${index}`), metric.cap)}, 0)`;
+  const y = sql`COALESCE(${capped(sql.ref(`u.d${index}`), denominator.cap)}, 0)`;
+  const alias = (prefix: string) => sql.ref(`${prefix}${index}`);
+  return sql`COUNT(*) AS ${alias('n')}, SUM(${x}) AS ${alias('s')}, SUM(${x} * ${x}) AS ${alias('q')},
+    SUM(CASE WHEN ${y} <> 0 THEN 1 ELSE 0 END) AS ${alias('c')}, SUM(${y}) AS ${alias('sy')}, SUM(${y} * ${y}) AS ${alias('qy')},
+    SUM(${x} * ${y}) AS ${alias('xy')}`;
+}
+
 /**
- * Outer aggregates of metric i over the units of a variant (column m{i} holds each unit's value):
+ * Outer aggregates of metric i over the units of a variant (column m{i} holds each unit's value,
+ * capped here when the metric caps):
  * - n: every unit, except for mean metrics, where only units with a value have a mean;
  * - conversions: binary 0/1 summed; count: units with at least one event; sum and mean: units
  *   with at least one number.
  */
 function metricColumns(metric: MetricSpec, index: number): RawBuilder<unknown> {
-  const m = sql.ref(`u.m${index}`);
+  if (metric.denominator) return ratioColumns(metric, metric.denominator, index);
+  const m = capped(sql.ref(`u.m${index}`), metric.cap);
   const n = metric.aggregation === 'mean' && metric.kind !== 'binary' ? sql`COUNT(${m})` : sql`COUNT(*)`;
   let conversions: RawBuilder<unknown>;
   if (metric.kind === 'binary') conversions = sql`SUM(${m})`;
@@ -92,10 +124,11 @@ function metricColumns(metric: MetricSpec, index: number): RawBuilder<unknown> {
  * The events of a unit that any metric may count: one index range per event key, from the
  * exposure to the end of the widest window (each metric's CASE then applies its own window).
  */
-function eventJoin(input: AggregationInput): RawBuilder<unknown> {
-  if (input.metrics.length === 0) return sql``;
-  const keys = [...new Set(input.metrics.map((metric) => metric.event_key))];
-  const widest = Math.max(...input.metrics.map((metric) => metric.window_ms));
+function eventJoin(input: Pick<AggregationInput, 'metrics' | 'workspaceId' | 'eventsBefore'>): RawBuilder<unknown> {
+  const columns = unitColumnsOf(input.metrics);
+  if (columns.length === 0) return sql``;
+  const keys = [...new Set(columns.map((metric) => metric.event_key))];
+  const widest = Math.max(...columns.map((metric) => metric.window_ms));
   const before = input.eventsBefore === null ? sql`` : sql` AND e.occurred_at < ${input.eventsBefore}`;
   return sql` LEFT JOIN events AS e ON e.workspace_id = ${input.workspaceId} AND e.event_key IN (${sql.join(keys)})
         AND e.unit_id = x.unit_id AND e.occurred_at >= x.exposed_at AND e.occurred_at < x.exposed_at + ${widest}${before}`;
@@ -106,8 +139,33 @@ function eventJoin(input: AggregationInput): RawBuilder<unknown> {
  * delivers units in unit_id order, so the per-unit GROUP BY streams), the outer one sums them
  * per variant. Only per-variant rows leave the database.
  */
+/** Every per-unit value the statement computes: each metric, and each ratio's denominator. */
+function unitColumnsOf(metrics: readonly MetricSpec[]): MetricSpec[] {
+  return metrics.flatMap((metric) => (metric.denominator ? [metric, metric.denominator] : [metric]));
+}
+
+/** The per-unit value columns: m{i} for metric i, d{i} for a ratio's denominator. */
+function unitValueColumns(seam: DialectSeam, metrics: readonly MetricSpec[]): RawBuilder<unknown>[] {
+  return metrics.flatMap((metric, index) => [
+    sql`, ${unitValue(seam, metric)} AS ${sql.ref(`m${index}`)}`,
+    ...(metric.denominator ? [sql`, ${unitValue(seam, metric.denominator)} AS ${sql.ref(`d${index}`)}`] : []),
+  ]);
+}
+
+/**
+ * One row per live exposure of the experiment with column m0: the unit's value of `metric`
+ * (uncapped). The percentile cap reads its order statistics from this.
+ */
+export function unitValuesQuery(seam: DialectSeam, input: Pick<AggregationInput, 'workspaceId' | 'experimentId' | 'eventsBefore'>, metric: MetricSpec): RawBuilder<Row> {
+  const only = { ...input, metrics: [{ ...metric, denominator: undefined }] };
+  return sql<Row>`SELECT ${unitValue(seam, metric)} AS m0
+      FROM exposures AS x${eventJoin(only)}
+      WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL
+      GROUP BY ${seam.analysisUnitGroup}`;
+}
+
 function chunkQuery(seam: DialectSeam, input: AggregationInput, after: string | null, through: string | null): RawBuilder<Row> {
-  const values = input.metrics.map((metric, index) => sql`, ${unitValue(seam, metric)} AS ${sql.ref(`m${index}`)}`);
+  const values = unitValueColumns(seam, input.metrics);
   const columns = input.metrics.map((metric, index) => sql`, ${metricColumns(metric, index)}`);
   const lower = after === null ? sql`` : sql` AND x.unit_id > ${after}`;
   const upper = through === null ? sql`` : sql` AND x.unit_id <= ${through}`;
@@ -151,7 +209,7 @@ function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metr
     const entry = totals.get(key) ?? {
       variant_key: key,
       units: 0,
-      metrics: Array.from({ length: metricCount }, () => ({ n: 0, sum: 0, sum_of_squares: 0, conversions: 0 })),
+      metrics: Array.from({ length: metricCount }, () => ({ ...EMPTY_TOTALS })),
     };
     entry.units += toNumber(row.units);
     entry.metrics.forEach((metric, index) => {
@@ -159,6 +217,10 @@ function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metr
       metric.sum += toNumber(row[`s${index}`]);
       metric.sum_of_squares += toNumber(row[`q${index}`]);
       metric.conversions += toNumber(row[`c${index}`]);
+      // Absent (undefined) for metrics that are not ratios: toNumber reads it as 0.
+      metric.sum_y += toNumber(row[`sy${index}`]);
+      metric.sum_of_squares_y += toNumber(row[`qy${index}`]);
+      metric.sum_xy += toNumber(row[`xy${index}`]);
     });
     totals.set(key, entry);
   }
