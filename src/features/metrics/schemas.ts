@@ -76,7 +76,9 @@ export const MetricInput = Type.Object(
       Type.String({ pattern: KEY_PATTERN, description: 'the event_key of the events this metric counts; required except for ratio metrics' }),
     ),
     kind: MetricKind,
-    aggregation: Type.Optional(Type.Enum(['sum', 'mean', 'count'], { ...aggregationOptions, default: 'count' })),
+    aggregation: Type.Optional(
+      Type.Enum(['sum', 'mean', 'count'], { description: `${aggregationOptions.description}; defaults to count, and to sum for a ratio metric` }),
+    ),
     higher_is_better: Type.Optional(HigherIsBetter),
     capping: Type.Optional(MetricCappingSchema),
     numerator_metric_id: Type.Optional(Type.String({ description: 'ratio metrics: a non-ratio metric of the workspace' })),
