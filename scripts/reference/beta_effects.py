@@ -11,6 +11,9 @@ CASES = {
     "large": (10000, 100000, 10400, 100000),
     "zero_control": (0, 50, 5, 50),
     "unequal_widths": (50, 500, 5000, 50000),
+    # test/analysis/effects.test.ts: the primary metric and the lower-is-better guardrail.
+    "e2e_converted": (12, 60, 30, 60),
+    "e2e_errors": (6, 60, 30, 60),
 }
 
 def quad(f, lo, hi):
