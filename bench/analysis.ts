@@ -45,12 +45,12 @@ function padded(ctx: AppContext, prefix: string, expression: RawBuilder<unknown>
 }
 
 /** Workspace, four metrics (binary, revenue sum, duration mean, count) and a running experiment. */
-async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string }> {
+async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string; extraGuardrails: string[] }> {
   const { workspace, environment } = await createWorkspace(ctx, `Bench ${newId()}`);
   const metric = (key: string, event_key: string, kind: string, aggregation: string, property_path: string | null, window: string, windowMs: number) => ({
     id: newId(), workspace_id: workspace.id, key, name: key, event_key, kind: kind as never, aggregation: aggregation as never,
     unit_dedup_window: window, unit_dedup_window_ms: windowMs, property_path, created_at: T0, updated_at: T0,
-    description: null, higher_is_better: 1, capping: null, numerator_metric_id: null, denominator_metric_id: null,
+    description: null, higher_is_better: 1, capping: null as string | null, numerator_metric_id: null as string | null, denominator_metric_id: null as string | null,
   });
   const metrics = [
     metric('purchased', 'purchase', 'binary', 'count', null, 'P7D', 7 * DAY),
@@ -58,7 +58,10 @@ async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; 
     metric('load_time', 'page_load', 'duration', 'mean', 'timing.load_ms', 'P1D', DAY),
     metric('pageviews', 'page_load', 'count', 'count', null, 'P7D', 7 * DAY),
   ];
-  await ctx.db.insertInto('metrics').values(metrics).execute();
+  // Added as guardrails for the second measurement: a percentile-capped metric and a ratio.
+  const capped = { ...metric('load_time_p99', 'page_load', 'duration', 'sum', 'timing.load_ms', 'P1D', DAY), capping: JSON.stringify({ type: 'percentile', value: 0.99 }) };
+  const ratio = { ...metric('revenue_per_pageview', '', 'ratio', 'sum', null, 'P7D', 7 * DAY), numerator_metric_id: metrics[1]?.id ?? null, denominator_metric_id: metrics[3]?.id ?? null };
+  await ctx.db.insertInto('metrics').values([...metrics, capped, ratio]).execute();
   const experimentId = newId();
   const [primary, ...guardrails] = metrics.map((m) => m.id);
   await ctx.db
@@ -72,7 +75,7 @@ async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; 
       stop_reason: null, outcome_notes: null, created_at: T0, updated_at: T0,
     })
     .execute();
-  return { workspaceId: workspace.id, experimentId };
+  return { workspaceId: workspace.id, experimentId, extraGuardrails: [...guardrails, capped.id, ratio.id] };
 }
 
 /**
@@ -190,13 +193,21 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
     const ids = await seedDefinitions(ctx);
     await seedFacts(ctx, ids, units);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
-    await ctx.close();
     const figures = runComputeChild(scratch.url, ids.experimentId, runs);
     const times = figures.seconds.map((s, run) => `${s.toFixed(2)} s (cpu ${figures.cpu_seconds[run]?.toFixed(2)})`).join(', ');
+    await ctx.db.updateTable('experiments').set({ guardrail_metric_ids: JSON.stringify(ids.extraGuardrails) }).where('id', '=', ids.experimentId).execute();
+    await ctx.close();
+    const extra = runComputeChild(scratch.url, ids.experimentId, runs);
+    const extraTimes = extra.seconds.map((s, run) => `${s.toFixed(2)} s (cpu ${extra.cpu_seconds[run]?.toFixed(2)})`).join(', ');
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
     console.log(
       `${scratch.label.padEnd(8)} units ${units.toLocaleString('en-US').padStart(9)}  events ${(units * EVENTS_PER_UNIT).toLocaleString('en-US').padStart(10)}  ` +
         `seed ${seedSeconds.toFixed(1).padStart(6)} s  snapshot ${times}  peak RSS ${figures.max_rss_mb.toFixed(0)} MB ` +
         `(${figures.rss_before_mb.toFixed(0)} MB before)  units ${figures.units.join('/')}  ${figures.verdict}`,
+    );
+    console.log(
+      `${''.padEnd(8)} + p99-capped and ratio guardrails: snapshot ${extraTimes}  peak RSS ${extra.max_rss_mb.toFixed(0)} MB  ` +
+        `median ${(median(extra.seconds) / median(figures.seconds)).toFixed(2)}x the time without them`,
     );
   } finally {
     if (keep) console.log(`kept ${scratch.url} (drop it when done)`);
@@ -212,7 +223,7 @@ program
   .option('--keep', 'keep the scratch databases (to EXPLAIN the queries afterwards)')
   .action(async (options: { units: string; runs: string; sqliteOnly?: boolean; keep?: boolean }) => {
     const kinds: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
-    console.log(`Analysis snapshot: 4 metrics (binary, revenue sum, duration mean, count), 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`);
+    console.log(`Analysis snapshot: 4 metrics (binary, revenue sum, duration mean, count), then the same with a p99-capped duration and a ratio (revenue per pageview) added as guardrails; 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`);
     for (const units of options.units.split(',').map(Number)) {
       for (const kind of kinds) await benchOne(kind, units, Number(options.runs), options.keep === true);
     }
