@@ -187,6 +187,30 @@ describeEachDialect(
       expectClose(aov.per_variant[1].effect.relative.mean, treatment.mean / control.mean - 1, 1e-9, 'aov relative mean');
     });
 
+    it.each(['bayesian.posterior_threshold', 'bayesian.always_valid_evalue', 'frequentist.sequential_msprt'])(
+      'declares the variant with fewer crashes the winner of a lower-is-better primary metric under %s',
+      async (method) => {
+        const crashes = ids.crashes ?? (ids.crashes = await createMetric(server(), key, { key: 'crashes', event_key: 'app.crash', kind: 'binary', higher_is_better: false }));
+        const lower = await createExperiment(server(), key, {
+          environment_id: experiment.environment_id,
+          key: `fewer-crashes-${method.replaceAll('.', '-')}`,
+          variants: [{ key: 'control', weight: 50, is_control: true }, { key: 'stable', weight: 50 }],
+          primary_metric_id: crashes,
+          decision_rule: { method, posterior_threshold: 0.95, min_sample_per_variant: 50, minimum_detectable_effect: 3 },
+        });
+        const units = await exposeExactly(server(), key, lower, { control: UNITS, stable: UNITS }, method);
+        // Half the control's units crash, a tenth of the stable variant's.
+        const crashed = [...(units.control ?? []).filter((_, i) => i % 2 === 1), ...(units.stable ?? []).filter((_, i) => i % 10 === 0)];
+        clock.set(T0 + 7 * HOUR);
+        await sendEvents(server(), key, crashed.map((unit_id) => ({ event_key: 'app.crash', unit_id, occurred_at: T0 + 7 * HOUR })));
+        clock.set(T0 + 6 * HOUR);
+        const snapshot = await compute(server(), key, lower.id);
+        expect(snapshot.primary_metric.higher_is_better).toBe(false);
+        expect(snapshot.decision).toMatchObject({ verdict: 'winner', variant_key: 'stable', method });
+        expect(snapshot.per_variant[1].effect.chance_to_beat_control).toBeGreaterThan(0.999);
+      },
+    );
+
     it('uses the edited definition in later snapshots', async () => {
       const patched = await server().request('PATCH', `/v1/metrics/${ids.errors}`, { key, body: { higher_is_better: true } });
       expect(patched.status).toBe(200);
