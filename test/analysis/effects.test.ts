@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { computeById } from '../../src/features/analysis/service.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { HOUR, ManualClock, compute, createExperiment, createMetric, expectClose, exposeExactly, sendEvents, type OutgoingEvent } from './support.js';
 
@@ -82,6 +83,19 @@ function expectNormalMetric(perVariant: any[], control: number[], treatment: num
   expectClose(effect.absolute.credible_interval_95[1], expected.absolute[1] as number, 1e-9, `${what} absolute[1]`);
   expectClose(effect.relative.credible_interval_95[0], expected.relative[0] as number, 1e-9, `${what} relative[0]`);
   expectClose(effect.relative.credible_interval_95[1], expected.relative[1] as number, 1e-9, `${what} relative[1]`);
+}
+
+/** Every number of `actual` within 1e-9 (relative) of `expected`'s, everything else equal. */
+function expectSameNumbers(actual: unknown, expected: unknown, what: string): void {
+  if (typeof expected === 'number') {
+    expect(typeof actual, what).toBe('number');
+    expect(Math.abs((actual as number) - expected), `${what}: ${String(actual)} vs ${expected}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected)));
+  } else if (expected !== null && typeof expected === 'object') {
+    expect(Object.keys(actual as object).sort(), what).toEqual(Object.keys(expected).sort());
+    for (const [field, value] of Object.entries(expected)) expectSameNumbers((actual as Record<string, unknown>)[field], value, `${what}.${field}`);
+  } else {
+    expect(actual, what).toEqual(expected);
+  }
 }
 
 describeEachDialect(
@@ -172,6 +186,17 @@ describeEachDialect(
       const absolute = guardrail(snapshot, 'revenue_cap100');
       expect(absolute.cap_applied).toBe(100);
       expectNormalMetric(absolute.per_variant, capped(control, 100), capped(treatment, 100), 'revenue_cap100');
+    });
+
+    it('gives the same capped and ratio numbers when the units are cut into chunks of any size', async () => {
+      const whole = await compute(server(), key, experiment.id);
+      for (const chunkUnits of [7, 25, 60]) {
+        const chunked = (await computeById(server().ctx, experiment.id, { trigger: 'cli', chunkUnits })) as any;
+        for (const metricKey of ['revenue_p90', 'revenue_cap100', 'aov', 'errors']) {
+          expect(guardrail(chunked, metricKey).cap_applied, `${metricKey} in chunks of ${chunkUnits}`).toEqual(guardrail(whole, metricKey).cap_applied);
+          expectSameNumbers(guardrail(chunked, metricKey).per_variant, guardrail(whole, metricKey).per_variant, `${metricKey} in chunks of ${chunkUnits}`);
+        }
+      }
     });
 
     it('computes a ratio metric as sum over sum with the delta-method variance', async () => {

@@ -7,11 +7,9 @@ import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/store.js';
 import { findExperiment, toExperiment, type ExperimentRow } from '../experiments/store.js';
 import type { Experiment } from '../experiments/schemas.js';
-import { parsePropertyPath } from '../metrics/property-path.js';
-import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/store.js';
-import { aggregateByVariant, countLateEvents, type MetricSpec } from './aggregate-store.js';
+import { countLateEvents } from './aggregate-store.js';
 import { buildSnapshot, type PreviousEvidence } from './build.js';
-import { percentileCap } from './percentile-cap.js';
+import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
 import {
   COMPUTED_ACTION,
@@ -34,76 +32,6 @@ export interface ComputeOptions {
   chunkUnits?: number | null;
 }
 
-/** The SQL's view of one metric that reads events, with its cap once resolved. */
-function eventMetricSpec(metric: MetricRow, cap: number | null): MetricSpec {
-  const reads = metric.aggregation !== 'count' && metric.property_path !== null;
-  return {
-    event_key: metric.event_key,
-    kind: metric.kind,
-    aggregation: metric.aggregation,
-    window_ms: metric.unit_dedup_window_ms,
-    value_keys: reads ? parsePropertyPath(metric.property_path as string) : null,
-    cap,
-  };
-}
-
-/**
- * The cap a metric applies in this snapshot: an absolute cap's value, a percentile cap computed
- * over the experiment's units now (null when no unit has a nonzero value), or null.
- */
-async function resolveCap(ctx: AppContext, row: ExperimentRow, metric: MetricRow): Promise<number | null> {
-  const capping = cappingOf(metric);
-  if (capping === null) return null;
-  if (capping.type === 'absolute') return capping.value;
-  const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at };
-  return percentileCap(ctx.db, ctx.seam, ctx.reads, scope, eventMetricSpec(metric, null), capping.value);
-}
-
-interface ResolvedSpec {
-  spec: MetricSpec;
-  capApplied: number | null;
-}
-
-/** A metric's SQL spec with resolved caps; a ratio's spec is its numerator's with the denominator's beside it. */
-async function resolveSpec(ctx: AppContext, row: ExperimentRow, metric: MetricRow, components: ReadonlyMap<string, MetricRow>): Promise<ResolvedSpec> {
-  if (metric.kind !== 'ratio') {
-    const cap = await resolveCap(ctx, row, metric);
-    return { spec: eventMetricSpec(metric, cap), capApplied: cap };
-  }
-  const numerator = components.get(metric.numerator_metric_id ?? '');
-  const denominator = components.get(metric.denominator_metric_id ?? '');
-  if (!numerator || !denominator) throw new Error(`ratio metric ${metric.id} lost a component after loadMetrics checked it`);
-  const spec = eventMetricSpec(numerator, await resolveCap(ctx, row, numerator));
-  return { spec: { ...spec, denominator: eventMetricSpec(denominator, await resolveCap(ctx, row, denominator)) }, capApplied: null };
-}
-
-interface LoadedMetrics {
-  primary: MetricRow | null;
-  guardrails: MetricRow[];
-  /** The numerators and denominators of the ratio metrics among them, by id. */
-  components: Map<string, MetricRow>;
-}
-
-async function loadMetrics(ctx: AppContext, experiment: Experiment): Promise<LoadedMetrics> {
-  const ids = [...(experiment.primary_metric_id ? [experiment.primary_metric_id] : []), ...experiment.guardrail_metric_ids];
-  const found = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, ids)).map((metric) => [metric.id, metric]));
-  const componentIds = [...found.values()].flatMap((metric) => [metric.numerator_metric_id, metric.denominator_metric_id].filter((id): id is string => id !== null));
-  const components = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, componentIds)).map((metric) => [metric.id, metric]));
-  // A ratio whose component is gone cannot be computed; it is left out like a deleted metric.
-  const usable = (metric: MetricRow) => metric.kind !== 'ratio' || (components.has(metric.numerator_metric_id ?? '') && components.has(metric.denominator_metric_id ?? ''));
-  const primaryRow = experiment.primary_metric_id ? found.get(experiment.primary_metric_id) : undefined;
-  const primary = primaryRow && usable(primaryRow) ? primaryRow : null;
-  const guardrails = experiment.guardrail_metric_ids.flatMap((id) => {
-    const metric = found.get(id);
-    return metric && usable(metric) ? [metric] : [];
-  });
-  return { primary, guardrails, components };
-}
-
-function eventKeysOf(metrics: readonly MetricSpec[]): string[] {
-  return metrics.flatMap((spec) => [spec.event_key, ...(spec.denominator ? [spec.denominator.event_key] : [])]);
-}
-
 /** The always-valid p-values of the latest snapshot, so a past rejection stays a rejection. */
 function previousEvidence(latest: SnapshotRow | undefined): PreviousEvidence | null {
   if (!latest) return null;
@@ -123,15 +51,8 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const resolved: ResolvedSpec[] = [];
   for (const metric of metrics) resolved.push(await resolveSpec(ctx, row, metric, components));
-  const specs = resolved.map((item) => item.spec);
-  const totals = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, {
-    workspaceId: row.workspace_id,
-    experimentId: row.id,
-    metrics: specs,
-    eventsBefore: row.stopped_at,
-    chunkUnits,
-  });
-  const lateEventCount = await countLateEvents(ctx.db, row.workspace_id, row.id, eventKeysOf(specs));
+  const { totals, capsApplied } = await aggregateWithCaps(ctx, row, resolved, chunkUnits);
+  const lateEventCount = await countLateEvents(ctx.db, row.workspace_id, row.id, eventKeysOf(resolved.map((item) => item.spec)));
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
   const latest = await findLatestSnapshot(ctx.db, row.workspace_id, row.id);
   const built = buildSnapshot({
@@ -143,13 +64,13 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
     primary,
     guardrails,
     totals,
-    capsApplied: resolved.map((item) => item.capApplied),
+    capsApplied,
     previous: previousEvidence(latest),
   });
   const { decision_rule_satisfied: satisfied, ...rest } = built;
   const document: SnapshotDocument = {
     primary_metric: primary
-      ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation, higher_is_better: primary.higher_is_better === 1, cap_applied: resolved[0]?.capApplied ?? null }
+      ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation, higher_is_better: primary.higher_is_better === 1, cap_applied: capsApplied[0] ?? null }
       : null,
     ...rest,
     peek_count_at_computation: peekCount,
