@@ -230,7 +230,7 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
     const extra = runComputeChild(scratch.url, ids.experimentId, runs);
     const extraTimes = extra.seconds.map((s, run) => `${s.toFixed(2)} s (cpu ${extra.cpu_seconds[run]?.toFixed(2)})`).join(', ');
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-    // The first pair warms the caches; the ratio is of the medians of the others.
+    // The first pair warms the caches; the figure is the median of the other pairs' ratios.
     const [pairedBase = [], pairedExtra = []] = runPairedChild(scratch.url, ids.experimentId, runs + 1, [baseList, JSON.stringify(ids.extraGuardrails)]);
     const pairs = pairedBase.map((s, run) => `${s.toFixed(2)}/${pairedExtra[run]?.toFixed(2)} s`).join(', ');
     console.log(
@@ -243,7 +243,7 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
     );
     console.log(
       `${''.padEnd(8)} alternating without/with them in one process: ${pairs}; ` +
-        `median ${(median(pairedExtra.slice(1)) / median(pairedBase.slice(1))).toFixed(2)}x the time without them (first pair cold, left out)`,
+        `median ratio ${median(pairedBase.slice(1).map((s, run) => (pairedExtra[run + 1] ?? Number.NaN) / s)).toFixed(2)}x the time without them (first pair cold, left out)`,
     );
   } finally {
     if (keep) console.log(`kept ${scratch.url} (drop it when done)`);
