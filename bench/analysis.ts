@@ -45,11 +45,12 @@ function padded(ctx: AppContext, prefix: string, expression: RawBuilder<unknown>
 }
 
 /** Workspace, four metrics (binary, revenue sum, duration mean, count) and a running experiment. */
-async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string }> {
+async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string; extraGuardrails: string[] }> {
   const { workspace, environment } = await createWorkspace(ctx, `Bench ${newId()}`);
   const metric = (key: string, event_key: string, kind: string, aggregation: string, property_path: string | null, window: string, windowMs: number) => ({
     id: newId(), workspace_id: workspace.id, key, name: key, event_key, kind: kind as never, aggregation: aggregation as never,
     unit_dedup_window: window, unit_dedup_window_ms: windowMs, property_path, created_at: T0, updated_at: T0,
+    description: null, higher_is_better: 1, capping: null as string | null, numerator_metric_id: null as string | null, denominator_metric_id: null as string | null,
   });
   const metrics = [
     metric('purchased', 'purchase', 'binary', 'count', null, 'P7D', 7 * DAY),
@@ -57,7 +58,11 @@ async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; 
     metric('load_time', 'page_load', 'duration', 'mean', 'timing.load_ms', 'P1D', DAY),
     metric('pageviews', 'page_load', 'count', 'count', null, 'P7D', 7 * DAY),
   ];
-  await ctx.db.insertInto('metrics').values(metrics).execute();
+  // Added as guardrails for the second measurement: revenue capped at its 99th percentile (the
+  // usual use of capping: a few very large orders) and a ratio, revenue per pageview.
+  const capped = { ...metric('revenue_p99', 'purchase', 'revenue', 'sum', 'order.total', 'P7D', 7 * DAY), capping: JSON.stringify({ type: 'percentile', value: 0.99 }) };
+  const ratio = { ...metric('revenue_per_pageview', '', 'ratio', 'sum', null, 'P7D', 7 * DAY), numerator_metric_id: metrics[1]?.id ?? null, denominator_metric_id: metrics[3]?.id ?? null };
+  await ctx.db.insertInto('metrics').values([...metrics, capped, ratio]).execute();
   const experimentId = newId();
   const [primary, ...guardrails] = metrics.map((m) => m.id);
   await ctx.db
@@ -71,7 +76,7 @@ async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; 
       stop_reason: null, outcome_notes: null, created_at: T0, updated_at: T0,
     })
     .execute();
-  return { workspaceId: workspace.id, experimentId };
+  return { workspaceId: workspace.id, experimentId, extraGuardrails: [...guardrails, capped.id, ratio.id] };
 }
 
 /**
@@ -147,6 +152,34 @@ async function computeMode(databaseUrl: string, experimentId: string, runs: numb
   process.stdout.write(JSON.stringify(figures) + '\n');
 }
 
+/**
+ * Child-process mode for the comparison: alternates the guardrail lists (without, then with the
+ * capped and ratio metrics) snapshot by snapshot, so a busy machine slows both alike; prints the
+ * wall seconds of each as JSON.
+ */
+async function pairedMode(databaseUrl: string, experimentId: string, runs: number, lists: string[]): Promise<void> {
+  const config = databaseUrl.startsWith('postgres') ? ({ kind: 'postgres', url: databaseUrl } as const) : ({ kind: 'sqlite', file: databaseUrl } as const);
+  const ctx = await openContext(config, path.dirname(config.kind === 'sqlite' ? config.file : os.tmpdir()), false);
+  const seconds: number[][] = lists.map(() => []);
+  for (let run = 0; run < runs; run += 1) {
+    for (const [index, list] of lists.entries()) {
+      await ctx.db.updateTable('experiments').set({ guardrail_metric_ids: list }).where('id', '=', experimentId).execute();
+      const started = performance.now();
+      await computeById(ctx, experimentId, { trigger: 'cli' });
+      seconds[index]?.push((performance.now() - started) / 1000);
+    }
+  }
+  await ctx.close();
+  process.stdout.write(JSON.stringify(seconds) + '\n');
+}
+
+function runPairedChild(databaseUrl: string, experimentId: string, runs: number, lists: string[]): number[][] {
+  const script = fileURLToPath(import.meta.url);
+  const child = spawnSync(process.execPath, [...process.execArgv, script, 'paired', databaseUrl, experimentId, String(runs), ...lists], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (child.status !== 0) throw new Error(`paired compute process failed: ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '[]') as number[][];
+}
+
 function runComputeChild(databaseUrl: string, experimentId: string, runs: number): ComputeFigures {
   const script = fileURLToPath(import.meta.url);
   const child = spawnSync(process.execPath, [...process.execArgv, script, 'compute', databaseUrl, experimentId, String(runs)], { encoding: 'utf8', maxBuffer: 1 << 20 });
@@ -189,13 +222,28 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
     const ids = await seedDefinitions(ctx);
     await seedFacts(ctx, ids, units);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
-    await ctx.close();
     const figures = runComputeChild(scratch.url, ids.experimentId, runs);
     const times = figures.seconds.map((s, run) => `${s.toFixed(2)} s (cpu ${figures.cpu_seconds[run]?.toFixed(2)})`).join(', ');
+    const baseList = JSON.stringify(ids.extraGuardrails.slice(0, -2));
+    await ctx.db.updateTable('experiments').set({ guardrail_metric_ids: JSON.stringify(ids.extraGuardrails) }).where('id', '=', ids.experimentId).execute();
+    await ctx.close();
+    const extra = runComputeChild(scratch.url, ids.experimentId, runs);
+    const extraTimes = extra.seconds.map((s, run) => `${s.toFixed(2)} s (cpu ${extra.cpu_seconds[run]?.toFixed(2)})`).join(', ');
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+    // The first pair warms the caches; the figure is the median of the other pairs' ratios.
+    const [pairedBase = [], pairedExtra = []] = runPairedChild(scratch.url, ids.experimentId, runs + 1, [baseList, JSON.stringify(ids.extraGuardrails)]);
+    const pairs = pairedBase.map((s, run) => `${s.toFixed(2)}/${pairedExtra[run]?.toFixed(2)} s`).join(', ');
     console.log(
       `${scratch.label.padEnd(8)} units ${units.toLocaleString('en-US').padStart(9)}  events ${(units * EVENTS_PER_UNIT).toLocaleString('en-US').padStart(10)}  ` +
         `seed ${seedSeconds.toFixed(1).padStart(6)} s  snapshot ${times}  peak RSS ${figures.max_rss_mb.toFixed(0)} MB ` +
         `(${figures.rss_before_mb.toFixed(0)} MB before)  units ${figures.units.join('/')}  ${figures.verdict}`,
+    );
+    console.log(
+      `${''.padEnd(8)} + p99-capped and ratio guardrails: snapshot ${extraTimes}  peak RSS ${extra.max_rss_mb.toFixed(0)} MB`,
+    );
+    console.log(
+      `${''.padEnd(8)} alternating without/with them in one process: ${pairs}; ` +
+        `median ratio ${median(pairedBase.slice(1).map((s, run) => (pairedExtra[run + 1] ?? Number.NaN) / s)).toFixed(2)}x the time without them (first pair cold, left out)`,
     );
   } finally {
     if (keep) console.log(`kept ${scratch.url} (drop it when done)`);
@@ -211,11 +259,14 @@ program
   .option('--keep', 'keep the scratch databases (to EXPLAIN the queries afterwards)')
   .action(async (options: { units: string; runs: string; sqliteOnly?: boolean; keep?: boolean }) => {
     const kinds: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
-    console.log(`Analysis snapshot: 4 metrics (binary, revenue sum, duration mean, count), 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`);
+    console.log(`Analysis snapshot: 4 metrics (binary, revenue sum, duration mean, count), then the same with a p99-capped revenue and a ratio (revenue per pageview) added as guardrails; 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`);
     for (const units of options.units.split(',').map(Number)) {
       for (const kind of kinds) await benchOne(kind, units, Number(options.runs), options.keep === true);
     }
   });
+program
+  .command('paired <database> <experiment> <runs> <lists...>', { hidden: true })
+  .action(async (database: string, experiment: string, runs: string, lists: string[]) => pairedMode(database, experiment, Number(runs), lists));
 program
   .command('compute <database> <experiment> <runs>', { hidden: true })
   .action(async (database: string, experiment: string, runs: string) => computeMode(database, experiment, Number(runs)));

@@ -79,6 +79,15 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description: 'Defines what an experiment measures: events with `event_key`, aggregated per unit within the dedup window. Rules beyond the schema (aggregation per kind, property_path, window) are in docs/metrics.md and answer 422. 409 when the key is taken. Audit-logged.',
   },
   getMetric: { summary: 'Get a metric', description: 'One metric by id; 404 when there is none in the workspace.' },
+  updateMetric: {
+    summary: 'Edit a metric',
+    description:
+      'Changes name, description, higher_is_better, capping, property_path or unit_dedup_window; key and kind are fixed (422). Later snapshots use the new definition. 404 for a metric of another workspace. Audit-logged.',
+  },
+  deleteMetric: {
+    summary: 'Delete a metric',
+    description: '409 while a draft or running experiment or a ratio metric uses it (`referrers` lists them); 404 for a metric of another workspace. Audit-logged.',
+  },
   listSegments: { summary: 'List segments', description: `The workspace’s reusable audience filters, oldest first. ${PAGED}` },
   createSegment: {
     summary: 'Create a segment',

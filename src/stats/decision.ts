@@ -47,6 +47,8 @@ export interface DecisionInput {
   days_elapsed: number;
   /** Always-valid p-values of earlier looks by treatment key, so a rejection stays a rejection. */
   previous_p_values?: Readonly<Record<string, number>>;
+  /** The metric's direction (default true): false makes a lower value the better one. */
+  higher_is_better?: boolean;
 }
 
 /** Always-valid evidence of one treatment against control. */
@@ -159,12 +161,14 @@ function describeEvidence(evidence: TreatmentEvidence): string {
 function sequentialOutcome(input: Omit<DecisionInput, 'days_elapsed'>): Outcome {
   const control = controlOf(input.variants);
   const evidence = sequentialEvidence(input);
-  const better = evidence.filter((item) => item.significant && item.delta > 0);
+  // The tests are two-sided; the direction only says which sign of the difference is good.
+  const sign = input.higher_is_better === false ? -1 : 1;
+  const better = evidence.filter((item) => item.significant && sign * item.delta > 0);
   if (better.length > 0) {
-    const best = [...better].sort((a, b) => b.delta - a.delta)[0] as TreatmentEvidence;
+    const best = [...better].sort((a, b) => sign * (b.delta - a.delta))[0] as TreatmentEvidence;
     return { kind: 'winner', variantKey: best.variant_key, reason: `beats control; ${describeEvidence(best)}` };
   }
-  const worse = evidence.filter((item) => item.significant && item.delta < 0);
+  const worse = evidence.filter((item) => item.significant && sign * item.delta < 0);
   if (evidence.length > 0 && worse.length === evidence.length) {
     const reason = `every treatment is worse than control; ${worse.map(describeEvidence).join('; ')}`;
     return { kind: 'winner', variantKey: control.variant_key, reason };

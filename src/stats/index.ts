@@ -65,5 +65,11 @@ export type { DifferenceEstimate, GaussianMixtureOptions, MsprtOptions, Sequenti
 export { DEFAULT_DECISION_RULE, binaryDecisionVariant, decide, resolveDecisionRule, sequentialEvidence } from './decision.js';
 export type { DecisionInput, TreatmentEvidence } from './decision.js';
 
-export { analyzeBinaryMetric, analyzeNumericMetric } from './analyze.js';
-export type { BinaryArmCounts, NumericArmSums } from './analyze.js';
+export { analyzeBinaryMetric, analyzeNormalArms, analyzeNumericMetric } from './analyze.js';
+export type { AnalysisOptions, BinaryArmCounts, NormalArm, NumericArmSums } from './analyze.js';
+
+export { binaryEffect, normalEffect } from './effect.js';
+export type { Effect } from './effect.js';
+
+export { ratioPosterior } from './ratio.js';
+export type { RatioSums } from './ratio.js';

@@ -7,6 +7,8 @@
  * into a snapshot without renaming.
  */
 
+import type { Effect } from './effect.js';
+
 /** Shape parameters of a Beta distribution. */
 export interface BetaParams {
   alpha: number;
@@ -94,4 +96,6 @@ export interface VariantAnalysis extends DecisionVariant {
     credible_interval_95: Interval | null;
   };
   expected_loss_if_stop_now: number | null;
+  /** Against the control (decisions.md section 10); null on the control and while undefined. */
+  effect: Effect | null;
 }

@@ -57,8 +57,8 @@ describeEachDialect(
       expect(snapshot.primary_metric).toBeNull();
       expect(snapshot.guardrails).toEqual([]);
       expect(snapshot.per_variant).toEqual([
-        { variant_key: 'control', is_control: true, sample_size: 150, conversions: 0, observed_rate: null, posterior: { mean: null, credible_interval_95: null }, prob_best: null, expected_loss_if_stop_now: null },
-        { variant_key: 'treatment', is_control: false, sample_size: 50, conversions: 0, observed_rate: null, posterior: { mean: null, credible_interval_95: null }, prob_best: null, expected_loss_if_stop_now: null },
+        { variant_key: 'control', is_control: true, sample_size: 150, conversions: 0, observed_rate: null, posterior: { mean: null, credible_interval_95: null }, prob_best: null, expected_loss_if_stop_now: null, effect: null },
+        { variant_key: 'treatment', is_control: false, sample_size: 50, conversions: 0, observed_rate: null, posterior: { mean: null, credible_interval_95: null }, prob_best: null, expected_loss_if_stop_now: null, effect: null },
       ]);
       expect(snapshot).toMatchObject({
         decision_rule_satisfied: false,

@@ -27,7 +27,13 @@ describeEachDialect('metrics', (server) => {
       aggregation: 'count',
       unit_dedup_window: 'P7D',
       property_path: null,
+      description: null,
+      higher_is_better: true,
+      capping: null,
+      numerator_metric_id: null,
+      denominator_metric_id: null,
       created_at: expect.stringMatching(ISO),
+      updated_at: created.body.created_at,
     });
     const row = await server().ctx.db.selectFrom('metrics').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
     expect(row.unit_dedup_window_ms).toBe(7 * 24 * 3_600_000);
@@ -37,7 +43,17 @@ describeEachDialect('metrics', (server) => {
       expect.objectContaining({
         action: 'metric.created',
         actor_id: acme.keyId,
-        payload: { ...checkout, aggregation: 'count', unit_dedup_window: 'P7D', property_path: null },
+        payload: {
+          ...checkout,
+          aggregation: 'count',
+          unit_dedup_window: 'P7D',
+          property_path: null,
+          description: null,
+          higher_is_better: true,
+          capping: null,
+          numerator_metric_id: null,
+          denominator_metric_id: null,
+        },
       }),
     ]);
     expect((await server().request('GET', `/v1/metrics/${created.body.id}`, { key: acme.key })).body).toEqual(created.body);
@@ -74,15 +90,16 @@ describeEachDialect('metrics', (server) => {
     expect(await errorsOf({ ...checkout, event_key: 'Checkout!' })).toEqual([{ pointer: '/event_key', message: expect.any(String) }]);
     expect(await errorsOf({ ...checkout, name: '' })).toEqual([{ pointer: '/name', message: expect.any(String) }]);
     expect(await errorsOf({ ...checkout, name: 'n'.repeat(201) })).toEqual([{ pointer: '/name', message: expect.any(String) }]);
-    expect(await errorsOf({ ...checkout, kind: 'ratio' })).toEqual([
-      { pointer: '/kind', message: 'must be one of "binary", "count", "revenue", "duration"' },
+    expect(await errorsOf({ ...checkout, kind: 'median' })).toEqual([
+      { pointer: '/kind', message: 'must be one of "binary", "count", "revenue", "duration", "ratio"' },
     ]);
     expect(await errorsOf({ ...checkout, aggregation: 'median' })).toEqual([
       { pointer: '/aggregation', message: 'must be one of "sum", "mean", "count"' },
     ]);
     expect(await errorsOf({ ...checkout, colour: 'red' })).toEqual([{ pointer: '/colour', message: 'is not a known field' }]);
     const missing = await errorsOf({});
-    expect(missing.map((e) => e.pointer).sort()).toEqual(['/event_key', '/key', '/kind', '/name']);
+    expect(missing.map((e) => e.pointer).sort()).toEqual(['/key', '/kind', '/name']);
+    expect(await errorsOf({ key: 'no-events', name: 'No events', kind: 'count' })).toEqual([{ pointer: '/event_key', message: 'is required' }]);
     expect(await errorsOf({ ...checkout, unit_dedup_window: 7 })).toEqual([{ pointer: '/unit_dedup_window', message: expect.any(String) }]);
   });
 

@@ -8,6 +8,7 @@ import { ExperimentDetail } from './pages/experiment.js';
 import { ExperimentForm } from './pages/experiment-form.js';
 import { Experiments } from './pages/experiments.js';
 import { Leads } from './pages/leads.js';
+import { MetricDetail } from './pages/metric.js';
 import { Metrics } from './pages/metrics.js';
 import { MutexGroups } from './pages/mutex-groups.js';
 import { Results } from './pages/results.js';
@@ -27,6 +28,7 @@ const pages: [string, Page][] = [
   ['/experiments/:id', (p) => <ExperimentDetail key={p.id} id={p.id ?? ''} />],
   ['/experiments/:id/results', (p) => <Results key={p.id} id={p.id ?? ''} />],
   ['/metrics', () => <Metrics />],
+  ['/metrics/:id', (p) => <MetricDetail key={p.id} id={p.id ?? ''} />],
   ['/segments', () => <Segments />],
   ['/mutex-groups', () => <MutexGroups />],
   ['/environments', () => <Environments />],

@@ -63,16 +63,27 @@ export interface Environment {
   created_at: string;
 }
 
+export interface MetricCapping {
+  type: 'absolute' | 'percentile';
+  value: number;
+}
+
 export interface Metric {
   id: string;
   key: string;
   name: string;
-  event_key: string;
-  kind: 'binary' | 'count' | 'revenue' | 'duration';
+  description: string | null;
+  event_key: string | null;
+  kind: 'binary' | 'count' | 'revenue' | 'duration' | 'ratio';
   aggregation: 'sum' | 'mean' | 'count';
+  higher_is_better: boolean;
+  capping: MetricCapping | null;
+  numerator_metric_id: string | null;
+  denominator_metric_id: string | null;
   unit_dedup_window: string;
   property_path: string | null;
   created_at: string;
+  updated_at: string;
 }
 
 export interface MutexGroup {
@@ -115,6 +126,29 @@ export interface VariantPosterior {
   posterior: { mean: number | null; credible_interval_95: [number, number] | null };
   prob_best?: number | null;
   expected_loss_if_stop_now?: number | null;
+  /** Against the control; null on the control (absent in snapshots from before effects). */
+  effect?: Effect | null;
+}
+
+export interface Effect {
+  absolute: { mean: number; credible_interval_95: [number, number] };
+  relative: { mean: number | null; credible_interval_95: [number, number] | null };
+  chance_to_beat_control: number;
+}
+
+export interface GuardrailRegression {
+  metric_id: string;
+  metric_key: string;
+  variant_key: string;
+  chance_to_beat_control: number;
+}
+
+export interface GuardrailResult {
+  metric_id: string;
+  metric_key: string;
+  higher_is_better?: boolean;
+  cap_applied?: number | null;
+  per_variant: VariantPosterior[];
 }
 
 export type Verdict = 'keep_running' | 'winner' | 'no_difference' | 'max_duration_reached';
@@ -124,11 +158,11 @@ export interface Snapshot {
   experiment_id: string;
   computed_at: string;
   trigger?: string;
-  primary_metric?: { id: string; key: string; kind: Metric['kind']; aggregation: string } | null;
+  primary_metric?: { id: string; key: string; kind: Metric['kind']; aggregation: string; higher_is_better?: boolean; cap_applied?: number | null } | null;
   per_variant: VariantPosterior[];
-  guardrails?: { metric_id: string; metric_key: string; per_variant: VariantPosterior[] }[];
+  guardrails?: GuardrailResult[];
   decision_rule_satisfied: boolean;
-  decision?: { verdict: Verdict; variant_key: string | null; reason: string; days_elapsed?: number };
+  decision?: { verdict: Verdict; variant_key: string | null; reason: string; days_elapsed?: number; guardrail_regressions?: GuardrailRegression[] };
   srm_chi_squared_p?: number | null;
   srm_warning?: boolean;
   peek_count_at_computation?: number;

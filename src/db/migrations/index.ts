@@ -7,6 +7,7 @@ import * as templates from './0005_templates.js';
 import * as analysis from './0006_analysis.js';
 import * as webhooks from './0007_webhooks.js';
 import * as sessions from './0008_sessions.js';
+import * as metricEffects from './0009_metric_effects.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0006_analysis': analysis,
   '0007_webhooks': webhooks,
   '0008_sessions': sessions,
+  '0009_metric_effects': metricEffects,
 };
 
 export const migrationProvider: MigrationProvider = {

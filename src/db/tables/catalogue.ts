@@ -1,4 +1,4 @@
-export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration';
+export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio';
 export type MetricAggregation = 'sum' | 'mean' | 'count';
 
 export interface MetricsTable {
@@ -14,6 +14,14 @@ export interface MetricsTable {
   /** The same window in milliseconds, for SQL window arithmetic. */
   unit_dedup_window_ms: number;
   property_path: string | null;
+  description: string | null;
+  /** 1 when a higher value is better (the default), 0 when lower is better. */
+  higher_is_better: number;
+  /** MetricCapping as JSON text, or null. */
+  capping: string | null;
+  /** Ratio metrics only: the numerator's and denominator's metric ids. */
+  numerator_metric_id: string | null;
+  denominator_metric_id: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -29,18 +29,40 @@ export interface MetricSpec {
   window_ms: number;
   /** Keys of property_path (sum and mean); null for count aggregation. */
   value_keys: readonly string[] | null;
+  /** Winsorization: each unit's value becomes min(value, cap) before the sums; null for none. */
+  cap: number | null;
+  /**
+   * A percentile cap not known yet (the quantile, 0.5 < q < 1): the pass sums the uncapped values,
+   * counts the nonzero ones and returns each statement's largest values, from which
+   * percentile-cap.ts finds the cap and corrects the sums (`cap` must then be null).
+   */
+  percentile?: number | null;
+  /**
+   * Ratio metrics: this spec describes the numerator x, `denominator` the denominator y, and the
+   * totals add the sums of y, y^2 and x y over units (x and y are 0 for a unit without events).
+   */
+  denominator?: MetricSpec;
 }
 
 /**
  * Per-variant totals of one metric's per-unit values x:
  * n units with a value, sum of x, sum of x^2, and units with at least one counted event.
+ * Ratio metrics also carry the denominator's sums (0 otherwise); their conversions are the units
+ * with a nonzero denominator.
  */
 export interface MetricTotals {
   n: number;
   sum: number;
   sum_of_squares: number;
   conversions: number;
+  sum_y: number;
+  sum_of_squares_y: number;
+  sum_xy: number;
+  /** Units with a nonzero value (counted for metrics with a pending percentile cap only). */
+  nonzero: number;
 }
+
+export const EMPTY_TOTALS: MetricTotals = { n: 0, sum: 0, sum_of_squares: 0, conversions: 0, sum_y: 0, sum_of_squares_y: 0, sum_xy: 0, nonzero: 0 };
 
 export interface VariantTotals {
   variant_key: string;
@@ -72,30 +94,59 @@ function unitValue(seam: DialectSeam, metric: MetricSpec): RawBuilder<number | n
   return metric.aggregation === 'sum' ? sql`SUM(CASE WHEN ${counted} THEN ${value} END)` : sql`AVG(CASE WHEN ${counted} THEN ${value} END)`;
 }
 
+/** The unit's value capped from above (winsorized); NULL stays NULL (the unit has no value). */
+function capped(value: RawBuilder<unknown>, cap: number | null): RawBuilder<unknown> {
+  if (cap === null) return value;
+  return sql`(CASE WHEN ${value} > ${cap} THEN ${cap} ELSE ${value} END)`;
+}
+
+/** An output column of the per-variant aggregate: its alias and expression. */
+type Column = [alias: string, expression: RawBuilder<unknown>];
+
+/** A ratio's outer aggregates: units, the sums of x, y, x^2, y^2 and x y, units with y != 0. */
+function ratioColumns(metric: MetricSpec, denominator: MetricSpec, index: number): Column[] {
+  const x = sql`COALESCE(${capped(sql.ref(`u.m${index}`), metric.cap)}, 0)`;
+  const y = sql`COALESCE(${capped(sql.ref(`u.d${index}`), denominator.cap)}, 0)`;
+  return [
+    [`n${index}`, sql`COUNT(*)`],
+    [`s${index}`, sql`SUM(${x})`],
+    [`q${index}`, sql`SUM(${x} * ${x})`],
+    [`c${index}`, sql`SUM(CASE WHEN ${y} <> 0 THEN 1 ELSE 0 END)`],
+    [`sy${index}`, sql`SUM(${y})`],
+    [`qy${index}`, sql`SUM(${y} * ${y})`],
+    [`xy${index}`, sql`SUM(${x} * ${y})`],
+  ];
+}
+
 /**
- * Outer aggregates of metric i over the units of a variant (column m{i} holds each unit's value):
+ * Outer aggregates of metric i over the units of a variant (column m{i} holds each unit's value,
+ * capped here when the metric caps):
  * - n: every unit, except for mean metrics, where only units with a value have a mean;
  * - conversions: binary 0/1 summed; count: units with at least one event; sum and mean: units
  *   with at least one number.
  */
-function metricColumns(metric: MetricSpec, index: number): RawBuilder<unknown> {
-  const m = sql.ref(`u.m${index}`);
+function metricColumns(metric: MetricSpec, index: number): Column[] {
+  if (metric.denominator) return ratioColumns(metric, metric.denominator, index);
+  const m = capped(sql.ref(`u.m${index}`), metric.cap);
   const n = metric.aggregation === 'mean' && metric.kind !== 'binary' ? sql`COUNT(${m})` : sql`COUNT(*)`;
   let conversions: RawBuilder<unknown>;
   if (metric.kind === 'binary') conversions = sql`SUM(${m})`;
   else if (metric.aggregation === 'count') conversions = sql`SUM(CASE WHEN ${m} > 0 THEN 1 ELSE 0 END)`;
   else conversions = sql`COUNT(${m})`;
-  return sql`${n} AS ${sql.ref(`n${index}`)}, SUM(${m}) AS ${sql.ref(`s${index}`)}, SUM(${m} * ${m}) AS ${sql.ref(`q${index}`)}, ${conversions} AS ${sql.ref(`c${index}`)}`;
+  const columns: Column[] = [[`n${index}`, n], [`s${index}`, sql`SUM(${m})`], [`q${index}`, sql`SUM(${m} * ${m})`], [`c${index}`, conversions]];
+  if (metric.percentile) columns.push([`z${index}`, sql`SUM(CASE WHEN ${m} <> 0 THEN 1 ELSE 0 END)`]);
+  return columns;
 }
 
 /**
  * The events of a unit that any metric may count: one index range per event key, from the
  * exposure to the end of the widest window (each metric's CASE then applies its own window).
  */
-function eventJoin(input: AggregationInput): RawBuilder<unknown> {
-  if (input.metrics.length === 0) return sql``;
-  const keys = [...new Set(input.metrics.map((metric) => metric.event_key))];
-  const widest = Math.max(...input.metrics.map((metric) => metric.window_ms));
+function eventJoin(input: Pick<AggregationInput, 'metrics' | 'workspaceId' | 'eventsBefore'>): RawBuilder<unknown> {
+  const columns = unitColumnsOf(input.metrics);
+  if (columns.length === 0) return sql``;
+  const keys = [...new Set(columns.map((metric) => metric.event_key))];
+  const widest = Math.max(...columns.map((metric) => metric.window_ms));
   const before = input.eventsBefore === null ? sql`` : sql` AND e.occurred_at < ${input.eventsBefore}`;
   return sql` LEFT JOIN events AS e ON e.workspace_id = ${input.workspaceId} AND e.event_key IN (${sql.join(keys)})
         AND e.unit_id = x.unit_id AND e.occurred_at >= x.exposed_at AND e.occurred_at < x.exposed_at + ${widest}${before}`;
@@ -106,19 +157,60 @@ function eventJoin(input: AggregationInput): RawBuilder<unknown> {
  * delivers units in unit_id order, so the per-unit GROUP BY streams), the outer one sums them
  * per variant. Only per-variant rows leave the database.
  */
-function chunkQuery(seam: DialectSeam, input: AggregationInput, after: string | null, through: string | null): RawBuilder<Row> {
-  const values = input.metrics.map((metric, index) => sql`, ${unitValue(seam, metric)} AS ${sql.ref(`m${index}`)}`);
-  const columns = input.metrics.map((metric, index) => sql`, ${metricColumns(metric, index)}`);
-  const lower = after === null ? sql`` : sql` AND x.unit_id > ${after}`;
-  const upper = through === null ? sql`` : sql` AND x.unit_id <= ${through}`;
-  return sql<Row>`SELECT u.variant_key AS variant_key, COUNT(*) AS units${sql.join(columns, sql``)}
-    FROM (
-      SELECT x.variant_key AS variant_key${sql.join(values, sql``)}
+/** Every per-unit value the statement computes: each metric, and each ratio's denominator. */
+function unitColumnsOf(metrics: readonly MetricSpec[]): MetricSpec[] {
+  return metrics.flatMap((metric) => (metric.denominator ? [metric, metric.denominator] : [metric]));
+}
+
+/** The per-unit value columns: m{i} for metric i, d{i} for a ratio's denominator. */
+function unitValueColumns(seam: DialectSeam, metrics: readonly MetricSpec[]): RawBuilder<unknown>[] {
+  return metrics.flatMap((metric, index) => [
+    sql`, ${unitValue(seam, metric)} AS ${sql.ref(`m${index}`)}`,
+    ...(metric.denominator ? [sql`, ${unitValue(seam, metric.denominator)} AS ${sql.ref(`d${index}`)}`] : []),
+  ]);
+}
+
+/**
+ * One row per live exposure of the experiment with column m0: the unit's value of `metric`
+ * (uncapped). The percentile cap reads its order statistics from this.
+ */
+export function unitValuesQuery(seam: DialectSeam, input: Pick<AggregationInput, 'workspaceId' | 'experimentId' | 'eventsBefore'>, metric: MetricSpec): RawBuilder<Row> {
+  const only = { ...input, metrics: [{ ...metric, denominator: undefined }] };
+  return sql<Row>`SELECT ${unitValue(seam, metric)} AS m0
+      FROM exposures AS x${eventJoin(only)}
+      WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL
+      GROUP BY ${seam.analysisUnitGroup}`;
+}
+
+/** How many of its largest nonzero values each statement returns per pending percentile metric (index). */
+export type TopLimits = ReadonlyMap<number, number>;
+
+/**
+ * One chunk: the inner query reduces each unit to its metric values (the live-exposure index
+ * delivers units in unit_id order, so the per-unit GROUP BY streams), the outer one sums them
+ * per variant. Only per-variant rows leave the database, and, for a metric whose percentile cap
+ * is pending, the chunk's largest values (rows with part = 1: variant_key, top_metric,
+ * top_value), read from the same materialised per-unit rows, so the cap costs no second pass.
+ */
+function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after: string | null; through: string | null }, tops: TopLimits): RawBuilder<Row> {
+  const values = unitValueColumns(seam, input.metrics);
+  const columns = input.metrics.flatMap((metric, index) => metricColumns(metric, index));
+  const selected = sql.join(columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`), sql``);
+  const lower = bounds.after === null ? sql`` : sql` AND x.unit_id > ${bounds.after}`;
+  const upper = bounds.through === null ? sql`` : sql` AND x.unit_id <= ${bounds.through}`;
+  const perUnit = sql`SELECT x.variant_key AS variant_key${sql.join(values, sql``)}
       FROM exposures AS x${eventJoin(input)}
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
-      GROUP BY ${seam.analysisUnitGroup}
-    ) AS u
-    GROUP BY u.variant_key`;
+      GROUP BY ${seam.analysisUnitGroup}`;
+  if (tops.size === 0) return sql<Row>`SELECT u.variant_key AS variant_key, COUNT(*) AS units${selected} FROM (${perUnit}) AS u GROUP BY u.variant_key`;
+  const nulls = sql.join(columns.map(() => sql`, NULL`), sql``);
+  const topParts = [...tops].map(([index, limit]) => {
+    const m = sql.ref(`u.m${index}`);
+    return sql` UNION ALL SELECT 1, t.variant_key, NULL${nulls}, ${sql.lit(index)}, t.v
+      FROM (SELECT u.variant_key AS variant_key, ${m} AS v FROM u WHERE ${m} IS NOT NULL AND ${m} <> 0 ORDER BY ${m} DESC LIMIT ${sql.lit(limit)}) AS t`;
+  });
+  return sql<Row>`WITH u AS MATERIALIZED (${perUnit})
+    SELECT 0 AS part, u.variant_key AS variant_key, COUNT(*) AS units${selected}, NULL AS top_metric, NULL AS top_value FROM u GROUP BY u.variant_key${sql.join(topParts, sql``)}`;
 }
 
 /** The last unit_id of the chunk that starts after `after`, or null when the rest fits in one chunk. */
@@ -151,7 +243,7 @@ function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metr
     const entry = totals.get(key) ?? {
       variant_key: key,
       units: 0,
-      metrics: Array.from({ length: metricCount }, () => ({ n: 0, sum: 0, sum_of_squares: 0, conversions: 0 })),
+      metrics: Array.from({ length: metricCount }, () => ({ ...EMPTY_TOTALS })),
     };
     entry.units += toNumber(row.units);
     entry.metrics.forEach((metric, index) => {
@@ -159,9 +251,24 @@ function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metr
       metric.sum += toNumber(row[`s${index}`]);
       metric.sum_of_squares += toNumber(row[`q${index}`]);
       metric.conversions += toNumber(row[`c${index}`]);
+      // Absent (undefined) for metrics that are not ratios: toNumber reads it as 0.
+      metric.sum_y += toNumber(row[`sy${index}`]);
+      metric.sum_of_squares_y += toNumber(row[`qy${index}`]);
+      metric.sum_xy += toNumber(row[`xy${index}`]);
+      metric.nonzero += toNumber(row[`z${index}`]);
     });
     totals.set(key, entry);
   }
+}
+
+async function liveUnits(executor: Executor, experimentId: string): Promise<number> {
+  const row = await executor
+    .selectFrom('exposures')
+    .select((eb) => eb.fn.countAll().as('units'))
+    .where('experiment_id', '=', experimentId)
+    .where('superseded_at', 'is', null)
+    .executeTakeFirst();
+  return toNumber(row?.units);
 }
 
 /** The chunks' upper bounds (unit_id, inclusive), the last one null (open-ended). */
@@ -175,13 +282,56 @@ async function chunkBounds(executor: Executor, input: AggregationInput): Promise
   return bounds;
 }
 
-/** Per-variant units and metric totals of the experiment's live exposures, keyed by variant. */
-export async function aggregateByVariant(executor: Executor, seam: DialectSeam, reads: ReadPool, input: AggregationInput): Promise<Map<string, VariantTotals>> {
+/** One returned top value of a pending percentile metric. */
+export interface TopValue {
+  variant_key: string;
+  value: number;
+}
+
+/** The largest values of one pending percentile metric, per statement: what percentile-cap.ts merges. */
+export interface TopLists {
+  /** Per statement, its values (largest first) and whether the LIMIT may have cut more. */
+  statements: Array<{ values: TopValue[]; truncated: boolean }>;
+}
+
+export interface Aggregation {
+  totals: Map<string, VariantTotals>;
+  /** By metric index, for the metrics with a pending percentile cap. */
+  tops: Map<number, TopLists>;
+}
+
+function collectTops(tops: Map<number, TopLists>, rows: readonly Row[], limits: TopLimits): void {
+  const seen = new Map<number, TopValue[]>([...limits.keys()].map((index) => [index, []]));
+  for (const row of rows) {
+    if (toNumber(row.part) !== 1) continue;
+    seen.get(toNumber(row.top_metric))?.push({ variant_key: String(row.variant_key), value: toNumber(row.top_value) });
+  }
+  for (const [index, values] of seen) {
+    const lists = tops.get(index) ?? { statements: [] };
+    lists.statements.push({ values: values.sort((a, b) => b.value - a.value), truncated: values.length >= (limits.get(index) ?? 0) });
+    tops.set(index, lists);
+  }
+}
+
+/**
+ * Per-variant units and metric totals of the experiment's live exposures, keyed by variant, and
+ * the top values of the metrics whose percentile cap is pending. `topLimit(q, statementUnits)`
+ * says how many values a statement over at most that many units returns.
+ */
+export async function aggregateByVariant(executor: Executor, seam: DialectSeam, reads: ReadPool, input: AggregationInput, topLimit: (quantile: number, statementUnits: number) => number = () => 0): Promise<Aggregation> {
   const bounds = await chunkBounds(executor, input);
-  const queries: CompiledQuery[] = bounds.map((through, index) => chunkQuery(seam, input, index === 0 ? null : (bounds[index - 1] ?? null), through).compile(executor));
+  const pending = input.metrics.some((metric) => metric.percentile);
+  // One statement over the whole experiment (PostgreSQL) returns as many values as its units need.
+  const statementUnits = input.chunkUnits ?? (pending ? await liveUnits(executor, input.experimentId) : 0);
+  const limits: TopLimits = new Map(input.metrics.flatMap((metric, index) => (metric.percentile ? [[index, topLimit(metric.percentile, statementUnits)] as const] : [])));
+  const queries: CompiledQuery[] = bounds.map((through, index) => chunkQuery(seam, input, { after: index === 0 ? null : (bounds[index - 1] ?? null), through }, limits).compile(executor));
   const totals = new Map<string, VariantTotals>();
-  for (const rows of await reads.all(queries)) addChunk(totals, rows, input.metrics.length);
-  return totals;
+  const tops = new Map<number, TopLists>();
+  for (const rows of await reads.all(queries)) {
+    addChunk(totals, rows.filter((row) => toNumber(row.part) !== 1), input.metrics.length);
+    if (limits.size > 0) collectTops(tops, rows, limits);
+  }
+  return { totals, tops };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MetricRow } from '../metrics/store.js';
-import type { VariantTotals } from './aggregate-store.js';
+import { EMPTY_TOTALS, type VariantTotals } from './aggregate-store.js';
 import { buildSnapshot, type BuildInput } from './build.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -16,13 +16,18 @@ const converted: MetricRow = {
   unit_dedup_window: 'P7D',
   unit_dedup_window_ms: 7 * DAY,
   property_path: null,
+  description: null,
+  higher_is_better: 1,
+  capping: null,
+  numerator_metric_id: null,
+  denominator_metric_id: null,
   created_at: 0,
   updated_at: 0,
 };
 
 function binaryTotals(rows: Array<[string, number, number]>): Map<string, VariantTotals> {
   return new Map(
-    rows.map(([key, units, conversions]) => [key, { variant_key: key, units, metrics: [{ n: units, sum: conversions, sum_of_squares: conversions, conversions }] }]),
+    rows.map(([key, units, conversions]) => [key, { variant_key: key, units, metrics: [{ ...EMPTY_TOTALS, n: units, sum: conversions, sum_of_squares: conversions, conversions }] }]),
   );
 }
 

@@ -5,7 +5,9 @@
  */
 import {
   analyzeBinaryMetric,
+  analyzeNormalArms,
   analyzeNumericMetric,
+  ratioPosterior,
   decide,
   resolveDecisionRule,
   sampleRatioMismatch,
@@ -16,8 +18,8 @@ import {
 } from '../../stats/index.js';
 import type { MetricRow } from '../metrics/store.js';
 import type { Variant } from '../experiments/schemas.js';
-import type { MetricTotals, VariantTotals } from './aggregate-store.js';
-import type { Guardrail, SnapshotDecision, Traffic, VariantPosterior } from './schemas.js';
+import { EMPTY_TOTALS, type MetricTotals, type VariantTotals } from './aggregate-store.js';
+import type { Guardrail, GuardrailRegression, SnapshotDecision, Traffic, VariantPosterior } from './schemas.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -38,8 +40,13 @@ export interface BuildInput {
   guardrails: readonly MetricRow[];
   /** Totals by variant key; `metrics` holds the primary's totals first (when there is one), then the guardrails'. */
   totals: ReadonlyMap<string, VariantTotals>;
+  /** The cap each metric applied (primary first, then the guardrails), null when uncapped. */
+  capsApplied?: readonly (number | null)[];
   previous: PreviousEvidence | null;
 }
+
+/** A guardrail's chance to beat control below this, for the variant the decision points at, is a regression. */
+export const GUARDRAIL_REGRESSION_CHANCE = 0.05;
 
 export interface BuiltSnapshot {
   per_variant: VariantPosterior[];
@@ -50,8 +57,6 @@ export interface BuiltSnapshot {
   srm_chi_squared_p: number | null;
   srm_warning: boolean;
 }
-
-const EMPTY_TOTALS: MetricTotals = { n: 0, sum: 0, sum_of_squares: 0, conversions: 0 };
 
 function unitsOf(totals: BuildInput['totals'], key: string): number {
   return totals.get(key)?.units ?? 0;
@@ -75,28 +80,39 @@ function toPosterior(analysis: VariantAnalysis, conversions: number): VariantPos
     posterior: { mean: analysis.posterior.mean, credible_interval_95: analysis.posterior.credible_interval_95 },
     prob_best: analysis.prob_best,
     expected_loss_if_stop_now: analysis.expected_loss_if_stop_now,
+    effect: analysis.effect,
   };
+}
+
+type Arm = { variant: Variant; totals: MetricTotals; units: number };
+
+/** Ratio metric: sum of numerators / sum of denominators per variant, delta-method variance. */
+function analyzeRatio(arms: readonly Arm[], higherIsBetter: boolean): VariantAnalysis[] {
+  return analyzeNormalArms(
+    arms.map(({ variant, totals }) => {
+      const posterior = ratioPosterior({ n: totals.n, sumX: totals.sum, sumY: totals.sum_y, sumXX: totals.sum_of_squares, sumYY: totals.sum_of_squares_y, sumXY: totals.sum_xy });
+      return { variant_key: variant.key, is_control: variant.is_control, sample_size: totals.n, mean: posterior.mean, unit_variance: posterior.unitVariance, variance_of_mean: posterior.varianceOfMean };
+    }),
+    { higherIsBetter },
+  );
+}
+
+function analyzeArms(metric: MetricRow, arms: readonly Arm[]): VariantAnalysis[] {
+  const higherIsBetter = metric.higher_is_better === 1;
+  if (metric.kind === 'ratio') return analyzeRatio(arms, higherIsBetter);
+  if (metric.kind === 'binary') {
+    const counts = arms.map(({ variant, totals, units }) => ({ variant_key: variant.key, is_control: variant.is_control, units, conversions: totals.conversions }));
+    return analyzeBinaryMetric(counts, { higherIsBetter });
+  }
+  const sums = arms.map(({ variant, totals }) => ({ variant_key: variant.key, is_control: variant.is_control, units: totals.n, sum: totals.sum, sum_of_squares: totals.sum_of_squares }));
+  return analyzeNumericMetric(sums, { higherIsBetter });
 }
 
 /** One metric's VariantAnalysis per analysed variant (the decision reads these). */
 function analyzeMetric(metric: MetricRow, index: number, variants: readonly Variant[], totals: BuildInput['totals']) {
   const metricTotals = variants.map((variant) => totals.get(variant.key)?.metrics[index] ?? EMPTY_TOTALS);
-  const analyses =
-    metric.kind === 'binary'
-      ? analyzeBinaryMetric(
-          variants.map((variant, i) => ({
-            variant_key: variant.key,
-            is_control: variant.is_control,
-            units: unitsOf(totals, variant.key),
-            conversions: (metricTotals[i] as MetricTotals).conversions,
-          })),
-        )
-      : analyzeNumericMetric(
-          variants.map((variant, i) => {
-            const own = metricTotals[i] as MetricTotals;
-            return { variant_key: variant.key, is_control: variant.is_control, units: own.n, sum: own.sum, sum_of_squares: own.sum_of_squares };
-          }),
-        );
+  const arms = variants.map((variant, i) => ({ variant, totals: metricTotals[i] as MetricTotals, units: unitsOf(totals, variant.key) }));
+  const analyses = analyzeArms(metric, arms);
   const posteriors = analyses.map((analysis, i) => toPosterior(analysis, (metricTotals[i] as MetricTotals).conversions));
   return { analyses, posteriors };
 }
@@ -112,6 +128,7 @@ function sampleSizesOnly(variants: readonly Variant[], totals: BuildInput['total
     posterior: { mean: null, credible_interval_95: null },
     prob_best: null,
     expected_loss_if_stop_now: null,
+    effect: null,
   }));
 }
 
@@ -134,19 +151,35 @@ function decisionOf(input: BuildInput, analyses: readonly VariantAnalysis[] | nu
     return { decision: { satisfied: false, verdict: late ? 'max_duration_reached' : 'keep_running', variant_key: null, reason }, pValues: null, days };
   }
   const previous = previousPValues(input, rule);
-  const decision = decide({ variants: analyses, rule, days_elapsed: days, ...(previous ? { previous_p_values: previous } : {}) });
+  const higherIsBetter = input.primary?.higher_is_better !== 0;
+  const decision = decide({ variants: analyses, rule, days_elapsed: days, higher_is_better: higherIsBetter, ...(previous ? { previous_p_values: previous } : {}) });
   if (!isSequential(rule) || analyses.length < 2) return { decision, pValues: null, days };
   const evidence = sequentialEvidence({ variants: analyses, rule, ...(previous ? { previous_p_values: previous } : {}) });
   return { decision, pValues: Object.fromEntries(evidence.map((item) => [item.variant_key, item.running_p_value])), days };
+}
+
+/**
+ * The guardrails that the variant the decision points at makes worse: its chance to beat control
+ * on them is below GUARDRAIL_REGRESSION_CHANCE (in each guardrail's own direction).
+ */
+export function guardrailRegressions(guardrails: readonly Guardrail[], variantKey: string | null): GuardrailRegression[] {
+  if (variantKey === null) return [];
+  return guardrails.flatMap((guardrail) => {
+    const chance = guardrail.per_variant.find((variant) => variant.variant_key === variantKey)?.effect?.chance_to_beat_control;
+    if (chance === undefined || chance >= GUARDRAIL_REGRESSION_CHANCE) return [];
+    return [{ metric_id: guardrail.metric_id, metric_key: guardrail.metric_key, variant_key: variantKey, chance_to_beat_control: chance }];
+  });
 }
 
 export function buildSnapshot(input: BuildInput): BuiltSnapshot {
   const variants = analysedVariants(input);
   const offset = input.primary ? 1 : 0;
   const primary = input.primary ? analyzeMetric(input.primary, 0, variants, input.totals) : null;
-  const guardrails = input.guardrails.map((metric, index) => ({
+  const guardrails: Guardrail[] = input.guardrails.map((metric, index) => ({
     metric_id: metric.id,
     metric_key: metric.key,
+    higher_is_better: metric.higher_is_better === 1,
+    cap_applied: input.capsApplied?.[index + offset] ?? null,
     per_variant: analyzeMetric(metric, index + offset, variants, input.totals).posteriors,
   }));
   const srm = sampleRatioMismatch(
@@ -167,6 +200,7 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
       method: rule.method,
       days_elapsed: days,
       always_valid_p_values: pValues,
+      guardrail_regressions: guardrailRegressions(guardrails, decision.variant_key),
     },
     srm_chi_squared_p: srm.pValue,
     srm_warning: srm.warning,

@@ -3,6 +3,22 @@ import { MAX_PAGE_SIZE } from '../../http/pagination.js';
 import { Id, Timestamp } from '../../http/schemas.js';
 
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+const Interval = Type.Tuple([Type.Number(), Type.Number()]);
+
+export const EffectSchema = Type.Object(
+  {
+    absolute: Type.Object({
+      mean: Type.Number({ description: 'posterior mean of (variant mean - control mean)' }),
+      credible_interval_95: Type.Tuple([Type.Number(), Type.Number()], { description: '2.5% and 97.5% posterior quantiles of the difference' }),
+    }),
+    relative: Type.Object({
+      mean: NullableNumber('posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion)'),
+      credible_interval_95: Type.Union([Interval, Type.Null()], { description: '2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0' }),
+    }),
+    chance_to_beat_control: Type.Number({ description: 'P(variant better than control) in the metric’s direction' }),
+  },
+  { description: 'the variant against the control (docs/statistics.md)' },
+);
 
 export const VariantPosteriorSchema = Type.Object(
   {
@@ -23,27 +39,46 @@ export const VariantPosteriorSchema = Type.Object(
     }),
     prob_best: NullableNumber('probability that this variant has the highest true value; null when undefined'),
     expected_loss_if_stop_now: NullableNumber(
-      'E[max(best other variant - this variant, 0)] on the metric scale: what choosing this variant now would forgo; null when undefined',
+      'E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined',
     ),
+    effect: Type.Union([EffectSchema, Type.Null()], {
+      description: 'against the control; null on the control, without a metric, and while an arm has too few units for a posterior',
+    }),
   },
   { description: 'one variant of one metric: the spec’s VariantPosterior' },
 );
 export type VariantPosterior = Static<typeof VariantPosteriorSchema>;
 
-const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration']);
+const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio']);
 const MetricAggregation = Type.Enum(['sum', 'mean', 'count']);
 
+const HigherIsBetter = Type.Boolean({ description: 'the metric’s direction when the snapshot was computed' });
+const CapApplied = NullableNumber('the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped');
+
 export const AnalysedMetricSchema = Type.Object(
-  { id: Id, key: Type.String(), kind: MetricKind, aggregation: MetricAggregation },
+  { id: Id, key: Type.String(), kind: MetricKind, aggregation: MetricAggregation, higher_is_better: HigherIsBetter, cap_applied: CapApplied },
   { description: 'the metric per_variant reports' },
 );
 
 export const GuardrailSchema = Type.Object({
   metric_id: Id,
   metric_key: Type.String(),
+  higher_is_better: HigherIsBetter,
+  cap_applied: CapApplied,
   per_variant: Type.Array(VariantPosteriorSchema),
 });
 export type Guardrail = Static<typeof GuardrailSchema>;
+
+export const GuardrailRegressionSchema = Type.Object(
+  {
+    metric_id: Id,
+    metric_key: Type.String(),
+    variant_key: Type.String(),
+    chance_to_beat_control: Type.Number({ description: 'below 0.05: the variant very likely makes this guardrail worse' }),
+  },
+  { description: 'a guardrail the variant the decision points at makes worse' },
+);
+export type GuardrailRegression = Static<typeof GuardrailRegressionSchema>;
 
 export const TrafficSchema = Type.Object(
   {
@@ -64,6 +99,9 @@ export const DecisionSchema = Type.Object(
     days_elapsed: Type.Number({ description: 'days from start to the computation (or to the stop)' }),
     always_valid_p_values: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()], {
       description: 'always-valid rules: running minimum of each treatment’s p-value against control, carried from snapshot to snapshot',
+    }),
+    guardrail_regressions: Type.Array(GuardrailRegressionSchema, {
+      description: 'guardrails whose chance_to_beat_control is below 0.05 for the variant the decision points at (empty without one)',
     }),
   },
   { description: 'the decision rule’s verdict on the primary metric' },

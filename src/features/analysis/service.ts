@@ -7,10 +7,9 @@ import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/store.js';
 import { findExperiment, toExperiment, type ExperimentRow } from '../experiments/store.js';
 import type { Experiment } from '../experiments/schemas.js';
-import { parsePropertyPath } from '../metrics/property-path.js';
-import { findMetricsByIds, type MetricRow } from '../metrics/store.js';
-import { aggregateByVariant, countLateEvents, type MetricSpec } from './aggregate-store.js';
+import { countLateEvents } from './aggregate-store.js';
 import { buildSnapshot, type PreviousEvidence } from './build.js';
+import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
 import {
   COMPUTED_ACTION,
@@ -33,25 +32,6 @@ export interface ComputeOptions {
   chunkUnits?: number | null;
 }
 
-function metricSpec(metric: MetricRow): MetricSpec {
-  const reads = metric.aggregation !== 'count' && metric.property_path !== null;
-  return {
-    event_key: metric.event_key,
-    kind: metric.kind,
-    aggregation: metric.aggregation,
-    window_ms: metric.unit_dedup_window_ms,
-    value_keys: reads ? parsePropertyPath(metric.property_path as string) : null,
-  };
-}
-
-async function loadMetrics(ctx: AppContext, experiment: Experiment): Promise<{ primary: MetricRow | null; guardrails: MetricRow[] }> {
-  const ids = [...(experiment.primary_metric_id ? [experiment.primary_metric_id] : []), ...experiment.guardrail_metric_ids];
-  const found = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, ids)).map((metric) => [metric.id, metric]));
-  const primary = experiment.primary_metric_id ? (found.get(experiment.primary_metric_id) ?? null) : null;
-  const guardrails = experiment.guardrail_metric_ids.flatMap((id) => found.get(id) ?? []);
-  return { primary, guardrails };
-}
-
 /** The always-valid p-values of the latest snapshot, so a past rejection stays a rejection. */
 function previousEvidence(latest: SnapshotRow | undefined): PreviousEvidence | null {
   if (!latest) return null;
@@ -67,16 +47,12 @@ interface Analysis {
 }
 
 async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null): Promise<Analysis> {
-  const { primary, guardrails } = await loadMetrics(ctx, experiment);
+  const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
-  const totals = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, {
-    workspaceId: row.workspace_id,
-    experimentId: row.id,
-    metrics: metrics.map(metricSpec),
-    eventsBefore: row.stopped_at,
-    chunkUnits,
-  });
-  const lateEventCount = await countLateEvents(ctx.db, row.workspace_id, row.id, metrics.map((metric) => metric.event_key));
+  const resolved: ResolvedSpec[] = [];
+  for (const metric of metrics) resolved.push(await resolveSpec(ctx, row, metric, components));
+  const { totals, capsApplied } = await aggregateWithCaps(ctx, row, resolved, chunkUnits);
+  const lateEventCount = await countLateEvents(ctx.db, row.workspace_id, row.id, eventKeysOf(resolved.map((item) => item.spec)));
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
   const latest = await findLatestSnapshot(ctx.db, row.workspace_id, row.id);
   const built = buildSnapshot({
@@ -88,11 +64,14 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
     primary,
     guardrails,
     totals,
+    capsApplied,
     previous: previousEvidence(latest),
   });
   const { decision_rule_satisfied: satisfied, ...rest } = built;
   const document: SnapshotDocument = {
-    primary_metric: primary ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation } : null,
+    primary_metric: primary
+      ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation, higher_is_better: primary.higher_is_better === 1, cap_applied: capsApplied[0] ?? null }
+      : null,
     ...rest,
     peek_count_at_computation: peekCount,
     late_event_count: lateEventCount,

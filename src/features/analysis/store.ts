@@ -4,7 +4,7 @@ import type { AnalysisSnapshotsTable } from '../../db/tables/analysis.js';
 import { paginate, type Page } from '../../http/pagination.js';
 import { toIso } from '../../lib/time.js';
 import type { ExperimentRow } from '../experiments/store.js';
-import type { AnalysisSnapshot } from './schemas.js';
+import type { AnalysisSnapshot, VariantPosterior } from './schemas.js';
 
 export type SnapshotRow = Selectable<AnalysisSnapshotsTable>;
 
@@ -14,8 +14,31 @@ export type SnapshotDocument = Omit<AnalysisSnapshot, 'id' | 'experiment_id' | '
 export const PEEK_ACTION = 'experiment.results_peeked';
 export const COMPUTED_ACTION = 'experiment.results_computed';
 
+type StoredPosterior = Omit<VariantPosterior, 'effect'> & { effect?: VariantPosterior['effect'] };
+
+/**
+ * Snapshots stored before the effects (decisions.md section 10) lack their fields; they read as
+ * "no effect computed", the default direction and no cap, so every stored snapshot still fits
+ * the response schema.
+ */
+function upgraded(document: SnapshotDocument): SnapshotDocument {
+  const posteriors = (list: readonly StoredPosterior[]) => list.map((item) => ({ ...item, effect: item.effect ?? null }));
+  return {
+    ...document,
+    primary_metric: document.primary_metric && { ...document.primary_metric, higher_is_better: document.primary_metric.higher_is_better ?? true, cap_applied: document.primary_metric.cap_applied ?? null },
+    per_variant: posteriors(document.per_variant),
+    guardrails: document.guardrails.map((guardrail) => ({
+      ...guardrail,
+      higher_is_better: guardrail.higher_is_better ?? true,
+      cap_applied: guardrail.cap_applied ?? null,
+      per_variant: posteriors(guardrail.per_variant),
+    })),
+    decision: { ...document.decision, guardrail_regressions: document.decision.guardrail_regressions ?? [] },
+  };
+}
+
 export function toSnapshot(row: SnapshotRow): AnalysisSnapshot {
-  const document = JSON.parse(row.document) as SnapshotDocument;
+  const document = upgraded(JSON.parse(row.document) as SnapshotDocument);
   return {
     id: row.id,
     experiment_id: row.experiment_id,

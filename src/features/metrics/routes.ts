@@ -2,12 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
-import { problemDoc } from '../../http/schemas.js';
-import { MetricInput, MetricList, MetricListQuery, MetricParams, MetricSchema } from './schemas.js';
-import { createMetric, getMetric } from './service.js';
+import { EmptyBody, problemDoc } from '../../http/schemas.js';
+import { MetricInput, MetricList, MetricListQuery, MetricParams, MetricPatch, MetricSchema } from './schemas.js';
+import { createMetric, getMetric, patchMetric, removeMetric } from './service.js';
 import { listMetrics } from './store.js';
 
 const route = routeOptionsFor('metrics');
+const notFound = problemDoc('no such metric in this workspace');
 
 export function metricRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -20,7 +21,7 @@ export function metricRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/v1/metrics',
       route('createMetric', {
-        description: 'Defines a metric. Rules beyond the schema (aggregation per kind, property_path, window) are in docs/metrics.md.',
+        description: 'Defines a metric. Rules beyond the schema (aggregation per kind, property_path, window, capping, ratio components) are in docs/metrics.md.',
         body: MetricInput,
         response: { 201: MetricSchema, 409: problemDoc('the key is taken in this workspace') },
       }),
@@ -32,11 +33,34 @@ export function metricRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/v1/metrics/:id',
-      route('getMetric', {
-        params: MetricParams,
-        response: { 200: MetricSchema, 404: problemDoc('no such metric in this workspace') },
-      }),
+      route('getMetric', { params: MetricParams, response: { 200: MetricSchema, 404: notFound } }),
       async (request) => getMetric(ctx, principalOf(request).workspaceId, request.params.id),
+    );
+
+    app.patch(
+      '/v1/metrics/:id',
+      route('updateMetric', {
+        params: MetricParams,
+        body: MetricPatch,
+        response: { 200: MetricSchema, 404: notFound },
+      }),
+      async (request) => {
+        const principal = principalOf(request);
+        return patchMetric(ctx, principal.workspaceId, principal.keyId, request.params.id, request.body);
+      },
+    );
+
+    app.delete(
+      '/v1/metrics/:id',
+      route('deleteMetric', {
+        params: MetricParams,
+        response: { 204: EmptyBody, 404: notFound, 409: problemDoc('a draft or running experiment, or a ratio metric, still uses it; `referrers` lists them') },
+      }),
+      async (request, reply) => {
+        const principal = principalOf(request);
+        await removeMetric(ctx, principal.workspaceId, principal.keyId, request.params.id);
+        return reply.code(204).send(null);
+      },
     );
   };
 }

@@ -4,11 +4,12 @@ import { DEFAULT_DEDUP_WINDOW } from './dedup-window.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
 
-const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration'], {
-  description: 'binary: did the unit convert; count, revenue, duration: a per-unit number',
+const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio'], {
+  description:
+    'binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric',
 });
 const aggregationOptions = {
-  description: 'how a unit’s events in its window become one value: count them, or sum / average the number at property_path',
+  description: 'how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum)',
 };
 const MetricAggregation = Type.Enum(['sum', 'mean', 'count'], aggregationOptions);
 const DedupWindow = Type.String({
@@ -20,6 +21,28 @@ const PropertyPath = Type.String({
   maxLength: 256,
   description: 'the event property holding the number: dot chains and bracketed string keys, e.g. amount, $.order.total, order["total value"]',
 });
+const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'free text for people' });
+const HigherIsBetter = Type.Boolean({
+  default: true,
+  description: 'false for a metric where lower is better (load time, churn, errors): prob_best, the effect and the decision then favour lower values',
+});
+
+export const MetricCappingSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        type: Type.Enum(['absolute', 'percentile'], {
+          description: 'absolute: each unit’s value is min(value, cap); percentile: the cap is that quantile of the nonzero per-unit values, per snapshot',
+        }),
+        value: Type.Number({ description: 'absolute: the cap (> 0); percentile: the quantile, strictly between 0.5 and 1' }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'winsorization of each unit’s value before the sums; not for binary or ratio metrics' },
+);
+export type MetricCapping = Exclude<Static<typeof MetricCappingSchema>, null>;
 
 export const MetricSchema = Type.Object(
   {
@@ -27,29 +50,60 @@ export const MetricSchema = Type.Object(
     workspace_id: Id,
     key: Type.String(),
     name: Type.String(),
-    event_key: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    event_key: Type.Union([Type.String(), Type.Null()], { description: 'null for ratio metrics' }),
     kind: MetricKind,
     aggregation: MetricAggregation,
+    higher_is_better: Type.Boolean(),
+    capping: MetricCappingSchema,
+    numerator_metric_id: Type.Union([Id, Type.Null()], { description: 'ratio metrics: the numerator; null otherwise' }),
+    denominator_metric_id: Type.Union([Id, Type.Null()], { description: 'ratio metrics: the denominator; null otherwise' }),
     unit_dedup_window: Type.String({ description: 'ISO 8601 duration, as given' }),
     property_path: Type.Union([Type.String(), Type.Null()]),
     created_at: Timestamp,
+    updated_at: Timestamp,
   },
   { description: 'What an experiment measures: events with event_key, counted per unit within its dedup window' },
 );
+export type Metric = Static<typeof MetricSchema>;
 
 export const MetricInput = Type.Object(
   {
     key: Type.String({ pattern: KEY_PATTERN, description: 'unique in the workspace' }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    event_key: Type.String({ pattern: KEY_PATTERN, description: 'the event_key of the events this metric counts' }),
+    description: Type.Optional(Description),
+    event_key: Type.Optional(
+      Type.String({ pattern: KEY_PATTERN, description: 'the event_key of the events this metric counts; required except for ratio metrics' }),
+    ),
     kind: MetricKind,
-    aggregation: Type.Optional(Type.Enum(['sum', 'mean', 'count'], { ...aggregationOptions, default: 'count' })),
+    aggregation: Type.Optional(
+      Type.Enum(['sum', 'mean', 'count'], { description: `${aggregationOptions.description}; defaults to count, and to sum for a ratio metric` }),
+    ),
+    higher_is_better: Type.Optional(HigherIsBetter),
+    capping: Type.Optional(MetricCappingSchema),
+    numerator_metric_id: Type.Optional(Type.String({ description: 'ratio metrics: a non-ratio metric of the workspace' })),
+    denominator_metric_id: Type.Optional(Type.String({ description: 'ratio metrics: a non-ratio metric of the workspace' })),
     unit_dedup_window: Type.Optional(DedupWindow),
     property_path: Type.Optional(Type.Union([PropertyPath, Type.Null()], { description: 'required by sum and mean; null otherwise' })),
   },
   { additionalProperties: false },
 );
 export type MetricInput = Static<typeof MetricInput>;
+
+export const MetricPatch = Type.Object(
+  {
+    key: Type.Optional(Type.String({ description: 'cannot change (experiments and dashboards refer to it); accepted when unchanged' })),
+    kind: Type.Optional(Type.String({ description: 'cannot change: past snapshots were computed with it; accepted when unchanged' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Description),
+    higher_is_better: Type.Optional(Type.Boolean()),
+    capping: Type.Optional(MetricCappingSchema),
+    property_path: Type.Optional(Type.Union([PropertyPath, Type.Null()])),
+    unit_dedup_window: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 duration of fixed length, PT1S..P365D' })),
+  },
+  { additionalProperties: false },
+);
+export type MetricPatch = Static<typeof MetricPatch>;
 
 export const MetricList = ListOf(MetricSchema, 'metrics of the workspace, oldest first');
 export const MetricListQuery = Type.Object(PageQuery, { additionalProperties: false });

@@ -1,95 +1,37 @@
 import type { AppContext } from '../../context.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
-import { problems, type FieldError } from '../../http/problems.js';
+import { Problem, problems, type FieldError } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/store.js';
-import { DEFAULT_DEDUP_WINDOW, parseDedupWindow } from './dedup-window.js';
-import { propertyPathProblem } from './property-path.js';
-import type { MetricInput } from './schemas.js';
-import { findMetric, insertMetric, toMetric, type MetricRow } from './store.js';
+import { ratioComponentErrors, resolveMetricInput, type ResolvedMetric } from './rules.js';
+import type { MetricInput, MetricPatch } from './schemas.js';
+import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, updateMetric, type MetricReferrer, type MetricRow } from './store.js';
 
-/** A metric input after defaults, with its window already in milliseconds. */
-export interface ResolvedMetric {
-  key: string;
-  name: string;
-  event_key: string;
-  kind: MetricRow['kind'];
-  aggregation: MetricRow['aggregation'];
-  unit_dedup_window: string;
-  unit_dedup_window_ms: number;
-  property_path: string | null;
+export { resolveMetricInput, type ResolvedMetric } from './rules.js';
+
+function toRow(metric: ResolvedMetric): Omit<MetricRow, 'id' | 'workspace_id' | 'created_at' | 'updated_at'> {
+  return { ...metric, higher_is_better: metric.higher_is_better ? 1 : 0, capping: metric.capping === null ? null : JSON.stringify(metric.capping) };
 }
 
-/**
- * The rules the schema cannot express (docs/metrics.md explains each):
- * - the window is a fixed-length ISO 8601 duration from PT1S to P365D;
- * - property_path is the restricted JSON-path subset;
- * - a binary metric only counts (a unit converted or not), so it takes no sum or mean;
- * - sum and mean aggregate a number, so they need property_path; count ignores numbers, so a
- *   property_path there would silently do nothing and is refused;
- * - revenue and duration are amounts: counting their events would report the number of
- *   purchases as revenue, so they need sum or mean.
- */
-export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric } | { errors: FieldError[] } {
-  const aggregation = input.aggregation ?? 'count';
-  const window = input.unit_dedup_window ?? DEFAULT_DEDUP_WINDOW;
-  const propertyPath = input.property_path ?? null;
-  const parsedWindow = parseDedupWindow(window);
-  const errors: FieldError[] = [];
-  if (!parsedWindow.ok) errors.push({ pointer: '/unit_dedup_window', message: parsedWindow.message });
-  const aggregationProblem = aggregationProblemFor(input.kind, aggregation);
-  if (aggregationProblem) {
-    // The property_path rules depend on the aggregation; judging them against a refused one misleads.
-    errors.push({ pointer: '/aggregation', message: aggregationProblem });
-  } else {
-    const pathProblem = propertyPathProblemFor(aggregation, propertyPath);
-    if (pathProblem) errors.push({ pointer: '/property_path', message: pathProblem });
-  }
-  if (errors.length > 0 || !parsedWindow.ok) return { errors };
-  return {
-    metric: {
-      key: input.key,
-      name: input.name,
-      event_key: input.event_key,
-      kind: input.kind,
-      aggregation,
-      unit_dedup_window: window,
-      unit_dedup_window_ms: parsedWindow.ms,
-      property_path: propertyPath,
-    },
-  };
-}
-
-function aggregationProblemFor(kind: MetricRow['kind'], aggregation: MetricRow['aggregation']): string | null {
-  if (kind === 'binary' && aggregation !== 'count') {
-    return `a binary metric counts whether a unit converted; ${aggregation} needs a count, revenue or duration metric`;
-  }
-  if ((kind === 'revenue' || kind === 'duration') && aggregation === 'count') {
-    return `a ${kind} metric measures an amount: use sum or mean with a property_path (aggregation defaults to count)`;
-  }
-  return null;
-}
-
-function propertyPathProblemFor(aggregation: MetricRow['aggregation'], propertyPath: string | null): string | null {
-  if (aggregation === 'count') {
-    return propertyPath === null ? null : 'count does not read event properties; remove property_path or aggregate with sum or mean';
-  }
-  if (propertyPath === null) return `${aggregation} aggregates a number from each event; name the property holding it`;
-  return propertyPathProblem(propertyPath);
+/** The audit payload: the definition as the API shows it (no milliseconds, no internal '' event key). */
+function described(metric: ResolvedMetric): Record<string, unknown> {
+  const { unit_dedup_window_ms: _ms, event_key, ...rest } = metric;
+  return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key };
 }
 
 export async function createMetric(ctx: AppContext, workspaceId: string, actorId: string, input: MetricInput) {
   const resolved = resolveMetricInput(input);
   if ('errors' in resolved) throw problems.validation(resolved.errors);
+  const componentErrors = await ratioComponentErrors(ctx.db, workspaceId, resolved.metric);
+  if (componentErrors.length > 0) throw problems.validation(componentErrors);
   const now = ctx.clock.now();
-  const row: MetricRow = { id: newId(), workspace_id: workspaceId, ...resolved.metric, created_at: now, updated_at: now };
+  const row: MetricRow = { id: newId(), workspace_id: workspaceId, ...toRow(resolved.metric), created_at: now, updated_at: now };
   await uniqueViolationAs(
     ctx.seam,
     () =>
       ctx.db.transaction().execute(async (trx) => {
         await insertMetric(trx, row);
-        const { unit_dedup_window_ms: _ms, ...described } = resolved.metric;
-        await recordAudit(trx, { workspaceId, actorId, action: 'metric.created', targetType: 'metric', targetId: row.id, payload: described, at: now });
+        await recordAudit(trx, { workspaceId, actorId, action: 'metric.created', targetType: 'metric', targetId: row.id, payload: described(resolved.metric), at: now });
       }),
     () => problems.conflict(`a metric with key "${input.key}" already exists in this workspace`),
   );
@@ -100,4 +42,86 @@ export async function getMetric(ctx: AppContext, workspaceId: string, id: string
   const row = await findMetric(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no metric with id ${id}`);
   return toMetric(row);
+}
+
+/** The current definition with the patch applied, in the create input's shape, so the same rules judge it. */
+function patchedInput(current: MetricRow, patch: MetricPatch): MetricInput {
+  const shown = toMetric(current);
+  return {
+    key: current.key,
+    name: patch.name ?? current.name,
+    description: patch.description === undefined ? shown.description : patch.description,
+    ...(current.kind === 'ratio'
+      ? { numerator_metric_id: current.numerator_metric_id ?? '', denominator_metric_id: current.denominator_metric_id ?? '' }
+      : { event_key: current.event_key }),
+    kind: current.kind,
+    aggregation: current.aggregation,
+    higher_is_better: patch.higher_is_better ?? shown.higher_is_better,
+    capping: patch.capping === undefined ? shown.capping : patch.capping,
+    unit_dedup_window: patch.unit_dedup_window ?? current.unit_dedup_window,
+    property_path: patch.property_path === undefined ? current.property_path : patch.property_path,
+  };
+}
+
+function fixedFieldErrors(current: MetricRow, patch: MetricPatch): FieldError[] {
+  const errors: FieldError[] = [];
+  if (patch.key !== undefined && patch.key !== current.key) {
+    errors.push({ pointer: '/key', message: 'a metric’s key cannot change: experiments, snapshots and dashboards name it; create a new metric instead' });
+  }
+  if (patch.kind !== undefined && patch.kind !== current.kind) {
+    errors.push({ pointer: '/kind', message: 'a metric’s kind cannot change: past snapshots were computed with it; create a new metric instead' });
+  }
+  return errors;
+}
+
+type FieldChange = { from: unknown; to: unknown };
+
+function changesOf(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, FieldChange> {
+  const changes: Record<string, FieldChange> = {};
+  for (const field of ['name', 'description', 'higher_is_better', 'capping', 'property_path', 'unit_dedup_window']) {
+    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { from: before[field], to: after[field] };
+  }
+  return changes;
+}
+
+/**
+ * PATCH /v1/metrics/{id}: name, description, direction, capping, property_path and window; not
+ * key or kind. Later snapshots use the new definition. An unchanged body logs nothing.
+ */
+export async function patchMetric(ctx: AppContext, workspaceId: string, actorId: string, id: string, patch: MetricPatch) {
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await findMetric(trx, workspaceId, id);
+    if (!current) throw problems.notFound(`no metric with id ${id}`);
+    const fixed = fixedFieldErrors(current, patch);
+    if (fixed.length > 0) throw problems.validation(fixed);
+    const resolved = resolveMetricInput(patchedInput(current, patch));
+    if ('errors' in resolved) throw problems.validation(resolved.errors);
+    const changes = changesOf(toMetric(current), described(resolved.metric));
+    if (Object.keys(changes).length === 0) return toMetric(current);
+    const now = ctx.clock.now();
+    const { key: _key, kind: _kind, event_key: _event, numerator_metric_id: _n, denominator_metric_id: _d, aggregation: _a, ...editable } = toRow(resolved.metric);
+    await updateMetric(trx, workspaceId, id, { ...editable, updated_at: now });
+    await recordAudit(trx, { workspaceId, actorId, action: 'metric.updated', targetType: 'metric', targetId: id, payload: { key: current.key, changes }, at: now });
+    return toMetric({ ...current, ...editable, updated_at: now });
+  });
+}
+
+function stillUsed(key: string, referrers: MetricReferrer[]): Problem {
+  const shown = referrers.slice(0, 10).map((referrer) => `${referrer.type} "${referrer.key}"`);
+  const more = referrers.length > shown.length ? ` and ${referrers.length - shown.length} more` : '';
+  const base = problems.conflict(`metric "${key}" is used by ${shown.join(', ')}${more}; remove it from those first`);
+  return new Problem(409, base.detail, { type: base.type, title: base.title, extensions: { referrers } });
+}
+
+/** DELETE /v1/metrics/{id}: refused (409) while a draft or running experiment or a ratio metric uses it. */
+export async function removeMetric(ctx: AppContext, workspaceId: string, actorId: string, id: string): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const current = await findMetric(trx, workspaceId, id);
+    if (!current) throw problems.notFound(`no metric with id ${id}`);
+    const referrers = await findMetricReferrers(trx, workspaceId, id);
+    if (referrers.length > 0) throw stillUsed(current.key, referrers);
+    await deleteMetric(trx, workspaceId, id);
+    const payload = { key: current.key, name: current.name, kind: current.kind };
+    await recordAudit(trx, { workspaceId, actorId, action: 'metric.deleted', targetType: 'metric', targetId: id, payload, at: ctx.clock.now() });
+  });
 }

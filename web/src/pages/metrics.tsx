@@ -2,37 +2,75 @@ import { api, query, type Page } from '../api.js';
 import { Field, FormCard, ListView, PageTitle, Select, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useFormFields, useResource } from '../hooks.js';
+import { Link } from '../router.js';
 import type { Metric } from '../types.js';
+import { cappingOf, DirectionAndCapping } from './metric-options.js';
 
 const kinds = [
   { value: 'binary', label: 'binary — did the unit convert' },
   { value: 'count', label: 'count — events per unit' },
   { value: 'revenue', label: 'revenue — a number per unit' },
   { value: 'duration', label: 'duration — a number per unit' },
+  { value: 'ratio', label: 'ratio — one metric’s sum over another’s' },
 ];
 const aggregations = ['count', 'sum', 'mean'].map((value) => ({ value, label: value }));
-const blank = { key: '', name: '', event_key: '', kind: 'binary', aggregation: 'count', unit_dedup_window: 'P7D', property_path: '' };
+const blank = {
+  key: '', name: '', description: '', event_key: '', kind: 'binary', aggregation: 'count', unit_dedup_window: 'P7D', property_path: '',
+  higher_is_better: 'true', capping_type: '', capping_value: '', numerator_metric_id: '', denominator_metric_id: '',
+};
+type MetricFormFields = typeof blank;
 
-function MetricForm({ onCreated }: { onCreated: () => void }) {
+/** The request body: a ratio names its two metrics, the other kinds their events. */
+function bodyOf(form: MetricFormFields): Record<string, unknown> {
+  const common = { key: form.key, name: form.name, kind: form.kind, higher_is_better: form.higher_is_better === 'true', ...(form.description ? { description: form.description } : {}) };
+  if (form.kind === 'ratio') return { ...common, numerator_metric_id: form.numerator_metric_id, denominator_metric_id: form.denominator_metric_id };
+  return {
+    ...common,
+    event_key: form.event_key,
+    aggregation: form.aggregation,
+    unit_dedup_window: form.unit_dedup_window,
+    property_path: form.property_path || null,
+    capping: cappingOf(form),
+  };
+}
+
+function RatioFields({ form, bind, metrics }: { form: MetricFormFields; bind: (name: keyof MetricFormFields) => (event: { currentTarget: { value: string } }) => void; metrics: Metric[] }) {
+  const options = [{ value: '', label: 'Choose a metric' }, ...metrics.filter((m) => m.kind !== 'ratio').map((m) => ({ value: m.id, label: `${m.name} (${m.kind})` }))];
+  return (
+    <div class="row">
+      <Select label="Numerator metric" required value={form.numerator_metric_id} options={options} onChange={bind('numerator_metric_id')} hint="Summed over the units, e.g. revenue." />
+      <Select label="Denominator metric" required value={form.denominator_metric_id} options={options} onChange={bind('denominator_metric_id')} hint="Summed over the units, e.g. orders." />
+    </div>
+  );
+}
+
+function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Metric[] }) {
   const { form, setForm, bind: set } = useFormFields(blank);
   const create = async () => {
-    await api('POST', '/v1/metrics', { ...form, property_path: form.property_path || null });
+    await api('POST', '/v1/metrics', bodyOf(form));
     setForm(blank);
     onCreated();
   };
+  const ratio = form.kind === 'ratio';
   return (
     <FormCard id="new-metric" title="New metric" submitLabel="Create metric" onSubmit={create}>
       <div class="row">
         <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={form.key} onInput={set('key')} />
         <Field label="Name" required value={form.name} onInput={set('name')} />
-        <Field label="Event key" required pattern="[a-z0-9._-]{1,128}" value={form.event_key} onInput={set('event_key')} hint="The event_key of the events it counts." />
-      </div>
-      <div class="row">
         <Select label="Kind" value={form.kind} options={kinds} onChange={set('kind')} />
-        <Select label="Aggregation" value={form.aggregation} options={aggregations} onChange={set('aggregation')} />
-        <Field label="Per-unit window" value={form.unit_dedup_window} onInput={set('unit_dedup_window')} hint="ISO 8601 duration after the first exposure, e.g. P7D." />
-        <Field label="Property path" value={form.property_path} onInput={set('property_path')} hint="For sum and mean: where the number is, e.g. amount." />
+        {ratio ? null : <Field label="Event key" required pattern="[a-z0-9._-]{1,128}" value={form.event_key} onInput={set('event_key')} hint="The event_key of the events it counts." />}
       </div>
+      {ratio ? (
+        <RatioFields form={form} bind={set} metrics={metrics} />
+      ) : (
+        <div class="row">
+          <Select label="Aggregation" value={form.aggregation} options={aggregations} onChange={set('aggregation')} />
+          <Field label="Per-unit window" value={form.unit_dedup_window} onInput={set('unit_dedup_window')} hint="ISO 8601 duration after the first exposure, e.g. P7D." />
+          <Field label="Property path" value={form.property_path} onInput={set('property_path')} hint="For sum and mean: where the number is, e.g. amount." />
+        </div>
+      )}
+      <DirectionAndCapping form={form} bind={set} kind={form.kind} />
+      <Field label="Description" value={form.description} onInput={set('description')} />
     </FormCard>
   );
 }
@@ -40,26 +78,33 @@ function MetricForm({ onCreated }: { onCreated: () => void }) {
 export function Metrics() {
   const { cursor, pager } = usePager([]);
   const list = useResource(() => api<Page<Metric>>('GET', `/v1/metrics${query({ cursor })}`), [cursor]);
+  const all = useResource(() => api<Page<Metric>>('GET', '/v1/metrics?limit=200'), []);
+  const reload = () => {
+    list.reload();
+    all.reload();
+  };
   return (
     <>
       <PageTitle>Metrics</PageTitle>
       <ListView list={list} empty="No metrics yet." pager={pager}>
         {(rows) => (
-          <Table caption="Metrics" columns={['Name', 'Key', 'Event', 'Kind', 'Aggregation', 'Window', 'Created']}>
+          <Table caption="Metrics" columns={['Name', 'Key', 'Event', 'Kind', 'Aggregation', 'Direction', 'Capping', 'Window', 'Created']}>
             {rows.map((m) => (
               <tr key={m.id}>
-                <td>{m.name}</td>
+                <td>
+                  <Link href={`/metrics/${m.id}`}>{m.name}</Link>
+                </td>
                 <td>
                   <code>{m.key}</code>
                 </td>
-                <td>
-                  <code>{m.event_key}</code>
-                </td>
+                <td>{m.event_key ? <code>{m.event_key}</code> : '—'}</td>
                 <td>{m.kind}</td>
                 <td>
                   {m.aggregation}
                   {m.property_path ? ` of ${m.property_path}` : ''}
                 </td>
+                <td>{m.higher_is_better ? 'higher is better' : 'lower is better'}</td>
+                <td>{m.capping ? `${m.capping.type} ${m.capping.value}` : '—'}</td>
                 <td>{m.unit_dedup_window}</td>
                 <td>{dateTime(m.created_at)}</td>
               </tr>
@@ -67,7 +112,7 @@ export function Metrics() {
           </Table>
         )}
       </ListView>
-      <MetricForm onCreated={list.reload} />
+      <MetricForm onCreated={reload} metrics={all.data?.data ?? []} />
     </>
   );
 }

@@ -6,6 +6,7 @@ import { useAction, useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Experiment, Metric, Snapshot, SnapshotHistory } from '../types.js';
 import { DecisionPanel, formatterFor, HealthChecks, MetricResults } from './results-parts.js';
+import { EffectSummary, GuardrailWarning } from './results-effects.js';
 
 interface ResultsData {
   experiment: Experiment;
@@ -68,10 +69,18 @@ export function Results({ id }: { id: string }) {
             Snapshot computed {dateTime(latest.computed_at)}
             {latest.trigger ? ` (${latest.trigger})` : ''}. Opening this page is logged as a peek.
           </p>
+          <section aria-labelledby="effect-title">
+            <h2 id="effect-title">Effect against the control{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
+            {latest.primary_metric ? (
+              <EffectSummary title={`Effect on ${latest.primary_metric.key}`} perVariant={latest.per_variant} higherIsBetter={latest.primary_metric.higher_is_better !== false} format={format} />
+            ) : (
+              <p class="muted">This experiment has no primary metric: only sample sizes and the SRM check are reported.</p>
+            )}
+          </section>
+          <GuardrailWarning regressions={latest.decision?.guardrail_regressions ?? []} />
           <DecisionPanel snapshot={latest} />
           <section aria-labelledby="primary-title">
-            <h2 id="primary-title">Primary metric{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
-            {latest.primary_metric === null ? <p class="muted">This experiment has no primary metric: only sample sizes and the SRM check are reported.</p> : null}
+            <h2 id="primary-title">Primary metric per variant{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
             <MetricResults title="Posterior mean and 95% credible interval per variant" perVariant={latest.per_variant} format={format} />
           </section>
           <section aria-labelledby="history-title">
@@ -82,6 +91,8 @@ export function Results({ id }: { id: string }) {
           {(latest.guardrails ?? []).map((guardrail) => (
             <section key={guardrail.metric_id} aria-label={`Guardrail ${guardrail.metric_key}`}>
               <h2>Guardrail: {guardrail.metric_key}</h2>
+              {guardrail.cap_applied !== null && guardrail.cap_applied !== undefined ? <p class="muted">Each unit’s value capped at {guardrail.cap_applied.toPrecision(6)}.</p> : null}
+              <EffectSummary title={`Effect on ${guardrail.metric_key}`} perVariant={guardrail.per_variant} higherIsBetter={guardrail.higher_is_better !== false} format={formatterFor(kindOf(guardrail.metric_id))} />
               <MetricResults title={`Guardrail ${guardrail.metric_key}`} perVariant={guardrail.per_variant} format={formatterFor(kindOf(guardrail.metric_id))} />
             </section>
           ))}

@@ -1,0 +1,116 @@
+/**
+ * From the experiment's metric definitions to per-variant totals: which metrics to analyse
+ * (ratio metrics with their components), what the SQL needs to know about each (its spec), and
+ * the caps, resolved before the pass (absolute caps, a ratio component's percentile cap) or
+ * during it (a metric's own percentile cap, from the largest values the pass returns; see
+ * percentile-cap.ts).
+ */
+import type { AppContext } from '../../context.js';
+import type { ExperimentRow } from '../experiments/store.js';
+import type { Experiment } from '../experiments/schemas.js';
+import { parsePropertyPath } from '../metrics/property-path.js';
+import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/store.js';
+import { aggregateByVariant, type MetricSpec, type VariantTotals } from './aggregate-store.js';
+import { percentileCap, resolveFromTopValues, topLimit } from './percentile-cap.js';
+
+/** The SQL's view of one metric that reads events, with its cap when already known. */
+function eventMetricSpec(metric: MetricRow, cap: number | null, percentile: number | null = null): MetricSpec {
+  const reads = metric.aggregation !== 'count' && metric.property_path !== null;
+  return {
+    event_key: metric.event_key,
+    kind: metric.kind,
+    aggregation: metric.aggregation,
+    window_ms: metric.unit_dedup_window_ms,
+    value_keys: reads ? parsePropertyPath(metric.property_path as string) : null,
+    cap,
+    percentile,
+  };
+}
+
+function scopeOf(row: ExperimentRow) {
+  return { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at };
+}
+
+/**
+ * A ratio component's cap: an absolute cap's value, a percentile cap computed over the
+ * experiment's units now by its own statement (null when no unit has a nonzero value), or null.
+ */
+async function componentCap(ctx: AppContext, row: ExperimentRow, metric: MetricRow): Promise<number | null> {
+  const capping = cappingOf(metric);
+  if (capping === null) return null;
+  if (capping.type === 'absolute') return capping.value;
+  return percentileCap(ctx.db, ctx.seam, ctx.reads, scopeOf(row), eventMetricSpec(metric, null), capping.value);
+}
+
+export interface ResolvedSpec {
+  spec: MetricSpec;
+}
+
+/** A metric's SQL spec; a ratio's spec is its numerator's with the denominator's beside it. */
+export async function resolveSpec(ctx: AppContext, row: ExperimentRow, metric: MetricRow, components: ReadonlyMap<string, MetricRow>): Promise<ResolvedSpec> {
+  if (metric.kind !== 'ratio') {
+    const capping = cappingOf(metric);
+    if (capping?.type === 'percentile') return { spec: eventMetricSpec(metric, null, capping.value) };
+    return { spec: eventMetricSpec(metric, capping?.value ?? null) };
+  }
+  const numerator = components.get(metric.numerator_metric_id ?? '');
+  const denominator = components.get(metric.denominator_metric_id ?? '');
+  if (!numerator || !denominator) throw new Error(`ratio metric ${metric.id} lost a component after loadMetrics checked it`);
+  const spec = eventMetricSpec(numerator, await componentCap(ctx, row, numerator));
+  return { spec: { ...spec, denominator: eventMetricSpec(denominator, await componentCap(ctx, row, denominator)) } };
+}
+
+interface CappedTotals {
+  totals: Map<string, VariantTotals>;
+  /** Per metric, the cap its values were held to (null when uncapped). */
+  capsApplied: (number | null)[];
+}
+
+/**
+ * One pass computes every metric's totals; a pending percentile cap is resolved from the largest
+ * values the pass returned. Only when a chunk's LIMIT may have cut values above the cap (a very
+ * uneven spread of large values over the chunks) is that cap computed by its own statement and
+ * the pass repeated with every cap known.
+ */
+export async function aggregateWithCaps(ctx: AppContext, row: ExperimentRow, resolved: readonly ResolvedSpec[], chunkUnits: number | null): Promise<CappedTotals> {
+  const input = { ...scopeOf(row), metrics: resolved.map((item) => item.spec), chunkUnits };
+  const { totals, tops } = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, input, (quantile, units) => topLimit(quantile, units, chunkUnits !== null));
+  const caps = resolved.map((item, index) =>
+    item.spec.percentile ? resolveFromTopValues(totals, index, item.spec.percentile, tops.get(index)) : (item.spec.cap ?? null),
+  );
+  if (caps.every((cap) => cap !== undefined)) return { totals, capsApplied: caps as (number | null)[] };
+  const known: (number | null)[] = [];
+  for (const [index, item] of resolved.entries()) {
+    const cap = caps[index];
+    known.push(cap !== undefined ? cap : await percentileCap(ctx.db, ctx.seam, ctx.reads, scopeOf(row), item.spec, item.spec.percentile as number));
+  }
+  const again = { ...input, metrics: resolved.map((item, index) => ({ ...item.spec, cap: known[index] ?? null, percentile: null })) };
+  return { totals: (await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, again)).totals, capsApplied: known };
+}
+
+interface LoadedMetrics {
+  primary: MetricRow | null;
+  guardrails: MetricRow[];
+  /** The numerators and denominators of the ratio metrics among them, by id. */
+  components: Map<string, MetricRow>;
+}
+
+export async function loadMetrics(ctx: AppContext, experiment: Experiment): Promise<LoadedMetrics> {
+  const ids = [...(experiment.primary_metric_id ? [experiment.primary_metric_id] : []), ...experiment.guardrail_metric_ids];
+  const found = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, ids)).map((metric) => [metric.id, metric]));
+  const componentIds = [...found.values()].flatMap((metric) => [metric.numerator_metric_id, metric.denominator_metric_id].filter((id): id is string => id !== null));
+  const components = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, componentIds)).map((metric) => [metric.id, metric]));
+  // A ratio whose component is gone cannot be computed; it is left out like a deleted metric.
+  const usable = (metric: MetricRow) => metric.kind !== 'ratio' || (components.has(metric.numerator_metric_id ?? '') && components.has(metric.denominator_metric_id ?? ''));
+  const primaryRow = experiment.primary_metric_id ? found.get(experiment.primary_metric_id) : undefined;
+  const primary = primaryRow && usable(primaryRow) ? primaryRow : null;
+  const guardrails = experiment.guardrail_metric_ids.flatMap((id) => {
+    const metric = found.get(id);
+    return metric && usable(metric) ? [metric] : [];
+  });
+  return { primary, guardrails, components };
+}
+
+export function eventKeysOf(metrics: readonly MetricSpec[]): string[] {
+  return metrics.flatMap((spec) => [spec.event_key, ...(spec.denominator ? [spec.denominator.event_key] : [])]);
+}

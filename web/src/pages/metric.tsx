@@ -1,0 +1,94 @@
+import { api } from '../api.js';
+import { ErrorBox, Facts, Field, FormCard, Loading, PageTitle } from '../components/ui.js';
+import { dateTime } from '../format.js';
+import { useAction, useFormFields, useResource } from '../hooks.js';
+import { Link, navigate } from '../router.js';
+import type { Metric } from '../types.js';
+import { cappingOf, DirectionAndCapping, effectFieldsOf } from './metric-options.js';
+
+/** Name, description, direction, capping, path and window; key and kind are fixed. */
+function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void }) {
+  const { form, bind } = useFormFields({
+    name: metric.name,
+    description: metric.description ?? '',
+    property_path: metric.property_path ?? '',
+    unit_dedup_window: metric.unit_dedup_window,
+    ...effectFieldsOf(metric),
+  });
+  const save = async () => {
+    const readsEvents = metric.kind !== 'ratio';
+    await api('PATCH', `/v1/metrics/${metric.id}`, {
+      name: form.name,
+      description: form.description || null,
+      higher_is_better: form.higher_is_better === 'true',
+      ...(readsEvents ? { unit_dedup_window: form.unit_dedup_window, property_path: form.property_path || null } : {}),
+      ...(metric.kind === 'binary' || metric.kind === 'ratio' ? {} : { capping: cappingOf(form) }),
+    });
+    onSaved();
+  };
+  return (
+    <FormCard id="edit-metric" title="Edit metric" submitLabel="Save changes" onSubmit={save}>
+      <p class="hint">Snapshots computed from now on use the new definition; earlier snapshots keep their numbers.</p>
+      <div class="row">
+        <Field label="Name" required value={form.name} onInput={bind('name')} />
+        <Field label="Description" value={form.description} onInput={bind('description')} />
+      </div>
+      {metric.kind === 'ratio' ? null : (
+        <div class="row">
+          <Field label="Per-unit window" value={form.unit_dedup_window} onInput={bind('unit_dedup_window')} hint="ISO 8601 duration, e.g. P7D." />
+          <Field label="Property path" value={form.property_path} onInput={bind('property_path')} hint="For sum and mean." />
+        </div>
+      )}
+      <DirectionAndCapping form={form} bind={bind} kind={metric.kind} />
+    </FormCard>
+  );
+}
+
+function DeleteMetric({ metric }: { metric: Metric }) {
+  const action = useAction();
+  const remove = () => {
+    if (!confirm(`Delete metric "${metric.key}"? Draft and running experiments that use it must drop it first.`)) return;
+    void action.run(async () => {
+      await api('DELETE', `/v1/metrics/${metric.id}`);
+      navigate('/metrics');
+    });
+  };
+  return (
+    <section class="card" aria-labelledby="delete-metric">
+      <h2 id="delete-metric">Delete</h2>
+      <p class="hint">Refused while a draft or running experiment, or a ratio metric, uses it. Stopped experiments keep their snapshots.</p>
+      <ErrorBox error={action.error} />
+      <button type="button" class="danger" disabled={action.busy} onClick={remove}>
+        Delete metric
+      </button>
+    </section>
+  );
+}
+
+export function MetricDetail({ id }: { id: string }) {
+  const metric = useResource(() => api<Metric>('GET', `/v1/metrics/${id}`), [id]);
+  if (metric.error) return <ErrorBox error={metric.error} />;
+  if (!metric.data) return <Loading what="Loading the metric" />;
+  const m = metric.data;
+  return (
+    <>
+      <PageTitle>Metric: {m.name}</PageTitle>
+      <p>
+        <Link href="/metrics">← All metrics</Link>
+      </p>
+      <Facts
+        items={[
+          ['Key', <code>{m.key}</code>],
+          ['Kind', m.kind],
+          ['Event', m.event_key ? <code>{m.event_key}</code> : '—'],
+          ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}`],
+          ['Direction', m.higher_is_better ? 'higher is better' : 'lower is better'],
+          ['Capping', m.capping ? `${m.capping.type} ${m.capping.value}` : 'none'],
+          ['Updated', dateTime(m.updated_at)],
+        ]}
+      />
+      <MetricEditor key={m.updated_at} metric={m} onSaved={metric.reload} />
+      <DeleteMetric metric={m} />
+    </>
+  );
+}
