@@ -58,6 +58,14 @@ export async function launchBrowser(): Promise<Browser> {
   };
 }
 
+/** Signs in to the admin UI with a server key and waits for the experiments list. */
+export async function signIn(page: Page, baseUrl: string, key: string): Promise<void> {
+  await page.goto(`${baseUrl}/ui/`);
+  await page.getByLabel('Server API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, type Browser } from './browser-support.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, signIn, type Browser } from './browser-support.js';
 
 // The create and settings forms that the main browser walk-through does not use: metrics,
 // mutex groups and the task-tool status mapping. Each is checked through the API afterwards.
@@ -15,11 +15,7 @@ describe.skipIf(!chromiumAvailable())('admin UI forms in Chromium: metrics, mute
     server = await startTestServer('sqlite');
     boot = await server.bootstrap('Forms Co');
     browser = await launchBrowser();
-    const { page } = browser;
-    await page.goto(`${server.url}/ui/`);
-    await page.getByLabel('Server API key').fill(boot.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+    await signIn(browser.page, server.url, boot.key);
   }, 60_000);
 
   afterAll(async () => {

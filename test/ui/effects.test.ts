@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExperiment, createMetric, exposeExactly, sendEvents, compute } from '../analysis/support.js';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, type Browser } from './browser-support.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
 
 // decisions.md section 10 in the admin UI: the results page leads with the effect (a forest plot
 // coloured by the metric's direction) and warns of a guardrail regression; the metric forms take
@@ -41,11 +41,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: effects, guardrail 
     await sendEvents(server, boot.key, events);
     await compute(server, boot.key, experiment.id);
     browser = await launchBrowser();
-    const { page } = browser;
-    await page.goto(`${server.url}/ui/`);
-    await page.getByLabel('Server API key').fill(boot.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+    await signIn(browser.page, server.url, boot.key);
   }, 120_000);
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
 import { experimentBody } from '../experiments/helpers.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, type Browser } from './browser-support.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
 
 // The experiment page shows the API's underpowered warning with its estimate, and it goes away
 // once the decision rule is edited to an MDE the planned units can detect.
@@ -16,11 +16,7 @@ describe.skipIf(!chromiumAvailable())('experiment page planning warning in Chrom
     server = await startTestServer('sqlite');
     boot = await server.bootstrap('Power Co');
     browser = await launchBrowser();
-    const { page } = browser;
-    await page.goto(`${server.url}/ui/`);
-    await page.getByLabel('Server API key').fill(boot.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+    await signIn(browser.page, server.url, boot.key);
   }, 60_000);
 
   afterAll(async () => {
