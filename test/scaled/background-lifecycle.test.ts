@@ -125,6 +125,9 @@ describeEachDialect('background work and the process lifecycle', (server) => {
 
     // Nothing was lost: the next worker renders them all.
     const next = launch(['worker'], { VERDICT_JOB_POLL_MS: '100' });
+    // Started before it is stopped: on a loaded machine the first worker may have finished the
+    // renders in its grace period, and a SIGTERM during start-up would end it before its handler.
+    await eventually(async () => next.output().includes('worker started'), 60_000);
     for (const id of renders) expect(await waitForRender(server(), key, id, 60_000)).toMatchObject({ status: 'resolved' });
     await stopProcess(next.child);
     expect(await next.exited).toBe(0);
