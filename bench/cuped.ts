@@ -129,7 +129,7 @@ async function pairedMode(databaseUrl: string, experimentId: string, runs: numbe
   process.stdout.write(JSON.stringify({ seconds, reduction, max_rss_mb: process.resourceUsage().maxRSS / 1024 }) + '\n');
 }
 
-async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number): Promise<void> {
+async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number, keep = false): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-cuped-'));
   const pgScratch = kind === 'postgres' ? await scratchPostgres(process.env.VERDICT_DATABASE_URL as string, 'cuped') : null;
   const url = pgScratch?.url ?? path.join(dataDir, 'verdict.sqlite');
@@ -152,8 +152,11 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
         `         median ratio ${(ratios[Math.floor(ratios.length / 2)] ?? Number.NaN).toFixed(2)}x; primary metric variance_reduction ${result.reduction?.toFixed(3)}; peak RSS ${result.max_rss_mb.toFixed(0)} MB`,
     );
   } finally {
-    await pgScratch?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (keep) console.log(`kept ${url} (drop it when done)`);
+    else {
+      await pgScratch?.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -162,11 +165,12 @@ program
   .option('-u, --units <list>', 'comma-separated unit counts', '100000')
   .option('-r, --runs <n>', 'measured pairs per size (one cold pair more is left out)', '3')
   .option('--sqlite-only', 'skip PostgreSQL even when VERDICT_DATABASE_URL is set')
-  .action(async (options: { units: string; runs: string; sqliteOnly?: boolean }) => {
+  .option('--keep', 'keep the scratch databases (to EXPLAIN the queries afterwards)')
+  .action(async (options: { units: string; runs: string; sqliteOnly?: boolean; keep?: boolean }) => {
     const kinds: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
     console.log(`CUPED snapshot: 4 metrics (binary, revenue sum, duration mean, count), 14-day lookback, 2 variants; ${os.cpus().length} CPUs.\n`);
     for (const units of options.units.split(',').map(Number)) {
-      for (const kind of kinds) await benchOne(kind, units, Number(options.runs));
+      for (const kind of kinds) await benchOne(kind, units, Number(options.runs), options.keep === true);
     }
   });
 program

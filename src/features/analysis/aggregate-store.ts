@@ -100,24 +100,32 @@ type Row = Record<string, unknown>;
  * CUPED lookback before it. When the join reaches back before the exposure (`reachesBack`), the
  * window also needs its lower bound, which the join otherwise gives.
  */
-export type UnitPeriod = { kind: 'window'; reachesBack: boolean } | { kind: 'lookback' };
+export type UnitPeriod = { kind: 'window'; reachesBack: boolean } | { kind: 'lookback'; longest: number };
 
 function countedIn(metric: MetricSpec, period: UnitPeriod): RawBuilder<unknown> {
   if (period.kind === 'lookback') {
-    return sql`e.event_key = ${metric.event_key} AND e.occurred_at < x.exposed_at AND e.occurred_at >= x.exposed_at - ${metric.lookback_ms ?? 0}`;
+    // The join already starts at the longest lookback; a shorter one needs its own lower bound.
+    const lookback = metric.lookback_ms ?? 0;
+    const from = lookback < period.longest ? sql` AND e.occurred_at >= x.exposed_at - ${lookback}` : sql``;
+    return sql`e.event_key = ${metric.event_key} AND e.occurred_at < x.exposed_at${from}`;
   }
   const from = period.reachesBack ? sql` AND e.occurred_at >= x.exposed_at` : sql``;
   return sql`e.event_key = ${metric.event_key}${from} AND e.occurred_at < x.exposed_at + ${metric.window_ms}`;
 }
 
-/** The per-unit value of one metric, as an aggregate over the unit's joined events `e`. */
+/**
+ * The per-unit value of one metric, as an aggregate over the unit's joined events `e`. FILTER
+ * (SQLite 3.30+, PostgreSQL 9.4+) skips the aggregate's step for the rows of other metrics and
+ * periods instead of feeding it a 0 or NULL: every unit's row passes through every aggregate.
+ * Aggregates of no rows are NULL (a binary metric's is made 0); the sums below treat NULL as 0.
+ */
 export function unitValue(seam: DialectSeam, metric: MetricSpec, period: UnitPeriod = { kind: 'window', reachesBack: false }): RawBuilder<number | null> {
   const counted = countedIn(metric, period);
-  if (metric.kind === 'binary') return sql`MAX(CASE WHEN ${counted} THEN 1 ELSE 0 END)`;
-  if (metric.aggregation === 'count' || metric.value_keys === null) return sql`SUM(CASE WHEN ${counted} THEN 1 ELSE 0 END)`;
+  if (metric.kind === 'binary') return sql`COALESCE(MAX(1) FILTER (WHERE ${counted}), 0)`;
+  if (metric.aggregation === 'count' || metric.value_keys === null) return sql`COUNT(*) FILTER (WHERE ${counted})`;
   const value = seam.jsonNumberAt('e.properties', metric.value_keys);
   // SUM and AVG of no numbers are NULL: the unit has no value (a sum then adds 0 below).
-  return metric.aggregation === 'sum' ? sql`SUM(CASE WHEN ${counted} THEN ${value} END)` : sql`AVG(CASE WHEN ${counted} THEN ${value} END)`;
+  return metric.aggregation === 'sum' ? sql`SUM(${value}) FILTER (WHERE ${counted})` : sql`AVG(${value}) FILTER (WHERE ${counted})`;
 }
 
 /** The unit's value capped from above (winsorized); NULL stays NULL (the unit has no value). */
@@ -196,11 +204,12 @@ function unitColumnsOf(metrics: readonly MetricSpec[]): MetricSpec[] {
  * CUPED covariate.
  */
 function unitValueColumns(seam: DialectSeam, metrics: readonly MetricSpec[]): RawBuilder<unknown>[] {
-  const window: UnitPeriod = { kind: 'window', reachesBack: longestLookbackOf(metrics) > 0 };
+  const longest = longestLookbackOf(metrics);
+  const window: UnitPeriod = { kind: 'window', reachesBack: longest > 0 };
   return metrics.flatMap((metric, index) => [
     sql`, ${unitValue(seam, metric, window)} AS ${sql.ref(`m${index}`)}`,
     ...(metric.denominator ? [sql`, ${unitValue(seam, metric.denominator, window)} AS ${sql.ref(`d${index}`)}`] : []),
-    ...(metric.lookback_ms ? [sql`, ${unitValue(seam, metric, { kind: 'lookback' })} AS ${sql.ref(`p${index}`)}`] : []),
+    ...(metric.lookback_ms ? [sql`, ${unitValue(seam, metric, { kind: 'lookback', longest })} AS ${sql.ref(`p${index}`)}`] : []),
   ]);
 }
 
