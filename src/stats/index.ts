@@ -73,3 +73,6 @@ export type { Effect } from './effect.js';
 
 export { ratioPosterior } from './ratio.js';
 export type { RatioSums } from './ratio.js';
+
+export { cupedAdjust, cupedTheta } from './cuped.js';
+export type { CupedArm, CupedResult, CupedSums } from './cuped.js';

@@ -33,6 +33,7 @@ async function insertExperiment(server: TestServer, owner: Bootstrap, key: strin
       primary_metric_id: null,
       guardrail_metric_ids: '[]',
       mutex_group_id: null,
+      variance_reduction: null,
       weights_changed: 0,
       started_at: status === 'running' ? now : null,
       stopped_at: null,

@@ -35,6 +35,8 @@ export interface Experiment {
   primary_metric_id: string | null;
   guardrail_metric_ids: string[];
   mutex_group_id: string | null;
+  /** CUPED with its lookback, or null when off (absent from servers before CUPED). */
+  variance_reduction?: VarianceReduction;
   weights_changed_since_start: boolean;
   started_at: string | null;
   stopped_at: string | null;
@@ -143,11 +145,23 @@ export interface GuardrailRegression {
   chance_to_beat_control: number;
 }
 
+export type VarianceReduction = { method: 'cuped'; lookback_days: number } | null;
+
+/** A metric result's CUPED report (docs/statistics.md section 2b). */
+export interface CupedReport {
+  applied: boolean;
+  lookback_days: number;
+  theta: number | null;
+  variance_reduction: number | null;
+  note: string | null;
+}
+
 export interface GuardrailResult {
   metric_id: string;
   metric_key: string;
   higher_is_better?: boolean;
   cap_applied?: number | null;
+  cuped?: CupedReport | null;
   per_variant: VariantPosterior[];
 }
 
@@ -158,7 +172,7 @@ export interface Snapshot {
   experiment_id: string;
   computed_at: string;
   trigger?: string;
-  primary_metric?: { id: string; key: string; kind: Metric['kind']; aggregation: string; higher_is_better?: boolean; cap_applied?: number | null } | null;
+  primary_metric?: { id: string; key: string; kind: Metric['kind']; aggregation: string; higher_is_better?: boolean; cap_applied?: number | null; cuped?: CupedReport | null } | null;
   per_variant: VariantPosterior[];
   guardrails?: GuardrailResult[];
   decision_rule_satisfied: boolean;

@@ -18,6 +18,8 @@ export interface ExperimentsTable {
   primary_metric_id: string | null;
   guardrail_metric_ids: string;
   mutex_group_id: string | null;
+  /** VarianceReduction ({method: 'cuped', lookback_days}) as JSON text, or null for none. */
+  variance_reduction: string | null;
   weights_changed: number;
   started_at: number | null;
   stopped_at: number | null;

@@ -20,6 +20,7 @@ import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 import type { ReadPool } from '../../db/read-pool.js';
 import type { MetricAggregation, MetricKind } from '../../db/tables/catalogue.js';
+import { covariateColumns, longestLookbackOf } from './cuped-totals.js';
 
 /** What the SQL needs to know about one metric. */
 export interface MetricSpec {
@@ -42,6 +43,12 @@ export interface MetricSpec {
    * totals add the sums of y, y^2 and x y over units (x and y are 0 for a unit without events).
    */
   denominator?: MetricSpec;
+  /**
+   * CUPED (not for ratios): the covariate is the same per-unit value over
+   * [exposed_at - lookback_ms, exposed_at), capped by the same cap, 0 without events; the totals
+   * add its sum, sum of squares and cross product with the metric (see cuped-totals.ts).
+   */
+  lookback_ms?: number | null;
 }
 
 /**
@@ -60,9 +67,13 @@ export interface MetricTotals {
   sum_xy: number;
   /** Units with a nonzero value (counted for metrics with a pending percentile cap only). */
   nonzero: number;
+  /** CUPED: sums over the same n units of the pre-period covariate, its square and its product with the value (0 without a lookback). */
+  pre_sum: number;
+  pre_sum_of_squares: number;
+  pre_cross: number;
 }
 
-export const EMPTY_TOTALS: MetricTotals = { n: 0, sum: 0, sum_of_squares: 0, conversions: 0, sum_y: 0, sum_of_squares_y: 0, sum_xy: 0, nonzero: 0 };
+export const EMPTY_TOTALS: MetricTotals = { n: 0, sum: 0, sum_of_squares: 0, conversions: 0, sum_y: 0, sum_of_squares_y: 0, sum_xy: 0, nonzero: 0, pre_sum: 0, pre_sum_of_squares: 0, pre_cross: 0 };
 
 export interface VariantTotals {
   variant_key: string;
@@ -84,24 +95,47 @@ export interface AggregationInput {
 
 type Row = Record<string, unknown>;
 
-/** The per-unit value of one metric, as an aggregate over the unit's joined events `e`. */
-function unitValue(seam: DialectSeam, metric: MetricSpec): RawBuilder<number | null> {
-  const counted = sql`e.event_key = ${metric.event_key} AND e.occurred_at < x.exposed_at + ${metric.window_ms}`;
-  if (metric.kind === 'binary') return sql`MAX(CASE WHEN ${counted} THEN 1 ELSE 0 END)`;
-  if (metric.aggregation === 'count' || metric.value_keys === null) return sql`SUM(CASE WHEN ${counted} THEN 1 ELSE 0 END)`;
+/**
+ * Which joined events a per-unit value counts: the metric's window after the exposure, or the
+ * CUPED lookback before it. When the join reaches back before the exposure (`reachesBack`), the
+ * window also needs its lower bound, which the join otherwise gives.
+ */
+export type UnitPeriod = { kind: 'window'; reachesBack: boolean } | { kind: 'lookback'; longest: number };
+
+function countedIn(metric: MetricSpec, period: UnitPeriod): RawBuilder<unknown> {
+  if (period.kind === 'lookback') {
+    // The join already starts at the longest lookback; a shorter one needs its own lower bound.
+    const lookback = metric.lookback_ms ?? 0;
+    const from = lookback < period.longest ? sql` AND e.occurred_at >= x.exposed_at - ${lookback}` : sql``;
+    return sql`e.event_key = ${metric.event_key} AND e.occurred_at < x.exposed_at${from}`;
+  }
+  const from = period.reachesBack ? sql` AND e.occurred_at >= x.exposed_at` : sql``;
+  return sql`e.event_key = ${metric.event_key}${from} AND e.occurred_at < x.exposed_at + ${metric.window_ms}`;
+}
+
+/**
+ * The per-unit value of one metric, as an aggregate over the unit's joined events `e`. FILTER
+ * (SQLite 3.30+, PostgreSQL 9.4+) skips the aggregate's step for the rows of other metrics and
+ * periods instead of feeding it a 0 or NULL: every unit's row passes through every aggregate.
+ * Aggregates of no rows are NULL (a binary metric's is made 0); the sums below treat NULL as 0.
+ */
+export function unitValue(seam: DialectSeam, metric: MetricSpec, period: UnitPeriod = { kind: 'window', reachesBack: false }): RawBuilder<number | null> {
+  const counted = countedIn(metric, period);
+  if (metric.kind === 'binary') return sql`COALESCE(MAX(1) FILTER (WHERE ${counted}), 0)`;
+  if (metric.aggregation === 'count' || metric.value_keys === null) return sql`COUNT(*) FILTER (WHERE ${counted})`;
   const value = seam.jsonNumberAt('e.properties', metric.value_keys);
   // SUM and AVG of no numbers are NULL: the unit has no value (a sum then adds 0 below).
-  return metric.aggregation === 'sum' ? sql`SUM(CASE WHEN ${counted} THEN ${value} END)` : sql`AVG(CASE WHEN ${counted} THEN ${value} END)`;
+  return metric.aggregation === 'sum' ? sql`SUM(${value}) FILTER (WHERE ${counted})` : sql`AVG(${value}) FILTER (WHERE ${counted})`;
 }
 
 /** The unit's value capped from above (winsorized); NULL stays NULL (the unit has no value). */
-function capped(value: RawBuilder<unknown>, cap: number | null): RawBuilder<unknown> {
+export function capped(value: RawBuilder<unknown>, cap: number | null): RawBuilder<unknown> {
   if (cap === null) return value;
   return sql`(CASE WHEN ${value} > ${cap} THEN ${cap} ELSE ${value} END)`;
 }
 
 /** An output column of the per-variant aggregate: its alias and expression. */
-type Column = [alias: string, expression: RawBuilder<unknown>];
+export type Column = [alias: string, expression: RawBuilder<unknown>];
 
 /** A ratio's outer aggregates: units, the sums of x, y, x^2, y^2 and x y, units with y != 0. */
 function ratioColumns(metric: MetricSpec, denominator: MetricSpec, index: number): Column[] {
@@ -135,6 +169,7 @@ function metricColumns(metric: MetricSpec, index: number): Column[] {
   else conversions = sql`COUNT(${m})`;
   const columns: Column[] = [[`n${index}`, n], [`s${index}`, sql`SUM(${m})`], [`q${index}`, sql`SUM(${m} * ${m})`], [`c${index}`, conversions]];
   if (metric.percentile) columns.push([`z${index}`, sql`SUM(CASE WHEN ${m} <> 0 THEN 1 ELSE 0 END)`]);
+  if (metric.lookback_ms) columns.push(...covariateColumns(metric, index));
   return columns;
 }
 
@@ -147,9 +182,11 @@ function eventJoin(input: Pick<AggregationInput, 'metrics' | 'workspaceId' | 'ev
   if (columns.length === 0) return sql``;
   const keys = [...new Set(columns.map((metric) => metric.event_key))];
   const widest = Math.max(...columns.map((metric) => metric.window_ms));
+  const longestLookback = longestLookbackOf(input.metrics);
   const before = input.eventsBefore === null ? sql`` : sql` AND e.occurred_at < ${input.eventsBefore}`;
+  const from = longestLookback > 0 ? sql`x.exposed_at - ${longestLookback}` : sql`x.exposed_at`;
   return sql` LEFT JOIN events AS e ON e.workspace_id = ${input.workspaceId} AND e.event_key IN (${sql.join(keys)})
-        AND e.unit_id = x.unit_id AND e.occurred_at >= x.exposed_at AND e.occurred_at < x.exposed_at + ${widest}${before}`;
+        AND e.unit_id = x.unit_id AND e.occurred_at >= ${from} AND e.occurred_at < x.exposed_at + ${widest}${before}`;
 }
 
 /**
@@ -162,11 +199,17 @@ function unitColumnsOf(metrics: readonly MetricSpec[]): MetricSpec[] {
   return metrics.flatMap((metric) => (metric.denominator ? [metric, metric.denominator] : [metric]));
 }
 
-/** The per-unit value columns: m{i} for metric i, d{i} for a ratio's denominator. */
+/**
+ * The per-unit value columns: m{i} for metric i, d{i} for a ratio's denominator, p{i} for a
+ * CUPED covariate.
+ */
 function unitValueColumns(seam: DialectSeam, metrics: readonly MetricSpec[]): RawBuilder<unknown>[] {
+  const longest = longestLookbackOf(metrics);
+  const window: UnitPeriod = { kind: 'window', reachesBack: longest > 0 };
   return metrics.flatMap((metric, index) => [
-    sql`, ${unitValue(seam, metric)} AS ${sql.ref(`m${index}`)}`,
-    ...(metric.denominator ? [sql`, ${unitValue(seam, metric.denominator)} AS ${sql.ref(`d${index}`)}`] : []),
+    sql`, ${unitValue(seam, metric, window)} AS ${sql.ref(`m${index}`)}`,
+    ...(metric.denominator ? [sql`, ${unitValue(seam, metric.denominator, window)} AS ${sql.ref(`d${index}`)}`] : []),
+    ...(metric.lookback_ms ? [sql`, ${unitValue(seam, metric, { kind: 'lookback', longest })} AS ${sql.ref(`p${index}`)}`] : []),
   ]);
 }
 
@@ -256,6 +299,9 @@ function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metr
       metric.sum_of_squares_y += toNumber(row[`qy${index}`]);
       metric.sum_xy += toNumber(row[`xy${index}`]);
       metric.nonzero += toNumber(row[`z${index}`]);
+      metric.pre_sum += toNumber(row[`px${index}`]);
+      metric.pre_sum_of_squares += toNumber(row[`pxx${index}`]);
+      metric.pre_cross += toNumber(row[`pxy${index}`]);
     });
     totals.set(key, entry);
   }

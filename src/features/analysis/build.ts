@@ -19,7 +19,8 @@ import {
 import type { MetricRow } from '../metrics/store.js';
 import type { Variant } from '../experiments/schemas.js';
 import { EMPTY_TOTALS, type MetricTotals, type VariantTotals } from './aggregate-store.js';
-import type { Guardrail, GuardrailRegression, SnapshotDecision, Traffic, VariantPosterior } from './schemas.js';
+import { analyzeWithCuped, unadjustedMean, type CupedSettings } from './cuped-analysis.js';
+import type { CupedReport, Guardrail, GuardrailRegression, SnapshotDecision, Traffic, VariantPosterior } from './schemas.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -43,6 +44,8 @@ export interface BuildInput {
   /** The cap each metric applied (primary first, then the guardrails), null when uncapped. */
   capsApplied?: readonly (number | null)[];
   previous: PreviousEvidence | null;
+  /** The experiment's CUPED settings; null (or absent) when variance reduction is off. */
+  cuped?: CupedSettings | null;
 }
 
 /** A guardrail's chance to beat control below this, for the variant the decision points at, is a regression. */
@@ -56,6 +59,8 @@ export interface BuiltSnapshot {
   decision: SnapshotDecision;
   srm_chi_squared_p: number | null;
   srm_warning: boolean;
+  /** The primary metric's CUPED report (null when off or without a primary metric). */
+  primary_cuped: CupedReport | null;
 }
 
 function unitsOf(totals: BuildInput['totals'], key: string): number {
@@ -70,13 +75,13 @@ function analysedVariants(input: BuildInput): Variant[] {
   return input.variants.filter((variant) => variant.weight > 0 || unitsOf(input.totals, variant.key) > 0);
 }
 
-function toPosterior(analysis: VariantAnalysis, conversions: number): VariantPosterior {
+function toPosterior(analysis: VariantAnalysis, conversions: number, observedRate: number): VariantPosterior {
   return {
     variant_key: analysis.variant_key,
     is_control: analysis.is_control,
     sample_size: analysis.sample_size,
     conversions,
-    observed_rate: analysis.observed_rate,
+    observed_rate: observedRate,
     posterior: { mean: analysis.posterior.mean, credible_interval_95: analysis.posterior.credible_interval_95 },
     prob_best: analysis.prob_best,
     expected_loss_if_stop_now: analysis.expected_loss_if_stop_now,
@@ -109,12 +114,16 @@ function analyzeArms(metric: MetricRow, arms: readonly Arm[]): VariantAnalysis[]
 }
 
 /** One metric's VariantAnalysis per analysed variant (the decision reads these). */
-function analyzeMetric(metric: MetricRow, index: number, variants: readonly Variant[], totals: BuildInput['totals']) {
+function analyzeMetric(metric: MetricRow, index: number, variants: readonly Variant[], totals: BuildInput['totals'], cuped: CupedSettings | null) {
   const metricTotals = variants.map((variant) => totals.get(variant.key)?.metrics[index] ?? EMPTY_TOTALS);
   const arms = variants.map((variant, i) => ({ variant, totals: metricTotals[i] as MetricTotals, units: unitsOf(totals, variant.key) }));
-  const analyses = analyzeArms(metric, arms);
-  const posteriors = analyses.map((analysis, i) => toPosterior(analysis, (metricTotals[i] as MetricTotals).conversions));
-  return { analyses, posteriors };
+  const adjusted = cuped ? analyzeWithCuped(metric, arms, cuped) : null;
+  const analyses = adjusted?.analyses ?? analyzeArms(metric, arms);
+  // With CUPED the analysis carries the adjusted mean; observed_rate stays the unadjusted one.
+  const posteriors = analyses.map((analysis, i) =>
+    toPosterior(analysis, (metricTotals[i] as MetricTotals).conversions, adjusted?.analyses ? unadjustedMean(metricTotals[i] as MetricTotals) : analysis.observed_rate),
+  );
+  return { analyses, posteriors, cuped: adjusted?.report ?? null };
 }
 
 /** Without a primary metric: sample sizes only, no made-up posterior. */
@@ -174,14 +183,19 @@ export function guardrailRegressions(guardrails: readonly Guardrail[], variantKe
 export function buildSnapshot(input: BuildInput): BuiltSnapshot {
   const variants = analysedVariants(input);
   const offset = input.primary ? 1 : 0;
-  const primary = input.primary ? analyzeMetric(input.primary, 0, variants, input.totals) : null;
-  const guardrails: Guardrail[] = input.guardrails.map((metric, index) => ({
-    metric_id: metric.id,
-    metric_key: metric.key,
-    higher_is_better: metric.higher_is_better === 1,
-    cap_applied: input.capsApplied?.[index + offset] ?? null,
-    per_variant: analyzeMetric(metric, index + offset, variants, input.totals).posteriors,
-  }));
+  const cuped = input.cuped ?? null;
+  const primary = input.primary ? analyzeMetric(input.primary, 0, variants, input.totals, cuped) : null;
+  const guardrails: Guardrail[] = input.guardrails.map((metric, index) => {
+    const analysed = analyzeMetric(metric, index + offset, variants, input.totals, cuped);
+    return {
+      metric_id: metric.id,
+      metric_key: metric.key,
+      higher_is_better: metric.higher_is_better === 1,
+      cap_applied: input.capsApplied?.[index + offset] ?? null,
+      cuped: analysed.cuped,
+      per_variant: analysed.posteriors,
+    };
+  });
   const srm = sampleRatioMismatch(
     input.variants.map((variant) => unitsOf(input.totals, variant.key)),
     input.variants.map((variant) => variant.weight),
@@ -204,5 +218,6 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
     },
     srm_chi_squared_p: srm.pValue,
     srm_warning: srm.warning,
+    primary_cuped: primary?.cuped ?? null,
   };
 }

@@ -55,8 +55,23 @@ const MetricAggregation = Type.Enum(['sum', 'mean', 'count']);
 const HigherIsBetter = Type.Boolean({ description: 'the metric’s direction when the snapshot was computed' });
 const CapApplied = NullableNumber('the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped');
 
+export const CupedReportSchema = Type.Object(
+  {
+    applied: Type.Boolean({ description: 'whether this metric’s posterior, effects and decision use the adjusted statistics' }),
+    lookback_days: Type.Integer({ description: 'the pre-period before each unit’s first exposure' }),
+    theta: NullableNumber('Cov(x, y) / Var(x) on the pooled units; null when not applied'),
+    variance_reduction: NullableNumber('1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied'),
+    note: Type.Union([Type.String(), Type.Null()], { description: 'why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied' }),
+  },
+  { description: 'CUPED variance reduction of this metric (docs/statistics.md)' },
+);
+export type CupedReport = Static<typeof CupedReportSchema>;
+const Cuped = Type.Optional(
+  Type.Union([CupedReportSchema, Type.Null()], { description: 'null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed)' }),
+);
+
 export const AnalysedMetricSchema = Type.Object(
-  { id: Id, key: Type.String(), kind: MetricKind, aggregation: MetricAggregation, higher_is_better: HigherIsBetter, cap_applied: CapApplied },
+  { id: Id, key: Type.String(), kind: MetricKind, aggregation: MetricAggregation, higher_is_better: HigherIsBetter, cap_applied: CapApplied, cuped: Cuped },
   { description: 'the metric per_variant reports' },
 );
 
@@ -65,6 +80,7 @@ export const GuardrailSchema = Type.Object({
   metric_key: Type.String(),
   higher_is_better: HigherIsBetter,
   cap_applied: CapApplied,
+  cuped: Cuped,
   per_variant: Type.Array(VariantPosteriorSchema),
 });
 export type Guardrail = Static<typeof GuardrailSchema>;

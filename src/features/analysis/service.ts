@@ -9,6 +9,7 @@ import { findExperiment, toExperiment, type ExperimentRow } from '../experiments
 import type { Experiment } from '../experiments/schemas.js';
 import { countLateEvents } from './aggregate-store.js';
 import { buildSnapshot, type PreviousEvidence } from './build.js';
+import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
 import {
@@ -50,7 +51,8 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
   const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const resolved: ResolvedSpec[] = [];
-  for (const metric of metrics) resolved.push(await resolveSpec(ctx, row, metric, components));
+  const lookbackMs = cupedLookbackMs(experiment);
+  for (const metric of metrics) resolved.push(await withCovariate(ctx, row, await resolveSpec(ctx, row, metric, components), lookbackMs));
   const { totals, capsApplied } = await aggregateWithCaps(ctx, row, resolved, chunkUnits);
   const lateEventCount = await countLateEvents(ctx.db, row.workspace_id, row.id, eventKeysOf(resolved.map((item) => item.spec)));
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
@@ -66,11 +68,12 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
     totals,
     capsApplied,
     previous: previousEvidence(latest),
+    cuped: experiment.variance_reduction,
   });
-  const { decision_rule_satisfied: satisfied, ...rest } = built;
+  const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, ...rest } = built;
   const document: SnapshotDocument = {
     primary_metric: primary
-      ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation, higher_is_better: primary.higher_is_better === 1, cap_applied: capsApplied[0] ?? null }
+      ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation, higher_is_better: primary.higher_is_better === 1, cap_applied: capsApplied[0] ?? null, cuped: primaryCuped }
       : null,
     ...rest,
     peek_count_at_computation: peekCount,

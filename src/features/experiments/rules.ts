@@ -3,7 +3,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { validateAudience } from '../assignment/audience.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
-import { DEFAULT_DECISION_RULE, type DecisionRule, type Variant, type VariantInput } from './schemas.js';
+import { CUPED_LOOKBACK_DAYS, DEFAULT_DECISION_RULE, type DecisionRule, type Variant, type VariantInput, type VarianceReduction } from './schemas.js';
 
 /** Weight, key and control rules the schema cannot express; pointers are into the request body. */
 export function variantErrors(variants: VariantInput[]): FieldError[] {
@@ -49,8 +49,15 @@ export function withDefaults(rule: Partial<DecisionRule> | undefined, base: Deci
   return { ...base, ...(rule ?? {}) };
 }
 
+/** The stored form of a variance_reduction input: the lookback's default filled in. */
+export function normalizeVarianceReduction(input: { method: 'cuped'; lookback_days?: number } | null | undefined): VarianceReduction {
+  if (!input) return null;
+  return { method: 'cuped', lookback_days: input.lookback_days ?? CUPED_LOOKBACK_DAYS.default };
+}
+
 /** Fields a running experiment may change: changing anything else would corrupt the running test. */
-const CHANGEABLE_WHILE_RUNNING = new Set(['name', 'hypothesis', 'audience', 'decision_rule', 'variants']);
+// variance_reduction only changes how snapshots are computed, not who is exposed or what is counted.
+const CHANGEABLE_WHILE_RUNNING = new Set(['name', 'hypothesis', 'audience', 'decision_rule', 'variants', 'variance_reduction']);
 
 export function assertPatchAllowed(status: ExperimentStatus, changed: string[], variantKeysChanged: boolean): void {
   if (status === 'stopped' || status === 'archived') {
@@ -59,7 +66,7 @@ export function assertPatchAllowed(status: ExperimentStatus, changed: string[], 
   if (status !== 'running') return;
   const blocked = changed.filter((field) => !CHANGEABLE_WHILE_RUNNING.has(field));
   if (blocked.length > 0) {
-    throw problems.conflict(`while running only name, hypothesis, audience, decision_rule and variant weights may change; not ${blocked.join(', ')}`);
+    throw problems.conflict(`while running only name, hypothesis, audience, decision_rule, variance_reduction and variant weights may change; not ${blocked.join(', ')}`);
   }
   if (variantKeysChanged) throw problems.conflict('while running the set of variant keys cannot change; only their weights');
 }

@@ -67,6 +67,31 @@ const Audience = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Nu
   description: 'audience expression tree (see docs/assignment.md), or null for everyone',
 });
 
+/** CUPED lookback bounds and default (decisions.md section 10). */
+export const CUPED_LOOKBACK_DAYS = { minimum: 1, maximum: 60, default: 14 } as const;
+
+export const VarianceReductionInput = Type.Union(
+  [
+    Type.Object(
+      {
+        method: Type.Literal('cuped'),
+        lookback_days: Type.Optional(
+          Type.Integer({ ...CUPED_LOOKBACK_DAYS, description: 'days before each unit’s first exposure whose events form its pre-period covariate' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'CUPED variance reduction (docs/statistics.md), or null for none' },
+);
+
+export const VarianceReductionSchema = Type.Union(
+  [Type.Object({ method: Type.Literal('cuped'), lookback_days: Type.Integer() }), Type.Null()],
+  { description: 'CUPED variance reduction with its lookback, or null when off' },
+);
+export type VarianceReduction = Static<typeof VarianceReductionSchema>;
+
 const experimentInputFields = {
   environment_id: Type.String(),
   key: Type.String({ pattern: KEY_PATTERN }),
@@ -79,6 +104,7 @@ const experimentInputFields = {
   primary_metric_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   guardrail_metric_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 20, uniqueItems: true })),
   mutex_group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  variance_reduction: Type.Optional(VarianceReductionInput),
 };
 
 export const ExperimentInput = Type.Object(experimentInputFields, { additionalProperties: false });
@@ -105,6 +131,7 @@ export const ExperimentSchema = Type.Object({
   primary_metric_id: Type.Union([Type.String(), Type.Null()]),
   guardrail_metric_ids: Type.Array(Type.String()),
   mutex_group_id: Type.Union([Type.String(), Type.Null()]),
+  variance_reduction: VarianceReductionSchema,
   weights_changed_since_start: Type.Boolean(),
   started_at: NullableTimestamp,
   stopped_at: NullableTimestamp,

@@ -5,7 +5,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/store.js';
 import { referenceErrors } from './references.js';
-import { assertPatchAllowed, audienceErrors, changedFields, normalizeVariants, variantErrors, withDefaults } from './rules.js';
+import { assertPatchAllowed, audienceErrors, changedFields, normalizeVariants, normalizeVarianceReduction, variantErrors, withDefaults } from './rules.js';
 import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput } from './schemas.js';
 import { findExperiment, insertExperiment, lockExperiment, toExperiment, updateExperiment, type ExperimentRow } from './store.js';
 
@@ -47,6 +47,7 @@ export async function createExperiment(ctx: AppContext, actor: Actor, input: Exp
           primary_metric_id: input.primary_metric_id ?? null,
           guardrail_metric_ids: JSON.stringify(input.guardrail_metric_ids ?? []),
           mutex_group_id: input.mutex_group_id ?? null,
+          variance_reduction: serializeVarianceReduction(input.variance_reduction),
           weights_changed: 0,
           started_at: null,
           stopped_at: null,
@@ -114,7 +115,13 @@ function comparable(source: ExperimentPatch | Experiment, current: Experiment): 
     result.variants = normalized.map(({ key, weight, description, is_control }) => ({ key, weight, description, is_control }));
   }
   if (source.decision_rule) result.decision_rule = withDefaults(source.decision_rule, current.decision_rule);
+  if (source.variance_reduction !== undefined) result.variance_reduction = normalizeVarianceReduction(source.variance_reduction);
   return result;
+}
+
+function serializeVarianceReduction(input: ExperimentPatch['variance_reduction']): string | null {
+  const normalized = normalizeVarianceReduction(input);
+  return normalized === null ? null : JSON.stringify(normalized);
 }
 
 function sameKeys(a: string[], b: string[]): boolean {
@@ -138,6 +145,7 @@ function rowChanges(row: ExperimentRow, current: Experiment, patch: ExperimentPa
   if (has('primary_metric_id')) changes.primary_metric_id = patch.primary_metric_id ?? null;
   if (has('guardrail_metric_ids')) changes.guardrail_metric_ids = JSON.stringify(patch.guardrail_metric_ids ?? []);
   if (has('mutex_group_id')) changes.mutex_group_id = patch.mutex_group_id ?? null;
+  if (has('variance_reduction')) changes.variance_reduction = serializeVarianceReduction(patch.variance_reduction);
   if (has('variants') && patch.variants) {
     // Keep the stored order (it is part of the bucketing rule) when only weights change.
     const ordered = row.status === 'running' ? current.variants.map((v) => patch.variants?.find((p) => p.key === v.key) ?? v) : patch.variants;

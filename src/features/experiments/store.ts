@@ -5,7 +5,7 @@ import type { ExperimentsTable, ExperimentStatus } from '../../db/tables/experim
 import { paginate, type PageParams } from '../../http/pagination.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import type { DecisionRule, Experiment, Variant } from './schemas.js';
+import type { DecisionRule, Experiment, Variant, VarianceReduction } from './schemas.js';
 import { experimentWarnings } from './warnings.js';
 
 export type ExperimentRow = Selectable<ExperimentsTable>;
@@ -28,6 +28,7 @@ export function toExperiment(row: ExperimentRow): Experiment {
     primary_metric_id: row.primary_metric_id,
     guardrail_metric_ids: JSON.parse(row.guardrail_metric_ids) as string[],
     mutex_group_id: row.mutex_group_id,
+    variance_reduction: row.variance_reduction === null ? null : (JSON.parse(row.variance_reduction) as VarianceReduction),
     weights_changed_since_start: row.weights_changed === 1,
     started_at: toIsoOrNull(row.started_at),
     stopped_at: toIsoOrNull(row.stopped_at),

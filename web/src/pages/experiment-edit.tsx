@@ -8,7 +8,7 @@ import type { Experiment, Metric } from '../types.js';
 import { DecisionRuleFields, ruleFromText, ruleText } from './decision-rule.js';
 import { MetricFields } from './metric-fields.js';
 
-interface EditorProps {
+export interface EditorProps {
   experiment: Experiment;
   onChanged: (next: Experiment) => void;
 }
@@ -24,7 +24,7 @@ interface PatchFormProps extends EditorProps {
 }
 
 /** One card of the experiment page that PATCHes some fields; Save is off until something changed. */
-function PatchForm({ experiment, onChanged, id, title, saveLabel, changed, patch, children }: PatchFormProps) {
+export function PatchForm({ experiment, onChanged, id, title, saveLabel, changed, patch, children }: PatchFormProps) {
   const save = async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, patch()));
   return (
     <FormCard id={id} title={title} submitLabel={saveLabel} level={3} primary={false} ready={changed} onSubmit={save}>

@@ -5,6 +5,7 @@ import { useAction, useFormFields, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
 import { MetricFields } from './metric-fields.js';
 import { DEFAULT_RULE, DecisionRuleFields, ruleFromText, type RuleText } from './decision-rule.js';
+import { DEFAULT_CUPED, VarianceReductionFields, cupedFromText, type CupedText } from './variance-reduction.js';
 import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
 
 interface VariantRow {
@@ -60,6 +61,7 @@ function useExperimentDraft() {
   const [control, setControl] = useState(0);
   const [guardrails, setGuardrails] = useState<string[]>([]);
   const [rule, setRule] = useState<RuleText>(DEFAULT_RULE);
+  const [cuped, setCuped] = useState<CupedText>(DEFAULT_CUPED);
   const body = (environments: Environment[]) => ({
     environment_id: fields.environment_id || environments[0]?.id || '',
     key: fields.key,
@@ -72,8 +74,9 @@ function useExperimentDraft() {
     mutex_group_id: fields.mutex_group_id || null,
     audience: fields.audience.trim() ? (JSON.parse(fields.audience) as unknown) : null,
     decision_rule: ruleFromText(rule),
+    variance_reduction: cupedFromText(cuped),
   });
-  return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, body };
+  return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, cuped, setCuped, body };
 }
 
 export function ExperimentForm() {
@@ -124,6 +127,7 @@ export function ExperimentForm() {
           <Select label="Mutex group" value={fields.mutex_group_id} options={[{ value: '', label: 'None' }, ...(choices.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name }))]} onChange={bindField('mutex_group_id')} />
         </fieldset>
         <DecisionRuleFields rule={rule} onRule={draft.setRule} />
+        <VarianceReductionFields value={draft.cuped} onValue={draft.setCuped} />
         <TextArea label="Audience (optional JSON rule)" rows={4} value={fields.audience} onInput={bindField('audience')} hint='Empty for everyone. Example: {"attribute": "country", "op": "in", "value": ["DE", "FR"]}' />
         <ErrorBox error={action.error} />
         <button type="submit" class="primary" disabled={action.busy}>

@@ -6,6 +6,7 @@ import { Link } from '../router.js';
 import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
 import { describeRule, Lifecycle, PlanningWarnings, WeightsEditor } from './experiment-parts.js';
 import { DecisionRuleEditor, DetailsEditor, MetricsEditor } from './experiment-edit.js';
+import { VarianceReductionEditor } from './variance-reduction.js';
 import { UnitTools } from './experiment-units.js';
 
 interface Catalogue {
@@ -84,6 +85,7 @@ export function ExperimentDetail({ id }: { id: string }) {
             ['Primary metric', e.primary_metric_id ? metricName(e.primary_metric_id) : 'none (results show sample sizes and SRM only)'],
             ['Guardrails', e.guardrail_metric_ids.length ? e.guardrail_metric_ids.map(metricName).join(', ') : 'none'],
             ['Decision rule', <span>{e.decision_rule.method}</span>],
+            ['Variance reduction', e.variance_reduction ? `CUPED, ${e.variance_reduction.lookback_days}-day lookback` : 'off'],
           ]}
         />
         <p>{describeRule(e.decision_rule)}</p>
@@ -91,6 +93,9 @@ export function ExperimentDetail({ id }: { id: string }) {
         {e.status === 'draft' && cat ? <MetricsEditor key={e.updated_at} experiment={e} metrics={cat.metrics} onChanged={() => experiment.reload()} /> : null}
         {e.status === 'draft' || e.status === 'running' ? (
           <DecisionRuleEditor key={e.updated_at} experiment={e} onChanged={() => experiment.reload()} />
+        ) : null}
+        {e.status === 'draft' || e.status === 'running' ? (
+          <VarianceReductionEditor key={`cuped-${e.updated_at}`} experiment={e} onChanged={() => experiment.reload()} />
         ) : null}
       </section>
       <section aria-labelledby="audience">

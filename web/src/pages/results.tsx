@@ -7,6 +7,7 @@ import { Link } from '../router.js';
 import type { Experiment, Metric, Snapshot, SnapshotHistory } from '../types.js';
 import { DecisionPanel, formatterFor, HealthChecks, MetricResults } from './results-parts.js';
 import { EffectSummary, GuardrailWarning } from './results-effects.js';
+import { CupedNote } from './variance-reduction.js';
 
 interface ResultsData {
   experiment: Experiment;
@@ -72,7 +73,10 @@ export function Results({ id }: { id: string }) {
           <section aria-labelledby="effect-title">
             <h2 id="effect-title">Effect against the control{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
             {latest.primary_metric ? (
-              <EffectSummary title={`Effect on ${latest.primary_metric.key}`} perVariant={latest.per_variant} higherIsBetter={latest.primary_metric.higher_is_better !== false} format={format} />
+              <>
+                <CupedNote cuped={latest.primary_metric.cuped} />
+                <EffectSummary title={`Effect on ${latest.primary_metric.key}`} perVariant={latest.per_variant} higherIsBetter={latest.primary_metric.higher_is_better !== false} format={format} />
+              </>
             ) : (
               <p class="muted">This experiment has no primary metric: only sample sizes and the SRM check are reported.</p>
             )}
@@ -92,6 +96,7 @@ export function Results({ id }: { id: string }) {
             <section key={guardrail.metric_id} aria-label={`Guardrail ${guardrail.metric_key}`}>
               <h2>Guardrail: {guardrail.metric_key}</h2>
               {guardrail.cap_applied !== null && guardrail.cap_applied !== undefined ? <p class="muted">Each unit’s value capped at {guardrail.cap_applied.toPrecision(6)}.</p> : null}
+              <CupedNote cuped={guardrail.cuped} />
               <EffectSummary title={`Effect on ${guardrail.metric_key}`} perVariant={guardrail.per_variant} higherIsBetter={guardrail.higher_is_better !== false} format={formatterFor(kindOf(guardrail.metric_id))} />
               <MetricResults title={`Guardrail ${guardrail.metric_key}`} perVariant={guardrail.per_variant} format={formatterFor(kindOf(guardrail.metric_id))} />
             </section>

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMetric, exposeExactly, sendEvents } from '../analysis/support.js';
+import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, type Browser } from './browser-support.js';
+
+// CUPED in the admin UI (decisions.md section 10): a toggle and lookback on the new-experiment
+// form and on the experiment's editor, and the results page says CUPED is on and how much variance
+// it removed.
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookback and the variance it removed', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let boot: Bootstrap;
+  let experimentId = '';
+
+  beforeAll(async () => {
+    ensureWebBuild();
+    server = await startTestServer('sqlite');
+    boot = await server.bootstrap('Cuped Co');
+    await createMetric(server, boot.key, { key: 'orders', name: 'Orders', event_key: 'buy', kind: 'count' });
+    browser = await launchBrowser();
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/`);
+    await page.getByLabel('Server API key').fill(boot.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('creates an experiment with CUPED and a 21-day lookback from the form', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'New experiment' }).click();
+    await page.getByLabel('Key', { exact: true }).fill('cuped-ui');
+    await page.getByLabel('Name', { exact: true }).fill('Fewer steps');
+    await page.getByLabel('Hypothesis').fill('Fewer steps, more orders');
+    await page.getByLabel('Primary metric').selectOption({ label: 'Orders (count)' });
+    await page.getByLabel(/Use CUPED/).check();
+    await page.getByLabel('Lookback (days)').fill('21');
+    await page.getByRole('button', { name: 'Create experiment' }).click();
+    await page.getByRole('button', { name: 'Start experiment' }).click();
+    await page.getByRole('link', { name: 'View results' }).waitFor();
+    experimentId = page.url().split('/').pop() ?? '';
+    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    expect(stored.body).toMatchObject({ key: 'cuped-ui', status: 'running', variance_reduction: { method: 'cuped', lookback_days: 21 } });
+    await page.getByText('CUPED, 21-day lookback').waitFor();
+  });
+
+  it('changes the lookback of the running experiment in its editor', async () => {
+    const { page } = browser;
+    await page.getByLabel('Lookback (days)').fill('7');
+    await page.getByRole('button', { name: 'Save variance reduction' }).click();
+    await page.getByText('CUPED, 7-day lookback').waitFor();
+    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    expect(stored.body.variance_reduction).toEqual({ method: 'cuped', lookback_days: 7 });
+  });
+
+  it('says on the results page that CUPED is on and how much variance it removed', async () => {
+    const experiment = (await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key })).body;
+    const units = await exposeExactly(server, boot.key, experiment, { control: 40, treatment: 40 });
+    const now = Date.now();
+    // Each unit orders about as often after its exposure as in the two days before it.
+    const events = (['control', 'treatment'] as const).flatMap((variant) =>
+      (units[variant] ?? []).flatMap((unit_id, i) => {
+        const habit = i % 5;
+        const after = habit + (i % 2);
+        return [
+          ...Array.from({ length: habit }, () => ({ event_key: 'buy', unit_id, occurred_at: now - 2 * DAY })),
+          ...Array.from({ length: after }, () => ({ event_key: 'buy', unit_id, occurred_at: now })),
+        ];
+      }),
+    );
+    await sendEvents(server, boot.key, events);
+    const { page } = browser;
+    await page.getByRole('link', { name: 'View results' }).click();
+    await page.getByRole('button', { name: 'Compute now' }).click();
+    const note = page.locator('.cuped-note').first();
+    await note.waitFor();
+    const snapshot = (await server.request('GET', `/v1/experiments/${experimentId}/results`, { key: boot.key })).body;
+    const removed = (100 * snapshot.primary_metric.cuped.variance_reduction).toFixed(1);
+    await expect(note.textContent()).resolves.toContain(`CUPED is on (7-day lookback): it removed ${removed}% of the variance`);
+    expect(Number(removed)).toBeGreaterThan(50);
+    await screenshot(page, 'results-cuped');
+  });
+});

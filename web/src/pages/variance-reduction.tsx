@@ -1,0 +1,75 @@
+import { useState } from 'preact/hooks';
+import { Checkbox, Field } from '../components/ui.js';
+import type { CupedReport, VarianceReduction } from '../types.js';
+import { PatchForm, type EditorProps } from './experiment-edit.js';
+
+/** The form's view of variance_reduction: the toggle and the lookback as typed. */
+export interface CupedText {
+  enabled: boolean;
+  lookback_days: string;
+}
+
+export const DEFAULT_CUPED: CupedText = { enabled: false, lookback_days: '14' };
+
+export function cupedText(value: VarianceReduction): CupedText {
+  return value ? { enabled: true, lookback_days: String(value.lookback_days) } : DEFAULT_CUPED;
+}
+
+export function cupedFromText(text: CupedText): VarianceReduction {
+  return text.enabled ? { method: 'cuped', lookback_days: Number(text.lookback_days) } : null;
+}
+
+/** The CUPED toggle and lookback, shared by the new-experiment form and the editor. */
+export function VarianceReductionFields({ value, onValue }: { value: CupedText; onValue: (next: CupedText) => void }) {
+  return (
+    <fieldset>
+      <legend>Variance reduction</legend>
+      <Checkbox label="Use CUPED (adjust for each unit’s behaviour before its exposure)" checked={value.enabled} onChange={(enabled) => onValue({ ...value, enabled })} />
+      {value.enabled ? (
+        <Field
+          label="Lookback (days)"
+          type="number"
+          min={1}
+          max={60}
+          value={value.lookback_days}
+          onInput={(e) => onValue({ ...value, lookback_days: e.currentTarget.value })}
+          hint="1–60 days before each unit’s first exposure. Helps with returning users; does nothing for new ones."
+        />
+      ) : null}
+    </fieldset>
+  );
+}
+
+/** variance_reduction may change while the experiment is a draft or running; later snapshots use it. */
+export function VarianceReductionEditor({ experiment, onChanged }: EditorProps) {
+  const initial = cupedText(experiment.variance_reduction ?? null);
+  const [value, setValue] = useState(initial);
+  return (
+    <PatchForm
+      experiment={experiment}
+      onChanged={onChanged}
+      id="cuped-title"
+      title="Edit variance reduction"
+      saveLabel="Save variance reduction"
+      changed={JSON.stringify(cupedFromText(value)) !== JSON.stringify(cupedFromText(initial))}
+      patch={() => ({ variance_reduction: cupedFromText(value) })}
+    >
+      <VarianceReductionFields value={value} onValue={setValue} />
+    </PatchForm>
+  );
+}
+
+/** One line under a metric's results: CUPED on, and how much variance it removed (or why not). */
+export function CupedNote({ cuped }: { cuped: CupedReport | null | undefined }) {
+  if (!cuped) return null;
+  if (!cuped.applied || cuped.variance_reduction === null) {
+    return <p class="muted">CUPED is on ({cuped.lookback_days}-day lookback) but not applied here: {cuped.note ?? 'no pre-period data'}.</p>;
+  }
+  return (
+    <p class="muted cuped-note">
+      CUPED is on ({cuped.lookback_days}-day lookback): it removed {(100 * cuped.variance_reduction).toFixed(1)}% of the variance (θ = {cuped.theta?.toPrecision(4)}). Posteriors, effects and
+      the decision use the adjusted values; the observed rate is unadjusted.
+    </p>
+  );
+}
+
