@@ -8,6 +8,7 @@ import * as analysis from './0006_analysis.js';
 import * as webhooks from './0007_webhooks.js';
 import * as sessions from './0008_sessions.js';
 import * as metricEffects from './0009_metric_effects.js';
+import * as dimensions from './0011_dimensions.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0007_webhooks': webhooks,
   '0008_sessions': sessions,
   '0009_metric_effects': metricEffects,
+  '0011_dimensions': dimensions,
 };
 
 export const migrationProvider: MigrationProvider = {

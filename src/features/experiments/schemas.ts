@@ -67,6 +67,15 @@ const Audience = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Nu
   description: 'audience expression tree (see docs/assignment.md), or null for everyone',
 });
 
+export const MAX_DIMENSIONS = 5;
+
+const Dimensions = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+  maxItems: MAX_DIMENSIONS,
+  uniqueItems: true,
+  description:
+    'attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards.',
+});
+
 const experimentInputFields = {
   environment_id: Type.String(),
   key: Type.String({ pattern: KEY_PATTERN }),
@@ -79,6 +88,7 @@ const experimentInputFields = {
   primary_metric_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   guardrail_metric_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 20, uniqueItems: true })),
   mutex_group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  dimensions: Type.Optional(Dimensions),
 };
 
 export const ExperimentInput = Type.Object(experimentInputFields, { additionalProperties: false });
@@ -105,6 +115,7 @@ export const ExperimentSchema = Type.Object({
   primary_metric_id: Type.Union([Type.String(), Type.Null()]),
   guardrail_metric_ids: Type.Array(Type.String()),
   mutex_group_id: Type.Union([Type.String(), Type.Null()]),
+  dimensions: Type.Array(Type.String(), { description: 'attribute names whose values from the first assignment break the results down' }),
   weights_changed_since_start: Type.Boolean(),
   started_at: NullableTimestamp,
   stopped_at: NullableTimestamp,

@@ -28,6 +28,7 @@ export function toExperiment(row: ExperimentRow): Experiment {
     primary_metric_id: row.primary_metric_id,
     guardrail_metric_ids: JSON.parse(row.guardrail_metric_ids) as string[],
     mutex_group_id: row.mutex_group_id,
+    dimensions: JSON.parse(row.dimensions) as string[],
     weights_changed_since_start: row.weights_changed === 1,
     started_at: toIsoOrNull(row.started_at),
     stopped_at: toIsoOrNull(row.stopped_at),
