@@ -9,6 +9,7 @@ import { findExperiment, toExperiment, type ExperimentRow } from '../experiments
 import type { Experiment } from '../experiments/schemas.js';
 import { countLateEvents } from './aggregate-store.js';
 import { buildSnapshot, type PreviousEvidence } from './build.js';
+import { computeBreakdowns } from './breakdowns-pass.js';
 import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
 import {
@@ -68,6 +69,8 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
     previous: previousEvidence(latest),
   });
   const { decision_rule_satisfied: satisfied, ...rest } = built;
+  const primarySpec = primary ? (resolved[0]?.spec ?? null) : null;
+  const breakdowns = await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap: primary ? (capsApplied[0] ?? null) : null, totals, chunkUnits });
   const document: SnapshotDocument = {
     primary_metric: primary
       ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation, higher_is_better: primary.higher_is_better === 1, cap_applied: capsApplied[0] ?? null }
@@ -76,6 +79,7 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
     peek_count_at_computation: peekCount,
     late_event_count: lateEventCount,
     weights_changed_since_start: experiment.weights_changed_since_start,
+    breakdowns,
   };
   return { document, satisfied };
 }
