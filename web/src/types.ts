@@ -168,6 +168,22 @@ export interface Snapshot {
   peek_count_at_computation?: number;
   late_event_count?: number;
   weights_changed_since_start?: boolean;
+  /** Absent in snapshots from before breakdowns. */
+  breakdowns?: Breakdown[];
+}
+
+export interface BreakdownValue {
+  value: string;
+  units: number;
+  per_variant: VariantPosterior[];
+  srm_chi_squared_p: number | null;
+  srm_warning: boolean;
+  significant_after_correction: boolean;
+}
+
+export interface Breakdown {
+  dimension: string;
+  values: BreakdownValue[];
 }
 
 export interface SnapshotHistory {
