@@ -77,6 +77,8 @@ function EffectCell({ value, format }: { value: BreakdownValue; format: Formatte
 function BreakdownTable({ breakdown, format }: { breakdown: Breakdown; format: Formatter }) {
   const title = breakdown.dimension === 'source' ? 'By source (the API key that logged the exposure)' : `By ${breakdown.dimension}`;
   return (
+    <>
+    <h3>{title}</h3>
     <Table caption={title} columns={['Value', 'Units', 'Effect against the control (95% interval)', 'SRM p-value', 'Marks']}>
       {breakdown.values.map((value, index) => (
         <tr key={value.value} id={sliceId(breakdown.dimension, index)} tabIndex={-1} class={value.srm_warning ? 'slice-srm' : undefined} data-testid="breakdown-row">
@@ -92,6 +94,7 @@ function BreakdownTable({ breakdown, format }: { breakdown: Breakdown; format: F
         </tr>
       ))}
     </Table>
+    </>
   );
 }
 
