@@ -31,6 +31,8 @@ export interface ComputeOptions {
   audit?: { actorId: string | null; via: string } | undefined;
   /** Units per aggregation statement (default: the database's, DialectSeam.analysisChunkUnits); tests vary it. */
   chunkUnits?: number | null;
+  /** False skips the breakdowns pass (the benchmark's baseline); snapshots then carry none. */
+  breakdowns?: boolean;
 }
 
 /** The always-valid p-values of the latest snapshot, so a past rejection stays a rejection. */
@@ -47,7 +49,7 @@ interface Analysis {
   satisfied: boolean;
 }
 
-async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null): Promise<Analysis> {
+async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null, withBreakdowns = true): Promise<Analysis> {
   const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const resolved: ResolvedSpec[] = [];
@@ -70,7 +72,7 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
   });
   const { decision_rule_satisfied: satisfied, ...rest } = built;
   const primarySpec = primary ? (resolved[0]?.spec ?? null) : null;
-  const breakdowns = await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap: primary ? (capsApplied[0] ?? null) : null, totals, chunkUnits });
+  const breakdowns = !withBreakdowns ? [] : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap: primary ? (capsApplied[0] ?? null) : null, totals, chunkUnits });
   const document: SnapshotDocument = {
     primary_metric: primary
       ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation, higher_is_better: primary.higher_is_better === 1, cap_applied: capsApplied[0] ?? null }
@@ -94,7 +96,8 @@ export async function computeSnapshot(ctx: AppContext, row: ExperimentRow, optio
   const experiment = toExperiment(row);
   const started = performance.now();
   const computedAt = ctx.clock.now();
-  const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, options.chunkUnits === undefined ? ctx.seam.analysisChunkUnits : options.chunkUnits);
+  const chunkUnits = options.chunkUnits === undefined ? ctx.seam.analysisChunkUnits : options.chunkUnits;
+  const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, chunkUnits, options.breakdowns !== false);
   const snapshot: SnapshotRow = {
     id: newId(),
     workspace_id: row.workspace_id,
