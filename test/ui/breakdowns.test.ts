@@ -64,8 +64,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     const link = page.getByTestId('srm-slice-link');
     await expect(link.textContent()).resolves.toBe('country = br');
     await link.click();
-    const focused = await page.evaluate(() => document.activeElement?.textContent ?? '');
-    expect(focused).toContain('br');
+    await expect(page.locator(':focus').textContent()).resolves.toContain('br');
     await screenshot(page, 'results-breakdowns');
   });
 });

@@ -39,10 +39,11 @@ export async function computeBreakdowns(ctx: AppContext, input: BreakdownPassInp
     eventsBefore: row.stopped_at,
     chunkUnits: input.chunkUnits,
   });
-  return buildBreakdowns({
+  const built = buildBreakdowns({
     variants: experiment.variants,
     analysed: analysedVariants({ variants: experiment.variants, totals: input.totals }),
     primary: input.primary,
     breakdowns: totals,
   });
+  return built;
 }

@@ -4,7 +4,8 @@
  *
  * - A unit's value of a dimension is read from its assignment's `dimension_values` (stored at the
  *   first assignment); the `source` breakdown reads the exposure's `source_key_id`.
- * - First, one statement per breakdown finds its 20 values with the most units (ties by value).
+ * - First, one statement finds the 20 values of each breakdown with the most units (ties by
+ *   value), reading each unit's raw values once.
  * - Then one pass (per chunk on SQLite, as aggregate-store.ts does) reduces each unit to its
  *   variant, the primary metric's value and one small integer per breakdown: the index of its
  *   value among the top ones, NONE_BUCKET when it has none or OTHER_BUCKET for any other value.
@@ -12,7 +13,7 @@
  *   so what leaves the database is at most 22 rows per breakdown and variant, however many units
  *   or distinct values there are.
  */
-import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 import { sqliteJsonPath } from '../../db/dialect.js';
@@ -63,21 +64,40 @@ function usesAssignments(breakdowns: readonly BreakdownKey[]): boolean {
 
 const assignmentJoin = sql` LEFT JOIN assignments AS a ON a.experiment_id = x.experiment_id AND a.unit_id = x.unit_id`;
 
-/** The TOP_VALUES values of one breakdown with the most live units, most first. */
-function topValuesQuery(seam: DialectSeam, input: BreakdownInput, key: BreakdownKey): RawBuilder<Row> {
-  const join = key.kind === 'dimension' ? assignmentJoin : sql``;
-  return sql<Row>`SELECT t.v AS v, COUNT(*) AS units FROM (
-      SELECT ${rawValue(seam, key)} AS v FROM exposures AS x${join}
-      WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL
-    ) AS t WHERE t.v IS NOT NULL GROUP BY t.v ORDER BY COUNT(*) DESC, t.v LIMIT ${sql.lit(TOP_VALUES)}`;
+/**
+ * The unit's raw value of each breakdown, as columns r{k}, one row per live exposure (in a query
+ * grouped per unit the assignment's columns need an aggregate: PostgreSQL's group key, the
+ * exposure id, does not determine them; MAX picks the one joined row's value).
+ */
+function rawColumns(seam: DialectSeam, breakdowns: readonly BreakdownKey[], grouped: boolean): RawBuilder<unknown> {
+  return sql.join(
+    breakdowns.map((key, index) => {
+      const raw = grouped && key.kind === 'dimension' ? sql`MAX(${rawValue(seam, key)})` : rawValue(seam, key);
+      return sql`, ${raw} AS ${sql.ref(`r${index}`)}`;
+    }),
+    sql``,
+  );
 }
 
-/** The unit's bucket of a breakdown: the index of its value among the top values, or NONE/OTHER. */
-function bucketOf(seam: DialectSeam, key: BreakdownKey, values: readonly string[]): RawBuilder<number> {
-  // The assignment columns are not functionally dependent on PostgreSQL's per-unit group key
-  // (the exposure id); MAX picks the one joined row's value.
-  const raw = key.kind === 'dimension' ? sql`MAX(${rawValue(seam, key)})` : rawValue(seam, key);
-  const known = values.map((value, index) => sql` WHEN ${raw} = ${value} THEN ${sql.lit(index)}`);
+/**
+ * The TOP_VALUES values of every breakdown with the most live units, most first: each unit's raw
+ * values are read once (one join, one JSON parse per dimension), then ranked per breakdown.
+ */
+function topValuesQuery(seam: DialectSeam, input: BreakdownInput): RawBuilder<Row> {
+  const join = usesAssignments(input.breakdowns) ? assignmentJoin : sql``;
+  const parts = input.breakdowns.map((_, index) => {
+    const r = sql.ref(`r.r${index}`);
+    return sql`SELECT * FROM (SELECT ${sql.lit(index)} AS breakdown, ${r} AS v, COUNT(*) AS units FROM r WHERE ${r} IS NOT NULL GROUP BY ${r} ORDER BY COUNT(*) DESC, ${r} LIMIT ${sql.lit(TOP_VALUES)}) AS ${sql.ref(`t${index}`)}`;
+  });
+  return sql<Row>`WITH r AS MATERIALIZED (SELECT 0 AS unused${rawColumns(seam, input.breakdowns, false)} FROM exposures AS x${join}
+      WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL)
+    ${sql.join(parts, sql` UNION ALL `)}`;
+}
+
+/** The unit's bucket of breakdown k from its raw value u.r{k}: the value's index among the top values, or NONE/OTHER. */
+function bucketOf(index: number, values: readonly string[]): RawBuilder<number> {
+  const raw = sql.ref(`u.r${index}`);
+  const known = values.map((value, rank) => sql` WHEN ${raw} = ${value} THEN ${sql.lit(rank)}`);
   return sql<number>`(CASE WHEN ${raw} IS NULL THEN ${sql.lit(NONE_BUCKET)}${sql.join(known, sql``)} ELSE ${sql.lit(OTHER_BUCKET)} END)`;
 }
 
@@ -86,22 +106,26 @@ interface Chunk {
   through: string | null;
 }
 
-/** One statement: the per-unit rows once, then one GROUP BY (bucket, variant) per breakdown. */
+/**
+ * One statement: the per-unit rows (variant, raw values, metric value) materialised once, then
+ * one GROUP BY (bucket, variant) per breakdown, the bucket compared on the stored raw value.
+ */
 function chunkQuery(seam: DialectSeam, input: BreakdownInput, tops: readonly string[][], chunk: Chunk): RawBuilder<Row> {
   const metrics = input.primary ? [input.primary] : [];
-  const buckets = input.breakdowns.map((key, index) => sql`, ${bucketOf(seam, key, tops[index] ?? [])} AS ${sql.ref(`g${index}`)}`);
   const join = usesAssignments(input.breakdowns) ? assignmentJoin : sql``;
   const lower = chunk.after === null ? sql`` : sql` AND x.unit_id > ${chunk.after}`;
   const upper = chunk.through === null ? sql`` : sql` AND x.unit_id <= ${chunk.through}`;
-  const perUnit = sql`SELECT x.variant_key AS variant_key${sql.join(buckets, sql``)}${sql.join(unitValueColumns(seam, metrics), sql``)}
+  const perUnit = sql`SELECT x.variant_key AS variant_key${rawColumns(seam, input.breakdowns, true)}${sql.join(unitValueColumns(seam, metrics), sql``)}
       FROM exposures AS x${join}${eventJoin({ metrics, workspaceId: input.workspaceId, eventsBefore: input.eventsBefore })}
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
       GROUP BY ${seam.analysisUnitGroup}`;
   const columns = metrics.flatMap((metric, index) => metricColumns(metric, index));
   const selected = sql.join(columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`), sql``);
+  // GROUP BY by position: PostgreSQL would not match the bucket expression, whose parameters are
+  // numbered anew in each place it appears.
   const parts = input.breakdowns.map((_, index) => {
-    const bucket = sql.ref(`u.g${index}`);
-    return sql`SELECT ${sql.lit(index)} AS breakdown, ${bucket} AS bucket, u.variant_key AS variant_key, COUNT(*) AS units${selected} FROM u GROUP BY ${bucket}, u.variant_key`;
+    const bucket = bucketOf(index, tops[index] ?? []);
+    return sql`SELECT ${sql.lit(index)} AS breakdown, ${bucket} AS bucket, u.variant_key AS variant_key, COUNT(*) AS units${selected} FROM u GROUP BY 2, 3`;
   });
   return sql<Row>`WITH u AS MATERIALIZED (${perUnit}) ${sql.join(parts, sql` UNION ALL `)}`;
 }
@@ -147,8 +171,9 @@ function addRow(result: BreakdownTotals[], row: Row, metricCount: number): void 
 /** Per breakdown, its top values and per-bucket, per-variant totals of units and the primary metric. */
 export async function aggregateBreakdowns(executor: Executor, seam: DialectSeam, reads: ReadPool, input: BreakdownInput): Promise<BreakdownTotals[]> {
   if (input.breakdowns.length === 0) return [];
-  const topQueries: CompiledQuery[] = input.breakdowns.map((key) => topValuesQuery(seam, input, key).compile(executor));
-  const tops = (await reads.all(topQueries)).map((rows) => rows.map((row) => String(row.v)));
+  const [topRows = []] = await reads.all([topValuesQuery(seam, input).compile(executor)]);
+  const tops: string[][] = input.breakdowns.map(() => []);
+  for (const row of topRows) tops[toNumber(row.breakdown)]?.push(String(row.v));
   const chunks = await chunksOf(executor, input);
   const result: BreakdownTotals[] = input.breakdowns.map((key, index) => ({ key, values: tops[index] ?? [], buckets: new Map() }));
   const metricCount = input.primary ? 1 : 0;
