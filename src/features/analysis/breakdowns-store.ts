@@ -7,11 +7,12 @@
  * - First, one statement finds the 20 values of each breakdown with the most units (ties by
  *   value), reading each unit's raw values once.
  * - Then one pass (per chunk on SQLite, as aggregate-store.ts does) reduces each unit to its
- *   variant, the primary metric's value and one small integer per breakdown: the index of its
- *   value among the top ones, NONE_BUCKET when it has none or OTHER_BUCKET for any other value.
- *   The per-unit rows are materialised once and grouped by (bucket, variant) for each breakdown,
- *   so what leaves the database is at most 22 rows per breakdown and variant, however many units
- *   or distinct values there are.
+ *   variant, the primary metric's value and its raw value of each breakdown, materialised once;
+ *   each breakdown then groups those rows by (bucket, variant), the bucket being the value's
+ *   index among the top ones, NONE_BUCKET without a value or OTHER_BUCKET for any other value.
+ *   What leaves the database is at most 22 rows per breakdown and variant, however many units or
+ *   distinct values there are. (Reading the raw value once matters: a CASE over 20 values around
+ *   the JSON extraction itself would parse the JSON up to 22 times per unit.)
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
