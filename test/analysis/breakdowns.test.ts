@@ -2,6 +2,8 @@ import normalDist from '@stdlib/stats-base-dists-normal';
 import { expect, it } from 'vitest';
 import { chooseVariant } from '../../src/features/assignment/bucketing.js';
 import { computeById } from '../../src/features/analysis/service.js';
+import { aggregateBreakdowns } from '../../src/features/analysis/breakdowns-store.js';
+import { breakdownKeys } from '../../src/features/analysis/breakdowns-pass.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { HOUR, ManualClock, compute, createExperiment, createMetric, expectClose, sendEvents, type OutgoingEvent } from './support.js';
 
@@ -202,5 +204,18 @@ describeEachDialect('dimension breakdowns through HTTP', (server) => {
     const read = await server().request('GET', `/v1/experiments/${experiment.id}/results`, { key });
     expect(read.status).toBe(200);
     expect(read.body.breakdowns).toHaveLength(3);
+  });
+
+  it('finds the same slices with the two-phase pass (used when values are many) as with the direct one', async () => {
+    const ctx = server().ctx;
+    const input = { workspaceId: experiment.workspace_id, experimentId: experiment.id, breakdowns: breakdownKeys(['country', 'plan']), primary: null, eventsBefore: null };
+    const shape = (totals: Awaited<ReturnType<typeof aggregateBreakdowns>>) =>
+      totals.map((breakdown) => ({ values: breakdown.values, buckets: [...breakdown.buckets].sort((a, b) => a[0] - b[0]).map(([bucket, variants]) => [bucket, [...variants.values()].map((v) => [v.variant_key, v.units]).sort()]) }));
+    for (const chunkUnits of [null, 97]) {
+      const direct = await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, { ...input, chunkUnits });
+      const twoPhase = await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, { ...input, chunkUnits }, { twoPhase: true });
+      expect(shape(twoPhase)).toEqual(shape(direct));
+      expect(direct[0]?.values).toHaveLength(20);
+    }
   });
 }, { clock });

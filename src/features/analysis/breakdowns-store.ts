@@ -88,7 +88,9 @@ function topValuesQuery(seam: DialectSeam, input: BreakdownInput): RawBuilder<Ro
   const join = usesAssignments(input.breakdowns) ? assignmentJoin : sql``;
   const parts = input.breakdowns.map((_, index) => {
     const r = sql.ref(`r.r${index}`);
-    return sql`SELECT * FROM (SELECT ${sql.lit(index)} AS breakdown, ${r} AS v, COUNT(*) AS units FROM r WHERE ${r} IS NOT NULL GROUP BY ${r} ORDER BY COUNT(*) DESC, ${r} LIMIT ${sql.lit(TOP_VALUES)}) AS ${sql.ref(`t${index}`)}`;
+    // Ties in code-point order, as the direct pass ranks them (PostgreSQL's default collation may not be).
+    const tie = seam.name === 'postgres' ? sql`${r} COLLATE "C"` : r;
+    return sql`SELECT * FROM (SELECT ${sql.lit(index)} AS breakdown, ${r} AS v, COUNT(*) AS units FROM r WHERE ${r} IS NOT NULL GROUP BY ${r} ORDER BY COUNT(*) DESC, ${tie} LIMIT ${sql.lit(TOP_VALUES)}) AS ${sql.ref(`t${index}`)}`;
   });
   return sql<Row>`WITH r AS MATERIALIZED (SELECT 0 AS unused${rawColumns(seam, input.breakdowns, false)} FROM exposures AS x${join}
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL)
@@ -111,7 +113,7 @@ interface Chunk {
  * One statement: the per-unit rows (variant, raw values, metric value) materialised once, then
  * one GROUP BY (bucket, variant) per breakdown, the bucket compared on the stored raw value.
  */
-function chunkQuery(seam: DialectSeam, input: BreakdownInput, tops: readonly string[][], chunk: Chunk): RawBuilder<Row> {
+function chunkQuery(seam: DialectSeam, input: BreakdownInput, tops: readonly string[][] | null, chunk: Chunk): RawBuilder<Row> {
   const metrics = input.primary ? [input.primary] : [];
   const join = usesAssignments(input.breakdowns) ? assignmentJoin : sql``;
   const lower = chunk.after === null ? sql`` : sql` AND x.unit_id > ${chunk.after}`;
@@ -124,11 +126,13 @@ function chunkQuery(seam: DialectSeam, input: BreakdownInput, tops: readonly str
   const selected = sql.join(columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`), sql``);
   // GROUP BY by position: PostgreSQL would not match the bucket expression, whose parameters are
   // numbered anew in each place it appears.
+  // Without top values (the direct pass), the raw value itself, and at most DIRECT_ROWS + 1 rows.
   const parts = input.breakdowns.map((_, index) => {
-    const bucket = bucketOf(index, tops[index] ?? []);
+    const bucket = tops === null ? sql.ref(`u.r${index}`) : bucketOf(index, tops[index] ?? []);
     return sql`SELECT ${sql.lit(index)} AS breakdown, ${bucket} AS bucket, u.variant_key AS variant_key, COUNT(*) AS units${selected} FROM u GROUP BY 2, 3`;
   });
-  return sql<Row>`WITH u AS MATERIALIZED (${perUnit}) ${sql.join(parts, sql` UNION ALL `)}`;
+  const limit = tops === null ? sql` LIMIT ${sql.lit(DIRECT_ROWS + 1)}` : sql``;
+  return sql<Row>`WITH u AS MATERIALIZED (${perUnit}) ${sql.join(parts, sql` UNION ALL `)}${limit}`;
 }
 
 /** The chunks' bounds (unit_id), keyset-paged through the live-exposure index. */
@@ -147,11 +151,9 @@ async function chunksOf(executor: Executor, input: BreakdownInput): Promise<Chun
   }
 }
 
-function addRow(result: BreakdownTotals[], row: Row, metricCount: number): void {
-  const breakdown = result[toNumber(row.breakdown)];
-  if (!breakdown) return;
-  const bucket = toNumber(row.bucket);
-  const variants = breakdown.buckets.get(bucket) ?? new Map<string, VariantTotals>();
+function addRow<K>(buckets: Map<K, Map<string, VariantTotals>> | undefined, bucket: K, row: Row, metricCount: number): void {
+  if (!buckets) return;
+  const variants = buckets.get(bucket) ?? new Map<string, VariantTotals>();
   const key = String(row.variant_key);
   const entry = variants.get(key) ?? { variant_key: key, units: 0, metrics: Array.from({ length: metricCount }, () => ({ ...EMPTY_TOTALS })) };
   entry.units += toNumber(row.units);
@@ -166,20 +168,86 @@ function addRow(result: BreakdownTotals[], row: Row, metricCount: number): void 
     metric.sum_xy += toNumber(row.xy0);
   }
   variants.set(key, entry);
-  breakdown.buckets.set(bucket, variants);
+  buckets.set(bucket, variants);
 }
 
-/** Per breakdown, its top values and per-bucket, per-variant totals of units and the primary metric. */
-export async function aggregateBreakdowns(executor: Executor, seam: DialectSeam, reads: ReadPool, input: BreakdownInput): Promise<BreakdownTotals[]> {
-  if (input.breakdowns.length === 0) return [];
+/** Rows a direct-pass statement may return, and distinct values a breakdown may have, before the two-phase pass takes over. */
+const DIRECT_ROWS = 5_000;
+const DIRECT_VALUES = 5_000;
+/** Chunk statements run together in the direct pass (so an early stop wastes little). */
+const DIRECT_BATCH = 8;
+
+type RawTotals = Map<string | null, Map<string, VariantTotals>>;
+
+function unitsIn(variants: ReadonlyMap<string, VariantTotals>): number {
+  let units = 0;
+  for (const totals of variants.values()) units += totals.units;
+  return units;
+}
+
+/** Folds a breakdown's per-value totals into its top values, (other) and (none). */
+function foldRaw(key: BreakdownKey, raw: RawTotals, metricCount: number): BreakdownTotals {
+  const ranked = [...raw].flatMap(([value, variants]) => (value === null ? [] : [{ value, units: unitsIn(variants), variants }]));
+  ranked.sort((a, b) => b.units - a.units || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  const buckets = new Map<number, Map<string, VariantTotals>>();
+  const merge = (bucket: number, variants: ReadonlyMap<string, VariantTotals>) => {
+    for (const totals of variants.values()) {
+      const { n0 = 0, s0 = 0, q0 = 0, c0 = 0, sy0 = 0, qy0 = 0, xy0 = 0 } = totalsAsRow(totals);
+      addRow(buckets, bucket, { variant_key: totals.variant_key, units: totals.units, n0, s0, q0, c0, sy0, qy0, xy0 }, metricCount);
+    }
+  };
+  ranked.forEach((entry, rank) => merge(rank < TOP_VALUES ? rank : OTHER_BUCKET, entry.variants));
+  const none = raw.get(null);
+  if (none) merge(NONE_BUCKET, none);
+  return { key, values: ranked.slice(0, TOP_VALUES).map((entry) => entry.value), buckets };
+}
+
+function totalsAsRow(totals: VariantTotals): Record<string, number> {
+  const metric = totals.metrics[0];
+  if (!metric) return {};
+  return { n0: metric.n, s0: metric.sum, q0: metric.sum_of_squares, c0: metric.conversions, sy0: metric.sum_y, qy0: metric.sum_of_squares_y, xy0: metric.sum_xy };
+}
+
+/**
+ * One pass grouping by each raw value, when every breakdown has few distinct values (the usual
+ * case: countries, plans, platforms, API keys): the top values are then ranked here, and the
+ * separate top-values statement is saved. Returns null, having kept at most a bounded number of
+ * rows, as soon as a statement or a breakdown exceeds the bounds.
+ */
+async function directPass(executor: Executor, seam: DialectSeam, reads: ReadPool, input: BreakdownInput, chunks: readonly Chunk[]): Promise<BreakdownTotals[] | null> {
+  const metricCount = input.primary ? 1 : 0;
+  const raw: RawTotals[] = input.breakdowns.map(() => new Map());
+  for (let start = 0; start < chunks.length; start += DIRECT_BATCH) {
+    const queries = chunks.slice(start, start + DIRECT_BATCH).map((chunk) => chunkQuery(seam, input, null, chunk).compile(executor));
+    for (const rows of await reads.all(queries)) {
+      if (rows.length > DIRECT_ROWS) return null;
+      for (const row of rows) addRow(raw[toNumber(row.breakdown)], row.bucket === null || row.bucket === undefined ? null : String(row.bucket), row, metricCount);
+    }
+    if (raw.some((values) => values.size > DIRECT_VALUES)) return null;
+  }
+  return input.breakdowns.map((key, index) => foldRaw(key, raw[index] ?? new Map(), metricCount));
+}
+
+/** The top values first (one statement), then the pass grouping by bucket. */
+async function twoPhasePass(executor: Executor, seam: DialectSeam, reads: ReadPool, input: BreakdownInput, chunks: readonly Chunk[]): Promise<BreakdownTotals[]> {
   const [topRows = []] = await reads.all([topValuesQuery(seam, input).compile(executor)]);
   const tops: string[][] = input.breakdowns.map(() => []);
   for (const row of topRows) tops[toNumber(row.breakdown)]?.push(String(row.v));
-  const chunks = await chunksOf(executor, input);
   const result: BreakdownTotals[] = input.breakdowns.map((key, index) => ({ key, values: tops[index] ?? [], buckets: new Map() }));
   const metricCount = input.primary ? 1 : 0;
   for (const rows of await reads.all(chunks.map((chunk) => chunkQuery(seam, input, tops, chunk).compile(executor)))) {
-    for (const row of rows) addRow(result, row, metricCount);
+    for (const row of rows) addRow(result[toNumber(row.breakdown)]?.buckets, toNumber(row.bucket), row, metricCount);
   }
   return result;
+}
+
+/**
+ * Per breakdown, its top values and per-bucket, per-variant totals of units and the primary
+ * metric. `twoPhase` forces the pass for many distinct values (tests compare the two).
+ */
+export async function aggregateBreakdowns(executor: Executor, seam: DialectSeam, reads: ReadPool, input: BreakdownInput, options: { twoPhase?: boolean } = {}): Promise<BreakdownTotals[]> {
+  if (input.breakdowns.length === 0) return [];
+  const chunks = await chunksOf(executor, input);
+  const direct = options.twoPhase ? null : await directPass(executor, seam, reads, input, chunks);
+  return direct ?? twoPhasePass(executor, seam, reads, input, chunks);
 }
