@@ -114,17 +114,22 @@ async function pairedMode(databaseUrl: string, experimentId: string, runs: numbe
   const config = databaseUrl.startsWith('postgres') ? ({ kind: 'postgres', url: databaseUrl } as const) : ({ kind: 'sqlite', file: databaseUrl } as const);
   const ctx = await openContext(config, path.dirname(config.kind === 'sqlite' ? config.file : os.tmpdir()), false);
   const seconds: number[][] = [[], []];
+  // CPU of this process: on SQLite all the work (the read threads too), steadier than wall time on a busy machine.
+  const cpu: number[][] = [[], []];
   let slices: string[] = [];
   for (let run = 0; run < runs; run += 1) {
     for (const [index, breakdowns] of [false, true].entries()) {
       const started = performance.now();
+      const cpuStarted = process.cpuUsage();
       const snapshot = await computeById(ctx, experimentId, { trigger: 'cli', breakdowns });
       seconds[index]?.push((performance.now() - started) / 1000);
+      const used = process.cpuUsage(cpuStarted);
+      cpu[index]?.push((used.user + used.system) / 1e6);
       if (breakdowns) slices = snapshot?.breakdowns.map((b) => `${b.dimension}: ${b.values.length} values`) ?? [];
     }
   }
   await ctx.close();
-  process.stdout.write(JSON.stringify({ seconds, slices, max_rss_mb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+  process.stdout.write(JSON.stringify({ seconds, cpu, slices, max_rss_mb: process.resourceUsage().maxRSS / 1024 }) + '\n');
 }
 
 async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number): Promise<void> {
@@ -142,13 +147,18 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
     const script = fileURLToPath(import.meta.url);
     const child = spawnSync(process.execPath, [...process.execArgv, script, 'paired', url, ids.experimentId, String(runs + 1)], { encoding: 'utf8', maxBuffer: 1 << 20 });
     if (child.status !== 0) throw new Error(`paired compute process failed: ${child.stderr}`);
-    const result = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as { seconds: number[][]; slices: string[]; max_rss_mb: number };
+    const result = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as { seconds: number[][]; cpu: number[][]; slices: string[]; max_rss_mb: number };
     const [without = [], withBreakdowns = []] = result.seconds;
-    const ratios = without.slice(1).map((s, run) => (withBreakdowns[run + 1] ?? Number.NaN) / s);
-    const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] ?? Number.NaN;
+    const [cpuWithout = [], cpuWith = []] = result.cpu;
+    const medianRatio = (base: number[], other: number[]) => {
+      const ratios = base.slice(1).map((s, run) => (other[run + 1] ?? Number.NaN) / s);
+      return [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] ?? Number.NaN;
+    };
+    const median = medianRatio(without, withBreakdowns);
     console.log(
       `${kind.padEnd(8)} units ${units.toLocaleString('en-US')}  events ${(units * EVENTS_PER_UNIT).toLocaleString('en-US')}  seed ${seedSeconds.toFixed(1)} s\n` +
         `         without/with breakdowns per pair: ${without.map((s, run) => `${s.toFixed(2)}/${withBreakdowns[run]?.toFixed(2)} s`).join(', ')}\n` +
+        `         cpu of the process without/with: ${cpuWithout.map((s, run) => `${s.toFixed(2)}/${cpuWith[run]?.toFixed(2)} s`).join(', ')}; median cpu ratio ${medianRatio(cpuWithout, cpuWith).toFixed(2)}x\n` +
         `         median ratio ${median.toFixed(2)}x (first pair cold, left out); peak RSS ${result.max_rss_mb.toFixed(0)} MB; ${result.slices.join(', ')}`,
     );
   } finally {
