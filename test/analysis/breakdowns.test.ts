@@ -206,6 +206,18 @@ describeEachDialect('dimension breakdowns through HTTP', (server) => {
     expect(read.body.breakdowns).toHaveLength(3);
   });
 
+  it('reads dimensions whose names hold dots and quotes', async () => {
+    const odd = 'app.ver"sion';
+    const other = await createExperiment(server(), key, { environment_id: experiment.environment_id, key: 'odd-names', variants: EXPERIMENT.variants, dimensions: [odd] });
+    for (let i = 0; i < 12; i += 1) {
+      const answer = await server().request('POST', '/v1/assign', { key, body: { experiment_key: 'odd-names', unit_id: `o-${i}`, context: { [odd]: i % 3 === 0 ? '2.0' : '1.9', app: { 'ver"sion': 'nested' } } } });
+      expect(answer.status).toBe(200);
+    }
+    const snapshot = await compute(server(), key, other.id);
+    expect(snapshot.breakdowns[0].dimension).toBe(odd);
+    expect(snapshot.breakdowns[0].values.map((value: any) => [value.value, value.units])).toEqual([['1.9', 8], ['2.0', 4]]);
+  });
+
   it('finds the same slices with the two-phase pass (used when values are many) as with the direct one', async () => {
     const ctx = server().ctx;
     const input = { workspaceId: experiment.workspace_id, experimentId: experiment.id, breakdowns: breakdownKeys(['country', 'plan']), primary: null, eventsBefore: null };
