@@ -67,4 +67,16 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     await expect(page.locator(':focus').textContent()).resolves.toContain('br');
     await screenshot(page, 'results-breakdowns');
   });
+
+  it('edits the dimensions of the running experiment from its page', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    await page.getByLabel('Dimensions').fill('country, plan');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await expect.poll(async () => (await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions).toEqual(['country', 'plan']);
+    await page.getByLabel('Dimensions').fill('a, b, c, d, e, f');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('alert').filter({ hasText: /dimensions/ }).waitFor();
+    expect((await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions).toEqual(['country', 'plan']);
+  });
 });

@@ -35,6 +35,8 @@ export interface Experiment {
   primary_metric_id: string | null;
   guardrail_metric_ids: string[];
   mutex_group_id: string | null;
+  /** Context attribute names the results are broken down by. */
+  dimensions?: string[];
   weights_changed_since_start: boolean;
   started_at: string | null;
   stopped_at: string | null;
