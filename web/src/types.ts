@@ -37,6 +37,8 @@ export interface Experiment {
   mutex_group_id: string | null;
   /** CUPED with its lookback, or null when off (absent from servers before CUPED). */
   variance_reduction?: VarianceReduction;
+  /** Context attribute names the results are broken down by. */
+  dimensions?: string[];
   weights_changed_since_start: boolean;
   started_at: string | null;
   stopped_at: string | null;
@@ -182,6 +184,22 @@ export interface Snapshot {
   peek_count_at_computation?: number;
   late_event_count?: number;
   weights_changed_since_start?: boolean;
+  /** Absent in snapshots from before breakdowns. */
+  breakdowns?: Breakdown[];
+}
+
+export interface BreakdownValue {
+  value: string;
+  units: number;
+  per_variant: VariantPosterior[];
+  srm_chi_squared_p: number | null;
+  srm_warning: boolean;
+  significant_after_correction: boolean;
+}
+
+export interface Breakdown {
+  dimension: string;
+  values: BreakdownValue[];
 }
 
 export interface SnapshotHistory {

@@ -9,6 +9,7 @@ import * as webhooks from './0007_webhooks.js';
 import * as sessions from './0008_sessions.js';
 import * as metricEffects from './0009_metric_effects.js';
 import * as varianceReduction from './0010_experiment_variance_reduction.js';
+import * as dimensions from './0011_dimensions.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0008_sessions': sessions,
   '0009_metric_effects': metricEffects,
   '0010_experiment_variance_reduction': varianceReduction,
+  '0011_dimensions': dimensions,
 };
 
 export const migrationProvider: MigrationProvider = {

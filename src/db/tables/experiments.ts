@@ -1,3 +1,5 @@
+import type { ColumnType } from 'kysely';
+
 export type ExperimentStatus = 'draft' | 'running' | 'stopped' | 'archived';
 export type AssignmentReason = 'bucketed' | 'forced' | 'mutex_holdout' | 'audience_excluded';
 
@@ -17,6 +19,8 @@ export interface ExperimentsTable {
   decision_rule: string;
   primary_metric_id: string | null;
   guardrail_metric_ids: string;
+  /** Dimension attribute names as a JSON array (0011). */
+  dimensions: ColumnType<string, string | undefined, string>;
   mutex_group_id: string | null;
   /** VarianceReduction ({method: 'cuped', lookback_days}) as JSON text, or null for none. */
   variance_reduction: string | null;
@@ -47,6 +51,8 @@ export interface AssignmentsTable {
   reason: AssignmentReason;
   exposure_logged_at: number | null;
   created_at: number;
+  /** The experiment's dimensions' values from the first assignment's context, JSON object (0011). */
+  dimension_values: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MutexClaimsTable {
@@ -65,6 +71,8 @@ export interface ExposuresTable {
   exposed_at: number;
   superseded_at: number | null;
   source: 'assign' | 'api';
+  /** The API key that logged the exposure (0011); null for rows written before. */
+  source_key_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ExperimentTables {

@@ -159,7 +159,7 @@ function ratioColumns(metric: MetricSpec, denominator: MetricSpec, index: number
  * - conversions: binary 0/1 summed; count: units with at least one event; sum and mean: units
  *   with at least one number.
  */
-function metricColumns(metric: MetricSpec, index: number): Column[] {
+export function metricColumns(metric: MetricSpec, index: number): Column[] {
   if (metric.denominator) return ratioColumns(metric, metric.denominator, index);
   const m = capped(sql.ref(`u.m${index}`), metric.cap);
   const n = metric.aggregation === 'mean' && metric.kind !== 'binary' ? sql`COUNT(${m})` : sql`COUNT(*)`;
@@ -177,7 +177,7 @@ function metricColumns(metric: MetricSpec, index: number): Column[] {
  * The events of a unit that any metric may count: one index range per event key, from the
  * exposure to the end of the widest window (each metric's CASE then applies its own window).
  */
-function eventJoin(input: Pick<AggregationInput, 'metrics' | 'workspaceId' | 'eventsBefore'>): RawBuilder<unknown> {
+export function eventJoin(input: Pick<AggregationInput, 'metrics' | 'workspaceId' | 'eventsBefore'>): RawBuilder<unknown> {
   const columns = unitColumnsOf(input.metrics);
   if (columns.length === 0) return sql``;
   const keys = [...new Set(columns.map((metric) => metric.event_key))];
@@ -203,7 +203,7 @@ function unitColumnsOf(metrics: readonly MetricSpec[]): MetricSpec[] {
  * The per-unit value columns: m{i} for metric i, d{i} for a ratio's denominator, p{i} for a
  * CUPED covariate.
  */
-function unitValueColumns(seam: DialectSeam, metrics: readonly MetricSpec[]): RawBuilder<unknown>[] {
+export function unitValueColumns(seam: DialectSeam, metrics: readonly MetricSpec[]): RawBuilder<unknown>[] {
   const longest = longestLookbackOf(metrics);
   const window: UnitPeriod = { kind: 'window', reachesBack: longest > 0 };
   return metrics.flatMap((metric, index) => [
@@ -273,7 +273,7 @@ async function chunkEnd(executor: Executor, input: AggregationInput, after: stri
   return row?.unit_id ?? null;
 }
 
-function toNumber(value: unknown): number {
+export function toNumber(value: unknown): number {
   if (value === null || value === undefined) return 0;
   const number = typeof value === 'number' ? value : Number(value);
   if (!Number.isFinite(number)) throw new Error(`the analysis query returned a non-finite number: ${String(value)}`);

@@ -71,7 +71,7 @@ function unitsOf(totals: BuildInput['totals'], key: string): number {
  * The variants that take part in a comparison: those with traffic or a weight. A zero-weight
  * variant that never received a unit would keep its flat prior and could look "best".
  */
-function analysedVariants(input: BuildInput): Variant[] {
+export function analysedVariants(input: Pick<BuildInput, 'variants' | 'totals'>): Variant[] {
   return input.variants.filter((variant) => variant.weight > 0 || unitsOf(input.totals, variant.key) > 0);
 }
 
@@ -114,7 +114,7 @@ function analyzeArms(metric: MetricRow, arms: readonly Arm[]): VariantAnalysis[]
 }
 
 /** One metric's VariantAnalysis per analysed variant (the decision reads these). */
-function analyzeMetric(metric: MetricRow, index: number, variants: readonly Variant[], totals: BuildInput['totals'], cuped: CupedSettings | null) {
+export function analyzeMetric(metric: MetricRow, index: number, variants: readonly Variant[], totals: BuildInput['totals'], cuped: CupedSettings | null) {
   const metricTotals = variants.map((variant) => totals.get(variant.key)?.metrics[index] ?? EMPTY_TOTALS);
   const arms = variants.map((variant, i) => ({ variant, totals: metricTotals[i] as MetricTotals, units: unitsOf(totals, variant.key) }));
   const adjusted = cuped ? analyzeWithCuped(metric, arms, cuped) : null;
@@ -127,7 +127,7 @@ function analyzeMetric(metric: MetricRow, index: number, variants: readonly Vari
 }
 
 /** Without a primary metric: sample sizes only, no made-up posterior. */
-function sampleSizesOnly(variants: readonly Variant[], totals: BuildInput['totals']): VariantPosterior[] {
+export function sampleSizesOnly(variants: readonly Variant[], totals: BuildInput['totals']): VariantPosterior[] {
   return variants.map((variant) => ({
     variant_key: variant.key,
     is_control: variant.is_control,

@@ -124,6 +124,30 @@ export const DecisionSchema = Type.Object(
 );
 export type SnapshotDecision = Static<typeof DecisionSchema>;
 
+export const BreakdownValueSchema = Type.Object(
+  {
+    value: Type.String({ description: 'the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value' }),
+    units: Type.Integer({ description: 'live exposed units with this value, all variants' }),
+    per_variant: Type.Array(VariantPosteriorSchema, { description: 'the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric)' }),
+    srm_chi_squared_p: Type.Union([Type.Number(), Type.Null()], { description: 'sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined' }),
+    srm_warning: Type.Boolean({ description: 'srm_chi_squared_p < 0.001: this slice’s split does not match the weights' }),
+    significant_after_correction: Type.Boolean({
+      description: 'some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control',
+    }),
+  },
+  { description: 'one slice of a breakdown' },
+);
+export type BreakdownValue = Static<typeof BreakdownValueSchema>;
+
+export const BreakdownSchema = Type.Object(
+  {
+    dimension: Type.String({ description: 'an experiment dimension, or "source" (the API key that logged the exposure)' }),
+    values: Type.Array(BreakdownValueSchema, { description: 'the top 20 values by units (most first), then "(other)" and "(none)" when they have units' }),
+  },
+  { description: 'the results broken down by one dimension (docs/analysis.md)' },
+);
+export type Breakdown = Static<typeof BreakdownSchema>;
+
 export const AnalysisSnapshotSchema = Type.Object(
   {
     id: Id,
@@ -143,6 +167,7 @@ export const AnalysisSnapshotSchema = Type.Object(
     peek_count_at_computation: Type.Integer({ description: 'results views through the admin UI logged up to the computation' }),
     late_event_count: Type.Integer({ description: 'events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred' }),
     weights_changed_since_start: Type.Boolean(),
+    breakdowns: Type.Array(BreakdownSchema, { description: 'the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed)' }),
   },
   { description: 'one computed analysis of an experiment (see docs/analysis.md)' },
 );

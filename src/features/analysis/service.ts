@@ -10,6 +10,7 @@ import type { Experiment } from '../experiments/schemas.js';
 import { countLateEvents } from './aggregate-store.js';
 import { buildSnapshot, type PreviousEvidence } from './build.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
+import { computeBreakdowns } from './breakdowns-pass.js';
 import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
 import {
@@ -31,6 +32,8 @@ export interface ComputeOptions {
   audit?: { actorId: string | null; via: string } | undefined;
   /** Units per aggregation statement (default: the database's, DialectSeam.analysisChunkUnits); tests vary it. */
   chunkUnits?: number | null;
+  /** False skips the breakdowns pass (the benchmark's baseline); snapshots then carry none. */
+  breakdowns?: boolean;
 }
 
 /** The always-valid p-values of the latest snapshot, so a past rejection stays a rejection. */
@@ -47,12 +50,14 @@ interface Analysis {
   satisfied: boolean;
 }
 
-async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null): Promise<Analysis> {
+async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null, withBreakdowns = true): Promise<Analysis> {
   const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
-  const resolved: ResolvedSpec[] = [];
+  const unadjusted: ResolvedSpec[] = [];
+  for (const metric of metrics) unadjusted.push(await resolveSpec(ctx, row, metric, components));
   const lookbackMs = cupedLookbackMs(experiment);
-  for (const metric of metrics) resolved.push(await withCovariate(ctx, row, await resolveSpec(ctx, row, metric, components), lookbackMs));
+  const resolved: ResolvedSpec[] = [];
+  for (const spec of unadjusted) resolved.push(await withCovariate(ctx, row, spec, lookbackMs));
   const { totals, capsApplied } = await aggregateWithCaps(ctx, row, resolved, chunkUnits);
   const lateEventCount = await countLateEvents(ctx.db, row.workspace_id, row.id, eventKeysOf(resolved.map((item) => item.spec)));
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
@@ -71,6 +76,9 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
     cuped: experiment.variance_reduction,
   });
   const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, ...rest } = built;
+  // Slices are analysed on the primary metric's own values, without the CUPED covariate.
+  const primarySpec = primary ? (unadjusted[0]?.spec ?? null) : null;
+  const breakdowns = !withBreakdowns ? [] : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap: primary ? (capsApplied[0] ?? null) : null, totals, chunkUnits });
   const document: SnapshotDocument = {
     primary_metric: primary
       ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation, higher_is_better: primary.higher_is_better === 1, cap_applied: capsApplied[0] ?? null, cuped: primaryCuped }
@@ -79,6 +87,7 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
     peek_count_at_computation: peekCount,
     late_event_count: lateEventCount,
     weights_changed_since_start: experiment.weights_changed_since_start,
+    breakdowns,
   };
   return { document, satisfied };
 }
@@ -93,7 +102,8 @@ export async function computeSnapshot(ctx: AppContext, row: ExperimentRow, optio
   const experiment = toExperiment(row);
   const started = performance.now();
   const computedAt = ctx.clock.now();
-  const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, options.chunkUnits === undefined ? ctx.seam.analysisChunkUnits : options.chunkUnits);
+  const chunkUnits = options.chunkUnits === undefined ? ctx.seam.analysisChunkUnits : options.chunkUnits;
+  const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, chunkUnits, options.breakdowns !== false);
   const snapshot: SnapshotRow = {
     id: newId(),
     workspace_id: row.workspace_id,

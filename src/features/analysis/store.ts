@@ -34,6 +34,7 @@ function upgraded(document: SnapshotDocument): SnapshotDocument {
       per_variant: posteriors(guardrail.per_variant),
     })),
     decision: { ...document.decision, guardrail_regressions: document.decision.guardrail_regressions ?? [] },
+    breakdowns: document.breakdowns ?? [],
   };
 }
 

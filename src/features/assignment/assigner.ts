@@ -10,6 +10,7 @@ import type { Principal } from '../api-keys/authenticator.js';
 import { evaluateAudience } from './audience.js';
 import { chooseVariant } from './bucketing.js';
 import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
+import { dimensionValuesOf } from './dimension-values.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
 import { claimMutex, findAssignment, insertAssignments, insertExposure, insertFirstExposures, markExposureLogged, type AssignmentRow } from './store.js';
 
@@ -21,6 +22,10 @@ interface FirstAssignment {
   unitId: string;
   variantKey: string;
   logExposure: boolean;
+  /** The experiment's dimension values from the context (JSON), or null. */
+  dimensionValues: string | null;
+  /** The API key that asked, recorded as the exposure's source. */
+  sourceKeyId: string | null;
 }
 
 /**
@@ -60,10 +65,11 @@ export class Assigner {
   async assign(principal: Principal, input: AssignInput): Promise<Assignment> {
     assertContextSize(input.context);
     const definition = await this.runningExperiment(principal, input.experiment_key);
-    return this.assignIn(definition, input);
+    return this.assignIn(definition, input, principal.keyId);
   }
 
-  async assignIn(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>): Promise<Assignment> {
+  /** `sourceKeyId`: the API key asking, recorded with the exposure a first assignment logs. */
+  async assignIn(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>, sourceKeyId: string | null = null): Promise<Assignment> {
     const base = { experiment_key: definition.key, unit_id: input.unit_id };
     const forced = definition.overrides.get(input.unit_id);
     if (forced !== undefined) return { ...base, variant: forced, reason: 'forced' };
@@ -73,7 +79,9 @@ export class Assigner {
     const known = definition.audience === null ? this.#cached(definition.id, input.unit_id) : await this.#stored(definition.id, input.unit_id);
     if (known) return present(base, known);
     if (!(await this.#inAudience(definition, input.context))) return { ...base, variant: null, reason: 'audience_excluded' };
-    const stored = await this.#storeFirst(definition, input.unit_id, input.log_exposure !== false);
+    // Only this miss path reads the dimensions: a sticky hit stays as cheap as before.
+    const first = { logExposure: input.log_exposure !== false, dimensionValues: dimensionValuesOf(definition.dimensions, input.context), sourceKeyId };
+    const stored = await this.#storeFirst(definition, input.unit_id, first);
     return present(base, stored);
   }
 
@@ -99,9 +107,9 @@ export class Assigner {
     return evaluateAudience(definition.audience, context ?? {}, (key) => segments.get(key));
   }
 
-  async #storeFirst(definition: ExperimentDefinition, unitId: string, logExposure: boolean): Promise<StickyResult> {
+  async #storeFirst(definition: ExperimentDefinition, unitId: string, details: Pick<FirstAssignment, 'logExposure' | 'dimensionValues' | 'sourceKeyId'>): Promise<StickyResult> {
     const variantKey = chooseVariant(definition.key, unitId, definition.variants).key;
-    const first: FirstAssignment = { definition, unitId, variantKey, logExposure };
+    const first: FirstAssignment = { definition, unitId, variantKey, ...details };
     const result = await this.#firstWrites.submit(first);
     this.#sticky.set(stickyKey(definition.id, unitId), result);
     return result;
@@ -129,15 +137,26 @@ export class Assigner {
   async #writeFirsts(trx: Tx, items: readonly FirstAssignment[]): Promise<StickyResult[]> {
     const now = this.#ctx.clock.now();
     const rows = new Map<string, AssignmentRow>();
+    const sources = new Map<string, string | null>();
     for (const item of [...items].sort(compareFirst)) {
       const key = stickyKey(item.definition.id, item.unitId);
-      if (!rows.has(key)) rows.set(key, await this.#firstRow(trx, item, now));
+      if (rows.has(key)) continue;
+      rows.set(key, await this.#firstRow(trx, item, now));
+      sources.set(key, item.sourceKeyId);
     }
     const stored = await insertAssignments(trx, [...rows.values()]);
-    const exposed = [...rows.values()].filter((row) => stored.has(row.id) && row.exposure_logged_at !== null && row.variant_key !== null);
+    const exposed = [...rows.entries()].filter(([, row]) => stored.has(row.id) && row.exposure_logged_at !== null && row.variant_key !== null);
     await insertFirstExposures(
       trx,
-      exposed.map((row) => ({ workspace_id: row.workspace_id, experiment_id: row.experiment_id, unit_id: row.unit_id, variant_key: row.variant_key as string, exposed_at: now, source: 'assign' as const })),
+      exposed.map(([key, row]) => ({
+        workspace_id: row.workspace_id,
+        experiment_id: row.experiment_id,
+        unit_id: row.unit_id,
+        variant_key: row.variant_key as string,
+        exposed_at: now,
+        source: 'assign' as const,
+        source_key_id: sources.get(key) ?? null,
+      })),
     );
     const results = new Map<string, StickyResult>();
     for (const [key, row] of rows) results.set(key, stored.has(row.id) ? row : ((await findAssignment(trx, row.experiment_id, row.unit_id)) as AssignmentRow));
@@ -145,7 +164,7 @@ export class Assigner {
   }
 
   /** The row a first assignment would store, after claiming the unit in the mutex group (or holding it out). */
-  async #firstRow(trx: Tx, { definition, unitId, variantKey, logExposure }: FirstAssignment, now: number): Promise<AssignmentRow> {
+  async #firstRow(trx: Tx, { definition, unitId, variantKey, logExposure, dimensionValues }: FirstAssignment, now: number): Promise<AssignmentRow> {
     const holdout = definition.mutexGroupId ? !(await claimMutex(trx, definition.mutexGroupId, unitId, definition.id, now)) : false;
     return {
       id: newId(),
@@ -156,6 +175,7 @@ export class Assigner {
       reason: holdout ? 'mutex_holdout' : 'bucketed',
       exposure_logged_at: logExposure && !holdout ? now : null,
       created_at: now,
+      dimension_values: dimensionValues,
     };
   }
 
@@ -174,7 +194,7 @@ export class Assigner {
     if (stored.exposure_logged_at !== null) return;
     const now = this.#ctx.clock.now();
     await this.#ctx.db.transaction().execute(async (trx) => {
-      await insertExposure(trx, { workspaceId: definition.workspaceId, experimentId: definition.id, unitId: input.unit_id, variantKey: input.variant, at: now, source: 'api' });
+      await insertExposure(trx, { workspaceId: definition.workspaceId, experimentId: definition.id, unitId: input.unit_id, variantKey: input.variant, at: now, source: 'api', sourceKeyId: principal.keyId });
       await markExposureLogged(trx, stored.id, now);
     });
     this.#sticky.delete(stickyKey(definition.id, input.unit_id));

@@ -19,6 +19,8 @@ export interface ExperimentDefinition {
   audience: AudienceExpression | null;
   usesSegments: boolean;
   mutexGroupId: string | null;
+  /** Attribute names whose context values a first assignment stores (breakdowns). */
+  dimensions: string[];
   /** QA pins: unit id -> variant key. */
   overrides: Map<string, string>;
 }
@@ -89,6 +91,7 @@ export class DefinitionCache {
       audience,
       usesSegments: collectSegmentKeys(audience).length > 0,
       mutexGroupId: row.mutex_group_id,
+      dimensions: JSON.parse(row.dimensions) as string[],
       overrides: row.status === 'archived' ? new Map() : await loadOverrides(this.#ctx.db, row.id),
     };
   }

@@ -64,7 +64,7 @@ function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             notFound.push(key);
             continue;
           }
-          assignments[key] = await assigner.assignIn(definition, request.body);
+          assignments[key] = await assigner.assignIn(definition, request.body, principal.keyId);
         }
         return { assignments, not_found: notFound };
       },

@@ -8,7 +8,7 @@ export type AssignmentRow = Selectable<AssignmentsTable>;
 type ExposureRow = Selectable<ExposuresTable>;
 
 const insertAssignmentRows = new BulkInsert<AssignmentRow>(
-  ['id', 'workspace_id', 'experiment_id', 'unit_id', 'variant_key', 'reason', 'exposure_logged_at', 'created_at'],
+  ['id', 'workspace_id', 'experiment_id', 'unit_id', 'variant_key', 'reason', 'exposure_logged_at', 'created_at', 'dimension_values'],
   (executor, rows) =>
     executor
       .insertInto('assignments')
@@ -18,7 +18,7 @@ const insertAssignmentRows = new BulkInsert<AssignmentRow>(
 );
 
 const insertExposureRows = new BulkInsert<ExposureRow>(
-  ['id', 'workspace_id', 'experiment_id', 'unit_id', 'variant_key', 'exposed_at', 'superseded_at', 'source'],
+  ['id', 'workspace_id', 'experiment_id', 'unit_id', 'variant_key', 'exposed_at', 'superseded_at', 'source', 'source_key_id'],
   (executor, rows) =>
     executor
       .insertInto('exposures')
@@ -66,7 +66,7 @@ export async function claimMutex(trx: Tx, mutexGroupId: string, unitId: string, 
 /** Records the live exposure of a pair; a second one is ignored (the partial unique index keeps one). */
 export async function insertExposure(
   executor: Executor,
-  exposure: { workspaceId: string; experimentId: string; unitId: string; variantKey: string; at: number; source: 'assign' | 'api' },
+  exposure: { workspaceId: string; experimentId: string; unitId: string; variantKey: string; at: number; source: 'assign' | 'api'; sourceKeyId: string | null },
 ): Promise<boolean> {
   const result = await executor
     .insertInto('exposures')
@@ -79,6 +79,7 @@ export async function insertExposure(
       exposed_at: exposure.at,
       superseded_at: null,
       source: exposure.source,
+      source_key_id: exposure.sourceKeyId,
     })
     .onConflict((oc) => oc.columns(['experiment_id', 'unit_id']).where('superseded_at', 'is', null).doNothing())
     .executeTakeFirst();

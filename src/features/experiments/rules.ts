@@ -55,9 +55,18 @@ export function normalizeVarianceReduction(input: { method: 'cuped'; lookback_da
   return { method: 'cuped', lookback_days: input.lookback_days ?? CUPED_LOOKBACK_DAYS.default };
 }
 
+/**
+ * `source` is always a breakdown (the API key that logged the exposure), so no dimension may take
+ * its name; the schema bounds the count and length.
+ */
+export function dimensionErrors(dimensions: string[] | undefined): FieldError[] {
+  if (!dimensions) return [];
+  return dimensions.flatMap((name, index) => (name === 'source' ? [{ pointer: `/dimensions/${index}`, message: '"source" is always broken down (by API key) and cannot be a dimension' }] : []));
+}
+
 /** Fields a running experiment may change: changing anything else would corrupt the running test. */
 // variance_reduction only changes how snapshots are computed, not who is exposed or what is counted.
-const CHANGEABLE_WHILE_RUNNING = new Set(['name', 'hypothesis', 'audience', 'decision_rule', 'variants', 'variance_reduction']);
+const CHANGEABLE_WHILE_RUNNING = new Set(['name', 'hypothesis', 'audience', 'decision_rule', 'variants', 'variance_reduction', 'dimensions']);
 
 export function assertPatchAllowed(status: ExperimentStatus, changed: string[], variantKeysChanged: boolean): void {
   if (status === 'stopped' || status === 'archived') {
@@ -66,7 +75,7 @@ export function assertPatchAllowed(status: ExperimentStatus, changed: string[], 
   if (status !== 'running') return;
   const blocked = changed.filter((field) => !CHANGEABLE_WHILE_RUNNING.has(field));
   if (blocked.length > 0) {
-    throw problems.conflict(`while running only name, hypothesis, audience, decision_rule, variance_reduction and variant weights may change; not ${blocked.join(', ')}`);
+    throw problems.conflict(`while running only name, hypothesis, audience, decision_rule, variance_reduction, dimensions and variant weights may change; not ${blocked.join(', ')}`);
   }
   if (variantKeysChanged) throw problems.conflict('while running the set of variant keys cannot change; only their weights');
 }

@@ -91,6 +91,14 @@ export const VarianceReductionSchema = Type.Union(
   { description: 'CUPED variance reduction with its lookback, or null when off' },
 );
 export type VarianceReduction = Static<typeof VarianceReductionSchema>;
+export const MAX_DIMENSIONS = 5;
+
+const Dimensions = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+  maxItems: MAX_DIMENSIONS,
+  uniqueItems: true,
+  description:
+    'attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards.',
+});
 
 const experimentInputFields = {
   environment_id: Type.String(),
@@ -105,6 +113,7 @@ const experimentInputFields = {
   guardrail_metric_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 20, uniqueItems: true })),
   mutex_group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   variance_reduction: Type.Optional(VarianceReductionInput),
+  dimensions: Type.Optional(Dimensions),
 };
 
 export const ExperimentInput = Type.Object(experimentInputFields, { additionalProperties: false });
@@ -132,6 +141,7 @@ export const ExperimentSchema = Type.Object({
   guardrail_metric_ids: Type.Array(Type.String()),
   mutex_group_id: Type.Union([Type.String(), Type.Null()]),
   variance_reduction: VarianceReductionSchema,
+  dimensions: Type.Array(Type.String(), { description: 'attribute names whose values from the first assignment break the results down' }),
   weights_changed_since_start: Type.Boolean(),
   started_at: NullableTimestamp,
   stopped_at: NullableTimestamp,

@@ -5,7 +5,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/store.js';
 import { referenceErrors } from './references.js';
-import { assertPatchAllowed, audienceErrors, changedFields, normalizeVariants, normalizeVarianceReduction, variantErrors, withDefaults } from './rules.js';
+import { assertPatchAllowed, audienceErrors, changedFields, dimensionErrors, normalizeVariants, normalizeVarianceReduction, variantErrors, withDefaults } from './rules.js';
 import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput } from './schemas.js';
 import { findExperiment, insertExperiment, lockExperiment, toExperiment, updateExperiment, type ExperimentRow } from './store.js';
 
@@ -23,7 +23,7 @@ async function audit(trx: Tx, actor: Actor, action: string, experimentId: string
 }
 
 export async function createExperiment(ctx: AppContext, actor: Actor, input: ExperimentInput): Promise<Experiment> {
-  const shapeErrors = [...variantErrors(input.variants), ...audienceErrors(input.audience)];
+  const shapeErrors = [...variantErrors(input.variants), ...audienceErrors(input.audience), ...dimensionErrors(input.dimensions)];
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const experiment = await uniqueViolationAs(
     ctx.seam,
@@ -48,6 +48,7 @@ export async function createExperiment(ctx: AppContext, actor: Actor, input: Exp
           guardrail_metric_ids: JSON.stringify(input.guardrail_metric_ids ?? []),
           mutex_group_id: input.mutex_group_id ?? null,
           variance_reduction: serializeVarianceReduction(input.variance_reduction),
+          dimensions: JSON.stringify(input.dimensions ?? []),
           weights_changed: 0,
           started_at: null,
           stopped_at: null,
@@ -79,7 +80,7 @@ async function loadForChange(ctx: AppContext, trx: Tx, actor: Actor, id: string)
 
 /** Applies a patch under a row lock: lifecycle rules first, then validation, then one audited update. */
 export async function patchExperiment(ctx: AppContext, actor: Actor, id: string, patch: ExperimentPatch): Promise<Experiment> {
-  const shapeErrors = [...(patch.variants ? variantErrors(patch.variants) : []), ...audienceErrors(patch.audience)];
+  const shapeErrors = [...(patch.variants ? variantErrors(patch.variants) : []), ...audienceErrors(patch.audience), ...dimensionErrors(patch.dimensions)];
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const { before, after } = await uniqueViolationAs(
     ctx.seam,
@@ -146,6 +147,7 @@ function rowChanges(row: ExperimentRow, current: Experiment, patch: ExperimentPa
   if (has('guardrail_metric_ids')) changes.guardrail_metric_ids = JSON.stringify(patch.guardrail_metric_ids ?? []);
   if (has('mutex_group_id')) changes.mutex_group_id = patch.mutex_group_id ?? null;
   if (has('variance_reduction')) changes.variance_reduction = serializeVarianceReduction(patch.variance_reduction);
+  if (has('dimensions')) changes.dimensions = JSON.stringify(patch.dimensions ?? []);
   if (has('variants') && patch.variants) {
     // Keep the stored order (it is part of the bucketing rule) when only weights change.
     const ordered = row.status === 'running' ? current.variants.map((v) => patch.variants?.find((p) => p.key === v.key) ?? v) : patch.variants;

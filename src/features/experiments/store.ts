@@ -29,6 +29,7 @@ export function toExperiment(row: ExperimentRow): Experiment {
     guardrail_metric_ids: JSON.parse(row.guardrail_metric_ids) as string[],
     mutex_group_id: row.mutex_group_id,
     variance_reduction: row.variance_reduction === null ? null : (JSON.parse(row.variance_reduction) as VarianceReduction),
+    dimensions: JSON.parse(row.dimensions) as string[],
     weights_changed_since_start: row.weights_changed === 1,
     started_at: toIsoOrNull(row.started_at),
     stopped_at: toIsoOrNull(row.stopped_at),

@@ -64,7 +64,7 @@ async function evaluateOne(assigner: Assigner, principal: Principal, key: string
   const definition = await assigner.definitions.experiment(principal.workspaceId, key);
   const usable = definition?.status === 'running' && (!principal.environmentId || definition.environmentId === principal.environmentId);
   if (!definition || !usable) return null;
-  return toEvaluation(definition, await assigner.assignIn(definition, { unit_id: unitId, context: attributes }));
+  return toEvaluation(definition, await assigner.assignIn(definition, { unit_id: unitId, context: attributes }, principal.keyId));
 }
 
 export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {

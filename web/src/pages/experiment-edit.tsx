@@ -43,14 +43,22 @@ function parseAudience(text: string): unknown {
   }
 }
 
+/** "country, plan" as a list of attribute names. */
+function parseDimensions(text: string): string[] {
+  return text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+}
+
 /**
- * Name, hypothesis and audience, which may change while the experiment is a draft or running
+ * Name, hypothesis, audience and dimensions, which may change while the experiment is a draft or running
  * (a new audience decides only for units not yet assigned: assignment is sticky).
  */
 export function DetailsEditor({ experiment, onChanged }: EditorProps) {
-  const initial = { name: experiment.name, hypothesis: experiment.hypothesis, audience: experiment.audience ? json(experiment.audience) : '' };
+  const initial = { name: experiment.name, hypothesis: experiment.hypothesis, audience: experiment.audience ? json(experiment.audience) : '', dimensions: (experiment.dimensions ?? []).join(', ') };
   const { form, bind } = useFormFields(initial);
-  const changed = form.name !== initial.name || form.hypothesis !== initial.hypothesis || form.audience !== initial.audience;
+  const changed = form.name !== initial.name || form.hypothesis !== initial.hypothesis || form.audience !== initial.audience || form.dimensions !== initial.dimensions;
   return (
     <PatchForm
       experiment={experiment}
@@ -59,7 +67,7 @@ export function DetailsEditor({ experiment, onChanged }: EditorProps) {
       title="Edit details"
       saveLabel="Save details"
       changed={changed}
-      patch={() => ({ name: form.name, hypothesis: form.hypothesis, audience: parseAudience(form.audience) })}
+      patch={() => ({ name: form.name, hypothesis: form.hypothesis, audience: parseAudience(form.audience), dimensions: parseDimensions(form.dimensions) })}
     >
       <Field label="Experiment name" required value={form.name} onInput={bind('name')} />
       <TextArea label="Hypothesis text" rows={2} value={form.hypothesis} onInput={bind('hypothesis')} />
@@ -70,6 +78,12 @@ export function DetailsEditor({ experiment, onChanged }: EditorProps) {
         value={form.audience}
         hint="Empty: everyone. A new audience only decides for units not yet assigned."
         onInput={bind('audience')}
+      />
+      <Field
+        label="Dimensions"
+        value={form.dimensions}
+        hint="Up to 5 context attribute names, comma-separated, to break the results down by. A new one applies to units assigned afterwards."
+        onInput={bind('dimensions')}
       />
     </PatchForm>
   );

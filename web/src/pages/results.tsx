@@ -8,6 +8,7 @@ import type { Experiment, Metric, Snapshot, SnapshotHistory } from '../types.js'
 import { DecisionPanel, formatterFor, HealthChecks, MetricResults } from './results-parts.js';
 import { EffectSummary, GuardrailWarning } from './results-effects.js';
 import { CupedNote } from './variance-reduction.js';
+import { Breakdowns, SrmSliceWarning } from './results-breakdowns.js';
 
 interface ResultsData {
   experiment: Experiment;
@@ -70,6 +71,7 @@ export function Results({ id }: { id: string }) {
             Snapshot computed {dateTime(latest.computed_at)}
             {latest.trigger ? ` (${latest.trigger})` : ''}. Opening this page is logged as a peek.
           </p>
+          <SrmSliceWarning snapshot={latest} />
           <section aria-labelledby="effect-title">
             <h2 id="effect-title">Effect against the control{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
             {latest.primary_metric ? (
@@ -92,6 +94,7 @@ export function Results({ id }: { id: string }) {
             <HistoryChart snapshots={history.length ? history : [latest]} format={format} />
           </section>
           <HealthChecks snapshot={latest} />
+          <Breakdowns snapshot={latest} format={format} />
           {(latest.guardrails ?? []).map((guardrail) => (
             <section key={guardrail.metric_id} aria-label={`Guardrail ${guardrail.metric_key}`}>
               <h2>Guardrail: {guardrail.metric_key}</h2>

@@ -1,0 +1,49 @@
+/** The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build. */
+import type { AppContext } from '../../context.js';
+import type { ExperimentRow } from '../experiments/store.js';
+import type { Experiment } from '../experiments/schemas.js';
+import type { MetricRow } from '../metrics/store.js';
+import type { MetricSpec, VariantTotals } from './aggregate-store.js';
+import { analysedVariants } from './build.js';
+import { buildBreakdowns } from './breakdowns.js';
+import type { Breakdown } from './schemas.js';
+import { aggregateBreakdowns, type BreakdownKey } from './breakdowns-store.js';
+
+export interface BreakdownPassInput {
+  experiment: Experiment;
+  row: ExperimentRow;
+  primary: MetricRow | null;
+  /** The primary metric's spec as the main pass resolved it, or null. */
+  primarySpec: MetricSpec | null;
+  /** The cap the main pass applied to the primary metric (a percentile cap, computed then). */
+  primaryCap: number | null;
+  /** The experiment-level totals (which variants are analysed). */
+  totals: ReadonlyMap<string, VariantTotals>;
+  chunkUnits: number | null;
+}
+
+/** The experiment's dimensions, then `source`, always. */
+export function breakdownKeys(dimensions: readonly string[]): BreakdownKey[] {
+  return [...dimensions.map((name): BreakdownKey => ({ name, kind: 'dimension' })), { name: 'source', kind: 'source' }];
+}
+
+export async function computeBreakdowns(ctx: AppContext, input: BreakdownPassInput): Promise<Breakdown[]> {
+  const { row, experiment } = input;
+  // A percentile cap is the whole experiment's, so slices use the value the main pass found.
+  const primary = input.primarySpec ? { ...input.primarySpec, cap: input.primaryCap, percentile: null } : null;
+  const totals = await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, {
+    workspaceId: row.workspace_id,
+    experimentId: row.id,
+    breakdowns: breakdownKeys(experiment.dimensions),
+    primary,
+    eventsBefore: row.stopped_at,
+    chunkUnits: input.chunkUnits,
+  });
+  const built = buildBreakdowns({
+    variants: experiment.variants,
+    analysed: analysedVariants({ variants: experiment.variants, totals: input.totals }),
+    primary: input.primary,
+    breakdowns: totals,
+  });
+  return built;
+}

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chooseVariant } from '../../src/features/assignment/bucketing.js';
+import { compute, createExperiment, createMetric, sendEvents } from '../analysis/support.js';
+import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, type Browser } from './browser-support.js';
+
+// Issue #18 in the admin UI: a breakdown table per dimension and for source, the slice whose SRM
+// fails marked, and the SRM warning at the top linking to it.
+
+describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdowns', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let boot: Bootstrap;
+  let experiment: any;
+
+  beforeAll(async () => {
+    ensureWebBuild();
+    server = await startTestServer('sqlite');
+    boot = await server.bootstrap('Slices Co');
+    const metric = await createMetric(server, boot.key, { key: 'converted', event_key: 'buy', kind: 'binary' });
+    const variants = [{ key: 'control', weight: 50, is_control: true }, { key: 'treatment', weight: 50 }];
+    experiment = await createExperiment(server, boot.key, { environment_id: boot.environmentId, key: 'slices-ui', variants, primary_metric_id: metric, dimensions: ['country'] });
+    const events: Array<{ event_key: string; unit_id: string; occurred_at: number }> = [];
+    for (let i = 0; i < 600; i += 1) {
+      const unit_id = `ui-${i}`;
+      const country = ['de', 'fr', 'br'][i % 3] as string;
+      const variant = chooseVariant('slices-ui', unit_id, variants).key;
+      // Brazil's treatment exposures are lost: only one in five is logged.
+      const logged = country !== 'br' || variant === 'control' || i % 5 === 0;
+      const answer = await server.request('POST', '/v1/assign', { key: boot.key, body: { experiment_key: 'slices-ui', unit_id, context: { country }, log_exposure: logged } });
+      expect(answer.status).toBe(200);
+      if (i % 4 === 0) events.push({ event_key: 'buy', unit_id, occurred_at: Date.now() });
+    }
+    await sendEvents(server, boot.key, events);
+    await compute(server, boot.key, experiment.id);
+    browser = await launchBrowser();
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/`);
+    await page.getByLabel('Server API key').fill(boot.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows a table per dimension, marks the broken slice and links the SRM warning to it', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await page.getByRole('heading', { name: 'Breakdowns' }).waitFor();
+    const country = page.getByRole('table', { name: 'By country' });
+    const source = page.getByRole('table', { name: 'By source (the API key that logged the exposure)' });
+    await expect(country.getByRole('row').count()).resolves.toBe(4); // header, de, fr, br
+    await expect(source.getByRole('row').count()).resolves.toBe(2); // header, the bootstrap key
+    const broken = country.getByRole('row').filter({ hasText: 'br' });
+    await expect(broken.getAttribute('class')).resolves.toBe('slice-srm');
+    await expect(broken.textContent()).resolves.toContain('SRM');
+    const fine = country.getByRole('row').filter({ hasText: 'de' });
+    await expect(fine.textContent()).resolves.not.toContain('SRM');
+    await expect(fine.textContent()).resolves.toMatch(/\(.* to .*\), chance to beat control \d+\.\d%/);
+
+    const link = page.getByTestId('srm-slice-link');
+    await expect(link.textContent()).resolves.toBe('country = br');
+    await link.click();
+    await expect(page.locator(':focus').textContent()).resolves.toContain('br');
+    await screenshot(page, 'results-breakdowns');
+  });
+
+  it('edits the dimensions of the running experiment from its page', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    await page.getByLabel('Dimensions').fill('country, plan');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await expect.poll(async () => (await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions).toEqual(['country', 'plan']);
+    await page.getByLabel('Dimensions').fill('a, b, c, d, e, f');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('alert').filter({ hasText: /dimensions/ }).waitFor();
+    expect((await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions).toEqual(['country', 'plan']);
+  });
+});
