@@ -185,6 +185,20 @@ describeEachDialect('CUPED through HTTP', (server) => {
     expect(aov.cuped).toEqual({ applied: false, lookback_days: LOOKBACK_DAYS, theta: null, variance_reduction: null, note: 'ratio metrics are left unadjusted' });
   });
 
+  it('breaks the results down by source beside CUPED, each slice on the unadjusted values', async () => {
+    const snapshot = await compute(server(), key, experiment.id);
+    const source = snapshot.breakdowns.find((breakdown: any) => breakdown.dimension === 'source');
+    // One key logged every exposure: one slice holding every unit.
+    const slice = source.values.find((value: any) => value.units === 2 * UNITS);
+    expect(slice).toBeDefined();
+    for (const variant of ['control', 'treatment'] as const) {
+      const ys = pairsOf('revenue')[variant].map(([, y]) => y);
+      const arm = slice.per_variant.find((item: any) => item.variant_key === variant);
+      expect(arm.sample_size).toBe(UNITS);
+      expectClose(arm.posterior.mean, mean(ys), 1e-9, `${variant} slice mean (unadjusted)`);
+    }
+  });
+
   it('gives the same numbers when the units are cut into chunks', async () => {
     const whole = await computeById(server().ctx, experiment.id, { trigger: 'cli', chunkUnits: null });
     const chunked = await computeById(server().ctx, experiment.id, { trigger: 'cli', chunkUnits: 7 });
