@@ -2,7 +2,7 @@
 // source breakdown, against the same snapshot without breakdowns, over N units with 5 events each.
 // Seeds a scratch database (SQLite always; PostgreSQL too when VERDICT_DATABASE_URL is set), then
 // computes the two alternately in one child process, so a busy machine slows both alike.
-// Run: npx tsx bench/breakdowns.ts --units 1000000    (figures: docs/analysis.md)
+// Run: npm run bench:breakdowns -- --units 1000000    (figures: docs/analysis.md)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

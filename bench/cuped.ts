@@ -3,7 +3,7 @@
 // pre-period the covariate reads). Seeds a scratch database (SQLite always; PostgreSQL too when
 // VERDICT_DATABASE_URL is set), then computes the snapshot alternately without and with CUPED in a
 // child process, so a busy machine slows both alike; the first pair is cold and left out.
-// Run: npx tsx bench/cuped.ts --units 1000000    (figures: docs/analysis.md)
+// Run: npm run bench:cuped -- --units 1000000    (figures: docs/analysis.md)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
