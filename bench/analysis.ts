@@ -11,71 +11,30 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { sql, type RawBuilder } from 'kysely';
-import pino from 'pino';
-import { loadConfig, type DatabaseConfig } from '../src/config.js';
-import { createContext, type AppContext } from '../src/context.js';
+import type { DatabaseConfig } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
 import { computeById } from '../src/features/analysis/service.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
+import { benchMetric, DAY, EVENTS_PER_UNIT, insertRunningExperiment, openBenchContext, openBenchContextAt, padded, SEED_BATCH, sequence, standardMetrics } from './lib/analysis-seed.js';
 import { scratchPostgres } from './lib/scratch-postgres.js';
 
-const EVENTS_PER_UNIT = 5;
-const SEED_BATCH = 250_000;
 const T0 = Date.UTC(2031, 0, 1);
-const DAY = 24 * 60 * 60 * 1000;
-const silent = pino({ level: 'silent' });
 
-async function openContext(database: DatabaseConfig, dataDir: string, migrate: boolean): Promise<AppContext> {
-  const config = loadConfig({ VERDICT_DATA_DIR: dataDir }, { database, logLevel: 'silent' });
-  return createContext(config, silent, { migrate, clock: { now: () => T0 + 20 * DAY } });
-}
 
-/**
- * Integer sequence [from, to) as a row source `seq(n)`, per database. The seeding SQL inlines its
- * integers (sql.lit): SQLite would bind a JS number as REAL and turn n / units into a fraction.
- */
-function sequence(ctx: AppContext, from: number, to: number): RawBuilder<unknown> {
-  return ctx.seam.name === 'postgres'
-    ? sql`SELECT generate_series(${sql.lit(from)}::bigint, ${sql.lit(to - 1)}::bigint) AS n`
-    : sql`WITH RECURSIVE s(n) AS (SELECT ${sql.lit(from)} UNION ALL SELECT n + 1 FROM s WHERE n + 1 < ${sql.lit(to)}) SELECT n FROM s`;
-}
 
-function padded(ctx: AppContext, prefix: string, expression: RawBuilder<unknown>): RawBuilder<unknown> {
-  return ctx.seam.name === 'postgres' ? sql`${prefix} || lpad((${expression})::text, 10, '0')` : sql`printf(${prefix + '%010d'}, ${expression})`;
-}
 
 /** Workspace, four metrics (binary, revenue sum, duration mean, count) and a running experiment. */
 async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string; extraGuardrails: string[] }> {
   const { workspace, environment } = await createWorkspace(ctx, `Bench ${newId()}`);
-  const metric = (key: string, event_key: string, kind: string, aggregation: string, property_path: string | null, window: string, windowMs: number) => ({
-    id: newId(), workspace_id: workspace.id, key, name: key, event_key, kind: kind as never, aggregation: aggregation as never,
-    unit_dedup_window: window, unit_dedup_window_ms: windowMs, property_path, created_at: T0, updated_at: T0,
-    description: null, higher_is_better: 1, capping: null as string | null, numerator_metric_id: null as string | null, denominator_metric_id: null as string | null,
-  });
-  const metrics = [
-    metric('purchased', 'purchase', 'binary', 'count', null, 'P7D', 7 * DAY),
-    metric('revenue', 'purchase', 'revenue', 'sum', 'order.total', 'P7D', 7 * DAY),
-    metric('load_time', 'page_load', 'duration', 'mean', 'timing.load_ms', 'P1D', DAY),
-    metric('pageviews', 'page_load', 'count', 'count', null, 'P7D', 7 * DAY),
-  ];
+  const metrics = standardMetrics(workspace.id, T0);
   // Added as guardrails for the second measurement: revenue capped at its 99th percentile (the
   // usual use of capping: a few very large orders) and a ratio, revenue per pageview.
-  const capped = { ...metric('revenue_p99', 'purchase', 'revenue', 'sum', 'order.total', 'P7D', 7 * DAY), capping: JSON.stringify({ type: 'percentile', value: 0.99 }) };
-  const ratio = { ...metric('revenue_per_pageview', '', 'ratio', 'sum', null, 'P7D', 7 * DAY), numerator_metric_id: metrics[1]?.id ?? null, denominator_metric_id: metrics[3]?.id ?? null };
+  const capped = { ...benchMetric(workspace.id, T0, 'revenue_p99', 'purchase', 'revenue', 'sum', 'order.total', 7 * DAY), capping: JSON.stringify({ type: 'percentile', value: 0.99 }) };
+  const ratio = { ...benchMetric(workspace.id, T0, 'revenue_per_pageview', '', 'ratio', 'sum', null, 7 * DAY), numerator_metric_id: metrics[1]?.id ?? null, denominator_metric_id: metrics[3]?.id ?? null };
   await ctx.db.insertInto('metrics').values([...metrics, capped, ratio]).execute();
-  const experimentId = newId();
   const [primary, ...guardrails] = metrics.map((m) => m.id);
-  await ctx.db
-    .insertInto('experiments')
-    .values({
-      id: experimentId, workspace_id: workspace.id, environment_id: environment.id, key: 'bench', name: 'Bench', hypothesis: 'h',
-      unit_type: 'user', status: 'running', audience: null, mutex_group_id: null, weights_changed: 0,
-      variants: JSON.stringify([{ id: newId(), key: 'control', weight: 50, is_control: true }, { id: newId(), key: 'treatment', weight: 50, is_control: false }]),
-      decision_rule: JSON.stringify({ method: 'bayesian.posterior_threshold', posterior_threshold: 0.995, minimum_detectable_effect: 0.02, min_sample_per_variant: 20000, max_duration_days: 28, snapshot_cadence_minutes: 240 }),
-      primary_metric_id: primary ?? null, guardrail_metric_ids: JSON.stringify(guardrails), started_at: T0, stopped_at: null,
-      stop_reason: null, outcome_notes: null, created_at: T0, updated_at: T0,
-    })
-    .execute();
+  const experimentId = await insertRunningExperiment(ctx, { workspaceId: workspace.id, environmentId: environment.id, at: T0, primary, guardrails });
   return { workspaceId: workspace.id, experimentId, extraGuardrails: [...guardrails, capped.id, ratio.id] };
 }
 
@@ -130,8 +89,7 @@ interface ComputeFigures {
 
 /** Child-process mode: compute the snapshot `runs` times and print the figures as JSON. */
 async function computeMode(databaseUrl: string, experimentId: string, runs: number): Promise<void> {
-  const config = databaseUrl.startsWith('postgres') ? ({ kind: 'postgres', url: databaseUrl } as const) : ({ kind: 'sqlite', file: databaseUrl } as const);
-  const ctx = await openContext(config, path.dirname(config.kind === 'sqlite' ? config.file : os.tmpdir()), false);
+  const ctx = await openBenchContextAt(databaseUrl, T0 + 20 * DAY);
   const rssBefore = process.memoryUsage().rss;
   const seconds: number[] = [];
   const cpuSeconds: number[] = [];
@@ -158,8 +116,7 @@ async function computeMode(databaseUrl: string, experimentId: string, runs: numb
  * wall seconds of each as JSON.
  */
 async function pairedMode(databaseUrl: string, experimentId: string, runs: number, lists: string[]): Promise<void> {
-  const config = databaseUrl.startsWith('postgres') ? ({ kind: 'postgres', url: databaseUrl } as const) : ({ kind: 'sqlite', file: databaseUrl } as const);
-  const ctx = await openContext(config, path.dirname(config.kind === 'sqlite' ? config.file : os.tmpdir()), false);
+  const ctx = await openBenchContextAt(databaseUrl, T0 + 20 * DAY);
   const seconds: number[][] = lists.map(() => []);
   for (let run = 0; run < runs; run += 1) {
     for (const [index, list] of lists.entries()) {
@@ -217,7 +174,7 @@ async function scratchDatabase(kind: 'sqlite' | 'postgres', baseUrl: string | un
 async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number, keep: boolean): Promise<void> {
   const scratch = await scratchDatabase(kind, process.env.VERDICT_DATABASE_URL);
   try {
-    const ctx = await openContext(scratch.config, scratch.dataDir, true);
+    const ctx = await openBenchContext(scratch.config, scratch.dataDir, true, T0 + 20 * DAY);
     const seedStarted = performance.now();
     const ids = await seedDefinitions(ctx);
     await seedFacts(ctx, ids, units);

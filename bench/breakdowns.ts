@@ -11,63 +11,26 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { sql, type RawBuilder } from 'kysely';
-import pino from 'pino';
-import { loadConfig, type DatabaseConfig } from '../src/config.js';
-import { createContext, type AppContext } from '../src/context.js';
+import type { DatabaseConfig } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
 import { computeById } from '../src/features/analysis/service.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
+import { DAY, EVENTS_PER_UNIT, SEED_BATCH, insertRunningExperiment, openBenchContext, openBenchContextAt, padded, sequence, standardMetrics } from './lib/analysis-seed.js';
 import { scratchPostgres } from './lib/scratch-postgres.js';
 
-const EVENTS_PER_UNIT = 5;
-const SEED_BATCH = 250_000;
 const T0 = Date.UTC(2031, 0, 1);
-const DAY = 24 * 60 * 60 * 1000;
-const silent = pino({ level: 'silent' });
 
-async function openContext(database: DatabaseConfig, dataDir: string, migrate: boolean): Promise<AppContext> {
-  const config = loadConfig({ VERDICT_DATA_DIR: dataDir }, { database, logLevel: 'silent' });
-  return createContext(config, silent, { migrate, clock: { now: () => T0 + 20 * DAY } });
-}
 
-function sequence(ctx: AppContext, from: number, to: number): RawBuilder<unknown> {
-  return ctx.seam.name === 'postgres'
-    ? sql`SELECT generate_series(${sql.lit(from)}::bigint, ${sql.lit(to - 1)}::bigint) AS n`
-    : sql`WITH RECURSIVE s(n) AS (SELECT ${sql.lit(from)} UNION ALL SELECT n + 1 FROM s WHERE n + 1 < ${sql.lit(to)}) SELECT n FROM s`;
-}
 
-function padded(ctx: AppContext, prefix: string, expression: RawBuilder<unknown>): RawBuilder<unknown> {
-  return ctx.seam.name === 'postgres' ? sql`${prefix} || lpad((${expression})::text, 10, '0')` : sql`printf(${prefix + '%010d'}, ${expression})`;
-}
 
 /** The workspace, the same four metrics as bench/analysis.ts, and an experiment with two dimensions. */
 async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string }> {
   const { workspace, environment } = await createWorkspace(ctx, `Bench ${newId()}`);
-  const metric = (key: string, event_key: string, kind: string, aggregation: string, property_path: string | null, windowMs: number) => ({
-    id: newId(), workspace_id: workspace.id, key, name: key, event_key, kind: kind as never, aggregation: aggregation as never,
-    unit_dedup_window: windowMs === DAY ? 'P1D' : 'P7D', unit_dedup_window_ms: windowMs, property_path, created_at: T0, updated_at: T0,
-    description: null, higher_is_better: 1, capping: null, numerator_metric_id: null, denominator_metric_id: null,
-  });
-  const metrics = [
-    metric('purchased', 'purchase', 'binary', 'count', null, 7 * DAY),
-    metric('revenue', 'purchase', 'revenue', 'sum', 'order.total', 7 * DAY),
-    metric('load_time', 'page_load', 'duration', 'mean', 'timing.load_ms', DAY),
-    metric('pageviews', 'page_load', 'count', 'count', null, 7 * DAY),
-  ];
+  const metrics = standardMetrics(workspace.id, T0);
   await ctx.db.insertInto('metrics').values(metrics).execute();
-  const experimentId = newId();
   const [primary, ...guardrails] = metrics.map((m) => m.id);
-  await ctx.db
-    .insertInto('experiments')
-    .values({
-      id: experimentId, workspace_id: workspace.id, environment_id: environment.id, key: 'bench', name: 'Bench', hypothesis: 'h',
-      unit_type: 'user', status: 'running', audience: null, mutex_group_id: null, weights_changed: 0, dimensions: JSON.stringify(['country', 'plan']),
-      variants: JSON.stringify([{ id: newId(), key: 'control', weight: 50, is_control: true }, { id: newId(), key: 'treatment', weight: 50, is_control: false }]),
-      decision_rule: JSON.stringify({ method: 'bayesian.posterior_threshold', posterior_threshold: 0.995, minimum_detectable_effect: 0.02, min_sample_per_variant: 20000, max_duration_days: 28, snapshot_cadence_minutes: 240 }),
-      primary_metric_id: primary ?? null, guardrail_metric_ids: JSON.stringify(guardrails), started_at: T0, stopped_at: null,
-      stop_reason: null, outcome_notes: null, created_at: T0, updated_at: T0,
-    })
-    .execute();
+  const experimentId = await insertRunningExperiment(ctx, { workspaceId: workspace.id, environmentId: environment.id, at: T0, primary, guardrails }, { dimensions: JSON.stringify(['country', 'plan']) });
   return { workspaceId: workspace.id, experimentId };
 }
 
@@ -111,8 +74,7 @@ async function seedFacts(ctx: AppContext, ids: { workspaceId: string; experiment
 
 /** Child mode: alternately without and with breakdowns; prints [[without...], [with...], slices]. */
 async function pairedMode(databaseUrl: string, experimentId: string, runs: number): Promise<void> {
-  const config = databaseUrl.startsWith('postgres') ? ({ kind: 'postgres', url: databaseUrl } as const) : ({ kind: 'sqlite', file: databaseUrl } as const);
-  const ctx = await openContext(config, path.dirname(config.kind === 'sqlite' ? config.file : os.tmpdir()), false);
+  const ctx = await openBenchContextAt(databaseUrl, T0 + 20 * DAY);
   const seconds: number[][] = [[], []];
   // CPU of this process: on SQLite all the work (the read threads too), steadier than wall time on a busy machine.
   const cpu: number[][] = [[], []];
@@ -138,7 +100,7 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
   const config: DatabaseConfig = pg ? { kind: 'postgres', url: pg.url } : { kind: 'sqlite', file: path.join(dataDir, 'verdict.sqlite') };
   const url = pg ? pg.url : path.join(dataDir, 'verdict.sqlite');
   try {
-    const ctx = await openContext(config, dataDir, true);
+    const ctx = await openBenchContext(config, dataDir, true, T0 + 20 * DAY);
     const seedStarted = performance.now();
     const ids = await seedDefinitions(ctx);
     await seedFacts(ctx, ids, units);
