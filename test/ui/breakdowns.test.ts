@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseVariant } from '../../src/features/assignment/bucketing.js';
 import { compute, createExperiment, createMetric, sendEvents } from '../analysis/support.js';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, type Browser } from './browser-support.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
 
 // Issue #18 in the admin UI: a breakdown table per dimension and for source, the slice whose SRM
 // fails marked, and the SRM warning at the top linking to it.
@@ -34,11 +34,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     await sendEvents(server, boot.key, events);
     await compute(server, boot.key, experiment.id);
     browser = await launchBrowser();
-    const { page } = browser;
-    await page.goto(`${server.url}/ui/`);
-    await page.getByLabel('Server API key').fill(boot.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+    await signIn(browser.page, server.url, boot.key);
   }, 120_000);
 
   afterAll(async () => {
@@ -71,9 +67,13 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
   it('edits the dimensions of the running experiment from its page', async () => {
     const { page } = browser;
     await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    // The form is filled from the loaded experiment; typing before that would be overwritten.
+    await expect.poll(() => page.getByLabel('Dimensions').inputValue()).toBe('country');
     await page.getByLabel('Dimensions').fill('country, plan');
     await page.getByRole('button', { name: 'Save details' }).click();
     await expect.poll(async () => (await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions).toEqual(['country', 'plan']);
+    // The editor is rebuilt from the saved experiment (its button off again): type into that one.
+    await expect.poll(() => page.getByRole('button', { name: 'Save details' }).isDisabled()).toBe(true);
     await page.getByLabel('Dimensions').fill('a, b, c, d, e, f');
     await page.getByRole('button', { name: 'Save details' }).click();
     await page.getByRole('alert').filter({ hasText: /dimensions/ }).waitFor();

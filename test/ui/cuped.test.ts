@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetric, exposeExactly, sendEvents } from '../analysis/support.js';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, type Browser } from './browser-support.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
 
 // CUPED in the admin UI (decisions.md section 10): a toggle and lookback on the new-experiment
 // form and on the experiment's editor, and the results page says CUPED is on and how much variance
@@ -21,11 +21,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
     boot = await server.bootstrap('Cuped Co');
     await createMetric(server, boot.key, { key: 'orders', name: 'Orders', event_key: 'buy', kind: 'count' });
     browser = await launchBrowser();
-    const { page } = browser;
-    await page.goto(`${server.url}/ui/`);
-    await page.getByLabel('Server API key').fill(boot.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+    await signIn(browser.page, server.url, boot.key);
   }, 120_000);
 
   afterAll(async () => {
