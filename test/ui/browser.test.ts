@@ -37,7 +37,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   it('answers /ui with the app and signs in with the bootstrap key', async () => {
     const { page } = browser;
     await page.goto(at('/'));
-    await expect(page.getByRole('heading', { name: 'Sign in to Verdict' }).isVisible()).resolves.toBe(true);
+    // The app asks the server for its session before it shows the sign-in form: wait for it.
+    await page.getByRole('heading', { name: 'Sign in to Verdict' }).waitFor({ state: 'visible' });
     await page.getByLabel('Server API key').fill('vd_srv_all_notarealkeynotarealkeynotarealkeynotareal');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').waitFor();
