@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { computeById } from '../../src/features/analysis/service.js';
 import { describeEachDialect } from '../support/each-dialect.js';
-import { DAY, HOUR, ManualClock, compute, createExperiment, createMetric, expectClose, exposeExactly, sendEvents, type OutgoingEvent } from './support.js';
+import { compute, covariance, createExperiment, createMetric, DAY, expectClose, exposeExactly, HOUR, ManualClock, mean, quantileOfNonzero, sendEvents, sum, type OutgoingEvent } from './support.js';
 
 /**
  * CUPED (decisions.md section 10) through HTTP. The expected numbers are computed here from the
@@ -32,21 +32,7 @@ function plan(variant: Variant, i: number): Period & { outside: boolean } {
   return { pre, post, outside: i % 6 === 1 };
 }
 
-const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
-const mean = (values: readonly number[]) => sum(values) / values.length;
-function covariance(x: readonly number[], y: readonly number[]): number {
-  const mx = mean(x);
-  const my = mean(y);
-  return sum(x.map((value, i) => (value - mx) * ((y[i] as number) - my))) / (x.length - 1);
-}
 
-/** Type 7 quantile (numpy's default) of the nonzero values. */
-function quantileOfNonzero(values: readonly number[], q: number): number {
-  const sorted = values.filter((value) => value !== 0).sort((a, b) => a - b);
-  const h = (sorted.length - 1) * q;
-  const low = Math.floor(h);
-  return (sorted[low] as number) + (h - low) * ((sorted[Math.min(low + 1, sorted.length - 1)] as number) - (sorted[low] as number));
-}
 
 /** The p90 cap: over the experiment-period revenue of every unit; the covariate is held to the same cap. */
 const P90 = quantileOfNonzero((['control', 'treatment'] as const).flatMap((variant) => Array.from({ length: UNITS }, (_, i) => sum(plan(variant, i).post))), 0.9);

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { computeById } from '../../src/features/analysis/service.js';
 import { describeEachDialect } from '../support/each-dialect.js';
-import { HOUR, ManualClock, compute, createExperiment, createMetric, expectClose, exposeExactly, sendEvents, type OutgoingEvent } from './support.js';
+import { compute, covariance, createExperiment, createMetric, expectClose, exposeExactly, HOUR, ManualClock, mean, quantileOfNonzero, sendEvents, sum, type OutgoingEvent } from './support.js';
 
 /**
  * decisions.md section 10 through HTTP: effects against control, a lower-is-better guardrail and
@@ -28,20 +28,6 @@ function plan(variant: Variant, i: number): { amounts: number[]; error: boolean 
   return { amounts, error };
 }
 
-const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
-const mean = (values: readonly number[]) => sum(values) / values.length;
-function covariance(x: readonly number[], y: readonly number[]): number {
-  const mx = mean(x);
-  const my = mean(y);
-  return sum(x.map((value, i) => (value - mx) * ((y[i] as number) - my))) / (x.length - 1);
-}
-/** Type 7 quantile (numpy's default) of the nonzero values. */
-function quantileOfNonzero(values: readonly number[], q: number): number {
-  const sorted = values.filter((value) => value !== 0).sort((a, b) => a - b);
-  const h = (sorted.length - 1) * q;
-  const low = Math.floor(h);
-  return (sorted[low] as number) + (h - low) * ((sorted[Math.min(low + 1, sorted.length - 1)] as number) - (sorted[low] as number));
-}
 
 const revenueOf = (variant: Variant) => Array.from({ length: UNITS }, (_, i) => sum(plan(variant, i).amounts));
 const ordersOf = (variant: Variant) => Array.from({ length: UNITS }, (_, i) => plan(variant, i).amounts.length);

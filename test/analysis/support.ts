@@ -113,3 +113,22 @@ export function expectClose(actual: number | null | undefined, expected: number,
   const difference = Math.abs((actual as number) - expected);
   expect(difference, `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(tolerance);
 }
+
+/** Independent reference arithmetic for the analysis tests: plain sums over per-unit values. */
+export const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+export const mean = (values: readonly number[]) => sum(values) / values.length;
+
+/** Sample covariance (n − 1), two-pass. */
+export function covariance(x: readonly number[], y: readonly number[]): number {
+  const mx = mean(x);
+  const my = mean(y);
+  return sum(x.map((value, i) => (value - mx) * ((y[i] as number) - my))) / (x.length - 1);
+}
+
+/** Type 7 quantile (numpy's default) of the nonzero values. */
+export function quantileOfNonzero(values: readonly number[], q: number): number {
+  const sorted = values.filter((value) => value !== 0).sort((a, b) => a - b);
+  const h = (sorted.length - 1) * q;
+  const low = Math.floor(h);
+  return (sorted[low] as number) + (h - low) * ((sorted[Math.min(low + 1, sorted.length - 1)] as number) - (sorted[low] as number));
+}
