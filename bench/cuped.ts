@@ -1,4 +1,4 @@
-// Time of a CUPED snapshot against the same snapshot without CUPED (decisions.md section 10):
+// Time of a CUPED snapshot against the same snapshot without CUPED (docs/statistics.md "2b"):
 // N units with 5 events each after their exposure and 5 more in the 14 days before it (the
 // pre-period the covariate reads). Seeds a scratch database (SQLite always; PostgreSQL too when
 // VERDICT_DATABASE_URL is set), then computes the snapshot alternately without and with CUPED in a

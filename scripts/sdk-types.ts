@@ -19,7 +19,8 @@ interface Schema {
   anyOf?: Schema[];
   oneOf?: Schema[];
   allOf?: Schema[];
-  items?: Schema;
+  /** an array of schemas is a tuple (draft-07 style, as TypeBox's Type.Tuple writes it) */
+  items?: Schema | Schema[];
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean | Schema;
@@ -74,6 +75,7 @@ function scalar(type: string, schema: Schema, depth: number): string {
     case 'null':
       return 'null';
     case 'array':
+      if (Array.isArray(schema.items)) return `[${schema.items.map((item) => typeOf(item, depth)).join(', ')}]`;
       return `Array<${schema.items ? typeOf(schema.items, depth) : 'unknown'}>`;
     case 'object':
       return objectType(schema, depth);
@@ -127,8 +129,10 @@ export function generate(document: { paths: Record<string, Record<string, Operat
   return parts.join('\n');
 }
 
+// Only when run as a script: scripts/web-types.ts imports typeOf from here.
+const isMain = process.argv[1] !== undefined && import.meta.filename === path.resolve(process.argv[1]);
 const mode = process.argv[2];
-if (mode === 'write' || mode === 'check') {
+if (isMain && (mode === 'write' || mode === 'check')) {
   const generated = generate(JSON.parse(fs.readFileSync(source, 'utf8')));
   if (mode === 'write') {
     fs.mkdirSync(path.dirname(target), { recursive: true });
@@ -140,7 +144,7 @@ if (mode === 'write' || mode === 'check') {
   } else {
     console.log('sdk/src/generated/api.ts matches openapi.json');
   }
-} else if (process.argv[1] && import.meta.filename === path.resolve(process.argv[1])) {
+} else if (isMain) {
   console.error('usage: tsx scripts/sdk-types.ts write|check');
   process.exit(2);
 }

@@ -5,7 +5,7 @@
  * with no units keeps its prior, and a flat Beta(1, 1) prior can look like a likely "best" next to
  * arms with low rates.
  *
- * Direction (decisions.md section 10): with `higherIsBetter` false, "best" is the lowest value.
+ * Direction (docs/metrics.md "Direction"): with `higherIsBetter` false, "best" is the lowest value.
  * prob_best and the loss then compare the mirrored quantities (1 - p ~ Beta(b, a) for a rate, -x
  * for a normal mean), which gives P(lowest) and E[max(this - lowest other, 0)] on the same scale.
  */

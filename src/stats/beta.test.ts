@@ -100,7 +100,7 @@ describe('betaPosterior', () => {
 describe('probGreaterBeta (Evan Miller closed form)', () => {
   it('gives PostHog legacy P(test best) = 0.802278 for 286/2014 vs 267/2031', () => {
     // Source: PostHog test_experiment_result.py (0.802 at places=1; 0.802278 from its exact helper
-    // probability_B_beats_A, as quoted in references.md).
+    // probability_B_beats_A).
     expect(Math.abs((probGreaterBeta(posthogControl, posthogTest) as number) - 0.802278)).toBeLessThan(1e-6);
   });
 

@@ -1,7 +1,7 @@
 /**
  * Beta posteriors of binary metrics and the closed forms that compare two of them.
  *
- * Sources: decisions.md section 6 (model and exact quantiles); Evan Miller, "Formulas for
+ * Sources: docs/statistics.md "Binary metrics" (model and exact quantiles); Evan Miller, "Formulas for
  * Bayesian A/B testing" (P(B > A) as a finite sum); Chris Stucchio, "Easy evaluation of decision
  * rules in Bayesian A/B testing" (expected loss through the same sum).
  */
@@ -9,7 +9,7 @@ import betaDist from '@stdlib/stats-base-dists-beta';
 import betaln from '@stdlib/math-base-special-betaln';
 import type { BetaParams, Interval } from './types.js';
 
-/** Beta(1, 1): the uniform prior of decisions.md. */
+/** Beta(1, 1): the product's uniform prior (docs/statistics.md "Binary metrics"). */
 export const UNIFORM_PRIOR: BetaParams = { alpha: 1, beta: 1 };
 /** Beta(1/2, 1/2): the Jeffreys prior, used by Spotify Confidence's reference intervals. */
 export const JEFFREYS_PRIOR: BetaParams = { alpha: 0.5, beta: 0.5 };
@@ -35,7 +35,7 @@ function assertCounts(conversions: number, units: number): void {
 /**
  * Posterior Beta(prior.alpha + conversions, prior.beta + units - conversions) (conjugacy), its
  * mean and the exact equal-tailed 95% interval from the Beta quantile function.
- * Why the prior is a parameter: decisions.md fixes Beta(1, 1), but published reference intervals
+ * Why the prior is a parameter: the product fixes Beta(1, 1), but published reference intervals
  * (Spotify Confidence) use Jeffreys, and testing against them needs the same prior.
  */
 export function betaPosterior(conversions: number, units: number, prior: BetaParams = UNIFORM_PRIOR): BetaPosterior {

@@ -1,6 +1,6 @@
 /**
- * prob_best and expected_loss_if_stop_now for every arm (decisions.md section 6): exact for two
- * arms where a closed form is feasible, otherwise the seeded Monte Carlo.
+ * prob_best and expected_loss_if_stop_now for every arm (docs/statistics.md "2. prob_best and
+ * expected_loss_if_stop_now"): exact for two arms where a closed form is feasible, otherwise the seeded Monte Carlo.
  */
 import { expectedLossBeta, probGreaterBeta } from './beta.js';
 import { monteCarloBeta, monteCarloNormal } from './montecarlo.js';

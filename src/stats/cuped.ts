@@ -1,5 +1,5 @@
 /**
- * CUPED (decisions.md section 10; Deng, Xu, Kohavi and Walker, "Improving the Sensitivity of
+ * CUPED (docs/statistics.md "2b. CUPED variance reduction"; Deng, Xu, Kohavi and Walker, "Improving the Sensitivity of
  * Online Controlled Experiments by Utilizing Pre-Experiment Data", WSDM 2013). Each unit has its
  * metric value y and a covariate x: the same metric over the lookback before its first exposure.
  *

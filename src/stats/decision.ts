@@ -1,5 +1,5 @@
 /**
- * The three decision rules of decisions.md section 6, evaluated on per-variant summaries.
+ * The three decision rules (docs/statistics.md "5. Decision rules"), evaluated on per-variant summaries.
  *
  * - `bayesian.posterior_threshold`: satisfied when every variant has at least
  *   min_sample_per_variant units and some variant's prob_best reaches posterior_threshold.
@@ -17,7 +17,7 @@ import { gaussianMixtureTest, msprtMixingVariance, msprtTest, runningMinimumPVal
 import type { SequentialTestResult } from './sequential.js';
 import type { ArmMoments, Decision, DecisionRuleSettings, DecisionVariant } from './types.js';
 
-/** The spec's DecisionRule defaults (interface.md). */
+/** The spec's DecisionRule defaults (docs/statistics.md "5. Decision rules"). */
 export const DEFAULT_DECISION_RULE: DecisionRuleSettings = {
   method: 'bayesian.posterior_threshold',
   posterior_threshold: 0.995,

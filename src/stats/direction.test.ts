@@ -4,7 +4,7 @@ import { decide, resolveDecisionRule } from './decision.js';
 import type { DecisionMethod } from './types.js';
 
 /**
- * A lower-is-better metric (errors, churn, load time): decisions.md section 10 reads "best" as the
+ * A lower-is-better metric (errors, churn, load time): docs/metrics.md "Direction" reads "best" as the
  * lowest value in prob_best, the loss, chance_to_beat_control and every decision rule.
  */
 const errorRates = (higherIsBetter: boolean) =>

@@ -62,7 +62,8 @@ describe('normalEffect', () => {
   // gbstats test_frequentist.py TestTwoSidedTTest: stat_a SampleMeanStatistic(sum=1396.87,
   // sum_squares=52377.9767, n=3407), stat_b (2422.7, 134698.29, 3461); relative uplift
   // Uplift("normal", 0.70732, 0.37879) (5 decimals, published). gbstats' interval uses a t
-  // quantile; Verdict's posterior uses z = 1.959964 (decisions.md 10), so the interval is mean +- z sd.
+  // quantile; Verdict's posterior uses z = 1.959964 (docs/statistics.md "What the analysis promises"),
+  // so the interval is mean +- z sd.
   const control = normalMeanPosterior({ n: 3407, sum: 1396.87, sumOfSquares: 52377.9767 });
   const treatment = normalMeanPosterior({ n: 3461, sum: 2422.7, sumOfSquares: 134698.29 });
   const effect = normalEffect(

@@ -1,6 +1,6 @@
 /**
- * Effect of a variant against the control (decisions.md section 10): the posterior of the
- * absolute difference (variant mean - control mean), of the relative difference
+ * Effect of a variant against the control (docs/statistics.md "2a. Effect against the control"):
+ * the posterior of the absolute difference (variant mean - control mean), of the relative difference
  * (variant mean / control mean - 1), and the chance that the variant beats the control in the
  * metric's direction.
  *

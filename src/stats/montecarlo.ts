@@ -1,9 +1,9 @@
 /**
  * Seeded Monte Carlo estimate of prob_best and expected loss for any number of arms.
  *
- * Why seeded: decisions.md section 6 asks that the same data always give the same snapshot, so
- * every arm draws from its own MT19937 stream seeded with DEFAULT_SEED + arm index (stdlib's
- * samplers take the seed and run MT19937 underneath). Why 100,000 draws: decisions.md's floor;
+ * Why seeded: the same data must always give the same snapshot (docs/statistics.md "What the
+ * analysis promises"), so every arm draws from its own MT19937 stream seeded with DEFAULT_SEED + arm index (stdlib's
+ * samplers take the seed and run MT19937 underneath). Why 100,000 draws: the promised minimum;
  * the standard error of a probability is then at most 0.5 / sqrt(100000) = 0.0016.
  */
 import betaRandom from '@stdlib/random-base-beta';

@@ -2,7 +2,7 @@
  * Normal posteriors of per-unit means (count, revenue and duration metrics) and the closed forms
  * that compare two of them.
  *
- * Sources: decisions.md section 6 ("normal posterior of the per-unit mean"); with an improper flat
+ * Sources: docs/statistics.md "Count, revenue and duration metrics"; with an improper flat
  * prior the posterior of a mean is N(sample mean, s^2 / n), as in GrowthBook's gbstats; gbstats
  * `get_risk` for the expected loss of two normal arms.
  */

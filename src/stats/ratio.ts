@@ -1,5 +1,5 @@
 /**
- * Ratio metrics (decisions.md section 10): per variant, R = sum of numerators / sum of
+ * Ratio metrics (docs/metrics.md "Ratio metrics"): per variant, R = sum of numerators / sum of
  * denominators over the exposed units, with the delta-method variance of a ratio of two means
  * (Deng, Knoblich and Lu, "Applying the Delta Method in Metric Analytics", KDD 2018; the same
  * formula as gbstats `variance_of_ratios` with the per-unit covariance):

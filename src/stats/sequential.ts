@@ -117,7 +117,7 @@ export function normalMixtureBoundary(time: number, rhoSquared: number, alpha: n
 }
 
 /**
- * Gaussian-mixture e-value of treatment vs control (references.md): with N = n_c + n_t and
+ * Gaussian-mixture e-value of treatment vs control (docs/statistics.md "Gaussian-mixture e-value"): with N = n_c + n_t and
  * st^2 = (delta - theta0)^2 N / se^2 (se^2 = varianceOfDelta), e = exp(rho^2 st^2 / (2 (N rho^2 + 1)))
  * / sqrt(N rho^2 + 1). st is the standardized sum S of N observations whose per-observation variance
  * is se^2 N, so the confidence-sequence half-width on delta is boundary(N) se / sqrt(N).

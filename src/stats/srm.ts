@@ -1,5 +1,5 @@
 /**
- * Sample-ratio mismatch (decisions.md section 6; GrowthBook `check_srm`):
+ * Sample-ratio mismatch (docs/statistics.md "3. Sample-ratio mismatch"; GrowthBook `check_srm`):
  * chi2 = sum (o_i - e_i)^2 / e_i with e_i = w_i / sum(w) * N over arms with a positive weight,
  * p = P(Chi2_{k-1} > chi2), warning when p < 0.001.
  */

@@ -96,6 +96,6 @@ export interface VariantAnalysis extends DecisionVariant {
     credible_interval_95: Interval | null;
   };
   expected_loss_if_stop_now: number | null;
-  /** Against the control (decisions.md section 10); null on the control and while undefined. */
+  /** Against the control (docs/statistics.md "2a. Effect against the control"); null on the control and while undefined. */
   effect: Effect | null;
 }

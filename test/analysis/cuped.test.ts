@@ -4,7 +4,7 @@ import { describeEachDialect } from '../support/each-dialect.js';
 import { compute, covariance, createExperiment, createMetric, DAY, expectClose, exposeExactly, HOUR, ManualClock, mean, quantileOfNonzero, sendEvents, sum, type OutgoingEvent } from './support.js';
 
 /**
- * CUPED (decisions.md section 10) through HTTP. The expected numbers are computed here from the
+ * CUPED (docs/statistics.md "2b. CUPED variance reduction") through HTTP. The expected numbers are computed here from the
  * per-unit values the scenario sends: each unit's pre-period covariate and metric value as plain
  * arrays, theta as the two-pass sample covariance over the sample variance, and each variant's
  * adjusted mean and variance as the two-pass mean and variance of the per-unit adjusted values

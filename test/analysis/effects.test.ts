@@ -4,7 +4,7 @@ import { describeEachDialect } from '../support/each-dialect.js';
 import { compute, covariance, createExperiment, createMetric, expectClose, exposeExactly, HOUR, ManualClock, mean, quantileOfNonzero, sendEvents, sum, type OutgoingEvent } from './support.js';
 
 /**
- * decisions.md section 10 through HTTP: effects against control, a lower-is-better guardrail and
+ * docs/statistics.md "2a. Effect against the control" through HTTP: effects against control, a lower-is-better guardrail and
  * its regression warning, absolute and percentile caps, and a ratio metric. The expected numbers
  * are computed here from the per-unit values the scenario sends (two-pass moments on plain
  * arrays, sorting for the percentile), independently of the database's sums; the binary effects

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { Bootstrap } from '../support/server.js';
 
-/** decisions.md section 10: direction, capping, ratio metrics, and editing and deleting metrics. */
+/** docs/metrics.md: direction, capping, ratio metrics, and editing and deleting metrics. */
 describeEachDialect('metric direction, capping, ratios, edits and deletes', (server) => {
   let acme: Bootstrap;
   const request = (method: string, path: string, body?: unknown, key = acme.key) => server().request(method, path, { key, ...(body === undefined ? {} : { body }) });

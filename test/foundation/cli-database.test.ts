@@ -7,7 +7,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { testDialects } from '../support/databases.js';
 import { freePort } from '../support/net.js';
 
-// The command line reads the same configuration as the server (decisions §11): a bootstrap run
+// The command line reads the same configuration as the server (docs/deployment.md
+// "Stopping processes", last paragraph): a bootstrap run
 // with another VERDICT_DATA_DIR than `serve` used to create ./data/verdict.sqlite silently and
 // print a key the server answered 401 to.
 

@@ -3,7 +3,7 @@ import { createMetric, exposeExactly, sendEvents } from '../analysis/support.js'
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
 import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
 
-// CUPED in the admin UI (decisions.md section 10): a toggle and lookback on the new-experiment
+// CUPED in the admin UI (docs/ui.md "What a person can do"): a toggle and lookback on the new-experiment
 // form and on the experiment's editor, and the results page says CUPED is on and how much variance
 // it removed.
 

@@ -3,7 +3,7 @@ import { createExperiment, createMetric, exposeExactly, sendEvents, compute } fr
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
 import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
 
-// decisions.md section 10 in the admin UI: the results page leads with the effect (a forest plot
+// Effects in the admin UI (docs/ui.md "What a person can do", Results): the results page leads with the effect (a forest plot
 // coloured by the metric's direction) and warns of a guardrail regression; the metric forms take
 // direction, capping and the ratio kind; a metric can be edited and deleted.
 

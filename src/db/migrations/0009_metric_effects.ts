@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Metrics, second stage (decisions.md section 10): a description, the metric's direction,
+// Metrics, second stage (docs/metrics.md "Direction", "Capping", "Ratio metrics"): a description, the metric's direction,
 // capping (winsorization) as JSON text {type, value}, and the two component metrics of a ratio.
 // A ratio metric keeps event_key = '' (the column is NOT NULL since 0002; the API shows null).
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// CUPED (decisions.md section 10): an experiment's variance reduction as JSON text
+// CUPED (docs/statistics.md "2b. CUPED variance reduction"): an experiment's variance reduction as JSON text
 // {method: "cuped", lookback_days}, or null for none.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('experiments').addColumn('variance_reduction', 'text').execute();

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Dimension breakdowns (decisions.md section 10, issue #18):
+// Dimension breakdowns (docs/analysis.md "Breakdowns by dimension", issue #18):
 // - experiments.dimensions: the attribute names to break results down by, as a JSON array;
 // - assignments.dimension_values: those attributes' values from the first assignment's context,
 //   as a JSON object of strings (null when the experiment named no dimension then);

@@ -1,5 +1,5 @@
 /**
- * The SQL of the analysis (decisions.md section 6): per-variant sufficient statistics of each
+ * The SQL of the analysis (docs/analysis.md "How a snapshot is computed"): per-variant sufficient statistics of each
  * metric, computed by the database over indexed tables so that this process's memory does not
  * grow with the number of units or events.
  *

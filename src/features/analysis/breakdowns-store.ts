@@ -1,5 +1,5 @@
 /**
- * The SQL of the breakdowns (decisions.md section 10, "Dimensions"): per dimension value and
+ * The SQL of the breakdowns (docs/analysis.md "Breakdowns by dimension"): per dimension value and
  * variant, the units and the primary metric's sufficient statistics, computed by the database.
  *
  * - A unit's value of a dimension is read from its assignment's `dimension_values` (stored at the

@@ -1,5 +1,5 @@
 /**
- * From per-slice totals to the snapshot's `breakdowns` (decisions.md section 10, "Dimensions").
+ * From per-slice totals to the snapshot's `breakdowns` (docs/analysis.md "Breakdowns by dimension").
  * Pure: the same totals always give the same breakdowns.
  *
  * - Each slice (a dimension value, `(other)` or `(none)`) is analysed like the whole experiment:

@@ -1,5 +1,5 @@
 /**
- * CUPED in a snapshot (decisions.md section 10): one metric's per-variant analysis on the
+ * CUPED in a snapshot (docs/statistics.md "2b. CUPED variance reduction"): one metric's per-variant analysis on the
  * adjusted means and variances (src/stats/cuped.ts), and what the metric result reports.
  *
  * The adjusted posterior is normal, for binary metrics too: N(adjusted mean, adjusted variance /

@@ -1,5 +1,6 @@
 /**
- * Which metrics of a snapshot get a CUPED covariate, and with which cap (decisions.md section 10).
+ * Which metrics of a snapshot get a CUPED covariate, and with which cap (docs/statistics.md
+ * "2b. CUPED variance reduction").
  * Every metric but a ratio does when the experiment's variance_reduction is CUPED. The covariate
  * is capped like the metric: an absolute cap as is; a percentile cap (the quantile of the
  * experiment-period values) is computed before the pass by its own statement, because the pass's

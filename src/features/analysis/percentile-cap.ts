@@ -1,5 +1,5 @@
 /**
- * Percentile caps (decisions.md section 10): the cap is the `quantile` of the per-unit values of
+ * Percentile caps (docs/metrics.md "Capping"): the cap is the `quantile` of the per-unit values of
  * all exposed units of the experiment whose value is nonzero, recomputed at each snapshot.
  *
  * Definition: linear interpolation between order statistics (Hyndman and Fan's type 7, the

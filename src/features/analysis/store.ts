@@ -17,7 +17,7 @@ export const COMPUTED_ACTION = 'experiment.results_computed';
 type StoredPosterior = Omit<VariantPosterior, 'effect'> & { effect?: VariantPosterior['effect'] };
 
 /**
- * Snapshots stored before the effects (decisions.md section 10) lack their fields; they read as
+ * Snapshots stored before the effects (docs/analysis.md "What the fields mean") lack their fields; they read as
  * "no effect computed", the default direction and no cap, so every stored snapshot still fits
  * the response schema.
  */

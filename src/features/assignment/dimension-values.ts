@@ -1,5 +1,5 @@
 /**
- * The values of an experiment's dimensions (decisions.md section 10) taken from the assign
+ * The values of an experiment's dimensions (docs/analysis.md "Breakdowns by dimension") taken from the assign
  * context of a unit's first assignment, stored with it for the analysis to group by.
  */
 

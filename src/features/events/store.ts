@@ -33,7 +33,7 @@ export async function insertEvents(executor: Executor, events: BufferedEvent[]):
 }
 
 /**
- * client_event_id is unique per workspace for 30 days (decisions section 5). The unique index
+ * client_event_id is unique per workspace for 30 days (docs/events.md "De-duplication"). The unique index
  * on events keeps a duplicate out, but an id reused after the window was acknowledged as a new
  * event and must be stored: the older event gives the id up (its client_event_id becomes NULL)
  * and the new one is inserted. Runs only for the events the insert skipped, which are rare.

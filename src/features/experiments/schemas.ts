@@ -67,7 +67,7 @@ const Audience = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Nu
   description: 'audience expression tree (see docs/assignment.md), or null for everyone',
 });
 
-/** CUPED lookback bounds and default (decisions.md section 10). */
+/** CUPED lookback bounds and default (docs/statistics.md "2b. CUPED variance reduction"). */
 export const CUPED_LOOKBACK_DAYS = { minimum: 1, maximum: 60, default: 14 } as const;
 
 export const VarianceReductionInput = Type.Union(

@@ -8,8 +8,8 @@ import {
   verifyTaskToolSignature,
 } from './signature.js';
 
-// Test vector from the product references (/work/shared/product/references.md, "Webhooks"),
-// computed there with Stripe's own helper: our inbound scheme is Stripe's.
+// Test vector computed with Stripe's own signing helper: our inbound scheme is Stripe's
+// (docs/webhooks.md "Signing").
 const STRIPE_SECRET = 'whsec_test_secret';
 const STRIPE_T = 1700000000;
 const STRIPE_BODY = Buffer.from('{"id":"evt_test_webhook","object":"event"}', 'utf8');

@@ -1,4 +1,4 @@
-// Webhook signature checks (decisions §7, interface "B. Webhooks").
+// Webhook signature checks (see docs/webhooks.md "Signing" and "Checks, in this order").
 //
 // Inbound sources use Stripe's scheme: `X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=...]`
 // where each v1 is hex HMAC-SHA256, keyed with a source secret, over `<t>.<raw body bytes>`.

@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/store.js';
 import { findWorkspace } from '../workspaces/store.js';
 import { deleteExpiredSessions, deleteSession, findSessionByTokenHash, insertSession, type SessionWithKey } from './store.js';
 
-/** Absolute lifetime: a session never outlives 12 hours, however busy (decisions, section 3). */
+/** Absolute lifetime: a session never outlives 12 hours, however busy (docs/ui.md "Session design"). */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 /** What the UI learns about its session: enough to show who is signed in, and the CSRF token. */

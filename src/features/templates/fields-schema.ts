@@ -1,5 +1,6 @@
 // Discovers the merge data a Handlebars body reads and describes it as a JSON Schema, frozen
-// with each template version and used to reject render data with pointers (decisions §8).
+// with each template version and used to reject render data with pointers (see
+// docs/templates.md "Drafts and versions").
 //
 // Semantics (see the tests for each case):
 //  - A mustache or block with params or a hash is a helper call: its name is not a field, its

@@ -4,12 +4,12 @@ import { Checkbox, ErrorBox, Field, FormCard, Loading, PageTitle, SecretOnce, Se
 import { dateTime } from '../format.js';
 import { useAction, useFormFields, useResource } from '../hooks.js';
 import { currentSession } from '../session.js';
-import type { ApiKey, Environment } from '../types.js';
+import type { ApiKey, Environment, NewApiKey } from '../types.js';
 
-function KeyForm({ environments, onCreated }: { environments: Environment[]; onCreated: (key: ApiKey) => void }) {
+function KeyForm({ environments, onCreated }: { environments: Environment[]; onCreated: (key: NewApiKey) => void }) {
   const { form, setForm, bind } = useFormFields({ name: '', kind: 'server', environment_id: '' });
   const create = async () => {
-    onCreated(await api<ApiKey>('POST', '/v1/api-keys', { name: form.name, kind: form.kind, environment_id: form.environment_id || null }));
+    onCreated(await api<NewApiKey>('POST', '/v1/api-keys', { name: form.name, kind: form.kind, environment_id: form.environment_id || null }));
     setForm({ ...form, name: '' });
   };
   return (
@@ -42,7 +42,7 @@ export function ApiKeys() {
   const { cursor, pager } = usePager([includeRevoked]);
   const list = useResource(() => api<Page<ApiKey>>('GET', `/v1/api-keys${query({ cursor, include_revoked: includeRevoked || undefined })}`), [cursor, includeRevoked]);
   const environments = useResource(() => api<Page<Environment>>('GET', '/v1/environments?limit=200'), []);
-  const [created, setCreated] = useState<ApiKey | null>(null);
+  const [created, setCreated] = useState<NewApiKey | null>(null);
   const action = useAction();
   const envName = (id: string | null) => (id ? (environments.data?.data.find((e) => e.id === id)?.name ?? id) : 'all');
 

@@ -3,7 +3,7 @@ import { api, query, type Page } from '../api.js';
 import { ErrorBox, Field, FormCard, ListView, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
 import { dateTime, json } from '../format.js';
 import { useAction, useFormFields, useResource } from '../hooks.js';
-import type { Lead } from '../types.js';
+import type { Lead, TaskToolSettings } from '../types.js';
 
 function LeadRow({ lead, onSaved }: { lead: Lead; onSaved: () => void }) {
   const [status, setStatus] = useState(lead.status);
@@ -38,7 +38,7 @@ function LeadRow({ lead, onSaved }: { lead: Lead; onSaved: () => void }) {
 }
 
 function StatusMapping() {
-  const settings = useResource(() => api<{ status_mapping: Record<string, string> }>('GET', '/v1/task-tool/settings'), []);
+  const settings = useResource(() => api<TaskToolSettings>('GET', '/v1/task-tool/settings'), []);
   const [text, setText] = useState<string | null>(null);
   const value = text ?? (settings.data ? json(settings.data.status_mapping) : '');
   const save = async () => {

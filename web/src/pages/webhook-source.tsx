@@ -3,7 +3,7 @@ import { api, query, type Page } from '../api.js';
 import { ErrorBox, Facts, ListView, Loading, PageTitle, SecretOnce, Select, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
-import type { Delivery, WebhookSource } from '../types.js';
+import type { Delivery, NewWebhookSource, WebhookSource } from '../types.js';
 import { inboundUrl } from './webhook-sources.js';
 
 const outcomes = ['', 'accepted', 'replayed', 'unauthorized', 'disabled', 'invalid', 'idempotency_conflict', 'failed'].map((value) => ({
@@ -61,7 +61,7 @@ export function WebhookSourceDetail({ id }: { id: string }) {
   const rotate = () => {
     if (!confirm('Rotate the inbound secret? The old one keeps verifying for 24 hours, then only the new one does.')) return;
     void action.run(async () => {
-      const rotated = await api<WebhookSource>('POST', `/v1/webhook-sources/${id}/rotate-secret`);
+      const rotated = await api<NewWebhookSource>('POST', `/v1/webhook-sources/${id}/rotate-secret`);
       setSecret(rotated.inbound_secret ?? null);
       source.reload();
     });

@@ -4,7 +4,7 @@ import { Checkbox, Field, FormCard, ListView, PageTitle, SecretOnce, Table, useP
 import { dateTime } from '../format.js';
 import { useResource } from '../hooks.js';
 import { Link } from '../router.js';
-import type { WebhookSource } from '../types.js';
+import type { NewWebhookSource, WebhookSource } from '../types.js';
 
 export function inboundUrl(source: WebhookSource, workspaceId?: string): string {
   const path = source.inbound_path ?? `/webhooks/inbound/${workspaceId ?? '{workspace_id}'}/${source.slug}`;
@@ -15,9 +15,9 @@ export function WebhookSources() {
   const { cursor, pager } = usePager([]);
   const list = useResource(() => api<Page<WebhookSource>>('GET', `/v1/webhook-sources${query({ cursor })}`), [cursor]);
   const [form, setForm] = useState({ slug: '', name: '', enabled: true });
-  const [created, setCreated] = useState<WebhookSource | null>(null);
+  const [created, setCreated] = useState<NewWebhookSource | null>(null);
   const create = async () => {
-    setCreated(await api<WebhookSource>('POST', '/v1/webhook-sources', form));
+    setCreated(await api<NewWebhookSource>('POST', '/v1/webhook-sources', form));
     setForm({ slug: '', name: '', enabled: true });
     list.reload();
   };

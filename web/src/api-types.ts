@@ -1,0 +1,1772 @@
+// Generated from openapi.json by scripts/web-types.ts: do not edit. Run `npm run openapi:write`.
+/* eslint-disable max-lines -- openapi.json inlines its schemas, so this file is long */
+
+/** components.schemas.Problem */
+export type Problem = {
+  /** format: uri-reference */
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  instance?: string;
+  errors?: Array<{
+    /** JSON Pointer into the request body */
+    pointer?: string;
+    /** query or path parameter */
+    parameter?: string;
+    message: string;
+  }>;
+  /** present on 500: the id logged with the error */
+  error_id?: string;
+  [key: string]: unknown;
+};
+
+/** GET /v1/healthz: 200 body */
+export type HealthResponse = {
+  status: "ok";
+  version: string;
+};
+
+/** GET /v1/readyz: 200 body */
+export type ReadinessResponse = {
+  status: "ready" | "unavailable";
+  checks: {
+    database: {
+      status: "ok" | "unavailable";
+      latency_ms: number;
+      detail?: string;
+    };
+    buffer: {
+      status: "ok" | "unavailable";
+      latency_ms: number;
+      detail?: string;
+    };
+  };
+};
+
+/** GET /v1/workspaces/current: 200 body */
+export type GetCurrentWorkspaceResponse = {
+  /** ULID */
+  id: string;
+  name: string;
+  slug: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+};
+
+/** GET /v1/environments: 200 body */
+export type ListEnvironmentsResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    name: string;
+    slug: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/environments: request body */
+export type CreateEnvironmentRequest = {
+  name: string;
+  /** lowercase letters, digits and dashes; appears in API keys bound to it. "all" is reserved. */
+  slug: string;
+};
+
+/** POST /v1/environments: 201 body */
+export type CreateEnvironmentResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  name: string;
+  slug: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+};
+
+/** GET /v1/api-keys: 200 body */
+export type ListApiKeysResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    /** the environment the key is bound to, or null */
+    environment_id: string | null;
+    name: string;
+    /** server keys may call everything; client keys only assign, events, exposures and OFREP */
+    kind: "server" | "client";
+    /** vd_{srv|clt}_{env} */
+    prefix: string;
+    last_four: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    last_used_at: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    revoked_at: string | null;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/api-keys: request body */
+export type CreateApiKeyRequest = {
+  name: string;
+  /** server keys may call everything; client keys only assign, events, exposures and OFREP */
+  kind: "server" | "client";
+  /** bind the key to one environment */
+  environment_id?: string | null;
+};
+
+/** POST /v1/api-keys: 201 body */
+export type CreateApiKeyResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  /** the environment the key is bound to, or null */
+  environment_id: string | null;
+  name: string;
+  /** server keys may call everything; client keys only assign, events, exposures and OFREP */
+  kind: "server" | "client";
+  /** vd_{srv|clt}_{env} */
+  prefix: string;
+  last_four: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  last_used_at: string | null;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  revoked_at: string | null;
+  /** the full key: shown once, store it now */
+  key: string;
+};
+
+/** GET /v1/audit: 200 body */
+export type ListAuditResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** what happened, e.g. api_key.created */
+    action: string;
+    target_type: string;
+    target_id: string;
+    /** the API key that acted; null for the CLI */
+    actor_id: string | null;
+    /** what changed; never secrets */
+    payload: {
+      [key: string]: unknown;
+    };
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/events: request body */
+export type TrackEventRequest = {
+  /** what happened; metrics select events by this key */
+  event_key: string;
+  /** the unit (user, account, ...) the event belongs to */
+  unit_id: string;
+  /** free-form; at most 16 KB of JSON and nesting depth at most 8 */
+  properties?: {
+    [key: string]: unknown;
+  };
+  /** when it happened (default: when received). 7 to 30 days old: accepted and counted as late; older: 412; more than 5 minutes in the future: 422; format: date-time */
+  occurred_at?: string;
+  /** de-duplication key, unique per workspace for 30 days */
+  client_event_id?: string;
+};
+
+/** POST /v1/events: 202 body */
+export type TrackEventResponse = {
+  accepted: boolean;
+  /** true when client_event_id was already seen within 30 days */
+  idempotent_replay: boolean;
+};
+
+/** POST /v1/events/batch: request body */
+export type TrackEventBatchRequest = {
+  events: Array<{
+    /** what happened; metrics select events by this key */
+    event_key: string;
+    /** the unit (user, account, ...) the event belongs to */
+    unit_id: string;
+    /** free-form; at most 16 KB of JSON and nesting depth at most 8 */
+    properties?: {
+      [key: string]: unknown;
+    };
+    /** when it happened (default: when received). 7 to 30 days old: accepted and counted as late; older: 412; more than 5 minutes in the future: 422; format: date-time */
+    occurred_at?: string;
+    /** de-duplication key, unique per workspace for 30 days */
+    client_event_id?: string;
+  }>;
+};
+
+/** POST /v1/events/batch: 202 body */
+export type TrackEventBatchResponse = {
+  /** events acknowledged, including idempotent replays */
+  accepted_count: number;
+  /** of those, repeats of a client_event_id seen within 30 days */
+  idempotent_replay_count: number;
+  rejected: Array<{
+    /** position in `events` */
+    index: number;
+    /** why, with JSON Pointers into the request body */
+    reason: string;
+  }>;
+};
+
+/** GET /v1/events/buffer: 200 body */
+export type GetEventBufferStatusResponse = {
+  kind: "embedded" | "redis";
+  /** acknowledged events not yet in the events table */
+  pending: number;
+  /** above this, event ingest answers 429 */
+  max_pending: number;
+};
+
+/** GET /v1/metrics: 200 body */
+export type ListMetricsResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    key: string;
+    name: string;
+    description: string | null;
+    /** null for ratio metrics */
+    event_key: string | null;
+    /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric */
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum) */
+    aggregation: "sum" | "mean" | "count";
+    higher_is_better: boolean;
+    /** winsorization of each unit’s value before the sums; not for binary or ratio metrics */
+    capping: {
+      /** absolute: each unit’s value is min(value, cap); percentile: the cap is that quantile of the nonzero per-unit values, per snapshot */
+      type: "absolute" | "percentile";
+      /** absolute: the cap (> 0); percentile: the quantile, strictly between 0.5 and 1 */
+      value: number;
+    } | null;
+    /** ratio metrics: the numerator; null otherwise */
+    numerator_metric_id: string | null;
+    /** ratio metrics: the denominator; null otherwise */
+    denominator_metric_id: string | null;
+    /** ISO 8601 duration, as given */
+    unit_dedup_window: string;
+    property_path: string | null;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/metrics: request body */
+export type CreateMetricRequest = {
+  /** unique in the workspace */
+  key: string;
+  name: string;
+  /** free text for people */
+  description?: string | null;
+  /** the event_key of the events this metric counts; required except for ratio metrics */
+  event_key?: string;
+  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric */
+  kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+  /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum); defaults to count, and to sum for a ratio metric */
+  aggregation?: "sum" | "mean" | "count";
+  /** false for a metric where lower is better (load time, churn, errors): prob_best, the effect and the decision then favour lower values */
+  higher_is_better?: boolean;
+  /** winsorization of each unit’s value before the sums; not for binary or ratio metrics */
+  capping?: {
+    /** absolute: each unit’s value is min(value, cap); percentile: the cap is that quantile of the nonzero per-unit values, per snapshot */
+    type: "absolute" | "percentile";
+    /** absolute: the cap (> 0); percentile: the quantile, strictly between 0.5 and 1 */
+    value: number;
+  } | null;
+  /** ratio metrics: a non-ratio metric of the workspace */
+  numerator_metric_id?: string;
+  /** ratio metrics: a non-ratio metric of the workspace */
+  denominator_metric_id?: string;
+  /** ISO 8601 duration of fixed length (weeks, days, hours, minutes, seconds), PT1S..P365D: e.g. P7D, PT12H, P1DT2H30M, P2W */
+  unit_dedup_window?: string;
+  /** required by sum and mean; null otherwise */
+  property_path?: string | null;
+};
+
+/** POST /v1/metrics: 201 body */
+export type CreateMetricResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  /** null for ratio metrics */
+  event_key: string | null;
+  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric */
+  kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+  /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum) */
+  aggregation: "sum" | "mean" | "count";
+  higher_is_better: boolean;
+  /** winsorization of each unit’s value before the sums; not for binary or ratio metrics */
+  capping: {
+    /** absolute: each unit’s value is min(value, cap); percentile: the cap is that quantile of the nonzero per-unit values, per snapshot */
+    type: "absolute" | "percentile";
+    /** absolute: the cap (> 0); percentile: the quantile, strictly between 0.5 and 1 */
+    value: number;
+  } | null;
+  /** ratio metrics: the numerator; null otherwise */
+  numerator_metric_id: string | null;
+  /** ratio metrics: the denominator; null otherwise */
+  denominator_metric_id: string | null;
+  /** ISO 8601 duration, as given */
+  unit_dedup_window: string;
+  property_path: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/metrics/{id}: 200 body */
+export type GetMetricResponse = CreateMetricResponse;
+
+/** PATCH /v1/metrics/{id}: request body */
+export type UpdateMetricRequest = {
+  /** cannot change (experiments and dashboards refer to it); accepted when unchanged */
+  key?: string;
+  /** cannot change: past snapshots were computed with it; accepted when unchanged */
+  kind?: string;
+  name?: string;
+  /** free text for people */
+  description?: string | null;
+  higher_is_better?: boolean;
+  /** winsorization of each unit’s value before the sums; not for binary or ratio metrics */
+  capping?: {
+    /** absolute: each unit’s value is min(value, cap); percentile: the cap is that quantile of the nonzero per-unit values, per snapshot */
+    type: "absolute" | "percentile";
+    /** absolute: the cap (> 0); percentile: the quantile, strictly between 0.5 and 1 */
+    value: number;
+  } | null;
+  property_path?: string | null;
+  /** ISO 8601 duration of fixed length, PT1S..P365D */
+  unit_dedup_window?: string;
+};
+
+/** PATCH /v1/metrics/{id}: 200 body */
+export type UpdateMetricResponse = CreateMetricResponse;
+
+/** GET /v1/segments: 200 body */
+export type ListSegmentsResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    key: string;
+    name: string;
+    description: string | null;
+    /** AudienceExpression or null (everyone): {operator: and|or|not, operands} | {attribute, op, value} | {segment: key}; see docs/assignment.md */
+    rule: unknown;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/segments: request body */
+export type CreateSegmentRequest = {
+  /** unique in the workspace; audiences refer to the segment by it */
+  key: string;
+  name: string;
+  description?: string | null;
+  /** AudienceExpression or null (everyone): {operator: and|or|not, operands} | {attribute, op, value} | {segment: key}; see docs/assignment.md */
+  rule: unknown;
+};
+
+/** POST /v1/segments: 201 body */
+export type CreateSegmentResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  /** AudienceExpression or null (everyone): {operator: and|or|not, operands} | {attribute, op, value} | {segment: key}; see docs/assignment.md */
+  rule: unknown;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/segments/{id}: 200 body */
+export type GetSegmentResponse = CreateSegmentResponse;
+
+/** PATCH /v1/segments/{id}: request body */
+export type UpdateSegmentRequest = {
+  /** cannot change: audiences refer to the segment by key; accepted when unchanged */
+  key?: string;
+  name?: string;
+  description?: string | null;
+  /** AudienceExpression or null (everyone): {operator: and|or|not, operands} | {attribute, op, value} | {segment: key}; see docs/assignment.md */
+  rule?: unknown;
+};
+
+/** PATCH /v1/segments/{id}: 200 body */
+export type UpdateSegmentResponse = CreateSegmentResponse;
+
+/** GET /v1/templates: 200 body */
+export type ListTemplatesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    name: string;
+    /** the mutable draft */
+    body: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+    /** label of the newest frozen version, or null */
+    latest_version: string | null;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/templates: request body */
+export type CreateTemplateRequest = {
+  name: string;
+  /** Markdown with Handlebars merge fields; checked when saved (syntax, known helpers, inline partials) */
+  body: string;
+};
+
+/** POST /v1/templates: 201 body */
+export type CreateTemplateResponse = {
+  /** ULID */
+  id: string;
+  name: string;
+  /** the mutable draft */
+  body: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+  /** label of the newest frozen version, or null */
+  latest_version: string | null;
+};
+
+/** GET /v1/templates/{id}: 200 body */
+export type GetTemplateResponse = CreateTemplateResponse;
+
+/** PATCH /v1/templates/{id}: request body */
+export type UpdateTemplateRequest = {
+  name?: string;
+  /** Markdown with Handlebars merge fields; checked when saved (syntax, known helpers, inline partials) */
+  body?: string;
+};
+
+/** PATCH /v1/templates/{id}: 200 body */
+export type UpdateTemplateResponse = CreateTemplateResponse;
+
+/** POST /v1/templates/{id}/versions: 201 body */
+export type FreezeTemplateVersionResponse = {
+  /** ULID */
+  template_id: string;
+  /** v1, v2, ... in freeze order */
+  label: string;
+  /** the body as it was when frozen; never changes */
+  body_snapshot: string;
+  /** JSON Schema (2020-12) of the merge data, discovered from the body when it was frozen */
+  fields_schema: {
+    [key: string]: unknown;
+  };
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+};
+
+/** GET /v1/templates/{id}/versions: 200 body */
+export type ListTemplateVersionsResponse = {
+  data: Array<{
+    /** ULID */
+    template_id: string;
+    /** v1, v2, ... in freeze order */
+    label: string;
+    /** the body as it was when frozen; never changes */
+    body_snapshot: string;
+    /** JSON Schema (2020-12) of the merge data, discovered from the body when it was frozen */
+    fields_schema: {
+      [key: string]: unknown;
+    };
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** GET /v1/templates/{id}/versions/{label}: 200 body */
+export type GetTemplateVersionResponse = FreezeTemplateVersionResponse;
+
+/** POST /v1/renders: request body */
+export type CreateRenderRequest = {
+  template_id: string;
+  /** a label such as v3; default: the latest version. Unknown labels answer 404. */
+  version?: string;
+  formats: Array<"html" | "text" | "markdown" | "pdf">;
+  /** merge values; must satisfy the version's fields_schema */
+  data: {
+    [key: string]: unknown;
+  };
+};
+
+/** POST /v1/renders: 202 body */
+export type CreateRenderResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  template_id: string;
+  /** the label the render pinned */
+  version: string;
+  formats: Array<"html" | "text" | "markdown" | "pdf">;
+  /** queued -> running -> resolved | failed */
+  status: "queued" | "running" | "resolved" | "failed";
+  /** one per format once resolved; empty before */
+  outputs: Array<{
+    /** an output format */
+    format: "html" | "text" | "markdown" | "pdf";
+    content_type: string;
+    /** size of the output in bytes */
+    bytes: number;
+    /** where to fetch it (same API key) */
+    url: string;
+  }>;
+  /** why it failed, when status is failed */
+  error: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** when it became resolved or failed */
+  resolved_at: string | null;
+};
+
+/** GET /v1/renders: 200 body */
+export type ListRendersResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    template_id: string;
+    /** the label the render pinned */
+    version: string;
+    formats: Array<"html" | "text" | "markdown" | "pdf">;
+    /** queued -> running -> resolved | failed */
+    status: "queued" | "running" | "resolved" | "failed";
+    /** one per format once resolved; empty before */
+    outputs: Array<{
+      /** an output format */
+      format: "html" | "text" | "markdown" | "pdf";
+      content_type: string;
+      /** size of the output in bytes */
+      bytes: number;
+      /** where to fetch it (same API key) */
+      url: string;
+    }>;
+    /** why it failed, when status is failed */
+    error: string | null;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** when it became resolved or failed */
+    resolved_at: string | null;
+  }>;
+  next_cursor: string | null;
+};
+
+/** GET /v1/renders/{id}: 200 body */
+export type GetRenderResponse = CreateRenderResponse;
+
+/** GET /v1/experiments: 200 body */
+export type ListExperimentsResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    /** ULID */
+    environment_id: string;
+    key: string;
+    name: string;
+    hypothesis: string;
+    /** what a unit id identifies */
+    unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
+    status: "draft" | "running" | "stopped" | "archived";
+    variants: Array<{
+      /** ULID */
+      id: string;
+      key: string;
+      weight: number;
+      is_control: boolean;
+      description?: string;
+    }>;
+    /** audience expression tree (see docs/assignment.md), or null for everyone */
+    audience: {
+      [key: string]: unknown;
+    } | null;
+    decision_rule: {
+      method: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+      posterior_threshold: number;
+      minimum_detectable_effect: number;
+      min_sample_per_variant: number;
+      max_duration_days: number;
+      snapshot_cadence_minutes: number;
+    };
+    primary_metric_id: string | null;
+    guardrail_metric_ids: Array<string>;
+    mutex_group_id: string | null;
+    /** CUPED variance reduction with its lookback, or null when off */
+    variance_reduction: {
+      method: "cuped";
+      lookback_days: number;
+    } | null;
+    /** attribute names whose values from the first assignment break the results down */
+    dimensions: Array<string>;
+    weights_changed_since_start: boolean;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    started_at: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    stopped_at: string | null;
+    stop_reason: "won" | "lost" | "inconclusive" | "bug" | "business" | null;
+    outcome_notes: string | null;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+    /** planning warnings computed from the current settings (e.g. underpowered); empty when none */
+    warnings: Array<{
+      /** stable, machine-readable */
+      code: "underpowered";
+      /** for a person: what is wrong, the estimate, what to do */
+      message: string;
+      /** units each variant needs for the rule to detect a lift of minimum_detectable_effect with 80% power; null above a billion */
+      estimated_units_per_variant: number | null;
+      min_sample_per_variant: number;
+      /** the power the estimate is for */
+      power: number;
+      /** the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer */
+      assumed_baseline_rate: number;
+    }>;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/experiments: request body */
+export type CreateExperimentRequest = {
+  environment_id: string;
+  key: string;
+  name: string;
+  hypothesis: string;
+  /** what a unit id identifies */
+  unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants: Array<{
+    key: string;
+    /** percent of traffic; all weights sum to 100 */
+    weight: number;
+    description?: string;
+    is_control?: boolean;
+  }>;
+  /** audience expression tree (see docs/assignment.md), or null for everyone */
+  audience?: {
+    [key: string]: unknown;
+  } | null;
+  /** every field optional; defaults fill the rest */
+  decision_rule?: {
+    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold?: number;
+    /** relative to the control mean */
+    minimum_detectable_effect?: number;
+    min_sample_per_variant?: number;
+    max_duration_days?: number;
+    snapshot_cadence_minutes?: number;
+  };
+  primary_metric_id?: string | null;
+  guardrail_metric_ids?: Array<string>;
+  mutex_group_id?: string | null;
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
+  /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+  dimensions?: Array<string>;
+};
+
+/** POST /v1/experiments: 201 body */
+export type CreateExperimentResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  /** ULID */
+  environment_id: string;
+  key: string;
+  name: string;
+  hypothesis: string;
+  /** what a unit id identifies */
+  unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
+  status: "draft" | "running" | "stopped" | "archived";
+  variants: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    weight: number;
+    is_control: boolean;
+    description?: string;
+  }>;
+  /** audience expression tree (see docs/assignment.md), or null for everyone */
+  audience: {
+    [key: string]: unknown;
+  } | null;
+  decision_rule: {
+    method: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold: number;
+    minimum_detectable_effect: number;
+    min_sample_per_variant: number;
+    max_duration_days: number;
+    snapshot_cadence_minutes: number;
+  };
+  primary_metric_id: string | null;
+  guardrail_metric_ids: Array<string>;
+  mutex_group_id: string | null;
+  /** CUPED variance reduction with its lookback, or null when off */
+  variance_reduction: {
+    method: "cuped";
+    lookback_days: number;
+  } | null;
+  /** attribute names whose values from the first assignment break the results down */
+  dimensions: Array<string>;
+  weights_changed_since_start: boolean;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  started_at: string | null;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  stopped_at: string | null;
+  stop_reason: "won" | "lost" | "inconclusive" | "bug" | "business" | null;
+  outcome_notes: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+  /** planning warnings computed from the current settings (e.g. underpowered); empty when none */
+  warnings: Array<{
+    /** stable, machine-readable */
+    code: "underpowered";
+    /** for a person: what is wrong, the estimate, what to do */
+    message: string;
+    /** units each variant needs for the rule to detect a lift of minimum_detectable_effect with 80% power; null above a billion */
+    estimated_units_per_variant: number | null;
+    min_sample_per_variant: number;
+    /** the power the estimate is for */
+    power: number;
+    /** the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer */
+    assumed_baseline_rate: number;
+  }>;
+};
+
+/** GET /v1/experiments/{id}: 200 body */
+export type GetExperimentResponse = CreateExperimentResponse;
+
+/** PATCH /v1/experiments/{id}: request body */
+export type UpdateExperimentRequest = {
+  environment_id?: string;
+  key?: string;
+  name?: string;
+  hypothesis?: string;
+  /** what a unit id identifies */
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants?: Array<{
+    key: string;
+    /** percent of traffic; all weights sum to 100 */
+    weight: number;
+    description?: string;
+    is_control?: boolean;
+  }>;
+  /** audience expression tree (see docs/assignment.md), or null for everyone */
+  audience?: {
+    [key: string]: unknown;
+  } | null;
+  /** every field optional; defaults fill the rest */
+  decision_rule?: {
+    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold?: number;
+    /** relative to the control mean */
+    minimum_detectable_effect?: number;
+    min_sample_per_variant?: number;
+    max_duration_days?: number;
+    snapshot_cadence_minutes?: number;
+  };
+  primary_metric_id?: string | null;
+  guardrail_metric_ids?: Array<string>;
+  mutex_group_id?: string | null;
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
+  /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+  dimensions?: Array<string>;
+};
+
+/** PATCH /v1/experiments/{id}: 200 body */
+export type UpdateExperimentResponse = CreateExperimentResponse;
+
+/** POST /v1/experiments/{id}/start: 200 body */
+export type StartExperimentResponse = CreateExperimentResponse;
+
+/** POST /v1/experiments/{id}/stop: request body */
+export type StopExperimentRequest = {
+  reason: "won" | "lost" | "inconclusive" | "bug" | "business";
+  outcome_notes?: string;
+};
+
+/** POST /v1/experiments/{id}/stop: 200 body */
+export type StopExperimentResponse = CreateExperimentResponse;
+
+/** GET /v1/mutex-groups: 200 body */
+export type ListMutexGroupsResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    /** experiments in the group that are not archived */
+    experiment_count: number;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/mutex-groups: request body */
+export type CreateMutexGroupRequest = {
+  key: string;
+  name: string;
+};
+
+/** POST /v1/mutex-groups: 201 body */
+export type CreateMutexGroupResponse = {
+  /** ULID */
+  id: string;
+  key: string;
+  name: string;
+  /** experiments in the group that are not archived */
+  experiment_count: number;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+};
+
+/** GET /v1/mutex-groups/{id}: 200 body */
+export type GetMutexGroupResponse = CreateMutexGroupResponse;
+
+/** POST /v1/assign: request body */
+export type AssignRequest = {
+  experiment_key: string;
+  /** the unit being assigned (user id, account id, ...) */
+  unit_id: string;
+  /** attributes for audience targeting; at most 4 KB of JSON */
+  context?: {
+    [key: string]: unknown;
+  };
+  /** log the exposure now (default); send false when the variant is shown later, then POST /v1/exposures */
+  log_exposure?: boolean;
+};
+
+/** POST /v1/assign: 200 body */
+export type AssignResponse = {
+  experiment_key: string;
+  unit_id: string;
+  /** null for a mutex holdout or an excluded unit */
+  variant: string | null;
+  reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+  /** present when the assignment is stored (sticky) */
+  assignment_id?: string;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  exposure_logged_at?: string | null;
+};
+
+/** POST /v1/assign/batch: request body */
+export type AssignBatchRequest = {
+  experiments: Array<string>;
+  /** the unit being assigned (user id, account id, ...) */
+  unit_id: string;
+  /** attributes for audience targeting; at most 4 KB of JSON */
+  context?: {
+    [key: string]: unknown;
+  };
+  /** log the exposure now (default); send false when the variant is shown later, then POST /v1/exposures */
+  log_exposure?: boolean;
+};
+
+/** POST /v1/assign/batch: 200 body */
+export type AssignBatchResponse = {
+  assignments: {
+    [key: string]: {
+      experiment_key: string;
+      unit_id: string;
+      /** null for a mutex holdout or an excluded unit */
+      variant: string | null;
+      reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+      /** present when the assignment is stored (sticky) */
+      assignment_id?: string;
+      /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+      exposure_logged_at?: string | null;
+    };
+  };
+  /** requested keys with no running experiment (omitted from assignments) */
+  not_found: Array<string>;
+};
+
+/** POST /v1/exposures: request body */
+export type LogExposureRequest = {
+  experiment_key: string;
+  /** the unit being assigned (user id, account id, ...) */
+  unit_id: string;
+  variant: string;
+};
+
+/** POST /v1/exposures: 202 body */
+export type LogExposureResponse = unknown;
+
+/** GET /v1/assignments/{unit_id}: 200 body */
+export type ListUnitAssignmentsResponse = {
+  unit_id: string;
+  assignments: Array<{
+    experiment_key: string;
+    unit_id: string;
+    /** null for a mutex holdout or an excluded unit */
+    variant: string | null;
+    reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+    /** present when the assignment is stored (sticky) */
+    assignment_id?: string;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    exposure_logged_at?: string | null;
+  }>;
+};
+
+/** PUT /v1/experiments/{id}/overrides/{unit_id}: request body */
+export type SetOverrideRequest = {
+  variant: string;
+};
+
+/** PUT /v1/experiments/{id}/overrides/{unit_id}: 200 body */
+export type SetOverrideResponse = {
+  experiment_id: string;
+  unit_id: string;
+  variant: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+};
+
+/** POST /ofrep/v1/evaluate/flags/{key}: request body */
+export type OfrepEvaluateFlagRequest = {
+  context?: {
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+};
+
+/** POST /ofrep/v1/evaluate/flags/{key}: 200 body */
+export type OfrepEvaluateFlagResponse = {
+  key: string;
+  /** the variant key (the control for units outside the experiment) */
+  value: string;
+  reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT";
+  variant?: string;
+  metadata: {
+    [key: string]: string | boolean;
+  };
+};
+
+/** POST /ofrep/v1/evaluate/flags: request body */
+export type OfrepEvaluateAllFlagsRequest = OfrepEvaluateFlagRequest;
+
+/** POST /ofrep/v1/evaluate/flags: 200 body */
+export type OfrepEvaluateAllFlagsResponse = {
+  flags: Array<{
+    key: string;
+    /** the variant key (the control for units outside the experiment) */
+    value: string;
+    reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT";
+    variant?: string;
+    metadata: {
+      [key: string]: string | boolean;
+    };
+  }>;
+};
+
+/** GET /v1/webhook-sources: 200 body */
+export type ListWebhookSourcesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    slug: string;
+    name: string;
+    /** a disabled source answers 409 to inbound posts */
+    enabled: boolean;
+    /** where the sender posts: /webhooks/inbound/{workspace_id}/{slug} */
+    inbound_path: string;
+    /** after a rotation, until when the previous inbound_secret still verifies; null when it no longer does */
+    previous_secret_expires_at: string | null;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/webhook-sources: request body */
+export type CreateWebhookSourceRequest = {
+  /** lowercase letters, digits and dashes; unique in the workspace; the last segment of the inbound URL */
+  slug: string;
+  name: string;
+  enabled?: boolean;
+};
+
+/** POST /v1/webhook-sources: 201 body */
+export type CreateWebhookSourceResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  slug: string;
+  name: string;
+  /** a disabled source answers 409 to inbound posts */
+  enabled: boolean;
+  /** where the sender posts: /webhooks/inbound/{workspace_id}/{slug} */
+  inbound_path: string;
+  /** after a rotation, until when the previous inbound_secret still verifies; null when it no longer does */
+  previous_secret_expires_at: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+  /** whsec_...; signs X-Service-Signature. Returned only now: store it. */
+  inbound_secret: string;
+};
+
+/** GET /v1/webhook-sources/{id}/deliveries: 200 body */
+export type ListWebhookDeliveriesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    source_id: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    received_at: string;
+    /** accepted: ingested (202); replayed: a repeated Idempotency-Key answered with the stored response, nothing ingested; unauthorized: signature refused (401); disabled: source disabled (409); invalid: body or Idempotency-Key refused (400/412/422); idempotency_conflict: key in flight (409) or reused with another body (422); failed: the buffer was full or unreachable (429/503) or an error (500) */
+    outcome: "accepted" | "replayed" | "unauthorized" | "disabled" | "invalid" | "idempotency_conflict" | "failed";
+    /** the HTTP status answered */
+    status_code: number;
+    /** why it was refused, or null */
+    reason: string | null;
+    idempotency_key: string | null;
+    /** events in the body; 0 when the body was not read or not understood */
+    event_count: number;
+    accepted_count: number;
+    rejected_count: number;
+  }>;
+  next_cursor: string | null;
+};
+
+/** GET /v1/webhook-sources/{id}: 200 body */
+export type GetWebhookSourceResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  slug: string;
+  name: string;
+  /** a disabled source answers 409 to inbound posts */
+  enabled: boolean;
+  /** where the sender posts: /webhooks/inbound/{workspace_id}/{slug} */
+  inbound_path: string;
+  /** after a rotation, until when the previous inbound_secret still verifies; null when it no longer does */
+  previous_secret_expires_at: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** PATCH /v1/webhook-sources/{id}: request body */
+export type UpdateWebhookSourceRequest = {
+  /** lowercase letters, digits and dashes; unique in the workspace; the last segment of the inbound URL */
+  slug?: string;
+  name?: string;
+  enabled?: boolean;
+};
+
+/** PATCH /v1/webhook-sources/{id}: 200 body */
+export type UpdateWebhookSourceResponse = GetWebhookSourceResponse;
+
+/** POST /v1/webhook-sources/{id}/rotate-secret: 200 body */
+export type RotateWebhookSourceSecretResponse = CreateWebhookSourceResponse;
+
+/** POST /webhooks/inbound/{workspace_id}/{source_slug}: request body */
+export type ReceiveInboundWebhookRequest = {
+  /** what happened; metrics select events by this key */
+  event_key: string;
+  /** the unit (user, account, ...) the event belongs to */
+  unit_id: string;
+  /** free-form; at most 16 KB of JSON and nesting depth at most 8 */
+  properties?: {
+    [key: string]: unknown;
+  };
+  /** when it happened (default: when received). 7 to 30 days old: accepted and counted as late; older: 412; more than 5 minutes in the future: 422; format: date-time */
+  occurred_at?: string;
+  /** de-duplication key, unique per workspace for 30 days */
+  client_event_id?: string;
+} | {
+  events: Array<{
+    /** what happened; metrics select events by this key */
+    event_key: string;
+    /** the unit (user, account, ...) the event belongs to */
+    unit_id: string;
+    /** free-form; at most 16 KB of JSON and nesting depth at most 8 */
+    properties?: {
+      [key: string]: unknown;
+    };
+    /** when it happened (default: when received). 7 to 30 days old: accepted and counted as late; older: 412; more than 5 minutes in the future: 422; format: date-time */
+    occurred_at?: string;
+    /** de-duplication key, unique per workspace for 30 days */
+    client_event_id?: string;
+  }>;
+};
+
+/** POST /webhooks/inbound/{workspace_id}/{source_slug}: 202 body */
+export type ReceiveInboundWebhookResponse = {
+  /** the delivery as listed at GET /v1/webhook-sources/{id}/deliveries */
+  delivery_id: string;
+  /** events durably accepted, including repeats of a client_event_id */
+  accepted_count: number;
+  /** of those, repeats of a client_event_id seen within 30 days */
+  idempotent_replay_count: number;
+  rejected: Array<{
+    /** position in `events` (0 for a single event) */
+    index: number;
+    reason: string;
+  }>;
+};
+
+/** GET /v1/leads: 200 body */
+export type ListLeadsResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    name: string;
+    email: string | null;
+    status: string;
+    task_tool_task_id: string | null;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/leads: request body */
+export type CreateLeadRequest = {
+  name: string;
+  email?: string | null;
+  /** free text chosen by the workspace (for example new, contacted, won); task-tool statuses map onto it */
+  status?: string;
+  /** the id of the task in the task-management tool; unique in the workspace; null when not linked */
+  task_tool_task_id?: string | null;
+};
+
+/** POST /v1/leads: 201 body */
+export type CreateLeadResponse = {
+  /** ULID */
+  id: string;
+  name: string;
+  email: string | null;
+  status: string;
+  task_tool_task_id: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/leads/{id}: 200 body */
+export type GetLeadResponse = CreateLeadResponse;
+
+/** PATCH /v1/leads/{id}: request body */
+export type UpdateLeadRequest = {
+  name?: string;
+  email?: string | null;
+  /** free text chosen by the workspace (for example new, contacted, won); task-tool statuses map onto it */
+  status?: string;
+  /** the id of the task in the task-management tool; unique in the workspace; null when not linked */
+  task_tool_task_id?: string | null;
+};
+
+/** PATCH /v1/leads/{id}: 200 body */
+export type UpdateLeadResponse = CreateLeadResponse;
+
+/** GET /v1/task-tool/settings: 200 body */
+export type GetTaskToolSettingsResponse = {
+  /** task-tool status name -> lead status. Names are compared case-insensitively, so two names differing only in case are refused. */
+  status_mapping: {
+    [key: string]: string;
+  };
+  /** after a rotation of the workspace webhook secret, until when the previous one still verifies */
+  previous_secret_expires_at: string | null;
+  /** null until the settings are first saved */
+  updated_at: string | null;
+};
+
+/** PUT /v1/task-tool/settings: request body */
+export type PutTaskToolSettingsRequest = {
+  /** task-tool status name -> lead status. Names are compared case-insensitively, so two names differing only in case are refused. */
+  status_mapping: {
+    [key: string]: string;
+  };
+};
+
+/** PUT /v1/task-tool/settings: 200 body */
+export type PutTaskToolSettingsResponse = GetTaskToolSettingsResponse;
+
+/** POST /v1/task-tool/settings/rotate-secret: 200 body */
+export type RotateWorkspaceWebhookSecretResponse = {
+  /** the new workspace webhook secret (signs X-Signature); returned only now */
+  webhook_secret: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  previous_secret_expires_at: string;
+};
+
+/** POST /webhooks/task-tool/{workspace_id}: request body */
+export type ReceiveTaskToolCallbackRequest = {
+  /** taskStatusUpdated, taskUpdated or taskDeleted; other events are acknowledged and ignored */
+  event: string;
+  task_id: string;
+  webhook_id?: string;
+  /** absent on taskDeleted */
+  history_items?: Array<{
+    id: string | number;
+    /** status items are mirrored; others are ignored */
+    field?: string;
+    /** milliseconds since the epoch, as a string */
+    date?: string;
+    before?: {
+      status: string | null;
+      color?: string;
+      orderindex?: number | string;
+      type?: string;
+      [key: string]: unknown;
+    } | null | unknown;
+    after?: {
+      status: string | null;
+      color?: string;
+      orderindex?: number | string;
+      type?: string;
+      [key: string]: unknown;
+    } | null | unknown;
+    [key: string]: unknown;
+  }>;
+  [key: string]: unknown;
+};
+
+/** POST /webhooks/task-tool/{workspace_id}: 200 body */
+export type ReceiveTaskToolCallbackResponse = {
+  received: boolean;
+  /** true for an event type that is not mirrored */
+  ignored?: boolean;
+};
+
+/** GET /v1/experiments/{id}/results: 200 body */
+export type GetExperimentResultsResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  experiment_id: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  computed_at: string;
+  /** api: POST .../results/compute; schedule: the cadence; final: after the experiment stopped; cli: verdict analyze */
+  trigger: "api" | "schedule" | "final" | "cli";
+  primary_metric: {
+    /** ULID */
+    id: string;
+    key: string;
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    aggregation: "sum" | "mean" | "count";
+    /** the metric’s direction when the snapshot was computed */
+    higher_is_better: boolean;
+    /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+    cap_applied: number | null;
+    /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+    cuped?: {
+      /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+      applied: boolean;
+      /** the pre-period before each unit’s first exposure */
+      lookback_days: number;
+      /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+      theta: number | null;
+      /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+      variance_reduction: number | null;
+      /** why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied */
+      note: string | null;
+    } | null;
+  } | null;
+  /** the primary metric per variant (sample sizes only without one) */
+  per_variant: Array<{
+    variant_key: string;
+    is_control: boolean;
+    /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+    sample_size: number;
+    /** units with at least one counted event in their window (binary metrics: converted units) */
+    conversions: number;
+    /** observed per-unit mean (binary: conversion rate); null without a metric */
+    observed_rate: number | null;
+    posterior: {
+      /** posterior mean of the per-unit value; null without a metric */
+      mean: number | null;
+      /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+      credible_interval_95: [number, number] | null;
+    };
+    /** probability that this variant has the highest true value; null when undefined */
+    prob_best: number | null;
+    /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+    expected_loss_if_stop_now: number | null;
+    /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+    effect: {
+      absolute: {
+        /** posterior mean of (variant mean - control mean) */
+        mean: number;
+        /** 2.5% and 97.5% posterior quantiles of the difference */
+        credible_interval_95: [number, number];
+      };
+      relative: {
+        /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+        mean: number | null;
+        /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+        credible_interval_95: [number, number] | null;
+      };
+      /** P(variant better than control) in the metric’s direction */
+      chance_to_beat_control: number;
+    } | null;
+  }>;
+  guardrails: Array<{
+    /** ULID */
+    metric_id: string;
+    metric_key: string;
+    /** the metric’s direction when the snapshot was computed */
+    higher_is_better: boolean;
+    /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+    cap_applied: number | null;
+    /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+    cuped?: {
+      /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+      applied: boolean;
+      /** the pre-period before each unit’s first exposure */
+      lookback_days: number;
+      /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+      theta: number | null;
+      /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+      variance_reduction: number | null;
+      /** why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied */
+      note: string | null;
+    } | null;
+    per_variant: Array<{
+      variant_key: string;
+      is_control: boolean;
+      /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+      sample_size: number;
+      /** units with at least one counted event in their window (binary metrics: converted units) */
+      conversions: number;
+      /** observed per-unit mean (binary: conversion rate); null without a metric */
+      observed_rate: number | null;
+      posterior: {
+        /** posterior mean of the per-unit value; null without a metric */
+        mean: number | null;
+        /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+        credible_interval_95: [number, number] | null;
+      };
+      /** probability that this variant has the highest true value; null when undefined */
+      prob_best: number | null;
+      /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+      expected_loss_if_stop_now: number | null;
+      /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+      effect: {
+        absolute: {
+          /** posterior mean of (variant mean - control mean) */
+          mean: number;
+          /** 2.5% and 97.5% posterior quantiles of the difference */
+          credible_interval_95: [number, number];
+        };
+        relative: {
+          /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+          mean: number | null;
+          /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+          credible_interval_95: [number, number] | null;
+        };
+        /** P(variant better than control) in the metric’s direction */
+        chance_to_beat_control: number;
+      } | null;
+    }>;
+  }>;
+  traffic: Array<{
+    variant_key: string;
+    /** the variant’s weight when the snapshot was computed */
+    weight: number;
+    /** units whose live exposure is in this variant */
+    exposed_units: number;
+  }>;
+  /** the decision rule found a winner */
+  decision_rule_satisfied: boolean;
+  /** the decision rule’s verdict on the primary metric */
+  decision: {
+    verdict: "keep_running" | "winner" | "no_difference" | "max_duration_reached";
+    /** the winner, when verdict is winner */
+    variant_key: string | null;
+    /** why, in words */
+    reason: string;
+    method: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    /** days from start to the computation (or to the stop) */
+    days_elapsed: number;
+    /** always-valid rules: running minimum of each treatment’s p-value against control, carried from snapshot to snapshot */
+    always_valid_p_values: {
+      [key: string]: number;
+    } | null;
+    /** guardrails whose chance_to_beat_control is below 0.05 for the variant the decision points at (empty without one) */
+    guardrail_regressions: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      variant_key: string;
+      /** below 0.05: the variant very likely makes this guardrail worse */
+      chance_to_beat_control: number;
+    }>;
+  };
+  /** sample-ratio mismatch p-value (Pearson chi-squared); null when undefined */
+  srm_chi_squared_p: number | null;
+  /** srm_chi_squared_p < 0.001: the split does not match the weights; distrust the results */
+  srm_warning: boolean;
+  /** results views through the admin UI logged up to the computation */
+  peek_count_at_computation: number;
+  /** events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred */
+  late_event_count: number;
+  weights_changed_since_start: boolean;
+  /** the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed) */
+  breakdowns: Array<{
+    /** an experiment dimension, or "source" (the API key that logged the exposure) */
+    dimension: string;
+    /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+    values: Array<{
+      /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+      value: string;
+      /** live exposed units with this value, all variants */
+      units: number;
+      /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+      per_variant: Array<{
+        variant_key: string;
+        is_control: boolean;
+        /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+        sample_size: number;
+        /** units with at least one counted event in their window (binary metrics: converted units) */
+        conversions: number;
+        /** observed per-unit mean (binary: conversion rate); null without a metric */
+        observed_rate: number | null;
+        posterior: {
+          /** posterior mean of the per-unit value; null without a metric */
+          mean: number | null;
+          /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+          credible_interval_95: [number, number] | null;
+        };
+        /** probability that this variant has the highest true value; null when undefined */
+        prob_best: number | null;
+        /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+        expected_loss_if_stop_now: number | null;
+        /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+        effect: {
+          absolute: {
+            /** posterior mean of (variant mean - control mean) */
+            mean: number;
+            /** 2.5% and 97.5% posterior quantiles of the difference */
+            credible_interval_95: [number, number];
+          };
+          relative: {
+            /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+            mean: number | null;
+            /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+            credible_interval_95: [number, number] | null;
+          };
+          /** P(variant better than control) in the metric’s direction */
+          chance_to_beat_control: number;
+        } | null;
+      }>;
+      /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+      srm_chi_squared_p: number | null;
+      /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+      srm_warning: boolean;
+      /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+      significant_after_correction: boolean;
+    }>;
+  }>;
+};
+
+/** GET /v1/experiments/{id}/results/history: 200 body */
+export type GetExperimentResultsHistoryResponse = {
+  /** ULID */
+  experiment_id: string;
+  /** oldest first */
+  snapshots: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    experiment_id: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    computed_at: string;
+    /** api: POST .../results/compute; schedule: the cadence; final: after the experiment stopped; cli: verdict analyze */
+    trigger: "api" | "schedule" | "final" | "cli";
+    primary_metric: {
+      /** ULID */
+      id: string;
+      key: string;
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      aggregation: "sum" | "mean" | "count";
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied */
+        note: string | null;
+      } | null;
+    } | null;
+    /** the primary metric per variant (sample sizes only without one) */
+    per_variant: Array<{
+      variant_key: string;
+      is_control: boolean;
+      /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+      sample_size: number;
+      /** units with at least one counted event in their window (binary metrics: converted units) */
+      conversions: number;
+      /** observed per-unit mean (binary: conversion rate); null without a metric */
+      observed_rate: number | null;
+      posterior: {
+        /** posterior mean of the per-unit value; null without a metric */
+        mean: number | null;
+        /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+        credible_interval_95: [number, number] | null;
+      };
+      /** probability that this variant has the highest true value; null when undefined */
+      prob_best: number | null;
+      /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+      expected_loss_if_stop_now: number | null;
+      /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+      effect: {
+        absolute: {
+          /** posterior mean of (variant mean - control mean) */
+          mean: number;
+          /** 2.5% and 97.5% posterior quantiles of the difference */
+          credible_interval_95: [number, number];
+        };
+        relative: {
+          /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+          mean: number | null;
+          /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+          credible_interval_95: [number, number] | null;
+        };
+        /** P(variant better than control) in the metric’s direction */
+        chance_to_beat_control: number;
+      } | null;
+    }>;
+    guardrails: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied */
+        note: string | null;
+      } | null;
+      per_variant: Array<{
+        variant_key: string;
+        is_control: boolean;
+        /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+        sample_size: number;
+        /** units with at least one counted event in their window (binary metrics: converted units) */
+        conversions: number;
+        /** observed per-unit mean (binary: conversion rate); null without a metric */
+        observed_rate: number | null;
+        posterior: {
+          /** posterior mean of the per-unit value; null without a metric */
+          mean: number | null;
+          /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+          credible_interval_95: [number, number] | null;
+        };
+        /** probability that this variant has the highest true value; null when undefined */
+        prob_best: number | null;
+        /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+        expected_loss_if_stop_now: number | null;
+        /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+        effect: {
+          absolute: {
+            /** posterior mean of (variant mean - control mean) */
+            mean: number;
+            /** 2.5% and 97.5% posterior quantiles of the difference */
+            credible_interval_95: [number, number];
+          };
+          relative: {
+            /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+            mean: number | null;
+            /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+            credible_interval_95: [number, number] | null;
+          };
+          /** P(variant better than control) in the metric’s direction */
+          chance_to_beat_control: number;
+        } | null;
+      }>;
+    }>;
+    traffic: Array<{
+      variant_key: string;
+      /** the variant’s weight when the snapshot was computed */
+      weight: number;
+      /** units whose live exposure is in this variant */
+      exposed_units: number;
+    }>;
+    /** the decision rule found a winner */
+    decision_rule_satisfied: boolean;
+    /** the decision rule’s verdict on the primary metric */
+    decision: {
+      verdict: "keep_running" | "winner" | "no_difference" | "max_duration_reached";
+      /** the winner, when verdict is winner */
+      variant_key: string | null;
+      /** why, in words */
+      reason: string;
+      method: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+      /** days from start to the computation (or to the stop) */
+      days_elapsed: number;
+      /** always-valid rules: running minimum of each treatment’s p-value against control, carried from snapshot to snapshot */
+      always_valid_p_values: {
+        [key: string]: number;
+      } | null;
+      /** guardrails whose chance_to_beat_control is below 0.05 for the variant the decision points at (empty without one) */
+      guardrail_regressions: Array<{
+        /** ULID */
+        metric_id: string;
+        metric_key: string;
+        variant_key: string;
+        /** below 0.05: the variant very likely makes this guardrail worse */
+        chance_to_beat_control: number;
+      }>;
+    };
+    /** sample-ratio mismatch p-value (Pearson chi-squared); null when undefined */
+    srm_chi_squared_p: number | null;
+    /** srm_chi_squared_p < 0.001: the split does not match the weights; distrust the results */
+    srm_warning: boolean;
+    /** results views through the admin UI logged up to the computation */
+    peek_count_at_computation: number;
+    /** events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred */
+    late_event_count: number;
+    weights_changed_since_start: boolean;
+    /** the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed) */
+    breakdowns: Array<{
+      /** an experiment dimension, or "source" (the API key that logged the exposure) */
+      dimension: string;
+      /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+      values: Array<{
+        /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+        value: string;
+        /** live exposed units with this value, all variants */
+        units: number;
+        /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+        per_variant: Array<{
+          variant_key: string;
+          is_control: boolean;
+          /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+          sample_size: number;
+          /** units with at least one counted event in their window (binary metrics: converted units) */
+          conversions: number;
+          /** observed per-unit mean (binary: conversion rate); null without a metric */
+          observed_rate: number | null;
+          posterior: {
+            /** posterior mean of the per-unit value; null without a metric */
+            mean: number | null;
+            /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+            credible_interval_95: [number, number] | null;
+          };
+          /** probability that this variant has the highest true value; null when undefined */
+          prob_best: number | null;
+          /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+          expected_loss_if_stop_now: number | null;
+          /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+          effect: {
+            absolute: {
+              /** posterior mean of (variant mean - control mean) */
+              mean: number;
+              /** 2.5% and 97.5% posterior quantiles of the difference */
+              credible_interval_95: [number, number];
+            };
+            relative: {
+              /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+              mean: number | null;
+              /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+              credible_interval_95: [number, number] | null;
+            };
+            /** P(variant better than control) in the metric’s direction */
+            chance_to_beat_control: number;
+          } | null;
+        }>;
+        /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+        srm_chi_squared_p: number | null;
+        /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+        srm_warning: boolean;
+        /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+        significant_after_correction: boolean;
+      }>;
+    }>;
+  }>;
+  /** pass as cursor for the next (newer) page; null at the end */
+  next_cursor: string | null;
+};
+
+/** POST /v1/experiments/{id}/results/compute: 201 body */
+export type ComputeExperimentResultsResponse = GetExperimentResultsResponse;
