@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { findEnvironment } from '../environments/store.js';
 import { issueKey } from './key-format.js';
 import type { ApiKeyInput } from './schemas.js';

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { RenderFormat } from '../../db/tables/templates.js';
 import { Problem, problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { requireTemplateWithVersions } from '../templates/service.js';
 import { findVersion, seqOf, type TemplateRow, type VersionRow } from '../templates/store.js';
 import { validateRenderData } from './data-validation.js';

@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { toIso } from '../../lib/time.js';
 import type { Principal } from '../api-keys/authenticator.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { findWorkspace } from '../workspaces/store.js';
 import { deleteExpiredSessions, deleteSession, findSessionByTokenHash, insertSession, type SessionWithKey } from './store.js';
 

@@ -5,7 +5,7 @@
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/database.js';
 import type { JobContext } from '../../jobs/registry.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { lockLeadByTask, updateLead, type LeadRow } from '../leads/store.js';
 import { MIRRORED_EVENTS, type MirrorTaskStatusPayload, type StatusChange } from './callback.js';
 import { mapStatus } from './service.js';

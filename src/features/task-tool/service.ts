@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { FieldError } from '../../http/problems.js';
 import { problems } from '../../http/problems.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { newWebhookSecret } from '../workspaces/service.js';
 import type { TaskToolSettingsInput } from './schemas.js';
 import {

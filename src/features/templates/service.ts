@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { Problem, problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { checkTemplateBody } from './engine.js';
 import { discoverFieldsSchema } from './fields-schema.js';
 import type { TemplateInput, TemplatePatch } from './schemas.js';

@@ -3,7 +3,7 @@ import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems, type Problem } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/time.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { newWebhookSecret } from '../workspaces/service.js';
 import type { WebhookSourceInput, WebhookSourcePatch } from './schemas.js';
 import { findWebhookSource, insertWebhookSource, lockWebhookSource, toWebhookSource, updateWebhookSource, type WebhookSourceRow } from './store.js';

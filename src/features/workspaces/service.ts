@@ -4,7 +4,7 @@ import { uniqueViolationAs } from '../../db/dialect.js';
 import { newId } from '../../lib/ids.js';
 import { randomBase62 } from '../../lib/secrets.js';
 import { addApiKey } from '../api-keys/service.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { addEnvironment } from '../environments/service.js';
 import { insertWorkspace, slugTaken, toWorkspace } from './store.js';
 
