@@ -5,7 +5,7 @@ import { newId, ULID_PATTERN } from '../../lib/ids.js';
 import { ingestEvents, type IngestOutcome } from '../events/service.js';
 import { recordDelivery } from '../webhook-sources/deliveries.js';
 import { verifyingSecrets } from '../webhook-sources/service.js';
-import { findWebhookSourceBySlug, type WebhookSourceRow } from '../webhook-sources/store.js';
+import { findWebhookSourceBySlug, type WebhookSourceRow } from '../webhook-sources/read.js';
 import { parseInboundBody } from './body.js';
 import {
   claimIdempotencyKey,

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { RenderFormat } from '../../db/tables/templates.js';
 import type { Executor } from '../../db/database.js';
 import type { JobContext, JobFailure } from '../../jobs/registry.js';
-import { findVersion } from '../templates/store.js';
+import { findVersion } from '../templates/read.js';
 import { RenderError } from '../templates/helpers.js';
 import { renderDocument } from './document.js';
 import { RENDER_JOB } from './job-name.js';

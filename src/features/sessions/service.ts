@@ -6,7 +6,7 @@ import { sha256Hex } from '../../lib/secrets.js';
 import { toIso } from '../../lib/time.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
-import { findWorkspace } from '../workspaces/store.js';
+import { findWorkspace } from '../workspaces/read.js';
 import { deleteExpiredSessions, deleteSession, findSessionByTokenHash, insertSession, type SessionWithKey } from './store.js';
 
 /** Absolute lifetime: a session never outlives 12 hours, however busy (decisions, section 3). */
