@@ -2,13 +2,13 @@
 // Everything one callback changes (applied history items, the lead, the audit entries) commits
 // in one transaction, so a retry after a failure starts from a clean state, and a redelivered
 // callback finds its history items already applied and changes nothing twice.
-import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/database.js';
 import type { JobContext } from '../../jobs/registry.js';
 import { recordAudit } from '../audit/recorder.js';
 import { lockLeadByTask, type LeadRow } from '../leads/read.js';
 import { detachTask, mirrorTaskStatus } from '../leads/task-link.js';
 import { MIRRORED_EVENTS, type MirrorTaskStatusPayload, type StatusChange } from './callback.js';
+import type { TaskToolDeps } from './index.js';
 import { mapStatus } from './service.js';
 import { claimHistoryItems, findSettings, parseMapping } from './store.js';
 
@@ -37,7 +37,7 @@ function latestChange(changes: StatusChange[]): StatusChange | undefined {
 
 interface MirrorStep {
   trx: Tx;
-  ctx: AppContext;
+  ctx: TaskToolDeps;
   callback: MirrorTaskStatusPayload;
   now: number;
 }
@@ -114,7 +114,7 @@ async function mirror(step: MirrorStep): Promise<void> {
   if (change) await applyStatus(step, lead, change);
 }
 
-export async function runMirrorTaskStatusJob(ctx: AppContext, payload: unknown, { logger }: JobContext): Promise<void> {
+export async function runMirrorTaskStatusJob(ctx: TaskToolDeps, payload: unknown, { logger }: JobContext): Promise<void> {
   const callback = payloadOf(payload);
   await ctx.db.transaction().execute((trx) => mirror({ trx, ctx, callback, now: ctx.clock.now() }));
   logger.debug({ task_id: callback.task_id, event: callback.event }, 'task-tool callback mirrored');

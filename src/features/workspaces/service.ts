@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { newId } from '../../lib/ids.js';
@@ -6,6 +5,7 @@ import { randomBase62 } from '../../lib/secrets.js';
 import { addApiKey } from '../api-keys/service.js';
 import { recordAudit } from '../audit/recorder.js';
 import { addEnvironment } from '../environments/service.js';
+import type { WorkspacesDeps } from './index.js';
 import { insertWorkspace, slugTaken, toWorkspace } from './store.js';
 
 export const DEFAULT_ENVIRONMENT = { name: 'Production', slug: 'production' };
@@ -35,7 +35,7 @@ export function newWebhookSecret(): string {
  * The bootstrap: a workspace with its production environment, a first server key and the
  * webhook secret, created and audited in one transaction. Secrets are returned once.
  */
-export async function createWorkspace(ctx: AppContext, name: string) {
+export async function createWorkspace(ctx: WorkspacesDeps, name: string) {
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > 100) throw new Error('the workspace name must be 1 to 100 characters');
   const webhookSecret = newWebhookSecret();
