@@ -2,20 +2,10 @@ import type { FieldError } from '../../http/problems.js';
 import { problems } from '../../http/problems.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
-import { newWebhookSecret } from '../workspaces/service.js';
+import { findWorkspaceSecret, lockWorkspaceSecret, newWebhookSecret, replaceWorkspaceSecret } from '../workspaces/webhook-secret.js';
 import type { TaskToolDeps } from './index.js';
 import type { TaskToolSettingsInput } from './schemas.js';
-import {
-  findSettings,
-  findWorkspaceSecret,
-  lockWorkspaceSecret,
-  parseMapping,
-  replaceWorkspaceSecret,
-  saveMapping,
-  savePreviousSecret,
-  type StatusMapping,
-  type TaskToolSettingsRow,
-} from './store.js';
+import { findSettings, parseMapping, saveMapping, savePreviousSecret, type StatusMapping, type TaskToolSettingsRow } from './store.js';
 
 /** After a rotation the replaced workspace webhook secret keeps verifying this long. */
 export const WORKSPACE_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;

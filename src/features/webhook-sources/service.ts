@@ -3,7 +3,7 @@ import { problems, type Problem } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
-import { newWebhookSecret } from '../workspaces/service.js';
+import { newWebhookSecret } from '../workspaces/webhook-secret.js';
 import type { WebhookSourcesDeps } from './index.js';
 import type { WebhookSourceInput, WebhookSourcePatch } from './schemas.js';
 import { findWebhookSource, insertWebhookSource, lockWebhookSource, toWebhookSource, updateWebhookSource, type WebhookSourceRow } from './store.js';

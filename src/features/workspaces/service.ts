@@ -7,6 +7,7 @@ import { recordAudit } from '../audit/recorder.js';
 import { addEnvironment } from '../environments/service.js';
 import type { WorkspacesDeps } from './index.js';
 import { insertWorkspace, slugTaken, toWorkspace } from './store.js';
+import { newWebhookSecret } from './webhook-secret.js';
 
 export const DEFAULT_ENVIRONMENT = { name: 'Production', slug: 'production' };
 
@@ -25,10 +26,6 @@ async function freeSlug(executor: Executor, name: string): Promise<string> {
   const base = slugify(name);
   if (!(await slugTaken(executor, base))) return base;
   return `${base}-${randomBase62(4).slice(0, 6).toLowerCase()}`;
-}
-
-export function newWebhookSecret(): string {
-  return `whsec_${randomBase62(32)}`;
 }
 
 /**
