@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { createContext, type AppContext } from '../context.js';
 import { startEventDrainer } from '../features/events/background.js';
+import { createSlices, type Slices } from '../features/index.js';
 import { registerJobHandlers } from '../jobs/handlers.js';
 import { Scheduler } from '../jobs/scheduler.js';
 import { Worker } from '../jobs/worker.js';
@@ -12,13 +13,15 @@ export interface Background {
   stop(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, migrate: boolean): Promise<AppContext> {
+/** The context and the slices built from it once, for the job handlers and (serve) the HTTP app. */
+export async function openRuntime(config: Config, migrate: boolean): Promise<{ ctx: AppContext; slices: Slices }> {
   const logger = createLogger(config.logLevel);
   const ctx = await createContext(config, logger, { migrate });
-  registerJobHandlers(ctx);
+  const slices = createSlices(ctx);
+  registerJobHandlers(ctx, slices);
   // Connects the event buffer now (Redis: checks AOF) rather than on the first request.
   await ctx.buffer.open();
-  return ctx;
+  return { ctx, slices };
 }
 
 /** Starts the job worker, the recurring-job scheduler and the event drainer on this process. */

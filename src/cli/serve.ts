@@ -61,8 +61,8 @@ async function startPrimary(config: Config): Promise<void> {
 async function serveHere(config: Config, index: number | null, workers: boolean): Promise<void> {
   const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
   const { buildApp } = await import('../http/app.js');
-  const ctx = await openRuntime(config, index === null);
-  const app = await buildApp(ctx);
+  const { ctx, slices } = await openRuntime(config, index === null);
+  const app = await buildApp(ctx, slices);
   await app.listen({ port: config.port, host: config.host });
   // Only once listening: jobs queued while the server was down (CPU-bound renders) would
   // otherwise keep it from answering until they are done. Of a cluster's processes only the

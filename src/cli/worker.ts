@@ -14,7 +14,7 @@ export function registerWorker(program: Command): void {
       const concurrency = options.concurrency ? Number(options.concurrency) : base.jobs.concurrency;
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency must be a positive integer');
       const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
-      const ctx = await openRuntime({ ...base, jobs: { ...base.jobs, concurrency } }, true);
+      const { ctx } = await openRuntime({ ...base, jobs: { ...base.jobs, concurrency } }, true);
       const background = startBackground(ctx);
       ctx.logger.info({ worker: background.worker.id, jobs: ctx.jobs.names }, 'worker started');
       onSignals(async () => {

@@ -14,14 +14,14 @@ export function registerWorkspaces(program: Command): void {
     .action(async (options: { name: string; json?: boolean }) => {
       const config = loadConfig();
       const { createContext } = await import('../context.js');
-      const { createWorkspace } = await import('../features/workspaces/service.js');
+      const { createWorkspaces } = await import('../features/workspaces/index.js');
       const { createCommandLogger } = await import('../logger.js');
       const { migrateAndWarnIfNew } = await import('./database-check.js');
       await migrateAndWarnIfNew(config);
       // Logs go to stderr so stdout carries only the result (pipe it to jq).
       const ctx = await createContext(config, createCommandLogger('warn'), { relay: false });
       try {
-        const created = await createWorkspace(ctx, options.name);
+        const created = await createWorkspaces(ctx).createWorkspace(options.name);
         if (options.json) {
           process.stdout.write(JSON.stringify(created) + '\n');
           return;

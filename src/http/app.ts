@@ -2,29 +2,17 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { analysisRoutes } from '../features/analysis/routes.js';
-import { apiKeyRoutes } from '../features/api-keys/routes.js';
 import { assignmentRoutes } from '../features/assignment/routes.js';
 import { experimentRoutes } from '../features/experiments/routes.js';
+import { createSlices, type Slices } from '../features/index.js';
 import { mutexGroupRoutes } from '../features/mutex-groups/routes.js';
 import { ofrepRoutes } from '../features/ofrep/routes.js';
-import { auditRoutes } from '../features/audit/routes.js';
 import { environmentRoutes } from '../features/environments/routes.js';
 import { eventRoutes } from '../features/events/routes.js';
-import { healthRoutes } from '../features/health/routes.js';
-import { inboundRoutes } from '../features/inbound/routes.js';
-import { leadRoutes } from '../features/leads/routes.js';
-import { taskToolRoutes } from '../features/task-tool/routes.js';
-import { webhookSourceRoutes } from '../features/webhook-sources/routes.js';
 import { metricRoutes } from '../features/metrics/routes.js';
-import { renderRoutes } from '../features/renders/routes.js';
 import { segmentRoutes } from '../features/segments/routes.js';
-import { sessionAuthenticator } from '../features/sessions/authenticate.js';
-import { sessionRoutes } from '../features/sessions/routes.js';
-import { templateRoutes } from '../features/templates/routes.js';
-import { uiRoutes } from '../features/ui/routes.js';
-import { workspaceRoutes } from '../features/workspaces/routes.js';
 import { newId } from '../lib/ids.js';
-import { installRequestMetrics, metricsRoutes } from '../observability/routes.js';
+import { installRequestMetrics } from '../observability/routes.js';
 import { AccessLogController } from './access-log.js';
 import { installAuth } from './auth.js';
 import { installCors } from './cors.js';
@@ -35,10 +23,35 @@ import { validatorCompiler } from './validation.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes, webhookSourceRoutes, inboundRoutes, leadRoutes, taskToolRoutes, analysisRoutes, sessionRoutes, uiRoutes, metricsRoutes];
+/** Each slice contributes one plugin; this list is the whole API, in the order openapi.json lists it. */
+function features(ctx: AppContext, slices: Slices) {
+  return [
+    slices.health.routes,
+    slices.workspaces.routes,
+    environmentRoutes(ctx),
+    slices.apiKeys.routes,
+    slices.audit.routes,
+    eventRoutes(ctx),
+    metricRoutes(ctx),
+    segmentRoutes(ctx),
+    slices.templates.routes,
+    slices.renders.routes,
+    experimentRoutes(ctx),
+    mutexGroupRoutes(ctx),
+    assignmentRoutes(ctx),
+    ofrepRoutes(ctx),
+    slices.webhookSources.routes,
+    slices.inbound.routes,
+    slices.leads.routes,
+    slices.taskTool.routes,
+    analysisRoutes(ctx),
+    slices.sessions.routes,
+    slices.ui.routes,
+    slices.observability.routes,
+  ];
+}
 
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ctx)): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimit,
@@ -71,9 +84,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   installRequestMetrics(app, ctx);
   installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error));
   await installCors(app, ctx.config.corsOrigins);
-  installAuth(app, ctx.authenticator, sessionAuthenticator(ctx));
+  installAuth(app, ctx.authenticator, slices.sessions.authenticator);
   await installOpenApi(app);
-  for (const feature of features) await app.register(feature(ctx));
+  for (const routes of features(ctx, slices)) await app.register(routes);
   await app.ready();
   return app;
 }

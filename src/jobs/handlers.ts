@@ -1,8 +1,7 @@
 import type { AppContext } from '../context.js';
 import { registerAnalysisJobs } from '../features/analysis/jobs.js';
 import { registerEventJobs } from '../features/events/background.js';
-import { registerWebhookJobs } from '../features/inbound/jobs.js';
-import { registerTemplateJobs } from '../features/renders/job.js';
+import { createSlices, type Slices } from '../features/index.js';
 import { purgeFinishedJobs } from './queue.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -10,14 +9,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const FINISHED_JOB_RETENTION_MS = 7 * DAY_MS;
 
 /** The single place where every feature's background work is wired to the queue. */
-export function registerJobHandlers(ctx: AppContext): void {
+export function registerJobHandlers(ctx: AppContext, slices: Slices = createSlices(ctx)): void {
   ctx.jobs.register('jobs.purge_finished', async (_payload, { logger }) => {
     const removed = await purgeFinishedJobs(ctx.db, ctx.clock.now() - FINISHED_JOB_RETENTION_MS);
     logger.info({ removed }, 'purged finished jobs');
   });
   ctx.jobs.every('jobs.purge_finished', 6 * 60 * 60 * 1000);
   registerEventJobs(ctx);
-  registerTemplateJobs(ctx);
-  registerWebhookJobs(ctx);
+  slices.renders.registerJobs();
+  slices.taskTool.registerJobs();
+  slices.inbound.registerJobs();
   registerAnalysisJobs(ctx);
 }

@@ -12,12 +12,15 @@ import { processMetricsRegistry } from './process-metrics.js';
 
 const route = routeOptionsFor('observability', 'public');
 
+/** Whether metrics are on (config) and this app's registry (metrics). */
+export type MetricsRoutesDeps = Pick<AppContext, 'config' | 'metrics'>;
+
 /**
  * Measures every response: one callback hook (no promise), labelled by the route's pattern
  * (`/v1/experiments/:id`), never the raw URL, so ids in paths cannot multiply the series.
  * Installed on the root instance before any route, so it covers them all.
  */
-export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): void {
+export function installRequestMetrics(app: FastifyInstance, ctx: MetricsRoutesDeps): void {
   if (!ctx.config.metrics) return;
   const metrics = ctx.metrics;
   app.addHook('onResponse', (request, reply, done) => {
@@ -27,7 +30,7 @@ export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): vo
 }
 
 /** GET /metrics in Prometheus text; not registered at all when VERDICT_METRICS=0 (a 404 problem then). */
-export function metricsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function metricsRoutes(ctx: MetricsRoutesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     if (!ctx.config.metrics) return;
     // Made now, not at the first scrape: prom-client counts CPU time from when its metric is made.

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { createWorkspace } from '../../src/features/workspaces/service.js';
+import { createWorkspaces } from '../../src/features/workspaces/index.js';
 import { createTestDatabase, testDialects, type DialectName, type TestDatabase } from '../support/databases.js';
 import { bufferModes, freePort, privateRedis, uniquePrefix, waitFor, type BufferMode, type PrivateRedis } from './support.js';
 
@@ -80,7 +80,7 @@ async function bootstrap(database: TestDatabase): Promise<string> {
   const config = loadConfig({ VERDICT_DATA_DIR: database.dataDir }, { database: database.config });
   const ctx = await createContext(config, pino({ level: 'silent' }), { migrate: true });
   try {
-    return (await createWorkspace(ctx, 'Crash test')).api_key.key;
+    return (await createWorkspaces(ctx).createWorkspace('Crash test')).api_key.key;
   } finally {
     await ctx.close();
   }

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/logger.js';
 import { registerJobHandlers } from '../../src/jobs/handlers.js';
 import type { Clock } from '../../src/lib/time.js';
-import { createWorkspace } from '../../src/features/workspaces/service.js';
+import { createSlices } from '../../src/features/index.js';
 import { createTestDatabase, type DialectName, type TestDatabase } from './databases.js';
 
 export interface ApiResponse<T = any> {
@@ -68,8 +68,9 @@ export async function startTestServer(dialect: DialectName, options: TestServerO
     migrate: dialect === 'sqlite',
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  registerJobHandlers(ctx);
-  const app = await buildApp(ctx);
+  const slices = createSlices(ctx);
+  registerJobHandlers(ctx, slices);
+  const app = await buildApp(ctx, slices);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('server did not bind a TCP port');
@@ -97,7 +98,7 @@ export async function startTestServer(dialect: DialectName, options: TestServerO
     database,
     request,
     async bootstrap(name = 'Acme') {
-      const created = await createWorkspace(ctx, name);
+      const created = await slices.workspaces.createWorkspace(name);
       return {
         workspaceId: created.workspace.id,
         environmentId: created.environment.id,

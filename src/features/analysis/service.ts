@@ -4,7 +4,7 @@ import type { Page } from '../../http/pagination.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../api-keys/authenticator.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, toExperiment, type ExperimentRow } from '../experiments/store.js';
 import type { Experiment } from '../experiments/schemas.js';
 import { countLateEvents } from './aggregate-store.js';

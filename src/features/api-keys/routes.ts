@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
+import type { ApiKeysDeps } from './index.js';
 import { ApiKeyInput, ApiKeyList, ApiKeyListQuery, ApiKeyParams, ApiKeyWithSecretSchema } from './schemas.js';
 import { createApiKey, revokeApiKey } from './service.js';
 import { listApiKeys } from './store.js';
 
 const route = routeOptionsFor('api-keys');
 
-export function apiKeyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function apiKeyRoutes(ctx: ApiKeysDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/api-keys',

@@ -1,9 +1,9 @@
-import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit } from '../audit/store.js';
-import { findEnvironment } from '../environments/store.js';
+import { recordAudit } from '../audit/recorder.js';
+import { findEnvironment } from '../environments/read.js';
+import type { ApiKeysDeps } from './index.js';
 import { issueKey } from './key-format.js';
 import type { ApiKeyInput } from './schemas.js';
 import { findApiKey, insertApiKey, markRevoked, toApiKey } from './store.js';
@@ -45,12 +45,12 @@ export async function addApiKey(executor: Executor, workspaceId: string, input: 
   return { ...toApiKey(row), key: issued.key };
 }
 
-export async function createApiKey(ctx: AppContext, workspaceId: string, actorId: string, input: ApiKeyInput) {
+export async function createApiKey(ctx: ApiKeysDeps, workspaceId: string, actorId: string, input: ApiKeyInput) {
   return ctx.db.transaction().execute((trx) => addApiKey(trx, workspaceId, input, actorId, ctx.clock.now()));
 }
 
 /** Revocation is idempotent: revoking a revoked key answers the same and records nothing new. */
-export async function revokeApiKey(ctx: AppContext, workspaceId: string, actorId: string, keyId: string): Promise<void> {
+export async function revokeApiKey(ctx: ApiKeysDeps, workspaceId: string, actorId: string, keyId: string): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const key = await findApiKey(trx, workspaceId, keyId);
     if (!key) throw problems.notFound(`no API key with id ${keyId}`);

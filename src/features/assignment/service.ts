@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { problems } from '../../http/problems.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { findExperimentByIdOrKey, lockExperiment } from '../experiments/store.js';
 import type { Variant } from '../experiments/schemas.js';
 import type { Assignment } from './schemas.js';

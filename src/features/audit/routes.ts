@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
+import type { AuditDeps } from './index.js';
 import { AuditList, AuditQuery } from './schemas.js';
 import { listAudit } from './store.js';
 
 const route = routeOptionsFor('audit');
 
-export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function auditRoutes(ctx: AuditDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/audit',

@@ -4,7 +4,7 @@ import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { UNBOUND_ENVIRONMENT } from '../api-keys/key-format.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import type { EnvironmentInput } from './schemas.js';
 import { insertEnvironment, toEnvironment, type EnvironmentRow } from './store.js';
 

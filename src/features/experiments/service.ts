@@ -3,7 +3,7 @@ import type { Tx } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { referenceErrors } from './references.js';
 import { assertPatchAllowed, audienceErrors, changedFields, dimensionErrors, normalizeVariants, normalizeVarianceReduction, variantErrors, withDefaults } from './rules.js';
 import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput } from './schemas.js';

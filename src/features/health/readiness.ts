@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AppContext } from '../../context.js';
+import type { HealthDeps } from './index.js';
 
 export interface Readiness {
   ready: boolean;
@@ -28,7 +28,7 @@ async function timed(check: () => Promise<unknown>): Promise<CheckResult> {
 }
 
 /** Whether this process can do its work now: the database answers and the event buffer is reachable. */
-export async function checkReadiness(ctx: AppContext): Promise<Readiness> {
+export async function checkReadiness(ctx: HealthDeps): Promise<Readiness> {
   const [database, buffer] = await Promise.all([timed(() => sql`select 1`.execute(ctx.db)), timed(() => ctx.buffer.status())]);
   return { ready: database.status === 'ok' && buffer.status === 'ok', checks: { database, buffer } };
 }

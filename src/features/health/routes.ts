@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../../context.js';
 import { API_VERSION } from '../../http/openapi.js';
 import { routeOptionsFor } from '../../http/route-options.js';
+import type { HealthDeps } from './index.js';
 import { checkReadiness } from './readiness.js';
 
 const route = routeOptionsFor('health', 'public');
@@ -18,7 +18,7 @@ const Readiness = Type.Object({
   checks: Type.Object({ database: Check, buffer: Check }),
 });
 
-export function healthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function healthRoutes(ctx: HealthDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/healthz',

@@ -1,28 +1,23 @@
-import type { AppContext } from '../../context.js';
-import { runMirrorTaskStatusJob } from '../task-tool/mirror-job.js';
-import { MIRROR_TASK_STATUS_JOB } from '../task-tool/callback.js';
-import { purgeHistoryItems } from '../task-tool/store.js';
+import { purgeAppliedHistoryItems } from '../task-tool/retention.js';
 import { DELIVERY_RETENTION_MS, purgeDeliveries } from '../webhook-sources/deliveries.js';
 import { purgeExpiredIdempotencyKeys } from './idempotency.js';
+import type { InboundDeps } from './index.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 export const WEBHOOK_PURGE_JOB = 'webhooks.purge_expired';
-/** Applied task-tool history items are remembered this long; the tool redelivers within hours. */
-export const HISTORY_ITEM_RETENTION_MS = 30 * 24 * HOUR_MS;
 
 /** Removes forgotten idempotency keys, old deliveries and old applied history items. */
-export async function purgeExpiredWebhookRecords(ctx: AppContext): Promise<{ idempotency_keys: number; deliveries: number; history_items: number }> {
+export async function purgeExpiredWebhookRecords(ctx: InboundDeps): Promise<{ idempotency_keys: number; deliveries: number; history_items: number }> {
   const now = ctx.clock.now();
   return {
     idempotency_keys: await purgeExpiredIdempotencyKeys(ctx.db, now),
     deliveries: await purgeDeliveries(ctx.db, now - DELIVERY_RETENTION_MS),
-    history_items: await purgeHistoryItems(ctx.db, now - HISTORY_ITEM_RETENTION_MS),
+    history_items: await purgeAppliedHistoryItems(ctx.db, now),
   };
 }
 
-/** Wires the webhook features' background work into the queue (called from jobs/handlers.ts). */
-export function registerWebhookJobs(ctx: AppContext): void {
-  ctx.jobs.register(MIRROR_TASK_STATUS_JOB, (payload, context) => runMirrorTaskStatusJob(ctx, payload, context));
+/** Wires the inbound webhooks' purge into the queue (createInbound's registerJobs, called from jobs/handlers.ts). */
+export function registerWebhookJobs(ctx: InboundDeps): void {
   ctx.jobs.register(WEBHOOK_PURGE_JOB, async (_payload, { logger }) => {
     logger.info(await purgeExpiredWebhookRecords(ctx), 'purged expired webhook records');
   });

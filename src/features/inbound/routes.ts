@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
+import type { InboundDeps } from './index.js';
 import { acceptRawBodies, rawBodyOf, rawBodyValidatorCompiler } from './raw-body.js';
 import { InboundAck, InboundBody, InboundHeaders, InboundParams } from './schemas.js';
 import { receiveInbound } from './service.js';
@@ -16,7 +16,7 @@ const INBOUND_BODY_LIMIT = 10 * 1024 * 1024;
  * the X-Service-Signature HMAC of the source secret, checked over the raw bytes. This plugin
  * parses no JSON itself; the handler reads the body after verifying it.
  */
-export function inboundRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function inboundRoutes(ctx: InboundDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     acceptRawBodies(app);
     app.post(

@@ -1,11 +1,9 @@
-import type { AppContext } from '../../context.js';
 import type { WebhookDeliveryOutcome } from '../../db/tables/webhooks.js';
 import { Problem, problems } from '../../http/problems.js';
 import { newId, ULID_PATTERN } from '../../lib/ids.js';
-import { ingestEvents, type IngestOutcome } from '../events/service.js';
+import type { IngestOutcome } from '../events/service.js';
 import { recordDelivery } from '../webhook-sources/deliveries.js';
-import { verifyingSecrets } from '../webhook-sources/service.js';
-import { findWebhookSourceBySlug, type WebhookSourceRow } from '../webhook-sources/store.js';
+import { findWebhookSourceBySlug, verifyingSecrets, type WebhookSourceRow } from '../webhook-sources/read.js';
 import { parseInboundBody } from './body.js';
 import {
   claimIdempotencyKey,
@@ -15,6 +13,7 @@ import {
   releaseIdempotencyKey,
   type IdempotencyScope,
 } from './idempotency.js';
+import type { InboundDeps } from './index.js';
 import type { InboundAck } from './schemas.js';
 import { verifyInboundSignature, type HeaderValue, type SignatureFailure } from './signature.js';
 
@@ -50,13 +49,13 @@ const SIGNATURE_PROBLEMS: Record<SignatureFailure, string> = {
 };
 
 /** 404 alike for a malformed workspace id, an unknown workspace and an unknown slug. */
-async function resolveSource(ctx: AppContext, workspaceId: string, slug: string): Promise<WebhookSourceRow> {
+async function resolveSource(ctx: InboundDeps, workspaceId: string, slug: string): Promise<WebhookSourceRow> {
   const source = ULID_PATTERN.test(workspaceId) ? await findWebhookSourceBySlug(ctx.db, workspaceId, slug) : undefined;
   if (!source) throw problems.notFound(`no webhook source "${slug}" in workspace ${workspaceId}`);
   return source;
 }
 
-function checkSignature(ctx: AppContext, draft: DeliveryDraft, request: InboundRequest): void {
+function checkSignature(ctx: InboundDeps, draft: DeliveryDraft, request: InboundRequest): void {
   const verdict = verifyInboundSignature({
     header: request.signature,
     rawBody: request.rawBody,
@@ -98,7 +97,7 @@ function acceptedDelivery(draft: DeliveryDraft, id: string, outcome: WebhookDeli
  * (400/412/422), then ingest into the same durable event pipeline as /v1/events and answer 202.
  * Every delivery to a known source is recorded, refused ones included.
  */
-export async function receiveInbound(ctx: AppContext, request: InboundRequest): Promise<InboundResponse> {
+export async function receiveInbound(ctx: InboundDeps, request: InboundRequest): Promise<InboundResponse> {
   const source = await resolveSource(ctx, request.workspaceId, request.sourceSlug);
   const draft: DeliveryDraft = { source, receivedAt: ctx.clock.now(), idempotencyKey: null, eventCount: 0 };
   try {
@@ -109,7 +108,7 @@ export async function receiveInbound(ctx: AppContext, request: InboundRequest): 
   }
 }
 
-async function handleDelivery(ctx: AppContext, draft: DeliveryDraft, request: InboundRequest): Promise<InboundResponse> {
+async function handleDelivery(ctx: InboundDeps, draft: DeliveryDraft, request: InboundRequest): Promise<InboundResponse> {
   // The signature comes before anything else, so only the sender learns that a source is
   // disabled or that a key is in use.
   checkSignature(ctx, draft, request);
@@ -125,15 +124,15 @@ async function handleDelivery(ctx: AppContext, draft: DeliveryDraft, request: In
 }
 
 /** No Idempotency-Key: every post is ingested (events still de-duplicate on client_event_id). */
-async function ingestOnce(ctx: AppContext, draft: DeliveryDraft, events: unknown[]): Promise<InboundResponse> {
-  const outcomes = await ingestEvents(ctx, draft.source.workspace_id, events);
+async function ingestOnce(ctx: InboundDeps, draft: DeliveryDraft, events: unknown[]): Promise<InboundResponse> {
+  const outcomes = await ctx.ingestEvents(draft.source.workspace_id, events);
   const ack = ackOf(newId(), outcomes);
   await recordDelivery(ctx.db, acceptedDelivery(draft, ack.delivery_id, 'accepted', ack));
   return { status: 202, body: ack, replayed: false };
 }
 
 async function ingestWithKey(
-  ctx: AppContext,
+  ctx: InboundDeps,
   draft: DeliveryDraft,
   scope: IdempotencyScope,
   events: unknown[],
@@ -147,7 +146,7 @@ async function ingestWithKey(
   }
   let outcomes: IngestOutcome[];
   try {
-    outcomes = await ingestEvents(ctx, draft.source.workspace_id, events);
+    outcomes = await ctx.ingestEvents(draft.source.workspace_id, events);
   } catch (error) {
     // Nothing was buffered (an append is all or nothing): let the sender retry with the key.
     await releaseIdempotencyKey(ctx.db, scope, claim.token);
@@ -172,7 +171,7 @@ function refusalOutcome(problem: Problem): WebhookDeliveryOutcome {
 }
 
 /** Records a refused delivery; a failure to record is logged, never hides the refusal itself. */
-async function recordRefusal(ctx: AppContext, draft: DeliveryDraft, error: unknown): Promise<void> {
+async function recordRefusal(ctx: InboundDeps, draft: DeliveryDraft, error: unknown): Promise<void> {
   const problem = error instanceof Problem ? error : null;
   try {
     await recordDelivery(ctx.db, {

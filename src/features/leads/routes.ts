@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
+import type { LeadsDeps } from './index.js';
 import { LeadInput, LeadList, LeadListQuery, LeadParams, LeadPatch, LeadSchema } from './schemas.js';
 import { createLead, getLead, patchLead } from './service.js';
 import { listLeads } from './store.js';
@@ -11,7 +11,7 @@ const route = routeOptionsFor('leads');
 const notFound = problemDoc('no such lead in this workspace');
 const taskTaken = problemDoc('another lead of the workspace is linked to this task_tool_task_id');
 
-export function leadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function leadRoutes(ctx: LeadsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/leads',

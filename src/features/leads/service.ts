@@ -1,8 +1,8 @@
-import type { AppContext } from '../../context.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems, type Problem } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { LeadsDeps } from './index.js';
 import { DEFAULT_LEAD_STATUS, type LeadInput, type LeadPatch } from './schemas.js';
 import { findLead, insertLead, lockLead, toLead, updateLead, type LeadRow } from './store.js';
 
@@ -14,7 +14,7 @@ function notFound(id: string): Problem {
   return problems.notFound(`no lead with id ${id}`);
 }
 
-export async function createLead(ctx: AppContext, workspaceId: string, actorId: string, input: LeadInput) {
+export async function createLead(ctx: LeadsDeps, workspaceId: string, actorId: string, input: LeadInput) {
   return uniqueViolationAs(
     ctx.seam,
     () =>
@@ -40,7 +40,7 @@ export async function createLead(ctx: AppContext, workspaceId: string, actorId: 
   );
 }
 
-export async function getLead(ctx: AppContext, workspaceId: string, id: string) {
+export async function getLead(ctx: LeadsDeps, workspaceId: string, id: string) {
   const row = await findLead(ctx.db, workspaceId, id);
   if (!row) throw notFound(id);
   return toLead(row);
@@ -59,7 +59,7 @@ function changesOf(current: LeadRow, patch: LeadPatch): Record<string, FieldChan
 }
 
 /** Edits a lead; an unchanged body changes nothing and logs nothing. Re-linking a task resets its ordering mark. */
-export async function patchLead(ctx: AppContext, workspaceId: string, actorId: string, id: string, patch: LeadPatch) {
+export async function patchLead(ctx: LeadsDeps, workspaceId: string, actorId: string, id: string, patch: LeadPatch) {
   return uniqueViolationAs(
     ctx.seam,
     () =>

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { Problem, problems, type FieldError } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { ratioComponentErrors, resolveMetricInput, type ResolvedMetric } from './rules.js';
 import type { MetricInput, MetricPatch } from './schemas.js';
 import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, updateMetric, type MetricReferrer, type MetricRow } from './store.js';

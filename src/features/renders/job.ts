@@ -1,10 +1,10 @@
-import type { AppContext } from '../../context.js';
 import type { RenderFormat } from '../../db/tables/templates.js';
 import type { Executor } from '../../db/database.js';
 import type { JobContext, JobFailure } from '../../jobs/registry.js';
-import { findVersion } from '../templates/store.js';
+import { findVersion } from '../templates/read.js';
 import { RenderError } from '../templates/helpers.js';
 import { renderDocument } from './document.js';
+import type { RendersDeps } from './index.js';
 import { RENDER_JOB } from './job-name.js';
 import { failRender, markRunning, resolveRender } from './store.js';
 
@@ -19,7 +19,7 @@ function renderIdOf(payload: unknown): string | undefined {
  * thrown to the queue, which retries it; once the job fails for good, however that happens
  * (including workers lost on every attempt), failRenderOfJob fails the render with the reason.
  */
-export async function runRenderJob(ctx: AppContext, payload: unknown, { logger }: JobContext): Promise<void> {
+export async function runRenderJob(ctx: RendersDeps, payload: unknown, { logger }: JobContext): Promise<void> {
   const renderId = renderIdOf(payload);
   if (!renderId) throw new Error('templates.render needs a payload {render_id}');
   const render = await markRunning(ctx.db, renderId, ctx.clock.now());
@@ -42,13 +42,13 @@ export async function runRenderJob(ctx: AppContext, payload: unknown, { logger }
 }
 
 /** The render job's failure hook: runs in the transaction that fails the job for good. */
-async function failRenderOfJob(ctx: AppContext, trx: Executor, { payload, reason }: JobFailure): Promise<void> {
+async function failRenderOfJob(ctx: RendersDeps, trx: Executor, { payload, reason }: JobFailure): Promise<void> {
   const renderId = renderIdOf(payload);
   if (renderId) await failRender(trx, renderId, `the render job failed: ${reason}`, ctx.clock.now());
 }
 
 /** Wires the template feature's background work into the queue (called from jobs/handlers.ts). */
-export function registerTemplateJobs(ctx: AppContext): void {
+export function registerTemplateJobs(ctx: RendersDeps): void {
   ctx.jobs.register(RENDER_JOB, (payload, context) => runRenderJob(ctx, payload, context), {
     onFailed: (trx, failure) => failRenderOfJob(ctx, trx, failure),
   });

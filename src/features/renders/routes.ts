@@ -1,23 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { CONTENT_TYPES } from './document.js';
+import type { RendersDeps } from './index.js';
 import { OutputParams, RenderInput, RenderList, RenderListQuery, RenderParams, RenderSchema } from './schemas.js';
 import { createRender, getOutput, getRender, listRenders } from './service.js';
 
 const route = routeOptionsFor('renders');
 const binary = { schema: { type: 'string', format: 'binary' } };
 
-export function renderRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function renderRoutes(ctx: RendersDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(submitAndListRoutes(ctx));
     await app.register(readRoutes(ctx));
   };
 }
 
-function submitAndListRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function submitAndListRoutes(ctx: RendersDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/renders',
@@ -47,7 +47,7 @@ function submitAndListRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   };
 }
 
-function readRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function readRoutes(ctx: RendersDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/renders/:id',

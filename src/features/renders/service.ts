@@ -1,17 +1,16 @@
-import type { AppContext } from '../../context.js';
 import type { RenderFormat } from '../../db/tables/templates.js';
 import { Problem, problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit } from '../audit/store.js';
-import { requireTemplateWithVersions } from '../templates/service.js';
-import { findVersion, seqOf, type TemplateRow, type VersionRow } from '../templates/store.js';
+import { recordAudit } from '../audit/recorder.js';
+import { findVersion, requireTemplateWithVersions, seqOf, type TemplateRow, type VersionRow } from '../templates/read.js';
 import { validateRenderData } from './data-validation.js';
+import type { RendersDeps } from './index.js';
 import { RENDER_JOB, RENDER_JOB_MAX_ATTEMPTS } from './job-name.js';
 import type { RenderInput, RenderListQuery } from './schemas.js';
 import { findOutput, findRender, insertRender, listOutputMetaOf, listRenderRows, toRender, type RenderRow } from './store.js';
 
 /** The version a render pins: the label asked for, or the latest one. */
-async function pinVersion(ctx: AppContext, template: TemplateRow, label: string | undefined): Promise<VersionRow> {
+async function pinVersion(ctx: RendersDeps, template: TemplateRow, label: string | undefined): Promise<VersionRow> {
   if (label === undefined && template.version_count === 0) {
     // The interface fixes this problem's shape: about:blank, "Unprocessable", 422.
     throw new Problem(422, `template ${template.id} has no frozen version yet; freeze one with POST /v1/templates/${template.id}/versions, then render`, {
@@ -26,7 +25,7 @@ async function pinVersion(ctx: AppContext, template: TemplateRow, label: string 
 }
 
 /** Validates the request against the pinned version and queues the render job (202). */
-export async function createRender(ctx: AppContext, workspaceId: string, actorId: string, input: RenderInput) {
+export async function createRender(ctx: RendersDeps, workspaceId: string, actorId: string, input: RenderInput) {
   const template = await requireTemplateWithVersions(ctx, workspaceId, input.template_id);
   const version = await pinVersion(ctx, template, input.version);
   validateRenderData(`${version.template_id}:${version.seq}`, version.fields_schema, input.data);
@@ -62,7 +61,7 @@ export async function createRender(ctx: AppContext, workspaceId: string, actorId
   });
 }
 
-export async function getRender(ctx: AppContext, workspaceId: string, id: string) {
+export async function getRender(ctx: RendersDeps, workspaceId: string, id: string) {
   const row = await findRender(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no render with id ${id}`);
   const outputs = row.status === 'resolved' ? await listOutputMetaOf(ctx.db, [id]) : new Map();
@@ -70,7 +69,7 @@ export async function getRender(ctx: AppContext, workspaceId: string, id: string
 }
 
 /** GET /v1/renders: newest first, each with its outputs once resolved. */
-export async function listRenders(ctx: AppContext, workspaceId: string, query: RenderListQuery) {
+export async function listRenders(ctx: RendersDeps, workspaceId: string, query: RenderListQuery) {
   const page = await listRenderRows(ctx.db, workspaceId, { templateId: query.template_id, status: query.status }, { limit: query.limit, cursor: query.cursor });
   const resolved = page.data.filter((row) => row.status === 'resolved').map((row) => row.id);
   const outputs = await listOutputMetaOf(ctx.db, resolved);
@@ -81,7 +80,7 @@ export async function listRenders(ctx: AppContext, workspaceId: string, query: R
  * The bytes of one output. 404 when the render does not exist or did not ask for the format;
  * 409 while it is queued or running (with Retry-After) and when it failed.
  */
-export async function getOutput(ctx: AppContext, workspaceId: string, id: string, format: RenderFormat) {
+export async function getOutput(ctx: RendersDeps, workspaceId: string, id: string, format: RenderFormat) {
   const row = await findRender(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no render with id ${id}`);
   const formats = JSON.parse(row.formats) as RenderFormat[];

@@ -4,7 +4,7 @@ import { uniqueViolationAs } from '../../db/dialect.js';
 import { Problem, problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { validateAudience, type AudienceExpression } from '../assignment/audience.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { segmentReferenceErrors } from './references.js';
 import type { SegmentInput, SegmentPatch } from './schemas.js';
 import {

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
 import type { SessionAuthenticator } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
 import { constantTimeEqual } from '../../lib/secrets.js';
+import type { SessionsDeps } from './index.js';
 import type { SessionWithKey } from './store.js';
 import { sessionTokenOf } from './cookie.js';
 import { lookupSession, principalOfSession } from './service.js';
@@ -23,7 +23,7 @@ export function requireCsrf(request: FastifyRequest, session: SessionWithKey): v
 }
 
 /** Lets the admin UI's session cookie stand in for a bearer key (only when no Authorization header is sent). */
-export function sessionAuthenticator(ctx: AppContext): SessionAuthenticator {
+export function sessionAuthenticator(ctx: SessionsDeps): SessionAuthenticator {
   return {
     async authenticate(request) {
       const token = sessionTokenOf(request);

@@ -1,9 +1,9 @@
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../../context.js';
 import { requireCsrf } from './authenticate.js';
 import { clearSessionCookie, sessionTokenOf, setSessionCookie } from './cookie.js';
+import type { SessionsDeps } from './index.js';
 import { lookupSession, signIn, signOut, viewOf } from './service.js';
 
 const SignInInput = Type.Object(
@@ -16,7 +16,7 @@ const SignInInput = Type.Object(
 // do their own cookie handling.
 const uiRoute = { config: { auth: 'public' as const } };
 
-export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function sessionRoutes(ctx: SessionsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Registered inside this plugin only: the auth hook parses the cookie itself.
     await app.register(fastifyCookie);

@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { toIso } from '../../lib/time.js';
 import type { Principal } from '../api-keys/authenticator.js';
-import { recordAudit } from '../audit/store.js';
-import { findWorkspace } from '../workspaces/store.js';
+import { recordAudit } from '../audit/recorder.js';
+import { findWorkspace } from '../workspaces/read.js';
+import type { SessionsDeps } from './index.js';
 import { deleteExpiredSessions, deleteSession, findSessionByTokenHash, insertSession, type SessionWithKey } from './store.js';
 
 /** Absolute lifetime: a session never outlives 12 hours, however busy (docs/ui.md "Session design"). */
@@ -34,7 +34,7 @@ function randomToken(): string {
  * bearer requests, so malformed, unknown and revoked keys are refused with the same 401s; a
  * client key is refused too, because the UI's pages are server-key operations.
  */
-export async function signIn(ctx: AppContext, key: string): Promise<{ token: string; view: SessionView }> {
+export async function signIn(ctx: SessionsDeps, key: string): Promise<{ token: string; view: SessionView }> {
   const principal = await ctx.authenticator.authenticate(`Bearer ${key.trim()}`);
   if (principal.kind !== 'server') {
     throw problems.unauthorized('a client key cannot sign in to the admin UI; paste a server key (vd_srv_...)');
@@ -70,7 +70,7 @@ export async function signIn(ctx: AppContext, key: string): Promise<{ token: str
 }
 
 /** Finds the session a cookie token names and says whether it may still act. */
-export async function lookupSession(ctx: AppContext, token: string): Promise<SessionLookup> {
+export async function lookupSession(ctx: SessionsDeps, token: string): Promise<SessionLookup> {
   const session = await findSessionByTokenHash(ctx.db, sha256Hex(token));
   if (!session) return { state: 'none' };
   if (session.revoked_at !== null) return { state: 'revoked', session };
@@ -78,7 +78,7 @@ export async function lookupSession(ctx: AppContext, token: string): Promise<Ses
   return { state: 'active', session };
 }
 
-export async function signOut(ctx: AppContext, session: SessionWithKey): Promise<void> {
+export async function signOut(ctx: SessionsDeps, session: SessionWithKey): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await deleteSession(trx, session.id))) return;
     await recordAudit(trx, {
@@ -103,7 +103,7 @@ export function principalOfSession(session: SessionWithKey): Principal {
   };
 }
 
-export async function viewOf(ctx: AppContext, session: SessionWithKey): Promise<SessionView> {
+export async function viewOf(ctx: SessionsDeps, session: SessionWithKey): Promise<SessionView> {
   const workspace = await findWorkspace(ctx.db, session.workspace_id);
   if (!workspace) throw problems.unauthorized('the workspace of this session no longer exists');
   return {

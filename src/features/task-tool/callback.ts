@@ -1,9 +1,9 @@
-import type { AppContext } from '../../context.js';
 import { assertJsonDepth } from '../../http/json-body.js';
 import { problems } from '../../http/problems.js';
 import { toFieldErrors, validatorCompiler } from '../../http/validation.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { verifyTaskToolSignature, type HeaderValue, type TaskToolSignatureResult } from '../inbound/signature.js';
+import type { TaskToolDeps } from './index.js';
 import { TaskToolCallbackBody } from './schemas.js';
 import { workspaceWebhookSecrets } from './service.js';
 
@@ -87,7 +87,7 @@ export function statusChangesOf(items: ReadonlyArray<Record<string, unknown>>): 
   return changes;
 }
 
-async function checkSignature(ctx: AppContext, request: TaskToolCallbackRequest, now: number): Promise<void> {
+async function checkSignature(ctx: TaskToolDeps, request: TaskToolCallbackRequest, now: number): Promise<void> {
   const secrets = ULID_PATTERN.test(request.workspaceId) ? await workspaceWebhookSecrets(ctx, request.workspaceId, now) : undefined;
   if (!secrets) throw problems.notFound(`no workspace ${request.workspaceId}`);
   const verdicts: TaskToolSignatureResult[] = secrets.map((secret) => verifyTaskToolSignature(request.signature, request.rawBody, secret));
@@ -100,7 +100,7 @@ async function checkSignature(ctx: AppContext, request: TaskToolCallbackRequest,
  * ClickUp-shaped body (400/422), and durably enqueue the MirrorTaskStatusJob. Event types the
  * tool was not subscribed to are acknowledged and ignored, so the tool does not retry them.
  */
-export async function receiveTaskToolCallback(ctx: AppContext, request: TaskToolCallbackRequest): Promise<{ received: true; ignored?: true }> {
+export async function receiveTaskToolCallback(ctx: TaskToolDeps, request: TaskToolCallbackRequest): Promise<{ received: true; ignored?: true }> {
   const now = ctx.clock.now();
   await checkSignature(ctx, request, now);
   const callback = parseCallback(request.rawBody);

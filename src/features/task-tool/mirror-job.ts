@@ -2,12 +2,13 @@
 // Everything one callback changes (applied history items, the lead, the audit entries) commits
 // in one transaction, so a retry after a failure starts from a clean state, and a redelivered
 // callback finds its history items already applied and changes nothing twice.
-import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/database.js';
 import type { JobContext } from '../../jobs/registry.js';
-import { recordAudit } from '../audit/store.js';
-import { lockLeadByTask, updateLead, type LeadRow } from '../leads/store.js';
+import { recordAudit } from '../audit/recorder.js';
+import { lockLeadByTask, type LeadRow } from '../leads/read.js';
+import { detachTask, mirrorTaskStatus } from '../leads/task-link.js';
 import { MIRRORED_EVENTS, type MirrorTaskStatusPayload, type StatusChange } from './callback.js';
+import type { TaskToolDeps } from './index.js';
 import { mapStatus } from './service.js';
 import { claimHistoryItems, findSettings, parseMapping } from './store.js';
 
@@ -36,7 +37,7 @@ function latestChange(changes: StatusChange[]): StatusChange | undefined {
 
 interface MirrorStep {
   trx: Tx;
-  ctx: AppContext;
+  ctx: TaskToolDeps;
   callback: MirrorTaskStatusPayload;
   now: number;
 }
@@ -55,7 +56,7 @@ async function auditUnchanged(step: MirrorStep, target: { type: string; id: stri
 
 /** The task is gone from the tool: the lead stays (it is ours) and is unlinked from the task. */
 async function detachDeletedTask(step: MirrorStep, lead: LeadRow): Promise<void> {
-  await updateLead(step.trx, lead.workspace_id, lead.id, { task_tool_task_id: null, task_tool_status_at: null, updated_at: step.now });
+  await detachTask(step.trx, lead, step.now);
   await recordAudit(step.trx, {
     workspaceId: lead.workspace_id,
     actorId: null,
@@ -79,7 +80,7 @@ async function applyStatus(step: MirrorStep, lead: LeadRow, change: StatusChange
     await auditUnchanged(step, target, { reason: 'out_of_order', task_status: change.after_status, history_item_id: change.history_item_id });
     return;
   }
-  await updateLead(step.trx, lead.workspace_id, lead.id, { status: leadStatus, task_tool_status_at: change.date ?? step.now, updated_at: step.now });
+  await mirrorTaskStatus(step.trx, lead, leadStatus, change.date ?? step.now, step.now);
   if (leadStatus === lead.status) return;
   await recordAudit(step.trx, {
     workspaceId: lead.workspace_id,
@@ -113,7 +114,7 @@ async function mirror(step: MirrorStep): Promise<void> {
   if (change) await applyStatus(step, lead, change);
 }
 
-export async function runMirrorTaskStatusJob(ctx: AppContext, payload: unknown, { logger }: JobContext): Promise<void> {
+export async function runMirrorTaskStatusJob(ctx: TaskToolDeps, payload: unknown, { logger }: JobContext): Promise<void> {
   const callback = payloadOf(payload);
   await ctx.db.transaction().execute((trx) => mirror({ trx, ctx, callback, now: ctx.clock.now() }));
   logger.debug({ task_id: callback.task_id, event: callback.event }, 'task-tool callback mirrored');

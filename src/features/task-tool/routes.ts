@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { acceptRawBodies, rawBodyOf, rawBodyValidatorCompiler } from '../inbound/raw-body.js';
 import { receiveTaskToolCallback } from './callback.js';
+import type { TaskToolDeps } from './index.js';
 import {
   RotatedWebhookSecret,
   TaskToolCallbackAck,
@@ -18,7 +18,7 @@ import { getTaskToolSettings, putTaskToolSettings, rotateWorkspaceWebhookSecret 
 
 const route = routeOptionsFor('task-tool');
 
-export function taskToolRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function taskToolRoutes(ctx: TaskToolDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(settingsRoutes(ctx));
     await app.register(callbackRoutes(ctx));
@@ -26,7 +26,7 @@ export function taskToolRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** GET/PUT /v1/task-tool/settings and the rotation of the workspace webhook secret (server keys). */
-function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function settingsRoutes(ctx: TaskToolDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/task-tool/settings',
@@ -62,7 +62,7 @@ function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** POST /webhooks/task-tool/{workspace_id}: public, authenticated by X-Signature over the raw bytes. */
-function callbackRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function callbackRoutes(ctx: TaskToolDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     acceptRawBodies(app);
     app.post(

@@ -1,21 +1,11 @@
-import type { AppContext } from '../../context.js';
 import type { FieldError } from '../../http/problems.js';
 import { problems } from '../../http/problems.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import { recordAudit } from '../audit/store.js';
-import { newWebhookSecret } from '../workspaces/service.js';
+import { recordAudit } from '../audit/recorder.js';
+import { findWorkspaceSecret, lockWorkspaceSecret, newWebhookSecret, replaceWorkspaceSecret } from '../workspaces/webhook-secret.js';
+import type { TaskToolDeps } from './index.js';
 import type { TaskToolSettingsInput } from './schemas.js';
-import {
-  findSettings,
-  findWorkspaceSecret,
-  lockWorkspaceSecret,
-  parseMapping,
-  replaceWorkspaceSecret,
-  saveMapping,
-  savePreviousSecret,
-  type StatusMapping,
-  type TaskToolSettingsRow,
-} from './store.js';
+import { findSettings, parseMapping, saveMapping, savePreviousSecret, type StatusMapping, type TaskToolSettingsRow } from './store.js';
 
 /** After a rotation the replaced workspace webhook secret keeps verifying this long. */
 export const WORKSPACE_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -60,12 +50,12 @@ function ambiguousNames(mapping: StatusMapping): FieldError[] {
   return errors;
 }
 
-export async function getTaskToolSettings(ctx: AppContext, workspaceId: string) {
+export async function getTaskToolSettings(ctx: TaskToolDeps, workspaceId: string) {
   return toSettings(await findSettings(ctx.db, workspaceId), ctx.clock.now());
 }
 
 /** Replaces the whole mapping (PUT semantics) and audits the old and new mapping. */
-export async function putTaskToolSettings(ctx: AppContext, workspaceId: string, actorId: string, input: TaskToolSettingsInput) {
+export async function putTaskToolSettings(ctx: TaskToolDeps, workspaceId: string, actorId: string, input: TaskToolSettingsInput) {
   const errors = ambiguousNames(input.status_mapping);
   if (errors.length > 0) throw problems.validation(errors);
   return ctx.db.transaction().execute(async (trx) => {
@@ -82,7 +72,7 @@ export async function putTaskToolSettings(ctx: AppContext, workspaceId: string, 
  * Issues a new workspace webhook secret (returned once). The replaced one keeps verifying task-tool
  * callbacks for 24 hours, so the tool can be reconfigured without dropping callbacks.
  */
-export async function rotateWorkspaceWebhookSecret(ctx: AppContext, workspaceId: string, actorId: string) {
+export async function rotateWorkspaceWebhookSecret(ctx: TaskToolDeps, workspaceId: string, actorId: string) {
   const secret = newWebhookSecret();
   return ctx.db.transaction().execute(async (trx) => {
     const current = await lockWorkspaceSecret(trx, ctx.seam, workspaceId);
@@ -98,7 +88,7 @@ export async function rotateWorkspaceWebhookSecret(ctx: AppContext, workspaceId:
 }
 
 /** The workspace webhook secrets that verify now, current first; undefined for an unknown workspace. */
-export async function workspaceWebhookSecrets(ctx: AppContext, workspaceId: string, now: number): Promise<string[] | undefined> {
+export async function workspaceWebhookSecrets(ctx: TaskToolDeps, workspaceId: string, now: number): Promise<string[] | undefined> {
   const sealed = await findWorkspaceSecret(ctx.db, workspaceId);
   if (sealed === undefined) return undefined;
   const secrets = [ctx.secrets.open(sealed)];

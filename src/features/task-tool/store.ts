@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { DialectSeam } from '../../db/dialect.js';
 import type { TaskToolSettingsTable } from '../../db/tables/webhooks.js';
 
 export type TaskToolSettingsRow = Selectable<TaskToolSettingsTable>;
@@ -31,21 +30,6 @@ export async function savePreviousSecret(executor: Executor, workspaceId: string
     .values({ workspace_id: workspaceId, status_mapping: '{}', previous_secret_enc: sealed, previous_secret_expires_at: expiresAt, updated_at: now })
     .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ previous_secret_enc: sealed, previous_secret_expires_at: expiresAt, updated_at: now }))
     .execute();
-}
-
-/** The sealed workspace webhook secret, with the workspace row locked until the transaction ends. */
-export async function lockWorkspaceSecret(executor: Executor, seam: DialectSeam, workspaceId: string): Promise<string | undefined> {
-  const row = await seam.forUpdate(executor.selectFrom('workspaces').select('webhook_secret_enc').where('id', '=', workspaceId)).executeTakeFirst();
-  return row?.webhook_secret_enc;
-}
-
-export async function findWorkspaceSecret(executor: Executor, workspaceId: string): Promise<string | undefined> {
-  const row = await executor.selectFrom('workspaces').select('webhook_secret_enc').where('id', '=', workspaceId).executeTakeFirst();
-  return row?.webhook_secret_enc;
-}
-
-export async function replaceWorkspaceSecret(executor: Executor, workspaceId: string, sealed: string): Promise<void> {
-  await executor.updateTable('workspaces').set({ webhook_secret_enc: sealed }).where('id', '=', workspaceId).execute();
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
+import type { TemplatesDeps } from './index.js';
 import {
   TemplateInput,
   TemplateList,
@@ -20,7 +20,7 @@ import { listTemplates, listVersions } from './store.js';
 const route = routeOptionsFor('templates');
 const notFound = problemDoc('no such template in this workspace (or it was deleted)');
 
-export function templateRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function templateRoutes(ctx: TemplatesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     readRoutes(ctx, app);
 
@@ -67,7 +67,7 @@ export function templateRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
-function readRoutes(ctx: AppContext, app: App): void {
+function readRoutes(ctx: TemplatesDeps, app: App): void {
   app.get(
     '/v1/templates',
     route('listTemplates', { querystring: TemplateListQuery, response: { 200: TemplateList } }),
@@ -81,7 +81,7 @@ function readRoutes(ctx: AppContext, app: App): void {
   );
 }
 
-function versionRoutes(ctx: AppContext, app: App): void {
+function versionRoutes(ctx: TemplatesDeps, app: App): void {
   app.post(
     '/v1/templates/:id/versions',
     route('freezeTemplateVersion', {

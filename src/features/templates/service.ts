@@ -1,9 +1,9 @@
-import type { AppContext } from '../../context.js';
 import { Problem, problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { checkTemplateBody } from './engine.js';
 import { discoverFieldsSchema } from './fields-schema.js';
+import type { TemplatesDeps } from './index.js';
 import type { TemplateInput, TemplatePatch } from './schemas.js';
 import {
   claimNextVersion,
@@ -46,7 +46,7 @@ function templateNotFound(id: string): Problem {
   return problems.notFound(`no template with id ${id}`);
 }
 
-export async function createTemplate(ctx: AppContext, workspaceId: string, actorId: string, input: TemplateInput) {
+export async function createTemplate(ctx: TemplatesDeps, workspaceId: string, actorId: string, input: TemplateInput) {
   checkBody(input.body);
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
@@ -57,14 +57,14 @@ export async function createTemplate(ctx: AppContext, workspaceId: string, actor
   });
 }
 
-export async function getTemplate(ctx: AppContext, workspaceId: string, id: string) {
+export async function getTemplate(ctx: TemplatesDeps, workspaceId: string, id: string) {
   const row = await findTemplate(ctx.db, workspaceId, id);
   if (!row) throw templateNotFound(id);
   return toTemplate(row);
 }
 
 /** Edits the draft; a patch that changes nothing writes nothing and records nothing. */
-export async function editTemplate(ctx: AppContext, workspaceId: string, actorId: string, id: string, patch: TemplatePatch) {
+export async function editTemplate(ctx: TemplatesDeps, workspaceId: string, actorId: string, id: string, patch: TemplatePatch) {
   if (patch.body !== undefined) checkBody(patch.body);
   return ctx.db.transaction().execute(async (trx) => {
     const current = await findTemplate(trx, workspaceId, id);
@@ -88,7 +88,7 @@ export async function editTemplate(ctx: AppContext, workspaceId: string, actorId
 }
 
 /** Soft delete: the draft answers 404 from now on; its versions stay readable and renderable. */
-export async function deleteTemplate(ctx: AppContext, workspaceId: string, actorId: string, id: string): Promise<void> {
+export async function deleteTemplate(ctx: TemplatesDeps, workspaceId: string, actorId: string, id: string): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
     const deleted = await softDeleteTemplate(trx, workspaceId, id, now);
@@ -109,7 +109,7 @@ export async function deleteTemplate(ctx: AppContext, workspaceId: string, actor
  * Freezes the draft as the next version: number, body and fields schema are taken together
  * under the template's row lock, so concurrent freezes get v1, v2, ... without gaps or repeats.
  */
-export async function freezeVersion(ctx: AppContext, workspaceId: string, actorId: string, id: string) {
+export async function freezeVersion(ctx: TemplatesDeps, workspaceId: string, actorId: string, id: string) {
   return ctx.db.transaction().execute(async (trx) => {
     const claimed = await claimNextVersion(trx, workspaceId, id);
     if (!claimed) throw templateNotFound(id);
@@ -149,13 +149,13 @@ export async function freezeVersion(ctx: AppContext, workspaceId: string, actorI
 }
 
 /** Versions outlive their template: a deleted template's versions are still found. */
-export async function requireTemplateWithVersions(ctx: AppContext, workspaceId: string, id: string): Promise<TemplateRow> {
+export async function requireTemplateWithVersions(ctx: TemplatesDeps, workspaceId: string, id: string): Promise<TemplateRow> {
   const template = await findTemplate(ctx.db, workspaceId, id, true);
   if (!template || (template.deleted_at !== null && template.version_count === 0)) throw templateNotFound(id);
   return template;
 }
 
-export async function getVersion(ctx: AppContext, workspaceId: string, templateId: string, label: string) {
+export async function getVersion(ctx: TemplatesDeps, workspaceId: string, templateId: string, label: string) {
   await requireTemplateWithVersions(ctx, workspaceId, templateId);
   const seq = seqOf(label);
   const row = seq === undefined ? undefined : await findVersion(ctx.db, workspaceId, templateId, seq);

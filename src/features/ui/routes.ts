@@ -3,7 +3,6 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.js';
 
 /** Where `npm run build:web` (run by `npm install`) writes the admin UI. */
 export const WEB_DIST = path.resolve(import.meta.dirname, '..', '..', '..', 'web', 'dist');
@@ -35,7 +34,7 @@ const NOT_BUILT = `<!doctype html>
  * Serves the admin UI at /ui from the Vite build: hashed assets are cached for a year, while
  * index.html (the answer for every client-side route) is revalidated so a new build shows at once.
  */
-export function uiRoutes(_ctx: AppContext): FastifyPluginAsyncTypebox {
+export function uiRoutes(): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/', hidden, async (_request, reply) => reply.redirect('/ui/'));
     const built = fs.existsSync(path.join(WEB_DIST, 'index.html'));

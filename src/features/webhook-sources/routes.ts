@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { listDeliveries } from './deliveries.js';
+import type { WebhookSourcesDeps } from './index.js';
 import {
   WebhookDeliveryList,
   WebhookDeliveryListQuery,
@@ -22,7 +22,7 @@ const route = routeOptionsFor('webhooks');
 const notFound = problemDoc('no such webhook source in this workspace');
 const slugTaken = problemDoc('the slug is taken in this workspace');
 
-export function webhookSourceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function webhookSourceRoutes(ctx: WebhookSourcesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(sourceCollectionRoutes(ctx));
     await app.register(sourceItemRoutes(ctx));
@@ -30,7 +30,7 @@ export function webhookSourceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox 
 }
 
 /** List, create, and the deliveries of one source. */
-function sourceCollectionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function sourceCollectionRoutes(ctx: WebhookSourcesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/webhook-sources',
@@ -70,7 +70,7 @@ function sourceCollectionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** Read, edit and rotate one source. */
-function sourceItemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function sourceItemRoutes(ctx: WebhookSourcesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/webhook-sources/:id',

@@ -1,10 +1,10 @@
-import type { AppContext } from '../../context.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems, type Problem } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/time.js';
-import { recordAudit } from '../audit/store.js';
-import { newWebhookSecret } from '../workspaces/service.js';
+import { recordAudit } from '../audit/recorder.js';
+import { newWebhookSecret } from '../workspaces/webhook-secret.js';
+import type { WebhookSourcesDeps } from './index.js';
 import type { WebhookSourceInput, WebhookSourcePatch } from './schemas.js';
 import { findWebhookSource, insertWebhookSource, lockWebhookSource, toWebhookSource, updateWebhookSource, type WebhookSourceRow } from './store.js';
 
@@ -20,7 +20,7 @@ function notFound(id: string): Problem {
 }
 
 /** Every secret that verifies right now: the current one, and the previous one inside its grace period. */
-export function verifyingSecrets(ctx: AppContext, row: WebhookSourceRow, now: number): string[] {
+export function verifyingSecrets(ctx: Pick<WebhookSourcesDeps, 'secrets'>, row: WebhookSourceRow, now: number): string[] {
   const secrets = [ctx.secrets.open(row.secret_enc)];
   if (row.previous_secret_enc !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now) {
     secrets.push(ctx.secrets.open(row.previous_secret_enc));
@@ -28,7 +28,7 @@ export function verifyingSecrets(ctx: AppContext, row: WebhookSourceRow, now: nu
   return secrets;
 }
 
-export async function createWebhookSource(ctx: AppContext, workspaceId: string, actorId: string, input: WebhookSourceInput) {
+export async function createWebhookSource(ctx: WebhookSourcesDeps, workspaceId: string, actorId: string, input: WebhookSourceInput) {
   const secret = newWebhookSecret();
   return uniqueViolationAs(
     ctx.seam,
@@ -56,7 +56,7 @@ export async function createWebhookSource(ctx: AppContext, workspaceId: string, 
   );
 }
 
-export async function getWebhookSource(ctx: AppContext, workspaceId: string, id: string) {
+export async function getWebhookSource(ctx: WebhookSourcesDeps, workspaceId: string, id: string) {
   const row = await findWebhookSource(ctx.db, workspaceId, id);
   if (!row) throw notFound(id);
   return toWebhookSource(row, ctx.clock.now());
@@ -74,7 +74,7 @@ function changesOf(current: WebhookSourceRow, patch: WebhookSourcePatch): Record
 }
 
 /** Changes slug, name or enabled; an unchanged body changes nothing and logs nothing. */
-export async function patchWebhookSource(ctx: AppContext, workspaceId: string, actorId: string, id: string, patch: WebhookSourcePatch) {
+export async function patchWebhookSource(ctx: WebhookSourcesDeps, workspaceId: string, actorId: string, id: string, patch: WebhookSourcePatch) {
   return uniqueViolationAs(
     ctx.seam,
     () =>
@@ -104,7 +104,7 @@ export async function patchWebhookSource(ctx: AppContext, workspaceId: string, a
  * inside that window retires the oldest secret at once (only two secrets verify at any time).
  * The audit entry records the rotation, never a secret.
  */
-export async function rotateWebhookSourceSecret(ctx: AppContext, workspaceId: string, actorId: string, id: string) {
+export async function rotateWebhookSourceSecret(ctx: WebhookSourcesDeps, workspaceId: string, actorId: string, id: string) {
   const secret = newWebhookSecret();
   return ctx.db.transaction().execute(async (trx) => {
     const current = await lockWebhookSource(trx, ctx.seam, workspaceId, id);

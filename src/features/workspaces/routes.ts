@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { LRUCache } from 'lru-cache';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
 import { routeOptionsFor } from '../../http/route-options.js';
+import type { WorkspacesDeps } from './index.js';
 import { WorkspaceSchema } from './schemas.js';
 import { findWorkspace, toWorkspace } from './store.js';
 
 const route = routeOptionsFor('workspaces');
 
-export function workspaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function workspaceRoutes(ctx: WorkspacesDeps): FastifyPluginAsyncTypebox {
   // A workspace never changes once created (nothing renames or deletes one), so each is read
   // from the database once per process: an SDK's or the admin UI's frequent "who am I" costs no
   // query. Bounded, for a deployment hosting very many tenants.

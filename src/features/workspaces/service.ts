@@ -1,12 +1,13 @@
-import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { newId } from '../../lib/ids.js';
 import { randomBase62 } from '../../lib/secrets.js';
 import { addApiKey } from '../api-keys/service.js';
-import { recordAudit } from '../audit/store.js';
+import { recordAudit } from '../audit/recorder.js';
 import { addEnvironment } from '../environments/service.js';
+import type { WorkspacesDeps } from './index.js';
 import { insertWorkspace, slugTaken, toWorkspace } from './store.js';
+import { newWebhookSecret } from './webhook-secret.js';
 
 export const DEFAULT_ENVIRONMENT = { name: 'Production', slug: 'production' };
 
@@ -27,15 +28,11 @@ async function freeSlug(executor: Executor, name: string): Promise<string> {
   return `${base}-${randomBase62(4).slice(0, 6).toLowerCase()}`;
 }
 
-export function newWebhookSecret(): string {
-  return `whsec_${randomBase62(32)}`;
-}
-
 /**
  * The bootstrap: a workspace with its production environment, a first server key and the
  * webhook secret, created and audited in one transaction. Secrets are returned once.
  */
-export async function createWorkspace(ctx: AppContext, name: string) {
+export async function createWorkspace(ctx: WorkspacesDeps, name: string) {
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > 100) throw new Error('the workspace name must be 1 to 100 characters');
   const webhookSecret = newWebhookSecret();

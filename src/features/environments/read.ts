@@ -1,0 +1,1 @@
+export { findEnvironment } from './store.js';

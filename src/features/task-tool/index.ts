@@ -1,0 +1,21 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { MIRROR_TASK_STATUS_JOB } from './callback.js';
+import { runMirrorTaskStatusJob } from './mirror-job.js';
+import { taskToolRoutes } from './routes.js';
+
+/** A verified callback is queued (enqueue) and mirrored onto its lead by a job (jobs). */
+export type TaskToolDeps = Pick<AppContext, 'db' | 'seam' | 'clock' | 'secrets' | 'logger' | 'enqueue' | 'jobs'>;
+
+export interface TaskToolSlice {
+  routes: FastifyPluginAsyncTypebox;
+  /** Registers the job that mirrors a callback onto its lead (jobs/handlers.ts). */
+  registerJobs(): void;
+}
+
+export function createTaskTool(deps: TaskToolDeps): TaskToolSlice {
+  return {
+    routes: taskToolRoutes(deps),
+    registerJobs: () => deps.jobs.register(MIRROR_TASK_STATUS_JOB, (payload, context) => runMirrorTaskStatusJob(deps, payload, context)),
+  };
+}
