@@ -37,6 +37,9 @@ interface Round {
 
 const bareRatio = (round: Round) => round.result.requestsPerSecond / round.bare.requestsPerSecond;
 
+const cpuRatio = (round: Round) =>
+  round.result.cpuMicrosPerRequest !== null && round.bare.cpuMicrosPerRequest ? round.result.cpuMicrosPerRequest / round.bare.cpuMicrosPerRequest : null;
+
 /** The round with the median ratio to the bare route (rounds alternate, so a slow spell of the shared machine hits all three). */
 function medianRound(rounds: Round[]): Round {
   return [...rounds].sort((a, b) => bareRatio(a) - bareRatio(b))[Math.floor(rounds.length / 2)] as Round;
@@ -47,12 +50,16 @@ async function measure(servers: { verdict: BenchServer; bare: BareServer }, scen
   const rounds: Round[] = [];
   for (let round = 0; round < roundCount; round += 1) {
     rounds.push({
-      bare: await load(servers.bare.url, bareRequest(spec), loadOptions),
-      noop: await load(servers.verdict.url, NOOP, loadOptions),
-      result: await load(servers.verdict.url, spec, loadOptions),
+      bare: await load(servers.bare.url, bareRequest(spec), { ...loadOptions, serverPid: servers.bare.pid }),
+      noop: await load(servers.verdict.url, NOOP, { ...loadOptions, serverPid: servers.verdict.pid }),
+      result: await load(servers.verdict.url, spec, { ...loadOptions, serverPid: servers.verdict.pid }),
     });
   }
-  if (rounds.length > 1) console.log(`ratios to bare Fastify of ${rounds.length} rounds: ${rounds.map((r) => bareRatio(r).toFixed(2)).join(', ')} (median round below)`);
+  if (rounds.length > 1) {
+    console.log(`ratios to bare Fastify of ${rounds.length} rounds: ${rounds.map((r) => bareRatio(r).toFixed(2)).join(', ')} (median round below)`);
+    const cpuRatios = rounds.map(cpuRatio).filter((ratio): ratio is number => ratio !== null);
+    if (cpuRatios.length > 0) console.log(`CPU per request as a ratio to bare Fastify's: ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}`);
+  }
   const median = medianRound(rounds);
   console.log(formatRow(`bare Fastify ${spec.method ?? 'GET'}`, median.bare, {}));
   console.log(formatRow('no-op (Verdict stack)', median.noop, { bare: median.bare }));
@@ -86,7 +93,11 @@ async function run(names: string[], options: Options): Promise<void> {
     }
     console.log('summary (median round): throughput and p99 as a ratio to the bare Fastify route');
     for (const [name, round] of summary) {
-      console.log(`  ${name.padEnd(26)} ${bareRatio(round).toFixed(2)}x bare req/s   p99 ${round.result.p99.toFixed(2)} ms = ${(round.result.p99 / round.bare.p99).toFixed(2)}x bare p99`);
+      const cpu = cpuRatio(round);
+      console.log(
+        `  ${name.padEnd(26)} ${bareRatio(round).toFixed(2)}x bare req/s   p99 ${round.result.p99.toFixed(2)} ms = ${(round.result.p99 / round.bare.p99).toFixed(2)}x bare p99` +
+          (cpu === null ? '' : `   CPU/req ${cpu.toFixed(2)}x bare`),
+      );
     }
   } finally {
     await Promise.all([verdict.stop(), bare.stop()]);

@@ -7,6 +7,8 @@ import autocannon from 'autocannon';
 
 export interface BenchServer {
   url: string;
+  /** The server's process id: its CPU time (and its children's) is read around each measurement. */
+  pid: number;
   key: string;
   workspaceId: string;
   env: Record<string, string>;
@@ -52,6 +54,12 @@ export interface LoadResult {
    * between a response and its next request. Far above the mean, the generator is the bottleneck.
    */
   cycleMs: number;
+  /**
+   * CPU time the server's processes spent per completed request, in microseconds (Linux, from
+   * /proc), or null where it cannot be read. Unlike req/s it barely moves when other work shares
+   * the machine, so its ratio to the bare route is the steadier measure of the stack's cost.
+   */
+  cpuMicrosPerRequest: number | null;
   errors: number;
   non2xx: number;
 }
@@ -101,6 +109,7 @@ export async function startBenchServer(extraEnv: Record<string, string> = {}, no
   await waitForHealth(url, child);
   return {
     url,
+    pid: child.pid as number,
     key: bootstrap.api_key.key,
     workspaceId: bootstrap.workspace.id,
     env,
@@ -115,6 +124,7 @@ export async function startBenchServer(extraEnv: Record<string, string> = {}, no
 
 export interface BareServer {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -134,6 +144,7 @@ export async function startBareServer(): Promise<BareServer> {
   child.removeAllListeners('exit');
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -154,6 +165,27 @@ export function bareRequest(spec: RequestSpec): RequestSpec {
 export interface LoadOptions {
   connections: number;
   durationSeconds: number;
+  /** The server process whose CPU time (children included) is read before and after. */
+  serverPid?: number;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** utime + stime of a process and its descendants, in seconds; null without /proc. */
+export function processTreeCpuSeconds(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at ")": utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    let seconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      const children = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      for (const child of children ? children.split(' ') : []) seconds += processTreeCpuSeconds(Number(child)) ?? 0;
+    }
+    return seconds;
+  } catch {
+    return null;
+  }
 }
 
 /** Response times (ms) of 2xx responses, kept whole: autocannon's own histogram rounds to whole milliseconds. */
@@ -222,14 +254,18 @@ export async function load(url: string, spec: RequestSpec, options: LoadOptions)
         ],
   };
   if (spec.bodies) settings.setupClient = bodiesPerConnection(spec, spec.bodies, options.connections);
+  const cpuBefore = options.serverPid === undefined ? null : processTreeCpuSeconds(options.serverPid);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(settings, (error, finished) => (error ? reject(error as Error) : resolve(finished)));
     instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
       if (statusCode >= 200 && statusCode < 300) samples.add(responseTimeMs);
     });
   });
+  const cpuAfter = options.serverPid === undefined ? null : processTreeCpuSeconds(options.serverPid);
   const [p50 = 0, p99 = 0] = samples.percentiles(50, 99);
+  const completed = result.requests.total;
   return {
+    cpuMicrosPerRequest: cpuBefore !== null && cpuAfter !== null && completed > 0 ? ((cpuAfter - cpuBefore) * 1e6) / completed : null,
     requestsPerSecond: result.requests.average,
     p50,
     p99,
@@ -256,6 +292,9 @@ function ratios(result: LoadResult, baselines: Baselines): string {
     );
   }
   if (baselines.noop) parts.push(`${(result.requestsPerSecond / baselines.noop.requestsPerSecond).toFixed(2)}x no-op`);
+  const cpu = result.cpuMicrosPerRequest;
+  const bareCpu = baselines.bare?.cpuMicrosPerRequest;
+  if (cpu !== null && bareCpu) parts.push(`CPU/req ${(cpu / bareCpu).toFixed(2)}x bare`);
   return parts.length > 0 ? `  ratio ${parts.join(', ')}` : '';
 }
 
@@ -263,7 +302,8 @@ export function formatRow(name: string, result: LoadResult, baselines: Baselines
   const items = itemsPerRequest > 1 ? `  items/s ${Math.round(result.requestsPerSecond * itemsPerRequest)}` : '';
   return (
     `${name.padEnd(28)} req/s ${result.requestsPerSecond.toFixed(0).padStart(7)}  p50 ${result.p50.toFixed(2).padStart(7)} ms  ` +
-    `p99 ${result.p99.toFixed(2).padStart(7)} ms  mean ${result.meanMs.toFixed(2).padStart(7)} ms  cycle ${result.cycleMs.toFixed(2).padStart(7)} ms${ratios(result, baselines)}${items}` +
+    `p99 ${result.p99.toFixed(2).padStart(7)} ms  mean ${result.meanMs.toFixed(2).padStart(7)} ms  cycle ${result.cycleMs.toFixed(2).padStart(7)} ms` +
+    `${result.cpuMicrosPerRequest === null ? '' : `  cpu ${result.cpuMicrosPerRequest.toFixed(1).padStart(6)} µs/req`}${ratios(result, baselines)}${items}` +
     (result.errors + result.non2xx > 0 ? `  (errors ${result.errors}, non-2xx ${result.non2xx})` : '')
   );
 }

@@ -36,17 +36,11 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator, 
     if (request.is404) return done();
     const scope = request.routeOptions.config.auth ?? 'server';
     if (scope === 'public') return done();
-    const admit = (principal: Principal): void => {
-      if (scope === 'server' && principal.kind !== 'server') {
-        throw problems.forbidden('this operation needs a server key; client keys may only assign, track events and log exposures');
-      }
-      request.principal = principal;
-    };
     const authorization = request.headers.authorization;
     let cached: Principal | undefined;
     try {
       cached = authorization === undefined ? undefined : authenticator.authenticateCached(authorization);
-      if (cached) admit(cached);
+      if (cached) admit(request, scope, cached);
     } catch (error) {
       return done(error as Error);
     }
@@ -55,9 +49,17 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator, 
     // explicit bearer key always decides, and API callers never depend on cookies.
     const fromSession = authorization === undefined && sessions ? sessions.authenticate(request) : Promise.resolve(null);
     fromSession
-      .then(async (principal) => admit(principal ?? (await authenticator.authenticate(authorization))))
+      .then(async (principal) => admit(request, scope, principal ?? (await authenticator.authenticate(authorization))))
       .then(() => done(), done);
   });
+}
+
+/** Sets the request's principal, or throws 403 for a client key on a server-key route. */
+function admit(request: FastifyRequest, scope: AuthScope, principal: Principal): void {
+  if (scope === 'server' && principal.kind !== 'server') {
+    throw problems.forbidden('this operation needs a server key; client keys may only assign, track events and log exposures');
+  }
+  request.principal = principal;
 }
 
 /** The authenticated caller; routes with a key scope always have one. */

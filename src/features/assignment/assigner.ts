@@ -54,12 +54,31 @@ export class Assigner {
 
   /** The running experiment a key may assign in; 404 otherwise (unknown, not running, other environment). */
   async runningExperiment(principal: Principal, key: string): Promise<ExperimentDefinition> {
-    const definition = await this.definitions.experiment(principal.workspaceId, key);
-    if (!definition || definition.status !== 'running') throw problems.notFound(`no running experiment with key "${key}"`);
-    if (principal.environmentId && definition.environmentId !== principal.environmentId) {
-      throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
-    }
-    return definition;
+    return runningIn(principal, key, await this.definitions.experiment(principal.workspaceId, key));
+  }
+
+  /**
+   * `assign`, answered without a promise when memory alone gives the answer (the definition and
+   * the unit's assignment cached, or a forced variant). Nearly every SDK call ends there, so the
+   * route calls this; anything else continues on the asynchronous path, counted once.
+   */
+  answer(principal: Principal, input: AssignInput): Assignment | Promise<Assignment> {
+    assertContextSize(input.context);
+    const cached = this.definitions.cachedExperiment(principal.workspaceId, input.experiment_key);
+    if (cached === undefined) return this.assign(principal, input);
+    const definition = runningIn(principal, input.experiment_key, cached);
+    return this.#fromMemory(definition, input) ?? this.assignIn(definition, input, principal.keyId);
+  }
+
+  /** A forced variant, or the cached assignment of a unit of an experiment without an audience. */
+  #fromMemory(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>): Assignment | undefined {
+    const forced = definition.overrides.get(input.unit_id);
+    if (forced !== undefined) return { experiment_key: definition.key, unit_id: input.unit_id, variant: forced, reason: 'forced' };
+    if (definition.audience !== null) return undefined;
+    const known = this.#sticky.get(stickyKey(definition.id, input.unit_id));
+    if (!known) return undefined;
+    this.#stickyStats.hit();
+    return present(definition.key, input.unit_id, known);
   }
 
   async assign(principal: Principal, input: AssignInput): Promise<Assignment> {
@@ -77,12 +96,12 @@ export class Assigner {
     // existing one anyway (a lost insert reads the winner), so a cache miss skips the extra read.
     // With one, the stored assignment must be found first: it wins over today's audience.
     const known = definition.audience === null ? this.#cached(definition.id, input.unit_id) : await this.#stored(definition.id, input.unit_id);
-    if (known) return present(base, known);
+    if (known) return present(definition.key, input.unit_id, known);
     if (!(await this.#inAudience(definition, input.context))) return { ...base, variant: null, reason: 'audience_excluded' };
     // Only this miss path reads the dimensions: a sticky hit stays as cheap as before.
     const first = { logExposure: input.log_exposure !== false, dimensionValues: dimensionValuesOf(definition.dimensions, input.context), sourceKeyId };
     const stored = await this.#storeFirst(definition, input.unit_id, first);
-    return present(base, stored);
+    return present(definition.key, input.unit_id, stored);
   }
 
   #cached(experimentId: string, unitId: string): StickyResult | undefined {
@@ -210,10 +229,19 @@ function stickyKey(experimentId: string, unitId: string): string {
   return `${experimentId}\u0000${unitId}`;
 }
 
-function present(base: { experiment_key: string; unit_id: string }, stored: StickyResult): Assignment {
+/** The 404 unless the definition is running in the key's environment. */
+function runningIn(principal: Principal, key: string, definition: ExperimentDefinition | null): ExperimentDefinition {
+  if (!definition || definition.status !== 'running') throw problems.notFound(`no running experiment with key "${key}"`);
+  if (principal.environmentId && definition.environmentId !== principal.environmentId) {
+    throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
+  }
+  return definition;
+}
+
+function present(experimentKey: string, unitId: string, stored: StickyResult): Assignment {
   // Cached results are answered many times; format the timestamp once.
   if (stored.exposureIso === undefined) stored.exposureIso = toIsoOrNull(stored.exposure_logged_at);
-  return { ...base, variant: stored.variant_key, reason: stored.reason, assignment_id: stored.id, exposure_logged_at: stored.exposureIso };
+  return { experiment_key: experimentKey, unit_id: unitId, variant: stored.variant_key, reason: stored.reason, assignment_id: stored.id, exposure_logged_at: stored.exposureIso };
 }
 
 export function assertContextSize(context: Record<string, unknown> | undefined): void {

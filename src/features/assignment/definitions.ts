@@ -52,6 +52,17 @@ export class DefinitionCache {
     });
   }
 
+  /**
+   * The cached definition (null: cached as unknown), or undefined when it must be loaded. Counts
+   * a hit only, so a caller that falls back to `experiment()` is counted once, as a miss there.
+   */
+  cachedExperiment(workspaceId: string, key: string): ExperimentDefinition | null | undefined {
+    const hit = this.#experiments.get(cacheKey(workspaceId, key));
+    if (!hit) return undefined;
+    this.#experimentStats.hit();
+    return hit.value === MISSING ? null : hit.value;
+  }
+
   async experiment(workspaceId: string, key: string): Promise<ExperimentDefinition | null> {
     const id = cacheKey(workspaceId, key);
     const hit = this.#experiments.get(id);

@@ -46,7 +46,8 @@ function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         body: AssignInput,
         response: { 200: AssignmentSchema, 404: notRunning },
       }),
-      async (request) => assigner.assign(principalOf(request), request.body),
+      // Not async: a cached answer is sent without a promise (Assigner.answer).
+      (request) => assigner.answer(principalOf(request), request.body),
     );
 
     app.post(

@@ -14,6 +14,13 @@ export function workspaceRoutes(ctx: WorkspacesDeps): FastifyPluginAsyncTypebox 
   // from the database once per process: an SDK's or the admin UI's frequent "who am I" costs no
   // query. Bounded, for a deployment hosting very many tenants.
   const workspaces = new LRUCache<string, ReturnType<typeof toWorkspace>>({ max: 10_000 });
+  async function loadWorkspace(workspaceId: string) {
+    const row = await findWorkspace(ctx.db, workspaceId);
+    if (!row) throw problems.notFound('the workspace of this key no longer exists');
+    const workspace = toWorkspace(row);
+    workspaces.set(workspaceId, workspace);
+    return workspace;
+  }
   return async (app) => {
     app.get(
       '/v1/workspaces/current',
@@ -21,15 +28,10 @@ export function workspaceRoutes(ctx: WorkspacesDeps): FastifyPluginAsyncTypebox 
         description: 'The workspace of the calling key.',
         response: { 200: WorkspaceSchema },
       }),
-      async (request) => {
+      // Not async: a cached workspace is sent without a promise.
+      (request) => {
         const { workspaceId } = principalOf(request);
-        const cached = workspaces.get(workspaceId);
-        if (cached) return cached;
-        const row = await findWorkspace(ctx.db, workspaceId);
-        if (!row) throw problems.notFound('the workspace of this key no longer exists');
-        const workspace = toWorkspace(row);
-        workspaces.set(workspaceId, workspace);
-        return workspace;
+        return workspaces.get(workspaceId) ?? loadWorkspace(workspaceId);
       },
     );
   };
