@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { analysisRoutes } from '../features/analysis/routes.js';
 import { apiKeyRoutes } from '../features/api-keys/routes.js';
 import { assignmentRoutes } from '../features/assignment/routes.js';
+import { UNIT_ID_MAX_PARAM_LENGTH } from '../features/assignment/unit-id.js';
 import { experimentRoutes } from '../features/experiments/routes.js';
 import { mutexGroupRoutes } from '../features/mutex-groups/routes.js';
 import { ofrepRoutes } from '../features/ofrep/routes.js';
@@ -50,8 +51,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // One access line per request (access-log.ts) instead of Fastify's two.
     logController: new AccessLogController(),
     return503OnClosing: true,
-    // Checked on the decoded parameter: a unit id of 256 characters is at most 512 UTF-16 units.
-    routerOptions: { maxParamLength: 1024 },
+    // Path parameters are bounded by the unit id rule (unit-id.ts), the longest one a route takes.
+    routerOptions: { maxParamLength: UNIT_ID_MAX_PARAM_LENGTH },
     // Refusals by the router and by Node's HTTP parser are problems too.
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,

@@ -1,6 +1,6 @@
 /** The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build. */
 import type { AppContext } from '../../context.js';
-import type { ExperimentRow } from '../experiments/store.js';
+import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/store.js';
 import type { MetricSpec, VariantTotals } from './aggregate-store.js';

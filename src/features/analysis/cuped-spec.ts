@@ -7,7 +7,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Experiment } from '../experiments/schemas.js';
-import type { ExperimentRow } from '../experiments/store.js';
+import type { ExperimentRow } from '../experiments/read.js';
 import type { ResolvedSpec } from './metric-totals.js';
 import { percentileCap } from './percentile-cap.js';
 

@@ -6,7 +6,7 @@
  * percentile-cap.ts).
  */
 import type { AppContext } from '../../context.js';
-import type { ExperimentRow } from '../experiments/store.js';
+import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import { parsePropertyPath } from '../metrics/property-path.js';
 import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/store.js';

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import type { AnalysisSnapshotsTable } from '../../db/tables/analysis.js';
 import { paginate, type Page } from '../../http/pagination.js';
 import { toIso } from '../../lib/time.js';
-import type { ExperimentRow } from '../experiments/store.js';
+import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisSnapshot, VariantPosterior } from './schemas.js';
 
 export type SnapshotRow = Selectable<AnalysisSnapshotsTable>;

@@ -55,17 +55,36 @@ export class Assigner {
   /** The running experiment a key may assign in; 404 otherwise (unknown, not running, other environment). */
   async runningExperiment(principal: Principal, key: string): Promise<ExperimentDefinition> {
     const definition = await this.definitions.experiment(principal.workspaceId, key);
-    if (!definition || definition.status !== 'running') throw problems.notFound(`no running experiment with key "${key}"`);
-    if (principal.environmentId && definition.environmentId !== principal.environmentId) {
-      throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
-    }
-    return definition;
+    const refused = refusal(definition, principal);
+    if (refused === 'not_running') throw problems.notFound(`no running experiment with key "${key}"`);
+    if (refused === 'other_environment') throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
+    return definition as ExperimentDefinition;
   }
 
   async assign(principal: Principal, input: AssignInput): Promise<Assignment> {
     assertContextSize(input.context);
     const definition = await this.runningExperiment(principal, input.experiment_key);
     return this.assignIn(definition, input, principal.keyId);
+  }
+
+  /**
+   * Assigns the unit in each of `keys` the key may assign in (batch assign, OFREP), one after the
+   * other in the given order; the other keys are listed in `notFound`, in order too.
+   */
+  async assignMany(principal: Principal, keys: readonly string[], input: Omit<AssignInput, 'experiment_key'>): Promise<AssignedMany> {
+    assertContextSize(input.context);
+    const assigned: AssignedMany['assigned'] = [];
+    const notFound: string[] = [];
+    for (const key of keys) {
+      const definition = await this.definitions.experiment(principal.workspaceId, key);
+      if (refusal(definition, principal) !== null) {
+        notFound.push(key);
+        continue;
+      }
+      const usable = definition as ExperimentDefinition;
+      assigned.push({ key, definition: usable, assignment: await this.assignIn(usable, input, principal.keyId) });
+    }
+    return { assigned, notFound };
   }
 
   /** `sourceKeyId`: the API key asking, recorded with the exposure a first assignment logs. */
@@ -199,6 +218,21 @@ export class Assigner {
     });
     this.#sticky.delete(stickyKey(definition.id, input.unit_id));
   }
+}
+
+export interface AssignedMany {
+  assigned: Array<{ key: string; definition: ExperimentDefinition; assignment: Assignment }>;
+  notFound: string[];
+}
+
+/**
+ * The one rule for which experiments a key may assign in: running ones, and when the key is
+ * bound to an environment, only that environment's. Null when it may.
+ */
+function refusal(definition: ExperimentDefinition | null, principal: Principal): 'not_running' | 'other_environment' | null {
+  if (!definition || definition.status !== 'running') return 'not_running';
+  if (principal.environmentId && definition.environmentId !== principal.environmentId) return 'other_environment';
+  return null;
 }
 
 function compareFirst(a: FirstAssignment, b: FirstAssignment): number {

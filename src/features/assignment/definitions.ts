@@ -2,8 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import type { CacheStats } from '../../observability/metrics.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
-import { findExperimentByKey } from '../experiments/store.js';
-import type { Variant } from '../experiments/schemas.js';
+import { findExperimentByKey, parseDimensions, parseVariants, type Variant } from '../experiments/read.js';
 import { loadSegmentRules } from '../segments/store.js';
 import { collectSegmentKeys, type AudienceExpression } from './audience.js';
 import { loadOverrides } from './store.js';
@@ -87,11 +86,11 @@ export class DefinitionCache {
       environmentId: row.environment_id,
       key: row.key,
       status: row.status,
-      variants: JSON.parse(row.variants) as Variant[],
+      variants: parseVariants(row.variants),
       audience,
       usesSegments: collectSegmentKeys(audience).length > 0,
       mutexGroupId: row.mutex_group_id,
-      dimensions: JSON.parse(row.dimensions) as string[],
+      dimensions: parseDimensions(row.dimensions),
       overrides: row.status === 'archived' ? new Map() : await loadOverrides(this.#ctx.db, row.id),
     };
   }

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
-import { assertContextSize, assignerFor } from './assigner.js';
+import { assignerFor } from './assigner.js';
 import {
   AssignBatchInput,
   AssignBatchResult,
@@ -53,19 +53,9 @@ function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/v1/assign/batch',
       route('assignBatch', { body: AssignBatchInput, response: { 200: AssignBatchResult } }),
       async (request) => {
-        const principal = principalOf(request);
-        assertContextSize(request.body.context);
+        const { assigned, notFound } = await assigner.assignMany(principalOf(request), request.body.experiments, request.body);
         const assignments: Record<string, Assignment> = {};
-        const notFound: string[] = [];
-        for (const key of request.body.experiments) {
-          const definition = await assigner.definitions.experiment(principal.workspaceId, key);
-          const usable = definition?.status === 'running' && (!principal.environmentId || definition.environmentId === principal.environmentId);
-          if (!definition || !usable) {
-            notFound.push(key);
-            continue;
-          }
-          assignments[key] = await assigner.assignIn(definition, request.body, principal.keyId);
-        }
+        for (const { key, assignment } of assigned) assignments[key] = assignment;
         return { assignments, not_found: notFound };
       },
     );

@@ -2,8 +2,7 @@ import type { AppContext } from '../../context.js';
 import { problems } from '../../http/problems.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { recordAudit } from '../audit/store.js';
-import { findExperimentByIdOrKey, lockExperiment } from '../experiments/store.js';
-import type { Variant } from '../experiments/schemas.js';
+import { findExperimentByIdOrKey, lockExperiment, parseVariants } from '../experiments/read.js';
 import type { Assignment } from './schemas.js';
 import { deleteAssignmentAndSupersede, deleteOverride, listUnitAssignments, upsertOverride } from './store.js';
 
@@ -55,7 +54,7 @@ export async function setOverride(ctx: AppContext, actor: Actor, experimentId: s
     const experiment = await lockExperiment(trx, ctx.seam, actor.workspaceId, experimentId);
     if (!experiment) throw problems.notFound(`no experiment with id ${experimentId}`);
     if (experiment.status === 'archived') throw problems.conflict('an archived experiment takes no overrides');
-    const variants = JSON.parse(experiment.variants) as Variant[];
+    const variants = parseVariants(experiment.variants);
     if (!variants.some((v) => v.key === variant)) {
       throw problems.validation([{ pointer: '/variant', message: `must be one of ${variants.map((v) => `"${v.key}"`).join(', ')}` }]);
     }

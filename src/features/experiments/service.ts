@@ -7,7 +7,8 @@ import { recordAudit } from '../audit/store.js';
 import { referenceErrors } from './references.js';
 import { assertPatchAllowed, audienceErrors, changedFields, dimensionErrors, normalizeVariants, normalizeVarianceReduction, variantErrors, withDefaults } from './rules.js';
 import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput } from './schemas.js';
-import { findExperiment, insertExperiment, lockExperiment, toExperiment, updateExperiment, type ExperimentRow } from './store.js';
+import { findExperiment, lockExperiment, toExperiment, type ExperimentRow } from './read.js';
+import { insertExperiment, updateExperiment } from './store.js';
 
 interface Actor {
   workspaceId: string;

@@ -60,11 +60,10 @@ function toEvaluation(definition: ExperimentDefinition, assignment: Assignment) 
   return { key: definition.key, value: assignment.variant, variant: assignment.variant, reason, metadata };
 }
 
-async function evaluateOne(assigner: Assigner, principal: Principal, key: string, unitId: string, attributes: Record<string, unknown>) {
-  const definition = await assigner.definitions.experiment(principal.workspaceId, key);
-  const usable = definition?.status === 'running' && (!principal.environmentId || definition.environmentId === principal.environmentId);
-  if (!definition || !usable) return null;
-  return toEvaluation(definition, await assigner.assignIn(definition, { unit_id: unitId, context: attributes }, principal.keyId));
+/** The evaluations of the flags the key may assign in, in the given order; the others are left out. */
+async function evaluate(assigner: Assigner, principal: Principal, keys: readonly string[], unitId: string, attributes: Record<string, unknown>) {
+  const { assigned } = await assigner.assignMany(principal, keys, { unit_id: unitId, context: attributes });
+  return assigned.map(({ definition, assignment }) => toEvaluation(definition, assignment));
 }
 
 export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -81,7 +80,7 @@ export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { key } = request.params;
         const read = readContext(request.body);
         if ('status' in read) return reply.code(400).send({ key, ...read.body });
-        const evaluation = await evaluateOne(assigner, principalOf(request), key, read.unitId, read.attributes);
+        const [evaluation] = await evaluate(assigner, principalOf(request), [key], read.unitId, read.attributes);
         if (!evaluation) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `no running experiment with key "${key}"` });
         return evaluation;
       },
@@ -99,12 +98,7 @@ export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         if ('status' in read) return reply.code(400).send(read.body);
         const principal = principalOf(request);
         const keys = await listRunningExperiments(ctx.db, principal.workspaceId, principal.environmentId);
-        const flags = [];
-        for (const key of keys) {
-          const evaluation = await evaluateOne(assigner, principal, key, read.unitId, read.attributes);
-          if (evaluation) flags.push(evaluation);
-        }
-        return { flags };
+        return { flags: await evaluate(assigner, principal, keys, read.unitId, read.attributes) };
       },
     );
   };

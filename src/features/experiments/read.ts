@@ -1,0 +1,83 @@
+/**
+ * The experiments slice's read model: what other slices (assignment, OFREP, analysis) may know
+ * of an experiment, and the one mapping from a stored row to the domain (its variants, decision
+ * rule and the rest parsed from their JSON columns). Other slices import this file, never
+ * store.ts.
+ */
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { DialectSeam } from '../../db/dialect.js';
+import type { ExperimentsTable } from '../../db/tables/experiments.js';
+import { ULID_PATTERN } from '../../lib/ids.js';
+import { toIso, toIsoOrNull } from '../../lib/time.js';
+import { withDefaults } from './rules.js';
+import type { DecisionRule, Experiment, Variant, VarianceReduction } from './schemas.js';
+import { experimentWarnings } from './warnings.js';
+
+export type ExperimentRow = Selectable<ExperimentsTable>;
+export type { DecisionRule, Experiment, Variant } from './schemas.js';
+
+/** The stored variants, in their stored order (part of the bucketing rule). */
+export function parseVariants(stored: string): Variant[] {
+  return JSON.parse(stored) as Variant[];
+}
+
+/** The stored decision rule, with the defaults filled in for any field it lacks. */
+export function parseDecisionRule(stored: string): DecisionRule {
+  return withDefaults(JSON.parse(stored) as Partial<DecisionRule>);
+}
+
+/** The stored dimension names (attributes whose values a first assignment keeps). */
+export function parseDimensions(stored: string): string[] {
+  return JSON.parse(stored) as string[];
+}
+
+export function toExperiment(row: ExperimentRow): Experiment {
+  const variants = parseVariants(row.variants);
+  const decisionRule = parseDecisionRule(row.decision_rule);
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    environment_id: row.environment_id,
+    key: row.key,
+    name: row.name,
+    hypothesis: row.hypothesis,
+    unit_type: row.unit_type as Experiment['unit_type'],
+    status: row.status,
+    variants,
+    audience: row.audience === null ? null : (JSON.parse(row.audience) as Record<string, unknown>),
+    decision_rule: decisionRule,
+    primary_metric_id: row.primary_metric_id,
+    guardrail_metric_ids: JSON.parse(row.guardrail_metric_ids) as string[],
+    mutex_group_id: row.mutex_group_id,
+    variance_reduction: row.variance_reduction === null ? null : (JSON.parse(row.variance_reduction) as VarianceReduction),
+    dimensions: parseDimensions(row.dimensions),
+    weights_changed_since_start: row.weights_changed === 1,
+    started_at: toIsoOrNull(row.started_at),
+    stopped_at: toIsoOrNull(row.stopped_at),
+    stop_reason: row.stop_reason as Experiment['stop_reason'],
+    outcome_notes: row.outcome_notes,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+    warnings: experimentWarnings(decisionRule, variants),
+  };
+}
+
+export async function findExperiment(executor: Executor, workspaceId: string, id: string): Promise<ExperimentRow | undefined> {
+  return executor.selectFrom('experiments').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findExperimentByKey(executor: Executor, workspaceId: string, key: string): Promise<ExperimentRow | undefined> {
+  return executor.selectFrom('experiments').selectAll().where('workspace_id', '=', workspaceId).where('key', '=', key).executeTakeFirst();
+}
+
+/** An experiment named by id or by key: a ULID never matches the key pattern, so there is no ambiguity. */
+export async function findExperimentByIdOrKey(executor: Executor, workspaceId: string, idOrKey: string) {
+  return ULID_PATTERN.test(idOrKey) ? findExperiment(executor, workspaceId, idOrKey) : findExperimentByKey(executor, workspaceId, idOrKey);
+}
+
+/** Reads the row and holds it until the transaction ends, so lifecycle changes do not interleave. */
+export async function lockExperiment(executor: Executor, seam: DialectSeam, workspaceId: string, id: string): Promise<ExperimentRow | undefined> {
+  const query = executor.selectFrom('experiments').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id);
+  return seam.forUpdate(query).executeTakeFirst();
+}
