@@ -9,6 +9,7 @@ import { findExperiment, toExperiment, type Experiment, type ExperimentRow } fro
 import { countLateEvents } from './aggregate-store.js';
 import { buildSnapshot, type PreviousEvidence } from './build.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
+import { analysisSettingsOf } from './dialect-settings.js';
 import { computeBreakdowns } from './breakdowns-pass.js';
 import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
@@ -29,7 +30,7 @@ export interface ComputeOptions {
   trigger: SnapshotTrigger;
   /** Set when a person or key asked for the snapshot: it is then audit-logged with the insert. */
   audit?: { actorId: string | null; via: string } | undefined;
-  /** Units per aggregation statement (default: the database's, DialectSeam.analysisChunkUnits); tests vary it. */
+  /** Units per aggregation statement (default: the database's, from dialect-settings.ts); tests vary it. */
   chunkUnits?: number | null;
   /** False skips the breakdowns pass (the benchmark's baseline); snapshots then carry none. */
   breakdowns?: boolean;
@@ -101,7 +102,7 @@ export async function computeSnapshot(ctx: AppContext, row: ExperimentRow, optio
   const experiment = toExperiment(row);
   const started = performance.now();
   const computedAt = ctx.clock.now();
-  const chunkUnits = options.chunkUnits === undefined ? ctx.seam.analysisChunkUnits : options.chunkUnits;
+  const chunkUnits = options.chunkUnits === undefined ? analysisSettingsOf(ctx.seam).chunkUnits : options.chunkUnits;
   const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, chunkUnits, options.breakdowns !== false);
   const snapshot: SnapshotRow = {
     id: newId(),
