@@ -2,7 +2,7 @@
 import type { AppContext } from '../../context.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
-import type { MetricRow } from '../metrics/store.js';
+import type { MetricRow } from '../metrics/read.js';
 import type { MetricSpec, VariantTotals } from './aggregate-store.js';
 import { analysedVariants } from './build.js';
 import { buildBreakdowns } from './breakdowns.js';

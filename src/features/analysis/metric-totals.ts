@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import { parsePropertyPath } from '../metrics/property-path.js';
-import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/store.js';
+import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/read.js';
 import { aggregateByVariant, type MetricSpec, type VariantTotals } from './aggregate-store.js';
 import { percentileCap, resolveFromTopValues, topLimit } from './percentile-cap.js';
 

@@ -5,7 +5,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/store.js';
-import { findExperiment, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
+import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import { countLateEvents } from './aggregate-store.js';
 import { buildSnapshot, type PreviousEvidence } from './build.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
@@ -17,7 +17,6 @@ import {
   COMPUTED_ACTION,
   PEEK_ACTION,
   countPeeks,
-  findExperimentById,
   findLatestSnapshot,
   insertSnapshot,
   listSnapshots,

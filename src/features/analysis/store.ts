@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.js';
 import type { AnalysisSnapshotsTable } from '../../db/tables/analysis.js';
 import { paginate, type Page } from '../../http/pagination.js';
 import { toIso } from '../../lib/time.js';
+import { countAuditEntries } from '../audit/read.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisSnapshot, VariantPosterior } from './schemas.js';
 
@@ -83,21 +84,7 @@ export async function listSnapshots(executor: Executor, workspaceId: string, exp
 
 /** Peeks (results opened through the admin UI) logged for the experiment up to `upTo`. */
 export async function countPeeks(executor: Executor, workspaceId: string, experimentId: string, upTo: number): Promise<number> {
-  const row = await executor
-    .selectFrom('audit_entries')
-    .select((eb) => eb.fn.countAll<number>().as('peeks'))
-    .where('workspace_id', '=', workspaceId)
-    .where('target_type', '=', 'experiment')
-    .where('target_id', '=', experimentId)
-    .where('action', '=', PEEK_ACTION)
-    .where('created_at', '<=', upTo)
-    .executeTakeFirst();
-  return Number(row?.peeks ?? 0);
-}
-
-/** An experiment by id alone: for the background job and the CLI, which act for no workspace. */
-export async function findExperimentById(executor: Executor, id: string): Promise<ExperimentRow | undefined> {
-  return executor.selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
+  return countAuditEntries(executor, { workspaceId, targetType: 'experiment', targetId: experimentId, action: PEEK_ACTION, upTo });
 }
 
 export interface AnalysisCandidate {

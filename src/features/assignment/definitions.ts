@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { CacheStats } from '../../observability/metrics.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
 import { findExperimentByKey, parseDimensions, parseVariants, type Variant } from '../experiments/read.js';
-import { loadSegmentRules } from '../segments/store.js';
+import { loadSegmentRules } from '../segments/read.js';
 import { collectSegmentKeys, type AudienceExpression } from './audience.js';
 import { loadOverrides } from './store.js';
 

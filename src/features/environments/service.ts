@@ -6,7 +6,8 @@ import { newId } from '../../lib/ids.js';
 import { UNBOUND_ENVIRONMENT } from '../api-keys/key-format.js';
 import { recordAudit } from '../audit/store.js';
 import type { EnvironmentInput } from './schemas.js';
-import { insertEnvironment, toEnvironment, type EnvironmentRow } from './store.js';
+import type { EnvironmentRow } from './read.js';
+import { insertEnvironment, toEnvironment } from './store.js';
 
 /** Inserts and audits one environment inside the caller's transaction. */
 export async function addEnvironment(executor: Executor, workspaceId: string, input: EnvironmentInput, actorId: string | null, now: number) {

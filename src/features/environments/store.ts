@@ -1,10 +1,7 @@
-import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { EnvironmentsTable } from '../../db/schema.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
 import { toIso } from '../../lib/time.js';
-
-export type EnvironmentRow = Selectable<EnvironmentsTable>;
+import type { EnvironmentRow } from './read.js';
 
 export function toEnvironment(row: EnvironmentRow) {
   return { id: row.id, workspace_id: row.workspace_id, name: row.name, slug: row.slug, created_at: toIso(row.created_at) };
@@ -14,11 +11,11 @@ export async function insertEnvironment(executor: Executor, row: EnvironmentRow)
   await executor.insertInto('environments').values(row).execute();
 }
 
-export async function findEnvironment(executor: Executor, workspaceId: string, id: string): Promise<EnvironmentRow | undefined> {
-  return executor.selectFrom('environments').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-}
-
 export async function listEnvironments(executor: Executor, workspaceId: string, page: PageParams) {
   const query = executor.selectFrom('environments').selectAll().where('workspace_id', '=', workspaceId);
   return paginate(query, 'id', page, toEnvironment);
 }
+
+// Other slices read environments through read.ts; this re-export keeps the API keys slice's
+// import working until it moves there (issue #21).
+export { findEnvironment } from './read.js';

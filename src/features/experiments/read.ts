@@ -81,3 +81,46 @@ export async function lockExperiment(executor: Executor, seam: DialectSeam, work
   const query = executor.selectFrom('experiments').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id);
   return seam.forUpdate(query).executeTakeFirst();
 }
+
+/** An experiment by id alone: for the background job and the CLI, which act for no workspace. */
+export async function findExperimentById(executor: Executor, id: string): Promise<ExperimentRow | undefined> {
+  return executor.selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Keys of the running experiments a key can see (its environment's, or all when unbound), at
+ * most 500: the candidates OFREP evaluates, each then checked by the Assigner's one rule.
+ */
+export async function listRunningExperimentKeys(executor: Executor, workspaceId: string, environmentId: string | null): Promise<string[]> {
+  let query = executor.selectFrom('experiments').select('key').where('workspace_id', '=', workspaceId).where('status', '=', 'running');
+  if (environmentId) query = query.where('environment_id', '=', environmentId);
+  const rows = await query.orderBy('key').limit(500).execute();
+  return rows.map((row) => row.key);
+}
+
+/** Draft or running experiments that use the metric as primary or guardrail metric (what keeps it from being deleted). */
+export async function findExperimentsUsingMetric(executor: Executor, workspaceId: string, metricId: string): Promise<Array<{ id: string; key: string }>> {
+  const rows = await executor
+    .selectFrom('experiments')
+    .select(['id', 'key', 'primary_metric_id', 'guardrail_metric_ids'])
+    .where('workspace_id', '=', workspaceId)
+    .where('status', 'in', ['draft', 'running'])
+    // A cheap prefilter; the JSON array is checked exactly below.
+    .where((eb) => eb.or([eb('primary_metric_id', '=', metricId), eb('guardrail_metric_ids', 'like', `%${metricId}%`)]))
+    .orderBy('id')
+    .execute();
+  const uses = (row: (typeof rows)[number]) => row.primary_metric_id === metricId || (JSON.parse(row.guardrail_metric_ids) as string[]).includes(metricId);
+  return rows.filter(uses).map((row) => ({ id: row.id, key: row.key }));
+}
+
+/** The audiences (stored JSON text) of the workspace's non-archived experiments that have one, by id. */
+export async function listExperimentAudiences(executor: Executor, workspaceId: string): Promise<Array<{ id: string; key: string; audience: string | null }>> {
+  return executor
+    .selectFrom('experiments')
+    .select(['id', 'key', 'audience'])
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '!=', 'archived')
+    .where('audience', 'is not', null)
+    .orderBy('id')
+    .execute();
+}

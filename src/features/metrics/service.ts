@@ -5,7 +5,8 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/store.js';
 import { ratioComponentErrors, resolveMetricInput, type ResolvedMetric } from './rules.js';
 import type { MetricInput, MetricPatch } from './schemas.js';
-import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, updateMetric, type MetricReferrer, type MetricRow } from './store.js';
+import type { MetricRow } from './read.js';
+import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, updateMetric, type MetricReferrer } from './store.js';
 
 export { resolveMetricInput, type ResolvedMetric } from './rules.js';
 

@@ -6,7 +6,7 @@ import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { MutexGroupInput, MutexGroupList, MutexGroupListQuery, MutexGroupParams, MutexGroupSchema } from './schemas.js';
 import { createMutexGroup } from './service.js';
-import { findMutexGroup, listMutexGroups } from './store.js';
+import { findMutexGroup, listMutexGroups } from './read.js';
 
 const route = routeOptionsFor('mutex-groups');
 

@@ -8,7 +8,7 @@ import { assignerFor, type Assigner } from '../assignment/assigner.js';
 import type { ExperimentDefinition } from '../assignment/definitions.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment } from '../assignment/schemas.js';
 import { characterCount, UNIT_ID_MAX_CHARACTERS } from '../assignment/unit-id.js';
-import { listRunningExperiments } from './store.js';
+import { listRunningExperimentKeys } from '../experiments/read.js';
 
 const route = routeOptionsFor('ofrep', 'client');
 
@@ -97,7 +97,7 @@ export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const read = readContext(request.body);
         if ('status' in read) return reply.code(400).send(read.body);
         const principal = principalOf(request);
-        const keys = await listRunningExperiments(ctx.db, principal.workspaceId, principal.environmentId);
+        const keys = await listRunningExperimentKeys(ctx.db, principal.workspaceId, principal.environmentId);
         return { flags: await evaluate(assigner, principal, keys, read.unitId, read.attributes) };
       },
     );

@@ -12,15 +12,12 @@ import {
   findSegment,
   findSegmentReferrers,
   insertSegment,
-  loadSegmentRules,
-  lockSegmentsOf,
-  parseRule,
   segmentKeyTaken,
   toSegment,
   updateSegment,
   type SegmentReferrer,
-  type SegmentRow,
 } from './store.js';
+import { loadSegmentRules, lockSegmentsOf, parseRule, type SegmentRow } from './read.js';
 
 /** The rule as an audience tree, or a 422 whose pointers lead into the body (`/rule/...`). */
 function checkedRule(rule: unknown): AudienceExpression | null {
