@@ -1,24 +1,16 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { analysisRoutes } from '../features/analysis/routes.js';
 import { apiKeyRoutes } from '../features/api-keys/routes.js';
-import { assignmentRoutes } from '../features/assignment/routes.js';
 import { UNIT_ID_MAX_PARAM_LENGTH } from '../features/assignment/unit-id.js';
-import { experimentRoutes } from '../features/experiments/routes.js';
-import { mutexGroupRoutes } from '../features/mutex-groups/routes.js';
-import { ofrepRoutes } from '../features/ofrep/routes.js';
 import { auditRoutes } from '../features/audit/routes.js';
-import { environmentRoutes } from '../features/environments/routes.js';
-import { eventRoutes } from '../features/events/routes.js';
 import { healthRoutes } from '../features/health/routes.js';
+import { createSlices } from '../features/index.js';
 import { inboundRoutes } from '../features/inbound/routes.js';
 import { leadRoutes } from '../features/leads/routes.js';
 import { taskToolRoutes } from '../features/task-tool/routes.js';
 import { webhookSourceRoutes } from '../features/webhook-sources/routes.js';
-import { metricRoutes } from '../features/metrics/routes.js';
 import { renderRoutes } from '../features/renders/routes.js';
-import { segmentRoutes } from '../features/segments/routes.js';
 import { sessionAuthenticator } from '../features/sessions/authenticate.js';
 import { sessionRoutes } from '../features/sessions/routes.js';
 import { templateRoutes } from '../features/templates/routes.js';
@@ -36,8 +28,34 @@ import { validatorCompiler } from './validation.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** Each feature contributes one plugin; this list is the whole API. */
-const features = [healthRoutes, workspaceRoutes, environmentRoutes, apiKeyRoutes, auditRoutes, eventRoutes, metricRoutes, segmentRoutes, templateRoutes, renderRoutes, experimentRoutes, mutexGroupRoutes, assignmentRoutes, ofrepRoutes, webhookSourceRoutes, inboundRoutes, leadRoutes, taskToolRoutes, analysisRoutes, sessionRoutes, uiRoutes, metricsRoutes];
+/** Each feature contributes one plugin; this list, in this order (the OpenAPI document follows it), is the whole API. */
+function features(ctx: AppContext) {
+  const slices = createSlices(ctx);
+  return [
+    healthRoutes(ctx),
+    workspaceRoutes(ctx),
+    slices.environments.routes,
+    apiKeyRoutes(ctx),
+    auditRoutes(ctx),
+    slices.events.routes,
+    slices.metrics.routes,
+    slices.segments.routes,
+    templateRoutes(ctx),
+    renderRoutes(ctx),
+    slices.experiments.routes,
+    slices.mutexGroups.routes,
+    slices.assignment.routes,
+    slices.ofrep.routes,
+    webhookSourceRoutes(ctx),
+    inboundRoutes(ctx),
+    leadRoutes(ctx),
+    taskToolRoutes(ctx),
+    slices.analysis.routes,
+    sessionRoutes(ctx),
+    uiRoutes(ctx),
+    metricsRoutes(ctx),
+  ];
+}
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -74,7 +92,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await installCors(app, ctx.config.corsOrigins);
   installAuth(app, ctx.authenticator, sessionAuthenticator(ctx));
   await installOpenApi(app);
-  for (const feature of features) await app.register(feature(ctx));
+  for (const feature of features(ctx)) await app.register(feature);
   await app.ready();
   return app;
 }

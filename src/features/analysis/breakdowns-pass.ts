@@ -1,5 +1,5 @@
 /** The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build. */
-import type { AppContext } from '../../context.js';
+import type { AnalysisDeps } from './index.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/read.js';
@@ -27,7 +27,7 @@ export function breakdownKeys(dimensions: readonly string[]): BreakdownKey[] {
   return [...dimensions.map((name): BreakdownKey => ({ name, kind: 'dimension' })), { name: 'source', kind: 'source' }];
 }
 
-export async function computeBreakdowns(ctx: AppContext, input: BreakdownPassInput): Promise<Breakdown[]> {
+export async function computeBreakdowns(ctx: AnalysisDeps, input: BreakdownPassInput): Promise<Breakdown[]> {
   const { row, experiment } = input;
   // A percentile cap is the whole experiment's, so slices use the value the main pass found.
   const primary = input.primarySpec ? { ...input.primarySpec, cap: input.primaryCap, percentile: null } : null;

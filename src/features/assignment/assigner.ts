@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
 import { GroupCommit } from '../../db/group-commit.js';
-import type { AppContext } from '../../context.js';
 import type { CacheStats } from '../../observability/metrics.js';
 import type { Tx } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
@@ -11,6 +10,7 @@ import { evaluateAudience } from './audience.js';
 import { chooseVariant } from './bucketing.js';
 import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
 import { dimensionValuesOf } from './dimension-values.js';
+import type { AssignmentDeps } from './index.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
 import { claimMutex, findAssignment, insertAssignments, insertExposure, insertFirstExposures, markExposureLogged, type AssignmentRow } from './store.js';
 
@@ -35,13 +35,13 @@ interface FirstAssignment {
  */
 export class Assigner {
   readonly definitions: DefinitionCache;
-  readonly #ctx: AppContext;
+  readonly #ctx: AssignmentDeps;
   readonly #sticky: LRUCache<string, StickyResult>;
   readonly #stickyStats: CacheStats;
   /** First assignments arriving together share one transaction: one commit (fsync) for many units. */
   readonly #firstWrites: GroupCommit<FirstAssignment, StickyResult>;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: AssignmentDeps) {
     this.#ctx = ctx;
     this.#firstWrites = new GroupCommit({ commit: (items) => this.#writeGroup(items), weigh: () => 1, maxWeight: 500 });
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
@@ -254,16 +254,4 @@ export function assertContextSize(context: Record<string, unknown> | undefined):
   if (context && Buffer.byteLength(JSON.stringify(context)) > CONTEXT_LIMIT_BYTES) {
     throw problems.validation([{ pointer: '/context', message: `must be at most ${CONTEXT_LIMIT_BYTES} bytes of JSON` }]);
   }
-}
-
-const assigners = new WeakMap<AppContext, Assigner>();
-
-/** One Assigner (and so one set of caches) per process context, shared by every route that assigns. */
-export function assignerFor(ctx: AppContext): Assigner {
-  let assigner = assigners.get(ctx);
-  if (!assigner) {
-    assigner = new Assigner(ctx);
-    assigners.set(ctx, assigner);
-  }
-  return assigner;
 }

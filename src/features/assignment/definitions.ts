@@ -24,6 +24,9 @@ export interface ExperimentDefinition {
   overrides: Map<string, string>;
 }
 
+/** The database (experiments, segments, overrides), the change feed and the cache counters. */
+export type DefinitionDeps = Pick<AppContext, 'db' | 'changes' | 'metrics'>;
+
 const MISSING = Symbol('missing');
 type Cached = ExperimentDefinition | typeof MISSING;
 
@@ -33,13 +36,13 @@ type Cached = ExperimentDefinition | typeof MISSING;
  * change. Unknown keys are cached too, so a flood of bad keys does not reach the database.
  */
 export class DefinitionCache {
-  readonly #ctx: AppContext;
+  readonly #ctx: DefinitionDeps;
   readonly #experiments: LRUCache<string, { value: Cached }>;
   readonly #segments: LRUCache<string, Map<string, AudienceExpression | null>>;
   readonly #experimentStats: CacheStats;
   readonly #segmentStats: CacheStats;
 
-  constructor(ctx: AppContext, ttlMs: number) {
+  constructor(ctx: DefinitionDeps, ttlMs: number) {
     this.#ctx = ctx;
     this.#experimentStats = ctx.metrics.cache('experiment_definitions');
     this.#segmentStats = ctx.metrics.cache('segment_rules');

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
-import { assignerFor } from './assigner.js';
+import type { Assigner } from './assigner.js';
+import type { AssignmentDeps } from './index.js';
 import {
   AssignBatchInput,
   AssignBatchResult,
@@ -27,17 +27,16 @@ const AcceptedNoBody = { description: 'accepted; no body' };
 
 const notRunning = problemDoc('no running experiment with this key (in the key’s environment)');
 
-export function assignmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function assignmentRoutes(ctx: AssignmentDeps, assigner: Assigner): FastifyPluginAsyncTypebox {
   return async (app) => {
-    await app.register(sdkRoutes(ctx));
+    await app.register(sdkRoutes(assigner));
     await app.register(adminRoutes(ctx));
   };
 }
 
 /** What SDKs call with client keys: assign, assign in batch, log an exposure. */
-function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function sdkRoutes(assigner: Assigner): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const assigner = assignerFor(ctx);
 
     app.post(
       '/v1/assign',
@@ -77,7 +76,7 @@ function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** Server-key operations on stored assignments and QA overrides. */
-function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function adminRoutes(ctx: AssignmentDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/assignments/:unit_id',

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { EnvironmentsDeps } from './index.js';
 import type { Executor } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
@@ -28,7 +28,7 @@ export async function addEnvironment(executor: Executor, workspaceId: string, in
   return toEnvironment(row);
 }
 
-export async function createEnvironment(ctx: AppContext, workspaceId: string, actorId: string, input: EnvironmentInput) {
+export async function createEnvironment(ctx: EnvironmentsDeps, workspaceId: string, actorId: string, input: EnvironmentInput) {
   return uniqueViolationAs(
     ctx.seam,
     () => ctx.db.transaction().execute((trx) => addEnvironment(trx, workspaceId, input, actorId, ctx.clock.now())),

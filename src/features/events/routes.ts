@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { EventsDeps } from './index.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
@@ -19,7 +19,7 @@ const ingestProblems = {
 
 const validateEnvelope = validatorCompiler({ schema: EventBatchEnvelope, httpPart: 'body', method: 'POST', url: '/v1/events/batch' });
 
-export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function eventRoutes(ctx: EventsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/events',

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { MutexGroupsDeps } from './index.js';
 import { principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
 import { routeOptionsFor } from '../../http/route-options.js';
@@ -10,7 +10,7 @@ import { findMutexGroup, listMutexGroups } from './read.js';
 
 const route = routeOptionsFor('mutex-groups');
 
-export function mutexGroupRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function mutexGroupRoutes(ctx: MutexGroupsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/mutex-groups',

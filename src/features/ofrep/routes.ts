@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import type { Principal } from '../api-keys/authenticator.js';
-import { assignerFor, type Assigner } from '../assignment/assigner.js';
+import type { Assigner } from '../assignment/assigner.js';
 import type { ExperimentDefinition } from '../assignment/definitions.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment } from '../assignment/schemas.js';
 import { characterCount, UNIT_ID_MAX_CHARACTERS } from '../assignment/unit-id.js';
 import { listRunningExperimentKeys } from '../experiments/read.js';
+import type { OfrepDeps } from './index.js';
 
 const route = routeOptionsFor('ofrep', 'client');
 
@@ -66,9 +66,8 @@ async function evaluate(assigner: Assigner, principal: Principal, keys: readonly
   return assigned.map(({ definition, assignment }) => toEvaluation(definition, assignment));
 }
 
-export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function ofrepRoutes({ db, assigner }: OfrepDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const assigner = assignerFor(ctx);
     app.post(
       '/ofrep/v1/evaluate/flags/:key',
       route('ofrepEvaluateFlag', {
@@ -97,7 +96,7 @@ export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const read = readContext(request.body);
         if ('status' in read) return reply.code(400).send(read.body);
         const principal = principalOf(request);
-        const keys = await listRunningExperimentKeys(ctx.db, principal.workspaceId, principal.environmentId);
+        const keys = await listRunningExperimentKeys(db, principal.workspaceId, principal.environmentId);
         return { flags: await evaluate(assigner, principal, keys, read.unitId, read.attributes) };
       },
     );
