@@ -124,3 +124,21 @@ export async function listExperimentAudiences(executor: Executor, workspaceId: s
     .orderBy('id')
     .execute();
 }
+
+/** What the analysis scheduler needs of an experiment to tell whether a snapshot is due. */
+export type AnalysableExperiment = Pick<ExperimentRow, 'id' | 'workspace_id' | 'status' | 'decision_rule' | 'stopped_at'>;
+
+/** Running experiments, and experiments that ran and stopped (or were archived) since `stoppedSince`, by id. */
+export async function listAnalysableExperiments(executor: Executor, stoppedSince: number): Promise<AnalysableExperiment[]> {
+  return executor
+    .selectFrom('experiments as e')
+    .select(['e.id', 'e.workspace_id', 'e.status', 'e.decision_rule', 'e.stopped_at'])
+    .where((eb) =>
+      eb.or([
+        eb('e.status', '=', 'running'),
+        eb.and([eb('e.status', 'in', ['stopped', 'archived']), eb('e.stopped_at', '>=', stoppedSince), eb('e.started_at', 'is not', null)]),
+      ]),
+    )
+    .orderBy('e.id')
+    .execute();
+}
