@@ -142,3 +142,16 @@ export async function listAnalysableExperiments(executor: Executor, stoppedSince
     .orderBy('e.id')
     .execute();
 }
+
+/** Non-archived experiments per mutex group, for the given groups (a group without any is absent). */
+export async function countExperimentsInMutexGroups(executor: Executor, groupIds: readonly string[]): Promise<Map<string, number>> {
+  if (groupIds.length === 0) return new Map();
+  const rows = await executor
+    .selectFrom('experiments')
+    .select((eb) => ['mutex_group_id', eb.fn.countAll<number>().as('experiments')])
+    .where('mutex_group_id', 'in', [...groupIds])
+    .where('status', '!=', 'archived')
+    .groupBy('mutex_group_id')
+    .execute();
+  return new Map(rows.map((row) => [row.mutex_group_id as string, Number(row.experiments)]));
+}

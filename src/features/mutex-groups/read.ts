@@ -7,35 +7,22 @@ import type { Executor } from '../../db/database.js';
 import type { MutexGroupsTable } from '../../db/tables/catalogue.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
 import { toIso } from '../../lib/time.js';
+import { countExperimentsInMutexGroups } from '../experiments/read.js';
 
 export type MutexGroupRow = Selectable<MutexGroupsTable>;
 
-function toMutexGroup(row: MutexGroupRow & { experiment_count: number | string }) {
-  return { id: row.id, key: row.key, name: row.name, experiment_count: Number(row.experiment_count), created_at: toIso(row.created_at) };
-}
-
-function withCounts(executor: Executor, workspaceId: string) {
-  return executor
-    .selectFrom('mutex_groups')
-    .selectAll('mutex_groups')
-    .select((eb) =>
-      eb
-        .selectFrom('experiments')
-        .select((inner) => inner.fn.countAll<number>().as('n'))
-        .whereRef('experiments.mutex_group_id', '=', 'mutex_groups.id')
-        .where('experiments.status', '!=', 'archived')
-        .as('experiment_count'),
-    )
-    .where('mutex_groups.workspace_id', '=', workspaceId);
+function toMutexGroup(row: MutexGroupRow, counts: ReadonlyMap<string, number>) {
+  return { id: row.id, key: row.key, name: row.name, experiment_count: counts.get(row.id) ?? 0, created_at: toIso(row.created_at) };
 }
 
 export async function findMutexGroup(executor: Executor, workspaceId: string, id: string) {
-  const row = await withCounts(executor, workspaceId).where('mutex_groups.id', '=', id).executeTakeFirst();
-  return row && toMutexGroup(row as MutexGroupRow & { experiment_count: number });
+  const row = await executor.selectFrom('mutex_groups').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return row && toMutexGroup(row, await countExperimentsInMutexGroups(executor, [row.id]));
 }
 
 export async function listMutexGroups(executor: Executor, workspaceId: string, page: PageParams) {
-  return paginate(withCounts(executor, workspaceId), 'mutex_groups.id', page, (row) =>
-    toMutexGroup(row as MutexGroupRow & { experiment_count: number }),
-  );
+  const query = executor.selectFrom('mutex_groups').selectAll().where('workspace_id', '=', workspaceId);
+  const rows = await paginate(query, 'id', page, (row) => row);
+  const counts = await countExperimentsInMutexGroups(executor, rows.data.map((row) => row.id));
+  return { ...rows, data: rows.data.map((row) => toMutexGroup(row, counts)) };
 }
