@@ -1,11 +1,11 @@
 /** The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build. */
-import type { AnalysisDeps } from './index.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/read.js';
 import type { MetricSpec, VariantTotals } from './aggregate-store.js';
 import { analysedVariants } from './build.js';
 import { buildBreakdowns } from './breakdowns.js';
+import type { AnalysisDeps } from './index.js';
 import type { Breakdown } from './schemas.js';
 import { aggregateBreakdowns, type BreakdownKey } from './breakdowns-store.js';
 

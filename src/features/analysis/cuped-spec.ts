@@ -5,9 +5,9 @@
  * experiment-period values) is computed before the pass by its own statement, because the pass's
  * top-value correction of the sums (percentile-cap.ts) cannot correct the cross products with x.
  */
-import type { AnalysisDeps } from './index.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { ExperimentRow } from '../experiments/read.js';
+import type { AnalysisDeps } from './index.js';
 import type { ResolvedSpec } from './metric-totals.js';
 import { percentileCap } from './percentile-cap.js';
 

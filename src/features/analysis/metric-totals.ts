@@ -5,12 +5,12 @@
  * during it (a metric's own percentile cap, from the largest values the pass returns; see
  * percentile-cap.ts).
  */
-import type { AnalysisDeps } from './index.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import { parsePropertyPath } from '../metrics/property-path.js';
 import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/read.js';
 import { aggregateByVariant, type MetricSpec, type VariantTotals } from './aggregate-store.js';
+import type { AnalysisDeps } from './index.js';
 import { percentileCap, resolveFromTopValues, topLimit } from './percentile-cap.js';
 
 /** The SQL's view of one metric that reads events, with its cap when already known. */

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AnalysisDeps } from './index.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
+import type { AnalysisDeps } from './index.js';
 import { AnalysisSnapshotHistorySchema, AnalysisSnapshotSchema, HistoryQuery, ResultsParams } from './schemas.js';
 import { computeForCaller, latestResults, resultsHistory } from './service.js';
 

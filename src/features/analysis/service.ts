@@ -1,4 +1,3 @@
-import type { AnalysisDeps } from './index.js';
 import type { SnapshotTrigger } from '../../db/tables/analysis.js';
 import type { Page } from '../../http/pagination.js';
 import { problems } from '../../http/problems.js';
@@ -11,6 +10,7 @@ import { buildSnapshot, type PreviousEvidence } from './build.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { analysisSettingsOf } from './dialect-settings.js';
 import { computeBreakdowns } from './breakdowns-pass.js';
+import type { AnalysisDeps } from './index.js';
 import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
 import {

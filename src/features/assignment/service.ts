@@ -1,8 +1,8 @@
-import type { AssignmentDeps } from './index.js';
 import { problems } from '../../http/problems.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { recordAudit } from '../audit/store.js';
 import { findExperimentByIdOrKey, lockExperiment, parseVariants } from '../experiments/read.js';
+import type { AssignmentDeps } from './index.js';
 import type { Assignment } from './schemas.js';
 import { deleteAssignmentAndSupersede, deleteOverride, listUnitAssignments, upsertOverride } from './store.js';
 

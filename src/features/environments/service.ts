@@ -1,10 +1,10 @@
-import type { EnvironmentsDeps } from './index.js';
 import type { Executor } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { UNBOUND_ENVIRONMENT } from '../api-keys/key-format.js';
 import { recordAudit } from '../audit/store.js';
+import type { EnvironmentsDeps } from './index.js';
 import type { EnvironmentInput } from './schemas.js';
 import type { EnvironmentRow } from './read.js';
 import { insertEnvironment, toEnvironment } from './store.js';

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ExperimentsDeps } from './index.js';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
+import type { ExperimentsDeps } from './index.js';
 import {
   ExperimentInput,
   ExperimentList,

@@ -1,9 +1,9 @@
-import type { ExperimentsDeps } from './index.js';
 import type { Tx } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/store.js';
+import type { ExperimentsDeps } from './index.js';
 import { referenceErrors } from './references.js';
 import { assertPatchAllowed, audienceErrors, changedFields, dimensionErrors, normalizeVariants, normalizeVarianceReduction, variantErrors, withDefaults } from './rules.js';
 import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput } from './schemas.js';

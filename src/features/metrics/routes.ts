@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { MetricsDeps } from './index.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
+import type { MetricsDeps } from './index.js';
 import { MetricInput, MetricList, MetricListQuery, MetricParams, MetricPatch, MetricSchema } from './schemas.js';
 import { createMetric, getMetric, patchMetric, removeMetric } from './service.js';
 import { listMetrics } from './store.js';

@@ -1,9 +1,9 @@
-import type { MutexGroupsDeps } from './index.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/time.js';
 import { recordAudit } from '../audit/store.js';
+import type { MutexGroupsDeps } from './index.js';
 import type { MutexGroupInput } from './schemas.js';
 import { insertMutexGroup } from './store.js';
 

@@ -1,10 +1,10 @@
-import type { SegmentsDeps } from './index.js';
 import type { Executor } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { Problem, problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { validateAudience, type AudienceExpression } from '../assignment/audience.js';
 import { recordAudit } from '../audit/store.js';
+import type { SegmentsDeps } from './index.js';
 import { segmentReferenceErrors } from './references.js';
 import type { SegmentInput, SegmentPatch } from './schemas.js';
 import {
