@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import type { CacheStats } from '../../observability/metrics.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
-import { findExperimentByKey, parseDimensions, parseVariants, type Variant } from '../experiments/read.js';
+import { findExperimentByKey, parseAudience, parseDimensions, parseVariants, type Variant } from '../experiments/read.js';
 import { loadSegmentRules } from '../segments/read.js';
 import { collectSegmentKeys, type AudienceExpression } from './audience.js';
 import { loadOverrides } from './store.js';
@@ -82,7 +82,7 @@ export class DefinitionCache {
   async #load(workspaceId: string, key: string): Promise<ExperimentDefinition | null> {
     const row = await findExperimentByKey(this.#ctx.db, workspaceId, key);
     if (!row) return null;
-    const audience = row.audience === null ? null : (JSON.parse(row.audience) as AudienceExpression);
+    const audience = parseAudience(row.audience) as AudienceExpression | null;
     return {
       id: row.id,
       workspaceId,

@@ -27,6 +27,11 @@ export function parseDecisionRule(stored: string): DecisionRule {
   return withDefaults(JSON.parse(stored) as Partial<DecisionRule>);
 }
 
+/** The stored audience expression tree (validated when it was saved), or null for everyone. */
+export function parseAudience(stored: string | null): Record<string, unknown> | null {
+  return stored === null ? null : (JSON.parse(stored) as Record<string, unknown>);
+}
+
 /** The stored dimension names (attributes whose values a first assignment keeps). */
 export function parseDimensions(stored: string): string[] {
   return JSON.parse(stored) as string[];
@@ -45,7 +50,7 @@ export function toExperiment(row: ExperimentRow): Experiment {
     unit_type: row.unit_type as Experiment['unit_type'],
     status: row.status,
     variants,
-    audience: row.audience === null ? null : (JSON.parse(row.audience) as Record<string, unknown>),
+    audience: parseAudience(row.audience),
     decision_rule: decisionRule,
     primary_metric_id: row.primary_metric_id,
     guardrail_metric_ids: JSON.parse(row.guardrail_metric_ids) as string[],
