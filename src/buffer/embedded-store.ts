@@ -21,7 +21,7 @@ export function dedupeKeyOf(workspaceId: string, clientEventId: string): string 
 
 // A key is claimed when it is new, or when it has expired but the purge job has not removed it
 // yet (its expiry is at most the claim's own expiry minus the window, that is, at most now):
-// client_event_id is unique for 30 days, not until the next purge.
+// client_event_id is unique for DEDUPE_WINDOW_MS, not until the next purge.
 const insertDedupeRows = new BulkInsert<DedupeKey & { expires_at: number }>(['workspace_id', 'client_event_id', 'expires_at'], (executor, rows) =>
   executor
     .insertInto('event_dedupe')

@@ -64,8 +64,12 @@ export interface EventBuffer {
   close(): Promise<void>;
 }
 
-/** How long a client_event_id is remembered. */
-export const DEDUPE_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * How long a client_event_id is remembered: the one owner of the de-duplication window. The
+ * buffers (embedded and Redis), the drainer's reuse check and the API's descriptions read it.
+ */
+export const DEDUPE_WINDOW_DAYS = 30;
+export const DEDUPE_WINDOW_MS = DEDUPE_WINDOW_DAYS * 24 * 60 * 60 * 1000;
 
 export class BufferFullError extends Error {
   constructor(

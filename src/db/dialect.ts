@@ -27,20 +27,10 @@ export interface DialectSeam {
    * NULL when the path is missing or holds anything but a number (strings, booleans, objects).
    */
   jsonNumberAt(column: string, keys: readonly string[]): RawBuilder<number | null>;
-  /**
-   * Units per analysis statement, or null for one statement per experiment. SQLite statements
-   * are synchronous, so the work is cut into chunks that the read threads share (and that never
-   * hold a connection for long); PostgreSQL plans one statement over the whole experiment best
-   * and parallelises it itself.
-   */
-  readonly analysisChunkUnits: number | null;
-  /**
-   * What the analysis groups joined events by to get one row per unit (exposures `x`). SQLite
-   * reads exposures in unit_id order from the live-exposure index, so grouping on unit_id
-   * streams; PostgreSQL hash-aggregates, and one short key (the exposure's primary key, on
-   * which variant_key and exposed_at depend) hashes faster than two.
-   */
-  readonly analysisUnitGroup: RawBuilder<unknown>;
+  /** The JSON text at top-level `key` inside the JSON text in `column` (a trusted column reference), as text, or NULL. */
+  jsonTextAt(column: string, key: string): RawBuilder<string | null>;
+  /** `expression` compared in code-point order (byte order of UTF-8), whatever the database's default collation. */
+  inCodePointOrder(expression: RawBuilder<unknown>): RawBuilder<unknown>;
 }
 
 /** SQLite JSON path of object keys: each key quoted, with `"` and `\\` escaped, so any key is safe. */
@@ -79,8 +69,9 @@ export const sqliteSeam: DialectSeam = {
     const ref = sql.ref(column);
     return sql<number | null>`(CASE WHEN json_type(${ref}, ${path}) IN ('integer', 'real') THEN json_extract(${ref}, ${path}) END)`;
   },
-  analysisChunkUnits: 10_000,
-  analysisUnitGroup: sql`x.unit_id, x.variant_key`,
+  jsonTextAt: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${sqliteJsonPath([key])})`,
+  // SQLite's default collation, BINARY, already compares UTF-8 bytes.
+  inCodePointOrder: (expression) => expression,
 };
 
 const PG_CONNECTION_CODES = new Set([
@@ -108,7 +99,7 @@ export const postgresSeam: DialectSeam = {
   isConnectionError: isPostgresConnectionError,
   isUnavailable: isPostgresConnectionError,
   // json, not jsonb: parsing text as json is a quick validating scan, measurably cheaper than
-  // building a jsonb value per event (bench/analysis.ts). `#>` returns the value's JSON text,
+  // building a jsonb value per event (measured with the benchmarks in bench/). `#>` returns the value's JSON text,
   // and in valid JSON only a number starts with a digit or '-' (strings are quoted, the rest
   // are words or brackets), so one extraction both tells a number and gives it; json_typeof
   // would parse the document a second time for every event.
@@ -117,8 +108,8 @@ export const postgresSeam: DialectSeam = {
     const path = [...keys];
     return sql<number | null>`substring((${json} #> ${path}::text[])::text from '^-?[0-9].*$')::double precision`;
   },
-  analysisChunkUnits: null,
-  analysisUnitGroup: sql`x.id`,
+  jsonTextAt: (column, key) => sql<string | null>`((${sql.ref(column)})::json ->> ${key})`,
+  inCodePointOrder: (expression) => sql`${expression} COLLATE "C"`,
 };
 
 /** Runs `work` and turns a unique-constraint violation into the caller's conflict problem. */

@@ -1,12 +1,21 @@
 import type { AppContext } from '../context.js';
 import { metricsRoutes } from '../observability/routes.js';
+import { createAnalysis } from './analysis/index.js';
 import { createApiKeys } from './api-keys/index.js';
+import { createAssignment } from './assignment/index.js';
 import { createAudit } from './audit/index.js';
+import { createEnvironments } from './environments/index.js';
+import { createEvents } from './events/index.js';
 import { ingestEvents } from './events/service.js';
+import { createExperiments } from './experiments/index.js';
 import { createHealth } from './health/index.js';
 import { createInbound } from './inbound/index.js';
 import { createLeads } from './leads/index.js';
+import { createMetrics } from './metrics/index.js';
+import { createMutexGroups } from './mutex-groups/index.js';
+import { createOfrep } from './ofrep/index.js';
 import { createRenders } from './renders/index.js';
+import { createSegments } from './segments/index.js';
 import { createSessions } from './sessions/index.js';
 import { createTaskTool } from './task-tool/index.js';
 import { createTemplates } from './templates/index.js';
@@ -15,17 +24,27 @@ import { createWebhookSources } from './webhook-sources/index.js';
 import { createWorkspaces } from './workspaces/index.js';
 
 /**
- * The composition root: every slice built once from the context, each given only what its
- * factory names. The HTTP app registers their routes; the job handlers register their jobs.
- * Building a slice makes closures only (no I/O), so the server and the worker may each build one.
+ * The composition root: every slice built once from the context, in dependency order, each given
+ * only what its factory names (OFREP assigns through the assignment slice's Assigner; inbound
+ * ingests through the events slice). The HTTP app registers their routes; the job handlers
+ * register their jobs. Building a slice makes closures and caches only (no I/O). Slices that
+ * others read expose read.ts; none reaches into another's store.ts.
  */
 export function createSlices(ctx: AppContext) {
   const health = createHealth(ctx);
   const workspaces = createWorkspaces(ctx);
+  const environments = createEnvironments(ctx);
   const apiKeys = createApiKeys(ctx);
   const audit = createAudit(ctx);
+  const events = createEvents(ctx);
+  const metrics = createMetrics(ctx);
+  const segments = createSegments(ctx);
   const templates = createTemplates(ctx);
   const renders = createRenders(ctx);
+  const experiments = createExperiments(ctx);
+  const mutexGroups = createMutexGroups(ctx);
+  const assignment = createAssignment(ctx);
+  const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });
   const webhookSources = createWebhookSources(ctx);
   const inbound = createInbound({
     config: ctx.config,
@@ -38,10 +57,34 @@ export function createSlices(ctx: AppContext) {
   });
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
+  const analysis = createAnalysis(ctx);
   const sessions = createSessions(ctx);
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };
-  return { health, workspaces, apiKeys, audit, templates, renders, webhookSources, inbound, leads, taskTool, sessions, ui, observability };
+  return {
+    health,
+    workspaces,
+    environments,
+    apiKeys,
+    audit,
+    events,
+    metrics,
+    segments,
+    templates,
+    renders,
+    experiments,
+    mutexGroups,
+    assignment,
+    ofrep,
+    webhookSources,
+    inbound,
+    leads,
+    taskTool,
+    analysis,
+    sessions,
+    ui,
+    observability,
+  };
 }
 
 export type Slices = ReturnType<typeof createSlices>;

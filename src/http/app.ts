@@ -1,16 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { analysisRoutes } from '../features/analysis/routes.js';
-import { assignmentRoutes } from '../features/assignment/routes.js';
-import { experimentRoutes } from '../features/experiments/routes.js';
+import { UNIT_ID_MAX_PARAM_LENGTH } from '../features/assignment/unit-id.js';
 import { createSlices, type Slices } from '../features/index.js';
-import { mutexGroupRoutes } from '../features/mutex-groups/routes.js';
-import { ofrepRoutes } from '../features/ofrep/routes.js';
-import { environmentRoutes } from '../features/environments/routes.js';
-import { eventRoutes } from '../features/events/routes.js';
-import { metricRoutes } from '../features/metrics/routes.js';
-import { segmentRoutes } from '../features/segments/routes.js';
 import { newId } from '../lib/ids.js';
 import { installRequestMetrics } from '../observability/routes.js';
 import { AccessLogController } from './access-log.js';
@@ -24,27 +16,27 @@ import { validatorCompiler } from './validation.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Each slice contributes one plugin; this list is the whole API, in the order openapi.json lists it. */
-function features(ctx: AppContext, slices: Slices) {
+function features(slices: Slices) {
   return [
     slices.health.routes,
     slices.workspaces.routes,
-    environmentRoutes(ctx),
+    slices.environments.routes,
     slices.apiKeys.routes,
     slices.audit.routes,
-    eventRoutes(ctx),
-    metricRoutes(ctx),
-    segmentRoutes(ctx),
+    slices.events.routes,
+    slices.metrics.routes,
+    slices.segments.routes,
     slices.templates.routes,
     slices.renders.routes,
-    experimentRoutes(ctx),
-    mutexGroupRoutes(ctx),
-    assignmentRoutes(ctx),
-    ofrepRoutes(ctx),
+    slices.experiments.routes,
+    slices.mutexGroups.routes,
+    slices.assignment.routes,
+    slices.ofrep.routes,
     slices.webhookSources.routes,
     slices.inbound.routes,
     slices.leads.routes,
     slices.taskTool.routes,
-    analysisRoutes(ctx),
+    slices.analysis.routes,
     slices.sessions.routes,
     slices.ui.routes,
     slices.observability.routes,
@@ -63,8 +55,8 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
     // One access line per request (access-log.ts) instead of Fastify's two.
     logController: new AccessLogController(),
     return503OnClosing: true,
-    // Checked on the decoded parameter: a unit id of 256 characters is at most 512 UTF-16 units.
-    routerOptions: { maxParamLength: 1024 },
+    // Path parameters are bounded by the unit id rule (unit-id.ts), the longest one a route takes.
+    routerOptions: { maxParamLength: UNIT_ID_MAX_PARAM_LENGTH },
     // Refusals by the router and by Node's HTTP parser are problems too.
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -86,7 +78,7 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
   await installCors(app, ctx.config.corsOrigins);
   installAuth(app, ctx.authenticator, slices.sessions.authenticator);
   await installOpenApi(app);
-  for (const routes of features(ctx, slices)) await app.register(routes);
+  for (const routes of features(slices)) await app.register(routes);
   await app.ready();
   return app;
 }

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { findMetricsByIds } from '../../src/features/metrics/store.js';
+import { findMetricsByIds } from '../../src/features/metrics/read.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { Bootstrap } from '../support/server.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { loadSegmentRules } from '../../src/features/segments/store.js';
+import { loadSegmentRules } from '../../src/features/segments/read.js';
 import { newId } from '../../src/lib/ids.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { Bootstrap, TestServer } from '../support/server.js';

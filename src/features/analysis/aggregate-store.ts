@@ -10,7 +10,7 @@
  *   exposed_at <= occurred_at < exposed_at + unit_dedup_window (and before the stop, if stopped).
  * - Each unit's events are joined through `events_metric_idx` (workspace_id, event_key, unit_id,
  *   occurred_at): one index range per event key, however many metrics share it.
- * - On SQLite, units are read in chunks (`DialectSeam.analysisChunkUnits`), keyset-paged on
+ * - On SQLite, units are read in chunks (dialect-settings.ts), keyset-paged on
  *   unit_id through the live-exposure index. Sums are additive, so chunks add up to what one
  *   statement gives, while no statement holds the event loop and the only connection for long.
  *   PostgreSQL gets one statement per experiment and runs it on the server.
@@ -21,6 +21,7 @@ import type { DialectSeam } from '../../db/dialect.js';
 import type { ReadPool } from '../../db/read-pool.js';
 import type { MetricAggregation, MetricKind } from '../../db/tables/catalogue.js';
 import { covariateColumns, longestLookbackOf } from './cuped-totals.js';
+import { analysisSettingsOf } from './dialect-settings.js';
 
 /** What the SQL needs to know about one metric. */
 export interface MetricSpec {
@@ -89,7 +90,7 @@ export interface AggregationInput {
   metrics: readonly MetricSpec[];
   /** Events occurring at or after this time are ignored (the experiment's stop), or null. */
   eventsBefore: number | null;
-  /** Units per statement, or null for one statement over the whole experiment (see the seam). */
+  /** Units per statement, or null for one statement over the whole experiment (see dialect-settings.ts). */
   chunkUnits: number | null;
 }
 
@@ -222,7 +223,7 @@ export function unitValuesQuery(seam: DialectSeam, input: Pick<AggregationInput,
   return sql<Row>`SELECT ${unitValue(seam, metric)} AS m0
       FROM exposures AS x${eventJoin(only)}
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL
-      GROUP BY ${seam.analysisUnitGroup}`;
+      GROUP BY ${analysisSettingsOf(seam).unitGroup}`;
 }
 
 /** How many of its largest nonzero values each statement returns per pending percentile metric (index). */
@@ -244,7 +245,7 @@ function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after:
   const perUnit = sql`SELECT x.variant_key AS variant_key${sql.join(values, sql``)}
       FROM exposures AS x${eventJoin(input)}
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
-      GROUP BY ${seam.analysisUnitGroup}`;
+      GROUP BY ${analysisSettingsOf(seam).unitGroup}`;
   if (tops.size === 0) return sql<Row>`SELECT u.variant_key AS variant_key, COUNT(*) AS units${selected} FROM (${perUnit}) AS u GROUP BY u.variant_key`;
   const nulls = sql.join(columns.map(() => sql`, NULL`), sql``);
   const topParts = [...tops].map(([index, limit]) => {

@@ -1,11 +1,11 @@
 /** The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build. */
-import type { AppContext } from '../../context.js';
-import type { ExperimentRow } from '../experiments/store.js';
+import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
-import type { MetricRow } from '../metrics/store.js';
+import type { MetricRow } from '../metrics/read.js';
 import type { MetricSpec, VariantTotals } from './aggregate-store.js';
 import { analysedVariants } from './build.js';
 import { buildBreakdowns } from './breakdowns.js';
+import type { AnalysisDeps } from './index.js';
 import type { Breakdown } from './schemas.js';
 import { aggregateBreakdowns, type BreakdownKey } from './breakdowns-store.js';
 
@@ -27,7 +27,7 @@ export function breakdownKeys(dimensions: readonly string[]): BreakdownKey[] {
   return [...dimensions.map((name): BreakdownKey => ({ name, kind: 'dimension' })), { name: 'source', kind: 'source' }];
 }
 
-export async function computeBreakdowns(ctx: AppContext, input: BreakdownPassInput): Promise<Breakdown[]> {
+export async function computeBreakdowns(ctx: AnalysisDeps, input: BreakdownPassInput): Promise<Breakdown[]> {
   const { row, experiment } = input;
   // A percentile cap is the whole experiment's, so slices use the value the main pass found.
   const primary = input.primarySpec ? { ...input.primarySpec, cap: input.primaryCap, percentile: null } : null;

@@ -17,8 +17,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
-import { sqliteJsonPath } from '../../db/dialect.js';
 import type { ReadPool } from '../../db/read-pool.js';
+import { analysisSettingsOf } from './dialect-settings.js';
 import { EMPTY_TOTALS, eventJoin, metricColumns, toNumber, unitValueColumns, type MetricSpec, type VariantTotals } from './aggregate-store.js';
 
 /** Values shown per breakdown; the rest are summed into `(other)`. */
@@ -55,8 +55,7 @@ type Row = Record<string, unknown>;
 /** The unit's raw value of a breakdown (text or NULL), for a query over exposures `x` joined to assignments `a`. */
 function rawValue(seam: DialectSeam, key: BreakdownKey): RawBuilder<string | null> {
   if (key.kind === 'source') return sql<string | null>`x.source_key_id`;
-  if (seam.name === 'sqlite') return sql<string | null>`json_extract(a.dimension_values, ${sqliteJsonPath([key.name])})`;
-  return sql<string | null>`((a.dimension_values)::json ->> ${key.name})`;
+  return seam.jsonTextAt('a.dimension_values', key.name);
 }
 
 function usesAssignments(breakdowns: readonly BreakdownKey[]): boolean {
@@ -89,7 +88,7 @@ function topValuesQuery(seam: DialectSeam, input: BreakdownInput): RawBuilder<Ro
   const parts = input.breakdowns.map((_, index) => {
     const r = sql.ref(`r.r${index}`);
     // Ties in code-point order, as the direct pass ranks them (PostgreSQL's default collation may not be).
-    const tie = seam.name === 'postgres' ? sql`${r} COLLATE "C"` : r;
+    const tie = seam.inCodePointOrder(r);
     return sql`SELECT * FROM (SELECT ${sql.lit(index)} AS breakdown, ${r} AS v, COUNT(*) AS units FROM r WHERE ${r} IS NOT NULL GROUP BY ${r} ORDER BY COUNT(*) DESC, ${tie} LIMIT ${sql.lit(TOP_VALUES)}) AS ${sql.ref(`t${index}`)}`;
   });
   return sql<Row>`WITH r AS MATERIALIZED (SELECT 0 AS unused${rawColumns(seam, input.breakdowns, false)} FROM exposures AS x${join}
@@ -121,7 +120,7 @@ function chunkQuery(seam: DialectSeam, input: BreakdownInput, tops: readonly str
   const perUnit = sql`SELECT x.variant_key AS variant_key${rawColumns(seam, input.breakdowns, true)}${sql.join(unitValueColumns(seam, metrics), sql``)}
       FROM exposures AS x${join}${eventJoin({ metrics, workspaceId: input.workspaceId, eventsBefore: input.eventsBefore })}
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
-      GROUP BY ${seam.analysisUnitGroup}`;
+      GROUP BY ${analysisSettingsOf(seam).unitGroup}`;
   const columns = metrics.flatMap((metric, index) => metricColumns(metric, index));
   const selected = sql.join(columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`), sql``);
   // GROUP BY by position: PostgreSQL would not match the bucket expression, whose parameters are

@@ -13,7 +13,7 @@
  */
 import { sampleRatioMismatch } from '../../stats/index.js';
 import { holmRejections, twoSidedTail } from '../../stats/holm.js';
-import type { MetricRow } from '../metrics/store.js';
+import type { MetricRow } from '../metrics/read.js';
 import type { Variant } from '../experiments/schemas.js';
 import type { VariantTotals } from './aggregate-store.js';
 import { analyzeMetric, sampleSizesOnly } from './build.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MetricRow } from '../metrics/store.js';
+import type { MetricRow } from '../metrics/read.js';
 import { EMPTY_TOTALS, type VariantTotals } from './aggregate-store.js';
 import { buildSnapshot, type BuildInput } from './build.js';
 

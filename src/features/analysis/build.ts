@@ -16,7 +16,7 @@ import {
   type DecisionRuleSettings,
   type VariantAnalysis,
 } from '../../stats/index.js';
-import type { MetricRow } from '../metrics/store.js';
+import type { MetricRow } from '../metrics/read.js';
 import type { Variant } from '../experiments/schemas.js';
 import { EMPTY_TOTALS, type MetricTotals, type VariantTotals } from './aggregate-store.js';
 import { analyzeWithCuped, unadjustedMean, type CupedSettings } from './cuped-analysis.js';

@@ -1,7 +1,7 @@
 import normalRandom from '@stdlib/random-base-normal';
 import { describe, expect, it } from 'vitest';
 import { cupedAdjust, gaussianMixtureTest } from '../../stats/index.js';
-import type { MetricRow } from '../metrics/store.js';
+import type { MetricRow } from '../metrics/read.js';
 import { EMPTY_TOTALS, type MetricTotals, type VariantTotals } from './aggregate-store.js';
 import { buildSnapshot, type BuildInput } from './build.js';
 

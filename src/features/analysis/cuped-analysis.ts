@@ -9,7 +9,7 @@
  */
 import { analyzeNormalArms, cupedAdjust, type VariantAnalysis } from '../../stats/index.js';
 import type { Variant } from '../experiments/schemas.js';
-import type { MetricRow } from '../metrics/store.js';
+import type { MetricRow } from '../metrics/read.js';
 import type { MetricTotals } from './aggregate-store.js';
 import type { CupedReport } from './schemas.js';
 

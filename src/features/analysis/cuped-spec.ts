@@ -6,9 +6,9 @@
  * experiment-period values) is computed before the pass by its own statement, because the pass's
  * top-value correction of the sums (percentile-cap.ts) cannot correct the cross products with x.
  */
-import type { AppContext } from '../../context.js';
 import type { Experiment } from '../experiments/schemas.js';
-import type { ExperimentRow } from '../experiments/store.js';
+import type { ExperimentRow } from '../experiments/read.js';
+import type { AnalysisDeps } from './index.js';
 import type { ResolvedSpec } from './metric-totals.js';
 import { percentileCap } from './percentile-cap.js';
 
@@ -20,7 +20,7 @@ export function cupedLookbackMs(experiment: Experiment): number | null {
 }
 
 /** The spec with its covariate (and a pending percentile cap resolved), or as it was. */
-export async function withCovariate(ctx: AppContext, row: ExperimentRow, resolved: ResolvedSpec, lookbackMs: number | null): Promise<ResolvedSpec> {
+export async function withCovariate(ctx: AnalysisDeps, row: ExperimentRow, resolved: ResolvedSpec, lookbackMs: number | null): Promise<ResolvedSpec> {
   const { spec } = resolved;
   if (lookbackMs === null || spec.denominator || spec.kind === 'ratio') return resolved;
   if (!spec.percentile) return { spec: { ...spec, lookback_ms: lookbackMs } };

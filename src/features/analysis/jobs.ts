@@ -10,7 +10,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { SnapshotTrigger } from '../../db/tables/analysis.js';
-import { resolveDecisionRule, type DecisionRuleSettings } from '../../stats/index.js';
+import { parseDecisionRule } from '../experiments/read.js';
 import { computeById } from './service.js';
 import { listAnalysisCandidates, type AnalysisCandidate } from './store.js';
 
@@ -27,8 +27,7 @@ export interface ComputePayload {
 }
 
 export function cadenceMsOf(decisionRuleJson: string): number {
-  const rule = resolveDecisionRule(JSON.parse(decisionRuleJson) as Partial<DecisionRuleSettings>);
-  return rule.snapshot_cadence_minutes * 60_000;
+  return parseDecisionRule(decisionRuleJson).snapshot_cadence_minutes * 60_000;
 }
 
 export function cadenceJobKey(experimentId: string, now: number, cadenceMs: number): string {

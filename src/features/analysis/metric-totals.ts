@@ -5,12 +5,12 @@
  * during it (a metric's own percentile cap, from the largest values the pass returns; see
  * percentile-cap.ts).
  */
-import type { AppContext } from '../../context.js';
-import type { ExperimentRow } from '../experiments/store.js';
+import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import { parsePropertyPath } from '../metrics/property-path.js';
-import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/store.js';
+import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/read.js';
 import { aggregateByVariant, type MetricSpec, type VariantTotals } from './aggregate-store.js';
+import type { AnalysisDeps } from './index.js';
 import { percentileCap, resolveFromTopValues, topLimit } from './percentile-cap.js';
 
 /** The SQL's view of one metric that reads events, with its cap when already known. */
@@ -35,7 +35,7 @@ function scopeOf(row: ExperimentRow) {
  * A ratio component's cap: an absolute cap's value, a percentile cap computed over the
  * experiment's units now by its own statement (null when no unit has a nonzero value), or null.
  */
-async function componentCap(ctx: AppContext, row: ExperimentRow, metric: MetricRow): Promise<number | null> {
+async function componentCap(ctx: AnalysisDeps, row: ExperimentRow, metric: MetricRow): Promise<number | null> {
   const capping = cappingOf(metric);
   if (capping === null) return null;
   if (capping.type === 'absolute') return capping.value;
@@ -47,7 +47,7 @@ export interface ResolvedSpec {
 }
 
 /** A metric's SQL spec; a ratio's spec is its numerator's with the denominator's beside it. */
-export async function resolveSpec(ctx: AppContext, row: ExperimentRow, metric: MetricRow, components: ReadonlyMap<string, MetricRow>): Promise<ResolvedSpec> {
+export async function resolveSpec(ctx: AnalysisDeps, row: ExperimentRow, metric: MetricRow, components: ReadonlyMap<string, MetricRow>): Promise<ResolvedSpec> {
   if (metric.kind !== 'ratio') {
     const capping = cappingOf(metric);
     if (capping?.type === 'percentile') return { spec: eventMetricSpec(metric, null, capping.value) };
@@ -72,7 +72,7 @@ interface CappedTotals {
  * uneven spread of large values over the chunks) is that cap computed by its own statement and
  * the pass repeated with every cap known.
  */
-export async function aggregateWithCaps(ctx: AppContext, row: ExperimentRow, resolved: readonly ResolvedSpec[], chunkUnits: number | null): Promise<CappedTotals> {
+export async function aggregateWithCaps(ctx: AnalysisDeps, row: ExperimentRow, resolved: readonly ResolvedSpec[], chunkUnits: number | null): Promise<CappedTotals> {
   const input = { ...scopeOf(row), metrics: resolved.map((item) => item.spec), chunkUnits };
   const { totals, tops } = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, input, (quantile, units) => topLimit(quantile, units, chunkUnits !== null));
   const caps = resolved.map((item, index) =>
@@ -95,7 +95,7 @@ interface LoadedMetrics {
   components: Map<string, MetricRow>;
 }
 
-export async function loadMetrics(ctx: AppContext, experiment: Experiment): Promise<LoadedMetrics> {
+export async function loadMetrics(ctx: AnalysisDeps, experiment: Experiment): Promise<LoadedMetrics> {
   const ids = [...(experiment.primary_metric_id ? [experiment.primary_metric_id] : []), ...experiment.guardrail_metric_ids];
   const found = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, ids)).map((metric) => [metric.id, metric]));
   const componentIds = [...found.values()].flatMap((metric) => [metric.numerator_metric_id, metric.denominator_metric_id].filter((id): id is string => id !== null));

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
+import type { AnalysisDeps } from './index.js';
 import { AnalysisSnapshotHistorySchema, AnalysisSnapshotSchema, HistoryQuery, ResultsParams } from './schemas.js';
 import { computeForCaller, latestResults, resultsHistory } from './service.js';
 
@@ -10,7 +10,7 @@ const route = routeOptionsFor('analysis');
 const notFound = problemDoc('no such experiment in this workspace');
 
 /** Results of the background analysis: latest snapshot, history, and compute-now. */
-export function analysisRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function analysisRoutes(ctx: AnalysisDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/experiments/:id/results',

@@ -1,23 +1,22 @@
-import type { AppContext } from '../../context.js';
 import type { SnapshotTrigger } from '../../db/tables/analysis.js';
 import type { Page } from '../../http/pagination.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
-import { findExperiment, toExperiment, type ExperimentRow } from '../experiments/store.js';
-import type { Experiment } from '../experiments/schemas.js';
+import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import { countLateEvents } from './aggregate-store.js';
 import { buildSnapshot, type PreviousEvidence } from './build.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
+import { analysisSettingsOf } from './dialect-settings.js';
 import { computeBreakdowns } from './breakdowns-pass.js';
+import type { AnalysisDeps } from './index.js';
 import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
 import {
   COMPUTED_ACTION,
   PEEK_ACTION,
   countPeeks,
-  findExperimentById,
   findLatestSnapshot,
   insertSnapshot,
   listSnapshots,
@@ -30,7 +29,7 @@ export interface ComputeOptions {
   trigger: SnapshotTrigger;
   /** Set when a person or key asked for the snapshot: it is then audit-logged with the insert. */
   audit?: { actorId: string | null; via: string } | undefined;
-  /** Units per aggregation statement (default: the database's, DialectSeam.analysisChunkUnits); tests vary it. */
+  /** Units per aggregation statement (default: the database's, from dialect-settings.ts); tests vary it. */
   chunkUnits?: number | null;
   /** False skips the breakdowns pass (the benchmark's baseline); snapshots then carry none. */
   breakdowns?: boolean;
@@ -50,7 +49,7 @@ interface Analysis {
   satisfied: boolean;
 }
 
-async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null, withBreakdowns = true): Promise<Analysis> {
+async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null, withBreakdowns = true): Promise<Analysis> {
   const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const unadjusted: ResolvedSpec[] = [];
@@ -97,12 +96,12 @@ async function analyse(ctx: AppContext, experiment: Experiment, row: ExperimentR
  * (on SQLite a write transaction would block ingest for the whole computation); the insert and
  * its audit entry commit together.
  */
-export async function computeSnapshot(ctx: AppContext, row: ExperimentRow, options: ComputeOptions): Promise<AnalysisSnapshot> {
+export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, options: ComputeOptions): Promise<AnalysisSnapshot> {
   if (row.started_at === null) throw problems.conflict('the experiment has not started, so there is nothing to analyse yet');
   const experiment = toExperiment(row);
   const started = performance.now();
   const computedAt = ctx.clock.now();
-  const chunkUnits = options.chunkUnits === undefined ? ctx.seam.analysisChunkUnits : options.chunkUnits;
+  const chunkUnits = options.chunkUnits === undefined ? analysisSettingsOf(ctx.seam).chunkUnits : options.chunkUnits;
   const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, chunkUnits, options.breakdowns !== false);
   const snapshot: SnapshotRow = {
     id: newId(),
@@ -131,20 +130,20 @@ export async function computeSnapshot(ctx: AppContext, row: ExperimentRow, optio
   return toSnapshot(snapshot);
 }
 
-async function experimentOf(ctx: AppContext, workspaceId: string, id: string): Promise<ExperimentRow> {
+async function experimentOf(ctx: AnalysisDeps, workspaceId: string, id: string): Promise<ExperimentRow> {
   const row = await findExperiment(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no experiment with id ${id}`);
   return row;
 }
 
 /** POST /v1/experiments/{id}/results/compute: audit-logged with the caller's key. */
-export async function computeForCaller(ctx: AppContext, principal: Principal, experimentId: string): Promise<AnalysisSnapshot> {
+export async function computeForCaller(ctx: AnalysisDeps, principal: Principal, experimentId: string): Promise<AnalysisSnapshot> {
   const row = await experimentOf(ctx, principal.workspaceId, experimentId);
   return computeSnapshot(ctx, row, { trigger: 'api', audit: { actorId: principal.keyId, via: principal.via } });
 }
 
 /** The background job and the CLI: by id alone; null when the experiment is gone or never started. */
-export async function computeById(ctx: AppContext, experimentId: string, options: ComputeOptions): Promise<AnalysisSnapshot | null> {
+export async function computeById(ctx: AnalysisDeps, experimentId: string, options: ComputeOptions): Promise<AnalysisSnapshot | null> {
   const row = await findExperimentById(ctx.db, experimentId);
   if (!row || row.started_at === null) return null;
   return computeSnapshot(ctx, row, options);
@@ -155,7 +154,7 @@ export async function computeById(ctx: AppContext, experimentId: string, options
  * audit-logged (it inflates the error rate of the posterior-threshold rule); an API key's read is
  * not (SDKs poll results for SRM monitoring).
  */
-export async function latestResults(ctx: AppContext, principal: Principal, experimentId: string): Promise<AnalysisSnapshot> {
+export async function latestResults(ctx: AnalysisDeps, principal: Principal, experimentId: string): Promise<AnalysisSnapshot> {
   const experiment = await experimentOf(ctx, principal.workspaceId, experimentId);
   const latest = await findLatestSnapshot(ctx.db, principal.workspaceId, experiment.id);
   if (!latest) throw problems.notFound(`experiment ${experiment.id} has no snapshot yet; POST /v1/experiments/${experiment.id}/results/compute computes one now`);
@@ -174,7 +173,7 @@ export async function latestResults(ctx: AppContext, principal: Principal, exper
 }
 
 /** GET /v1/experiments/{id}/results/history: oldest first, keyset-paged. */
-export async function resultsHistory(ctx: AppContext, workspaceId: string, experimentId: string, query: HistoryQuery) {
+export async function resultsHistory(ctx: AnalysisDeps, workspaceId: string, experimentId: string, query: HistoryQuery) {
   const experiment = await experimentOf(ctx, workspaceId, experimentId);
   const since = query.since === undefined ? undefined : Date.parse(query.since);
   const page: Page<AnalysisSnapshot> = await listSnapshots(ctx.db, workspaceId, experiment.id, { limit: query.limit ?? DEFAULT_HISTORY_PAGE, cursor: query.cursor, since });

@@ -3,7 +3,8 @@ import type { Executor } from '../../db/database.js';
 import type { AnalysisSnapshotsTable } from '../../db/tables/analysis.js';
 import { paginate, type Page } from '../../http/pagination.js';
 import { toIso } from '../../lib/time.js';
-import type { ExperimentRow } from '../experiments/store.js';
+import { countAuditEntries } from '../audit/read.js';
+import { listAnalysableExperiments, type AnalysableExperiment } from '../experiments/read.js';
 import type { AnalysisSnapshot, VariantPosterior } from './schemas.js';
 
 export type SnapshotRow = Selectable<AnalysisSnapshotsTable>;
@@ -83,30 +84,27 @@ export async function listSnapshots(executor: Executor, workspaceId: string, exp
 
 /** Peeks (results opened through the admin UI) logged for the experiment up to `upTo`. */
 export async function countPeeks(executor: Executor, workspaceId: string, experimentId: string, upTo: number): Promise<number> {
-  const row = await executor
-    .selectFrom('audit_entries')
-    .select((eb) => eb.fn.countAll<number>().as('peeks'))
-    .where('workspace_id', '=', workspaceId)
-    .where('target_type', '=', 'experiment')
-    .where('target_id', '=', experimentId)
-    .where('action', '=', PEEK_ACTION)
-    .where('created_at', '<=', upTo)
-    .executeTakeFirst();
-  return Number(row?.peeks ?? 0);
+  return countAuditEntries(executor, { workspaceId, targetType: 'experiment', targetId: experimentId, action: PEEK_ACTION, upTo });
 }
 
-/** An experiment by id alone: for the background job and the CLI, which act for no workspace. */
-export async function findExperimentById(executor: Executor, id: string): Promise<ExperimentRow | undefined> {
-  return executor.selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
-}
+export type AnalysisCandidate = AnalysableExperiment & { latest_computed_at: number | null };
 
-export interface AnalysisCandidate {
-  id: string;
-  workspace_id: string;
-  status: ExperimentRow['status'];
-  decision_rule: string;
-  stopped_at: number | null;
-  latest_computed_at: number | null;
+/** Experiment ids per statement when looking up latest snapshots (well under SQLite's bound-parameter limit). */
+const IDS_PER_STATEMENT = 500;
+
+/** The computed_at of each experiment's latest snapshot (by id), for those that have one. */
+async function latestComputedAt(executor: Executor, experimentIds: readonly string[]): Promise<Map<string, number>> {
+  const latest = new Map<string, number>();
+  for (let start = 0; start < experimentIds.length; start += IDS_PER_STATEMENT) {
+    const ids = experimentIds.slice(start, start + IDS_PER_STATEMENT);
+    const rows = await executor
+      .selectFrom('analysis_snapshots')
+      .select(['experiment_id', 'computed_at'])
+      .where('id', 'in', (eb) => eb.selectFrom('analysis_snapshots').select((inner) => inner.fn.max('id').as('id')).where('experiment_id', 'in', ids).groupBy('experiment_id'))
+      .execute();
+    for (const row of rows) latest.set(row.experiment_id, Number(row.computed_at));
+  }
+  return latest;
 }
 
 /**
@@ -114,29 +112,7 @@ export interface AnalysisCandidate {
  * of its latest snapshot. The scheduler decides from these which are due.
  */
 export async function listAnalysisCandidates(executor: Executor, stoppedSince: number): Promise<AnalysisCandidate[]> {
-  const rows = await executor
-    .selectFrom('experiments as e')
-    .select((eb) => [
-      'e.id',
-      'e.workspace_id',
-      'e.status',
-      'e.decision_rule',
-      'e.stopped_at',
-      eb
-        .selectFrom('analysis_snapshots as s')
-        .select('s.computed_at')
-        .whereRef('s.experiment_id', '=', 'e.id')
-        .orderBy('s.id', 'desc')
-        .limit(1)
-        .as('latest_computed_at'),
-    ])
-    .where((eb) =>
-      eb.or([
-        eb('e.status', '=', 'running'),
-        eb.and([eb('e.status', 'in', ['stopped', 'archived']), eb('e.stopped_at', '>=', stoppedSince), eb('e.started_at', 'is not', null)]),
-      ]),
-    )
-    .orderBy('e.id')
-    .execute();
-  return rows.map((row) => ({ ...row, latest_computed_at: row.latest_computed_at === null ? null : Number(row.latest_computed_at) }));
+  const experiments = await listAnalysableExperiments(executor, stoppedSince);
+  const latest = await latestComputedAt(executor, experiments.map((experiment) => experiment.id));
+  return experiments.map((experiment) => ({ ...experiment, latest_computed_at: latest.get(experiment.id) ?? null }));
 }

@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
 import { GroupCommit } from '../../db/group-commit.js';
-import type { AppContext } from '../../context.js';
 import type { CacheStats } from '../../observability/metrics.js';
 import type { Tx } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
@@ -11,6 +10,7 @@ import { evaluateAudience } from './audience.js';
 import { chooseVariant } from './bucketing.js';
 import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
 import { dimensionValuesOf } from './dimension-values.js';
+import type { AssignmentDeps } from './index.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
 import { claimMutex, findAssignment, insertAssignments, insertExposure, insertFirstExposures, markExposureLogged, type AssignmentRow } from './store.js';
 
@@ -35,13 +35,13 @@ interface FirstAssignment {
  */
 export class Assigner {
   readonly definitions: DefinitionCache;
-  readonly #ctx: AppContext;
+  readonly #ctx: AssignmentDeps;
   readonly #sticky: LRUCache<string, StickyResult>;
   readonly #stickyStats: CacheStats;
   /** First assignments arriving together share one transaction: one commit (fsync) for many units. */
   readonly #firstWrites: GroupCommit<FirstAssignment, StickyResult>;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: AssignmentDeps) {
     this.#ctx = ctx;
     this.#firstWrites = new GroupCommit({ commit: (items) => this.#writeGroup(items), weigh: () => 1, maxWeight: 500 });
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
@@ -85,6 +85,26 @@ export class Assigner {
     assertContextSize(input.context);
     const definition = await this.runningExperiment(principal, input.experiment_key);
     return this.assignIn(definition, input, principal.keyId);
+  }
+
+  /**
+   * Assigns the unit in each of `keys` the key may assign in (batch assign, OFREP), one after the
+   * other in the given order; the other keys are listed in `notFound`, in order too.
+   */
+  async assignMany(principal: Principal, keys: readonly string[], input: Omit<AssignInput, 'experiment_key'>): Promise<AssignedMany> {
+    assertContextSize(input.context);
+    const assigned: AssignedMany['assigned'] = [];
+    const notFound: string[] = [];
+    for (const key of keys) {
+      const definition = await this.definitions.experiment(principal.workspaceId, key);
+      if (refusal(definition, principal) !== null) {
+        notFound.push(key);
+        continue;
+      }
+      const usable = definition as ExperimentDefinition;
+      assigned.push({ key, definition: usable, assignment: await this.assignIn(usable, input, principal.keyId) });
+    }
+    return { assigned, notFound };
   }
 
   /** `sourceKeyId`: the API key asking, recorded with the exposure a first assignment logs. */
@@ -220,6 +240,21 @@ export class Assigner {
   }
 }
 
+export interface AssignedMany {
+  assigned: Array<{ key: string; definition: ExperimentDefinition; assignment: Assignment }>;
+  notFound: string[];
+}
+
+/**
+ * The one rule for which experiments a key may assign in: running ones, and when the key is
+ * bound to an environment, only that environment's. Null when it may.
+ */
+function refusal(definition: ExperimentDefinition | null, principal: Principal): 'not_running' | 'other_environment' | null {
+  if (!definition || definition.status !== 'running') return 'not_running';
+  if (principal.environmentId && definition.environmentId !== principal.environmentId) return 'other_environment';
+  return null;
+}
+
 function compareFirst(a: FirstAssignment, b: FirstAssignment): number {
   if (a.unitId !== b.unitId) return a.unitId < b.unitId ? -1 : 1;
   return a.definition.id < b.definition.id ? -1 : a.definition.id > b.definition.id ? 1 : 0;
@@ -231,11 +266,10 @@ function stickyKey(experimentId: string, unitId: string): string {
 
 /** The 404 unless the definition is running in the key's environment. */
 function runningIn(principal: Principal, key: string, definition: ExperimentDefinition | null): ExperimentDefinition {
-  if (!definition || definition.status !== 'running') throw problems.notFound(`no running experiment with key "${key}"`);
-  if (principal.environmentId && definition.environmentId !== principal.environmentId) {
-    throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
-  }
-  return definition;
+  const refused = refusal(definition, principal);
+  if (refused === 'not_running') throw problems.notFound(`no running experiment with key "${key}"`);
+  if (refused === 'other_environment') throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
+  return definition as ExperimentDefinition;
 }
 
 function present(experimentKey: string, unitId: string, stored: StickyResult): Assignment {
@@ -248,16 +282,4 @@ export function assertContextSize(context: Record<string, unknown> | undefined):
   if (context && Buffer.byteLength(JSON.stringify(context)) > CONTEXT_LIMIT_BYTES) {
     throw problems.validation([{ pointer: '/context', message: `must be at most ${CONTEXT_LIMIT_BYTES} bytes of JSON` }]);
   }
-}
-
-const assigners = new WeakMap<AppContext, Assigner>();
-
-/** One Assigner (and so one set of caches) per process context, shared by every route that assigns. */
-export function assignerFor(ctx: AppContext): Assigner {
-  let assigner = assigners.get(ctx);
-  if (!assigner) {
-    assigner = new Assigner(ctx);
-    assigners.set(ctx, assigner);
-  }
-  return assigner;
 }

@@ -2,9 +2,8 @@ import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import type { CacheStats } from '../../observability/metrics.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
-import { findExperimentByKey } from '../experiments/store.js';
-import type { Variant } from '../experiments/schemas.js';
-import { loadSegmentRules } from '../segments/store.js';
+import { findExperimentByKey, parseAudience, parseDimensions, parseVariants, type Variant } from '../experiments/read.js';
+import { loadSegmentRules } from '../segments/read.js';
 import { collectSegmentKeys, type AudienceExpression } from './audience.js';
 import { loadOverrides } from './store.js';
 
@@ -25,6 +24,9 @@ export interface ExperimentDefinition {
   overrides: Map<string, string>;
 }
 
+/** The database (experiments, segments, overrides), the change feed and the cache counters. */
+export type DefinitionDeps = Pick<AppContext, 'db' | 'changes' | 'metrics'>;
+
 const MISSING = Symbol('missing');
 type Cached = ExperimentDefinition | typeof MISSING;
 
@@ -34,13 +36,13 @@ type Cached = ExperimentDefinition | typeof MISSING;
  * change. Unknown keys are cached too, so a flood of bad keys does not reach the database.
  */
 export class DefinitionCache {
-  readonly #ctx: AppContext;
+  readonly #ctx: DefinitionDeps;
   readonly #experiments: LRUCache<string, { value: Cached }>;
   readonly #segments: LRUCache<string, Map<string, AudienceExpression | null>>;
   readonly #experimentStats: CacheStats;
   readonly #segmentStats: CacheStats;
 
-  constructor(ctx: AppContext, ttlMs: number) {
+  constructor(ctx: DefinitionDeps, ttlMs: number) {
     this.#ctx = ctx;
     this.#experimentStats = ctx.metrics.cache('experiment_definitions');
     this.#segmentStats = ctx.metrics.cache('segment_rules');
@@ -91,18 +93,18 @@ export class DefinitionCache {
   async #load(workspaceId: string, key: string): Promise<ExperimentDefinition | null> {
     const row = await findExperimentByKey(this.#ctx.db, workspaceId, key);
     if (!row) return null;
-    const audience = row.audience === null ? null : (JSON.parse(row.audience) as AudienceExpression);
+    const audience = parseAudience(row.audience) as AudienceExpression | null;
     return {
       id: row.id,
       workspaceId,
       environmentId: row.environment_id,
       key: row.key,
       status: row.status,
-      variants: JSON.parse(row.variants) as Variant[],
+      variants: parseVariants(row.variants),
       audience,
       usesSegments: collectSegmentKeys(audience).length > 0,
       mutexGroupId: row.mutex_group_id,
-      dimensions: JSON.parse(row.dimensions) as string[],
+      dimensions: parseDimensions(row.dimensions),
       overrides: row.status === 'archived' ? new Map() : await loadOverrides(this.#ctx.db, row.id),
     };
   }

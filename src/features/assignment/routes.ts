@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
-import { assertContextSize, assignerFor } from './assigner.js';
+import type { Assigner } from './assigner.js';
+import type { AssignmentDeps } from './index.js';
 import {
   AssignBatchInput,
   AssignBatchResult,
@@ -27,17 +27,16 @@ const AcceptedNoBody = { description: 'accepted; no body' };
 
 const notRunning = problemDoc('no running experiment with this key (in the key’s environment)');
 
-export function assignmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function assignmentRoutes(ctx: AssignmentDeps, assigner: Assigner): FastifyPluginAsyncTypebox {
   return async (app) => {
-    await app.register(sdkRoutes(ctx));
+    await app.register(sdkRoutes(assigner));
     await app.register(adminRoutes(ctx));
   };
 }
 
 /** What SDKs call with client keys: assign, assign in batch, log an exposure. */
-function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function sdkRoutes(assigner: Assigner): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const assigner = assignerFor(ctx);
 
     app.post(
       '/v1/assign',
@@ -54,19 +53,9 @@ function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/v1/assign/batch',
       route('assignBatch', { body: AssignBatchInput, response: { 200: AssignBatchResult } }),
       async (request) => {
-        const principal = principalOf(request);
-        assertContextSize(request.body.context);
+        const { assigned, notFound } = await assigner.assignMany(principalOf(request), request.body.experiments, request.body);
         const assignments: Record<string, Assignment> = {};
-        const notFound: string[] = [];
-        for (const key of request.body.experiments) {
-          const definition = await assigner.definitions.experiment(principal.workspaceId, key);
-          const usable = definition?.status === 'running' && (!principal.environmentId || definition.environmentId === principal.environmentId);
-          if (!definition || !usable) {
-            notFound.push(key);
-            continue;
-          }
-          assignments[key] = await assigner.assignIn(definition, request.body, principal.keyId);
-        }
+        for (const { key, assignment } of assigned) assignments[key] = assignment;
         return { assignments, not_found: notFound };
       },
     );
@@ -88,7 +77,7 @@ function sdkRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** Server-key operations on stored assignments and QA overrides. */
-function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function adminRoutes(ctx: AssignmentDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/assignments/:unit_id',

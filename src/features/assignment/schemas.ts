@@ -1,10 +1,10 @@
 import Type, { type Static } from 'typebox';
 import { NullableTimestamp, Timestamp } from '../../http/schemas.js';
-import { unitIdSchema } from './unit-id.js';
+import { UNIT_ID_MAX_CHARACTERS, unitIdSchema } from './unit-id.js';
 
 const ExperimentKey = Type.String({ pattern: '^[a-z0-9._-]{1,128}$' });
 const UnitId = unitIdSchema('the unit being assigned (user id, account id, ...)');
-const UnitIdInPath = unitIdSchema('the unit id, percent-encoded; the same 1 to 256 characters the assign body accepts');
+const UnitIdInPath = unitIdSchema(`the unit id, percent-encoded; the same 1 to ${UNIT_ID_MAX_CHARACTERS} characters the assign body accepts`);
 const Context = Type.Record(Type.String(), Type.Unknown(), { description: 'attributes for audience targeting; at most 4 KB of JSON' });
 const LogExposure = Type.Boolean({
   default: true,

@@ -1,9 +1,8 @@
-import type { AppContext } from '../../context.js';
 import { problems } from '../../http/problems.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
-import { findExperimentByIdOrKey, lockExperiment } from '../experiments/store.js';
-import type { Variant } from '../experiments/schemas.js';
+import { findExperimentByIdOrKey, lockExperiment, parseVariants } from '../experiments/read.js';
+import type { AssignmentDeps } from './index.js';
 import type { Assignment } from './schemas.js';
 import { deleteAssignmentAndSupersede, deleteOverride, listUnitAssignments, upsertOverride } from './store.js';
 
@@ -12,7 +11,7 @@ interface Actor {
   actorId: string;
 }
 
-export async function listAssignmentsOfUnit(ctx: AppContext, workspaceId: string, unitId: string): Promise<{ unit_id: string; assignments: Assignment[] }> {
+export async function listAssignmentsOfUnit(ctx: AssignmentDeps, workspaceId: string, unitId: string): Promise<{ unit_id: string; assignments: Assignment[] }> {
   const rows = await listUnitAssignments(ctx.db, workspaceId, unitId);
   return {
     unit_id: unitId,
@@ -31,7 +30,7 @@ export async function listAssignmentsOfUnit(ctx: AppContext, workspaceId: string
  * Forced re-bucket: removes the stored assignment and supersedes the pair's exposures in one
  * audited transaction, so the analysis ignores them and the next assign buckets afresh.
  */
-export async function rebucket(ctx: AppContext, actor: Actor, experimentRef: string, unitId: string): Promise<void> {
+export async function rebucket(ctx: AssignmentDeps, actor: Actor, experimentRef: string, unitId: string): Promise<void> {
   const experiment = await findExperimentByIdOrKey(ctx.db, actor.workspaceId, experimentRef);
   if (!experiment) throw problems.notFound(`no experiment with id or key "${experimentRef}"`);
   await ctx.db.transaction().execute(async (trx) => {
@@ -50,12 +49,12 @@ export async function rebucket(ctx: AppContext, actor: Actor, experimentRef: str
   ctx.changes.publish({ topic: 'assignment', workspaceId: actor.workspaceId, experimentId: experiment.id, unitId });
 }
 
-export async function setOverride(ctx: AppContext, actor: Actor, experimentId: string, unitId: string, variant: string) {
+export async function setOverride(ctx: AssignmentDeps, actor: Actor, experimentId: string, unitId: string, variant: string) {
   const result = await ctx.db.transaction().execute(async (trx) => {
     const experiment = await lockExperiment(trx, ctx.seam, actor.workspaceId, experimentId);
     if (!experiment) throw problems.notFound(`no experiment with id ${experimentId}`);
     if (experiment.status === 'archived') throw problems.conflict('an archived experiment takes no overrides');
-    const variants = JSON.parse(experiment.variants) as Variant[];
+    const variants = parseVariants(experiment.variants);
     if (!variants.some((v) => v.key === variant)) {
       throw problems.validation([{ pointer: '/variant', message: `must be one of ${variants.map((v) => `"${v.key}"`).join(', ')}` }]);
     }
@@ -68,7 +67,7 @@ export async function setOverride(ctx: AppContext, actor: Actor, experimentId: s
   return { experiment_id: result.experiment.id, unit_id: unitId, variant, created_at: toIso(result.now) };
 }
 
-export async function removeOverride(ctx: AppContext, actor: Actor, experimentId: string, unitId: string): Promise<void> {
+export async function removeOverride(ctx: AssignmentDeps, actor: Actor, experimentId: string, unitId: string): Promise<void> {
   const experiment = await ctx.db.transaction().execute(async (trx) => {
     const row = await lockExperiment(trx, ctx.seam, actor.workspaceId, experimentId);
     if (!row) throw problems.notFound(`no experiment with id ${experimentId}`);

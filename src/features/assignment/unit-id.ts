@@ -8,6 +8,13 @@ import Type from 'typebox';
  */
 export const UNIT_ID_MAX_CHARACTERS = 256;
 
+/**
+ * The router's limit on a path parameter, checked on the decoded value in UTF-16 units: a unit
+ * id of UNIT_ID_MAX_CHARACTERS characters is at most twice that, so this leaves room to spare and
+ * the schema's character count decides.
+ */
+export const UNIT_ID_MAX_PARAM_LENGTH = UNIT_ID_MAX_CHARACTERS * 4;
+
 export function unitIdSchema(description: string) {
   return Type.String({ minLength: 1, maxLength: UNIT_ID_MAX_CHARACTERS, description });
 }

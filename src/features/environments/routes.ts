@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
+import type { EnvironmentsDeps } from './index.js';
 import { EnvironmentInput, EnvironmentList, EnvironmentListQuery, EnvironmentSchema } from './schemas.js';
 import { createEnvironment } from './service.js';
 import { listEnvironments } from './store.js';
 
 const route = routeOptionsFor('environments');
 
-export function environmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function environmentRoutes(ctx: EnvironmentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/environments',

@@ -1,12 +1,13 @@
-import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { UNBOUND_ENVIRONMENT } from '../api-keys/key-format.js';
 import { recordAudit } from '../audit/recorder.js';
+import type { EnvironmentsDeps } from './index.js';
 import type { EnvironmentInput } from './schemas.js';
-import { insertEnvironment, toEnvironment, type EnvironmentRow } from './store.js';
+import type { EnvironmentRow } from './read.js';
+import { insertEnvironment, toEnvironment } from './store.js';
 
 /** Inserts and audits one environment inside the caller's transaction. */
 export async function addEnvironment(executor: Executor, workspaceId: string, input: EnvironmentInput, actorId: string | null, now: number) {
@@ -27,7 +28,7 @@ export async function addEnvironment(executor: Executor, workspaceId: string, in
   return toEnvironment(row);
 }
 
-export async function createEnvironment(ctx: AppContext, workspaceId: string, actorId: string, input: EnvironmentInput) {
+export async function createEnvironment(ctx: EnvironmentsDeps, workspaceId: string, actorId: string, input: EnvironmentInput) {
   return uniqueViolationAs(
     ctx.seam,
     () => ctx.db.transaction().execute((trx) => addEnvironment(trx, workspaceId, input, actorId, ctx.clock.now())),

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
+import type { EventsDeps } from './index.js';
 import { EventAck, EventBatchAck, EventBatchEnvelope, EventBatchInput, EventBufferStatus, EventInput, MAX_BATCH_EVENTS } from './schemas.js';
 import { bufferStatus, trackBatch, trackEvent } from './service.js';
 
@@ -19,7 +19,7 @@ const ingestProblems = {
 
 const validateEnvelope = validatorCompiler({ schema: EventBatchEnvelope, httpPart: 'body', method: 'POST', url: '/v1/events/batch' });
 
-export function eventRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function eventRoutes(ctx: EventsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/events',

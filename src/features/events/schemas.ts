@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { DEDUPE_WINDOW_DAYS } from '../../buffer/types.js';
 import { unitIdSchema } from '../assignment/unit-id.js';
 
 export const EVENT_KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
@@ -20,7 +21,7 @@ export const EventInput = Type.Object(
       }),
     ),
     client_event_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 128, description: 'de-duplication key, unique per workspace for 30 days' }),
+      Type.String({ minLength: 1, maxLength: 128, description: `de-duplication key, unique per workspace for ${DEDUPE_WINDOW_DAYS} days` }),
     ),
   },
   { additionalProperties: false, description: 'a conversion or metric event' },
@@ -30,7 +31,7 @@ export type EventInput = Static<typeof EventInput>;
 export const EventAck = Type.Object(
   {
     accepted: Type.Boolean(),
-    idempotent_replay: Type.Boolean({ description: 'true when client_event_id was already seen within 30 days' }),
+    idempotent_replay: Type.Boolean({ description: `true when client_event_id was already seen within ${DEDUPE_WINDOW_DAYS} days` }),
   },
   { description: 'the event is durably buffered; it reaches the analysis shortly after' },
 );
@@ -53,7 +54,7 @@ export const EventBatchEnvelope = Type.Object(
 export const EventBatchAck = Type.Object(
   {
     accepted_count: Type.Integer({ description: 'events acknowledged, including idempotent replays' }),
-    idempotent_replay_count: Type.Integer({ description: 'of those, repeats of a client_event_id seen within 30 days' }),
+    idempotent_replay_count: Type.Integer({ description: `of those, repeats of a client_event_id seen within ${DEDUPE_WINDOW_DAYS} days` }),
     rejected: Type.Array(
       Type.Object({
         index: Type.Integer({ description: 'position in `events`' }),

@@ -1,6 +1,6 @@
 import { BufferFullError, BufferUnavailableError, type AppendOutcome, type BufferedEvent, type BufferStatus } from '../../buffer/types.js';
-import type { AppContext } from '../../context.js';
 import { problems } from '../../http/problems.js';
+import type { EventsDeps } from './index.js';
 import type { EventBatchAck, EventInput } from './schemas.js';
 import { checkEvent, describeRejection, validateEvent } from './validate.js';
 
@@ -11,7 +11,7 @@ export type IngestOutcome = { status: 'accepted' } | { status: 'replay' } | { st
 const RETRY_AFTER_SECONDS = 1;
 
 /** The API's answer to a buffer failure: 429 when full, 503 when unreachable; anything else is a bug. */
-function asProblem(ctx: AppContext, error: unknown): unknown {
+function asProblem(ctx: EventsDeps, error: unknown): unknown {
   if (error instanceof BufferFullError) {
     return problems.tooManyRequests(
       `${error.pending} events are waiting to be stored, above the limit of ${error.maxPending}; retry shortly`,
@@ -25,7 +25,7 @@ function asProblem(ctx: AppContext, error: unknown): unknown {
   return error;
 }
 
-async function appendToBuffer(ctx: AppContext, events: BufferedEvent[]): Promise<AppendOutcome[]> {
+async function appendToBuffer(ctx: EventsDeps, events: BufferedEvent[]): Promise<AppendOutcome[]> {
   try {
     const outcomes = await ctx.buffer.append(events);
     let accepted = 0;
@@ -38,7 +38,7 @@ async function appendToBuffer(ctx: AppContext, events: BufferedEvent[]): Promise
 }
 
 /** GET /v1/events/buffer. */
-export async function bufferStatus(ctx: AppContext): Promise<BufferStatus> {
+export async function bufferStatus(ctx: EventsDeps): Promise<BufferStatus> {
   try {
     return await ctx.buffer.status();
   } catch (error) {
@@ -47,7 +47,7 @@ export async function bufferStatus(ctx: AppContext): Promise<BufferStatus> {
 }
 
 /** POST /v1/events: the body passed the schema; the remaining rules answer 422 or 412. */
-export async function trackEvent(ctx: AppContext, workspaceId: string, input: EventInput): Promise<{ accepted: true; idempotent_replay: boolean }> {
+export async function trackEvent(ctx: EventsDeps, workspaceId: string, input: EventInput): Promise<{ accepted: true; idempotent_replay: boolean }> {
   const checked = checkEvent(input, workspaceId, ctx.clock.now());
   if (!checked.ok) {
     if (checked.tooOld) throw problems.preconditionFailed(describeRejection(checked.errors), checked.errors);
@@ -62,7 +62,7 @@ export async function trackEvent(ctx: AppContext, workspaceId: string, input: Ev
  * de-duplicated on client_event_id, persisted by the drainer. For other slices (inbound
  * webhooks); throws the 429/503 problems when the buffer is full or unreachable.
  */
-export async function ingestEvents(ctx: AppContext, workspaceId: string, inputs: readonly unknown[]): Promise<IngestOutcome[]> {
+export async function ingestEvents(ctx: EventsDeps, workspaceId: string, inputs: readonly unknown[]): Promise<IngestOutcome[]> {
   const receivedAt = ctx.clock.now();
   const outcomes: IngestOutcome[] = new Array(inputs.length);
   const valid: BufferedEvent[] = [];
@@ -84,7 +84,7 @@ export async function ingestEvents(ctx: AppContext, workspaceId: string, inputs:
 }
 
 /** POST /v1/events/batch. */
-export async function trackBatch(ctx: AppContext, workspaceId: string, inputs: readonly unknown[]): Promise<EventBatchAck> {
+export async function trackBatch(ctx: EventsDeps, workspaceId: string, inputs: readonly unknown[]): Promise<EventBatchAck> {
   const outcomes = await ingestEvents(ctx, workspaceId, inputs);
   const ack: EventBatchAck = { accepted_count: 0, idempotent_replay_count: 0, rejected: [] };
   outcomes.forEach((outcome, index) => {

@@ -1,10 +1,10 @@
 import type { Executor } from '../../db/database.js';
 import type { FieldError } from '../../http/problems.js';
 import { collectSegmentKeys, type AudienceExpression } from '../assignment/audience.js';
-import { findEnvironment } from '../environments/store.js';
-import { findMetricsByIds } from '../metrics/store.js';
-import { findMutexGroup } from '../mutex-groups/store.js';
-import { loadSegmentRules, lockSegmentsOf } from '../segments/store.js';
+import { findEnvironment } from '../environments/read.js';
+import { findMetricsByIds } from '../metrics/read.js';
+import { findMutexGroup } from '../mutex-groups/read.js';
+import { loadSegmentRules, lockSegmentsOf } from '../segments/read.js';
 
 export interface References {
   environment_id?: string;

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
+import type { ExperimentsDeps } from './index.js';
 import {
   ExperimentInput,
   ExperimentList,
@@ -19,7 +19,7 @@ const route = routeOptionsFor('experiments');
 const notFound = problemDoc('no such experiment in this workspace');
 const conflict = problemDoc('the lifecycle does not allow this change now');
 
-export function experimentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function experimentRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(definitionRoutes(ctx));
     await app.register(lifecycleRoutes(ctx));
@@ -27,7 +27,7 @@ export function experimentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** Create, read, list and edit. */
-function definitionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/experiments',
@@ -58,7 +58,7 @@ function definitionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** draft -> running -> stopped, and archive from anything. */
-function lifecycleRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function lifecycleRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.delete(
       '/v1/experiments/:id',

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Id, ListOf, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.js';
+import { DEFAULT_DECISION_RULE as STATS_DEFAULT_DECISION_RULE } from '../../stats/index.js';
 import { ExperimentWarningSchema } from './warnings.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
@@ -34,14 +35,8 @@ export const DecisionRuleSchema = Type.Object({
 });
 export type DecisionRule = Static<typeof DecisionRuleSchema>;
 
-export const DEFAULT_DECISION_RULE: DecisionRule = {
-  method: 'bayesian.posterior_threshold',
-  posterior_threshold: 0.995,
-  minimum_detectable_effect: 0.02,
-  min_sample_per_variant: 20000,
-  max_duration_days: 28,
-  snapshot_cadence_minutes: 240,
-};
+/** The spec's defaults, owned by the statistics that apply them (stats/decision.ts). */
+export const DEFAULT_DECISION_RULE: DecisionRule = STATS_DEFAULT_DECISION_RULE;
 
 export const VariantInput = Type.Object(
   {

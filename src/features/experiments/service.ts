@@ -1,13 +1,14 @@
-import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
+import type { ExperimentsDeps } from './index.js';
 import { referenceErrors } from './references.js';
 import { assertPatchAllowed, audienceErrors, changedFields, dimensionErrors, normalizeVariants, normalizeVarianceReduction, variantErrors, withDefaults } from './rules.js';
 import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput } from './schemas.js';
-import { findExperiment, insertExperiment, lockExperiment, toExperiment, updateExperiment, type ExperimentRow } from './store.js';
+import { findExperiment, lockExperiment, toExperiment, type ExperimentRow } from './read.js';
+import { insertExperiment, updateExperiment } from './store.js';
 
 interface Actor {
   workspaceId: string;
@@ -22,7 +23,7 @@ async function audit(trx: Tx, actor: Actor, action: string, experimentId: string
   await recordAudit(trx, { ...actor, action, targetType: 'experiment', targetId: experimentId, payload, at });
 }
 
-export async function createExperiment(ctx: AppContext, actor: Actor, input: ExperimentInput): Promise<Experiment> {
+export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input: ExperimentInput): Promise<Experiment> {
   const shapeErrors = [...variantErrors(input.variants), ...audienceErrors(input.audience), ...dimensionErrors(input.dimensions)];
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const experiment = await uniqueViolationAs(
@@ -68,18 +69,18 @@ export async function createExperiment(ctx: AppContext, actor: Actor, input: Exp
   return experiment;
 }
 
-function publish(ctx: AppContext, experiment: Experiment, oldKeys: string[]) {
+function publish(ctx: ExperimentsDeps, experiment: Experiment, oldKeys: string[]) {
   ctx.changes.publish({ topic: 'experiment', workspaceId: experiment.workspace_id, id: experiment.id, keys: [experiment.key, ...oldKeys] });
 }
 
-async function loadForChange(ctx: AppContext, trx: Tx, actor: Actor, id: string): Promise<ExperimentRow> {
+async function loadForChange(ctx: ExperimentsDeps, trx: Tx, actor: Actor, id: string): Promise<ExperimentRow> {
   const row = await lockExperiment(trx, ctx.seam, actor.workspaceId, id);
   if (!row) throw problems.notFound(`no experiment with id ${id}`);
   return row;
 }
 
 /** Applies a patch under a row lock: lifecycle rules first, then validation, then one audited update. */
-export async function patchExperiment(ctx: AppContext, actor: Actor, id: string, patch: ExperimentPatch): Promise<Experiment> {
+export async function patchExperiment(ctx: ExperimentsDeps, actor: Actor, id: string, patch: ExperimentPatch): Promise<Experiment> {
   const shapeErrors = [...(patch.variants ? variantErrors(patch.variants) : []), ...audienceErrors(patch.audience), ...dimensionErrors(patch.dimensions)];
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const { before, after } = await uniqueViolationAs(
@@ -161,7 +162,7 @@ function rowChanges(row: ExperimentRow, current: Experiment, patch: ExperimentPa
 
 type Transition = 'start' | 'stop' | 'archive';
 
-async function transition(ctx: AppContext, actor: Actor, id: string, kind: Transition, stop?: StopExperimentInput): Promise<Experiment> {
+async function transition(ctx: ExperimentsDeps, actor: Actor, id: string, kind: Transition, stop?: StopExperimentInput): Promise<Experiment> {
   const result = await ctx.db.transaction().execute(async (trx) => {
     const row = await loadForChange(ctx, trx, actor, id);
     const now = ctx.clock.now();
@@ -191,11 +192,11 @@ function transitionChanges(row: ExperimentRow, kind: Transition, now: number, st
   return { status: 'archived', updated_at: now, ...(row.status === 'running' ? { stopped_at: now } : {}) };
 }
 
-export const startExperiment = (ctx: AppContext, actor: Actor, id: string) => transition(ctx, actor, id, 'start');
-export const stopExperiment = (ctx: AppContext, actor: Actor, id: string, input: StopExperimentInput) => transition(ctx, actor, id, 'stop', input);
-export const archiveExperiment = (ctx: AppContext, actor: Actor, id: string) => transition(ctx, actor, id, 'archive');
+export const startExperiment = (ctx: ExperimentsDeps, actor: Actor, id: string) => transition(ctx, actor, id, 'start');
+export const stopExperiment = (ctx: ExperimentsDeps, actor: Actor, id: string, input: StopExperimentInput) => transition(ctx, actor, id, 'stop', input);
+export const archiveExperiment = (ctx: ExperimentsDeps, actor: Actor, id: string) => transition(ctx, actor, id, 'archive');
 
-export async function getExperiment(ctx: AppContext, workspaceId: string, id: string): Promise<Experiment> {
+export async function getExperiment(ctx: ExperimentsDeps, workspaceId: string, id: string): Promise<Experiment> {
   const row = await findExperiment(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no experiment with id ${id}`);
   return toExperiment(row);

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { EventBatchInput, EventInput } from '../events/schemas.js';
+import { DEDUPE_WINDOW_DAYS } from '../../buffer/types.js';
 
 export const InboundParams = Type.Object({
   workspace_id: Type.String({ description: 'the workspace id (ULID)' }),
@@ -23,7 +24,7 @@ export const InboundAck = Type.Object(
   {
     delivery_id: Type.String({ description: 'the delivery as listed at GET /v1/webhook-sources/{id}/deliveries' }),
     accepted_count: Type.Integer({ description: 'events durably accepted, including repeats of a client_event_id' }),
-    idempotent_replay_count: Type.Integer({ description: 'of those, repeats of a client_event_id seen within 30 days' }),
+    idempotent_replay_count: Type.Integer({ description: `of those, repeats of a client_event_id seen within ${DEDUPE_WINDOW_DAYS} days` }),
     rejected: Type.Array(
       Type.Object({
         index: Type.Integer({ description: 'position in `events` (0 for a single event)' }),

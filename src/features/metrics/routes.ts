@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
+import type { MetricsDeps } from './index.js';
 import { MetricInput, MetricList, MetricListQuery, MetricParams, MetricPatch, MetricSchema } from './schemas.js';
 import { createMetric, getMetric, patchMetric, removeMetric } from './service.js';
 import { listMetrics } from './store.js';
@@ -10,7 +10,7 @@ import { listMetrics } from './store.js';
 const route = routeOptionsFor('metrics');
 const notFound = problemDoc('no such metric in this workspace');
 
-export function metricRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function metricRoutes(ctx: MetricsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/metrics',

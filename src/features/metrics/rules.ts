@@ -17,7 +17,7 @@ import type { FieldError } from '../../http/problems.js';
 import { DEFAULT_DEDUP_WINDOW, parseDedupWindow } from './dedup-window.js';
 import { propertyPathProblem } from './property-path.js';
 import type { MetricCapping, MetricInput } from './schemas.js';
-import { findMetricsByIds, type MetricRow } from './store.js';
+import { findMetricsByIds, type MetricRow } from './read.js';
 
 /** A metric input after defaults, with its window already in milliseconds. */
 export interface ResolvedMetric {

@@ -1,11 +1,12 @@
-import type { AppContext } from '../../context.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { Problem, problems, type FieldError } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
+import type { MetricsDeps } from './index.js';
 import { ratioComponentErrors, resolveMetricInput, type ResolvedMetric } from './rules.js';
 import type { MetricInput, MetricPatch } from './schemas.js';
-import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, updateMetric, type MetricReferrer, type MetricRow } from './store.js';
+import type { MetricRow } from './read.js';
+import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, updateMetric, type MetricReferrer } from './store.js';
 
 export { resolveMetricInput, type ResolvedMetric } from './rules.js';
 
@@ -19,7 +20,7 @@ function described(metric: ResolvedMetric): Record<string, unknown> {
   return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key };
 }
 
-export async function createMetric(ctx: AppContext, workspaceId: string, actorId: string, input: MetricInput) {
+export async function createMetric(ctx: MetricsDeps, workspaceId: string, actorId: string, input: MetricInput) {
   const resolved = resolveMetricInput(input);
   if ('errors' in resolved) throw problems.validation(resolved.errors);
   const componentErrors = await ratioComponentErrors(ctx.db, workspaceId, resolved.metric);
@@ -38,7 +39,7 @@ export async function createMetric(ctx: AppContext, workspaceId: string, actorId
   return toMetric(row);
 }
 
-export async function getMetric(ctx: AppContext, workspaceId: string, id: string) {
+export async function getMetric(ctx: MetricsDeps, workspaceId: string, id: string) {
   const row = await findMetric(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no metric with id ${id}`);
   return toMetric(row);
@@ -88,7 +89,7 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
  * PATCH /v1/metrics/{id}: name, description, direction, capping, property_path and window; not
  * key or kind. Later snapshots use the new definition. An unchanged body logs nothing.
  */
-export async function patchMetric(ctx: AppContext, workspaceId: string, actorId: string, id: string, patch: MetricPatch) {
+export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId: string, id: string, patch: MetricPatch) {
   return ctx.db.transaction().execute(async (trx) => {
     const current = await findMetric(trx, workspaceId, id);
     if (!current) throw problems.notFound(`no metric with id ${id}`);
@@ -114,7 +115,7 @@ function stillUsed(key: string, referrers: MetricReferrer[]): Problem {
 }
 
 /** DELETE /v1/metrics/{id}: refused (409) while a draft or running experiment or a ratio metric uses it. */
-export async function removeMetric(ctx: AppContext, workspaceId: string, actorId: string, id: string): Promise<void> {
+export async function removeMetric(ctx: MetricsDeps, workspaceId: string, actorId: string, id: string): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const current = await findMetric(trx, workspaceId, id);
     if (!current) throw problems.notFound(`no metric with id ${id}`);

@@ -1,16 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
+import type { MutexGroupsDeps } from './index.js';
 import { MutexGroupInput, MutexGroupList, MutexGroupListQuery, MutexGroupParams, MutexGroupSchema } from './schemas.js';
 import { createMutexGroup } from './service.js';
-import { findMutexGroup, listMutexGroups } from './store.js';
+import { findMutexGroup, listMutexGroups } from './read.js';
 
 const route = routeOptionsFor('mutex-groups');
 
-export function mutexGroupRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function mutexGroupRoutes(ctx: MutexGroupsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/mutex-groups',

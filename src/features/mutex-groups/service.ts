@@ -1,13 +1,13 @@
-import type { AppContext } from '../../context.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
+import type { MutexGroupsDeps } from './index.js';
 import type { MutexGroupInput } from './schemas.js';
 import { insertMutexGroup } from './store.js';
 
-export async function createMutexGroup(ctx: AppContext, workspaceId: string, actorId: string, input: MutexGroupInput) {
+export async function createMutexGroup(ctx: MutexGroupsDeps, workspaceId: string, actorId: string, input: MutexGroupInput) {
   return uniqueViolationAs(
     ctx.seam,
     () =>

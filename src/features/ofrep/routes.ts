@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import type { Principal } from '../api-keys/authenticator.js';
-import { assignerFor, type Assigner } from '../assignment/assigner.js';
+import type { Assigner } from '../assignment/assigner.js';
 import type { ExperimentDefinition } from '../assignment/definitions.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment } from '../assignment/schemas.js';
 import { characterCount, UNIT_ID_MAX_CHARACTERS } from '../assignment/unit-id.js';
-import { listRunningExperiments } from './store.js';
+import { listRunningExperimentKeys } from '../experiments/read.js';
+import type { OfrepDeps } from './index.js';
 
 const route = routeOptionsFor('ofrep', 'client');
 
@@ -60,16 +60,14 @@ function toEvaluation(definition: ExperimentDefinition, assignment: Assignment) 
   return { key: definition.key, value: assignment.variant, variant: assignment.variant, reason, metadata };
 }
 
-async function evaluateOne(assigner: Assigner, principal: Principal, key: string, unitId: string, attributes: Record<string, unknown>) {
-  const definition = await assigner.definitions.experiment(principal.workspaceId, key);
-  const usable = definition?.status === 'running' && (!principal.environmentId || definition.environmentId === principal.environmentId);
-  if (!definition || !usable) return null;
-  return toEvaluation(definition, await assigner.assignIn(definition, { unit_id: unitId, context: attributes }, principal.keyId));
+/** The evaluations of the flags the key may assign in, in the given order; the others are left out. */
+async function evaluate(assigner: Assigner, principal: Principal, keys: readonly string[], unitId: string, attributes: Record<string, unknown>) {
+  const { assigned } = await assigner.assignMany(principal, keys, { unit_id: unitId, context: attributes });
+  return assigned.map(({ definition, assignment }) => toEvaluation(definition, assignment));
 }
 
-export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function ofrepRoutes({ db, assigner }: OfrepDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const assigner = assignerFor(ctx);
     app.post(
       '/ofrep/v1/evaluate/flags/:key',
       route('ofrepEvaluateFlag', {
@@ -81,7 +79,7 @@ export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { key } = request.params;
         const read = readContext(request.body);
         if ('status' in read) return reply.code(400).send({ key, ...read.body });
-        const evaluation = await evaluateOne(assigner, principalOf(request), key, read.unitId, read.attributes);
+        const [evaluation] = await evaluate(assigner, principalOf(request), [key], read.unitId, read.attributes);
         if (!evaluation) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `no running experiment with key "${key}"` });
         return evaluation;
       },
@@ -98,13 +96,8 @@ export function ofrepRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const read = readContext(request.body);
         if ('status' in read) return reply.code(400).send(read.body);
         const principal = principalOf(request);
-        const keys = await listRunningExperiments(ctx.db, principal.workspaceId, principal.environmentId);
-        const flags = [];
-        for (const key of keys) {
-          const evaluation = await evaluateOne(assigner, principal, key, read.unitId, read.attributes);
-          if (evaluation) flags.push(evaluation);
-        }
-        return { flags };
+        const keys = await listRunningExperimentKeys(db, principal.workspaceId, principal.environmentId);
+        return { flags: await evaluate(assigner, principal, keys, read.unitId, read.attributes) };
       },
     );
   };

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
+import type { SegmentsDeps } from './index.js';
 import { SegmentInput, SegmentList, SegmentListQuery, SegmentParams, SegmentPatch, SegmentSchema } from './schemas.js';
 import { createSegment, getSegment, patchSegment, removeSegment } from './service.js';
 import { listSegments } from './store.js';
@@ -11,7 +11,7 @@ const route = routeOptionsFor('segments');
 
 const notFound = problemDoc('no such segment in this workspace');
 
-export function segmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function segmentRoutes(ctx: SegmentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(segmentCollectionRoutes(ctx));
     await app.register(segmentWriteRoutes(ctx));
@@ -19,7 +19,7 @@ export function segmentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** List, create and read. */
-function segmentCollectionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function segmentCollectionRoutes(ctx: SegmentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/segments',
@@ -50,7 +50,7 @@ function segmentCollectionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** Edit and delete of one segment. */
-function segmentWriteRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function segmentWriteRoutes(ctx: SegmentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.patch(
       '/v1/segments/:id',

@@ -1,10 +1,10 @@
-import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { Problem, problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { validateAudience, type AudienceExpression } from '../assignment/audience.js';
 import { recordAudit } from '../audit/recorder.js';
+import type { SegmentsDeps } from './index.js';
 import { segmentReferenceErrors } from './references.js';
 import type { SegmentInput, SegmentPatch } from './schemas.js';
 import {
@@ -12,15 +12,12 @@ import {
   findSegment,
   findSegmentReferrers,
   insertSegment,
-  loadSegmentRules,
-  lockSegmentsOf,
-  parseRule,
   segmentKeyTaken,
   toSegment,
   updateSegment,
   type SegmentReferrer,
-  type SegmentRow,
 } from './store.js';
+import { loadSegmentRules, lockSegmentsOf, parseRule, type SegmentRow } from './read.js';
 
 /** The rule as an audience tree, or a 422 whose pointers lead into the body (`/rule/...`). */
 function checkedRule(rule: unknown): AudienceExpression | null {
@@ -46,7 +43,7 @@ function stillReferenced(key: string, referrers: SegmentReferrer[]): Problem {
   return new Problem(409, base.detail, { type: base.type, title: base.title, extensions: { referrers } });
 }
 
-export async function createSegment(ctx: AppContext, workspaceId: string, actorId: string, input: SegmentInput) {
+export async function createSegment(ctx: SegmentsDeps, workspaceId: string, actorId: string, input: SegmentInput) {
   const rule = checkedRule(input.rule);
   const segment = await uniqueViolationAs(
     ctx.seam,
@@ -78,7 +75,7 @@ export async function createSegment(ctx: AppContext, workspaceId: string, actorI
   return segment;
 }
 
-export async function getSegment(ctx: AppContext, workspaceId: string, id: string) {
+export async function getSegment(ctx: SegmentsDeps, workspaceId: string, id: string) {
   const row = await findSegment(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no segment with id ${id}`);
   return toSegment(row);
@@ -98,7 +95,7 @@ function changesOf(current: SegmentRow, patch: SegmentPatch, rule: AudienceExpre
 }
 
 /** Edits name, description and rule; the key is fixed because audiences refer to it. */
-export async function patchSegment(ctx: AppContext, workspaceId: string, actorId: string, id: string, patch: SegmentPatch) {
+export async function patchSegment(ctx: SegmentsDeps, workspaceId: string, actorId: string, id: string, patch: SegmentPatch) {
   const rule = patch.rule === undefined ? undefined : checkedRule(patch.rule);
   const outcome = await ctx.db.transaction().execute(async (trx) => {
     await lockSegmentsOf(trx, workspaceId);
@@ -127,7 +124,7 @@ export async function patchSegment(ctx: AppContext, workspaceId: string, actorId
 }
 
 /** Refused (409) while another segment or a non-archived experiment still refers to the segment. */
-export async function removeSegment(ctx: AppContext, workspaceId: string, actorId: string, id: string): Promise<void> {
+export async function removeSegment(ctx: SegmentsDeps, workspaceId: string, actorId: string, id: string): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     await lockSegmentsOf(trx, workspaceId);
     const current = await findSegment(trx, workspaceId, id);

@@ -1,16 +1,11 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { SegmentsTable } from '../../db/tables/catalogue.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
 import { toIso } from '../../lib/time.js';
-import { collectSegmentKeys, type AudienceExpression } from '../assignment/audience.js';
-
-export type SegmentRow = Selectable<SegmentsTable>;
-
-/** Rules are stored as JSON text; a segment with no rule is stored as `null` and matches everyone. */
-export function parseRule(text: string): AudienceExpression | null {
-  return JSON.parse(text) as AudienceExpression | null;
-}
+import { collectSegmentKeys } from '../assignment/audience.js';
+import { listExperimentAudiences } from '../experiments/read.js';
+import { parseRule, type SegmentRow } from './read.js';
 
 export function toSegment(row: SegmentRow) {
   return {
@@ -23,20 +18,6 @@ export function toSegment(row: SegmentRow) {
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };
-}
-
-/**
- * Serialises segment writes of one workspace until the transaction ends, so two concurrent saves
- * cannot each pass the cycle check against the other's old rule, nor a delete race a new
- * reference. A no-op update takes the workspace row lock on PostgreSQL; on SQLite every write
- * transaction already holds the database lock (BEGIN IMMEDIATE). Works the same on both.
- */
-export async function lockSegmentsOf(executor: Executor, workspaceId: string): Promise<void> {
-  await executor
-    .updateTable('workspaces')
-    .set((eb) => ({ name: eb.ref('name') }))
-    .where('id', '=', workspaceId)
-    .execute();
 }
 
 export async function insertSegment(executor: Executor, row: SegmentRow): Promise<void> {
@@ -65,12 +46,6 @@ export async function listSegments(executor: Executor, workspaceId: string, page
   return paginate(query, 'id', page, toSegment);
 }
 
-/** Every segment rule of the workspace by key: what audience evaluation resolves `{segment}` against. */
-export async function loadSegmentRules(executor: Executor, workspaceId: string): Promise<Map<string, AudienceExpression | null>> {
-  const rows = await executor.selectFrom('segments').select(['key', 'rule']).where('workspace_id', '=', workspaceId).execute();
-  return new Map(rows.map((row) => [row.key, parseRule(row.rule)]));
-}
-
 export interface SegmentReferrer {
   type: 'segment' | 'experiment';
   id: string;
@@ -80,14 +55,7 @@ export interface SegmentReferrer {
 /** Segments and non-archived experiments whose rule or audience refers to segment `key` directly. */
 export async function findSegmentReferrers(executor: Executor, workspaceId: string, key: string): Promise<SegmentReferrer[]> {
   const segments = await executor.selectFrom('segments').select(['id', 'key', 'rule']).where('workspace_id', '=', workspaceId).orderBy('id').execute();
-  const experiments = await executor
-    .selectFrom('experiments')
-    .select(['id', 'key', 'audience'])
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '!=', 'archived')
-    .where('audience', 'is not', null)
-    .orderBy('id')
-    .execute();
+  const experiments = await listExperimentAudiences(executor, workspaceId);
   const refersToKey = (text: string | null) => text !== null && collectSegmentKeys(parseRule(text)).includes(key);
   return [
     ...segments.filter((row) => row.key !== key && refersToKey(row.rule)).map((row) => ({ type: 'segment' as const, id: row.id, key: row.key })),

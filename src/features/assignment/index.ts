@@ -1,0 +1,22 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { Assigner } from './assigner.js';
+import { assignmentRoutes } from './routes.js';
+
+/**
+ * What the assignment slice needs: the database, the dialect seam, the clock, the change feed
+ * (its caches drop what changed), the cache settings of the configuration and the cache counters.
+ * It reads experiments and segments through their read.ts.
+ */
+export type AssignmentDeps = Pick<AppContext, 'db' | 'seam' | 'clock' | 'changes' | 'config' | 'metrics'>;
+
+export interface AssignmentSlice {
+  routes: FastifyPluginAsyncTypebox;
+  /** The one Assigner of the process (its caches are shared by every route that assigns, OFREP's too). */
+  assigner: Assigner;
+}
+
+export function createAssignment(deps: AssignmentDeps): AssignmentSlice {
+  const assigner = new Assigner(deps);
+  return { routes: assignmentRoutes(deps, assigner), assigner };
+}
