@@ -170,7 +170,7 @@ describeEachDialect('metrics', (server) => {
     const before = await server().request('GET', '/v1/audit?action=metric.created&limit=200', { key: acme.key });
     const duplicate = await post({ ...checkout, name: 'Again' });
     expect(duplicate.status).toBe(409);
-    expect(duplicate.body).toMatchObject({ title: 'Conflict', detail: expect.stringMatching(/"checkout"/) });
+    expect(duplicate.body).toMatchObject({ type: 'https://verdict.dev/problems/key-taken', title: 'Key taken', detail: expect.stringMatching(/"checkout"/) });
     const after = await server().request('GET', '/v1/audit?action=metric.created&limit=200', { key: acme.key });
     expect(after.body.data).toHaveLength(before.body.data.length);
   });

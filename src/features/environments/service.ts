@@ -31,6 +31,6 @@ export async function createEnvironment(ctx: AppContext, workspaceId: string, ac
   return uniqueViolationAs(
     ctx.seam,
     () => ctx.db.transaction().execute((trx) => addEnvironment(trx, workspaceId, input, actorId, ctx.clock.now())),
-    () => problems.conflict(`an environment with slug "${input.slug}" already exists in this workspace`),
+    () => problems.keyTaken(`an environment with slug "${input.slug}" already exists in this workspace`),
   );
 }
