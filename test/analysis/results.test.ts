@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
 import { HOUR, ManualClock, compute, createExperiment, exposeExactly, expectClose } from './support.js';
@@ -27,7 +27,7 @@ describeEachDialect(
     let environmentId: string;
     let experiment: any;
 
-    it('sets up a running experiment with no metrics and a zero-weight variant', async () => {
+    beforeAll(async () => {
       clock.set(T0);
       ({ key, environmentId } = await server().bootstrap('Results'));
       experiment = await createExperiment(server(), key, {

@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { runningExperiment } from './helpers.js';
 
@@ -6,7 +6,7 @@ describeEachDialect('sticky assignment', (server) => {
   let key: string;
   let environmentId: string;
   let clientKey: string;
-  it('bootstraps with a server and a client key', async () => {
+  beforeAll(async () => {
     ({ key, environmentId } = await server().bootstrap());
     clientKey = (await server().request('POST', '/v1/api-keys', { key, body: { name: 'web', kind: 'client' } })).body.key;
   });

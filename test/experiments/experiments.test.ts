@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { experimentBody } from './helpers.js';
 
@@ -6,7 +6,7 @@ describeEachDialect('experiments', (server) => {
   let key: string;
   let keyId: string;
   let environmentId: string;
-  it('bootstraps', async () => {
+  beforeAll(async () => {
     ({ key, keyId, environmentId } = await server().bootstrap());
   });
 
@@ -41,8 +41,11 @@ describeEachDialect('experiments', (server) => {
   });
 
   it('answers 409 for a duplicate key', async () => {
-    const response = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId, { key: 'checkout' }) });
+    const first = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId, { key: 'checkout-twice' }) });
+    expect(first.status).toBe(201);
+    const response = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId, { key: 'checkout-twice' }) });
     expect(response.status).toBe(409);
+    expect(response.body.type).toBe('https://verdict.dev/problems/key-taken');
   });
 
   it.each([
@@ -136,6 +139,10 @@ describeEachDialect('experiments', (server) => {
   });
 
   it('lists with a status filter and a cursor, and 404s unknown and foreign ids', async () => {
+    for (const n of [1, 2, 3]) {
+      const created = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId, { key: `listed-${n}` }) });
+      expect(created.status).toBe(201);
+    }
     const running = await server().request('GET', '/v1/experiments?status=running', { key });
     expect(running.body.data.every((e: { status: string }) => e.status === 'running')).toBe(true);
     const page = await server().request('GET', '/v1/experiments?limit=2', { key });

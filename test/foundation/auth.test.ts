@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { hashKey } from '../../src/features/api-keys/key-format.js';
 import { describeEach } from '../support/describe-each.js';
 import { describeEachDialect } from '../support/each-dialect.js';
@@ -7,7 +7,7 @@ import { startTestServer } from '../support/server.js';
 describeEachDialect('authentication', (server) => {
   let key: string;
   let keyId: string;
-  it('bootstraps a workspace', async () => {
+  beforeAll(async () => {
     ({ key, keyId } = await server().bootstrap());
   });
 

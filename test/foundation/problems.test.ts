@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { describeEach } from '../support/describe-each.js';
 import { startTestServer } from '../support/server.js';
@@ -11,7 +11,7 @@ function expectProblem(response: { status: number; headers: Headers; body: any }
 
 describeEachDialect('errors are RFC 9457 problems', (server) => {
   let key: string;
-  it('bootstraps a workspace', async () => {
+  beforeAll(async () => {
     key = (await server().bootstrap()).key;
   });
 
