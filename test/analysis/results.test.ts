@@ -131,6 +131,7 @@ describeEachDialect(
       const draft = await createExperiment(server(), key, { environment_id: environmentId, key: 'draft', variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }] }, false);
       const refused = await server().request('POST', `/v1/experiments/${draft.id}/results/compute`, { key });
       expect(refused.status).toBe(409);
+      expect(refused.body.type).toBe('https://verdict.dev/problems/experiment-not-started');
       expect(refused.headers.get('content-type')).toContain('application/problem+json');
       for (const query of ['since=yesterday', 'cursor=not-a-cursor', 'limit=0']) {
         const malformed = await server().request('GET', `/v1/experiments/${experiment.id}/results/history?${query}`, { key });

@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { findMetricsByIds } from '../../src/features/metrics/store.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { Bootstrap } from '../support/server.js';
@@ -16,8 +16,11 @@ describeEachDialect('metrics', (server) => {
     return response.body.errors as { pointer: string; message: string }[];
   };
 
-  it('creates a metric with the defaults, stores the window in milliseconds and audits it', async () => {
+  beforeAll(async () => {
     acme = await server().bootstrap('Acme');
+  });
+
+  it('creates a metric with the defaults, stores the window in milliseconds and audits it', async () => {
     const created = await post(checkout);
     expect(created.status).toBe(201);
     expect(created.body).toEqual({

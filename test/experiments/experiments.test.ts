@@ -77,7 +77,7 @@ describeEachDialect('experiments', (server) => {
   it('follows the lifecycle: start from draft only, stop from running only, archive from anything', async () => {
     const created = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId) });
     const id = created.body.id;
-    expect((await server().request('POST', `/v1/experiments/${id}/stop`, { key, body: { reason: 'won' } })).status).toBe(409);
+    expect(await server().request('POST', `/v1/experiments/${id}/stop`, { key, body: { reason: 'won' } })).toMatchObject({ status: 409, body: { type: 'https://verdict.dev/problems/lifecycle-move-not-allowed' } });
     const started = await server().request('POST', `/v1/experiments/${id}/start`, { key });
     expect(started.status).toBe(200);
     expect(started.body.status).toBe('running');
@@ -88,7 +88,7 @@ describeEachDialect('experiments', (server) => {
     const stopped = await server().request('POST', `/v1/experiments/${id}/stop`, { key, body: { reason: 'won', outcome_notes: 'ship it' } });
     expect(stopped.body).toMatchObject({ status: 'stopped', stop_reason: 'won', outcome_notes: 'ship it' });
     expect((await server().request('POST', `/v1/experiments/${id}/start`, { key })).status).toBe(409);
-    expect((await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { name: 'x' } })).status).toBe(409);
+    expect(await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { name: 'x' } })).toMatchObject({ status: 409, body: { type: 'https://verdict.dev/problems/experiment-not-editable' } });
     expect((await server().request('DELETE', `/v1/experiments/${id}`, { key })).status).toBe(204);
     expect((await server().request('DELETE', `/v1/experiments/${id}`, { key })).status).toBe(204);
     const archived = await server().request('GET', `/v1/experiments/${id}`, { key });
@@ -115,6 +115,7 @@ describeEachDialect('experiments', (server) => {
       body: { variants: [{ key: 'control', weight: 50 }, { key: 'blue', weight: 50 }] },
     });
     expect(renamedKeys.status).toBe(409);
+    expect(renamedKeys.body.type).toBe('https://verdict.dev/problems/experiment-not-editable');
     expect((await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { key: 'new-key' } })).status).toBe(409);
     const same = await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { key: created.body.key, name: 'Renamed' } });
     expect(same.status).toBe(200);

@@ -51,6 +51,7 @@ describeEachDialect('renders', (server) => {
     });
     const early = await fetch(`${server().url}/v1/renders/${response.body.id}/outputs/html`, { headers: { authorization: `Bearer ${key}` } });
     expect(early.status).toBe(409);
+    expect(((await early.clone().json()) as { type: string }).type).toBe('https://verdict.dev/problems/render-not-ready');
     expect(early.headers.get('retry-after')).toBe('1');
     expect(early.headers.get('content-type')).toMatch(/^application\/problem\+json/);
 
@@ -196,6 +197,7 @@ describeEachDialect('renders', (server) => {
     expect(failed).toMatchObject({ status: 'failed', outputs: [], resolved_at: expect.any(String), error: expect.stringMatching(/formatDate: "next tuesday" is not a date/) });
     const output = await fetchOutput(server(), key, failed.id, 'html');
     expect(output.status).toBe(409);
+    expect(JSON.parse(output.bytes.toString()).type).toBe('https://verdict.dev/problems/render-failed');
     expect(JSON.parse(output.bytes.toString()).detail).toMatch(/failed: formatDate/);
   });
 

@@ -178,6 +178,7 @@ describeWebhooks('inbound webhooks', (env: () => WebhookEnv) => {
     const body = { event_key: 'x', unit_id: 'u' };
     const signed = await postInbound(env().server, env().clock, disabled.inbound_path, { secret: disabled.inbound_secret, body });
     expectProblem(signed, 409, /disabled/);
+    expect(signed.body.type).toBe('https://verdict.dev/problems/source-disabled');
     const unsigned = await postInbound(env().server, env().clock, disabled.inbound_path, { signature: null, body });
     expectProblem(unsigned, 401);
     await env().server.request('PATCH', `/v1/webhook-sources/${disabled.id}`, { key: env().key, body: { enabled: true } });
