@@ -32,6 +32,10 @@ describeEachDialect('renders', (server) => {
   afterAll(async () => {
     await worker?.stop();
   });
+  /** Renders resolve only with a worker; the first test starts it itself, after checking a queued render. */
+  const ensureWorker = () => {
+    worker ??= startRenderWorker(server());
+  };
 
   it('answers 202 with a queued render and serves its outputs once the job resolved it', async () => {
     const template = await frozenTemplate(server(), key);
@@ -55,7 +59,7 @@ describeEachDialect('renders', (server) => {
     expect(early.headers.get('retry-after')).toBe('1');
     expect(early.headers.get('content-type')).toMatch(/^application\/problem\+json/);
 
-    worker = startRenderWorker(server());
+    ensureWorker();
     const resolved = await waitForRender(server(), key, response.body.id);
     expect(resolved).toMatchObject({ status: 'resolved', error: null, resolved_at: expect.any(String) });
     expect(resolved.outputs).toEqual([
@@ -74,6 +78,7 @@ describeEachDialect('renders', (server) => {
   });
 
   it('renders every format from one body, escaping merge values', async () => {
+    ensureWorker();
     const template = await frozenTemplate(server(), key);
     const done = await render(server(), key, { template_id: template.id });
     expect(done.outputs.map((o: any) => [o.format, o.content_type])).toEqual([
@@ -121,6 +126,7 @@ describeEachDialect('renders', (server) => {
   });
 
   it('reproduces a frozen version byte for byte after the draft changed and after deletion', async () => {
+    ensureWorker();
     const template = await frozenTemplate(server(), key);
     const before = await render(server(), key, { template_id: template.id, version: 'v1' });
     const beforeOutputs = await outputs(server(), key, before.id);
@@ -192,6 +198,7 @@ describeEachDialect('renders', (server) => {
   });
 
   it('fails a render whose helper rejects the data, with the reason', async () => {
+    ensureWorker();
     const template = await frozenTemplate(server(), key, 'Due {{formatDate due_at}}');
     const failed = await render(server(), key, { template_id: template.id, data: { due_at: 'next tuesday' } });
     expect(failed).toMatchObject({ status: 'failed', outputs: [], resolved_at: expect.any(String), error: expect.stringMatching(/formatDate: "next tuesday" is not a date/) });
@@ -202,6 +209,7 @@ describeEachDialect('renders', (server) => {
   });
 
   it('keeps renders to their workspace and to server keys', async () => {
+    ensureWorker();
     const template = await frozenTemplate(server(), key);
     const done = await render(server(), key, { template_id: template.id, formats: ['text'] });
     const { key: other } = await server().bootstrap('Elsewhere');
@@ -218,6 +226,7 @@ describeEachDialect('renders', (server) => {
   });
 
   it('lists the workspace’s renders newest first, by template and status, page by page', async () => {
+    ensureWorker();
     const { key: own } = await server().bootstrap('Listing');
     const invoice = await frozenTemplate(server(), own);
     const note = await frozenTemplate(server(), own, 'Due {{formatDate due_at}}');
