@@ -60,6 +60,9 @@ export class Problem extends Error {
 
 const TYPE_BASE = 'https://verdict.dev/problems/';
 
+/** A 409 of one kind: a client that meets it can tell from `type` alone what to do next. */
+const conflict = (kind: string, title: string) => (detail: string) => new Problem(409, detail, { type: `${TYPE_BASE}${kind}`, title });
+
 /** The registry of problem kinds: each names its status, a stable type URI and a title. */
 export const problems = {
   malformedRequest: (detail: string) => new Problem(400, detail, { type: `${TYPE_BASE}malformed-request`, title: 'Malformed request' }),
@@ -81,7 +84,32 @@ export const problems = {
       title: 'Method Not Allowed',
       headers: { allow: allowed.join(', ') },
     }),
-  conflict: (detail: string) => new Problem(409, detail, { type: `${TYPE_BASE}conflict`, title: 'Conflict' }),
+  /** A key or slug already used by another resource of the same kind in the workspace. */
+  keyTaken: conflict('key-taken', 'Key taken'),
+  /** Another lead of the workspace is already linked to the same task of the task tool. */
+  taskAlreadyLinked: conflict('task-already-linked', 'Task already linked'),
+  /** A metric that a draft or running experiment or a ratio metric still uses (`referrers` lists them). */
+  metricInUse: conflict('metric-in-use', 'Metric in use'),
+  /** A segment that another segment or a non-archived experiment still refers to (`referrers` lists them). */
+  segmentInUse: conflict('segment-in-use', 'Segment in use'),
+  /** A change the experiment's status does not allow (stopped and archived: none; running: a few fields). */
+  experimentNotEditable: conflict('experiment-not-editable', 'Experiment not editable in this status'),
+  /** A lifecycle move from the wrong status: start from other than draft, stop from other than running. */
+  lifecycleMoveNotAllowed: conflict('lifecycle-move-not-allowed', 'Lifecycle move not allowed'),
+  /** Results asked to be computed for an experiment that never started. */
+  experimentNotStarted: conflict('experiment-not-started', 'Experiment not started'),
+  /** An exposure logged for a unit that has no stored assignment in the experiment. */
+  unitNotAssigned: conflict('unit-not-assigned', 'Unit not assigned'),
+  /** An exposure logged for a variant other than the one the unit is assigned. */
+  assignedVariantDiffers: conflict('assigned-variant-differs', 'Assigned variant differs'),
+  /** A delivery to a webhook source that is disabled. */
+  sourceDisabled: conflict('source-disabled', 'Source disabled'),
+  /** A freeze of a template draft that no longer compiles. */
+  draftDoesNotCompile: conflict('draft-does-not-compile', 'Draft does not compile'),
+  /** An output of a render that failed. */
+  renderFailed: conflict('render-failed', 'Render failed'),
+  /** An output of a render that is still queued or running (with Retry-After). */
+  renderNotReady: conflict('render-not-ready', 'Render not ready'),
   /** An Idempotency-Key whose first request is still being processed (IETF idempotency-key draft). */
   idempotencyInFlight: (detail: string) =>
     new Problem(409, detail, { type: `${TYPE_BASE}idempotency-key-in-flight`, title: 'Request in progress' }),

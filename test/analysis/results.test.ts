@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
 import { HOUR, ManualClock, compute, createExperiment, exposeExactly, expectClose } from './support.js';
@@ -27,7 +27,7 @@ describeEachDialect(
     let environmentId: string;
     let experiment: any;
 
-    it('sets up a running experiment with no metrics and a zero-weight variant', async () => {
+    beforeAll(async () => {
       clock.set(T0);
       ({ key, environmentId } = await server().bootstrap('Results'));
       experiment = await createExperiment(server(), key, {
@@ -131,6 +131,7 @@ describeEachDialect(
       const draft = await createExperiment(server(), key, { environment_id: environmentId, key: 'draft', variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }] }, false);
       const refused = await server().request('POST', `/v1/experiments/${draft.id}/results/compute`, { key });
       expect(refused.status).toBe(409);
+      expect(refused.body.type).toBe('https://verdict.dev/problems/experiment-not-started');
       expect(refused.headers.get('content-type')).toContain('application/problem+json');
       for (const query of ['since=yesterday', 'cursor=not-a-cursor', 'limit=0']) {
         const malformed = await server().request('GET', `/v1/experiments/${experiment.id}/results/history?${query}`, { key });

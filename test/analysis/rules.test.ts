@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { computeById } from '../../src/features/analysis/service.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { HOUR, MINUTE, ManualClock, compute, createExperiment, createMetric, exposeExactly, sendEvents } from './support.js';
@@ -18,7 +18,7 @@ describeEachDialect(
     let clicked: string;
     let clicks: string;
 
-    it('sets up a workspace and one-hour-window metrics', async () => {
+    beforeAll(async () => {
       clock.set(T0);
       ({ key, environmentId } = await server().bootstrap('Rules'));
       clicked = await createMetric(server(), key, { key: 'clicked', event_key: 'click', kind: 'binary', unit_dedup_window: 'PT1H' });

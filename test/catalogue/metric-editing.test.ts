@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { Bootstrap } from '../support/server.js';
 
@@ -20,8 +20,11 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
   const auditOf = async (id: string) => (await request('GET', `/v1/audit?target_type=metric&target_id=${id}`)).body.data as any[];
   const rowCount = async () => Number((await server().ctx.db.selectFrom('metrics').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
-  it('stores direction and capping and shows them back', async () => {
+  beforeAll(async () => {
     acme = await server().bootstrap('Acme');
+  });
+
+  it('stores direction and capping and shows them back', async () => {
     const errors = await create({ key: 'errors', event_key: 'app.error', kind: 'binary', higher_is_better: false, description: 'any error' });
     expect(errors).toMatchObject({ higher_is_better: false, description: 'any error', capping: null });
     const revenue = await create({ key: 'revenue', event_key: 'order.paid', kind: 'revenue', aggregation: 'sum', property_path: 'amount', capping: { type: 'percentile', value: 0.99 } });
@@ -136,10 +139,12 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
     expect(experiment.status, experiment.text).toBe(201);
     const blocked = await request('DELETE', `/v1/metrics/${byKey('errors').id}`);
     expect(blocked.status).toBe(409);
+    expect(blocked.body.type).toBe('https://verdict.dev/problems/metric-in-use');
     expect(blocked.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(blocked.body.referrers).toEqual([{ type: 'experiment', id: experiment.body.id, key: 'uses-errors' }]);
     const ratioBlocked = await request('DELETE', `/v1/metrics/${byKey('revenue').id}`);
     expect(ratioBlocked.status).toBe(409);
+    expect(ratioBlocked.body.type).toBe('https://verdict.dev/problems/metric-in-use');
     expect(ratioBlocked.body.referrers).toEqual([{ type: 'metric', id: byKey('revenue-per-order').id, key: 'revenue-per-order' }]);
     expect((await request('GET', `/v1/metrics/${byKey('errors').id}`)).status).toBe(200);
 

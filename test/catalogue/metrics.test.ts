@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { findMetricsByIds } from '../../src/features/metrics/read.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { Bootstrap } from '../support/server.js';
@@ -16,8 +16,11 @@ describeEachDialect('metrics', (server) => {
     return response.body.errors as { pointer: string; message: string }[];
   };
 
-  it('creates a metric with the defaults, stores the window in milliseconds and audits it', async () => {
+  beforeAll(async () => {
     acme = await server().bootstrap('Acme');
+  });
+
+  it('creates a metric with the defaults, stores the window in milliseconds and audits it', async () => {
     const created = await post(checkout);
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
@@ -170,7 +173,7 @@ describeEachDialect('metrics', (server) => {
     const before = await server().request('GET', '/v1/audit?action=metric.created&limit=200', { key: acme.key });
     const duplicate = await post({ ...checkout, name: 'Again' });
     expect(duplicate.status).toBe(409);
-    expect(duplicate.body).toMatchObject({ title: 'Conflict', detail: expect.stringMatching(/"checkout"/) });
+    expect(duplicate.body).toMatchObject({ type: 'https://verdict.dev/problems/key-taken', title: 'Key taken', detail: expect.stringMatching(/"checkout"/) });
     const after = await server().request('GET', '/v1/audit?action=metric.created&limit=200', { key: acme.key });
     expect(after.body.data).toHaveLength(before.body.data.length);
   });

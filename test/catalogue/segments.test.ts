@@ -1,4 +1,4 @@
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadSegmentRules } from '../../src/features/segments/read.js';
 import { newId } from '../../src/lib/ids.js';
 import { describeEachDialect } from '../support/each-dialect.js';
@@ -62,11 +62,14 @@ describeEachDialect('segments', (server) => {
     return response.body.errors as { pointer: string; message: string }[];
   };
 
-  it('creates a segment, audits it and notifies listeners', async () => {
+  beforeAll(async () => {
     acme = await server().bootstrap('Acme');
     unsubscribe = server().ctx.changes.subscribe((change) => {
       if (change.topic === 'segment') notified.push(change.workspaceId);
     });
+  });
+
+  it('creates a segment, audits it and notifies listeners', async () => {
     notified.length = 0;
     const created = await create({ key: 'pro-users', name: 'Pro users', rule: proPlan });
     expect(created.status).toBe(201);
@@ -179,6 +182,7 @@ describeEachDialect('segments', (server) => {
     notified.length = 0;
     const duplicate = await create({ key: 'pro-users', name: 'Again', rule: null });
     expect(duplicate.status).toBe(409);
+    expect(duplicate.body.type).toBe('https://verdict.dev/problems/key-taken');
     expect(duplicate.body.detail).toMatch(/"pro-users"/);
     expect((await call('GET', '/v1/audit?action=segment.created&limit=200')).body.data).toHaveLength(before.body.data.length);
     expect(notified).toEqual([]);
@@ -230,6 +234,7 @@ describeEachDialect('segments', (server) => {
   it('refuses to delete a segment another segment refers to, naming the referrer', async () => {
     const refused = await call('DELETE', `/v1/segments/${await idOf('pro-users')}`);
     expect(refused.status).toBe(409);
+    expect(refused.body.type).toBe('https://verdict.dev/problems/segment-in-use');
     expect(refused.body.detail).toMatch(/segment "pro-users" is still referred to by segment "pro-everyone"/);
     expect(refused.body.referrers).toEqual([{ type: 'segment', id: await idOf('pro-everyone'), key: 'pro-everyone' }]);
   });
@@ -242,6 +247,7 @@ describeEachDialect('segments', (server) => {
     await insertExperiment(server(), acme, 'unrelated', ref('pro-users'), 'draft');
     const refused = await call('DELETE', `/v1/segments/${betaId}`);
     expect(refused.status).toBe(409);
+    expect(refused.body.type).toBe('https://verdict.dev/problems/segment-in-use');
     expect(refused.body.detail).toMatch(/experiment "checkout-button"/);
     expect(refused.body.referrers).toEqual([{ type: 'experiment', id: running, key: 'checkout-button' }]);
 

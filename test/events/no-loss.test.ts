@@ -5,8 +5,9 @@ import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { createWorkspaces } from '../../src/features/workspaces/index.js';
-import { createTestDatabase, testDialects, type DialectName, type TestDatabase } from '../support/databases.js';
-import { bufferModes, freePort, privateRedis, uniquePrefix, waitFor, type BufferMode, type PrivateRedis } from './support.js';
+import { createTestDatabase, type DialectName, type TestDatabase } from '../support/databases.js';
+import { describeEach } from '../support/describe-each.js';
+import { freePort, privateRedis, uniquePrefix, waitFor, type BufferMode, type PrivateRedis } from './support.js';
 
 const CONCURRENCY = 24;
 
@@ -86,20 +87,16 @@ async function bootstrap(database: TestDatabase): Promise<string> {
   }
 }
 
-const modes = bufferModes();
-if (!modes.includes('redis')) console.warn('[verdict] the kill test runs in embedded mode only: set VERDICT_TEST_REDIS_URL for Redis mode.');
 
 /** Two process start-ups per case make this the slowest test; the cases run side by side. */
 const CASE_TIMEOUT_MS = 150_000;
 
 describe('no acknowledged event is lost when verdict serve is killed', () => {
-  for (const dialect of testDialects()) {
-    for (const mode of modes) {
-      it.concurrent(`stores every event that got a 202 exactly once after SIGKILL and restart [${dialect}, ${mode}]`, { timeout: CASE_TIMEOUT_MS }, async () => {
-        await killAndRestart(dialect, mode);
-      });
-    }
-  }
+  describeEach('SIGKILL and restart', { buffers: ['embedded', 'redis'], concurrent: true }, ({ dialect, buffer }) => {
+    it('stores every event that got a 202 exactly once after SIGKILL and restart', { timeout: CASE_TIMEOUT_MS }, async () => {
+      await killAndRestart(dialect, buffer);
+    });
+  });
 });
 
 async function killAndRestart(dialect: DialectName, mode: BufferMode): Promise<void> {

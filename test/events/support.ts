@@ -3,28 +3,18 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import type { BufferConfig, Config, EventIngestConfig } from '../../src/config.js';
 import type { Drainer } from '../../src/buffer/drainer.js';
 import { startEventDrainer } from '../../src/features/events/background.js';
-import { testDialects, type DialectName } from '../support/databases.js';
+import type { DialectName } from '../support/databases.js';
+import { describeEach, testRedisUrl, type BufferMode } from '../support/describe-each.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.js';
 import { freePort } from '../support/net.js';
 
 export { freePort };
 
-export type BufferMode = 'embedded' | 'redis';
-
-/** The shared Redis of the test run, when there is one. */
-export function testRedisUrl(): string | null {
-  return process.env.VERDICT_TEST_REDIS_URL || null;
-}
-
-export function bufferModes(): BufferMode[] {
-  return testRedisUrl() ? ['embedded', 'redis'] : ['embedded'];
-}
-
-if (!testRedisUrl()) console.warn('[verdict] VERDICT_TEST_REDIS_URL is not set: Redis variants of the event tests are skipped.');
+export { testRedisUrl, type BufferMode };
 
 /** A key prefix of its own, so test files running in parallel never see each other's streams. */
 export function uniquePrefix(): string {
@@ -93,26 +83,22 @@ export async function startIngestServer(dialect: DialectName, mode: BufferMode, 
   return setup;
 }
 
-/** Runs a suite on every database and buffer mode available, each with its own server. */
+/** Runs a suite on every database and buffer mode (see describeEach), each with its own server. */
 export function describeIngest(name: string, suite: (setup: () => IngestSetup) => void, options: IngestSuiteOptions = {}): void {
-  for (const dialect of testDialects()) {
-    for (const mode of options.modes ?? bufferModes()) {
-      describe(`${name} [${dialect}, ${mode}]`, () => {
-        let setup: IngestSetup | undefined;
-        beforeAll(async () => {
-          setup = await startIngestServer(dialect, mode, options);
-        });
-        afterAll(async () => {
-          await setup?.stopDrainer();
-          await setup?.server.close();
-        });
-        suite(() => {
-          if (!setup) throw new Error('the ingest server has not started');
-          return setup;
-        });
-      });
-    }
-  }
+  describeEach(name, { buffers: options.modes ?? ['embedded', 'redis'] }, ({ dialect, buffer }) => {
+    let setup: IngestSetup | undefined;
+    beforeAll(async () => {
+      setup = await startIngestServer(dialect, buffer, options);
+    });
+    afterAll(async () => {
+      await setup?.stopDrainer();
+      await setup?.server.close();
+    });
+    suite(() => {
+      if (!setup) throw new Error('the ingest server has not started');
+      return setup;
+    });
+  });
 }
 
 export async function waitFor<T>(probe: () => Promise<T | undefined | false | null>, timeoutMs = 10_000, what = 'a condition'): Promise<T> {

@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { runningExperiment } from './helpers.js';
 
@@ -6,7 +6,7 @@ describeEachDialect('sticky assignment', (server) => {
   let key: string;
   let environmentId: string;
   let clientKey: string;
-  it('bootstraps with a server and a client key', async () => {
+  beforeAll(async () => {
     ({ key, environmentId } = await server().bootstrap());
     clientKey = (await server().request('POST', '/v1/api-keys', { key, body: { name: 'web', kind: 'client' } })).body.key;
   });
@@ -76,6 +76,7 @@ describeEachDialect('sticky assignment', (server) => {
     const other = assigned.body.variant === 'control' ? 'green' : 'control';
     const wrong = await server().request('POST', '/v1/exposures', { key: clientKey, body: { experiment_key: 'deferred', unit_id: 'd-1', variant: other } });
     expect(wrong.status).toBe(409);
+    expect(wrong.body.type).toBe('https://verdict.dev/problems/assigned-variant-differs');
     for (let i = 0; i < 2; i++) {
       const logged = await server().request('POST', '/v1/exposures', { key: clientKey, body: { experiment_key: 'deferred', unit_id: 'd-1', variant: assigned.body.variant } });
       expect(logged.status).toBe(202);
@@ -86,6 +87,7 @@ describeEachDialect('sticky assignment', (server) => {
     expect(later.body.exposure_logged_at).toEqual(expect.any(String));
     const unassigned = await server().request('POST', '/v1/exposures', { key: clientKey, body: { experiment_key: 'deferred', unit_id: 'never', variant: 'control' } });
     expect(unassigned.status).toBe(409);
+    expect(unassigned.body.type).toBe('https://verdict.dev/problems/unit-not-assigned');
   });
 
   it('pins a unit with an override for QA and removes the pin', async () => {

@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { experimentBody } from './helpers.js';
 
@@ -6,7 +6,7 @@ describeEachDialect('experiments', (server) => {
   let key: string;
   let keyId: string;
   let environmentId: string;
-  it('bootstraps', async () => {
+  beforeAll(async () => {
     ({ key, keyId, environmentId } = await server().bootstrap());
   });
 
@@ -41,8 +41,11 @@ describeEachDialect('experiments', (server) => {
   });
 
   it('answers 409 for a duplicate key', async () => {
-    const response = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId, { key: 'checkout' }) });
+    const first = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId, { key: 'checkout-twice' }) });
+    expect(first.status).toBe(201);
+    const response = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId, { key: 'checkout-twice' }) });
     expect(response.status).toBe(409);
+    expect(response.body.type).toBe('https://verdict.dev/problems/key-taken');
   });
 
   it.each([
@@ -74,7 +77,7 @@ describeEachDialect('experiments', (server) => {
   it('follows the lifecycle: start from draft only, stop from running only, archive from anything', async () => {
     const created = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId) });
     const id = created.body.id;
-    expect((await server().request('POST', `/v1/experiments/${id}/stop`, { key, body: { reason: 'won' } })).status).toBe(409);
+    expect(await server().request('POST', `/v1/experiments/${id}/stop`, { key, body: { reason: 'won' } })).toMatchObject({ status: 409, body: { type: 'https://verdict.dev/problems/lifecycle-move-not-allowed' } });
     const started = await server().request('POST', `/v1/experiments/${id}/start`, { key });
     expect(started.status).toBe(200);
     expect(started.body.status).toBe('running');
@@ -85,7 +88,7 @@ describeEachDialect('experiments', (server) => {
     const stopped = await server().request('POST', `/v1/experiments/${id}/stop`, { key, body: { reason: 'won', outcome_notes: 'ship it' } });
     expect(stopped.body).toMatchObject({ status: 'stopped', stop_reason: 'won', outcome_notes: 'ship it' });
     expect((await server().request('POST', `/v1/experiments/${id}/start`, { key })).status).toBe(409);
-    expect((await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { name: 'x' } })).status).toBe(409);
+    expect(await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { name: 'x' } })).toMatchObject({ status: 409, body: { type: 'https://verdict.dev/problems/experiment-not-editable' } });
     expect((await server().request('DELETE', `/v1/experiments/${id}`, { key })).status).toBe(204);
     expect((await server().request('DELETE', `/v1/experiments/${id}`, { key })).status).toBe(204);
     const archived = await server().request('GET', `/v1/experiments/${id}`, { key });
@@ -112,6 +115,7 @@ describeEachDialect('experiments', (server) => {
       body: { variants: [{ key: 'control', weight: 50 }, { key: 'blue', weight: 50 }] },
     });
     expect(renamedKeys.status).toBe(409);
+    expect(renamedKeys.body.type).toBe('https://verdict.dev/problems/experiment-not-editable');
     expect((await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { key: 'new-key' } })).status).toBe(409);
     const same = await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { key: created.body.key, name: 'Renamed' } });
     expect(same.status).toBe(200);
@@ -136,6 +140,10 @@ describeEachDialect('experiments', (server) => {
   });
 
   it('lists with a status filter and a cursor, and 404s unknown and foreign ids', async () => {
+    for (const n of [1, 2, 3]) {
+      const created = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId, { key: `listed-${n}` }) });
+      expect(created.status).toBe(201);
+    }
     const running = await server().request('GET', '/v1/experiments?status=running', { key });
     expect(running.body.data.every((e: { status: string }) => e.status === 'running')).toBe(true);
     const page = await server().request('GET', '/v1/experiments?limit=2', { key });

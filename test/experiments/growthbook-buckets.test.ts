@@ -4,7 +4,7 @@
  * boundary (0.2 + 0.2 + 0.2 = 0.6000000000000001) and on those where it does not (0.8).
  */
 import { GrowthBookClient } from '@growthbook/growthbook';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { bucketOf } from '../../src/features/assignment/bucketing.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { runningExperiment } from './helpers.js';
@@ -32,7 +32,7 @@ function growthBookVariant(experimentKey: string, unitId: string, weights: numbe
 describeEachDialect('assignment matches the GrowthBook JS SDK on boundary buckets', (server) => {
   let key: string;
   let environmentId: string;
-  it('bootstraps', async () => {
+  beforeAll(async () => {
     ({ key, environmentId } = await server().bootstrap());
   });
 

@@ -2,14 +2,14 @@
  * An experiment warns when its decision rule and minimum detectable effect need far more units
  * than min_sample_per_variant (docs/statistics.md section 9).
  */
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { experimentBody } from './helpers.js';
 
 describeEachDialect('experiment planning warnings', (server) => {
   let key: string;
   let environmentId: string;
-  it('bootstraps', async () => {
+  beforeAll(async () => {
     ({ key, environmentId } = await server().bootstrap());
   });
 

@@ -1,13 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { hashKey } from '../../src/features/api-keys/key-format.js';
-import { testDialects } from '../support/databases.js';
+import { describeEach } from '../support/describe-each.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { startTestServer } from '../support/server.js';
 
 describeEachDialect('authentication', (server) => {
   let key: string;
   let keyId: string;
-  it('bootstraps a workspace', async () => {
+  beforeAll(async () => {
     ({ key, keyId } = await server().bootstrap());
   });
 
@@ -104,20 +104,18 @@ describeEachDialect('authentication', (server) => {
   });
 });
 
-describe('revocation reaches a second process within the cache lifetime', () => {
-  for (const dialect of testDialects()) {
-    it(`[${dialect}]`, async () => {
-      const first = await startTestServer(dialect, { config: { keyCacheTtlMs: 300 } });
-      const second = await startTestServer(dialect, { config: { keyCacheTtlMs: 300 }, database: first.database });
-      const { key } = await first.bootstrap();
-      const created = await first.request('POST', '/v1/api-keys', { key, body: { name: 'shared', kind: 'server' } });
-      expect((await second.request('GET', '/v1/workspaces/current', { key: created.body.key })).status).toBe(200);
-      await first.request('DELETE', `/v1/api-keys/${created.body.id}`, { key });
-      expect((await first.request('GET', '/v1/workspaces/current', { key: created.body.key })).status).toBe(401);
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      expect((await second.request('GET', '/v1/workspaces/current', { key: created.body.key })).status).toBe(401);
-      await second.close();
-      await first.close();
-    });
-  }
+describeEach('revocation reaches a second process within the cache lifetime', {}, ({ dialect }) => {
+  it('refuses a key revoked in the first process once the cache of the second expires', async () => {
+    const first = await startTestServer(dialect, { config: { keyCacheTtlMs: 300 } });
+    const second = await startTestServer(dialect, { config: { keyCacheTtlMs: 300 }, database: first.database });
+    const { key } = await first.bootstrap();
+    const created = await first.request('POST', '/v1/api-keys', { key, body: { name: 'shared', kind: 'server' } });
+    expect((await second.request('GET', '/v1/workspaces/current', { key: created.body.key })).status).toBe(200);
+    await first.request('DELETE', `/v1/api-keys/${created.body.id}`, { key });
+    expect((await first.request('GET', '/v1/workspaces/current', { key: created.body.key })).status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await second.request('GET', '/v1/workspaces/current', { key: created.body.key })).status).toBe(401);
+    await second.close();
+    await first.close();
+  });
 });

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, testDialects, type TestDatabase } from '../support/databases.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { describeEach } from '../support/describe-each.js';
 import { freePort } from '../support/net.js';
 
 function cli(args: string[], env: Record<string, string>) {
@@ -26,68 +27,66 @@ describe('verdict --help', () => {
   });
 });
 
-for (const dialect of testDialects()) {
-  describe(`a new user's first steps [${dialect}]`, () => {
-    let database: TestDatabase;
-    let env: Record<string, string>;
-    beforeAll(async () => {
-      database = await createTestDatabase(dialect);
-      const url = database.config.kind === 'postgres' ? database.config.url : `sqlite:${database.config.file}`;
-      env = { VERDICT_DATA_DIR: database.dataDir, VERDICT_DATABASE_URL: url, VERDICT_LOG_LEVEL: 'warn' };
-    });
-    afterAll(async () => database.drop());
-
-    it('migrates, bootstraps with --json, and serves with that key', async () => {
-      const migrate = cli(['migrate'], env);
-      expect(migrate.status, migrate.stderr).toBe(0);
-      expect(migrate.stdout).toMatch(/applied|up to date/);
-
-      const created = cli(['workspaces', 'create', '--name', 'Acme', '--json'], env);
-      expect(created.status, created.stderr).toBe(0);
-      const bootstrap = JSON.parse(created.stdout);
-      expect(Object.keys(bootstrap).sort()).toEqual(['api_key', 'environment', 'webhook_secret', 'workspace']);
-      expect(bootstrap.workspace).toMatchObject({ name: 'Acme', slug: 'acme' });
-      expect(bootstrap.environment).toMatchObject({ slug: 'production', workspace_id: bootstrap.workspace.id });
-      expect(bootstrap.api_key).toMatchObject({ kind: 'server', environment_id: null, key: expect.stringMatching(/^vd_srv_all_/) });
-      expect(bootstrap.webhook_secret).toMatch(/^whsec_[0-9A-Za-z]{43,}$/);
-
-      const port = await freePort();
-      const server = spawn(process.execPath, ['bin/verdict.js', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-        env: { ...process.env, ...env },
-        stdio: 'ignore',
-      });
-      try {
-        const deadline = Date.now() + 30_000;
-        let response: Response | undefined;
-        while (Date.now() < deadline) {
-          try {
-            response = await fetch(`http://127.0.0.1:${port}/v1/workspaces/current`, {
-              headers: { authorization: `Bearer ${bootstrap.api_key.key}` },
-            });
-            break;
-          } catch {
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-        }
-        expect(response?.status).toBe(200);
-        expect(await response?.json()).toMatchObject({ id: bootstrap.workspace.id, name: 'Acme' });
-        const docs = await fetch(`http://127.0.0.1:${port}/docs/`);
-        expect(docs.status).toBe(200);
-        const openapi: any = await (await fetch(`http://127.0.0.1:${port}/v1/openapi.json`)).json();
-        expect(openapi.openapi).toBe('3.1.0');
-        expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/v1/healthz', '/v1/audit', '/v1/api-keys/{id}']));
-      } finally {
-        const exited = new Promise((resolve) => server.once('exit', resolve));
-        server.kill('SIGTERM');
-        await exited;
-      }
-      expect(server.exitCode).toBe(0);
-    });
-
-    it('gives a second workspace its own slug', () => {
-      const again = cli(['workspaces', 'create', '--name', 'Acme', '--json'], env);
-      expect(again.status, again.stderr).toBe(0);
-      expect(JSON.parse(again.stdout).workspace.slug).toMatch(/^acme-[a-z0-9]+$/);
-    });
+describeEach("a new user's first steps", {}, ({ dialect }) => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    const url = database.config.kind === 'postgres' ? database.config.url : `sqlite:${database.config.file}`;
+    env = { VERDICT_DATA_DIR: database.dataDir, VERDICT_DATABASE_URL: url, VERDICT_LOG_LEVEL: 'warn' };
   });
-}
+  afterAll(async () => database.drop());
+
+  it('migrates, bootstraps with --json, and serves with that key', async () => {
+    const migrate = cli(['migrate'], env);
+    expect(migrate.status, migrate.stderr).toBe(0);
+    expect(migrate.stdout).toMatch(/applied|up to date/);
+
+    const created = cli(['workspaces', 'create', '--name', 'Acme', '--json'], env);
+    expect(created.status, created.stderr).toBe(0);
+    const bootstrap = JSON.parse(created.stdout);
+    expect(Object.keys(bootstrap).sort()).toEqual(['api_key', 'environment', 'webhook_secret', 'workspace']);
+    expect(bootstrap.workspace).toMatchObject({ name: 'Acme', slug: 'acme' });
+    expect(bootstrap.environment).toMatchObject({ slug: 'production', workspace_id: bootstrap.workspace.id });
+    expect(bootstrap.api_key).toMatchObject({ kind: 'server', environment_id: null, key: expect.stringMatching(/^vd_srv_all_/) });
+    expect(bootstrap.webhook_secret).toMatch(/^whsec_[0-9A-Za-z]{43,}$/);
+
+    const port = await freePort();
+    const server = spawn(process.execPath, ['bin/verdict.js', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    });
+    try {
+      const deadline = Date.now() + 30_000;
+      let response: Response | undefined;
+      while (Date.now() < deadline) {
+        try {
+          response = await fetch(`http://127.0.0.1:${port}/v1/workspaces/current`, {
+            headers: { authorization: `Bearer ${bootstrap.api_key.key}` },
+          });
+          break;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      expect(response?.status).toBe(200);
+      expect(await response?.json()).toMatchObject({ id: bootstrap.workspace.id, name: 'Acme' });
+      const docs = await fetch(`http://127.0.0.1:${port}/docs/`);
+      expect(docs.status).toBe(200);
+      const openapi: any = await (await fetch(`http://127.0.0.1:${port}/v1/openapi.json`)).json();
+      expect(openapi.openapi).toBe('3.1.0');
+      expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/v1/healthz', '/v1/audit', '/v1/api-keys/{id}']));
+    } finally {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    expect(server.exitCode).toBe(0);
+  });
+
+  it('gives a second workspace its own slug', () => {
+    const again = cli(['workspaces', 'create', '--name', 'Acme', '--json'], env);
+    expect(again.status, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).workspace.slug).toMatch(/^acme-[a-z0-9]+$/);
+  });
+});

@@ -1,12 +1,18 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
+import type { ApiResponse } from '../support/server.js';
 
 describeEachDialect('environments', (server) => {
   let key: string;
   let keyId: string;
-  it('bootstraps with a production environment', async () => {
+  let listedAfterBootstrap: ApiResponse;
+  beforeAll(async () => {
     ({ key, keyId } = await server().bootstrap());
-    const listed = await server().request('GET', '/v1/environments', { key });
+    listedAfterBootstrap = await server().request('GET', '/v1/environments', { key });
+  });
+
+  it('bootstraps with a production environment', async () => {
+    const listed = listedAfterBootstrap;
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual({ data: [expect.objectContaining({ slug: 'production', name: 'Production' })], next_cursor: null });
   });
@@ -28,10 +34,13 @@ describeEachDialect('environments', (server) => {
   });
 
   it('answers 409 for a duplicate slug and writes no audit entry', async () => {
+    const first = await server().request('POST', '/v1/environments', { key, body: { name: 'QA', slug: 'qa' } });
+    expect(first.status).toBe(201);
     const before = await server().request('GET', '/v1/audit?action=environment.created&limit=200', { key });
-    const duplicate = await server().request('POST', '/v1/environments', { key, body: { name: 'Again', slug: 'staging' } });
+    const duplicate = await server().request('POST', '/v1/environments', { key, body: { name: 'Again', slug: 'qa' } });
     expect(duplicate.status).toBe(409);
-    expect(duplicate.body.detail).toMatch(/staging/);
+    expect(duplicate.body.type).toBe('https://verdict.dev/problems/key-taken');
+    expect(duplicate.body.detail).toMatch(/qa/);
     const after = await server().request('GET', '/v1/audit?action=environment.created&limit=200', { key });
     expect(after.body.data).toHaveLength(before.body.data.length);
   });
@@ -43,6 +52,9 @@ describeEachDialect('environments', (server) => {
   });
 
   it('pages with limit and an opaque cursor', async () => {
+    // A workspace of its own, so the listing holds exactly what this test made.
+    const { key } = await server().bootstrap('Paging');
+    await server().request('POST', '/v1/environments', { key, body: { name: 'Staging', slug: 'staging' } });
     for (let i = 0; i < 5; i++) {
       await server().request('POST', '/v1/environments', { key, body: { name: `Env ${i}`, slug: `env-${i}` } });
     }

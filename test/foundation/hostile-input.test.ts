@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { experimentBody, runningExperiment } from '../experiments/helpers.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { ApiResponse, TestServer } from '../support/server.js';
@@ -89,7 +89,7 @@ async function auditCount(server: TestServer, key: string): Promise<number> {
 
 describeEachDialect('hostile input', (server) => {
   let f: Fixture;
-  it('sets up a workspace with something behind every route', async () => {
+  beforeAll(async () => {
     f = await setUp(server());
   });
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
-import { testDialects } from '../support/databases.js';
+import { describeEach } from '../support/describe-each.js';
 import { startTestServer } from '../support/server.js';
 
 function expectProblem(response: { status: number; headers: Headers; body: any }, status: number) {
@@ -11,7 +11,7 @@ function expectProblem(response: { status: number; headers: Headers; body: any }
 
 describeEachDialect('errors are RFC 9457 problems', (server) => {
   let key: string;
-  it('bootstraps a workspace', async () => {
+  beforeAll(async () => {
     key = (await server().bootstrap()).key;
   });
 
@@ -101,26 +101,24 @@ describeEachDialect('errors are RFC 9457 problems', (server) => {
   });
 });
 
-describe('a fault becomes a 500 problem whose error id is in the log', () => {
-  for (const dialect of testDialects()) {
-    it(`[${dialect}]`, async () => {
-      const lines: string[] = [];
-      const server = await startTestServer(dialect, { logLines: lines });
-      const { key } = await server.bootstrap();
-      // Break the storage under the running server: the next query fails unexpectedly.
-      await server.ctx.db.schema.alterTable('environments').renameTo('environments_moved').execute();
-      const response = await server.request('GET', '/v1/environments', { key, headers: { 'x-request-id': 'fault-1' } });
-      expectProblem(response, 500);
-      const errorId = response.body.error_id;
-      expect(errorId).toMatch(/^[0-9A-Z]{26}$/);
-      expect(response.body.detail).toContain(errorId);
-      const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.error_id === errorId);
-      expect(logged).toMatchObject({ level: 50, request_id: 'fault-1' });
-      // Exactly this sentence: nothing of the underlying error (table names, SQL, a stack) leaks.
-      expect(response.body.detail).toBe(`an unexpected error occurred; quote error id ${errorId} when reporting it`);
-      await server.close();
-    });
-  }
+describeEach('a fault becomes a 500 problem whose error id is in the log', {}, ({ dialect }) => {
+  it('answers 500 with an error id and logs that id with the request id', async () => {
+    const lines: string[] = [];
+    const server = await startTestServer(dialect, { logLines: lines });
+    const { key } = await server.bootstrap();
+    // Break the storage under the running server: the next query fails unexpectedly.
+    await server.ctx.db.schema.alterTable('environments').renameTo('environments_moved').execute();
+    const response = await server.request('GET', '/v1/environments', { key, headers: { 'x-request-id': 'fault-1' } });
+    expectProblem(response, 500);
+    const errorId = response.body.error_id;
+    expect(errorId).toMatch(/^[0-9A-Z]{26}$/);
+    expect(response.body.detail).toContain(errorId);
+    const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.error_id === errorId);
+    expect(logged).toMatchObject({ level: 50, request_id: 'fault-1' });
+    // Exactly this sentence: nothing of the underlying error (table names, SQL, a stack) leaks.
+    expect(response.body.detail).toBe(`an unexpected error occurred; quote error id ${errorId} when reporting it`);
+    await server.close();
+  });
 });
 
 describe('structured logs', () => {

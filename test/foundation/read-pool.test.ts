@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { createTestDatabase, testDialects, type DialectName, type TestDatabase } from '../support/databases.js';
+import { createTestDatabase, type DialectName, type TestDatabase } from '../support/databases.js';
+import { describeEach } from '../support/describe-each.js';
 
 function openerFor(dialect: DialectName) {
   const state: { database?: TestDatabase; handle?: DatabaseHandle } = {};
@@ -19,7 +20,7 @@ function openerFor(dialect: DialectName) {
   };
 }
 
-describe.each(testDialects())('analytical read pool on %s', (dialect) => {
+describeEach('analytical read pool', {}, ({ dialect }) => {
   const open = openerFor(dialect);
 
   it('answers many queries with each one’s rows in the order given, including rows written just before', async () => {
@@ -39,7 +40,7 @@ describe.each(testDialects())('analytical read pool on %s', (dialect) => {
   });
 });
 
-describe.runIf(testDialects().includes('postgres'))('analytical reads on postgres', () => {
+describeEach('analytical reads', { dialects: ['postgres'] }, () => {
   const open = openerFor('postgres');
 
   it('runs PostgreSQL reads read-only with the configured work_mem', async () => {

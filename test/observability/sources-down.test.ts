@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateDatabase } from '../../src/db/database.js';
-import { testRedisUrl, uniquePrefix, waitFor } from '../events/support.js';
+import { uniquePrefix, waitFor } from '../events/support.js';
+import { describeEach } from '../support/describe-each.js';
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from '../scaled/private-postgres.js';
 import { freePort } from '../support/net.js';
 import { scrape, type Exposition } from '../support/prometheus.js';
@@ -40,7 +41,7 @@ async function frozenableRedis(): Promise<{ url: string; child: ChildProcess; di
   return { url, child, dir };
 }
 
-describe.runIf(testRedisUrl())('GET /metrics while the Redis event buffer hangs', () => {
+describeEach('GET /metrics while the Redis event buffer hangs', { dialects: ['sqlite'], buffers: ['redis'] }, () => {
   let redis: { url: string; child: ChildProcess; dir: string };
   let server: TestServer;
   let key: string;

@@ -1,6 +1,6 @@
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OpenFeature } from '@openfeature/server-sdk';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { runningExperiment } from '../experiments/helpers.js';
 
@@ -8,7 +8,7 @@ describeEachDialect('OpenFeature Remote Evaluation Protocol', (server) => {
   let key: string;
   let clientKey: string;
   let environmentId: string;
-  it('bootstraps', async () => {
+  beforeAll(async () => {
     ({ key, environmentId } = await server().bootstrap());
     clientKey = (await server().request('POST', '/v1/api-keys', { key, body: { name: 'sdk', kind: 'client' } })).body.key;
     await runningExperiment(server(), key, environmentId, { key: 'new-checkout' });

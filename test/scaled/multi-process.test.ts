@@ -1,17 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { describeEach } from '../support/describe-each.js';
 import { call, eventually, startDeployment, type Deployment } from './processes.js';
 
-const databaseUrl = process.env.VERDICT_TEST_DATABASE_URL;
 const redisUrl = process.env.VERDICT_TEST_REDIS_URL;
-const enabled = Boolean(databaseUrl && redisUrl);
-if (!enabled) console.warn('[verdict] scaled-mode tests skipped: set VERDICT_TEST_DATABASE_URL and VERDICT_TEST_REDIS_URL');
 
-describe.runIf(enabled)('scaled mode: two API processes and two workers on PostgreSQL and Redis', () => {
+describeEach('scaled mode: two API processes and two workers on PostgreSQL and Redis', { dialects: ['postgres'], buffers: ['redis'] }, () => {
   let database: TestDatabase;
   let deployment: Deployment;
   let db: Kysely<Database>;

@@ -32,6 +32,10 @@ describeEachDialect('renders', (server) => {
   afterAll(async () => {
     await worker?.stop();
   });
+  /** Renders resolve only with a worker; the first test starts it itself, after checking a queued render. */
+  const ensureWorker = () => {
+    worker ??= startRenderWorker(server());
+  };
 
   it('answers 202 with a queued render and serves its outputs once the job resolved it', async () => {
     const template = await frozenTemplate(server(), key);
@@ -51,10 +55,11 @@ describeEachDialect('renders', (server) => {
     });
     const early = await fetch(`${server().url}/v1/renders/${response.body.id}/outputs/html`, { headers: { authorization: `Bearer ${key}` } });
     expect(early.status).toBe(409);
+    expect(((await early.clone().json()) as { type: string }).type).toBe('https://verdict.dev/problems/render-not-ready');
     expect(early.headers.get('retry-after')).toBe('1');
     expect(early.headers.get('content-type')).toMatch(/^application\/problem\+json/);
 
-    worker = startRenderWorker(server());
+    ensureWorker();
     const resolved = await waitForRender(server(), key, response.body.id);
     expect(resolved).toMatchObject({ status: 'resolved', error: null, resolved_at: expect.any(String) });
     expect(resolved.outputs).toEqual([
@@ -73,6 +78,7 @@ describeEachDialect('renders', (server) => {
   });
 
   it('renders every format from one body, escaping merge values', async () => {
+    ensureWorker();
     const template = await frozenTemplate(server(), key);
     const done = await render(server(), key, { template_id: template.id });
     expect(done.outputs.map((o: any) => [o.format, o.content_type])).toEqual([
@@ -120,6 +126,7 @@ describeEachDialect('renders', (server) => {
   });
 
   it('reproduces a frozen version byte for byte after the draft changed and after deletion', async () => {
+    ensureWorker();
     const template = await frozenTemplate(server(), key);
     const before = await render(server(), key, { template_id: template.id, version: 'v1' });
     const beforeOutputs = await outputs(server(), key, before.id);
@@ -191,15 +198,18 @@ describeEachDialect('renders', (server) => {
   });
 
   it('fails a render whose helper rejects the data, with the reason', async () => {
+    ensureWorker();
     const template = await frozenTemplate(server(), key, 'Due {{formatDate due_at}}');
     const failed = await render(server(), key, { template_id: template.id, data: { due_at: 'next tuesday' } });
     expect(failed).toMatchObject({ status: 'failed', outputs: [], resolved_at: expect.any(String), error: expect.stringMatching(/formatDate: "next tuesday" is not a date/) });
     const output = await fetchOutput(server(), key, failed.id, 'html');
     expect(output.status).toBe(409);
+    expect(JSON.parse(output.bytes.toString()).type).toBe('https://verdict.dev/problems/render-failed');
     expect(JSON.parse(output.bytes.toString()).detail).toMatch(/failed: formatDate/);
   });
 
   it('keeps renders to their workspace and to server keys', async () => {
+    ensureWorker();
     const template = await frozenTemplate(server(), key);
     const done = await render(server(), key, { template_id: template.id, formats: ['text'] });
     const { key: other } = await server().bootstrap('Elsewhere');
@@ -216,6 +226,7 @@ describeEachDialect('renders', (server) => {
   });
 
   it('lists the workspace’s renders newest first, by template and status, page by page', async () => {
+    ensureWorker();
     const { key: own } = await server().bootstrap('Listing');
     const invoice = await frozenTemplate(server(), own);
     const note = await frozenTemplate(server(), own, 'Due {{formatDate due_at}}');

@@ -1,19 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
 import { startRenderWorker } from '../templates/support.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, sendTraffic, type Browser } from './browser-support.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, sendTraffic, signIn, type Browser } from './browser-support.js';
 
 // End to end through Debian's Chromium: a person signs in with the bootstrap key, creates and
 // starts an experiment, opens its results (one peek), and stops it with a reason. Screenshots of
-// the main pages land in test-results/ui/.
+// the main pages land in test-results/ui/. Each test sets up what it needs (a session, an
+// experiment of its own in the state it starts from), so any one of them runs alone.
 
 describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   let server: TestServer;
   let browser: Browser;
   let boot: Bootstrap;
   let worker: { stop(): Promise<void> } | undefined;
-  let experimentId = '';
-  const experimentKey = `checkout-${Date.now()}`;
+  let purchasesId = '';
+  let experimentsMade = 0;
 
   beforeAll(async () => {
     ensureWebBuild();
@@ -21,6 +22,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     boot = await server.bootstrap('Browser Co');
     const metric = await server.request('POST', '/v1/metrics', { key: boot.key, body: { key: 'purchases', name: 'Purchases', event_key: 'purchase', kind: 'binary' } });
     expect(metric.status).toBe(201);
+    purchasesId = metric.body.id;
     // The test server runs no jobs of its own; renders need a worker, as `verdict serve` has.
     worker = startRenderWorker(server);
     browser = await launchBrowser();
@@ -34,8 +36,56 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   const at = (path: string) => `${server.url}/ui${path}`;
 
+  /** Signs the browser in with the bootstrap key unless it already has a session. */
+  beforeEach(async () => {
+    const cookies = await browser.context.cookies();
+    if (!cookies.some((c) => c.name === 'verdict_session')) await signIn(browser.page, server.url, boot.key);
+  });
+
+  /** A running experiment of the test's own, made through the API (the form has a test of its own). */
+  async function runningExperiment(): Promise<{ id: string; key: string }> {
+    experimentsMade += 1;
+    const key = `checkout-${Date.now()}-${experimentsMade}`;
+    const created = await server.request('POST', '/v1/experiments', {
+      key: boot.key,
+      body: {
+        environment_id: boot.environmentId,
+        key,
+        name: 'Green checkout button',
+        hypothesis: 'A green button makes more people buy',
+        unit_type: 'user',
+        primary_metric_id: purchasesId,
+        variants: [{ key: 'control', weight: 50 }, { key: 'treatment', weight: 50 }],
+      },
+    });
+    if (created.status !== 201) throw new Error(`creating an experiment failed: ${created.text}`);
+    const started = await server.request('POST', `/v1/experiments/${created.body.id}/start`, { key: boot.key });
+    if (started.status !== 200) throw new Error(`starting the experiment failed: ${started.text}`);
+    return { id: created.body.id as string, key };
+  }
+
+  /** A running experiment with one snapshot computed from 200 units (computed with the key: no peek). */
+  async function experimentWithResults(): Promise<{ id: string; key: string }> {
+    const experiment = await runningExperiment();
+    await sendTraffic(server, boot.key, experiment.key, 0, 200);
+    const computed = await server.request('POST', `/v1/experiments/${experiment.id}/results/compute`, { key: boot.key });
+    if (computed.status !== 201) throw new Error(`computing results failed: ${computed.text}`);
+    return experiment;
+  }
+
+  async function openExperiment(id: string): Promise<void> {
+    await browser.page.goto(at(`/experiments/${id}`));
+    await browser.page.getByRole('link', { name: 'View results' }).waitFor();
+  }
+
+  async function openResults(id: string): Promise<void> {
+    await browser.page.goto(at(`/experiments/${id}/results`));
+    await browser.page.getByTestId('interval-chart').waitFor();
+  }
+
   it('answers /ui with the app and signs in with the bootstrap key', async () => {
     const { page } = browser;
+    await browser.context.clearCookies();
     await page.goto(at('/'));
     // The app asks the server for its session before it shows the sign-in form: wait for it.
     await page.getByRole('heading', { name: 'Sign in to Verdict' }).waitFor({ state: 'visible' });
@@ -53,7 +103,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('is keyboard-usable: the first Tab reaches the skip link, which jumps to the content', async () => {
     const { page } = browser;
-    await page.reload();
+    await page.goto(at('/experiments'));
     await page.getByRole('heading', { name: 'Experiments' }).waitFor();
     await page.keyboard.press('Tab');
     expect(await page.locator(':focus').textContent()).toBe('Skip to content');
@@ -64,6 +114,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('creates an experiment through the form and starts it', async () => {
     const { page } = browser;
+    const experimentKey = `checkout-${Date.now()}`;
+    await page.goto(at('/experiments'));
     await page.getByRole('link', { name: 'New experiment' }).click();
     await page.getByLabel('Key', { exact: true }).fill(experimentKey);
     await page.getByLabel('Name', { exact: true }).fill('Green checkout button');
@@ -73,7 +125,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.getByRole('button', { name: 'Create experiment' }).click();
     await page.getByRole('button', { name: 'Start experiment' }).click();
     await page.getByRole('link', { name: 'View results' }).waitFor();
-    experimentId = page.url().split('/').pop() ?? '';
+    const experimentId = page.url().split('/').pop() ?? '';
     const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
     expect(stored.body).toMatchObject({ key: experimentKey, status: 'running' });
     await screenshot(page, '04-experiment-running');
@@ -81,6 +133,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('edits the name, hypothesis and audience of the running experiment, and names a bad audience', async () => {
     const { page } = browser;
+    const { id: experimentId } = await runningExperiment();
+    await openExperiment(experimentId);
     await page.getByLabel('Audience rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE"]');
     await page.getByRole('button', { name: 'Save details' }).click();
     await page.getByText('The audience is not valid JSON').waitFor();
@@ -103,6 +157,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('edits the decision rule of the running experiment', async () => {
     const { page } = browser;
+    const { id: experimentId } = await runningExperiment();
+    await openExperiment(experimentId);
     const form = page.getByRole('form', { name: 'Edit decision rule' });
     const save = form.getByRole('button', { name: 'Save decision rule' });
     expect(await save.isDisabled()).toBe(true);
@@ -123,6 +179,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('edits the metrics of a draft, and offers no metrics editor once an experiment runs', async () => {
     const { page } = browser;
+    const { id: experimentId } = await runningExperiment();
+    await openExperiment(experimentId);
     expect(await page.getByRole('form', { name: 'Edit metrics' }).count()).toBe(0);
     const guard = await server.request('POST', '/v1/metrics', { key: boot.key, body: { key: 'refunds', name: 'Refunds', event_key: 'refund', kind: 'binary' } });
     const primary = (await server.request('GET', '/v1/metrics', { key: boot.key })).body.data.find((m: { key: string }) => m.key === 'purchases');
@@ -148,6 +206,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('opens results once: chart, history, verdict, and exactly one peek', async () => {
     const { page } = browser;
+    const { id: experimentId, key: experimentKey } = await runningExperiment();
+    await openExperiment(experimentId);
     await sendTraffic(server, boot.key, experimentKey, 0, 200);
     const first = await server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: boot.key });
     expect(first.status, first.text).toBe(201);
@@ -171,6 +231,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   });
 
   it('logs no peek when results are read with a bearer key', async () => {
+    const { id: experimentId } = await experimentWithResults();
+    await openResults(experimentId); // the one peek: a page open through the session
     const read = await server.request('GET', `/v1/experiments/${experimentId}/results`, { key: boot.key });
     expect(read.status).toBe(200);
     const peeks = await server.request('GET', `/v1/audit?action=experiment.results_peeked&target_id=${experimentId}`, { key: boot.key });
@@ -179,6 +241,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('is readable on a narrow screen', async () => {
     const { page } = browser;
+    await openResults((await experimentWithResults()).id);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
     await page.getByTestId('interval-chart').waitFor();
@@ -191,6 +254,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('looks up a unit, pins it to a variant, removes the pin and re-buckets it', async () => {
     const { page } = browser;
+    const { id: experimentId, key: experimentKey } = await runningExperiment();
     const assign = async () => (await server.request('POST', '/v1/assign', { key: boot.key, body: { experiment_key: experimentKey, unit_id: 'qa unit/1' } })).body;
     const bucketed = await assign();
     await page.goto(at(`/experiments/${experimentId}`));
@@ -221,6 +285,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('stops the experiment with a reason', async () => {
     const { page } = browser;
+    const { id: experimentId } = await runningExperiment();
     await page.goto(at(`/experiments/${experimentId}`));
     await page.getByLabel('Stop reason').selectOption('won');
     await page.getByLabel('Outcome notes (optional)').fill('Shipped the green button');
@@ -250,6 +315,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('creates a segment from a JSON rule, says what is wrong with a bad one, and deletes it', async () => {
     const { page } = browser;
+    await page.goto(at('/experiments'));
     await page.getByRole('link', { name: 'Segments' }).click();
     await page.getByRole('heading', { name: 'Segments', exact: true }).waitFor();
     await page.getByLabel('Key', { exact: true }).fill('dach');
@@ -275,6 +341,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('creates an environment, and names the problem with a taken slug', async () => {
     const { page } = browser;
+    await page.goto(at('/experiments'));
     await page.getByRole('link', { name: 'Environments' }).click();
     await page.getByRole('heading', { name: 'Environments', exact: true }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('Staging');
@@ -301,12 +368,17 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   it('filters the audit log', async () => {
     const { page } = browser;
+    const { id: experimentId } = await experimentWithResults();
+    await openResults(experimentId);
+    await page.reload();
+    await page.getByTestId('interval-chart').waitFor();
     await page.goto(at('/audit'));
     await page.getByLabel('Action').fill('experiment.results_peeked');
+    await page.getByLabel('Target id').fill(experimentId);
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/action=experiment.results_peeked/);
     await page.getByRole('table', { name: 'Audit entries' }).waitFor();
-    // Two page opens of the results: the first visit and the reload at phone width.
+    // Two page opens of this experiment's results: the first visit and the reload.
     expect(await page.getByRole('table', { name: 'Audit entries' }).locator('tbody tr').count()).toBe(2);
     await screenshot(page, '11-audit');
   });

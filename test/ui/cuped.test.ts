@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMetric, exposeExactly, sendEvents } from '../analysis/support.js';
+import { createExperiment, createMetric, exposeExactly, sendEvents } from '../analysis/support.js';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
 import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
 
 // CUPED in the admin UI (docs/ui.md "What a person can do"): a toggle and lookback on the new-experiment
 // form and on the experiment's editor, and the results page says CUPED is on and how much variance
-// it removed.
+// it removed. Each test starts from an experiment of its own, so any one of them runs alone.
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -13,13 +13,13 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
   let server: TestServer;
   let browser: Browser;
   let boot: Bootstrap;
-  let experimentId = '';
+  let ordersId = '';
 
   beforeAll(async () => {
     ensureWebBuild();
     server = await startTestServer('sqlite');
     boot = await server.bootstrap('Cuped Co');
-    await createMetric(server, boot.key, { key: 'orders', name: 'Orders', event_key: 'buy', kind: 'count' });
+    ordersId = await createMetric(server, boot.key, { key: 'orders', name: 'Orders', event_key: 'buy', kind: 'count' });
     browser = await launchBrowser();
     await signIn(browser.page, server.url, boot.key);
   }, 120_000);
@@ -29,8 +29,25 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
     await server?.close();
   });
 
+  /** A running experiment on orders with CUPED at the lookback given, made through the API, its page open. */
+  async function openCupedExperiment(key: string, lookbackDays: number): Promise<any> {
+    const experiment = await createExperiment(server, boot.key, {
+      environment_id: boot.environmentId,
+      key,
+      name: 'Fewer steps',
+      hypothesis: 'Fewer steps, more orders',
+      primary_metric_id: ordersId,
+      variance_reduction: { method: 'cuped', lookback_days: lookbackDays },
+      variants: [{ key: 'control', weight: 50 }, { key: 'treatment', weight: 50 }],
+    });
+    await browser.page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    await browser.page.getByRole('link', { name: 'View results' }).waitFor();
+    return experiment;
+  }
+
   it('creates an experiment with CUPED and a 21-day lookback from the form', async () => {
     const { page } = browser;
+    await page.goto(`${server.url}/ui/experiments`);
     await page.getByRole('link', { name: 'New experiment' }).click();
     await page.getByLabel('Key', { exact: true }).fill('cuped-ui');
     await page.getByLabel('Name', { exact: true }).fill('Fewer steps');
@@ -41,7 +58,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
     await page.getByRole('button', { name: 'Create experiment' }).click();
     await page.getByRole('button', { name: 'Start experiment' }).click();
     await page.getByRole('link', { name: 'View results' }).waitFor();
-    experimentId = page.url().split('/').pop() ?? '';
+    const experimentId = page.url().split('/').pop() ?? '';
     const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
     expect(stored.body).toMatchObject({ key: 'cuped-ui', status: 'running', variance_reduction: { method: 'cuped', lookback_days: 21 } });
     await page.getByText('CUPED, 21-day lookback').waitFor();
@@ -49,6 +66,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
 
   it('changes the lookback of the running experiment in its editor', async () => {
     const { page } = browser;
+    const { id: experimentId } = await openCupedExperiment('cuped-lookback', 21);
     await page.getByLabel('Lookback (days)').fill('7');
     await page.getByRole('button', { name: 'Save variance reduction' }).click();
     await page.getByText('CUPED, 7-day lookback').waitFor();
@@ -57,7 +75,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
   });
 
   it('says on the results page that CUPED is on and how much variance it removed', async () => {
-    const experiment = (await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key })).body;
+    const experiment = await openCupedExperiment('cuped-results', 7);
+    const experimentId = experiment.id as string;
     const units = await exposeExactly(server, boot.key, experiment, { control: 40, treatment: 40 });
     const now = Date.now();
     // Each unit orders about as often after its exposure as in the two days before it.

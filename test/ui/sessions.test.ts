@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/lib/secrets.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
@@ -34,7 +34,7 @@ describeEachDialect(
     let keyId: string;
     let environmentId: string;
 
-    it('bootstraps a workspace', async () => {
+    beforeAll(async () => {
       ({ key, keyId, environmentId } = await server().bootstrap('UI Co'));
     });
 

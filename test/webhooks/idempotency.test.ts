@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { BufferUnavailableError, type BufferedEvent } from '../../src/buffer/types.js';
 import { fingerprintOf, IN_FLIGHT_TIMEOUT_MS, purgeExpiredIdempotencyKeys } from '../../src/features/inbound/idempotency.js';
 import type { TestServer } from '../support/server.js';
@@ -40,7 +40,7 @@ describeWebhooks('inbound idempotency keys', (env: () => WebhookEnv) => {
     return (await storedEvents(env().server, env().workspaceId)).filter((event) => event.unit_id === unitId);
   };
 
-  it('creates a source', async () => {
+  beforeAll(async () => {
     source = await createSource(env().server, env().key, 'idem');
   });
 

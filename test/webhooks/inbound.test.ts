@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.js';
 import {
   createSource,
@@ -25,13 +25,17 @@ describeWebhooks('inbound webhooks', (env: () => WebhookEnv) => {
   const post = (body: unknown, options: Omit<Parameters<typeof postInbound>[3], 'body'> = {}) =>
     postInbound(env().server, env().clock, source.inbound_path, { secret: source.inbound_secret, body, ...options });
 
-  it('creates a source to deliver to', async () => {
+  beforeAll(async () => {
     source = await createSource(env().server, env().key, 'crm');
+  });
+
+  it('creates a source to deliver to', async () => {
     expect(source.inbound_path).toBe(`/webhooks/inbound/${env().workspaceId}/crm`);
     expect(source.inbound_secret).toMatch(/^whsec_[0-9A-Za-z]{43}$/);
   });
 
   it('ingests {events: [...]} signed with only the source secret into the events table', async () => {
+    await drainAll(env().server); // what other tests left buffered is not this test's
     const before = (await storedEvents(env().server, env().workspaceId)).length;
     const response = await post({
       events: [
@@ -51,6 +55,7 @@ describeWebhooks('inbound webhooks', (env: () => WebhookEnv) => {
   });
 
   it('ingests a single EventInput body, whatever the content type', async () => {
+    await drainAll(env().server); // what other tests left buffered is not this test's
     const before = (await storedEvents(env().server, env().workspaceId)).length;
     const response = await post({ event_key: 'single', unit_id: 'user-2' }, { headers: { 'content-type': 'text/plain' } });
     expect(response.status).toBe(202);
@@ -173,6 +178,7 @@ describeWebhooks('inbound webhooks', (env: () => WebhookEnv) => {
     const body = { event_key: 'x', unit_id: 'u' };
     const signed = await postInbound(env().server, env().clock, disabled.inbound_path, { secret: disabled.inbound_secret, body });
     expectProblem(signed, 409, /disabled/);
+    expect(signed.body.type).toBe('https://verdict.dev/problems/source-disabled');
     const unsigned = await postInbound(env().server, env().clock, disabled.inbound_path, { signature: null, body });
     expectProblem(unsigned, 401);
     await env().server.request('PATCH', `/v1/webhook-sources/${disabled.id}`, { key: env().key, body: { enabled: true } });
@@ -198,6 +204,12 @@ describeWebhooks('inbound webhooks', (env: () => WebhookEnv) => {
   });
 
   it('records every delivery with its outcome, newest first, with a cursor', async () => {
+    // One delivery of each outcome looked for below, so this test does not lean on the others.
+    await post({ event_key: 'listed', unit_id: 'u-listed' });
+    await post({ event_key: 'listed', unit_id: 'u-listed' }, { signature: `t=${secondsOf(env().clock)},v1=${'0'.repeat(64)}` });
+    await post('{"event_key": ');
+    await post({ events: [] });
+    await post({ events: [{ event_key: 'ok', unit_id: 'u' }, { event_key: 'ok', unit_id: '' }] });
     const all = await env().server.request('GET', `/v1/webhook-sources/${source.id}/deliveries?limit=200`, { key: env().key });
     expect(all.status).toBe(200);
     const outcomes = new Set(all.body.data.map((delivery: any) => `${delivery.outcome}:${delivery.status_code}`));

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { insertEvents } from '../../src/features/events/store.js';
 import { Worker } from '../../src/jobs/worker.js';
 import type { Clock } from '../../src/lib/time.js';
-import { testDialects, type DialectName } from '../support/databases.js';
+import type { DialectName } from '../support/databases.js';
+import { describeEach } from '../support/describe-each.js';
 import { startTestServer, type ApiResponse, type TestServer } from '../support/server.js';
 import { ManualClock } from '../support/clock.js';
 
@@ -137,24 +138,22 @@ export interface WebhookEnv {
   webhookSecret: string;
 }
 
-/** Runs a suite on every database, each with its own server, workspace and manual clock. */
+/** Runs a suite on every database (see describeEach), each with its own server, workspace and manual clock. */
 export function describeWebhooks(name: string, suite: (env: () => WebhookEnv) => void): void {
-  for (const dialect of testDialects()) {
-    describe(`${name} [${dialect}]`, () => {
-      let env: WebhookEnv | undefined;
-      beforeAll(async () => {
-        const clock = new ManualClock();
-        const server = await startTestServer(dialect, { clock });
-        const boot = await server.bootstrap();
-        env = { server, clock, dialect, key: boot.key, keyId: boot.keyId, workspaceId: boot.workspaceId, webhookSecret: boot.webhookSecret };
-      });
-      afterAll(async () => {
-        await env?.server.close();
-      });
-      suite(() => {
-        if (!env) throw new Error('the webhook test server has not started');
-        return env;
-      });
+  describeEach(name, {}, ({ dialect }) => {
+    let env: WebhookEnv | undefined;
+    beforeAll(async () => {
+      const clock = new ManualClock();
+      const server = await startTestServer(dialect, { clock });
+      const boot = await server.bootstrap();
+      env = { server, clock, dialect, key: boot.key, keyId: boot.keyId, workspaceId: boot.workspaceId, webhookSecret: boot.webhookSecret };
     });
-  }
+    afterAll(async () => {
+      await env?.server.close();
+    });
+    suite(() => {
+      if (!env) throw new Error('the webhook test server has not started');
+      return env;
+    });
+  });
 }

@@ -60,7 +60,7 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   it('creates, reads, lists and edits leads, with 409 for a task already linked', async () => {
     const lead = await createLead('task-crud');
     expect(lead).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', status: 'new', task_tool_task_id: 'task-crud' });
-    expect((await api('POST', '/v1/leads', { name: 'Twin', task_tool_task_id: 'task-crud' })).status).toBe(409);
+    expect(await api('POST', '/v1/leads', { name: 'Twin', task_tool_task_id: 'task-crud' })).toMatchObject({ status: 409, body: { type: 'https://verdict.dev/problems/task-already-linked' } });
     const defaulted = await api('POST', '/v1/leads', { name: 'No status' });
     expect(defaulted.body).toMatchObject({ status: 'new', email: null, task_tool_task_id: null });
     expect((await api('POST', '/v1/leads', { name: 'Bad', email: 'not-an-email' })).status).toBe(422);

@@ -97,7 +97,7 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
  * its audit entry commit together.
  */
 export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, options: ComputeOptions): Promise<AnalysisSnapshot> {
-  if (row.started_at === null) throw problems.conflict('the experiment has not started, so there is nothing to analyse yet');
+  if (row.started_at === null) throw problems.experimentNotStarted('the experiment has not started, so there is nothing to analyse yet');
   const experiment = toExperiment(row);
   const started = performance.now();
   const computedAt = ctx.clock.now();

@@ -226,9 +226,9 @@ export class Assigner {
     const definition = await this.runningExperiment(principal, input.experiment_key);
     if (definition.overrides.has(input.unit_id)) return; // QA pins are kept out of the analysis
     const stored = await this.#stored(definition.id, input.unit_id);
-    if (!stored) throw problems.conflict(`unit "${input.unit_id}" has no assignment in "${input.experiment_key}"; call /v1/assign first`);
+    if (!stored) throw problems.unitNotAssigned(`unit "${input.unit_id}" has no assignment in "${input.experiment_key}"; call /v1/assign first`);
     if (stored.variant_key !== input.variant) {
-      throw problems.conflict(`unit "${input.unit_id}" is assigned ${stored.variant_key === null ? 'no variant (holdout)' : `"${stored.variant_key}"`}, not "${input.variant}"`);
+      throw problems.assignedVariantDiffers(`unit "${input.unit_id}" is assigned ${stored.variant_key === null ? 'no variant (holdout)' : `"${stored.variant_key}"`}, not "${input.variant}"`);
     }
     if (stored.exposure_logged_at !== null) return;
     const now = this.#ctx.clock.now();

@@ -53,7 +53,7 @@ export async function setOverride(ctx: AssignmentDeps, actor: Actor, experimentI
   const result = await ctx.db.transaction().execute(async (trx) => {
     const experiment = await lockExperiment(trx, ctx.seam, actor.workspaceId, experimentId);
     if (!experiment) throw problems.notFound(`no experiment with id ${experimentId}`);
-    if (experiment.status === 'archived') throw problems.conflict('an archived experiment takes no overrides');
+    if (experiment.status === 'archived') throw problems.experimentNotEditable('an archived experiment takes no overrides');
     const variants = parseVariants(experiment.variants);
     if (!variants.some((v) => v.key === variant)) {
       throw problems.validation([{ pointer: '/variant', message: `must be one of ${variants.map((v) => `"${v.key}"`).join(', ')}` }]);

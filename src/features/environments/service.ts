@@ -32,6 +32,6 @@ export async function createEnvironment(ctx: EnvironmentsDeps, workspaceId: stri
   return uniqueViolationAs(
     ctx.seam,
     () => ctx.db.transaction().execute((trx) => addEnvironment(trx, workspaceId, input, actorId, ctx.clock.now())),
-    () => problems.conflict(`an environment with slug "${input.slug}" already exists in this workspace`),
+    () => problems.keyTaken(`an environment with slug "${input.slug}" already exists in this workspace`),
   );
 }

@@ -70,14 +70,14 @@ const CHANGEABLE_WHILE_RUNNING = new Set(['name', 'hypothesis', 'audience', 'dec
 
 export function assertPatchAllowed(status: ExperimentStatus, changed: string[], variantKeysChanged: boolean): void {
   if (status === 'stopped' || status === 'archived') {
-    throw problems.conflict(`an experiment that is ${status} cannot be changed`);
+    throw problems.experimentNotEditable(`an experiment that is ${status} cannot be changed`);
   }
   if (status !== 'running') return;
   const blocked = changed.filter((field) => !CHANGEABLE_WHILE_RUNNING.has(field));
   if (blocked.length > 0) {
-    throw problems.conflict(`while running only name, hypothesis, audience, decision_rule, variance_reduction, dimensions and variant weights may change; not ${blocked.join(', ')}`);
+    throw problems.experimentNotEditable(`while running only name, hypothesis, audience, decision_rule, variance_reduction, dimensions and variant weights may change; not ${blocked.join(', ')}`);
   }
-  if (variantKeysChanged) throw problems.conflict('while running the set of variant keys cannot change; only their weights');
+  if (variantKeysChanged) throw problems.experimentNotEditable('while running the set of variant keys cannot change; only their weights');
 }
 
 /** The fields of a patch whose value differs from the stored one (sending unchanged values is fine). */

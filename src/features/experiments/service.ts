@@ -16,7 +16,7 @@ interface Actor {
 }
 
 function duplicateKey(key: string | undefined) {
-  return () => problems.conflict(`an experiment with key "${key}" already exists in this workspace`);
+  return () => problems.keyTaken(`an experiment with key "${key}" already exists in this workspace`);
 }
 
 async function audit(trx: Tx, actor: Actor, action: string, experimentId: string, payload: Record<string, unknown>, at: number) {
@@ -181,11 +181,11 @@ async function transition(ctx: ExperimentsDeps, actor: Actor, id: string, kind: 
 /** The lifecycle: draft -> running -> stopped, and anything -> archived. Null means "already there". */
 function transitionChanges(row: ExperimentRow, kind: Transition, now: number, stop?: StopExperimentInput): Partial<ExperimentRow> | null {
   if (kind === 'start') {
-    if (row.status !== 'draft') throw problems.conflict(`only a draft experiment can start; this one is ${row.status}`);
+    if (row.status !== 'draft') throw problems.lifecycleMoveNotAllowed(`only a draft experiment can start; this one is ${row.status}`);
     return { status: 'running', started_at: now, updated_at: now };
   }
   if (kind === 'stop') {
-    if (row.status !== 'running') throw problems.conflict(`only a running experiment can stop; this one is ${row.status}`);
+    if (row.status !== 'running') throw problems.lifecycleMoveNotAllowed(`only a running experiment can stop; this one is ${row.status}`);
     return { status: 'stopped', stopped_at: now, stop_reason: stop?.reason ?? null, outcome_notes: stop?.outcome_notes ?? null, updated_at: now };
   }
   if (row.status === 'archived') return null;

@@ -113,7 +113,7 @@ async function handleDelivery(ctx: InboundDeps, draft: DeliveryDraft, request: I
   // disabled or that a key is in use.
   checkSignature(ctx, draft, request);
   if (draft.source.enabled !== 1) {
-    throw problems.conflict(`webhook source "${draft.source.slug}" is disabled; enable it to accept deliveries`);
+    throw problems.sourceDisabled(`webhook source "${draft.source.slug}" is disabled; enable it to accept deliveries`);
   }
   draft.idempotencyKey = idempotencyKeyOf(request.idempotencyKey);
   const body = parseInboundBody(request.rawBody, draft.source.workspace_id, draft.receivedAt);

@@ -7,7 +7,7 @@ import { DEFAULT_LEAD_STATUS, type LeadInput, type LeadPatch } from './schemas.j
 import { findLead, insertLead, lockLead, toLead, updateLead, type LeadRow } from './store.js';
 
 function taskTaken(taskId: string | null | undefined): Problem {
-  return problems.conflict(`another lead of this workspace is already linked to task "${taskId ?? ''}"`);
+  return problems.taskAlreadyLinked(`another lead of this workspace is already linked to task "${taskId ?? ''}"`);
 }
 
 function notFound(id: string): Problem {

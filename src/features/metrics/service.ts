@@ -34,7 +34,7 @@ export async function createMetric(ctx: MetricsDeps, workspaceId: string, actorI
         await insertMetric(trx, row);
         await recordAudit(trx, { workspaceId, actorId, action: 'metric.created', targetType: 'metric', targetId: row.id, payload: described(resolved.metric), at: now });
       }),
-    () => problems.conflict(`a metric with key "${input.key}" already exists in this workspace`),
+    () => problems.keyTaken(`a metric with key "${input.key}" already exists in this workspace`),
   );
   return toMetric(row);
 }
@@ -110,7 +110,7 @@ export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId
 function stillUsed(key: string, referrers: MetricReferrer[]): Problem {
   const shown = referrers.slice(0, 10).map((referrer) => `${referrer.type} "${referrer.key}"`);
   const more = referrers.length > shown.length ? ` and ${referrers.length - shown.length} more` : '';
-  const base = problems.conflict(`metric "${key}" is used by ${shown.join(', ')}${more}; remove it from those first`);
+  const base = problems.metricInUse(`metric "${key}" is used by ${shown.join(', ')}${more}; remove it from those first`);
   return new Problem(409, base.detail, { type: base.type, title: base.title, extensions: { referrers } });
 }
 

@@ -26,6 +26,6 @@ export async function createMutexGroup(ctx: MutexGroupsDeps, workspaceId: string
         });
         return { id: row.id, key: row.key, name: row.name, experiment_count: 0, created_at: toIso(now) };
       }),
-    () => problems.conflict(`a mutex group with key "${input.key}" already exists in this workspace`),
+    () => problems.keyTaken(`a mutex group with key "${input.key}" already exists in this workspace`),
   );
 }

@@ -85,9 +85,9 @@ export async function getOutput(ctx: RendersDeps, workspaceId: string, id: strin
   if (!row) throw problems.notFound(`no render with id ${id}`);
   const formats = JSON.parse(row.formats) as RenderFormat[];
   if (!formats.includes(format)) throw problems.notFound(`render ${id} did not ask for ${format}; it has ${formats.join(', ')}`);
-  if (row.status === 'failed') throw problems.conflict(`render ${id} failed: ${row.error ?? 'unknown error'}`);
+  if (row.status === 'failed') throw problems.renderFailed(`render ${id} failed: ${row.error ?? 'unknown error'}`);
   if (row.status !== 'resolved') {
-    const { type, title } = problems.conflict('');
+    const { type, title } = problems.renderNotReady('');
     throw new Problem(409, `render ${id} is ${row.status}; poll GET /v1/renders/${id} until it is resolved`, { type, title, headers: { 'retry-after': '1' } });
   }
   const output = await findOutput(ctx.db, id, format);

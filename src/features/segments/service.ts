@@ -32,14 +32,14 @@ async function assertReferencesValid(executor: Executor, workspaceId: string, ke
 }
 
 function keyTaken(key: string): Problem {
-  return problems.conflict(`a segment with key "${key}" already exists in this workspace`);
+  return problems.keyTaken(`a segment with key "${key}" already exists in this workspace`);
 }
 
 /** 409 that names every referrer, in the detail for people and in `referrers` for programs. */
 function stillReferenced(key: string, referrers: SegmentReferrer[]): Problem {
   const shown = referrers.slice(0, 10).map((referrer) => `${referrer.type} "${referrer.key}"`);
   const more = referrers.length > shown.length ? ` and ${referrers.length - shown.length} more` : '';
-  const base = problems.conflict(`segment "${key}" is still referred to by ${shown.join(', ')}${more}; remove those references first`);
+  const base = problems.segmentInUse(`segment "${key}" is still referred to by ${shown.join(', ')}${more}; remove those references first`);
   return new Problem(409, base.detail, { type: base.type, title: base.title, extensions: { referrers } });
 }
 

@@ -120,7 +120,7 @@ export async function freezeVersion(ctx: TemplatesDeps, workspaceId: string, act
       fieldsSchema = discoverFieldsSchema(claimed.body);
     } catch (error) {
       if (error instanceof TemplateSyntaxError) {
-        throw problems.conflict(`the draft no longer compiles: ${error.message} (line ${error.line}, column ${error.column}); fix it with PATCH, then freeze`);
+        throw problems.draftDoesNotCompile(`the draft no longer compiles: ${error.message} (line ${error.line}, column ${error.column}); fix it with PATCH, then freeze`);
       }
       throw error;
     }

@@ -12,7 +12,7 @@ import { findWebhookSource, insertWebhookSource, lockWebhookSource, toWebhookSou
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 function slugTaken(slug: string): Problem {
-  return problems.conflict(`a webhook source with slug "${slug}" already exists in this workspace`);
+  return problems.keyTaken(`a webhook source with slug "${slug}" already exists in this workspace`);
 }
 
 function notFound(id: string): Problem {

@@ -27,6 +27,51 @@ function seriesOf(snapshots: Snapshot[]): Map<string, Point[]> {
   return series;
 }
 
+function timeDomain(points: Point[]): [number, number] {
+  const times = points.map((p) => p.t);
+  const domain: [number, number] = [Math.min(...times), Math.max(...times)];
+  // A single snapshot still needs a span to draw against: an hour either side.
+  return domain[0] === domain[1] ? [domain[0] - 3_600_000, domain[1] + 3_600_000] : domain;
+}
+
+function latestIntervals(series: Map<string, Point[]>, format: (value: number) => string): string {
+  return [...series.keys()]
+    .map((key) => {
+      const last = series.get(key)?.at(-1);
+      return last ? `${key} now ${format(last.low)} to ${format(last.high)}` : key;
+    })
+    .join('; ');
+}
+
+function VariantBand({ points, color, x, y }: { points: Point[]; color: string; x: (t: number) => number; y: (value: number) => number }) {
+  const band = [...points.map((p) => `${x(p.t)},${y(p.high)}`), ...[...points].reverse().map((p) => `${x(p.t)},${y(p.low)}`)].join(' ');
+  return (
+    <g>
+      <polygon points={band} fill={color} opacity={0.15} stroke={color} stroke-opacity={0.4} />
+      <polyline points={points.map((p) => `${x(p.t)},${y(p.mean)}`).join(' ')} fill="none" stroke={color} stroke-width={2} />
+      {points.map((p) => (
+        <circle key={p.t} cx={x(p.t)} cy={y(p.mean)} r={3} fill={color} />
+      ))}
+    </g>
+  );
+}
+
+function HistoryLegend({ keys }: { keys: string[] }) {
+  return (
+    <figcaption>
+      <ul class="legend">
+        {keys.map((key, i) => (
+          <li key={key}>
+            <span class="swatch" style={{ background: colorOf(i) }} aria-hidden="true" />
+            {key}
+          </li>
+        ))}
+      </ul>
+      <span class="hint">Line: posterior mean; band: 95% credible interval at each snapshot. Bands narrow as data accumulates.</span>
+    </figcaption>
+  );
+}
+
 /**
  * How each variant's 95% credible interval tightens from snapshot to snapshot: a shaded band
  * per variant with its posterior mean as a line, over the time of computation.
@@ -37,21 +82,14 @@ export function HistoryChart({ snapshots, format }: { snapshots: Snapshot[]; for
   const series = seriesOf([...snapshots].sort((a, b) => Date.parse(a.computed_at) - Date.parse(b.computed_at)));
   if (series.size === 0) return <p class="muted">No snapshot has intervals yet.</p>;
   const all = [...series.values()].flat();
-  const times = all.map((p) => p.t);
-  let tDomain: [number, number] = [Math.min(...times), Math.max(...times)];
-  if (tDomain[0] === tDomain[1]) tDomain = [tDomain[0] - 3_600_000, tDomain[1] + 3_600_000];
+  const tDomain = timeDomain(all);
   const yDomain = padded(all.flatMap((p) => [p.low, p.high]));
   const x = linear(tDomain, [M.left, WIDTH - M.right]);
   const y = linear(yDomain, [HEIGHT - M.bottom, M.top]);
   const keys = [...series.keys()];
   const xTicks = ticks(tDomain, WIDTH < 500 ? 2 : 4);
   const span = tDomain[1] - tDomain[0];
-  const latest = keys
-    .map((key) => {
-      const last = series.get(key)?.at(-1);
-      return last ? `${key} now ${format(last.low)} to ${format(last.high)}` : key;
-    })
-    .join('; ');
+  const latest = latestIntervals(series, format);
 
   return (
     <figure class="chart" ref={ref}>
@@ -69,32 +107,11 @@ export function HistoryChart({ snapshots, format }: { snapshots: Snapshot[]; for
             {timeLabel(tick, span)}
           </text>
         ))}
-        {keys.map((key, i) => {
-          const points = series.get(key) ?? [];
-          const color = colorOf(i);
-          const band = [...points.map((p) => `${x(p.t)},${y(p.high)}`), ...[...points].reverse().map((p) => `${x(p.t)},${y(p.low)}`)].join(' ');
-          return (
-            <g key={key}>
-              <polygon points={band} fill={color} opacity={0.15} stroke={color} stroke-opacity={0.4} />
-              <polyline points={points.map((p) => `${x(p.t)},${y(p.mean)}`).join(' ')} fill="none" stroke={color} stroke-width={2} />
-              {points.map((p) => (
-                <circle key={p.t} cx={x(p.t)} cy={y(p.mean)} r={3} fill={color} />
-              ))}
-            </g>
-          );
-        })}
+        {keys.map((key, i) => (
+          <VariantBand key={key} points={series.get(key) ?? []} color={colorOf(i)} x={x} y={y} />
+        ))}
       </svg>
-      <figcaption>
-        <ul class="legend">
-          {keys.map((key, i) => (
-            <li key={key}>
-              <span class="swatch" style={{ background: colorOf(i) }} aria-hidden="true" />
-              {key}
-            </li>
-          ))}
-        </ul>
-        <span class="hint">Line: posterior mean; band: 95% credible interval at each snapshot. Bands narrow as data accumulates.</span>
-      </figcaption>
+      <HistoryLegend keys={keys} />
     </figure>
   );
 }

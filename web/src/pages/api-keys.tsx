@@ -36,6 +36,35 @@ function KeyForm({ environments, onCreated }: { environments: Environment[]; onC
   );
 }
 
+function KeyRow({ apiKey: key, isCurrent, environmentName, busy, onRevoke }: { apiKey: ApiKey; isCurrent: boolean; environmentName: string; busy: boolean; onRevoke: () => void }) {
+  return (
+    <tr>
+      <td>
+        {key.name}
+        {isCurrent ? <span class="muted"> (you)</span> : null}
+      </td>
+      <td>
+        <code>
+          {key.prefix}…{key.last_four}
+        </code>
+      </td>
+      <td>{key.kind}</td>
+      <td>{environmentName}</td>
+      <td>{dateTime(key.created_at)}</td>
+      <td>{dateTime(key.last_used_at)}</td>
+      <td>
+        {key.revoked_at ? (
+          <span class="muted">revoked {dateTime(key.revoked_at)}</span>
+        ) : (
+          <button type="button" class="danger" aria-label={`Revoke ${key.name}`} disabled={busy} onClick={onRevoke}>
+            Revoke
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
 export function ApiKeys() {
   const currentKeyId = currentSession.keyId;
   const [includeRevoked, setIncludeRevoked] = useState(false);
@@ -65,30 +94,7 @@ export function ApiKeys() {
       {list.data ? (
         <Table caption="API keys" columns={['Name', 'Key', 'Kind', 'Environment', 'Created', 'Last used', 'Action']}>
           {list.data.data.map((key) => (
-            <tr key={key.id}>
-              <td>
-                {key.name}
-                {key.id === currentKeyId ? <span class="muted"> (you)</span> : null}
-              </td>
-              <td>
-                <code>
-                  {key.prefix}…{key.last_four}
-                </code>
-              </td>
-              <td>{key.kind}</td>
-              <td>{envName(key.environment_id)}</td>
-              <td>{dateTime(key.created_at)}</td>
-              <td>{dateTime(key.last_used_at)}</td>
-              <td>
-                {key.revoked_at ? (
-                  <span class="muted">revoked {dateTime(key.revoked_at)}</span>
-                ) : (
-                  <button type="button" class="danger" aria-label={`Revoke ${key.name}`} disabled={action.busy} onClick={() => revoke(key)}>
-                    Revoke
-                  </button>
-                )}
-              </td>
-            </tr>
+            <KeyRow key={key.id} apiKey={key} isCurrent={key.id === currentKeyId} environmentName={envName(key.environment_id)} busy={action.busy} onRevoke={() => revoke(key)} />
           ))}
         </Table>
       ) : null}

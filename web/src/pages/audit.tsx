@@ -14,6 +14,33 @@ function toIso(local: string): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
+function AuditRow({ entry }: { entry: AuditEntry }) {
+  return (
+    <tr>
+      <td>{dateTime(entry.created_at)}</td>
+      <td>
+        <code>{entry.action}</code>
+      </td>
+      <td>
+        {entry.target_type} <code class="id">{entry.target_id}</code>
+      </td>
+      <td>
+        <code class="id">{entry.actor_id ?? 'CLI'}</code>
+      </td>
+      <td>
+        {Object.keys(entry.payload).length ? (
+          <details>
+            <summary>Payload</summary>
+            <pre class="code">{json(entry.payload)}</pre>
+          </details>
+        ) : (
+          <span class="muted">—</span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
 export function AuditLog({ initial }: { initial: Record<string, string> }) {
   const applied: Filters = { action: '', target_type: '', target_id: '', since: '', until: '', ...initial };
   const { form, bind: set } = useFormFields(applied);
@@ -56,28 +83,7 @@ export function AuditLog({ initial }: { initial: Record<string, string> }) {
         {(rows) => (
           <Table caption="Audit entries" columns={['When', 'Action', 'Target', 'Actor key', 'Details']}>
             {rows.map((entry) => (
-              <tr key={entry.id}>
-                <td>{dateTime(entry.created_at)}</td>
-                <td>
-                  <code>{entry.action}</code>
-                </td>
-                <td>
-                  {entry.target_type} <code class="id">{entry.target_id}</code>
-                </td>
-                <td>
-                  <code class="id">{entry.actor_id ?? 'CLI'}</code>
-                </td>
-                <td>
-                  {Object.keys(entry.payload).length ? (
-                    <details>
-                      <summary>Payload</summary>
-                      <pre class="code">{json(entry.payload)}</pre>
-                    </details>
-                  ) : (
-                    <span class="muted">—</span>
-                  )}
-                </td>
-              </tr>
+              <AuditRow key={entry.id} entry={entry} />
             ))}
           </Table>
         )}

@@ -18,6 +18,33 @@ function describe({ unit, assignment }: Lookup): string {
   return `${unit} is in "${assignment.variant}" (${assignment.reason})${exposure}.`;
 }
 
+interface PinControlsProps {
+  variants: { value: string; label: string }[];
+  variant: string;
+  onVariant: (variant: string) => void;
+  disabled: boolean;
+  onPin: () => void;
+  onUnpin: () => void;
+  onRebucket: () => void;
+}
+
+function PinControls({ variants, variant, onVariant, disabled, onPin, onUnpin, onRebucket }: PinControlsProps) {
+  return (
+    <div class="unit-tools">
+      <Select label="Variant to pin" value={variant} options={variants} onChange={(e) => onVariant(e.currentTarget.value)} />
+      <button type="button" disabled={disabled} onClick={onPin}>
+        Pin to variant
+      </button>{' '}
+      <button type="button" disabled={disabled} onClick={onUnpin}>
+        Remove pin
+      </button>{' '}
+      <button type="button" class="danger" disabled={disabled} onClick={onRebucket}>
+        Re-bucket
+      </button>
+    </div>
+  );
+}
+
 /**
  * QA on one unit: look up its stored assignment, pin it to a variant (an override answers
  * "forced" and stays out of the analysis), remove the pin, or re-bucket it (the assignment is
@@ -76,18 +103,7 @@ export function UnitTools({ experiment }: { experiment: Experiment }) {
       {lookup ? <p role="status">{describe(lookup)}</p> : null}
       {message ? <p role="status">{message}</p> : null}
       {experiment.status !== 'archived' ? (
-        <div class="unit-tools">
-          <Select label="Variant to pin" value={variant} options={variants} onChange={(e) => setVariant(e.currentTarget.value)} />
-          <button type="button" disabled={disabled} onClick={pin}>
-            Pin to variant
-          </button>{' '}
-          <button type="button" disabled={disabled} onClick={unpin}>
-            Remove pin
-          </button>{' '}
-          <button type="button" class="danger" disabled={disabled} onClick={rebucket}>
-            Re-bucket
-          </button>
-        </div>
+        <PinControls variants={variants} variant={variant} onVariant={setVariant} disabled={disabled} onPin={pin} onUnpin={unpin} onRebucket={rebucket} />
       ) : null}
       <ErrorBox error={action.error} />
     </section>

@@ -24,14 +24,74 @@ async function loadCatalogue(): Promise<Catalogue> {
   return { environments: environments.data, metrics: metrics.data, groups: groups.data };
 }
 
+function ExperimentFacts({ experiment: e, catalogue: cat }: { experiment: Experiment; catalogue: Catalogue | null | undefined }) {
+  return (
+    <Facts
+      items={[
+        ['Key', <code>{e.key}</code>],
+        ['Unit', e.unit_type],
+        ['Environment', cat?.environments.find((env) => env.id === e.environment_id)?.name ?? e.environment_id],
+        ['Created', dateTime(e.created_at)],
+        ['Started', dateTime(e.started_at)],
+        ['Stopped', e.stopped_at ? `${dateTime(e.stopped_at)} (${e.stop_reason ?? 'no reason'})` : '—'],
+        ...(e.outcome_notes ? ([['Outcome notes', e.outcome_notes]] as [string, string][]) : []),
+        ['Mutex group', e.mutex_group_id ? (cat?.groups.find((g) => g.id === e.mutex_group_id)?.name ?? e.mutex_group_id) : 'none'],
+      ]}
+    />
+  );
+}
+
+function VariantsSection({ experiment: e, onChanged }: { experiment: Experiment; onChanged: () => void }) {
+  return (
+    <section aria-labelledby="variants">
+      <h2 id="variants">Variants and weights</h2>
+      <Table caption="Variants" columns={['Variant', 'Weight', 'Control', 'Description']}>
+        {e.variants.map((v) => (
+          <tr key={v.id}>
+            <td>
+              <code>{v.key}</code>
+            </td>
+            <td>{v.weight}%</td>
+            <td>{v.is_control ? 'yes' : ''}</td>
+            <td>{v.description ?? ''}</td>
+          </tr>
+        ))}
+      </Table>
+      {e.weights_changed_since_start ? <p class="notice">Weights were changed after the start.</p> : null}
+      {e.status === 'draft' || e.status === 'running' ? <WeightsEditor key={e.variants.map((v) => v.weight).join()} experiment={e} onChanged={onChanged} /> : null}
+    </section>
+  );
+}
+
+function MeasureSection({ experiment: e, catalogue: cat, onChanged }: { experiment: Experiment; catalogue: Catalogue | null | undefined; onChanged: () => void }) {
+  const metricName = (metricId: string) => cat?.metrics.find((m) => m.id === metricId)?.name ?? metricId;
+  return (
+    <section aria-labelledby="measure">
+      <h2 id="measure">What it measures</h2>
+      <Facts
+        items={[
+          ['Primary metric', e.primary_metric_id ? metricName(e.primary_metric_id) : 'none (results show sample sizes and SRM only)'],
+          ['Guardrails', e.guardrail_metric_ids.length ? e.guardrail_metric_ids.map(metricName).join(', ') : 'none'],
+          ['Decision rule', <span>{e.decision_rule.method}</span>],
+          ['Variance reduction', e.variance_reduction ? `CUPED, ${e.variance_reduction.lookback_days}-day lookback` : 'off'],
+        ]}
+      />
+      <p>{describeRule(e.decision_rule)}</p>
+      <PlanningWarnings warnings={e.warnings ?? []} />
+      {e.status === 'draft' && cat ? <MetricsEditor key={e.updated_at} experiment={e} metrics={cat.metrics} onChanged={onChanged} /> : null}
+      {e.status === 'draft' || e.status === 'running' ? <DecisionRuleEditor key={e.updated_at} experiment={e} onChanged={onChanged} /> : null}
+      {e.status === 'draft' || e.status === 'running' ? <VarianceReductionEditor key={`cuped-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
+    </section>
+  );
+}
+
 export function ExperimentDetail({ id }: { id: string }) {
   const experiment = useResource(() => api<Experiment>('GET', `/v1/experiments/${id}`), [id]);
   const catalogue = useResource(loadCatalogue, []);
   const e = experiment.data;
   if (experiment.error) return <ErrorBox error={experiment.error} />;
   if (!e) return <Loading />;
-  const cat = catalogue.data;
-  const metricName = (metricId: string) => cat?.metrics.find((m) => m.id === metricId)?.name ?? metricId;
+  const reload = () => experiment.reload();
 
   return (
     <>
@@ -47,66 +107,16 @@ export function ExperimentDetail({ id }: { id: string }) {
         {e.name} <StatusBadge status={e.status} />
       </PageTitle>
       <p class="lead">{e.hypothesis}</p>
-      <Facts
-        items={[
-          ['Key', <code>{e.key}</code>],
-          ['Unit', e.unit_type],
-          ['Environment', cat?.environments.find((env) => env.id === e.environment_id)?.name ?? e.environment_id],
-          ['Created', dateTime(e.created_at)],
-          ['Started', dateTime(e.started_at)],
-          ['Stopped', e.stopped_at ? `${dateTime(e.stopped_at)} (${e.stop_reason ?? 'no reason'})` : '—'],
-          ...(e.outcome_notes ? ([['Outcome notes', e.outcome_notes]] as [string, string][]) : []),
-          ['Mutex group', e.mutex_group_id ? (cat?.groups.find((g) => g.id === e.mutex_group_id)?.name ?? e.mutex_group_id) : 'none'],
-        ]}
-      />
-      <section aria-labelledby="variants">
-        <h2 id="variants">Variants and weights</h2>
-        <Table caption="Variants" columns={['Variant', 'Weight', 'Control', 'Description']}>
-          {e.variants.map((v) => (
-            <tr key={v.id}>
-              <td>
-                <code>{v.key}</code>
-              </td>
-              <td>{v.weight}%</td>
-              <td>{v.is_control ? 'yes' : ''}</td>
-              <td>{v.description ?? ''}</td>
-            </tr>
-          ))}
-        </Table>
-        {e.weights_changed_since_start ? <p class="notice">Weights were changed after the start.</p> : null}
-        {e.status === 'draft' || e.status === 'running' ? (
-          <WeightsEditor key={e.variants.map((v) => v.weight).join()} experiment={e} onChanged={() => experiment.reload()} />
-        ) : null}
-      </section>
-      <section aria-labelledby="measure">
-        <h2 id="measure">What it measures</h2>
-        <Facts
-          items={[
-            ['Primary metric', e.primary_metric_id ? metricName(e.primary_metric_id) : 'none (results show sample sizes and SRM only)'],
-            ['Guardrails', e.guardrail_metric_ids.length ? e.guardrail_metric_ids.map(metricName).join(', ') : 'none'],
-            ['Decision rule', <span>{e.decision_rule.method}</span>],
-            ['Variance reduction', e.variance_reduction ? `CUPED, ${e.variance_reduction.lookback_days}-day lookback` : 'off'],
-          ]}
-        />
-        <p>{describeRule(e.decision_rule)}</p>
-        <PlanningWarnings warnings={e.warnings ?? []} />
-        {e.status === 'draft' && cat ? <MetricsEditor key={e.updated_at} experiment={e} metrics={cat.metrics} onChanged={() => experiment.reload()} /> : null}
-        {e.status === 'draft' || e.status === 'running' ? (
-          <DecisionRuleEditor key={e.updated_at} experiment={e} onChanged={() => experiment.reload()} />
-        ) : null}
-        {e.status === 'draft' || e.status === 'running' ? (
-          <VarianceReductionEditor key={`cuped-${e.updated_at}`} experiment={e} onChanged={() => experiment.reload()} />
-        ) : null}
-      </section>
+      <ExperimentFacts experiment={e} catalogue={catalogue.data} />
+      <VariantsSection experiment={e} onChanged={reload} />
+      <MeasureSection experiment={e} catalogue={catalogue.data} onChanged={reload} />
       <section aria-labelledby="audience">
         <h2 id="audience">Audience</h2>
         {e.audience ? <pre class="code">{json(e.audience)}</pre> : <p>Everyone (no audience filter).</p>}
-        {e.status === 'draft' || e.status === 'running' ? (
-          <DetailsEditor key={e.updated_at} experiment={e} onChanged={() => experiment.reload()} />
-        ) : null}
+        {e.status === 'draft' || e.status === 'running' ? <DetailsEditor key={e.updated_at} experiment={e} onChanged={reload} /> : null}
       </section>
       <UnitTools experiment={e} />
-      <Lifecycle experiment={e} onChanged={() => experiment.reload()} />
+      <Lifecycle experiment={e} onChanged={reload} />
     </>
   );
 }

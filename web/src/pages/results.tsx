@@ -34,14 +34,67 @@ async function loadResults(id: string): Promise<ResultsData> {
   return { experiment, latest, history: history.snapshots, metrics: metrics.data };
 }
 
+type Guardrail = NonNullable<Snapshot['guardrails']>[number];
+
+function GuardrailSection({ guardrail, metrics }: { guardrail: Guardrail; metrics: Metric[] }) {
+  const format = formatterFor(metrics.find((m) => m.id === guardrail.metric_id)?.kind);
+  return (
+    <section aria-label={`Guardrail ${guardrail.metric_key}`}>
+      <h2>Guardrail: {guardrail.metric_key}</h2>
+      {guardrail.cap_applied !== null && guardrail.cap_applied !== undefined ? <p class="muted">Each unit’s value capped at {guardrail.cap_applied.toPrecision(6)}.</p> : null}
+      <CupedNote cuped={guardrail.cuped} />
+      <EffectSummary title={`Effect on ${guardrail.metric_key}`} perVariant={guardrail.per_variant} higherIsBetter={guardrail.higher_is_better !== false} format={format} />
+      <MetricResults title={`Guardrail ${guardrail.metric_key}`} perVariant={guardrail.per_variant} format={format} />
+    </section>
+  );
+}
+
+/** Everything the latest snapshot says, primary metric first, then its health, breakdowns and guardrails. */
+function SnapshotReport({ latest, history, metrics }: { latest: Snapshot; history: Snapshot[]; metrics: Metric[] }) {
+  const format = formatterFor(latest.primary_metric?.kind);
+  return (
+    <>
+      <p class="muted">
+        Snapshot computed {dateTime(latest.computed_at)}
+        {latest.trigger ? ` (${latest.trigger})` : ''}. Opening this page is logged as a peek.
+      </p>
+      <SrmSliceWarning snapshot={latest} />
+      <section aria-labelledby="effect-title">
+        <h2 id="effect-title">Effect against the control{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
+        {latest.primary_metric ? (
+          <>
+            <CupedNote cuped={latest.primary_metric.cuped} />
+            <EffectSummary title={`Effect on ${latest.primary_metric.key}`} perVariant={latest.per_variant} higherIsBetter={latest.primary_metric.higher_is_better !== false} format={format} />
+          </>
+        ) : (
+          <p class="muted">This experiment has no primary metric: only sample sizes and the SRM check are reported.</p>
+        )}
+      </section>
+      <GuardrailWarning regressions={latest.decision?.guardrail_regressions ?? []} />
+      <DecisionPanel snapshot={latest} />
+      <section aria-labelledby="primary-title">
+        <h2 id="primary-title">Primary metric per variant{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
+        <MetricResults title="Posterior mean and 95% credible interval per variant" perVariant={latest.per_variant} format={format} />
+      </section>
+      <section aria-labelledby="history-title">
+        <h2 id="history-title">How the intervals tightened</h2>
+        <HistoryChart snapshots={history.length ? history : [latest]} format={format} />
+      </section>
+      <HealthChecks snapshot={latest} />
+      <Breakdowns snapshot={latest} format={format} />
+      {(latest.guardrails ?? []).map((guardrail) => (
+        <GuardrailSection key={guardrail.metric_id} guardrail={guardrail} metrics={metrics} />
+      ))}
+    </>
+  );
+}
+
 export function Results({ id }: { id: string }) {
   const data = useResource(() => loadResults(id), [id]);
   const compute = useAction();
   if (data.error) return <ErrorBox error={data.error} />;
   if (!data.data) return <Loading what="Loading results" />;
   const { experiment, latest, history, metrics } = data.data;
-  const kindOf = (metricId: string) => metrics.find((m) => m.id === metricId)?.kind;
-  const format = formatterFor(latest?.primary_metric?.kind);
   const computeNow = () =>
     compute.run(async () => {
       await api('POST', `/v1/experiments/${id}/results/compute`);
@@ -66,45 +119,7 @@ export function Results({ id }: { id: string }) {
       </p>
       <ErrorBox error={compute.error} />
       {latest ? (
-        <>
-          <p class="muted">
-            Snapshot computed {dateTime(latest.computed_at)}
-            {latest.trigger ? ` (${latest.trigger})` : ''}. Opening this page is logged as a peek.
-          </p>
-          <SrmSliceWarning snapshot={latest} />
-          <section aria-labelledby="effect-title">
-            <h2 id="effect-title">Effect against the control{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
-            {latest.primary_metric ? (
-              <>
-                <CupedNote cuped={latest.primary_metric.cuped} />
-                <EffectSummary title={`Effect on ${latest.primary_metric.key}`} perVariant={latest.per_variant} higherIsBetter={latest.primary_metric.higher_is_better !== false} format={format} />
-              </>
-            ) : (
-              <p class="muted">This experiment has no primary metric: only sample sizes and the SRM check are reported.</p>
-            )}
-          </section>
-          <GuardrailWarning regressions={latest.decision?.guardrail_regressions ?? []} />
-          <DecisionPanel snapshot={latest} />
-          <section aria-labelledby="primary-title">
-            <h2 id="primary-title">Primary metric per variant{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
-            <MetricResults title="Posterior mean and 95% credible interval per variant" perVariant={latest.per_variant} format={format} />
-          </section>
-          <section aria-labelledby="history-title">
-            <h2 id="history-title">How the intervals tightened</h2>
-            <HistoryChart snapshots={history.length ? history : [latest]} format={format} />
-          </section>
-          <HealthChecks snapshot={latest} />
-          <Breakdowns snapshot={latest} format={format} />
-          {(latest.guardrails ?? []).map((guardrail) => (
-            <section key={guardrail.metric_id} aria-label={`Guardrail ${guardrail.metric_key}`}>
-              <h2>Guardrail: {guardrail.metric_key}</h2>
-              {guardrail.cap_applied !== null && guardrail.cap_applied !== undefined ? <p class="muted">Each unit’s value capped at {guardrail.cap_applied.toPrecision(6)}.</p> : null}
-              <CupedNote cuped={guardrail.cuped} />
-              <EffectSummary title={`Effect on ${guardrail.metric_key}`} perVariant={guardrail.per_variant} higherIsBetter={guardrail.higher_is_better !== false} format={formatterFor(kindOf(guardrail.metric_id))} />
-              <MetricResults title={`Guardrail ${guardrail.metric_key}`} perVariant={guardrail.per_variant} format={formatterFor(kindOf(guardrail.metric_id))} />
-            </section>
-          ))}
-        </>
+        <SnapshotReport latest={latest} history={history} metrics={metrics} />
       ) : (
         <p class="notice">
           No snapshot yet. The analysis runs every {experiment.decision_rule.snapshot_cadence_minutes} minutes while the experiment runs

@@ -83,6 +83,29 @@ function useRender(id: string | null): Render | null {
   return render;
 }
 
+function RenderStatus({ render }: { render: Render }) {
+  return (
+    <div role="status" class="render-status">
+      <p>
+        Render <code class="id">{render.id}</code> of {render.version}: <strong>{render.status}</strong>
+        {render.error ? ` — ${render.error}` : ''}
+      </p>
+      {render.status === 'resolved' ? (
+        <ul>
+          {render.outputs.map((output) => (
+            <li key={output.format}>
+              <a href={`/v1/renders/${render.id}/outputs/${output.format}`} download={`render-${render.id}.${EXTENSIONS[output.format]}`}>
+                Download {output.format}
+              </a>{' '}
+              <span class="muted">({output.bytes.toLocaleString('en-US')} bytes)</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
 export function RenderForm({ templateId, versions }: { templateId: string; versions: TemplateVersion[] }) {
   const latest = versions[versions.length - 1];
   const [label, setLabel] = useState(latest?.label ?? '');
@@ -131,26 +154,7 @@ export function RenderForm({ templateId, versions }: { templateId: string; versi
       <button type="submit" class="primary" disabled={action.busy || formats.length === 0}>
         Render
       </button>
-      {render ? (
-        <div role="status" class="render-status">
-          <p>
-            Render <code class="id">{render.id}</code> of {render.version}: <strong>{render.status}</strong>
-            {render.error ? ` — ${render.error}` : ''}
-          </p>
-          {render.status === 'resolved' ? (
-            <ul>
-              {render.outputs.map((output) => (
-                <li key={output.format}>
-                  <a href={`/v1/renders/${render.id}/outputs/${output.format}`} download={`render-${render.id}.${EXTENSIONS[output.format]}`}>
-                    Download {output.format}
-                  </a>{' '}
-                  <span class="muted">({output.bytes.toLocaleString('en-US')} bytes)</span>
-                </li>
-              ))}
-            </ul>
-          ) : null}
-        </div>
-      ) : null}
+      {render ? <RenderStatus render={render} /> : null}
     </form>
   );
 }
