@@ -16,13 +16,21 @@ import type { AppContext } from '../src/context.js';
 import { computeById } from '../src/features/analysis/service.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
-import { benchMetric, DAY, EVENTS_PER_UNIT, insertRunningExperiment, openBenchContext, openBenchContextAt, padded, SEED_BATCH, sequence, standardMetrics } from './lib/analysis-seed.js';
+import {
+  benchMetric,
+  DAY,
+  EVENTS_PER_UNIT,
+  insertRunningExperiment,
+  openBenchContext,
+  openBenchContextAt,
+  padded,
+  SEED_BATCH,
+  sequence,
+  standardMetrics,
+} from './lib/analysis-seed.js';
 import { scratchPostgres } from './lib/scratch-postgres.js';
 
 const T0 = Date.UTC(2031, 0, 1);
-
-
-
 
 /** Workspace, four metrics (binary, revenue sum, duration mean, count) and a running experiment. */
 async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string; extraGuardrails: string[] }> {
@@ -30,9 +38,19 @@ async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; 
   const metrics = standardMetrics(workspace.id, T0);
   // Added as guardrails for the second measurement: revenue capped at its 99th percentile (the
   // usual use of capping: a few very large orders) and a ratio, revenue per pageview.
-  const capped = { ...benchMetric(workspace.id, T0, 'revenue_p99', 'purchase', 'revenue', 'sum', 'order.total', 7 * DAY), capping: JSON.stringify({ type: 'percentile', value: 0.99 }) };
-  const ratio = { ...benchMetric(workspace.id, T0, 'revenue_per_pageview', '', 'ratio', 'sum', null, 7 * DAY), numerator_metric_id: metrics[1]?.id ?? null, denominator_metric_id: metrics[3]?.id ?? null };
-  await ctx.db.insertInto('metrics').values([...metrics, capped, ratio]).execute();
+  const capped = {
+    ...benchMetric(workspace.id, T0, 'revenue_p99', 'purchase', 'revenue', 'sum', 'order.total', 7 * DAY),
+    capping: JSON.stringify({ type: 'percentile', value: 0.99 }),
+  };
+  const ratio = {
+    ...benchMetric(workspace.id, T0, 'revenue_per_pageview', '', 'ratio', 'sum', null, 7 * DAY),
+    numerator_metric_id: metrics[1]?.id ?? null,
+    denominator_metric_id: metrics[3]?.id ?? null,
+  };
+  await ctx.db
+    .insertInto('metrics')
+    .values([...metrics, capped, ratio])
+    .execute();
   const [primary, ...guardrails] = metrics.map((m) => m.id);
   const experimentId = await insertRunningExperiment(ctx, { workspaceId: workspace.id, environmentId: environment.id, at: T0, primary, guardrails });
   return { workspaceId: workspace.id, experimentId, extraGuardrails: [...guardrails, capped.id, ratio.id] };
@@ -106,7 +124,14 @@ async function computeMode(databaseUrl: string, experimentId: string, runs: numb
     units = snapshot?.traffic.map((t) => t.exposed_units) ?? [];
   }
   await ctx.close();
-  const figures: ComputeFigures = { seconds, cpu_seconds: cpuSeconds, max_rss_mb: process.resourceUsage().maxRSS / 1024, rss_before_mb: rssBefore / 1024 / 1024, verdict, units };
+  const figures: ComputeFigures = {
+    seconds,
+    cpu_seconds: cpuSeconds,
+    max_rss_mb: process.resourceUsage().maxRSS / 1024,
+    rss_before_mb: rssBefore / 1024 / 1024,
+    verdict,
+    units,
+  };
   process.stdout.write(JSON.stringify(figures) + '\n');
 }
 
@@ -132,14 +157,20 @@ async function pairedMode(databaseUrl: string, experimentId: string, runs: numbe
 
 function runPairedChild(databaseUrl: string, experimentId: string, runs: number, lists: string[]): number[][] {
   const script = fileURLToPath(import.meta.url);
-  const child = spawnSync(process.execPath, [...process.execArgv, script, 'paired', databaseUrl, experimentId, String(runs), ...lists], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const child = spawnSync(process.execPath, [...process.execArgv, script, 'paired', databaseUrl, experimentId, String(runs), ...lists], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (child.status !== 0) throw new Error(`paired compute process failed: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '[]') as number[][];
 }
 
 function runComputeChild(databaseUrl: string, experimentId: string, runs: number): ComputeFigures {
   const script = fileURLToPath(import.meta.url);
-  const child = spawnSync(process.execPath, [...process.execArgv, script, 'compute', databaseUrl, experimentId, String(runs)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const child = spawnSync(process.execPath, [...process.execArgv, script, 'compute', databaseUrl, experimentId, String(runs)], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (child.status !== 0) throw new Error(`compute process failed: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as ComputeFigures;
 }
@@ -182,7 +213,11 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
     const figures = runComputeChild(scratch.url, ids.experimentId, runs);
     const times = figures.seconds.map((s, run) => `${s.toFixed(2)} s (cpu ${figures.cpu_seconds[run]?.toFixed(2)})`).join(', ');
     const baseList = JSON.stringify(ids.extraGuardrails.slice(0, -2));
-    await ctx.db.updateTable('experiments').set({ guardrail_metric_ids: JSON.stringify(ids.extraGuardrails) }).where('id', '=', ids.experimentId).execute();
+    await ctx.db
+      .updateTable('experiments')
+      .set({ guardrail_metric_ids: JSON.stringify(ids.extraGuardrails) })
+      .where('id', '=', ids.experimentId)
+      .execute();
     await ctx.close();
     const extra = runComputeChild(scratch.url, ids.experimentId, runs);
     const extraTimes = extra.seconds.map((s, run) => `${s.toFixed(2)} s (cpu ${extra.cpu_seconds[run]?.toFixed(2)})`).join(', ');
@@ -195,9 +230,7 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
         `seed ${seedSeconds.toFixed(1).padStart(6)} s  snapshot ${times}  peak RSS ${figures.max_rss_mb.toFixed(0)} MB ` +
         `(${figures.rss_before_mb.toFixed(0)} MB before)  units ${figures.units.join('/')}  ${figures.verdict}`,
     );
-    console.log(
-      `${''.padEnd(8)} + p99-capped and ratio guardrails: snapshot ${extraTimes}  peak RSS ${extra.max_rss_mb.toFixed(0)} MB`,
-    );
+    console.log(`${''.padEnd(8)} + p99-capped and ratio guardrails: snapshot ${extraTimes}  peak RSS ${extra.max_rss_mb.toFixed(0)} MB`);
     console.log(
       `${''.padEnd(8)} alternating without/with them in one process: ${pairs}; ` +
         `median ratio ${median(pairedBase.slice(1).map((s, run) => (pairedExtra[run + 1] ?? Number.NaN) / s)).toFixed(2)}x the time without them (first pair cold, left out)`,
@@ -216,7 +249,9 @@ program
   .option('--keep', 'keep the scratch databases (to EXPLAIN the queries afterwards)')
   .action(async (options: { units: string; runs: string; sqliteOnly?: boolean; keep?: boolean }) => {
     const kinds: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
-    console.log(`Analysis snapshot: 4 metrics (binary, revenue sum, duration mean, count), then the same with a p99-capped revenue and a ratio (revenue per pageview) added as guardrails; 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`);
+    console.log(
+      `Analysis snapshot: 4 metrics (binary, revenue sum, duration mean, count), then the same with a p99-capped revenue and a ratio (revenue per pageview) added as guardrails; 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`,
+    );
     for (const units of options.units.split(',').map(Number)) {
       for (const kind of kinds) await benchOne(kind, units, Number(options.runs), options.keep === true);
     }

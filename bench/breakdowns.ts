@@ -16,13 +16,20 @@ import type { AppContext } from '../src/context.js';
 import { computeById } from '../src/features/analysis/service.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
-import { DAY, EVENTS_PER_UNIT, SEED_BATCH, insertRunningExperiment, openBenchContext, openBenchContextAt, padded, sequence, standardMetrics } from './lib/analysis-seed.js';
+import {
+  DAY,
+  EVENTS_PER_UNIT,
+  SEED_BATCH,
+  insertRunningExperiment,
+  openBenchContext,
+  openBenchContextAt,
+  padded,
+  sequence,
+  standardMetrics,
+} from './lib/analysis-seed.js';
 import { scratchPostgres } from './lib/scratch-postgres.js';
 
 const T0 = Date.UTC(2031, 0, 1);
-
-
-
 
 /** The workspace, the same four metrics as bench/analysis.ts, and an experiment with two dimensions. */
 async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string }> {
@@ -30,7 +37,11 @@ async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; 
   const metrics = standardMetrics(workspace.id, T0);
   await ctx.db.insertInto('metrics').values(metrics).execute();
   const [primary, ...guardrails] = metrics.map((m) => m.id);
-  const experimentId = await insertRunningExperiment(ctx, { workspaceId: workspace.id, environmentId: environment.id, at: T0, primary, guardrails }, { dimensions: JSON.stringify(['country', 'plan']) });
+  const experimentId = await insertRunningExperiment(
+    ctx,
+    { workspaceId: workspace.id, environmentId: environment.id, at: T0, primary, guardrails },
+    { dimensions: JSON.stringify(['country', 'plan']) },
+  );
   return { workspaceId: workspace.id, experimentId };
 }
 
@@ -107,7 +118,10 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
     await ctx.close();
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     const script = fileURLToPath(import.meta.url);
-    const child = spawnSync(process.execPath, [...process.execArgv, script, 'paired', url, ids.experimentId, String(runs + 1)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const child = spawnSync(process.execPath, [...process.execArgv, script, 'paired', url, ids.experimentId, String(runs + 1)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
     if (child.status !== 0) throw new Error(`paired compute process failed: ${child.stderr}`);
     const result = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as { seconds: number[][]; cpu: number[][]; slices: string[]; max_rss_mb: number };
     const [without = [], withBreakdowns = []] = result.seconds;
@@ -136,7 +150,10 @@ program
   .option('--sqlite-only', 'skip PostgreSQL even when VERDICT_DATABASE_URL is set')
   .option('--postgres-only', 'skip SQLite')
   .action(async (options: { units: string; runs: string; sqliteOnly?: boolean; postgresOnly?: boolean }) => {
-    const kinds: Array<'sqlite' | 'postgres'> = [...(options.postgresOnly ? [] : ['sqlite' as const]), ...(process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['postgres' as const] : [])];
+    const kinds: Array<'sqlite' | 'postgres'> = [
+      ...(options.postgresOnly ? [] : ['sqlite' as const]),
+      ...(process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['postgres' as const] : []),
+    ];
     for (const units of options.units.split(',').map(Number)) {
       for (const kind of kinds) await benchOne(kind, units, Number(options.runs));
     }

@@ -16,14 +16,21 @@ import type { AppContext } from '../src/context.js';
 import { computeById } from '../src/features/analysis/service.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
-import { DAY, EVENTS_PER_UNIT, SEED_BATCH, insertRunningExperiment, openBenchContext, openBenchContextAt, padded, sequence, standardMetrics } from './lib/analysis-seed.js';
+import {
+  DAY,
+  EVENTS_PER_UNIT,
+  SEED_BATCH,
+  insertRunningExperiment,
+  openBenchContext,
+  openBenchContextAt,
+  padded,
+  sequence,
+  standardMetrics,
+} from './lib/analysis-seed.js';
 import { scratchPostgres } from './lib/scratch-postgres.js';
 
 const T0 = Date.UTC(2031, 0, 15);
 const CUPED = JSON.stringify({ method: 'cuped', lookback_days: 14 });
-
-
-
 
 /** The same four metrics as bench/analysis.ts (binary, revenue sum, duration mean, count) and a running experiment. */
 async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string }> {
@@ -31,7 +38,11 @@ async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; 
   const metrics = standardMetrics(workspace.id, T0);
   await ctx.db.insertInto('metrics').values(metrics).execute();
   const [primary, ...guardrails] = metrics.map((m) => m.id);
-  const experimentId = await insertRunningExperiment(ctx, { workspaceId: workspace.id, environmentId: environment.id, at: T0, primary, guardrails }, { variance_reduction: null });
+  const experimentId = await insertRunningExperiment(
+    ctx,
+    { workspaceId: workspace.id, environmentId: environment.id, at: T0, primary, guardrails },
+    { variance_reduction: null },
+  );
   return { workspaceId: workspace.id, experimentId };
 }
 
@@ -102,11 +113,17 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
     await ctx.close();
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     const script = fileURLToPath(import.meta.url);
-    const child = spawnSync(process.execPath, [...process.execArgv, script, 'paired', url, ids.experimentId, String(runs + 1)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const child = spawnSync(process.execPath, [...process.execArgv, script, 'paired', url, ids.experimentId, String(runs + 1)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
     if (child.status !== 0) throw new Error(`paired compute process failed: ${child.stderr}`);
     const result = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as { seconds: number[][]; reduction: number | null; max_rss_mb: number };
     const [without = [], withCuped = []] = result.seconds;
-    const ratios = without.slice(1).map((s, run) => (withCuped[run + 1] ?? Number.NaN) / s).sort((a, b) => a - b);
+    const ratios = without
+      .slice(1)
+      .map((s, run) => (withCuped[run + 1] ?? Number.NaN) / s)
+      .sort((a, b) => a - b);
     console.log(
       `${kind.padEnd(8)} units ${units.toLocaleString('en-US')}  events ${(units * EVENTS_PER_UNIT).toLocaleString('en-US')} + ${(units * EVENTS_PER_UNIT).toLocaleString('en-US')} pre-period  seed ${seedSeconds.toFixed(0)} s\n` +
         `         without / with CUPED, per pair: ${without.map((s, run) => `${s.toFixed(2)}/${withCuped[run]?.toFixed(2)} s`).join(', ')} (first cold, left out)\n` +

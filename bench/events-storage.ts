@@ -85,7 +85,10 @@ async function measureDrain(ctx: AppContext, total: number, drainBatch: number):
   }
   endProgress();
   if (drained !== total) throw new Error(`drained ${drained} events, appended ${total}`);
-  const stored = await ctx.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const stored = await ctx.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   if (Number(stored.n) !== total) throw new Error(`the events table holds ${stored.n} rows, expected ${total}`);
   return total / ((performance.now() - started) / 1000);
 }
@@ -115,7 +118,10 @@ function measureBareTable(dataDir: string, total: number): void {
   const variants: Array<[string, string[]]> = [
     ['primary key only', []],
     ['+ client_event_id unique', ['CREATE UNIQUE INDEX cid ON events (workspace_id, client_event_id)']],
-    ['+ per-unit metric index', ['CREATE UNIQUE INDEX cid ON events (workspace_id, client_event_id)', 'CREATE INDEX metric ON events (workspace_id, event_key, unit_id, occurred_at)']],
+    [
+      '+ per-unit metric index',
+      ['CREATE UNIQUE INDEX cid ON events (workspace_id, client_event_id)', 'CREATE INDEX metric ON events (workspace_id, event_key, unit_id, occurred_at)'],
+    ],
   ];
   const rows = Array.from({ length: total / BATCH }, (_, b) => batchOf('01BENCHWORKSPACE0000000000', 'bare', b * BATCH));
   for (const [label, indexes] of variants) {
@@ -123,9 +129,13 @@ function measureBareTable(dataDir: string, total: number): void {
     const db = new BetterSqlite3(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
-    db.exec('CREATE TABLE events (id text PRIMARY KEY, workspace_id text NOT NULL, unit_id text NOT NULL, event_key text NOT NULL, properties text NOT NULL, occurred_at bigint NOT NULL, received_at bigint NOT NULL, late integer NOT NULL, client_event_id text)');
+    db.exec(
+      'CREATE TABLE events (id text PRIMARY KEY, workspace_id text NOT NULL, unit_id text NOT NULL, event_key text NOT NULL, properties text NOT NULL, occurred_at bigint NOT NULL, received_at bigint NOT NULL, late integer NOT NULL, client_event_id text)',
+    );
     for (const index of indexes) db.exec(index);
-    const insert = db.prepare('INSERT INTO events VALUES (@id, @workspace_id, @unit_id, @event_key, @properties, @occurred_at, @received_at, @late, @client_event_id)');
+    const insert = db.prepare(
+      'INSERT INTO events VALUES (@id, @workspace_id, @unit_id, @event_key, @properties, @occurred_at, @received_at, @late, @client_event_id)',
+    );
     const insertMany = db.transaction((batches: BufferedEvent[][]) => batches.forEach((batch) => batch.forEach((row) => insert.run(row))));
     const started = performance.now();
     // 20 batches (10,000 rows) per transaction, as the drainer commits.
@@ -142,7 +152,9 @@ async function main(options: Options): Promise<void> {
   if (!Number.isFinite(total) || total <= 0 || !Number.isInteger(drainBatch) || drainBatch < BATCH) {
     throw new Error('--events must be a positive number and --drain-batch a whole number of at least 500');
   }
-  console.log(`Event storage without HTTP: ${total.toLocaleString('en')} events in batches of ${BATCH} (${CONCURRENCY} in flight), ${UNITS} units, drain batches of ${drainBatch.toLocaleString('en')}.`);
+  console.log(
+    `Event storage without HTTP: ${total.toLocaleString('en')} events in batches of ${BATCH} (${CONCURRENCY} in flight), ${UNITS} units, drain batches of ${drainBatch.toLocaleString('en')}.`,
+  );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-storage-'));
   try {
     await measurePipeline({ kind: 'sqlite', file: path.join(dataDir, 'verdict.sqlite') }, dataDir, total, drainBatch);

@@ -74,7 +74,10 @@ async function run(names: string[], options: Options): Promise<void> {
   const unknown = names.filter((n) => !scenarios.some((s) => s.name === n));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; try --list`);
   const loadOptions = { connections: Number(options.connections), durationSeconds: Number(options.duration) };
-  const verdict = await startBenchServer({ VERDICT_API_PROCESSES: options.processes }, options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []);
+  const verdict = await startBenchServer(
+    { VERDICT_API_PROCESSES: options.processes },
+    options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [],
+  );
   const bare = await startBareServer();
   try {
     console.log(`Verdict benchmarks: ${loadOptions.connections} connections, ${loadOptions.durationSeconds}s each, load from this process, servers in others.`);
@@ -82,7 +85,7 @@ async function run(names: string[], options: Options): Promise<void> {
       `database: ${verdict.env.VERDICT_DATABASE_URL ? 'postgres' : 'sqlite'}; buffer: ${verdict.env.VERDICT_REDIS_URL ? 'redis' : 'embedded'}; ` +
         `HTTP processes: ${options.processes}; log level: ${verdict.env.VERDICT_LOG_LEVEL ?? 'default (info)'}`,
     );
-    console.log('baseline: a bare Fastify route in its own process (no hooks, no logging), sent the scenario\'s method, headers and body\n');
+    console.log("baseline: a bare Fastify route in its own process (no hooks, no logging), sent the scenario's method, headers and body\n");
     process.stdout.write('warming up...\n');
     await load(verdict.url, NOOP, { ...loadOptions, durationSeconds: 2 });
     await load(bare.url, { path: '/bare' }, { ...loadOptions, durationSeconds: 2 });
@@ -106,7 +109,7 @@ async function run(names: string[], options: Options): Promise<void> {
 
 const program = new Command()
   .name('bench')
-  .description('Load-test Verdict scenarios beside a bare Fastify route (its own process) and Verdict\'s no-op route, and print req/s, p50, p99 and the ratios.')
+  .description("Load-test Verdict scenarios beside a bare Fastify route (its own process) and Verdict's no-op route, and print req/s, p50, p99 and the ratios.")
   .argument('[scenarios...]', 'scenario names (default: all)')
   .option('-c, --connections <n>', 'concurrent connections', '64')
   .option('-d, --duration <seconds>', 'seconds per measurement', '10')

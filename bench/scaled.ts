@@ -55,7 +55,9 @@ async function startCluster(apiProcesses: number): Promise<Cluster> {
   const urls: string[] = [];
   for (let i = 0; i < apiProcesses; i++) {
     const port = await freePort();
-    children.push(spawn(process.execPath, ['bin/verdict.js', 'serve', '--no-workers', '--port', String(port)], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] }));
+    children.push(
+      spawn(process.execPath, ['bin/verdict.js', 'serve', '--no-workers', '--port', String(port)], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] }),
+    );
     urls.push(`http://127.0.0.1:${port}`);
   }
   await Promise.all(urls.map(healthy));
@@ -64,7 +66,11 @@ async function startCluster(apiProcesses: number): Promise<Cluster> {
     await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  return { urls, server: { url: urls[0] as string, pid: children[0]?.pid as number, key: bootstrap.api_key.key, workspaceId: bootstrap.workspace.id, env, stop }, stop };
+  return {
+    urls,
+    server: { url: urls[0] as string, pid: children[0]?.pid as number, key: bootstrap.api_key.key, workspaceId: bootstrap.workspace.id, env, stop },
+    stop,
+  };
 }
 
 /** Loads every API process at once with its share of the connections and adds up the throughput. */
@@ -90,7 +96,9 @@ async function main(options: { connections: string; duration: string }): Promise
     throw new Error('scaled benchmarks need VERDICT_DATABASE_URL (PostgreSQL) and VERDICT_REDIS_URL');
   }
   const loadOptions = { connections: Number(options.connections), durationSeconds: Number(options.duration) };
-  console.log(`Scaled mode on PostgreSQL + Redis: ${loadOptions.connections} connections in all, ${loadOptions.durationSeconds}s per measurement; one worker process.`);
+  console.log(
+    `Scaled mode on PostgreSQL + Redis: ${loadOptions.connections} connections in all, ${loadOptions.durationSeconds}s per measurement; one worker process.`,
+  );
   for (const processes of [1, 2]) {
     const cluster = await startCluster(processes);
     try {

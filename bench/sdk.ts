@@ -45,7 +45,8 @@ async function measureSdk(server: BenchServer, total: number, { maxBatch, inFlig
   const elapsed = (performance.now() - started) / 1000;
   await sdk.close();
   const { sent, dropped } = sdk.stats();
-  if (errors.length > 0 || dropped > 0 || sent !== total) throw new Error(`the SDK run lost events: ${errors[0] ?? `${dropped} dropped, ${sent} of ${total} sent`}`);
+  if (errors.length > 0 || dropped > 0 || sent !== total)
+    throw new Error(`the SDK run lost events: ${errors[0] ?? `${dropped} dropped, ${sent} of ${total} sent`}`);
   return total / elapsed;
 }
 
@@ -58,7 +59,12 @@ async function measureDirect(server: BenchServer, total: number, { maxBatch, inF
     while (next < total) {
       const events = Array.from({ length: Math.min(maxBatch, total - next) }, () => {
         next += 1;
-        return { event_key: 'purchase', unit_id: `user-${next % UNITS}`, properties: { amount: 12.5, currency: 'EUR' }, client_event_id: `direct-${run}-${next}` };
+        return {
+          event_key: 'purchase',
+          unit_id: `user-${next % UNITS}`,
+          properties: { amount: 12.5, currency: 'EUR' },
+          client_event_id: `direct-${run}-${next}`,
+        };
       });
       const response = await fetch(`${server.url}/v1/events/batch`, {
         method: 'POST',
@@ -88,7 +94,9 @@ const program = new Command()
     try {
       // A short warm-up so neither side pays the server's first-request costs.
       await measureDirect(server, 5_000, { maxBatch: 500, inFlight: 2 });
-      console.log(`events/s from one Node process to verdict serve (SQLite, embedded buffer), ${total.toLocaleString('en')} events each, until all are acknowledged, best of ${options.rounds}:`);
+      console.log(
+        `events/s from one Node process to verdict serve (SQLite, embedded buffer), ${total.toLocaleString('en')} events each, until all are acknowledged, best of ${options.rounds}:`,
+      );
       for (const setting of settings) {
         let sdk = 0;
         let direct = 0;
@@ -98,7 +106,9 @@ const program = new Command()
           direct = Math.max(direct, await measureDirect(server, total, setting));
         }
         const pad = setting.label.padEnd(34);
-        console.log(`  ${pad} SDK track(): ${Math.round(sdk).toLocaleString('en').padStart(8)}   /v1/events/batch direct: ${Math.round(direct).toLocaleString('en').padStart(8)}   (${setting.maxBatch} per request, ${setting.inFlight} in flight)`);
+        console.log(
+          `  ${pad} SDK track(): ${Math.round(sdk).toLocaleString('en').padStart(8)}   /v1/events/batch direct: ${Math.round(direct).toLocaleString('en').padStart(8)}   (${setting.maxBatch} per request, ${setting.inFlight} in flight)`,
+        );
       }
     } finally {
       await server.stop();

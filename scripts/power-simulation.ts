@@ -20,7 +20,12 @@ import { binaryBaseline, estimateUnitsPerVariant } from '../src/stats/power.js';
 import type { DecisionMethod, DecisionRuleSettings, DecisionVariant } from '../src/stats/types.js';
 
 const { values: args } = parseArgs({
-  options: { reps: { type: 'string', default: '400' }, 'check-reps': { type: 'string', default: '500' }, seed: { type: 'string', default: '1' }, 'look-every': { type: 'string', default: '5000' } },
+  options: {
+    reps: { type: 'string', default: '400' },
+    'check-reps': { type: 'string', default: '500' },
+    seed: { type: 'string', default: '1' },
+    'look-every': { type: 'string', default: '5000' },
+  },
 });
 const METHODS: DecisionMethod[] = ['bayesian.posterior_threshold', 'bayesian.always_valid_evalue', 'frequentist.sequential_msprt'];
 
@@ -129,7 +134,9 @@ function main(): void {
   const reps = Number(args.reps);
   const checkReps = Number(args['check-reps']);
   const seed = Number(args.seed);
-  console.log(`Part 1: +10% lift on a 5% rate (5% -> 5.5%), default rule settings, ${reps} replications, seed ${seed}, a look every ${args['look-every']} units per arm`);
+  console.log(
+    `Part 1: +10% lift on a 5% rate (5% -> 5.5%), default rule settings, ${reps} replications, seed ${seed}, a look every ${args['look-every']} units per arm`,
+  );
   console.log(`| units per arm | ${METHODS.map((m) => `${shortName(m)}: one look | any look`).join(' | ')} |`);
   for (const row of simulateDefaultRules(reps, seed, Number(args['look-every']))) {
     const cells = METHODS.map((_, r) => `${percent(row.singleLook[r] as number)} | ${percent(row.anyLook[r] as number)}`);

@@ -113,10 +113,9 @@ function successSchema(operation: Operation): Schema | undefined {
 
 export function generate(document: { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } }): string {
   const byId = new Map<string, Operation>();
-  for (const methods of Object.values(document.paths)) for (const operation of Object.values(methods)) if (operation.operationId) byId.set(operation.operationId, operation);
-  const parts = [
-    '// Generated from openapi.json by scripts/sdk-types.ts: do not edit. Run `npm run openapi:write`.\n',
-  ];
+  for (const methods of Object.values(document.paths))
+    for (const operation of Object.values(methods)) if (operation.operationId) byId.set(operation.operationId, operation);
+  const parts = ['// Generated from openapi.json by scripts/sdk-types.ts: do not edit. Run `npm run openapi:write`.\n'];
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) parts.push(declaration(name, schema));
   for (const id of OPERATIONS) {
     const operation = byId.get(id);

@@ -1,9 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 
-export type DatabaseConfig =
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string };
+export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
 /** Where acknowledged events wait before the drainer moves them into the events table. */
 export type BufferConfig = { kind: 'embedded' } | { kind: 'redis'; url: string; prefix: string };
@@ -93,7 +91,9 @@ function corsOrigins(env: Env): '*' | string[] | false {
   const origins = raw.split(',').map((origin) => origin.trim().replace(/\/$/, ''));
   const invalid = origins.filter((origin) => !ORIGIN.test(origin));
   if (invalid.length > 0) {
-    throw new ConfigError(`VERDICT_CORS_ORIGINS must be *, off, or a comma-separated list of origins such as https://app.example.com; not an origin: "${invalid.join('", "')}"`);
+    throw new ConfigError(
+      `VERDICT_CORS_ORIGINS must be *, off, or a comma-separated list of origins such as https://app.example.com; not an origin: "${invalid.join('", "')}"`,
+    );
   }
   return origins;
 }

@@ -72,9 +72,14 @@ export async function createContext(config: Config, logger: Logger, options: Con
   });
   // In scaled mode caches on every process hear of a change at once (Redis pub/sub between
   // hosts, or the cluster's IPC between the processes of one `serve`); otherwise within their TTL.
-  const relay = config.buffer.kind === 'redis' && options.relay !== false ? new RedisChangeRelay(config.buffer.url, config.buffer.prefix, changes, logger) : null;
+  const relay =
+    config.buffer.kind === 'redis' && options.relay !== false ? new RedisChangeRelay(config.buffer.url, config.buffer.prefix, changes, logger) : null;
   if (!relay && cluster.isWorker && options.relay !== false) {
-    joinClusterRelay(changes, (message) => process.send?.(message), (listener) => process.on('message', listener));
+    joinClusterRelay(
+      changes,
+      (message) => process.send?.(message),
+      (listener) => process.on('message', listener),
+    );
   }
   const context: AppContext = {
     config,

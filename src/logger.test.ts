@@ -3,7 +3,9 @@ import { redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
   it('censors credential-like parameters whatever their case or encoding', () => {
-    expect(redactUrl('/v1/x?API_KEY=a&limit=2&Secret=b&%74oken=c&key=')).toBe('/v1/x?API_KEY=[redacted]&limit=2&Secret=[redacted]&%74oken=[redacted]&key=[redacted]');
+    expect(redactUrl('/v1/x?API_KEY=a&limit=2&Secret=b&%74oken=c&key=')).toBe(
+      '/v1/x?API_KEY=[redacted]&limit=2&Secret=[redacted]&%74oken=[redacted]&key=[redacted]',
+    );
   });
 
   it('leaves URLs without credentials, and names that only contain one, as they are', () => {

@@ -29,11 +29,14 @@ function decodedName(name: string): string {
 export function redactUrl(url: string): string {
   const question = url.indexOf('?');
   if (question === -1) return url;
-  const pairs = url.slice(question + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    const name = equals === -1 ? pair : pair.slice(0, equals);
-    return equals !== -1 && SECRET_QUERY_PARAMETERS.has(decodedName(name)) ? `${name}=${CENSOR}` : pair;
-  });
+  const pairs = url
+    .slice(question + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals === -1 ? pair : pair.slice(0, equals);
+      return equals !== -1 && SECRET_QUERY_PARAMETERS.has(decodedName(name)) ? `${name}=${CENSOR}` : pair;
+    });
   return `${url.slice(0, question)}?${pairs.join('&')}`;
 }
 

@@ -44,11 +44,34 @@ export function padded(ctx: AppContext, prefix: string, expression: RawBuilder<u
 }
 
 /** A metric row as the catalogue stores it (no capping, higher is better). */
-export function benchMetric(workspaceId: string, at: number, key: string, eventKey: string, kind: string, aggregation: string, propertyPath: string | null, windowMs: number) {
+export function benchMetric(
+  workspaceId: string,
+  at: number,
+  key: string,
+  eventKey: string,
+  kind: string,
+  aggregation: string,
+  propertyPath: string | null,
+  windowMs: number,
+) {
   return {
-    id: newId(), workspace_id: workspaceId, key, name: key, event_key: eventKey, kind: kind as never, aggregation: aggregation as never,
-    unit_dedup_window: `P${windowMs / DAY}D`, unit_dedup_window_ms: windowMs, property_path: propertyPath, created_at: at, updated_at: at,
-    description: null, higher_is_better: 1, capping: null as string | null, numerator_metric_id: null as string | null, denominator_metric_id: null as string | null,
+    id: newId(),
+    workspace_id: workspaceId,
+    key,
+    name: key,
+    event_key: eventKey,
+    kind: kind as never,
+    aggregation: aggregation as never,
+    unit_dedup_window: `P${windowMs / DAY}D`,
+    unit_dedup_window_ms: windowMs,
+    property_path: propertyPath,
+    created_at: at,
+    updated_at: at,
+    description: null,
+    higher_is_better: 1,
+    capping: null as string | null,
+    numerator_metric_id: null as string | null,
+    denominator_metric_id: null as string | null,
   };
 }
 
@@ -73,12 +96,37 @@ export async function insertRunningExperiment(
   await ctx.db
     .insertInto('experiments')
     .values({
-      id, workspace_id: workspaceId, environment_id: environmentId, key: 'bench', name: 'Bench', hypothesis: 'h',
-      unit_type: 'user', status: 'running', audience: null, mutex_group_id: null, weights_changed: 0,
-      variants: JSON.stringify([{ id: newId(), key: 'control', weight: 50, is_control: true }, { id: newId(), key: 'treatment', weight: 50, is_control: false }]),
-      decision_rule: JSON.stringify({ method: 'bayesian.posterior_threshold', posterior_threshold: 0.995, minimum_detectable_effect: 0.02, min_sample_per_variant: 20000, max_duration_days: 28, snapshot_cadence_minutes: 240 }),
-      primary_metric_id: primary ?? null, guardrail_metric_ids: JSON.stringify(guardrails), started_at: at, stopped_at: null,
-      stop_reason: null, outcome_notes: null, created_at: at, updated_at: at,
+      id,
+      workspace_id: workspaceId,
+      environment_id: environmentId,
+      key: 'bench',
+      name: 'Bench',
+      hypothesis: 'h',
+      unit_type: 'user',
+      status: 'running',
+      audience: null,
+      mutex_group_id: null,
+      weights_changed: 0,
+      variants: JSON.stringify([
+        { id: newId(), key: 'control', weight: 50, is_control: true },
+        { id: newId(), key: 'treatment', weight: 50, is_control: false },
+      ]),
+      decision_rule: JSON.stringify({
+        method: 'bayesian.posterior_threshold',
+        posterior_threshold: 0.995,
+        minimum_detectable_effect: 0.02,
+        min_sample_per_variant: 20000,
+        max_duration_days: 28,
+        snapshot_cadence_minutes: 240,
+      }),
+      primary_metric_id: primary ?? null,
+      guardrail_metric_ids: JSON.stringify(guardrails),
+      started_at: at,
+      stopped_at: null,
+      stop_reason: null,
+      outcome_notes: null,
+      created_at: at,
+      updated_at: at,
       ...fields,
     })
     .execute();

@@ -100,7 +100,10 @@ export async function startBenchServer(extraEnv: Record<string, string> = {}, no
   const port = await freePort();
   // Verdict's default configuration, log level included, as users run it: the request log is
   // part of what a request costs. Its lines go to /dev/null (stdout ignored).
-  const env = { ...process.env, VERDICT_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', VERDICT_BENCH_ROUTES: '1', ...extraEnv } as Record<string, string>;
+  const env = { ...process.env, VERDICT_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', VERDICT_BENCH_ROUTES: '1', ...extraEnv } as Record<
+    string,
+    string
+  >;
   const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Bench', '--json'], { cwd: root, env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`bootstrap failed: ${created.stderr}`);
   const bootstrap = JSON.parse(created.stdout) as { api_key: { key: string }; workspace: { id: string } };
@@ -287,9 +290,7 @@ export interface Baselines {
 function ratios(result: LoadResult, baselines: Baselines): string {
   const parts: string[] = [];
   if (baselines.bare) {
-    parts.push(
-      `${(result.requestsPerSecond / baselines.bare.requestsPerSecond).toFixed(2)}x bare (p99 ${(result.p99 / baselines.bare.p99).toFixed(2)}x)`,
-    );
+    parts.push(`${(result.requestsPerSecond / baselines.bare.requestsPerSecond).toFixed(2)}x bare (p99 ${(result.p99 / baselines.bare.p99).toFixed(2)}x)`);
   }
   if (baselines.noop) parts.push(`${(result.requestsPerSecond / baselines.noop.requestsPerSecond).toFixed(2)}x no-op`);
   const cpu = result.cpuMicrosPerRequest;

@@ -46,9 +46,7 @@ export const assignHit: Scenario = {
   async prepare(server) {
     await startExperiment(server, 'bench-hit');
     for (let i = 0; i < POOL; i += 100) {
-      await Promise.all(
-        Array.from({ length: 100 }, (_, j) => api(server, 'POST', '/v1/assign', { experiment_key: 'bench-hit', unit_id: `hit-${i + j}` })),
-      );
+      await Promise.all(Array.from({ length: 100 }, (_, j) => api(server, 'POST', '/v1/assign', { experiment_key: 'bench-hit', unit_id: `hit-${i + j}` })));
     }
     // Built once, so the load generator (on the same cores as the server) spends little per request.
     const bodies = Array.from({ length: POOL }, (_, n) => JSON.stringify({ experiment_key: 'bench-hit', unit_id: `hit-${(n * 7919) % POOL}` }));

@@ -41,7 +41,13 @@ export const INVOICE_BODY = [
 const items = Array.from({ length: 15 }, (_, index) => {
   const quantity = (index % 4) + 1;
   const unitPrice = 12.5 + index * 3.25;
-  return { sku: `SKU-${1000 + index}`, description: `Consulting package ${index + 1} <standard>`, quantity, unit_price: unitPrice, amount: quantity * unitPrice };
+  return {
+    sku: `SKU-${1000 + index}`,
+    description: `Consulting package ${index + 1} <standard>`,
+    quantity,
+    unit_price: unitPrice,
+    amount: quantity * unitPrice,
+  };
 });
 const subtotal = items.reduce((sum, item) => sum + item.amount, 0);
 
@@ -51,7 +57,11 @@ export const INVOICE_DATA = {
   due_at: '2024-03-31',
   currency: 'EUR',
   seller: { name: 'Verdict Consulting SAS', address: '12 rue de la Paix, 75002 Paris', vat_id: 'FR12345678901', iban: 'FR76 3000 6000 0112 3456 7890 189' },
-  customer: { name: 'Ada Lovelace & Co', address: { line1: '1 Analytical Engine Way', postcode: '69001', city: 'Lyon', country: 'fr' }, vat_id: 'FR98765432109' },
+  customer: {
+    name: 'Ada Lovelace & Co',
+    address: { line1: '1 Analytical Engine Way', postcode: '69001', city: 'Lyon', country: 'fr' },
+    vat_id: 'FR98765432109',
+  },
   items,
   totals: { subtotal, tax_rate: 20, tax: subtotal * 0.2, total: subtotal * 1.2 },
   notes: 'Thank you for your business!',

@@ -109,7 +109,8 @@ export function createClient(options: ClientOptions): VerdictClient {
   let closed = false;
 
   return {
-    assign: (experimentKey, unitId, context, assignOptions = {}) => assignments.assign(experimentKey, unitId, { ...assignOptions, ...(context ? { context } : {}) }),
+    assign: (experimentKey, unitId, context, assignOptions = {}) =>
+      assignments.assign(experimentKey, unitId, { ...assignOptions, ...(context ? { context } : {}) }),
     assignMany: (experimentKeys, unitId, context, assignOptions = {}) =>
       assignments.assignMany(experimentKeys, unitId, { ...assignOptions, ...(context ? { context } : {}) }),
     async logExposure(experimentKey, unitId, variant) {
@@ -121,7 +122,8 @@ export function createClient(options: ClientOptions): VerdictClient {
       const event: TrackedEvent = { event_key: eventKey, unit_id: unitId, client_event_id: nextEventId() };
       if (properties !== undefined) event.properties = properties;
       // An invalid Date goes as it is: the server refuses it and onError says why; track() never throws.
-      if (occurredAt !== undefined) event.occurred_at = typeof occurredAt === 'string' || Number.isNaN(occurredAt.getTime()) ? String(occurredAt) : occurredAt.toISOString();
+      if (occurredAt !== undefined)
+        event.occurred_at = typeof occurredAt === 'string' || Number.isNaN(occurredAt.getTime()) ? String(occurredAt) : occurredAt.toISOString();
       if (closed) delivery.dropAfterClose();
       else delivery.add(event);
       return event.client_event_id;

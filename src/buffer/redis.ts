@@ -199,8 +199,7 @@ export class RedisEventBuffer implements EventBuffer {
   async #read(redis: Redis, from: '0' | '>'): Promise<StreamEntry[]> {
     try {
       const reply = (await redis.xreadgroup('GROUP', CONSUMER_GROUP, this.#consumer, 'COUNT', READ_COUNT, 'STREAMS', this.#keys.stream, from)) as
-        | [string, RawEntry[]][]
-        | null;
+        [string, RawEntry[]][] | null;
       return parseEntries(reply?.[0]?.[1] ?? []);
     } catch (error) {
       if (error instanceof Error && error.message.startsWith('NOGROUP')) this.#groupReady = false;

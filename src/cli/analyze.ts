@@ -5,8 +5,7 @@ export function registerAnalyze(program: Command): void {
   program
     .command('analyze')
     .description(
-      'Compute an analysis snapshot of an experiment now, store it in its history (audit-logged as experiment.results_computed) ' +
-        'and print it as JSON.',
+      'Compute an analysis snapshot of an experiment now, store it in its history (audit-logged as experiment.results_computed) ' + 'and print it as JSON.',
     )
     .argument('<experiment_id>', 'the experiment id (ULID)')
     .action(async (experimentId: string) => {

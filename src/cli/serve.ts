@@ -82,6 +82,7 @@ async function serveHere(config: Config, index: number | null, workers: boolean)
 
 function processCount(raw: string): number {
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > MAX_API_PROCESSES) throw new Error(`--processes must be an integer from 1 to ${MAX_API_PROCESSES}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_API_PROCESSES)
+    throw new Error(`--processes must be an integer from 1 to ${MAX_API_PROCESSES}, got "${raw}"`);
   return value;
 }

@@ -6,8 +6,7 @@ export function registerWorkspaces(program: Command): void {
   workspaces
     .command('create')
     .description(
-      'Create a workspace with its "production" environment, a server API key and the webhook secret. ' +
-        'The key and the secret are shown once: store them.',
+      'Create a workspace with its "production" environment, a server API key and the webhook secret. ' + 'The key and the secret are shown once: store them.',
     )
     .requiredOption('-n, --name <name>', 'display name of the workspace')
     .option('--json', 'print one JSON object {workspace, environment, api_key, webhook_secret}')

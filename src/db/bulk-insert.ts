@@ -57,7 +57,10 @@ export class BulkInsert<Row extends object> {
   }
 
   #compile(executor: Executor, rows: readonly Row[], sqlBySize: Map<number, string>): string {
-    const compiled = this.#build(executor, rows.map((row) => this.#shaped(row))).compile();
+    const compiled = this.#build(
+      executor,
+      rows.map((row) => this.#shaped(row)),
+    ).compile();
     const expected = this.#parameters(rows);
     if (compiled.parameters.length !== expected.length || compiled.parameters.some((value, index) => value !== expected[index])) {
       throw new Error('BulkInsert: the compiled statement does not bind the columns in the declared order');

@@ -88,7 +88,10 @@ const PG_CONNECTION_CODES = new Set([
 function isPostgresConnectionError(error: unknown): boolean {
   const code = errorCode(error);
   if (code && PG_CONNECTION_CODES.has(code)) return true;
-  return error instanceof Error && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/.test(error.message);
+  return (
+    error instanceof Error &&
+    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/.test(error.message)
+  );
 }
 
 export const postgresSeam: DialectSeam = {

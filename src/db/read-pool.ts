@@ -38,10 +38,13 @@ export function postgresReads(db: Db, workMem: string): ReadPool {
     async all(queries) {
       return Promise.all(
         queries.map((query) =>
-          db.transaction().setAccessMode('read only').execute(async (trx) => {
-            await sql`SELECT set_config('work_mem', ${workMem}, true), set_config('jit', 'off', true)`.execute(trx);
-            return [...(await trx.executeQuery<Row>(query)).rows];
-          }),
+          db
+            .transaction()
+            .setAccessMode('read only')
+            .execute(async (trx) => {
+              await sql`SELECT set_config('work_mem', ${workMem}, true), set_config('jit', 'off', true)`.execute(trx);
+              return [...(await trx.executeQuery<Row>(query)).rows];
+            }),
         ),
       );
     },

@@ -48,9 +48,7 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator, 
     // The admin UI's session cookie counts only when no Authorization header is sent, so an
     // explicit bearer key always decides, and API callers never depend on cookies.
     const fromSession = authorization === undefined && sessions ? sessions.authenticate(request) : Promise.resolve(null);
-    fromSession
-      .then(async (principal) => admit(request, scope, principal ?? (await authenticator.authenticate(authorization))))
-      .then(() => done(), done);
+    fromSession.then(async (principal) => admit(request, scope, principal ?? (await authenticator.authenticate(authorization)))).then(() => done(), done);
   });
 }
 

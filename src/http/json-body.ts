@@ -18,7 +18,10 @@ interface Frame {
 function pointerOf(frame: Frame): string {
   const keys: string[] = [];
   for (let at: Frame | null = frame; at?.parent; at = at.parent) keys.push(at.key.replace(/~/g, '~0').replace(/\//g, '~1'));
-  return keys.reverse().map((key) => `/${key}`).join('');
+  return keys
+    .reverse()
+    .map((key) => `/${key}`)
+    .join('');
 }
 
 /**

@@ -57,9 +57,5 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-  app.get(
-    '/v1/openapi.json',
-    { config: { auth: 'public' }, schema: { hide: true } },
-    async () => app.swagger(),
-  );
+  app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 }

@@ -34,15 +34,22 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       'Prometheus text exposition: requests and latency per route, event buffer, job queue, snapshots, cache hit ratios, process figures; ' +
       'with `serve --processes N`, summed over all processes (503 when the other processes do not answer in time). Off with `VERDICT_METRICS=0`. See docs/observability.md.',
   },
-  getCurrentWorkspace: { summary: 'Get the caller’s workspace', description: 'The workspace (tenant) the calling key belongs to: id, name, slug. 404 if it no longer exists.' },
+  getCurrentWorkspace: {
+    summary: 'Get the caller’s workspace',
+    description: 'The workspace (tenant) the calling key belongs to: id, name, slug. 404 if it no longer exists.',
+  },
   listEnvironments: { summary: 'List environments', description: `The workspace’s environments (production, staging, ...), oldest first. ${PAGED}` },
   createEnvironment: {
     summary: 'Create an environment',
-    description: 'Adds a deployment stage; experiments and API keys can be bound to it. 409 when the slug is taken in the workspace; 422 for the reserved slug `all`. Audit-logged.',
+    description:
+      'Adds a deployment stage; experiments and API keys can be bound to it. 409 when the slug is taken in the workspace; 422 for the reserved slug `all`. Audit-logged.',
   },
 
   // API keys and audit
-  listApiKeys: { summary: 'List API keys', description: `Keys of the workspace, oldest first, with only their prefix and last four characters; \`include_revoked=true\` adds revoked ones. ${PAGED}` },
+  listApiKeys: {
+    summary: 'List API keys',
+    description: `Keys of the workspace, oldest first, with only their prefix and last four characters; \`include_revoked=true\` adds revoked ones. ${PAGED}`,
+  },
   createApiKey: {
     summary: 'Create an API key',
     description:
@@ -50,7 +57,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   revokeApiKey: {
     summary: 'Revoke an API key',
-    description: 'The key answers 401 from then on (within `VERDICT_KEY_CACHE_TTL_MS`, default 5 s, on every process). Idempotent; 404 when no such key exists in the workspace. Audit-logged.',
+    description:
+      'The key answers 401 from then on (within `VERDICT_KEY_CACHE_TTL_MS`, default 5 s, on every process). Idempotent; 404 when no such key exists in the workspace. Audit-logged.',
   },
   listAudit: {
     summary: 'List the audit log',
@@ -65,18 +73,21 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   trackEventBatch: {
     summary: 'Track up to 500 events',
-    description: '1 to 500 events; each is accepted or listed in `rejected` with its index and reason, so one bad event does not fail the rest. 429 and 503 as for a single event, for the whole batch.',
+    description:
+      '1 to 500 events; each is accepted or listed in `rejected` with its index and reason, so one bad event does not fail the rest. 429 and 503 as for a single event, for the whole batch.',
   },
   getEventBufferStatus: {
     summary: 'Event buffer status',
-    description: 'How many acknowledged events wait to be stored, across all workspaces (the buffer is shared), for operators watching back-pressure. 503 when the buffer cannot be reached.',
+    description:
+      'How many acknowledged events wait to be stored, across all workspaces (the buffer is shared), for operators watching back-pressure. 503 when the buffer cannot be reached.',
   },
 
   // Metrics and segments
   listMetrics: { summary: 'List metrics', description: `The workspace’s metrics, oldest first. ${PAGED}` },
   createMetric: {
     summary: 'Create a metric',
-    description: 'Defines what an experiment measures: events with `event_key`, aggregated per unit within the dedup window. Rules beyond the schema (aggregation per kind, property_path, window) are in docs/metrics.md and answer 422. 409 when the key is taken. Audit-logged.',
+    description:
+      'Defines what an experiment measures: events with `event_key`, aggregated per unit within the dedup window. Rules beyond the schema (aggregation per kind, property_path, window) are in docs/metrics.md and answer 422. 409 when the key is taken. Audit-logged.',
   },
   getMetric: { summary: 'Get a metric', description: 'One metric by id; 404 when there is none in the workspace.' },
   updateMetric: {
@@ -86,12 +97,14 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   deleteMetric: {
     summary: 'Delete a metric',
-    description: '409 while a draft or running experiment or a ratio metric uses it (`referrers` lists them); 404 for a metric of another workspace. Audit-logged.',
+    description:
+      '409 while a draft or running experiment or a ratio metric uses it (`referrers` lists them); 404 for a metric of another workspace. Audit-logged.',
   },
   listSegments: { summary: 'List segments', description: `The workspace’s reusable audience filters, oldest first. ${PAGED}` },
   createSegment: {
     summary: 'Create a segment',
-    description: 'Saves a reusable audience filter that audiences name as `{"segment": key}`. Referenced segments must exist; cycles and chains over 5 levels answer 422. 409 when the key is taken. Audit-logged.',
+    description:
+      'Saves a reusable audience filter that audiences name as `{"segment": key}`. Referenced segments must exist; cycles and chains over 5 levels answer 422. 409 when the key is taken. Audit-logged.',
   },
   getSegment: { summary: 'Get a segment', description: 'One segment by id; 404 when there is none in the workspace.' },
   updateSegment: {
@@ -100,31 +113,52 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   deleteSegment: {
     summary: 'Delete a segment',
-    description: 'Deletes a segment nothing refers to. 409 while another segment or a non-archived experiment refers to it (`referrers` lists them); 404 when there is none. Audit-logged.',
+    description:
+      'Deletes a segment nothing refers to. 409 while another segment or a non-archived experiment refers to it (`referrers` lists them); 404 when there is none. Audit-logged.',
   },
 
   // Templates and renders
   listTemplates: { summary: 'List templates', description: `The workspace’s template drafts (deleted ones excluded), oldest first. ${PAGED}` },
-  createTemplate: { summary: 'Create a template draft', description: 'Creates a mutable draft. A body that does not compile answers 422 with the line and column. Audit-logged.' },
+  createTemplate: {
+    summary: 'Create a template draft',
+    description: 'Creates a mutable draft. A body that does not compile answers 422 with the line and column. Audit-logged.',
+  },
   getTemplate: { summary: 'Get a template draft', description: 'The current draft; 404 when there is none or it was deleted.' },
-  updateTemplate: { summary: 'Edit a template draft', description: 'Edits the draft; frozen versions never change. 422 when the new body does not compile; 404 when there is no such template. Audit-logged.' },
-  deleteTemplate: { summary: 'Delete a template draft', description: 'Deletes the draft; its versions stay readable and renderable. 404 when there is no such template. Audit-logged.' },
+  updateTemplate: {
+    summary: 'Edit a template draft',
+    description: 'Edits the draft; frozen versions never change. 422 when the new body does not compile; 404 when there is no such template. Audit-logged.',
+  },
+  deleteTemplate: {
+    summary: 'Delete a template draft',
+    description: 'Deletes the draft; its versions stay readable and renderable. 404 when there is no such template. Audit-logged.',
+  },
   freezeTemplateVersion: {
     summary: 'Freeze a template version',
-    description: 'Freezes the current draft as the next version (v1, v2, ...): body, fields schema and label are captured together and never change. 409 when the draft no longer compiles. Audit-logged.',
+    description:
+      'Freezes the current draft as the next version (v1, v2, ...): body, fields schema and label are captured together and never change. 409 when the draft no longer compiles. Audit-logged.',
   },
-  listTemplateVersions: { summary: 'List template versions', description: 'The frozen versions, v1 first; also after the template was deleted. 404 when the template never existed.' },
-  getTemplateVersion: { summary: 'Get a template version', description: 'One frozen version by label (`v3`); also after the template was deleted. 404 when there is no such template or label.' },
+  listTemplateVersions: {
+    summary: 'List template versions',
+    description: 'The frozen versions, v1 first; also after the template was deleted. 404 when the template never existed.',
+  },
+  getTemplateVersion: {
+    summary: 'Get a template version',
+    description: 'One frozen version by label (`v3`); also after the template was deleted. 404 when there is no such template or label.',
+  },
   createRender: {
     summary: 'Request a render',
     description:
       'Queues a render of a pinned version (default: the latest) in the requested formats and answers 202; poll GET /v1/renders/{id}. 404: unknown template or label. 422: no frozen version yet, or `data` that does not satisfy the fields schema (pointers under /data).',
   },
   listRenders: { summary: 'List renders', description: `The workspace’s renders, newest first, optionally of one template or in one status. ${PAGED}` },
-  getRender: { summary: 'Get a render', description: 'Status (queued, running, resolved, failed) and outputs of one render; 404 when there is none in the workspace.' },
+  getRender: {
+    summary: 'Get a render',
+    description: 'Status (queued, running, resolved, failed) and outputs of one render; 404 when there is none in the workspace.',
+  },
   getRenderOutput: {
     summary: 'Download a render output',
-    description: 'The bytes of one output with its content type. 409 while the render is queued or running (with Retry-After) or when it failed; 404 when the render did not ask for this format.',
+    description:
+      'The bytes of one output with its content type. 409 while the render is queued or running (with Retry-After) or when it failed; 404 when the render did not ask for this format.',
   },
 
   // Experiments
@@ -134,7 +168,10 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description:
       'Creates a draft. Weights must sum to 100, variant keys be unique, at most one control (the first variant otherwise); environment, metrics, mutex group and segments must exist in the workspace. Those failures answer 422 with pointers; 409 when the key is taken. Audit-logged.',
   },
-  getExperiment: { summary: 'Get an experiment', description: 'One experiment by id, with its variants and decision rule; 404 when there is none in the workspace.' },
+  getExperiment: {
+    summary: 'Get an experiment',
+    description: 'One experiment by id, with its variants and decision rule; 404 when there is none in the workspace.',
+  },
   updateExperiment: {
     summary: 'Update an experiment',
     description:
@@ -150,10 +187,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   stopExperiment: {
     summary: 'Stop an experiment',
-    description: 'Moves a running experiment to stopped with a `reason` (won, lost, inconclusive, bug, business) and optional notes; assignment stops. 409 when it is not running. Audit-logged.',
+    description:
+      'Moves a running experiment to stopped with a `reason` (won, lost, inconclusive, bug, business) and optional notes; assignment stops. 409 when it is not running. Audit-logged.',
   },
-  listMutexGroups: { summary: 'List mutex groups', description: `The workspace’s mutex groups with their count of non-archived experiments, oldest first. ${PAGED}` },
-  createMutexGroup: { summary: 'Create a mutex group', description: 'A set of mutually exclusive experiments: a unit enters at most one of them. 409 when the key is taken. Audit-logged.' },
+  listMutexGroups: {
+    summary: 'List mutex groups',
+    description: `The workspace’s mutex groups with their count of non-archived experiments, oldest first. ${PAGED}`,
+  },
+  createMutexGroup: {
+    summary: 'Create a mutex group',
+    description: 'A set of mutually exclusive experiments: a unit enters at most one of them. 409 when the key is taken. Audit-logged.',
+  },
   getMutexGroup: { summary: 'Get a mutex group', description: 'One mutex group by id; 404 when there is none in the workspace.' },
 
   // Assignment
@@ -164,13 +208,18 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   assignBatch: {
     summary: 'Assign a unit in several experiments',
-    description: 'The same sticky assignment for 1 to 50 experiment keys at once; keys with no running experiment are listed in `not_found` instead of failing the request.',
+    description:
+      'The same sticky assignment for 1 to 50 experiment keys at once; keys with no running experiment are listed in `not_found` instead of failing the request.',
   },
   logExposure: {
     summary: 'Log an exposure',
-    description: 'Logs the exposure of an assignment made with `log_exposure: false`, when the variant is actually shown. Repeats are ignored. 404 when the experiment is not running; 409 when the unit has no assignment or another variant.',
+    description:
+      'Logs the exposure of an assignment made with `log_exposure: false`, when the variant is actually shown. Repeats are ignored. 404 when the experiment is not running; 409 when the unit has no assignment or another variant.',
   },
-  listUnitAssignments: { summary: 'List a unit’s assignments', description: 'Every stored assignment of one unit id across the workspace’s experiments, with when its exposure was logged.' },
+  listUnitAssignments: {
+    summary: 'List a unit’s assignments',
+    description: 'Every stored assignment of one unit id across the workspace’s experiments, with when its exposure was logged.',
+  },
   rebucketUnit: {
     summary: 'Re-bucket a unit (forced)',
     description:
@@ -178,9 +227,13 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   setOverride: {
     summary: 'Force a unit into a variant (QA)',
-    description: 'Pins a unit to a variant: assign answers it with reason `forced` and logs no exposure, so QA traffic stays out of the analysis. 422 for an unknown variant; 409 when the experiment is archived. Audit-logged.',
+    description:
+      'Pins a unit to a variant: assign answers it with reason `forced` and logs no exposure, so QA traffic stays out of the analysis. 422 for an unknown variant; 409 when the experiment is archived. Audit-logged.',
   },
-  removeOverride: { summary: 'Remove a QA override', description: 'The unit is bucketed normally again on its next assign. 404 when there is no such experiment or override. Audit-logged.' },
+  removeOverride: {
+    summary: 'Remove a QA override',
+    description: 'The unit is bucketed normally again on its next assign. 404 when there is no such experiment or override. Audit-logged.',
+  },
   ofrepEvaluateFlag: {
     summary: 'Evaluate one flag (OpenFeature)',
     description:
@@ -188,7 +241,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   ofrepEvaluateAllFlags: {
     summary: 'Evaluate all flags (OpenFeature)',
-    description: 'Evaluates every running experiment visible to the key for `context.targetingKey`, as the OFREP bulk endpoint. 400 TARGETING_KEY_MISSING or INVALID_CONTEXT in OFREP’s shape.',
+    description:
+      'Evaluates every running experiment visible to the key for `context.targetingKey`, as the OFREP bulk endpoint. 400 TARGETING_KEY_MISSING or INVALID_CONTEXT in OFREP’s shape.',
   },
 
   // Analysis
@@ -197,23 +251,35 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description:
       'The latest analysis snapshot: per-variant posteriors, SRM check and the decision rule’s verdict. Reading it through the admin UI session logs a peek (experiment.results_peeked); reading it with an API key does not. 404 when no snapshot was computed yet.',
   },
-  getExperimentResultsHistory: { summary: 'Analysis history', description: 'Every snapshot of the experiment, oldest first, for charting how the credible intervals tighten. 404 when there is no such experiment.' },
+  getExperimentResultsHistory: {
+    summary: 'Analysis history',
+    description: 'Every snapshot of the experiment, oldest first, for charting how the credible intervals tighten. 404 when there is no such experiment.',
+  },
   computeExperimentResults: {
     summary: 'Compute results now',
-    description: 'Computes and stores a snapshot now, beside the cadence-driven background analysis. 409 when the experiment has not started. Audit-logged (experiment.results_computed).',
+    description:
+      'Computes and stores a snapshot now, beside the cadence-driven background analysis. 409 when the experiment has not started. Audit-logged (experiment.results_computed).',
   },
 
   // Webhooks, leads and the task tool
-  listWebhookSources: { summary: 'List webhook sources', description: `The workspace’s inbound webhook sources, oldest first; secrets are never listed. ${PAGED}` },
+  listWebhookSources: {
+    summary: 'List webhook sources',
+    description: `The workspace’s inbound webhook sources, oldest first; secrets are never listed. ${PAGED}`,
+  },
   createWebhookSource: {
     summary: 'Create a webhook source',
-    description: 'Creates a source and returns its `inbound_secret`, the only time besides a rotation that it is shown. 409 when the slug is taken. Audit-logged (never the secret).',
+    description:
+      'Creates a source and returns its `inbound_secret`, the only time besides a rotation that it is shown. 409 when the slug is taken. Audit-logged (never the secret).',
   },
-  listWebhookDeliveries: { summary: 'List a source’s deliveries', description: `Posts to the source’s inbound URL with their outcome, newest first (kept 30 days). 404 when there is no such source. ${PAGED}` },
+  listWebhookDeliveries: {
+    summary: 'List a source’s deliveries',
+    description: `Posts to the source’s inbound URL with their outcome, newest first (kept 30 days). 404 when there is no such source. ${PAGED}`,
+  },
   getWebhookSource: { summary: 'Get a webhook source', description: 'One source by id, without its secret; 404 when there is none in the workspace.' },
   updateWebhookSource: {
     summary: 'Update a webhook source',
-    description: 'Changes slug (and so the inbound URL), name or enabled; a disabled source answers 409 to posts. An unchanged body changes nothing and logs nothing. 409 when the slug is taken. Audit-logged.',
+    description:
+      'Changes slug (and so the inbound URL), name or enabled; a disabled source answers 409 to posts. An unchanged body changes nothing and logs nothing. 409 when the slug is taken. Audit-logged.',
   },
   rotateWebhookSourceSecret: {
     summary: 'Rotate a source’s secret',
@@ -225,14 +291,25 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       'A delivery from a webhook source, authenticated by `X-Service-Signature` (HMAC-SHA256 of `t.body` with the source’s secret; see docs/webhooks.md), not an API key. Events flow into the same pipeline as /v1/events. A repeated Idempotency-Key within 24 hours answers the original 202 with `Idempotent-Replayed: true`. 401 when the signature is missing, wrong, or `t` is more than 5 minutes off; 404 unknown workspace or slug; 409 disabled source or the same key in flight.',
   },
   listLeads: { summary: 'List leads', description: `The workspace’s leads, oldest first. ${PAGED}` },
-  createLead: { summary: 'Create a lead', description: 'A local record whose status can mirror a task of the task tool. 409 when another lead is linked to the same `task_tool_task_id`. Audit-logged.' },
+  createLead: {
+    summary: 'Create a lead',
+    description:
+      'A local record whose status can mirror a task of the task tool. 409 when another lead is linked to the same `task_tool_task_id`. Audit-logged.',
+  },
   getLead: { summary: 'Get a lead', description: 'One lead by id; 404 when there is none in the workspace.' },
   updateLead: {
     summary: 'Update a lead',
-    description: 'Changes name, email, status or the linked task (null unlinks). An unchanged body changes nothing and logs nothing. 409 when another lead is linked to that task. Audit-logged.',
+    description:
+      'Changes name, email, status or the linked task (null unlinks). An unchanged body changes nothing and logs nothing. 409 when another lead is linked to that task. Audit-logged.',
   },
-  getTaskToolSettings: { summary: 'Get task-tool settings', description: 'How task-tool status names map onto lead statuses, and until when the previous workspace webhook secret still verifies after a rotation.' },
-  putTaskToolSettings: { summary: 'Replace task-tool settings', description: 'Replaces the status mapping; task-tool status names are matched case-insensitively. Audit-logged.' },
+  getTaskToolSettings: {
+    summary: 'Get task-tool settings',
+    description: 'How task-tool status names map onto lead statuses, and until when the previous workspace webhook secret still verifies after a rotation.',
+  },
+  putTaskToolSettings: {
+    summary: 'Replace task-tool settings',
+    description: 'Replaces the status mapping; task-tool status names are matched case-insensitively. Audit-logged.',
+  },
   rotateWorkspaceWebhookSecret: {
     summary: 'Rotate the workspace webhook secret',
     description: 'Issues a new workspace webhook secret for task-tool callbacks (returned once); the previous one keeps verifying for 24 hours. Audit-logged.',

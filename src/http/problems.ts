@@ -111,19 +111,16 @@ export const problems = {
   /** An output of a render that is still queued or running (with Retry-After). */
   renderNotReady: conflict('render-not-ready', 'Render not ready'),
   /** An Idempotency-Key whose first request is still being processed (IETF idempotency-key draft). */
-  idempotencyInFlight: (detail: string) =>
-    new Problem(409, detail, { type: `${TYPE_BASE}idempotency-key-in-flight`, title: 'Request in progress' }),
+  idempotencyInFlight: (detail: string) => new Problem(409, detail, { type: `${TYPE_BASE}idempotency-key-in-flight`, title: 'Request in progress' }),
   /** An Idempotency-Key reused with a different body. */
-  idempotencyKeyReused: (detail: string) =>
-    new Problem(422, detail, { type: `${TYPE_BASE}idempotency-key-reused`, title: 'Idempotency key reused' }),
+  idempotencyKeyReused: (detail: string) => new Problem(422, detail, { type: `${TYPE_BASE}idempotency-key-reused`, title: 'Idempotency key reused' }),
   preconditionFailed: (detail: string, errors?: FieldError[]) =>
     new Problem(412, detail, { type: `${TYPE_BASE}precondition-failed`, title: 'Precondition Failed', ...(errors ? { errors } : {}) }),
   /** The request line or a path parameter is longer than the server reads. */
   uriTooLong: (detail: string) => new Problem(414, detail, { type: `${TYPE_BASE}uri-too-long`, title: 'URI Too Long' }),
   payloadTooLarge: (limit: number) =>
     new Problem(413, `the request body exceeds the limit of ${limit} bytes`, { type: `${TYPE_BASE}payload-too-large`, title: 'Payload Too Large' }),
-  unsupportedMediaType: (detail: string) =>
-    new Problem(415, detail, { type: `${TYPE_BASE}unsupported-media-type`, title: 'Unsupported Media Type' }),
+  unsupportedMediaType: (detail: string) => new Problem(415, detail, { type: `${TYPE_BASE}unsupported-media-type`, title: 'Unsupported Media Type' }),
   validation: (errors: FieldError[], detail?: string) =>
     new Problem(422, detail ?? errors.map((e) => `${e.pointer || '/'}: ${e.message}`).join('; '), {
       type: `${TYPE_BASE}validation`,
@@ -157,7 +154,6 @@ export const problems = {
       headers: retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {},
     }),
 };
-
 
 /**
  * A problem for a status chosen by the HTTP layer rather than by us (the static file server,

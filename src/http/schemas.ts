@@ -38,10 +38,7 @@ export const PageQuery = {
 };
 
 export function ListOf<T extends TSchema>(item: T, description: string) {
-  return Type.Object(
-    { data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) },
-    { description },
-  );
+  return Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) }, { description });
 }
 
 export const EmptyBody = Type.Null({ description: 'no content' });

@@ -62,7 +62,8 @@ export function toFieldErrors(errors: ErrorObject[], part: string): FieldError[]
       else result.push({ parameter: pointer.replace(/^\//, '') || part, message });
     }
   }
-  if (result.length === 0 && errors[0]) result.push(part === 'body' ? { pointer: '', message: describe(errors[0]) } : { parameter: part, message: describe(errors[0]) });
+  if (result.length === 0 && errors[0])
+    result.push(part === 'body' ? { pointer: '', message: describe(errors[0]) } : { parameter: part, message: describe(errors[0]) });
   return result;
 }
 

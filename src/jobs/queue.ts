@@ -65,10 +65,7 @@ export async function claimJobs(db: Db, seam: DialectSeam, workerId: string, lim
           .selectFrom('jobs')
           .select('id')
           .where((eb) =>
-            eb.or([
-              eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)]),
-              eb.and([eb('status', '=', 'running'), eb('locked_until', '<', now)]),
-            ]),
+            eb.or([eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)]), eb.and([eb('status', '=', 'running'), eb('locked_until', '<', now)])]),
           )
           .orderBy('run_at')
           .limit(limit),
@@ -185,10 +182,6 @@ export async function getJob(executor: Executor, jobId: string): Promise<JobRow 
 
 /** Removes finished jobs older than the retention, keeping the table small. */
 export async function purgeFinishedJobs(db: Db, olderThan: number): Promise<number> {
-  const result = await db
-    .deleteFrom('jobs')
-    .where('status', 'in', ['succeeded', 'failed'])
-    .where('finished_at', '<', olderThan)
-    .executeTakeFirst();
+  const result = await db.deleteFrom('jobs').where('status', 'in', ['succeeded', 'failed']).where('finished_at', '<', olderThan).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -42,11 +42,7 @@ export class Scheduler {
     for (const recurring of this.registry.recurring) {
       const period = Math.floor(now / recurring.everyMs);
       try {
-        await enqueueJob(
-          this.db,
-          { name: recurring.name, payload: recurring.payload, jobKey: `${recurring.name}@${period}`, maxAttempts: 3 },
-          now,
-        );
+        await enqueueJob(this.db, { name: recurring.name, payload: recurring.payload, jobKey: `${recurring.name}@${period}`, maxAttempts: 3 }, now);
       } catch (error) {
         this.logger.error({ err: error, job: recurring.name }, 'scheduling a recurring job failed');
       }

@@ -188,11 +188,14 @@ export class Worker {
   /** Renews the lease while the handler runs; aborts the handler's signal when the lease is lost. */
   #heartbeat(job: JobRow, lease: AbortController, logger: Logger): () => void {
     const { db, clock, leaseMs } = this.#options;
-    const timer = setInterval(() => {
-      renewLease(db, job.id, this.id, leaseMs, clock.now())
-        .then((held) => held || lease.abort())
-        .catch((error: unknown) => logger.warn({ err: error }, 'renewing the job lease failed'));
-    }, Math.max(Math.floor(leaseMs / 3), 50));
+    const timer = setInterval(
+      () => {
+        renewLease(db, job.id, this.id, leaseMs, clock.now())
+          .then((held) => held || lease.abort())
+          .catch((error: unknown) => logger.warn({ err: error }, 'renewing the job lease failed'));
+      },
+      Math.max(Math.floor(leaseMs / 3), 50),
+    );
     const stop = () => clearInterval(timer);
     lease.signal.addEventListener('abort', stop, { once: true });
     return stop;

@@ -103,7 +103,12 @@ function collect(workers: Worker[]): Promise<{ reports: MetricsJson[]; reporting
 async function mergedText(workers: Worker[], expected: number): Promise<string> {
   const { reports, reporting } = await collect(workers);
   const merged = AggregatorRegistry.aggregate(reports);
-  const processes = new Gauge({ name: 'verdict_cluster_processes', help: 'HTTP processes of this server whose figures this scrape includes (reporting) or lacks (missing: not answering in time, or restarting)', labelNames: ['state'], registers: [merged] });
+  const processes = new Gauge({
+    name: 'verdict_cluster_processes',
+    help: 'HTTP processes of this server whose figures this scrape includes (reporting) or lacks (missing: not answering in time, or restarting)',
+    labelNames: ['state'],
+    registers: [merged],
+  });
   processes.set({ state: 'reporting' }, reporting);
   processes.set({ state: 'missing' }, Math.max(0, expected - reporting));
   return merged.metrics();

@@ -28,7 +28,9 @@ export class RedisChangeRelay {
     const quiet = () => undefined;
     this.#publisher.on('error', quiet);
     this.#subscriber.on('error', quiet);
-    this.#subscriber.subscribe(channel).catch((error: unknown) => logger.warn({ err: error }, 'subscribing to cache changes failed; caches fall back to their TTL'));
+    this.#subscriber
+      .subscribe(channel)
+      .catch((error: unknown) => logger.warn({ err: error }, 'subscribing to cache changes failed; caches fall back to their TTL'));
     this.#subscriber.on('message', (_channel: string, message: string) => {
       try {
         const envelope = JSON.parse(message) as Envelope;

@@ -46,7 +46,12 @@ export class HttpMetrics {
   }
 
   #create(method: string, route: string, statusCode: number): Series {
-    const series: Series = { labels: { method, route, status_code: String(statusCode) }, count: 0, sum: 0, perBucket: new Array<number>(HTTP_BUCKETS.length + 1).fill(0) };
+    const series: Series = {
+      labels: { method, route, status_code: String(statusCode) },
+      count: 0,
+      sum: 0,
+      perBucket: new Array<number>(HTTP_BUCKETS.length + 1).fill(0),
+    };
     let byMethod = this.#byRoute.get(route);
     if (!byMethod) this.#byRoute.set(route, (byMethod = new Map()));
     let byStatus = byMethod.get(method);

@@ -47,9 +47,22 @@ export class AppMetrics {
         }
       },
     });
-    this.eventsBuffered = new Counter({ name: 'verdict_events_buffered_total', help: 'Events acknowledged into the event buffer (replays of a known client_event_id excluded)', registers });
-    this.eventsDrained = new Counter({ name: 'verdict_events_drained_total', help: 'Events moved from the event buffer into the events table by this process', registers });
-    this.#snapshots = new Counter({ name: 'verdict_analysis_snapshots_total', help: 'Analysis snapshots computed and stored, by trigger', labelNames: ['trigger'], registers });
+    this.eventsBuffered = new Counter({
+      name: 'verdict_events_buffered_total',
+      help: 'Events acknowledged into the event buffer (replays of a known client_event_id excluded)',
+      registers,
+    });
+    this.eventsDrained = new Counter({
+      name: 'verdict_events_drained_total',
+      help: 'Events moved from the event buffer into the events table by this process',
+      registers,
+    });
+    this.#snapshots = new Counter({
+      name: 'verdict_analysis_snapshots_total',
+      help: 'Analysis snapshots computed and stored, by trigger',
+      labelNames: ['trigger'],
+      registers,
+    });
     this.#snapshotDuration = new Histogram({
       name: 'verdict_analysis_snapshot_duration_seconds',
       help: 'Time to compute and store one analysis snapshot, by trigger',

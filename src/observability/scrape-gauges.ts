@@ -87,6 +87,19 @@ export interface ScrapeSources {
 
 type Aggregator = 'max' | 'min';
 
+/** The job queue's gauges: name, help, and the figure each reads from one scrape's job figures. */
+const JOB_GAUGES: Array<[string, string, (jobs: JobFigures, now: number) => number]> = [
+  ['verdict_job_queue_depth', 'Queued jobs that are due and wait for a worker', (j) => j.due],
+  [
+    'verdict_job_oldest_due_age_seconds',
+    'How long the oldest due job has waited past its run time (0 when none is due)',
+    (j, now) => (j.oldestDueRunAt === null ? 0 : Math.max(0, now - j.oldestDueRunAt) / 1000),
+  ],
+  ['verdict_jobs_running', 'Jobs a worker holds right now', (j) => j.running],
+  ['verdict_jobs_retrying', 'Jobs queued again after a failed attempt', (j) => j.retrying],
+  ['verdict_jobs_failed', 'Jobs that used up their attempts (kept until the retention purge)', (j) => j.failed],
+];
+
 /**
  * Gauges read from the database and the buffer store when /metrics is scraped. Every process of
  * a cluster reads the same database, so across processes they aggregate by max, not by sum.
@@ -115,15 +128,21 @@ export function registerScrapeGauges(registry: Registry, sources: ScrapeSources)
     });
 
   gauge('verdict_buffer_pending_events', 'Acknowledged events waiting in the event buffer for the database', buffer, (pending) => pending);
-  new Gauge({ name: 'verdict_buffer_max_pending_events', help: 'Pending events above which ingest answers 429 (VERDICT_BUFFER_MAX_PENDING)', registers, aggregator: 'max' }).set(sources.maxPending);
+  new Gauge({
+    name: 'verdict_buffer_max_pending_events',
+    help: 'Pending events above which ingest answers 429 (VERDICT_BUFFER_MAX_PENDING)',
+    registers,
+    aggregator: 'max',
+  }).set(sources.maxPending);
   const jobs = (pick: (jobs: JobFigures, now: number) => number) => (value: { jobs: JobFigures; at: number }) => pick(value.jobs, value.at);
-  gauge('verdict_job_queue_depth', 'Queued jobs that are due and wait for a worker', database, jobs((j) => j.due));
-  gauge('verdict_job_oldest_due_age_seconds', 'How long the oldest due job has waited past its run time (0 when none is due)', database, jobs((j, now) => (j.oldestDueRunAt === null ? 0 : Math.max(0, now - j.oldestDueRunAt) / 1000)));
-  gauge('verdict_jobs_running', 'Jobs a worker holds right now', database, jobs((j) => j.running));
-  gauge('verdict_jobs_retrying', 'Jobs queued again after a failed attempt', database, jobs((j) => j.retrying));
-  gauge('verdict_jobs_failed', 'Jobs that used up their attempts (kept until the retention purge)', database, jobs((j) => j.failed));
+  for (const [name, help, pick] of JOB_GAUGES) gauge(name, help, database, jobs(pick));
   gauge('verdict_experiments_running', 'Running experiments in all workspaces', database, (value) => value.experiments.running);
-  gauge('verdict_experiments_srm_warning', 'Running experiments whose latest snapshot has srm_warning (the split does not match the weights)', database, (value) => value.experiments.srmWarnings);
+  gauge(
+    'verdict_experiments_srm_warning',
+    'Running experiments whose latest snapshot has srm_warning (the split does not match the weights)',
+    database,
+    (value) => value.experiments.srmWarnings,
+  );
 
   registerSourceUp(registry, { database, buffer }, sources.logger);
 }

@@ -116,9 +116,18 @@ describe('probGreaterBeta (Evan Miller closed form)', () => {
   it('agrees with numerical integration for every form of the sum (independent check)', () => {
     const cases: Array<[BetaParams, BetaParams]> = [
       [posthogControl, posthogTest],
-      [{ alpha: 3, beta: 40 }, { alpha: 30, beta: 7 }],
-      [{ alpha: 40, beta: 3 }, { alpha: 7, beta: 30 }],
-      [{ alpha: 12, beta: 9 }, { alpha: 11, beta: 13 }],
+      [
+        { alpha: 3, beta: 40 },
+        { alpha: 30, beta: 7 },
+      ],
+      [
+        { alpha: 40, beta: 3 },
+        { alpha: 7, beta: 30 },
+      ],
+      [
+        { alpha: 12, beta: 9 },
+        { alpha: 11, beta: 13 },
+      ],
     ];
     for (const [x, y] of cases) {
       expect(Math.abs((probGreaterBeta(x, y) as number) - integratedProbGreater(x, y))).toBeLessThan(1e-8);
@@ -130,9 +139,8 @@ describe('probGreaterBeta (Evan Miller closed form)', () => {
     const x = betaPosterior(1_000_000, 10_000_000);
     const y = betaPosterior(1_001_500, 10_000_000);
     // Normal approximation, exact to ~1e-7 at these sizes: Phi(d / sqrt(v_x + v_y)).
-    const variance = (p: BetaParams): number =>
-      (p.alpha * p.beta) / ((p.alpha + p.beta) ** 2 * (p.alpha + p.beta + 1));
-    const z = ((y.alpha / (y.alpha + y.beta)) - x.alpha / (x.alpha + x.beta)) / Math.sqrt(variance(x) + variance(y));
+    const variance = (p: BetaParams): number => (p.alpha * p.beta) / ((p.alpha + p.beta) ** 2 * (p.alpha + p.beta + 1));
+    const z = (y.alpha / (y.alpha + y.beta) - x.alpha / (x.alpha + x.beta)) / Math.sqrt(variance(x) + variance(y));
     const normalApprox = normalDist.cdf(z, 0, 1);
     expect(Math.abs((probGreaterBeta(x, y) as number) - normalApprox)).toBeLessThan(1e-5);
   });

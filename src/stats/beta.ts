@@ -25,8 +25,7 @@ export interface BetaPosterior extends BetaParams {
 }
 
 function assertCounts(conversions: number, units: number): void {
-  const valid =
-    Number.isInteger(conversions) && Number.isInteger(units) && conversions >= 0 && conversions <= units;
+  const valid = Number.isInteger(conversions) && Number.isInteger(units) && conversions >= 0 && conversions <= units;
   if (!valid) {
     throw new RangeError(`need integers 0 <= conversions <= units, got ${conversions}/${units}`);
   }
@@ -62,9 +61,7 @@ function swapShapes({ alpha, beta }: BetaParams): BetaParams {
 
 /** ln of the i-th term of Evan Miller's sum, evaluated directly. */
 function logMillerTerm(x: BetaParams, y: BetaParams, i: number): number {
-  return (
-    betaln(x.alpha + i, x.beta + y.beta) - Math.log(y.beta + i) - betaln(1 + i, y.beta) - betaln(x.alpha, x.beta)
-  );
+  return betaln(x.alpha + i, x.beta + y.beta) - Math.log(y.beta + i) - betaln(1 + i, y.beta) - betaln(x.alpha, x.beta);
 }
 
 /**
@@ -83,10 +80,7 @@ function millerSum(x: BetaParams, y: BetaParams): number {
   let scaledSum = 0;
   for (let i = 0; i < terms; i += 1) {
     if (i > 0) {
-      logTerm =
-        i % REANCHOR_EVERY === 0
-          ? logMillerTerm(x, y, i)
-          : logTerm + Math.log(((x.alpha + i - 1) * (y.beta + i - 1)) / ((totalShape + i - 1) * i));
+      logTerm = i % REANCHOR_EVERY === 0 ? logMillerTerm(x, y, i) : logTerm + Math.log(((x.alpha + i - 1) * (y.beta + i - 1)) / ((totalShape + i - 1) * i));
     }
     if (logTerm > runningMax) {
       scaledSum = scaledSum * Math.exp(runningMax - logTerm);
@@ -117,9 +111,7 @@ export function probGreaterBeta(x: BetaParams, y: BetaParams): number | null {
     { terms: x.beta, evaluate: () => millerSum(swapShapes(y), swapShapes(x)) },
     { terms: y.beta, evaluate: () => 1 - millerSum(swapShapes(x), swapShapes(y)) },
   ];
-  const feasible = forms
-    .filter((form) => Number.isInteger(form.terms) && form.terms >= 1 && form.terms <= MAX_EXACT_TERMS)
-    .sort((a, b) => a.terms - b.terms);
+  const feasible = forms.filter((form) => Number.isInteger(form.terms) && form.terms >= 1 && form.terms <= MAX_EXACT_TERMS).sort((a, b) => a.terms - b.terms);
   const cheapest = feasible[0];
   if (cheapest === undefined) {
     return null;

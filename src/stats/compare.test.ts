@@ -81,14 +81,17 @@ describe('compareBetaPosteriors', () => {
       expect(Math.abs((result.probBest[index] as number) - published)).toBeLessThan(0.05);
     });
     expect(Math.abs((result.expectedLoss[2] as number) - 0.022)).toBeLessThan(0.005);
-    expect(Math.abs((result.probBest[0] as number) - exactProbThirdIsBest(test1, test2, control))).toBeLessThan(
-      MC_TOLERANCE,
-    );
+    expect(Math.abs((result.probBest[0] as number) - exactProbThirdIsBest(test1, test2, control))).toBeLessThan(MC_TOLERANCE);
   });
 
   it('matches PostHog four-arm results: control 100/18, tests 100/10, 100/3, 100/30', () => {
     // Source: PostHog test_calculate_results_for_three_test_variants: [0.0, 0.033, 0.967, 0.0] (places=1).
-    const arms = [[100, 18], [100, 10], [100, 3], [100, 30]].map(([s, f]) => fromSuccessFailure(s as number, f as number));
+    const arms = [
+      [100, 18],
+      [100, 10],
+      [100, 3],
+      [100, 30],
+    ].map(([s, f]) => fromSuccessFailure(s as number, f as number));
     const result = compareBetaPosteriors(arms);
     [0.0, 0.033, 0.967, 0.0].forEach((published, index) => {
       expect(Math.abs((result.probBest[index] as number) - published)).toBeLessThan(0.05);
@@ -112,7 +115,12 @@ describe('compareBetaPosteriors', () => {
   it('handles one and zero arms, and rejects invalid shapes', () => {
     expect(compareBetaPosteriors([{ alpha: 2, beta: 3 }])).toEqual({ probBest: [1], expectedLoss: [0], method: 'exact' });
     expect(compareBetaPosteriors([]).probBest).toEqual([]);
-    expect(() => compareBetaPosteriors([{ alpha: 0, beta: 1 }, { alpha: 1, beta: 1 }])).toThrow(RangeError);
+    expect(() =>
+      compareBetaPosteriors([
+        { alpha: 0, beta: 1 },
+        { alpha: 1, beta: 1 },
+      ]),
+    ).toThrow(RangeError);
   });
 });
 

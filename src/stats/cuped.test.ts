@@ -50,14 +50,31 @@ describe('CUPED against NumPy', () => {
   });
 
   it('adjusts nothing when the covariate has no variance (no unit had pre-period data)', () => {
-    const flat = [sumsOf([[0, 1], [0, 2], [0, 4]]), sumsOf([[0, 3], [0, 5]])];
+    const flat = [
+      sumsOf([
+        [0, 1],
+        [0, 2],
+        [0, 4],
+      ]),
+      sumsOf([
+        [0, 3],
+        [0, 5],
+      ]),
+    ];
     expect(cupedTheta(flat)).toBeNull();
     expect(cupedAdjust(flat)).toBeNull();
     expect(cupedAdjust([sumsOf([[1, 2]])])).toBeNull();
   });
 
   it('leaves a one-unit arm without a variance but still adjusts its mean', () => {
-    const result = cupedAdjust([sumsOf([[0, 1], [2, 3], [4, 4]]), sumsOf([[3, 5]])]);
+    const result = cupedAdjust([
+      sumsOf([
+        [0, 1],
+        [2, 3],
+        [4, 4],
+      ]),
+      sumsOf([[3, 5]]),
+    ]);
     expect(result?.arms[1]?.unitVariance).toBeNull();
     expect(result?.arms[1]?.mean).toEqual(expect.any(Number));
   });
@@ -116,7 +133,13 @@ describe('CUPED simulation (correlation 0.7)', () => {
   it.each(['bayesian.always_valid_evalue', 'frequentist.sequential_msprt'] as const)(
     'keeps the false-positive rate of %s at or below alpha under continuous monitoring with CUPED on',
     (method) => {
-      const rule: DecisionRuleSettings = resolveDecisionRule({ method, posterior_threshold: 0.95, min_sample_per_variant: 2500, minimum_detectable_effect: 0.02, max_duration_days: 1000 });
+      const rule: DecisionRuleSettings = resolveDecisionRule({
+        method,
+        posterior_threshold: 0.95,
+        min_sample_per_variant: 2500,
+        minimum_detectable_effect: 0.02,
+        max_duration_days: 1000,
+      });
       const draw = normalRandom.factory(0, 1, { seed: method === 'frequentist.sequential_msprt' ? 29 : 31 });
       const reps = 400;
       let falsePositives = 0;
@@ -129,7 +152,10 @@ describe('CUPED simulation (correlation 0.7)', () => {
           treatment = add(treatment, drawUnits(draw, 250));
           const result = cupedAdjust([control, treatment]);
           if (!result) throw new Error('no theta');
-          const variants = [decisionVariant('control', true, control, result.arms[0] as never), decisionVariant('treatment', false, treatment, result.arms[1] as never)];
+          const variants = [
+            decisionVariant('control', true, control, result.arms[0] as never),
+            decisionVariant('treatment', false, treatment, result.arms[1] as never),
+          ];
           const decision = decide({ variants, rule, days_elapsed: look, ...(previous ? { previous_p_values: previous } : {}) });
           if (decision.verdict === 'winner') {
             falsePositives += 1;

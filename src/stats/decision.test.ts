@@ -7,9 +7,7 @@ import type { DecisionRuleSettings, DecisionVariant } from './types.js';
 /** Binary variants with exact prob_best, control first. */
 function binaryVariants(arms: Array<[string, number, number]>): DecisionVariant[] {
   const comparison = compareBetaPosteriors(arms.map(([, units, conversions]) => betaPosterior(conversions, units)));
-  return arms.map(([key, units, conversions], index) =>
-    binaryDecisionVariant(key, index === 0, units, conversions, comparison.probBest[index] ?? null),
-  );
+  return arms.map(([key, units, conversions], index) => binaryDecisionVariant(key, index === 0, units, conversions, comparison.probBest[index] ?? null));
 }
 
 function rule(overrides: Partial<DecisionRuleSettings>): DecisionRuleSettings {
@@ -31,14 +29,20 @@ describe('decide: bayesian.posterior_threshold', () => {
   const settings = rule({ posterior_threshold: 0.95, min_sample_per_variant: 1000, max_duration_days: 28 });
 
   it('keeps running below min_sample_per_variant even with a clear leader', () => {
-    const variants = binaryVariants([['control', 900, 90], ['treatment', 900, 150]]);
+    const variants = binaryVariants([
+      ['control', 900, 90],
+      ['treatment', 900, 150],
+    ]);
     const decision = decide({ variants, rule: settings, days_elapsed: 3 });
     expect(decision).toMatchObject({ satisfied: false, verdict: 'keep_running', variant_key: null });
     expect(decision.reason).toContain('min_sample_per_variant');
   });
 
   it('declares the variant whose prob_best reaches the threshold', () => {
-    const variants = binaryVariants([['control', 5000, 500], ['treatment', 5000, 600]]);
+    const variants = binaryVariants([
+      ['control', 5000, 500],
+      ['treatment', 5000, 600],
+    ]);
     expect(decide({ variants, rule: settings, days_elapsed: 3 })).toMatchObject({
       satisfied: true,
       verdict: 'winner',
@@ -47,7 +51,10 @@ describe('decide: bayesian.posterior_threshold', () => {
   });
 
   it('reports max_duration_reached when time is up without a decision', () => {
-    const variants = binaryVariants([['control', 5000, 500], ['treatment', 5000, 510]]);
+    const variants = binaryVariants([
+      ['control', 5000, 500],
+      ['treatment', 5000, 510],
+    ]);
     expect(decide({ variants, rule: settings, days_elapsed: 28 })).toMatchObject({
       satisfied: false,
       verdict: 'max_duration_reached',
@@ -56,13 +63,19 @@ describe('decide: bayesian.posterior_threshold', () => {
   });
 
   it('reports no_difference once an MDE-sized difference is ruled out', () => {
-    const variants = binaryVariants([['control', 400_000, 40_000], ['treatment', 400_000, 40_000]]);
+    const variants = binaryVariants([
+      ['control', 400_000, 40_000],
+      ['treatment', 400_000, 40_000],
+    ]);
     const decision = decide({ variants, rule: { ...settings, minimum_detectable_effect: 0.05 }, days_elapsed: 10 });
     expect(decision).toMatchObject({ satisfied: false, verdict: 'no_difference', variant_key: null });
   });
 
   it('does not decide when prob_best is unavailable', () => {
-    const variants = binaryVariants([['control', 5000, 500], ['treatment', 5000, 600]]).map((variant) => ({
+    const variants = binaryVariants([
+      ['control', 5000, 500],
+      ['treatment', 5000, 600],
+    ]).map((variant) => ({
       ...variant,
       prob_best: null,
     }));
@@ -75,7 +88,10 @@ describe('decide: always-valid rules', () => {
 
   it.each(methods)('%s: a clearly better treatment wins', (method) => {
     const settings = rule({ method, posterior_threshold: 0.95, min_sample_per_variant: 5000, minimum_detectable_effect: 0.1 });
-    const variants = binaryVariants([['control', 10_000, 1000], ['treatment', 10_000, 1250]]);
+    const variants = binaryVariants([
+      ['control', 10_000, 1000],
+      ['treatment', 10_000, 1250],
+    ]);
     expect(decide({ variants, rule: settings, days_elapsed: 5 })).toMatchObject({
       satisfied: true,
       verdict: 'winner',
@@ -85,21 +101,34 @@ describe('decide: always-valid rules', () => {
 
   it.each(methods)('%s: a clearly worse single treatment makes control the winner', (method) => {
     const settings = rule({ method, posterior_threshold: 0.95, min_sample_per_variant: 5000, minimum_detectable_effect: 0.1 });
-    const variants = binaryVariants([['control', 10_000, 1250], ['treatment', 10_000, 1000]]);
+    const variants = binaryVariants([
+      ['control', 10_000, 1250],
+      ['treatment', 10_000, 1000],
+    ]);
     expect(decide({ variants, rule: settings, days_elapsed: 5 })).toMatchObject({ verdict: 'winner', variant_key: 'control' });
   });
 
   it.each(methods)('%s: equal arms keep running, then show no_difference with enough data', (method) => {
     const settings = rule({ method, posterior_threshold: 0.95, min_sample_per_variant: 5000, minimum_detectable_effect: 0.1 });
-    const small = binaryVariants([['control', 2000, 200], ['treatment', 2000, 200]]);
+    const small = binaryVariants([
+      ['control', 2000, 200],
+      ['treatment', 2000, 200],
+    ]);
     expect(decide({ variants: small, rule: settings, days_elapsed: 5 }).verdict).toBe('keep_running');
-    const large = binaryVariants([['control', 400_000, 40_000], ['treatment', 400_000, 40_000]]);
+    const large = binaryVariants([
+      ['control', 400_000, 40_000],
+      ['treatment', 400_000, 40_000],
+    ]);
     expect(decide({ variants: large, rule: settings, days_elapsed: 5 }).verdict).toBe('no_difference');
   });
 
   it.each(methods)('%s: splits alpha over treatments (Bonferroni) and keeps a past rejection', (method) => {
     const settings = rule({ method, posterior_threshold: 0.95, min_sample_per_variant: 5000, minimum_detectable_effect: 0.1 });
-    const variants = binaryVariants([['control', 2000, 200], ['b', 2000, 205], ['c', 2000, 195]]);
+    const variants = binaryVariants([
+      ['control', 2000, 200],
+      ['b', 2000, 205],
+      ['c', 2000, 195],
+    ]);
     const evidence = sequentialEvidence({ variants, rule: settings });
     evidence.forEach((item) => expect(item.alpha).toBeCloseTo(0.025, 12));
     expect(decide({ variants, rule: settings, days_elapsed: 1 }).verdict).toBe('keep_running');
@@ -109,7 +138,10 @@ describe('decide: always-valid rules', () => {
 
   it('uses the first variant as control when none is flagged, and needs two variants', () => {
     const settings = rule({ method: 'bayesian.always_valid_evalue', posterior_threshold: 0.95 });
-    const variants = binaryVariants([['a', 10_000, 1000], ['b', 10_000, 1300]]).map((variant) => ({
+    const variants = binaryVariants([
+      ['a', 10_000, 1000],
+      ['b', 10_000, 1300],
+    ]).map((variant) => ({
       ...variant,
       is_control: false,
     }));
@@ -119,7 +151,10 @@ describe('decide: always-valid rules', () => {
 
   it('is pure: same input, same output, input untouched', () => {
     const settings = rule({ method: 'frequentist.sequential_msprt', posterior_threshold: 0.95 });
-    const variants = binaryVariants([['control', 10_000, 1000], ['treatment', 10_000, 1100]]);
+    const variants = binaryVariants([
+      ['control', 10_000, 1000],
+      ['treatment', 10_000, 1100],
+    ]);
     const snapshot = JSON.stringify(variants);
     const first = decide({ variants, rule: settings, days_elapsed: 2 });
     expect(decide({ variants, rule: settings, days_elapsed: 2 })).toEqual(first);

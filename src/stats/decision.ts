@@ -61,10 +61,7 @@ export interface TreatmentEvidence extends SequentialTestResult {
   significant: boolean;
 }
 
-type Outcome =
-  | { kind: 'winner'; variantKey: string; reason: string }
-  | { kind: 'no_difference'; reason: string }
-  | { kind: 'undecided'; reason: string };
+type Outcome = { kind: 'winner'; variantKey: string; reason: string } | { kind: 'no_difference'; reason: string } | { kind: 'undecided'; reason: string };
 
 function controlOf(variants: readonly DecisionVariant[]): DecisionVariant {
   const control = variants.find((variant) => variant.is_control) ?? variants[0];
@@ -90,9 +87,7 @@ function practicalMargin(rule: DecisionRuleSettings, control: DecisionVariant): 
  */
 function probWithinMargin(control: DecisionVariant, treatment: DecisionVariant, margin: number): number {
   const difference = treatment.observed_rate - control.observed_rate;
-  const sd = Math.sqrt(
-    treatment.unit_variance / Math.max(treatment.sample_size, 1) + control.unit_variance / Math.max(control.sample_size, 1),
-  );
+  const sd = Math.sqrt(treatment.unit_variance / Math.max(treatment.sample_size, 1) + control.unit_variance / Math.max(control.sample_size, 1));
   if (sd === 0) {
     return Math.abs(difference) < margin ? 1 : 0;
   }
@@ -174,8 +169,7 @@ function sequentialOutcome(input: Omit<DecisionInput, 'days_elapsed'>): Outcome 
     return { kind: 'winner', variantKey: control.variant_key, reason };
   }
   const margin = practicalMargin(input.rule, control);
-  const inside = (item: TreatmentEvidence): boolean =>
-    Math.abs(item.delta) + item.halfWidth < margin && Number.isFinite(item.halfWidth);
+  const inside = (item: TreatmentEvidence): boolean => Math.abs(item.delta) + item.halfWidth < margin && Number.isFinite(item.halfWidth);
   if (evidence.length > 0 && margin > 0 && evidence.every(inside)) {
     const reason = `every always-valid interval lies within +-${margin.toPrecision(3)}`;
     return { kind: 'no_difference', reason };
@@ -190,8 +184,7 @@ export function decide(input: DecisionInput): Decision {
   if (variants.length < 2) {
     return { satisfied: false, verdict: 'keep_running', variant_key: null, reason: 'fewer than two variants' };
   }
-  const outcome =
-    rule.method === 'bayesian.posterior_threshold' ? posteriorThresholdOutcome(variants, rule) : sequentialOutcome(input);
+  const outcome = rule.method === 'bayesian.posterior_threshold' ? posteriorThresholdOutcome(variants, rule) : sequentialOutcome(input);
   if (outcome.kind === 'winner') {
     return { satisfied: true, verdict: 'winner', variant_key: outcome.variantKey, reason: outcome.reason };
   }
@@ -206,13 +199,7 @@ export function decide(input: DecisionInput): Decision {
 }
 
 /** Convenience for binary metrics: the DecisionVariant fields from counts. */
-export function binaryDecisionVariant(
-  variantKey: string,
-  isControl: boolean,
-  units: number,
-  conversions: number,
-  probBest: number | null,
-): DecisionVariant {
+export function binaryDecisionVariant(variantKey: string, isControl: boolean, units: number, conversions: number, probBest: number | null): DecisionVariant {
   const moments = bernoulliMoments(units, conversions);
   return {
     variant_key: variantKey,

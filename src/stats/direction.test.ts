@@ -47,7 +47,15 @@ describe('a lower-is-better metric', () => {
     expect(treatmentUp?.prob_best).toBeCloseTo(control?.prob_best as number, 9);
   });
 
-  it.each(METHODS.flatMap((method) => [['binary', method], ['numeric', method]] as const))('%s: %s declares the lower variant the winner', (kind, method) => {
+  it.each(
+    METHODS.flatMap(
+      (method) =>
+        [
+          ['binary', method],
+          ['numeric', method],
+        ] as const,
+    ),
+  )('%s: %s declares the lower variant the winner', (kind, method) => {
     const analyses = kind === 'binary' ? errorRates(false) : loadTimes(false);
     const rule = resolveDecisionRule({ method, posterior_threshold: 0.95, min_sample_per_variant: 1000 });
     const decision = decide({ variants: analyses, rule, days_elapsed: 3, higher_is_better: false });

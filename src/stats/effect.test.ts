@@ -9,11 +9,35 @@ import { normalMeanPosterior } from './normal.js';
  * quad + brentq, independent of the Gauss-Legendre code under test). Exact, so 1e-7 here.
  */
 const BETA_REFERENCES = [
-  { name: 'PostHog 267/2298 vs 286/2300', counts: [267, 2298, 286, 2300], diff: [-0.0106579803, 0.026973891], relative: [-0.0846427476, 0.2513292794], above: 0.8022775951 },
+  {
+    name: 'PostHog 267/2298 vs 286/2300',
+    counts: [267, 2298, 286, 2300],
+    diff: [-0.0106579803, 0.026973891],
+    relative: [-0.0846427476, 0.2513292794],
+    above: 0.8022775951,
+  },
   { name: 'small 3/20 vs 9/25', counts: [3, 20, 9, 25], diff: [-0.0563567556, 0.4212435226], relative: [-0.1821253026, 6.1973946641], above: 0.936732209 },
-  { name: 'large 10000/100000 vs 10400/100000', counts: [10000, 100000, 10400, 100000], diff: [0.0013472219, 0.0066528044], relative: [0.0132957865, 0.0674081956], above: 0.9984384004 },
-  { name: 'control without conversions 0/50 vs 5/50', counts: [0, 50, 5, 50], diff: [0.0116146108, 0.1993457141], relative: [0.2300581452, 231.0701976896], above: 0.9866254667 },
-  { name: 'unequal widths 50/500 vs 5000/50000', counts: [50, 500, 5000, 50000], diff: [-0.029555776, 0.0234265726], relative: [-0.22857685, 0.3048373185], above: 0.4688414014 },
+  {
+    name: 'large 10000/100000 vs 10400/100000',
+    counts: [10000, 100000, 10400, 100000],
+    diff: [0.0013472219, 0.0066528044],
+    relative: [0.0132957865, 0.0674081956],
+    above: 0.9984384004,
+  },
+  {
+    name: 'control without conversions 0/50 vs 5/50',
+    counts: [0, 50, 5, 50],
+    diff: [0.0116146108, 0.1993457141],
+    relative: [0.2300581452, 231.0701976896],
+    above: 0.9866254667,
+  },
+  {
+    name: 'unequal widths 50/500 vs 5000/50000',
+    counts: [50, 500, 5000, 50000],
+    diff: [-0.029555776, 0.0234265726],
+    relative: [-0.22857685, 0.3048373185],
+    above: 0.4688414014,
+  },
 ] as const;
 
 function closeRelative(actual: number | undefined, expected: number, tolerance: number): void {

@@ -44,9 +44,7 @@ interface WeightedNodes {
 function outerNodes(params: BetaParams): WeightedNodes {
   // Panels of equal probability: where the inner CDF turns sharply (a ratio near C = 0), the
   // nodes are as dense as the outer posterior's mass.
-  const breaks = Array.from({ length: PANELS + 1 }, (_, k) =>
-    betaDist.quantile(Math.min(1 - TAIL, Math.max(TAIL, k / PANELS)), params.alpha, params.beta),
-  );
+  const breaks = Array.from({ length: PANELS + 1 }, (_, k) => betaDist.quantile(Math.min(1 - TAIL, Math.max(TAIL, k / PANELS)), params.alpha, params.beta));
   const rule = compositeRule(breaks);
   const weights = new Float64Array(rule.nodes.length);
   let total = 0;
@@ -85,10 +83,7 @@ function invert(distribution: CdfWithDensity, p: number, lower: number, upper: n
 
 /** The 2.5% and 97.5% quantiles of a distribution given by its CDF and density. */
 function interval95(distribution: CdfWithDensity, lower: number, upper: number, mean: number, sd: number): Interval {
-  return [
-    invert(distribution, 0.025, lower, upper, mean - Z_975 * sd),
-    invert(distribution, 0.975, lower, upper, mean + Z_975 * sd),
-  ];
+  return [invert(distribution, 0.025, lower, upper, mean - Z_975 * sd), invert(distribution, 0.975, lower, upper, mean + Z_975 * sd)];
 }
 
 function betaMean({ alpha, beta }: BetaParams): number {

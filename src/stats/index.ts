@@ -17,15 +17,7 @@ export type {
   Verdict,
 } from './types.js';
 
-export {
-  JEFFREYS_PRIOR,
-  MAX_EXACT_TERMS,
-  UNIFORM_PRIOR,
-  betaPosterior,
-  betaVariance,
-  expectedLossBeta,
-  probGreaterBeta,
-} from './beta.js';
+export { JEFFREYS_PRIOR, MAX_EXACT_TERMS, UNIFORM_PRIOR, betaPosterior, betaVariance, expectedLossBeta, probGreaterBeta } from './beta.js';
 export type { BetaPosterior } from './beta.js';
 
 export {

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { monteCarloNormal } from './montecarlo.js';
-import {
-  Z_975,
-  bernoulliMoments,
-  expectedLossNormal,
-  momentsFromSums,
-  normalMeanPosterior,
-  normalRisk,
-  probGreaterNormal,
-} from './normal.js';
+import { Z_975, bernoulliMoments, expectedLossNormal, momentsFromSums, normalMeanPosterior, normalRisk, probGreaterNormal } from './normal.js';
 
 function sufficientStats(values: number[]): { n: number; sum: number; sumOfSquares: number } {
   return {

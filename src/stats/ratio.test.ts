@@ -23,7 +23,14 @@ describe('ratioPosterior', () => {
     const posterior = ratioPosterior(sums);
     const [control, treatment] = analyzeNormalArms([
       { variant_key: 'control', is_control: true, sample_size: 8, mean: 8, unit_variance: 20, variance_of_mean: 2.5 },
-      { variant_key: 'treatment', is_control: false, sample_size: 8, mean: posterior.mean, unit_variance: posterior.unitVariance, variance_of_mean: posterior.varianceOfMean },
+      {
+        variant_key: 'treatment',
+        is_control: false,
+        sample_size: 8,
+        mean: posterior.mean,
+        unit_variance: posterior.unitVariance,
+        variance_of_mean: posterior.varianceOfMean,
+      },
     ]);
     expect(control?.effect).toBeNull();
     expect(treatment?.effect?.absolute.mean).toBeCloseTo(1.125, 12);

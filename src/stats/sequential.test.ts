@@ -32,10 +32,14 @@ describe('Gaussian-mixture e-value (Waudby-Smith et al. 2023)', () => {
   it('gives the same log e-value through per-arm moments (S = 10 at N = 100)', () => {
     // n = 50 per arm, unit variances 1: se^2 = 2 / 50, so delta = 0.2 makes
     // st^2 = delta^2 N / se^2 = 0.04 * 100 / 0.04 = 100, st = 10: confseq's log_superMG(10, 100).
-    const result = gaussianMixtureTest({ n: 50, mean: 1, variance: 1 }, { n: 50, mean: 1.2, variance: 1 }, {
-      alpha: 0.05,
-      tuningSampleSize: 100,
-    });
+    const result = gaussianMixtureTest(
+      { n: 50, mean: 1, variance: 1 },
+      { n: 50, mean: 1.2, variance: 1 },
+      {
+        alpha: 0.05,
+        tuningSampleSize: 100,
+      },
+    );
     expect(Math.abs(result.logEvidence - -0.6510052)).toBeLessThan(1e-7);
     expect(result.pValue).toBe(1);
     expect(result.rejectsNull).toBe(false);
@@ -44,10 +48,14 @@ describe('Gaussian-mixture e-value (Waudby-Smith et al. 2023)', () => {
   it('has a confidence-sequence half-width where the e-value is exactly 1/alpha', () => {
     const control = { n: 4000, mean: 0.1, variance: 0.09 };
     const base = gaussianMixtureTest(control, { n: 4100, mean: 0.1, variance: 0.1 }, { alpha: 0.05, tuningSampleSize: 8000 });
-    const atBoundary = gaussianMixtureTest(control, { n: 4100, mean: 0.1 + base.halfWidth, variance: 0.1 }, {
-      alpha: 0.05,
-      tuningSampleSize: 8000,
-    });
+    const atBoundary = gaussianMixtureTest(
+      control,
+      { n: 4100, mean: 0.1 + base.halfWidth, variance: 0.1 },
+      {
+        alpha: 0.05,
+        tuningSampleSize: 8000,
+      },
+    );
     expect(atBoundary.logEvidence).toBeCloseTo(Math.log(20), 9);
     expect(atBoundary.pValue).toBeCloseTo(0.05, 9);
     // Independent closed form of the same half-width, as written in GrowthBook's gbstats

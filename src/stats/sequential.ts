@@ -51,8 +51,7 @@ function assertAlpha(alpha: number): void {
 }
 
 export function differenceEstimate(control: ArmMoments, treatment: ArmMoments): DifferenceEstimate {
-  const varianceOfDelta =
-    control.n > 0 && treatment.n > 0 ? treatment.variance / treatment.n + control.variance / control.n : Infinity;
+  const varianceOfDelta = control.n > 0 && treatment.n > 0 ? treatment.variance / treatment.n + control.variance / control.n : Infinity;
   return { delta: treatment.mean - control.mean, varianceOfDelta, totalN: control.n + treatment.n };
 }
 
@@ -123,11 +122,7 @@ export function normalMixtureBoundary(time: number, rhoSquared: number, alpha: n
  * is se^2 N, so the confidence-sequence half-width on delta is boundary(N) se / sqrt(N).
  * The guarantee is asymptotic (CLT with a plug-in variance), as in the paper.
  */
-export function gaussianMixtureTest(
-  control: ArmMoments,
-  treatment: ArmMoments,
-  options: GaussianMixtureOptions,
-): SequentialTestResult {
+export function gaussianMixtureTest(control: ArmMoments, treatment: ArmMoments, options: GaussianMixtureOptions): SequentialTestResult {
   const estimate = differenceEstimate(control, treatment);
   const rhoSquared = gaussianMixtureRhoSquared(options.alpha, options.tuningSampleSize);
   if (!hasUsableVariance(control, treatment)) {
@@ -165,10 +160,7 @@ export function msprtMixingVariance(minimumDetectableEffect: number, controlMean
  */
 export function msprtLogLikelihoodRatio(deltaMinusNull: number, varianceOfDelta: number, mixingVariance: number): number {
   const total = varianceOfDelta + mixingVariance;
-  return (
-    -0.5 * Math.log1p(mixingVariance / varianceOfDelta) +
-    (mixingVariance * deltaMinusNull * deltaMinusNull) / (2 * varianceOfDelta * total)
-  );
+  return -0.5 * Math.log1p(mixingVariance / varianceOfDelta) + (mixingVariance * deltaMinusNull * deltaMinusNull) / (2 * varianceOfDelta * total);
 }
 
 /**

@@ -57,9 +57,7 @@ function simulateMonitoring(scenario: Scenario): RuleTally[] {
         }
       });
       const units = batch * scenario.batchSize;
-      let variants = conversions.map((count, arm) =>
-        binaryDecisionVariant(arm === 0 ? 'control' : `treatment_${arm}`, arm === 0, units, count, null),
-      );
+      let variants = conversions.map((count, arm) => binaryDecisionVariant(arm === 0 ? 'control' : `treatment_${arm}`, arm === 0, units, count, null));
       if (units >= minSampleForProbBest) variants = withProbBest(variants, conversions, units);
       scenario.rules.forEach((rule, index) => {
         const decision = decide({ variants, rule, days_elapsed: 0 });

@@ -35,9 +35,7 @@ function assertSrmInputs(observedUnits: readonly number[], weights: readonly num
  */
 export function sampleRatioMismatch(observedUnits: readonly number[], weights: readonly number[]): SrmResult {
   assertSrmInputs(observedUnits, weights);
-  const included = observedUnits
-    .map((units, index) => ({ units, weight: weights[index] as number }))
-    .filter((arm) => arm.weight > 0);
+  const included = observedUnits.map((units, index) => ({ units, weight: weights[index] as number })).filter((arm) => arm.weight > 0);
   const degreesOfFreedom = Math.max(included.length - 1, 0);
   const totalUnits = included.reduce((sum, arm) => sum + arm.units, 0);
   const totalWeight = included.reduce((sum, arm) => sum + arm.weight, 0);

@@ -48,10 +48,7 @@ export interface ArmMoments {
   variance: number;
 }
 
-export type DecisionMethod =
-  | 'bayesian.posterior_threshold'
-  | 'bayesian.always_valid_evalue'
-  | 'frequentist.sequential_msprt';
+export type DecisionMethod = 'bayesian.posterior_threshold' | 'bayesian.always_valid_evalue' | 'frequentist.sequential_msprt';
 
 /** The spec's DecisionRule with every default resolved. */
 export interface DecisionRuleSettings {

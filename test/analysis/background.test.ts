@@ -13,7 +13,16 @@ const clock = new ManualClock(T0);
 /** Runs the queued jobs on a worker of the test server's process until every one has finished. */
 async function runQueuedJobs(server: TestServer): Promise<void> {
   const { ctx } = server;
-  const worker = new Worker({ db: ctx.db, seam: ctx.seam, registry: ctx.jobs, logger: pino({ level: 'silent' }), clock: ctx.clock, pollIntervalMs: 10, leaseMs: 10_000, concurrency: 2 });
+  const worker = new Worker({
+    db: ctx.db,
+    seam: ctx.seam,
+    registry: ctx.jobs,
+    logger: pino({ level: 'silent' }),
+    clock: ctx.clock,
+    pollIntervalMs: 10,
+    leaseMs: 10_000,
+    concurrency: 2,
+  });
   worker.start();
   try {
     const deadline = Date.now() + 20_000;
@@ -52,7 +61,10 @@ describeEachDialect(
       experiment = await createExperiment(server(), key, {
         environment_id: boot.environmentId,
         key: 'hourly',
-        variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }],
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'b', weight: 50 },
+        ],
         decision_rule: { snapshot_cadence_minutes: 60 },
       });
       await exposeExactly(server(), key, experiment, { a: 3, b: 2 }, 'h');

@@ -29,7 +29,13 @@ interface Unit {
   exposedBy: 'a' | 'b' | null;
 }
 
-const EXPERIMENT = { key: 'checkout-slices', variants: [{ key: 'control', weight: 50 }, { key: 'treatment', weight: 50 }] };
+const EXPERIMENT = {
+  key: 'checkout-slices',
+  variants: [
+    { key: 'control', weight: 50 },
+    { key: 'treatment', weight: 50 },
+  ],
+};
 
 /** Countries: three large ones, 20 small ones of distinct sizes (the last three fall into (other)), and none. */
 function countryOf(i: number): string | null {
@@ -71,7 +77,10 @@ function expectedSlices(exposed: readonly Unit[], valueOf: (unit: Unit) => strin
     const value = valueOf(unit);
     if (value !== null) counts.set(value, (counts.get(value) ?? 0) + 1);
   }
-  const top = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 20).map(([value]) => value);
+  const top = [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 20)
+    .map(([value]) => value);
   const slices = top.map((value) => ({ value, units: exposed.filter((unit) => valueOf(unit) === value) }));
   const other = exposed.filter((unit) => valueOf(unit) !== null && !top.includes(valueOf(unit) as string));
   const none = exposed.filter((unit) => valueOf(unit) === null);
@@ -87,7 +96,8 @@ function chiSquaredP(control: number, treatment: number): number {
 function holm(pValues: number[]): boolean[] {
   const order = pValues.map((p, index) => ({ p, index })).sort((a, b) => a.p - b.p);
   const rejected = pValues.map(() => false);
-  for (let k = 0; k < order.length && (order[k] as { p: number }).p <= 0.05 / (order.length - k); k += 1) rejected[(order[k] as { index: number }).index] = true;
+  for (let k = 0; k < order.length && (order[k] as { p: number }).p <= 0.05 / (order.length - k); k += 1)
+    rejected[(order[k] as { index: number }).index] = true;
   return rejected;
 }
 
@@ -96,7 +106,10 @@ function expectSlice(actual: any, units: readonly Unit[], what: string): number 
   const control = units.filter((unit) => unit.variant === 'control').map((unit) => unit.purchases);
   const treatment = units.filter((unit) => unit.variant === 'treatment').map((unit) => unit.purchases);
   expect(actual.units, what).toBe(units.length);
-  expect(actual.per_variant.map((variant: any) => variant.sample_size), what).toEqual([control.length, treatment.length]);
+  expect(
+    actual.per_variant.map((variant: any) => variant.sample_size),
+    what,
+  ).toEqual([control.length, treatment.length]);
   expectClose(actual.srm_chi_squared_p, chiSquaredP(control.length, treatment.length), 1e-9, `${what} srm`);
   expect(actual.srm_warning, what).toBe(chiSquaredP(control.length, treatment.length) < 0.001);
   const [c, t] = [moments(control), moments(treatment)];
@@ -110,124 +123,168 @@ function expectSlice(actual: any, units: readonly Unit[], what: string): number 
   return chance;
 }
 
-describeEachDialect('dimension breakdowns through HTTP', (server) => {
-  let key: string;
-  let keyB: string;
-  let keyIds: { a: string; b: string };
-  let experiment: any;
-  const units = planUnits(1200);
+describeEachDialect(
+  'dimension breakdowns through HTTP',
+  (server) => {
+    let key: string;
+    let keyB: string;
+    let keyIds: { a: string; b: string };
+    let experiment: any;
+    const units = planUnits(1200);
 
-  it('refuses dimensions that break the rules, with a 422 naming them, and changes nothing', async () => {
-    clock.set(T0);
-    const boot = await server().bootstrap('Breakdowns');
-    key = boot.key;
-    const created = await server().request('POST', '/v1/api-keys', { key, body: { name: 'exposure logger', kind: 'client' } });
-    keyB = created.body.key;
-    keyIds = { a: boot.keyId, b: created.body.id };
-    const metric = await createMetric(server(), key, { key: 'purchases', event_key: 'buy', kind: 'count' });
-    const body = { environment_id: boot.environmentId, ...EXPERIMENT, primary_metric_id: metric };
-    for (const [dimensions, pointer] of [[['a', 'b', 'c', 'd', 'e', 'f'], '/dimensions'], [['x'.repeat(65)], '/dimensions/0'], [['source'], '/dimensions/0']] as const) {
-      const refused = await server().request('POST', '/v1/experiments', { key, body: { name: 'x', hypothesis: 'y', unit_type: 'user', ...body, dimensions } });
-      expect(refused.status, refused.text).toBe(422);
-      expect(refused.text).toContain(pointer);
-    }
-    experiment = await createExperiment(server(), key, { ...body, dimensions: ['country'] });
-    expect(experiment.dimensions).toEqual(['country']);
-  });
-
-  it('stores the context values of first assignments and the key that logged each exposure', async () => {
-    // The plan dimension is added while running: units assigned before it have no plan value.
-    const early = units.slice(0, 300);
-    const late = units.slice(300);
-    const assign = async (batch: Unit[]) => {
-      for (let start = 0; start < batch.length; start += 100) {
-        const round = batch.slice(start, start + 100);
-        const answers = await Promise.all(
-          round.map((unit) => {
-            const context = { ...(unit.country === null ? {} : { country: unit.country }), ...(unit.plan === null ? {} : { plan: unit.plan }) };
-            return server().request('POST', '/v1/assign', { key, body: { experiment_key: EXPERIMENT.key, unit_id: unit.id, context, log_exposure: unit.exposedBy === 'a' } });
-          }),
-        );
-        answers.forEach((answer, index) => expect(answer.body.variant).toBe(round[index]?.variant));
+    it('refuses dimensions that break the rules, with a 422 naming them, and changes nothing', async () => {
+      clock.set(T0);
+      const boot = await server().bootstrap('Breakdowns');
+      key = boot.key;
+      const created = await server().request('POST', '/v1/api-keys', { key, body: { name: 'exposure logger', kind: 'client' } });
+      keyB = created.body.key;
+      keyIds = { a: boot.keyId, b: created.body.id };
+      const metric = await createMetric(server(), key, { key: 'purchases', event_key: 'buy', kind: 'count' });
+      const body = { environment_id: boot.environmentId, ...EXPERIMENT, primary_metric_id: metric };
+      for (const [dimensions, pointer] of [
+        [['a', 'b', 'c', 'd', 'e', 'f'], '/dimensions'],
+        [['x'.repeat(65)], '/dimensions/0'],
+        [['source'], '/dimensions/0'],
+      ] as const) {
+        const refused = await server().request('POST', '/v1/experiments', {
+          key,
+          body: { name: 'x', hypothesis: 'y', unit_type: 'user', ...body, dimensions },
+        });
+        expect(refused.status, refused.text).toBe(422);
+        expect(refused.text).toContain(pointer);
       }
-    };
-    await assign(early);
-    const patched = await server().request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { dimensions: ['country', 'plan'] } });
-    expect(patched.status, patched.text).toBe(200);
-    for (const unit of early) unit.plan = null;
-    await assign(late);
-    // A later assignment with another context changes nothing.
-    await server().request('POST', '/v1/assign', { key, body: { experiment_key: EXPERIMENT.key, unit_id: 's-1', context: { country: 'zz' } } });
-    for (const unit of units.filter((candidate) => candidate.exposedBy === 'b')) {
-      const logged = await server().request('POST', '/v1/exposures', { key: keyB, body: { experiment_key: EXPERIMENT.key, unit_id: unit.id, variant: unit.variant } });
-      expect(logged.status, logged.text).toBe(202);
-    }
-    const events: OutgoingEvent[] = units.flatMap((unit) => Array.from({ length: unit.purchases }, (_, j) => ({ event_key: 'buy', unit_id: unit.id, occurred_at: T0 + (j + 1) * HOUR })));
-    clock.set(T0 + 6 * HOUR);
-    await sendEvents(server(), key, events);
-  });
-
-  it('reports every slice as an independent computation finds it, with SRM where the log broke and Holm’s correction', async () => {
-    const snapshot = await compute(server(), key, experiment.id);
-    const exposed = units.filter((unit) => unit.exposedBy !== null);
-    const truncated = (value: string | null) => (value === null ? null : value.slice(0, 128));
-    const source = (unit: Unit) => (unit.exposedBy === 'a' ? keyIds.a : keyIds.b);
-    const expected = [
-      { dimension: 'country', slices: expectedSlices(exposed, (unit) => unit.country) },
-      { dimension: 'plan', slices: expectedSlices(exposed, (unit) => truncated(unit.plan)) },
-      { dimension: 'source', slices: expectedSlices(exposed, source) },
-    ];
-    expect(snapshot.breakdowns.map((breakdown: any) => breakdown.dimension)).toEqual(['country', 'plan', 'source']);
-    const chances: number[] = [];
-    expected.forEach(({ dimension, slices }, d) => {
-      const actual = snapshot.breakdowns[d];
-      expect(actual.values.map((value: any) => value.value), dimension).toEqual(slices.map((slice) => slice.value));
-      slices.forEach((slice, s) => chances.push(expectSlice(actual.values[s], slice.units, `${dimension}=${slice.value}`)));
+      experiment = await createExperiment(server(), key, { ...body, dimensions: ['country'] });
+      expect(experiment.dimensions).toEqual(['country']);
     });
-    expect(snapshot.breakdowns[0].values).toHaveLength(22);
-    expect(snapshot.breakdowns[1].values.map((value: any) => value.value)).toContain('p'.repeat(128));
-    // Only Brazil (and the key that logged its exposures) fails its SRM among countries and sources.
-    expect(snapshot.breakdowns[0].values.filter((value: any) => value.srm_warning).map((value: any) => value.value)).toEqual(['br']);
-    expect(snapshot.breakdowns[2].values.filter((value: any) => value.srm_warning).map((value: any) => value.value)).toEqual([keyIds.b]);
-    const significant = holm(chances.map((c) => 2 * Math.min(c, 1 - c)));
-    const flags = snapshot.breakdowns.flatMap((breakdown: any) => breakdown.values.map((value: any) => value.significant_after_correction));
-    expect(flags).toEqual(significant);
-    expect(snapshot.breakdowns[0].values.find((value: any) => value.value === 'de').significant_after_correction).toBe(true);
-  });
 
-  it('gives the same breakdowns when the units are cut into chunks, and reads them back from GET results', async () => {
-    const whole = await compute(server(), key, experiment.id);
-    for (const chunkUnits of [50, 333]) {
-      const chunked = (await computeById(server().ctx, experiment.id, { trigger: 'cli', chunkUnits })) as any;
-      expect(JSON.stringify(chunked.breakdowns)).toBe(JSON.stringify(whole.breakdowns));
-    }
-    const read = await server().request('GET', `/v1/experiments/${experiment.id}/results`, { key });
-    expect(read.status).toBe(200);
-    expect(read.body.breakdowns).toHaveLength(3);
-  });
+    it('stores the context values of first assignments and the key that logged each exposure', async () => {
+      // The plan dimension is added while running: units assigned before it have no plan value.
+      const early = units.slice(0, 300);
+      const late = units.slice(300);
+      const assign = async (batch: Unit[]) => {
+        for (let start = 0; start < batch.length; start += 100) {
+          const round = batch.slice(start, start + 100);
+          const answers = await Promise.all(
+            round.map((unit) => {
+              const context = { ...(unit.country === null ? {} : { country: unit.country }), ...(unit.plan === null ? {} : { plan: unit.plan }) };
+              return server().request('POST', '/v1/assign', {
+                key,
+                body: { experiment_key: EXPERIMENT.key, unit_id: unit.id, context, log_exposure: unit.exposedBy === 'a' },
+              });
+            }),
+          );
+          answers.forEach((answer, index) => expect(answer.body.variant).toBe(round[index]?.variant));
+        }
+      };
+      await assign(early);
+      const patched = await server().request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { dimensions: ['country', 'plan'] } });
+      expect(patched.status, patched.text).toBe(200);
+      for (const unit of early) unit.plan = null;
+      await assign(late);
+      // A later assignment with another context changes nothing.
+      await server().request('POST', '/v1/assign', { key, body: { experiment_key: EXPERIMENT.key, unit_id: 's-1', context: { country: 'zz' } } });
+      for (const unit of units.filter((candidate) => candidate.exposedBy === 'b')) {
+        const logged = await server().request('POST', '/v1/exposures', {
+          key: keyB,
+          body: { experiment_key: EXPERIMENT.key, unit_id: unit.id, variant: unit.variant },
+        });
+        expect(logged.status, logged.text).toBe(202);
+      }
+      const events: OutgoingEvent[] = units.flatMap((unit) =>
+        Array.from({ length: unit.purchases }, (_, j) => ({ event_key: 'buy', unit_id: unit.id, occurred_at: T0 + (j + 1) * HOUR })),
+      );
+      clock.set(T0 + 6 * HOUR);
+      await sendEvents(server(), key, events);
+    });
 
-  it('reads dimensions whose names hold dots and quotes', async () => {
-    const odd = 'app.ver"sion';
-    const other = await createExperiment(server(), key, { environment_id: experiment.environment_id, key: 'odd-names', variants: EXPERIMENT.variants, dimensions: [odd] });
-    for (let i = 0; i < 12; i += 1) {
-      const answer = await server().request('POST', '/v1/assign', { key, body: { experiment_key: 'odd-names', unit_id: `o-${i}`, context: { [odd]: i % 3 === 0 ? '2.0' : '1.9', app: { 'ver"sion': 'nested' } } } });
-      expect(answer.status).toBe(200);
-    }
-    const snapshot = await compute(server(), key, other.id);
-    expect(snapshot.breakdowns[0].dimension).toBe(odd);
-    expect(snapshot.breakdowns[0].values.map((value: any) => [value.value, value.units])).toEqual([['1.9', 8], ['2.0', 4]]);
-  });
+    it('reports every slice as an independent computation finds it, with SRM where the log broke and Holm’s correction', async () => {
+      const snapshot = await compute(server(), key, experiment.id);
+      const exposed = units.filter((unit) => unit.exposedBy !== null);
+      const truncated = (value: string | null) => (value === null ? null : value.slice(0, 128));
+      const source = (unit: Unit) => (unit.exposedBy === 'a' ? keyIds.a : keyIds.b);
+      const expected = [
+        { dimension: 'country', slices: expectedSlices(exposed, (unit) => unit.country) },
+        { dimension: 'plan', slices: expectedSlices(exposed, (unit) => truncated(unit.plan)) },
+        { dimension: 'source', slices: expectedSlices(exposed, source) },
+      ];
+      expect(snapshot.breakdowns.map((breakdown: any) => breakdown.dimension)).toEqual(['country', 'plan', 'source']);
+      const chances: number[] = [];
+      expected.forEach(({ dimension, slices }, d) => {
+        const actual = snapshot.breakdowns[d];
+        expect(
+          actual.values.map((value: any) => value.value),
+          dimension,
+        ).toEqual(slices.map((slice) => slice.value));
+        slices.forEach((slice, s) => chances.push(expectSlice(actual.values[s], slice.units, `${dimension}=${slice.value}`)));
+      });
+      expect(snapshot.breakdowns[0].values).toHaveLength(22);
+      expect(snapshot.breakdowns[1].values.map((value: any) => value.value)).toContain('p'.repeat(128));
+      // Only Brazil (and the key that logged its exposures) fails its SRM among countries and sources.
+      expect(snapshot.breakdowns[0].values.filter((value: any) => value.srm_warning).map((value: any) => value.value)).toEqual(['br']);
+      expect(snapshot.breakdowns[2].values.filter((value: any) => value.srm_warning).map((value: any) => value.value)).toEqual([keyIds.b]);
+      const significant = holm(chances.map((c) => 2 * Math.min(c, 1 - c)));
+      const flags = snapshot.breakdowns.flatMap((breakdown: any) => breakdown.values.map((value: any) => value.significant_after_correction));
+      expect(flags).toEqual(significant);
+      expect(snapshot.breakdowns[0].values.find((value: any) => value.value === 'de').significant_after_correction).toBe(true);
+    });
 
-  it('finds the same slices with the two-phase pass (used when values are many) as with the direct one', async () => {
-    const ctx = server().ctx;
-    const input = { workspaceId: experiment.workspace_id, experimentId: experiment.id, breakdowns: breakdownKeys(['country', 'plan']), primary: null, eventsBefore: null };
-    const shape = (totals: Awaited<ReturnType<typeof aggregateBreakdowns>>) =>
-      totals.map((breakdown) => ({ values: breakdown.values, buckets: [...breakdown.buckets].sort((a, b) => a[0] - b[0]).map(([bucket, variants]) => [bucket, [...variants.values()].map((v) => [v.variant_key, v.units]).sort()]) }));
-    for (const chunkUnits of [null, 97]) {
-      const direct = await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, { ...input, chunkUnits });
-      const twoPhase = await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, { ...input, chunkUnits }, { twoPhase: true });
-      expect(shape(twoPhase)).toEqual(shape(direct));
-      expect(direct[0]?.values).toHaveLength(20);
-    }
-  });
-}, { clock });
+    it('gives the same breakdowns when the units are cut into chunks, and reads them back from GET results', async () => {
+      const whole = await compute(server(), key, experiment.id);
+      for (const chunkUnits of [50, 333]) {
+        const chunked = (await computeById(server().ctx, experiment.id, { trigger: 'cli', chunkUnits })) as any;
+        expect(JSON.stringify(chunked.breakdowns)).toBe(JSON.stringify(whole.breakdowns));
+      }
+      const read = await server().request('GET', `/v1/experiments/${experiment.id}/results`, { key });
+      expect(read.status).toBe(200);
+      expect(read.body.breakdowns).toHaveLength(3);
+    });
+
+    it('reads dimensions whose names hold dots and quotes', async () => {
+      const odd = 'app.ver"sion';
+      const other = await createExperiment(server(), key, {
+        environment_id: experiment.environment_id,
+        key: 'odd-names',
+        variants: EXPERIMENT.variants,
+        dimensions: [odd],
+      });
+      for (let i = 0; i < 12; i += 1) {
+        const answer = await server().request('POST', '/v1/assign', {
+          key,
+          body: { experiment_key: 'odd-names', unit_id: `o-${i}`, context: { [odd]: i % 3 === 0 ? '2.0' : '1.9', app: { 'ver"sion': 'nested' } } },
+        });
+        expect(answer.status).toBe(200);
+      }
+      const snapshot = await compute(server(), key, other.id);
+      expect(snapshot.breakdowns[0].dimension).toBe(odd);
+      expect(snapshot.breakdowns[0].values.map((value: any) => [value.value, value.units])).toEqual([
+        ['1.9', 8],
+        ['2.0', 4],
+      ]);
+    });
+
+    it('finds the same slices with the two-phase pass (used when values are many) as with the direct one', async () => {
+      const ctx = server().ctx;
+      const input = {
+        workspaceId: experiment.workspace_id,
+        experimentId: experiment.id,
+        breakdowns: breakdownKeys(['country', 'plan']),
+        primary: null,
+        eventsBefore: null,
+      };
+      const shape = (totals: Awaited<ReturnType<typeof aggregateBreakdowns>>) =>
+        totals.map((breakdown) => ({
+          values: breakdown.values,
+          buckets: [...breakdown.buckets]
+            .sort((a, b) => a[0] - b[0])
+            .map(([bucket, variants]) => [bucket, [...variants.values()].map((v) => [v.variant_key, v.units]).sort()]),
+        }));
+      for (const chunkUnits of [null, 97]) {
+        const direct = await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, { ...input, chunkUnits });
+        const twoPhase = await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, { ...input, chunkUnits }, { twoPhase: true });
+        expect(shape(twoPhase)).toEqual(shape(direct));
+        expect(direct[0]?.values).toHaveLength(20);
+      }
+    });
+  },
+  { clock },
+);

@@ -1,7 +1,22 @@
 import { expect, it } from 'vitest';
 import { computeById } from '../../src/features/analysis/service.js';
 import { describeEachDialect } from '../support/each-dialect.js';
-import { compute, covariance, createExperiment, createMetric, DAY, expectClose, exposeExactly, HOUR, ManualClock, mean, quantileOfNonzero, sendEvents, sum, type OutgoingEvent } from './support.js';
+import {
+  compute,
+  covariance,
+  createExperiment,
+  createMetric,
+  DAY,
+  expectClose,
+  exposeExactly,
+  HOUR,
+  ManualClock,
+  mean,
+  quantileOfNonzero,
+  sendEvents,
+  sum,
+  type OutgoingEvent,
+} from './support.js';
 
 /**
  * CUPED (docs/statistics.md "2b. CUPED variance reduction") through HTTP. The expected numbers are computed here from the
@@ -32,10 +47,11 @@ function plan(variant: Variant, i: number): Period & { outside: boolean } {
   return { pre, post, outside: i % 6 === 1 };
 }
 
-
-
 /** The p90 cap: over the experiment-period revenue of every unit; the covariate is held to the same cap. */
-const P90 = quantileOfNonzero((['control', 'treatment'] as const).flatMap((variant) => Array.from({ length: UNITS }, (_, i) => sum(plan(variant, i).post))), 0.9);
+const P90 = quantileOfNonzero(
+  (['control', 'treatment'] as const).flatMap((variant) => Array.from({ length: UNITS }, (_, i) => sum(plan(variant, i).post))),
+  0.9,
+);
 
 type UnitValue = (period: number[]) => number | null;
 const METRIC_VALUES: Record<string, UnitValue> = {
@@ -61,7 +77,11 @@ function expectedCuped(metric: string) {
   const pairs = pairsOf(metric);
   const all = [...pairs.control, ...pairs.treatment];
   const xs = all.map(([x]) => x);
-  const theta = covariance(xs, all.map(([, y]) => y)) / covariance(xs, xs);
+  const theta =
+    covariance(
+      xs,
+      all.map(([, y]) => y),
+    ) / covariance(xs, xs);
   const meanX = mean(xs);
   const arms = (['control', 'treatment'] as const).map((variant) => {
     const ys = pairs[variant].map(([, y]) => y);
@@ -94,112 +114,146 @@ function expectAdjusted(result: { cuped: any; per_variant: any[] }, metric: stri
   expectClose(effect.absolute.credible_interval_95[1], difference + Z * sd, 1e-9, `${metric} absolute ci[1]`);
 }
 
-describeEachDialect('CUPED through HTTP', (server) => {
-  let key: string;
-  let environmentId: string;
-  let experiment: any;
-  const ids: Record<string, string> = {};
+describeEachDialect(
+  'CUPED through HTTP',
+  (server) => {
+    let key: string;
+    let environmentId: string;
+    let experiment: any;
+    const ids: Record<string, string> = {};
 
-  it('validates variance_reduction on create and PATCH, fills the default lookback, and may change while running', async () => {
-    clock.set(T0);
-    const boot = await server().bootstrap('Cuped');
-    key = boot.key;
-    environmentId = boot.environmentId;
-    const base = { environment_id: environmentId, variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }] };
-    for (const bad of [{ method: 'cuped', lookback_days: 0 }, { method: 'cuped', lookback_days: 61 }, { method: 'cuped', lookback_days: 2.5 }, { method: 'ratio' }, { method: 'cuped', extra: 1 }, 'cuped']) {
-      const response = await server().request('POST', '/v1/experiments', { key, body: { name: 'x', hypothesis: 'y', unit_type: 'user', key: 'bad', ...base, variance_reduction: bad } });
-      expect(response.status, JSON.stringify(bad)).toBe(422);
-      expect(response.headers.get('content-type')).toContain('application/problem+json');
-      expect(response.text).toContain('variance_reduction');
-    }
-    const draft = await createExperiment(server(), key, { ...base, key: 'defaults', variance_reduction: { method: 'cuped' } }, false);
-    expect(draft.variance_reduction).toEqual({ method: 'cuped', lookback_days: 14 });
-    const plain = await createExperiment(server(), key, { ...base, key: 'plain' }, true);
-    expect(plain.variance_reduction).toBeNull();
-    const on = await server().request('PATCH', `/v1/experiments/${plain.id}`, { key, body: { variance_reduction: { method: 'cuped', lookback_days: 30 } } });
-    expect(on.status, on.text).toBe(200);
-    expect(on.body.variance_reduction).toEqual({ method: 'cuped', lookback_days: 30 });
-    const bad = await server().request('PATCH', `/v1/experiments/${plain.id}`, { key, body: { variance_reduction: { method: 'cuped', lookback_days: 90 } } });
-    expect(bad.status).toBe(422);
-    const off = await server().request('PATCH', `/v1/experiments/${plain.id}`, { key, body: { variance_reduction: null } });
-    expect(off.body.variance_reduction).toBeNull();
-    const audit = await server().request('GET', `/v1/audit-log?target_id=${plain.id}`, { key });
-    if (audit.status === 200) expect(JSON.stringify(audit.body)).toContain('variance_reduction');
-  });
-
-  it('exposes 60 units per variant and sends their events before and after the exposure', async () => {
-    clock.set(T0);
-    const revenue = { event_key: 'buy', kind: 'revenue', property_path: 'amount' };
-    ids.revenue = await createMetric(server(), key, { key: 'revenue', ...revenue, aggregation: 'sum', capping: { type: 'absolute', value: CAP } });
-    ids.converted = await createMetric(server(), key, { key: 'converted', event_key: 'buy', kind: 'binary' });
-    ids.orders = await createMetric(server(), key, { key: 'orders', event_key: 'buy', kind: 'count' });
-    ids.avg_amount = await createMetric(server(), key, { key: 'avg_amount', ...revenue, aggregation: 'mean' });
-    ids.revenue_p90 = await createMetric(server(), key, { key: 'revenue_p90', ...revenue, aggregation: 'sum', capping: { type: 'percentile', value: 0.9 } });
-    ids.aov = await createMetric(server(), key, { key: 'aov', kind: 'ratio', numerator_metric_id: ids.revenue, denominator_metric_id: ids.orders });
-    experiment = await createExperiment(server(), key, {
-      environment_id: environmentId,
-      key: 'cuped',
-      variants: [{ key: 'control', weight: 50, is_control: true }, { key: 'treatment', weight: 50 }],
-      primary_metric_id: ids.revenue,
-      guardrail_metric_ids: [ids.converted, ids.orders, ids.avg_amount, ids.revenue_p90, ids.aov],
-      variance_reduction: { method: 'cuped', lookback_days: LOOKBACK_DAYS },
-      decision_rule: { method: 'bayesian.always_valid_evalue', posterior_threshold: 0.95, min_sample_per_variant: 50 },
+    it('validates variance_reduction on create and PATCH, fills the default lookback, and may change while running', async () => {
+      clock.set(T0);
+      const boot = await server().bootstrap('Cuped');
+      key = boot.key;
+      environmentId = boot.environmentId;
+      const base = {
+        environment_id: environmentId,
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'b', weight: 50 },
+        ],
+      };
+      for (const bad of [
+        { method: 'cuped', lookback_days: 0 },
+        { method: 'cuped', lookback_days: 61 },
+        { method: 'cuped', lookback_days: 2.5 },
+        { method: 'ratio' },
+        { method: 'cuped', extra: 1 },
+        'cuped',
+      ]) {
+        const response = await server().request('POST', '/v1/experiments', {
+          key,
+          body: { name: 'x', hypothesis: 'y', unit_type: 'user', key: 'bad', ...base, variance_reduction: bad },
+        });
+        expect(response.status, JSON.stringify(bad)).toBe(422);
+        expect(response.headers.get('content-type')).toContain('application/problem+json');
+        expect(response.text).toContain('variance_reduction');
+      }
+      const draft = await createExperiment(server(), key, { ...base, key: 'defaults', variance_reduction: { method: 'cuped' } }, false);
+      expect(draft.variance_reduction).toEqual({ method: 'cuped', lookback_days: 14 });
+      const plain = await createExperiment(server(), key, { ...base, key: 'plain' }, true);
+      expect(plain.variance_reduction).toBeNull();
+      const on = await server().request('PATCH', `/v1/experiments/${plain.id}`, { key, body: { variance_reduction: { method: 'cuped', lookback_days: 30 } } });
+      expect(on.status, on.text).toBe(200);
+      expect(on.body.variance_reduction).toEqual({ method: 'cuped', lookback_days: 30 });
+      const bad = await server().request('PATCH', `/v1/experiments/${plain.id}`, { key, body: { variance_reduction: { method: 'cuped', lookback_days: 90 } } });
+      expect(bad.status).toBe(422);
+      const off = await server().request('PATCH', `/v1/experiments/${plain.id}`, { key, body: { variance_reduction: null } });
+      expect(off.body.variance_reduction).toBeNull();
+      const audit = await server().request('GET', `/v1/audit-log?target_id=${plain.id}`, { key });
+      if (audit.status === 200) expect(JSON.stringify(audit.body)).toContain('variance_reduction');
     });
-    const units = await exposeExactly(server(), key, experiment, { control: UNITS, treatment: UNITS });
-    const events: OutgoingEvent[] = [];
-    for (const variant of ['control', 'treatment'] as const) {
-      (units[variant] ?? []).forEach((unit_id, i) => {
-        const { pre, post, outside } = plan(variant, i);
-        pre.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 - (2 + 3 * j) * DAY, properties: { amount } }));
-        if (outside) events.push({ event_key: 'buy', unit_id, occurred_at: T0 - 9 * DAY, properties: { amount: 77 } });
-        post.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 + (j + 1) * HOUR, properties: { amount } }));
+
+    it('exposes 60 units per variant and sends their events before and after the exposure', async () => {
+      clock.set(T0);
+      const revenue = { event_key: 'buy', kind: 'revenue', property_path: 'amount' };
+      ids.revenue = await createMetric(server(), key, { key: 'revenue', ...revenue, aggregation: 'sum', capping: { type: 'absolute', value: CAP } });
+      ids.converted = await createMetric(server(), key, { key: 'converted', event_key: 'buy', kind: 'binary' });
+      ids.orders = await createMetric(server(), key, { key: 'orders', event_key: 'buy', kind: 'count' });
+      ids.avg_amount = await createMetric(server(), key, { key: 'avg_amount', ...revenue, aggregation: 'mean' });
+      ids.revenue_p90 = await createMetric(server(), key, { key: 'revenue_p90', ...revenue, aggregation: 'sum', capping: { type: 'percentile', value: 0.9 } });
+      ids.aov = await createMetric(server(), key, { key: 'aov', kind: 'ratio', numerator_metric_id: ids.revenue, denominator_metric_id: ids.orders });
+      experiment = await createExperiment(server(), key, {
+        environment_id: environmentId,
+        key: 'cuped',
+        variants: [
+          { key: 'control', weight: 50, is_control: true },
+          { key: 'treatment', weight: 50 },
+        ],
+        primary_metric_id: ids.revenue,
+        guardrail_metric_ids: [ids.converted, ids.orders, ids.avg_amount, ids.revenue_p90, ids.aov],
+        variance_reduction: { method: 'cuped', lookback_days: LOOKBACK_DAYS },
+        decision_rule: { method: 'bayesian.always_valid_evalue', posterior_threshold: 0.95, min_sample_per_variant: 50 },
       });
-    }
-    clock.set(T0 + 6 * HOUR);
-    await sendEvents(server(), key, events);
-  });
+      const units = await exposeExactly(server(), key, experiment, { control: UNITS, treatment: UNITS });
+      const events: OutgoingEvent[] = [];
+      for (const variant of ['control', 'treatment'] as const) {
+        (units[variant] ?? []).forEach((unit_id, i) => {
+          const { pre, post, outside } = plan(variant, i);
+          pre.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 - (2 + 3 * j) * DAY, properties: { amount } }));
+          if (outside) events.push({ event_key: 'buy', unit_id, occurred_at: T0 - 9 * DAY, properties: { amount: 77 } });
+          post.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 + (j + 1) * HOUR, properties: { amount } }));
+        });
+      }
+      clock.set(T0 + 6 * HOUR);
+      await sendEvents(server(), key, events);
+    });
 
-  it('reports adjusted posteriors, effects, theta and the variance removed, matching the per-unit computation', async () => {
-    const snapshot = await compute(server(), key, experiment.id);
-    expectAdjusted({ cuped: snapshot.primary_metric.cuped, per_variant: snapshot.per_variant }, 'revenue');
-    expectClose(snapshot.guardrails.find((item: any) => item.metric_key === 'revenue_p90').cap_applied, P90, 1e-9, 'p90 cap');
-    for (const metric of ['converted', 'orders', 'avg_amount', 'revenue_p90']) {
-      expectAdjusted(snapshot.guardrails.find((item: any) => item.metric_key === metric), metric);
-    }
-    expect(snapshot.primary_metric.cuped.variance_reduction).toBeGreaterThan(0.1);
-    const aov = snapshot.guardrails.find((item: any) => item.metric_key === 'aov');
-    expect(aov.cuped).toEqual({ applied: false, lookback_days: LOOKBACK_DAYS, theta: null, variance_reduction: null, note: 'ratio metrics are left unadjusted' });
-  });
+    it('reports adjusted posteriors, effects, theta and the variance removed, matching the per-unit computation', async () => {
+      const snapshot = await compute(server(), key, experiment.id);
+      expectAdjusted({ cuped: snapshot.primary_metric.cuped, per_variant: snapshot.per_variant }, 'revenue');
+      expectClose(snapshot.guardrails.find((item: any) => item.metric_key === 'revenue_p90').cap_applied, P90, 1e-9, 'p90 cap');
+      for (const metric of ['converted', 'orders', 'avg_amount', 'revenue_p90']) {
+        expectAdjusted(
+          snapshot.guardrails.find((item: any) => item.metric_key === metric),
+          metric,
+        );
+      }
+      expect(snapshot.primary_metric.cuped.variance_reduction).toBeGreaterThan(0.1);
+      const aov = snapshot.guardrails.find((item: any) => item.metric_key === 'aov');
+      expect(aov.cuped).toEqual({
+        applied: false,
+        lookback_days: LOOKBACK_DAYS,
+        theta: null,
+        variance_reduction: null,
+        note: 'ratio metrics are left unadjusted',
+      });
+    });
 
-  it('breaks the results down by source beside CUPED, each slice on the unadjusted values', async () => {
-    const snapshot = await compute(server(), key, experiment.id);
-    const source = snapshot.breakdowns.find((breakdown: any) => breakdown.dimension === 'source');
-    // One key logged every exposure: one slice holding every unit.
-    const slice = source.values.find((value: any) => value.units === 2 * UNITS);
-    expect(slice).toBeDefined();
-    for (const variant of ['control', 'treatment'] as const) {
-      const ys = pairsOf('revenue')[variant].map(([, y]) => y);
-      const arm = slice.per_variant.find((item: any) => item.variant_key === variant);
-      expect(arm.sample_size).toBe(UNITS);
-      expectClose(arm.posterior.mean, mean(ys), 1e-9, `${variant} slice mean (unadjusted)`);
-    }
-  });
+    it('breaks the results down by source beside CUPED, each slice on the unadjusted values', async () => {
+      const snapshot = await compute(server(), key, experiment.id);
+      const source = snapshot.breakdowns.find((breakdown: any) => breakdown.dimension === 'source');
+      // One key logged every exposure: one slice holding every unit.
+      const slice = source.values.find((value: any) => value.units === 2 * UNITS);
+      expect(slice).toBeDefined();
+      for (const variant of ['control', 'treatment'] as const) {
+        const ys = pairsOf('revenue')[variant].map(([, y]) => y);
+        const arm = slice.per_variant.find((item: any) => item.variant_key === variant);
+        expect(arm.sample_size).toBe(UNITS);
+        expectClose(arm.posterior.mean, mean(ys), 1e-9, `${variant} slice mean (unadjusted)`);
+      }
+    });
 
-  it('gives the same numbers when the units are cut into chunks', async () => {
-    const whole = await computeById(server().ctx, experiment.id, { trigger: 'cli', chunkUnits: null });
-    const chunked = await computeById(server().ctx, experiment.id, { trigger: 'cli', chunkUnits: 7 });
-    expectClose(chunked?.primary_metric?.cuped?.theta, whole?.primary_metric?.cuped?.theta as number, 1e-9, 'theta across chunks');
-    expect(chunked?.per_variant.map((variant) => variant.posterior.mean)).toEqual(whole?.per_variant.map((variant) => variant.posterior.mean).map((value) => expect.closeTo(value as number, 9)));
-  });
+    it('gives the same numbers when the units are cut into chunks', async () => {
+      const whole = await computeById(server().ctx, experiment.id, { trigger: 'cli', chunkUnits: null });
+      const chunked = await computeById(server().ctx, experiment.id, { trigger: 'cli', chunkUnits: 7 });
+      expectClose(chunked?.primary_metric?.cuped?.theta, whole?.primary_metric?.cuped?.theta as number, 1e-9, 'theta across chunks');
+      expect(chunked?.per_variant.map((variant) => variant.posterior.mean)).toEqual(
+        whole?.per_variant.map((variant) => variant.posterior.mean).map((value) => expect.closeTo(value as number, 9)),
+      );
+    });
 
-  it('reports the unadjusted analysis and cuped null once variance_reduction is switched off', async () => {
-    const off = await server().request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { variance_reduction: null } });
-    expect(off.status, off.text).toBe(200);
-    const snapshot = await compute(server(), key, experiment.id);
-    expect(snapshot.primary_metric.cuped).toBeNull();
-    const ys = pairsOf('revenue').control.map(([, y]) => y);
-    expectClose(snapshot.per_variant[0].posterior.mean, mean(ys), 1e-9, 'unadjusted mean');
-    const interval = snapshot.per_variant[0].posterior.credible_interval_95;
-    expectClose(interval[1] - interval[0], 2 * Z * Math.sqrt(covariance(ys, ys) / ys.length), 1e-9, 'unadjusted width');
-  });
-}, { clock });
+    it('reports the unadjusted analysis and cuped null once variance_reduction is switched off', async () => {
+      const off = await server().request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { variance_reduction: null } });
+      expect(off.status, off.text).toBe(200);
+      const snapshot = await compute(server(), key, experiment.id);
+      expect(snapshot.primary_metric.cuped).toBeNull();
+      const ys = pairsOf('revenue').control.map(([, y]) => y);
+      expectClose(snapshot.per_variant[0].posterior.mean, mean(ys), 1e-9, 'unadjusted mean');
+      const interval = snapshot.per_variant[0].posterior.credible_interval_95;
+      expectClose(interval[1] - interval[0], 2 * Z * Math.sqrt(covariance(ys, ys) / ys.length), 1e-9, 'unadjusted width');
+    });
+  },
+  { clock },
+);

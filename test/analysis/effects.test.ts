@@ -1,7 +1,21 @@
 import { expect, it } from 'vitest';
 import { computeById } from '../../src/features/analysis/service.js';
 import { describeEachDialect } from '../support/each-dialect.js';
-import { compute, covariance, createExperiment, createMetric, expectClose, exposeExactly, HOUR, ManualClock, mean, quantileOfNonzero, sendEvents, sum, type OutgoingEvent } from './support.js';
+import {
+  compute,
+  covariance,
+  createExperiment,
+  createMetric,
+  expectClose,
+  exposeExactly,
+  HOUR,
+  ManualClock,
+  mean,
+  quantileOfNonzero,
+  sendEvents,
+  sum,
+  type OutgoingEvent,
+} from './support.js';
 
 /**
  * docs/statistics.md "2a. Effect against the control" through HTTP: effects against control, a lower-is-better guardrail and
@@ -27,7 +41,6 @@ function plan(variant: Variant, i: number): { amounts: number[]; error: boolean 
   const error = variant === 'control' ? i % 10 === 0 : i % 2 === 1;
   return { amounts, error };
 }
-
 
 const revenueOf = (variant: Variant) => Array.from({ length: UNITS }, (_, i) => sum(plan(variant, i).amounts));
 const ordersOf = (variant: Variant) => Array.from({ length: UNITS }, (_, i) => plan(variant, i).amounts.length);
@@ -107,7 +120,10 @@ describeEachDialect(
       experiment = await createExperiment(server(), key, {
         environment_id: boot.environmentId,
         key: 'effects',
-        variants: [{ key: 'control', weight: 50, is_control: true }, { key: 'treatment', weight: 50 }],
+        variants: [
+          { key: 'control', weight: 50, is_control: true },
+          { key: 'treatment', weight: 50 },
+        ],
         primary_metric_id: ids.converted,
         guardrail_metric_ids: [ids.errors, ids.revenue, ids.revenue_p90, ids.revenue_cap100, ids.aov],
         decision_rule: { method: 'bayesian.posterior_threshold', posterior_threshold: 0.95, min_sample_per_variant: 50 },
@@ -192,7 +208,10 @@ describeEachDialect(
       const treatment = expectedRatio(revenueOf('treatment'), ordersOf('treatment'));
       expectPosterior(aov.per_variant[0], control, 'aov/control');
       expectPosterior(aov.per_variant[1], treatment, 'aov/treatment');
-      expect(aov.per_variant.map((variant: any) => [variant.sample_size, variant.conversions])).toEqual([[60, 12], [60, 30]]);
+      expect(aov.per_variant.map((variant: any) => [variant.sample_size, variant.conversions])).toEqual([
+        [60, 12],
+        [60, 30],
+      ]);
       const half = Z * Math.sqrt(control.variance + treatment.variance);
       expectClose(aov.per_variant[1].effect.absolute.credible_interval_95[0], treatment.mean - control.mean - half, 1e-9, 'aov absolute[0]');
       expectClose(aov.per_variant[1].effect.relative.mean, treatment.mean / control.mean - 1, 1e-9, 'aov relative mean');
@@ -201,11 +220,15 @@ describeEachDialect(
     it.each(['bayesian.posterior_threshold', 'bayesian.always_valid_evalue', 'frequentist.sequential_msprt'])(
       'declares the variant with fewer crashes the winner of a lower-is-better primary metric under %s',
       async (method) => {
-        const crashes = ids.crashes ?? (ids.crashes = await createMetric(server(), key, { key: 'crashes', event_key: 'app.crash', kind: 'binary', higher_is_better: false }));
+        const crashes =
+          ids.crashes ?? (ids.crashes = await createMetric(server(), key, { key: 'crashes', event_key: 'app.crash', kind: 'binary', higher_is_better: false }));
         const lower = await createExperiment(server(), key, {
           environment_id: experiment.environment_id,
           key: `fewer-crashes-${method.replaceAll('.', '-')}`,
-          variants: [{ key: 'control', weight: 50, is_control: true }, { key: 'stable', weight: 50 }],
+          variants: [
+            { key: 'control', weight: 50, is_control: true },
+            { key: 'stable', weight: 50 },
+          ],
           primary_metric_id: crashes,
           decision_rule: { method, posterior_threshold: 0.95, min_sample_per_variant: 50, minimum_detectable_effect: 3 },
         });
@@ -213,7 +236,11 @@ describeEachDialect(
         // Half the control's units crash, a tenth of the stable variant's.
         const crashed = [...(units.control ?? []).filter((_, i) => i % 2 === 1), ...(units.stable ?? []).filter((_, i) => i % 10 === 0)];
         clock.set(T0 + 7 * HOUR);
-        await sendEvents(server(), key, crashed.map((unit_id) => ({ event_key: 'app.crash', unit_id, occurred_at: T0 + 7 * HOUR })));
+        await sendEvents(
+          server(),
+          key,
+          crashed.map((unit_id) => ({ event_key: 'app.crash', unit_id, occurred_at: T0 + 7 * HOUR })),
+        );
         clock.set(T0 + 6 * HOUR);
         const snapshot = await compute(server(), key, lower.id);
         expect(snapshot.primary_metric.higher_is_better).toBe(false);

@@ -1,18 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { PHASE_CLOCK, UNITS, plannedEvents, type Phase, type ScenarioVariant } from './scenario.js';
-import {
-  DAY,
-  HOUR,
-  ManualClock,
-  compute,
-  createExperiment,
-  createMetric,
-  exposeExactly,
-  expectClose,
-  sendEvents,
-  type OutgoingEvent,
-} from './support.js';
+import { DAY, HOUR, ManualClock, compute, createExperiment, createMetric, exposeExactly, expectClose, sendEvents, type OutgoingEvent } from './support.js';
 
 /**
  * Expected snapshot of the scenario in ./scenario.ts, computed independently by
@@ -31,7 +20,7 @@ const EXPECTED = {
         mean: 0.10396039603960396,
         ci: [0.06584585785152808, 0.14948653354641006],
         prob_best: 0.0023438677403826965,
-        expected_loss: 0.09889467016506948
+        expected_loss: 0.09889467016506948,
       },
       treatment: {
         sample_size: 210,
@@ -40,8 +29,8 @@ const EXPECTED = {
         mean: 0.2028301886792453,
         ci: [0.15158585334503694, 0.25938254622746293],
         prob_best: 0.9976561322596159,
-        expected_loss: 2.487752542870026e-05
-      }
+        expected_loss: 2.487752542870026e-5,
+      },
     },
     revenue: {
       control: {
@@ -51,7 +40,7 @@ const EXPECTED = {
         mean: 3.13125,
         ci: [1.365030407549463, 4.897469592450537],
         prob_best: 0.0013817982632302066,
-        expected_loss: 5.174189312544913
+        expected_loss: 5.174189312544913,
       },
       treatment: {
         sample_size: 210,
@@ -60,8 +49,8 @@ const EXPECTED = {
         mean: 8.304761904761905,
         ci: [5.413556729214948, 11.195967080308863],
         prob_best: 0.998618201736769,
-        expected_loss: 0.000677407783035819
-      }
+        expected_loss: 0.000677407783035819,
+      },
     },
     load_time: {
       control: {
@@ -71,7 +60,7 @@ const EXPECTED = {
         mean: 160.7,
         ci: [153.27601040884912, 168.12398959115086],
         prob_best: 0.8169181558884155,
-        expected_loss: 0.5282821590353726
+        expected_loss: 0.5282821590353726,
       },
       treatment: {
         sample_size: 105,
@@ -80,8 +69,8 @@ const EXPECTED = {
         mean: 155.9142857142857,
         ci: [148.66034723342085, 163.16822419515057],
         prob_best: 0.18308184411158165,
-        expected_loss: 5.313996444749582
-      }
+        expected_loss: 5.313996444749582,
+      },
     },
     pageviews: {
       control: {
@@ -91,7 +80,7 @@ const EXPECTED = {
         mean: 1.5,
         ci: [1.2695971219458786, 1.7304028780541214],
         prob_best: 0.5115793664834705,
-        expected_loss: 0.06308839057400871
+        expected_loss: 0.06308839057400871,
       },
       treatment: {
         sample_size: 210,
@@ -100,12 +89,12 @@ const EXPECTED = {
         mean: 1.4952380952380953,
         ci: [1.2710004535891537, 1.7194757368870366],
         prob_best: 0.4884206335165291,
-        expected_loss: 0.06785029533591333
-      }
-    }
+        expected_loss: 0.06785029533591333,
+      },
+    },
   },
   srm_chi_squared_p: 0.6214016666266909,
-  late_event_count: 17
+  late_event_count: 17,
 } as const;
 
 const T0 = Date.UTC(2031, 4, 1, 12);
@@ -159,7 +148,13 @@ describeEachDialect(
       key = boot.key;
       otherKey = (await server().bootstrap('Other shop')).key;
       const purchased = await createMetric(server(), key, { key: 'purchased', event_key: 'purchase', kind: 'binary' });
-      const revenue = await createMetric(server(), key, { key: 'revenue', event_key: 'purchase', kind: 'revenue', aggregation: 'sum', property_path: 'order.total' });
+      const revenue = await createMetric(server(), key, {
+        key: 'revenue',
+        event_key: 'purchase',
+        kind: 'revenue',
+        aggregation: 'sum',
+        property_path: 'order.total',
+      });
       const loadTime = await createMetric(server(), key, {
         key: 'load_time',
         event_key: 'page_load',

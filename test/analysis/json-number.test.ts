@@ -31,7 +31,7 @@ const CASES: Array<[string, number | null]> = [
   ['missing', null],
   ['amount.deeper', null],
   ['order["total value"]', 40],
-  ['order[\'a"b\']', 1.25],
+  ["order['a\"b']", 1.25],
   ['order["back\\\\slash"]', 2],
   ['order["dot.ted"]', 3],
   ['order["it\'s"]', 4],
@@ -44,7 +44,17 @@ describeEachDialect('analysis: the JSON number at a property_path', (server) => 
     const id = newId();
     await ctx.db
       .insertInto('events')
-      .values({ id, workspace_id: 'w', unit_id: 'u', event_key: 'e', properties: JSON.stringify(PROPERTIES), occurred_at: 0, received_at: 0, late: 0, client_event_id: null })
+      .values({
+        id,
+        workspace_id: 'w',
+        unit_id: 'u',
+        event_key: 'e',
+        properties: JSON.stringify(PROPERTIES),
+        occurred_at: 0,
+        received_at: 0,
+        late: 0,
+        client_event_id: null,
+      })
       .execute();
     for (const [path, expected] of CASES) {
       const value = ctx.seam.jsonNumberAt('e.properties', parsePropertyPath(path));

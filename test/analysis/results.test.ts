@@ -57,8 +57,28 @@ describeEachDialect(
       expect(snapshot.primary_metric).toBeNull();
       expect(snapshot.guardrails).toEqual([]);
       expect(snapshot.per_variant).toEqual([
-        { variant_key: 'control', is_control: true, sample_size: 150, conversions: 0, observed_rate: null, posterior: { mean: null, credible_interval_95: null }, prob_best: null, expected_loss_if_stop_now: null, effect: null },
-        { variant_key: 'treatment', is_control: false, sample_size: 50, conversions: 0, observed_rate: null, posterior: { mean: null, credible_interval_95: null }, prob_best: null, expected_loss_if_stop_now: null, effect: null },
+        {
+          variant_key: 'control',
+          is_control: true,
+          sample_size: 150,
+          conversions: 0,
+          observed_rate: null,
+          posterior: { mean: null, credible_interval_95: null },
+          prob_best: null,
+          expected_loss_if_stop_now: null,
+          effect: null,
+        },
+        {
+          variant_key: 'treatment',
+          is_control: false,
+          sample_size: 50,
+          conversions: 0,
+          observed_rate: null,
+          posterior: { mean: null, credible_interval_95: null },
+          prob_best: null,
+          expected_loss_if_stop_now: null,
+          effect: null,
+        },
       ]);
       expect(snapshot).toMatchObject({
         decision_rule_satisfied: false,
@@ -71,7 +91,13 @@ describeEachDialect(
     it('marks snapshots after a weight change while running', async () => {
       const patched = await server().request('PATCH', `/v1/experiments/${experiment.id}`, {
         key,
-        body: { variants: [{ key: 'control', weight: 75 }, { key: 'treatment', weight: 25 }, { key: 'off', weight: 0 }] },
+        body: {
+          variants: [
+            { key: 'control', weight: 75 },
+            { key: 'treatment', weight: 25 },
+            { key: 'off', weight: 0 },
+          ],
+        },
       });
       expect(patched.status, patched.text).toBe(200);
       clock.set(T0 + 2 * HOUR);
@@ -112,7 +138,12 @@ describeEachDialect(
       await server().request('GET', `/v1/experiments/${experiment.id}/results/history`, { headers: { cookie } });
       const peeks = await auditActions(server(), key, experiment.id, 'experiment.results_peeked');
       expect(peeks).toHaveLength(2);
-      expect(peeks[0]).toMatchObject({ target_type: 'experiment', target_id: experiment.id, actor_id: expect.any(String), payload: { snapshot_id: viaSession.body.id } });
+      expect(peeks[0]).toMatchObject({
+        target_type: 'experiment',
+        target_id: experiment.id,
+        actor_id: expect.any(String),
+        payload: { snapshot_id: viaSession.body.id },
+      });
       clock.set(T0 + 5 * HOUR);
       expect((await compute(server(), key, experiment.id)).peek_count_at_computation).toBe(2);
     });
@@ -128,7 +159,19 @@ describeEachDialect(
         expect(foreign.status, `${method} ${path}`).toBe(404);
         expect((await server().request(method, `/v1/experiments/01J00000000000000000000000/${path}`, { key })).status).toBe(404);
       }
-      const draft = await createExperiment(server(), key, { environment_id: environmentId, key: 'draft', variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }] }, false);
+      const draft = await createExperiment(
+        server(),
+        key,
+        {
+          environment_id: environmentId,
+          key: 'draft',
+          variants: [
+            { key: 'a', weight: 50 },
+            { key: 'b', weight: 50 },
+          ],
+        },
+        false,
+      );
       const refused = await server().request('POST', `/v1/experiments/${draft.id}/results/compute`, { key });
       expect(refused.status).toBe(409);
       expect(refused.body.type).toBe('https://verdict.dev/problems/experiment-not-started');

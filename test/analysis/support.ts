@@ -8,7 +8,6 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-
 /** Moves every buffered event into the events table now (what the drainer does in the background). */
 export async function drainEvents(server: TestServer): Promise<void> {
   for (;;) {

@@ -5,7 +5,8 @@ import type { Bootstrap } from '../support/server.js';
 /** docs/metrics.md: direction, capping, ratio metrics, and editing and deleting metrics. */
 describeEachDialect('metric direction, capping, ratios, edits and deletes', (server) => {
   let acme: Bootstrap;
-  const request = (method: string, path: string, body?: unknown, key = acme.key) => server().request(method, path, { key, ...(body === undefined ? {} : { body }) });
+  const request = (method: string, path: string, body?: unknown, key = acme.key) =>
+    server().request(method, path, { key, ...(body === undefined ? {} : { body }) });
   const create = async (body: Record<string, unknown>) => {
     const response = await request('POST', '/v1/metrics', { name: String(body.key), ...body });
     expect(response.status, response.text).toBe(201);
@@ -18,7 +19,15 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
     return response.body.errors as { pointer: string; message: string }[];
   };
   const auditOf = async (id: string) => (await request('GET', `/v1/audit?target_type=metric&target_id=${id}`)).body.data as any[];
-  const rowCount = async () => Number((await server().ctx.db.selectFrom('metrics').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const rowCount = async () =>
+    Number(
+      (
+        await server()
+          .ctx.db.selectFrom('metrics')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   beforeAll(async () => {
     acme = await server().bootstrap('Acme');
@@ -27,7 +36,14 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
   it('stores direction and capping and shows them back', async () => {
     const errors = await create({ key: 'errors', event_key: 'app.error', kind: 'binary', higher_is_better: false, description: 'any error' });
     expect(errors).toMatchObject({ higher_is_better: false, description: 'any error', capping: null });
-    const revenue = await create({ key: 'revenue', event_key: 'order.paid', kind: 'revenue', aggregation: 'sum', property_path: 'amount', capping: { type: 'percentile', value: 0.99 } });
+    const revenue = await create({
+      key: 'revenue',
+      event_key: 'order.paid',
+      kind: 'revenue',
+      aggregation: 'sum',
+      property_path: 'amount',
+      capping: { type: 'percentile', value: 0.99 },
+    });
     expect(revenue).toMatchObject({ higher_is_better: true, capping: { type: 'percentile', value: 0.99 } });
     const orders = await create({ key: 'orders', event_key: 'order.paid', kind: 'count', capping: { type: 'absolute', value: 10 } });
     expect((await request('GET', `/v1/metrics/${orders.id}`)).body.capping).toEqual({ type: 'absolute', value: 10 });
@@ -36,7 +52,9 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
   it('refuses capping on binary metrics and percentiles outside (0.5, 1), changing nothing', async () => {
     const before = await rowCount();
     const binary = { key: 'capped-binary', name: 'x', event_key: 'a.b', kind: 'binary' };
-    expect(await refused('POST', '/v1/metrics', { ...binary, capping: { type: 'absolute', value: 1 } })).toEqual([{ pointer: '/capping', message: expect.stringMatching(/nothing to cap/) }]);
+    expect(await refused('POST', '/v1/metrics', { ...binary, capping: { type: 'absolute', value: 1 } })).toEqual([
+      { pointer: '/capping', message: expect.stringMatching(/nothing to cap/) },
+    ]);
     const revenue = { key: 'capped-revenue', name: 'x', event_key: 'a.b', kind: 'revenue', aggregation: 'sum', property_path: 'v' };
     for (const value of [0.5, 1, 0.2, 1.5]) {
       expect(await refused('POST', '/v1/metrics', { ...revenue, capping: { type: 'percentile', value } }), String(value)).toEqual([
@@ -44,7 +62,9 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
       ]);
     }
     for (const value of [0, -3]) {
-      expect(await refused('POST', '/v1/metrics', { ...revenue, capping: { type: 'absolute', value } })).toEqual([{ pointer: '/capping', message: expect.stringMatching(/greater than 0/) }]);
+      expect(await refused('POST', '/v1/metrics', { ...revenue, capping: { type: 'absolute', value } })).toEqual([
+        { pointer: '/capping', message: expect.stringMatching(/greater than 0/) },
+      ]);
     }
     expect((await refused('POST', '/v1/metrics', { ...revenue, capping: { type: 'median', value: 3 } }))[0]?.pointer).toMatch(/^\/capping/);
     expect(await rowCount()).toBe(before);
@@ -55,10 +75,19 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
     const revenue = list.find((metric) => metric.key === 'revenue');
     const orders = list.find((metric) => metric.key === 'orders');
     const ratio = await create({ key: 'revenue-per-order', kind: 'ratio', numerator_metric_id: revenue.id, denominator_metric_id: orders.id });
-    expect(ratio).toMatchObject({ kind: 'ratio', event_key: null, aggregation: 'sum', numerator_metric_id: revenue.id, denominator_metric_id: orders.id, capping: null });
+    expect(ratio).toMatchObject({
+      kind: 'ratio',
+      event_key: null,
+      aggregation: 'sum',
+      numerator_metric_id: revenue.id,
+      denominator_metric_id: orders.id,
+      capping: null,
+    });
 
     const globex = await server().bootstrap('Globex');
-    const foreign = (await server().request('POST', '/v1/metrics', { key: globex.key, body: { key: 'theirs', name: 'Theirs', event_key: 'x.y', kind: 'count' } })).body;
+    const foreign = (
+      await server().request('POST', '/v1/metrics', { key: globex.key, body: { key: 'theirs', name: 'Theirs', event_key: 'x.y', kind: 'count' } })
+    ).body;
     const before = await rowCount();
     const base = { key: 'bad-ratio', name: 'Bad', kind: 'ratio' };
     expect(await refused('POST', '/v1/metrics', base)).toEqual([
@@ -74,9 +103,14 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
     expect(await refused('POST', '/v1/metrics', { ...base, event_key: 'x.y', numerator_metric_id: revenue.id, denominator_metric_id: orders.id })).toEqual([
       { pointer: '/event_key', message: expect.stringMatching(/remove event_key/) },
     ]);
-    expect(await refused('POST', '/v1/metrics', { ...base, numerator_metric_id: revenue.id, denominator_metric_id: orders.id, capping: { type: 'absolute', value: 3 } })).toEqual([
-      { pointer: '/capping', message: expect.stringMatching(/numerator and denominator/) },
-    ]);
+    expect(
+      await refused('POST', '/v1/metrics', {
+        ...base,
+        numerator_metric_id: revenue.id,
+        denominator_metric_id: orders.id,
+        capping: { type: 'absolute', value: 3 },
+      }),
+    ).toEqual([{ pointer: '/capping', message: expect.stringMatching(/numerator and denominator/) }]);
     expect(await refused('POST', '/v1/metrics', { key: 'not-ratio', name: 'x', event_key: 'a.b', kind: 'count', numerator_metric_id: revenue.id })).toEqual([
       { pointer: '/numerator_metric_id', message: expect.stringMatching(/only a ratio metric/) },
     ]);
@@ -85,7 +119,14 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
 
   it('edits name, description, direction, capping, path and window, audit-logged with what changed', async () => {
     const revenue = ((await request('GET', '/v1/metrics')).body.data as any[]).find((metric) => metric.key === 'revenue');
-    const body = { name: 'Net revenue', description: 'after refunds', higher_is_better: false, capping: { type: 'absolute', value: 500 }, property_path: 'order.net', unit_dedup_window: 'P14D' };
+    const body = {
+      name: 'Net revenue',
+      description: 'after refunds',
+      higher_is_better: false,
+      capping: { type: 'absolute', value: 500 },
+      property_path: 'order.net',
+      unit_dedup_window: 'P14D',
+    };
     const patched = await request('PATCH', `/v1/metrics/${revenue.id}`, body);
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toMatchObject({ ...body, key: 'revenue', kind: 'revenue', id: revenue.id, created_at: revenue.created_at });
@@ -118,23 +159,48 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
     const list = (await request('GET', '/v1/metrics')).body.data as any[];
     const revenue = list.find((metric) => metric.key === 'revenue');
     const errors = list.find((metric) => metric.key === 'errors');
-    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { key: 'renamed' })).toEqual([{ pointer: '/key', message: expect.stringMatching(/cannot change/) }]);
-    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { kind: 'count' })).toEqual([{ pointer: '/kind', message: expect.stringMatching(/cannot change/) }]);
+    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { key: 'renamed' })).toEqual([
+      { pointer: '/key', message: expect.stringMatching(/cannot change/) },
+    ]);
+    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { kind: 'count' })).toEqual([
+      { pointer: '/kind', message: expect.stringMatching(/cannot change/) },
+    ]);
     expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { event_key: 'other' })).toEqual([{ pointer: '/event_key', message: 'is not a known field' }]);
-    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { property_path: null })).toEqual([{ pointer: '/property_path', message: expect.stringMatching(/name the property/) }]);
-    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { capping: { type: 'percentile', value: 0.4 } })).toEqual([{ pointer: '/capping', message: expect.any(String) }]);
-    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { unit_dedup_window: 'P1M' })).toEqual([{ pointer: '/unit_dedup_window', message: expect.any(String) }]);
-    expect(await refused('PATCH', `/v1/metrics/${errors.id}`, { capping: { type: 'absolute', value: 1 } })).toEqual([{ pointer: '/capping', message: expect.any(String) }]);
-    expect((await request('GET', `/v1/metrics/${revenue.id}`)).body).toMatchObject({ key: 'revenue', kind: 'revenue', property_path: 'order.net', capping: { type: 'absolute', value: 500 } });
+    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { property_path: null })).toEqual([
+      { pointer: '/property_path', message: expect.stringMatching(/name the property/) },
+    ]);
+    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { capping: { type: 'percentile', value: 0.4 } })).toEqual([
+      { pointer: '/capping', message: expect.any(String) },
+    ]);
+    expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { unit_dedup_window: 'P1M' })).toEqual([
+      { pointer: '/unit_dedup_window', message: expect.any(String) },
+    ]);
+    expect(await refused('PATCH', `/v1/metrics/${errors.id}`, { capping: { type: 'absolute', value: 1 } })).toEqual([
+      { pointer: '/capping', message: expect.any(String) },
+    ]);
+    expect((await request('GET', `/v1/metrics/${revenue.id}`)).body).toMatchObject({
+      key: 'revenue',
+      kind: 'revenue',
+      property_path: 'order.net',
+      capping: { type: 'absolute', value: 500 },
+    });
   });
 
   it('deletes a metric no draft or running experiment uses; 409 while one does, or while a ratio is built on it', async () => {
     const list = (await request('GET', '/v1/metrics')).body.data as any[];
     const byKey = (key: string) => list.find((metric) => metric.key === key);
     const experiment = await request('POST', '/v1/experiments', {
-      environment_id: acme.environmentId, key: 'uses-errors', name: 'E', hypothesis: 'h', unit_type: 'user',
-      variants: [{ key: 'control', weight: 50, is_control: true }, { key: 'treatment', weight: 50 }],
-      primary_metric_id: byKey('orders').id, guardrail_metric_ids: [byKey('errors').id],
+      environment_id: acme.environmentId,
+      key: 'uses-errors',
+      name: 'E',
+      hypothesis: 'h',
+      unit_type: 'user',
+      variants: [
+        { key: 'control', weight: 50, is_control: true },
+        { key: 'treatment', weight: 50 },
+      ],
+      primary_metric_id: byKey('orders').id,
+      guardrail_metric_ids: [byKey('errors').id],
     });
     expect(experiment.status, experiment.text).toBe(201);
     const blocked = await request('DELETE', `/v1/metrics/${byKey('errors').id}`);

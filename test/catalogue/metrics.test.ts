@@ -81,7 +81,14 @@ describeEachDialect('metrics', (server) => {
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       expect(created.body).toMatchObject({ aggregation: 'sum', property_path });
     }
-    const mean = await post({ key: 'session-length', name: 'Session', event_key: 'session.end', kind: 'duration', aggregation: 'mean', property_path: 'seconds' });
+    const mean = await post({
+      key: 'session-length',
+      name: 'Session',
+      event_key: 'session.end',
+      kind: 'duration',
+      aggregation: 'mean',
+      property_path: 'seconds',
+    });
     expect(mean.status).toBe(201);
     const count = await post({ key: 'pageviews', name: 'Pageviews', event_key: 'page.viewed', kind: 'count' });
     expect(count.body).toMatchObject({ aggregation: 'count', property_path: null });
@@ -96,9 +103,7 @@ describeEachDialect('metrics', (server) => {
     expect(await errorsOf({ ...checkout, kind: 'median' })).toEqual([
       { pointer: '/kind', message: 'must be one of "binary", "count", "revenue", "duration", "ratio"' },
     ]);
-    expect(await errorsOf({ ...checkout, aggregation: 'median' })).toEqual([
-      { pointer: '/aggregation', message: 'must be one of "sum", "mean", "count"' },
-    ]);
+    expect(await errorsOf({ ...checkout, aggregation: 'median' })).toEqual([{ pointer: '/aggregation', message: 'must be one of "sum", "mean", "count"' }]);
     expect(await errorsOf({ ...checkout, colour: 'red' })).toEqual([{ pointer: '/colour', message: 'is not a known field' }]);
     const missing = await errorsOf({});
     expect(missing.map((e) => e.pointer).sort()).toEqual(['/key', '/kind', '/name']);
@@ -140,9 +145,7 @@ describeEachDialect('metrics', (server) => {
       ['', /is empty/],
     ];
     for (const [property_path, message] of cases) {
-      expect(await errorsOf({ ...sum, property_path }), property_path).toEqual([
-        { pointer: '/property_path', message: expect.stringMatching(message) },
-      ]);
+      expect(await errorsOf({ ...sum, property_path }), property_path).toEqual([{ pointer: '/property_path', message: expect.stringMatching(message) }]);
     }
   });
 

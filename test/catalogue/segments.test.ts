@@ -133,9 +133,7 @@ describeEachDialect('segments', (server) => {
 
   it('answers 422 for references to segments that do not exist', async () => {
     const response = await create({ key: 'ghostly', name: 'x', rule: and(proPlan, ref('pro-users'), ref('ghost')) });
-    expect(await errorsOf(response)).toEqual([
-      { pointer: '/rule/operands/2/segment', message: 'no segment with key "ghost" exists in this workspace' },
-    ]);
+    expect(await errorsOf(response)).toEqual([{ pointer: '/rule/operands/2/segment', message: 'no segment with key "ghost" exists in this workspace' }]);
   });
 
   it('answers 422 for a self reference and for a change that would close a cycle', async () => {

@@ -47,7 +47,10 @@ describeIngest('event de-duplication', (setup) => {
   it('keeps one copy when two processes receive it concurrently', async () => {
     // A second server on the same database (and the same Redis prefix) stands in for another process.
     const { server } = setup();
-    const second = await startTestServer(setup().dialect, { database: server.database, config: { buffer: server.ctx.config.buffer, events: server.ctx.config.events } });
+    const second = await startTestServer(setup().dialect, {
+      database: server.database,
+      config: { buffer: server.ctx.config.buffer, events: server.ctx.config.events },
+    });
     try {
       const ids = Array.from({ length: 20 }, () => uniqueEventId('two'));
       const send = (target: typeof server, id: string) =>

@@ -19,7 +19,13 @@ describeIngest(
     it('acknowledges a valid event with 202 and stores it after the acknowledgement', async () => {
       const occurredAt = new Date(Date.now() - 60_000).toISOString();
       const id = uniqueEventId();
-      const response = await track({ event_key: 'checkout.completed', unit_id: 'user-1', properties: { amount: 12.5, items: ['a'] }, occurred_at: occurredAt, client_event_id: id });
+      const response = await track({
+        event_key: 'checkout.completed',
+        unit_id: 'user-1',
+        properties: { amount: 12.5, items: ['a'] },
+        occurred_at: occurredAt,
+        client_event_id: id,
+      });
       expect(response.status).toBe(202);
       expect(response.body).toEqual({ accepted: true, idempotent_replay: false });
       await drained(setup().server);

@@ -33,7 +33,10 @@ async function startServe(env: Record<string, string>): Promise<ChildProcess> {
   await waitFor(
     async () => {
       if (child.exitCode !== null) throw new Error(`verdict serve exited (${child.exitCode}): ${stderr}`);
-      return fetch(`${url}/v1/healthz`).then((r) => r.ok, () => false);
+      return fetch(`${url}/v1/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
     },
     60_000,
     'verdict serve to answer',
@@ -87,7 +90,6 @@ async function bootstrap(database: TestDatabase): Promise<string> {
   }
 }
 
-
 /** Two process start-ups per case make this the slowest test; the cases run side by side. */
 const CASE_TIMEOUT_MS = 150_000;
 
@@ -123,10 +125,14 @@ async function killAndRestart(dialect: DialectName, mode: BufferMode): Promise<v
     await load;
 
     children.push(await startServe(env));
-    await waitFor(async () => {
-      const status = await fetch(`${url}/v1/events/buffer`, { headers: { authorization: `Bearer ${key}` } });
-      return status.ok && ((await status.json()) as { pending: number }).pending === 0;
-    }, 60_000, 'the buffer to drain after the restart');
+    await waitFor(
+      async () => {
+        const status = await fetch(`${url}/v1/events/buffer`, { headers: { authorization: `Bearer ${key}` } });
+        return status.ok && ((await status.json()) as { pending: number }).pending === 0;
+      },
+      60_000,
+      'the buffer to drain after the restart',
+    );
     await expectStoredOnce(handle, acknowledged);
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');

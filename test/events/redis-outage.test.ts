@@ -17,7 +17,8 @@ describeEach('Redis buffer outage', { buffers: ['redis'] }, ({ dialect }) => {
     await redis?.remove();
   });
 
-  const track = (unit: string) => setup.server.request('POST', '/v1/events', { key: setup.clientKey, body: { event_key: 'outage', unit_id: unit, client_event_id: unit } });
+  const track = (unit: string) =>
+    setup.server.request('POST', '/v1/events', { key: setup.clientKey, body: { event_key: 'outage', unit_id: unit, client_event_id: unit } });
 
   it('answers 503 fast while Redis is down and 202 again once it is back, without a restart', async () => {
     expect((await track('before')).status).toBe(202);
@@ -36,11 +37,15 @@ describeEach('Redis buffer outage', { buffers: ['redis'] }, ({ dialect }) => {
     await waitFor(async () => (await track('after')).status === 202, 15_000, '202 after Redis came back');
 
     // Everything acknowledged, before and after the outage, reaches the events table.
-    const stored = await waitFor(async () => {
-      const rows = await setup.server.ctx.db.selectFrom('events').select('unit_id').where('event_key', '=', 'outage').execute();
-      const units = rows.map((row) => row.unit_id);
-      return units.includes('before') && units.includes('after') && units;
-    }, 15_000, 'the acknowledged events to be stored');
+    const stored = await waitFor(
+      async () => {
+        const rows = await setup.server.ctx.db.selectFrom('events').select('unit_id').where('event_key', '=', 'outage').execute();
+        const units = rows.map((row) => row.unit_id);
+        return units.includes('before') && units.includes('after') && units;
+      },
+      15_000,
+      'the acknowledged events to be stored',
+    );
     expect(stored).not.toContain('during');
   });
 

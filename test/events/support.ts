@@ -127,7 +127,6 @@ export function uniqueEventId(label = 'e'): string {
   return `${label}-${process.pid}-${Date.now().toString(36)}-${sequence}`;
 }
 
-
 /** A redis-server of the test's own, with AOF on, that can be stopped and started on the same port and data. */
 export interface PrivateRedis {
   url: string;

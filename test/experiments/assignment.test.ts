@@ -32,7 +32,15 @@ describeEachDialect('sticky assignment', (server) => {
     const experiment = await runningExperiment(server(), key, environmentId, { key: 'reweigh' });
     const units = Array.from({ length: 20 }, (_, i) => `unit-${i}`);
     const before = await Promise.all(units.map((unit_id) => server().request('POST', '/v1/assign', { key, body: { experiment_key: 'reweigh', unit_id } })));
-    await server().request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { variants: [{ key: 'control', weight: 100 }, { key: 'green', weight: 0 }] } });
+    await server().request('PATCH', `/v1/experiments/${experiment.id}`, {
+      key,
+      body: {
+        variants: [
+          { key: 'control', weight: 100 },
+          { key: 'green', weight: 0 },
+        ],
+      },
+    });
     const after = await Promise.all(units.map((unit_id) => server().request('POST', '/v1/assign', { key, body: { experiment_key: 'reweigh', unit_id } })));
     expect(after.map((r) => r.body.variant)).toEqual(before.map((r) => r.body.variant));
     const fresh = await server().request('POST', '/v1/assign', { key, body: { experiment_key: 'reweigh', unit_id: 'newcomer' } });
@@ -42,7 +50,17 @@ describeEachDialect('sticky assignment', (server) => {
   it('answers 404 unless the experiment is running in the key’s environment', async () => {
     const draft = await server().request('POST', '/v1/experiments', {
       key,
-      body: { environment_id: environmentId, key: 'still-draft', name: 'd', hypothesis: 'h', unit_type: 'user', variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }] },
+      body: {
+        environment_id: environmentId,
+        key: 'still-draft',
+        name: 'd',
+        hypothesis: 'h',
+        unit_type: 'user',
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'b', weight: 50 },
+        ],
+      },
     });
     expect(draft.status).toBe(201);
     expect((await server().request('POST', '/v1/assign', { key, body: { experiment_key: 'still-draft', unit_id: 'u' } })).status).toBe(404);
@@ -63,14 +81,20 @@ describeEachDialect('sticky assignment', (server) => {
     expect(listed.body).toEqual({ unit_id: 'u-x', assignments: [] });
     const included = await server().request('POST', '/v1/assign', { key, body: { experiment_key: 'targeted', unit_id: 'u-x', context: { country: 'NL' } } });
     expect(included.body.reason).toBe('bucketed');
-    const tooBig = await server().request('POST', '/v1/assign', { key, body: { experiment_key: 'targeted', unit_id: 'u-y', context: { blob: 'x'.repeat(5000) } } });
+    const tooBig = await server().request('POST', '/v1/assign', {
+      key,
+      body: { experiment_key: 'targeted', unit_id: 'u-y', context: { blob: 'x'.repeat(5000) } },
+    });
     expect(tooBig.status).toBe(422);
     expect(tooBig.body.errors[0].pointer).toBe('/context');
   });
 
   it('logs a deferred exposure once and refuses a different variant', async () => {
     const experiment = await runningExperiment(server(), key, environmentId, { key: 'deferred' });
-    const assigned = await server().request('POST', '/v1/assign', { key: clientKey, body: { experiment_key: 'deferred', unit_id: 'd-1', log_exposure: false } });
+    const assigned = await server().request('POST', '/v1/assign', {
+      key: clientKey,
+      body: { experiment_key: 'deferred', unit_id: 'd-1', log_exposure: false },
+    });
     expect(assigned.body.exposure_logged_at).toBeNull();
     expect(await exposuresOf(experiment.id, 'd-1')).toHaveLength(0);
     const other = assigned.body.variant === 'control' ? 'green' : 'control';
@@ -78,14 +102,20 @@ describeEachDialect('sticky assignment', (server) => {
     expect(wrong.status).toBe(409);
     expect(wrong.body.type).toBe('https://verdict.dev/problems/assigned-variant-differs');
     for (let i = 0; i < 2; i++) {
-      const logged = await server().request('POST', '/v1/exposures', { key: clientKey, body: { experiment_key: 'deferred', unit_id: 'd-1', variant: assigned.body.variant } });
+      const logged = await server().request('POST', '/v1/exposures', {
+        key: clientKey,
+        body: { experiment_key: 'deferred', unit_id: 'd-1', variant: assigned.body.variant },
+      });
       expect(logged.status).toBe(202);
       expect(logged.text).toBe('');
     }
     expect(await exposuresOf(experiment.id, 'd-1')).toHaveLength(1);
     const later = await server().request('POST', '/v1/assign', { key, body: { experiment_key: 'deferred', unit_id: 'd-1' } });
     expect(later.body.exposure_logged_at).toEqual(expect.any(String));
-    const unassigned = await server().request('POST', '/v1/exposures', { key: clientKey, body: { experiment_key: 'deferred', unit_id: 'never', variant: 'control' } });
+    const unassigned = await server().request('POST', '/v1/exposures', {
+      key: clientKey,
+      body: { experiment_key: 'deferred', unit_id: 'never', variant: 'control' },
+    });
     expect(unassigned.status).toBe(409);
     expect(unassigned.body.type).toBe('https://verdict.dev/problems/unit-not-assigned');
   });
@@ -132,11 +162,17 @@ describeEachDialect('sticky assignment', (server) => {
   it('assigns a batch and lists a unit’s assignments', async () => {
     await runningExperiment(server(), key, environmentId, { key: 'batch-a' });
     await runningExperiment(server(), key, environmentId, { key: 'batch-b' });
-    const batch = await server().request('POST', '/v1/assign/batch', { key: clientKey, body: { experiments: ['batch-a', 'batch-b', 'missing'], unit_id: 'b-1' } });
+    const batch = await server().request('POST', '/v1/assign/batch', {
+      key: clientKey,
+      body: { experiments: ['batch-a', 'batch-b', 'missing'], unit_id: 'b-1' },
+    });
     expect(batch.status).toBe(200);
     expect(Object.keys(batch.body.assignments).sort()).toEqual(['batch-a', 'batch-b']);
     expect(batch.body.not_found).toEqual(['missing']);
-    const tooMany = await server().request('POST', '/v1/assign/batch', { key, body: { experiments: Array.from({ length: 51 }, (_, i) => `k${i}`), unit_id: 'b-1' } });
+    const tooMany = await server().request('POST', '/v1/assign/batch', {
+      key,
+      body: { experiments: Array.from({ length: 51 }, (_, i) => `k${i}`), unit_id: 'b-1' },
+    });
     expect(tooMany.status).toBe(422);
     const listed = await server().request('GET', '/v1/assignments/b-1', { key });
     expect(listed.body.assignments.map((a: { experiment_key: string }) => a.experiment_key).sort()).toEqual(['batch-a', 'batch-b']);
@@ -165,7 +201,9 @@ describeEachDialect('sticky assignment', (server) => {
     await runningExperiment(server(), key, environmentId, { key: 'mx-b', mutex_group_id: group.body.id });
     const units = Array.from({ length: 25 }, (_, i) => `mx-unit-${i}`);
     const results = await Promise.all(
-      units.flatMap((unit_id) => ['mx-a', 'mx-b', 'mx-a', 'mx-b'].map((experiment_key) => server().request('POST', '/v1/assign', { key, body: { experiment_key, unit_id } }))),
+      units.flatMap((unit_id) =>
+        ['mx-a', 'mx-b', 'mx-a', 'mx-b'].map((experiment_key) => server().request('POST', '/v1/assign', { key, body: { experiment_key, unit_id } })),
+      ),
     );
     for (const unit of units) {
       const answers = results.filter((r) => r.body.unit_id === unit);
@@ -182,18 +220,24 @@ describeEachDialect('sticky assignment', (server) => {
   it('splits many units in proportion to the weights (chi-squared)', async () => {
     await runningExperiment(server(), key, environmentId, {
       key: 'split',
-      variants: [{ key: 'a', weight: 20 }, { key: 'b', weight: 30 }, { key: 'c', weight: 50 }],
+      variants: [
+        { key: 'a', weight: 20 },
+        { key: 'b', weight: 30 },
+        { key: 'c', weight: 50 },
+      ],
     });
     const total = 3000;
     const counts: Record<string, number> = { a: 0, b: 0, c: 0 };
     for (let start = 0; start < total; start += 100) {
       const batch = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => server().request('POST', '/v1/assign', { key, body: { experiment_key: 'split', unit_id: `split-${start + i}` } })),
+        Array.from({ length: 100 }, (_, i) =>
+          server().request('POST', '/v1/assign', { key, body: { experiment_key: 'split', unit_id: `split-${start + i}` } }),
+        ),
       );
       for (const response of batch) counts[response.body.variant as string]! += 1;
     }
     const expected = { a: 0.2 * total, b: 0.3 * total, c: 0.5 * total };
-    const chiSquared = Object.entries(expected).reduce((sum, [variant, e]) => sum + ((counts[variant]! - e) ** 2) / e, 0);
+    const chiSquared = Object.entries(expected).reduce((sum, [variant, e]) => sum + (counts[variant]! - e) ** 2 / e, 0);
     // Critical value of chi-squared with 2 degrees of freedom at p = 0.001.
     expect(chiSquared).toBeLessThan(13.816);
   });

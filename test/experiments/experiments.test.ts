@@ -49,13 +49,58 @@ describeEachDialect('experiments', (server) => {
   });
 
   it.each([
-    ['weights not summing to 100', { variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 40 }] }, '/variants'],
+    [
+      'weights not summing to 100',
+      {
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'b', weight: 40 },
+        ],
+      },
+      '/variants',
+    ],
     ['a single variant', { variants: [{ key: 'a', weight: 100 }] }, '/variants'],
-    ['duplicate variant keys', { variants: [{ key: 'a', weight: 50 }, { key: 'a', weight: 50 }] }, '/variants/1/key'],
-    ['two controls', { variants: [{ key: 'a', weight: 50, is_control: true }, { key: 'b', weight: 50, is_control: true }] }, '/variants/1/is_control'],
+    [
+      'duplicate variant keys',
+      {
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'a', weight: 50 },
+        ],
+      },
+      '/variants/1/key',
+    ],
+    [
+      'two controls',
+      {
+        variants: [
+          { key: 'a', weight: 50, is_control: true },
+          { key: 'b', weight: 50, is_control: true },
+        ],
+      },
+      '/variants/1/is_control',
+    ],
     ['a bad key', { key: 'Bad Key' }, '/key'],
-    ['a bad variant key', { variants: [{ key: 'A!', weight: 50 }, { key: 'b', weight: 50 }] }, '/variants/0/key'],
-    ['a fractional weight', { variants: [{ key: 'a', weight: 50.5 }, { key: 'b', weight: 49.5 }] }, '/variants/0/weight'],
+    [
+      'a bad variant key',
+      {
+        variants: [
+          { key: 'A!', weight: 50 },
+          { key: 'b', weight: 50 },
+        ],
+      },
+      '/variants/0/key',
+    ],
+    [
+      'a fractional weight',
+      {
+        variants: [
+          { key: 'a', weight: 50.5 },
+          { key: 'b', weight: 49.5 },
+        ],
+      },
+      '/variants/0/weight',
+    ],
     ['an empty hypothesis', { hypothesis: '' }, '/hypothesis'],
     ['an unknown unit type', { unit_type: 'cookie' }, '/unit_type'],
     ['a threshold out of range', { decision_rule: { posterior_threshold: 0.3 } }, '/decision_rule/posterior_threshold'],
@@ -77,7 +122,10 @@ describeEachDialect('experiments', (server) => {
   it('follows the lifecycle: start from draft only, stop from running only, archive from anything', async () => {
     const created = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId) });
     const id = created.body.id;
-    expect(await server().request('POST', `/v1/experiments/${id}/stop`, { key, body: { reason: 'won' } })).toMatchObject({ status: 409, body: { type: 'https://verdict.dev/problems/lifecycle-move-not-allowed' } });
+    expect(await server().request('POST', `/v1/experiments/${id}/stop`, { key, body: { reason: 'won' } })).toMatchObject({
+      status: 409,
+      body: { type: 'https://verdict.dev/problems/lifecycle-move-not-allowed' },
+    });
     const started = await server().request('POST', `/v1/experiments/${id}/start`, { key });
     expect(started.status).toBe(200);
     expect(started.body.status).toBe('running');
@@ -88,7 +136,10 @@ describeEachDialect('experiments', (server) => {
     const stopped = await server().request('POST', `/v1/experiments/${id}/stop`, { key, body: { reason: 'won', outcome_notes: 'ship it' } });
     expect(stopped.body).toMatchObject({ status: 'stopped', stop_reason: 'won', outcome_notes: 'ship it' });
     expect((await server().request('POST', `/v1/experiments/${id}/start`, { key })).status).toBe(409);
-    expect(await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { name: 'x' } })).toMatchObject({ status: 409, body: { type: 'https://verdict.dev/problems/experiment-not-editable' } });
+    expect(await server().request('PATCH', `/v1/experiments/${id}`, { key, body: { name: 'x' } })).toMatchObject({
+      status: 409,
+      body: { type: 'https://verdict.dev/problems/experiment-not-editable' },
+    });
     expect((await server().request('DELETE', `/v1/experiments/${id}`, { key })).status).toBe(204);
     expect((await server().request('DELETE', `/v1/experiments/${id}`, { key })).status).toBe(204);
     const archived = await server().request('GET', `/v1/experiments/${id}`, { key });
@@ -103,16 +154,31 @@ describeEachDialect('experiments', (server) => {
     await server().request('POST', `/v1/experiments/${id}/start`, { key });
     const reweighted = await server().request('PATCH', `/v1/experiments/${id}`, {
       key,
-      body: { name: 'Renamed', variants: [{ key: 'green', weight: 80 }, { key: 'control', weight: 20 }], decision_rule: { posterior_threshold: 0.99 } },
+      body: {
+        name: 'Renamed',
+        variants: [
+          { key: 'green', weight: 80 },
+          { key: 'control', weight: 20 },
+        ],
+        decision_rule: { posterior_threshold: 0.99 },
+      },
     });
     expect(reweighted.status).toBe(200);
-    expect(reweighted.body.variants.map((v: { key: string; weight: number }) => [v.key, v.weight])).toEqual([['control', 20], ['green', 80]]);
+    expect(reweighted.body.variants.map((v: { key: string; weight: number }) => [v.key, v.weight])).toEqual([
+      ['control', 20],
+      ['green', 80],
+    ]);
     expect(reweighted.body.variants[0].id).toBe(created.body.variants[0].id);
     expect(reweighted.body.weights_changed_since_start).toBe(true);
     expect(reweighted.body.decision_rule).toMatchObject({ posterior_threshold: 0.99, min_sample_per_variant: 20000 });
     const renamedKeys = await server().request('PATCH', `/v1/experiments/${id}`, {
       key,
-      body: { variants: [{ key: 'control', weight: 50 }, { key: 'blue', weight: 50 }] },
+      body: {
+        variants: [
+          { key: 'control', weight: 50 },
+          { key: 'blue', weight: 50 },
+        ],
+      },
     });
     expect(renamedKeys.status).toBe(409);
     expect(renamedKeys.body.type).toBe('https://verdict.dev/problems/experiment-not-editable');
@@ -128,12 +194,28 @@ describeEachDialect('experiments', (server) => {
     const created = await server().request('POST', '/v1/experiments', { key, body: experimentBody(environmentId) });
     const changed = await server().request('PATCH', `/v1/experiments/${created.body.id}`, {
       key,
-      body: { key: 'renamed-draft', unit_type: 'account', variants: [{ key: 'a', weight: 30 }, { key: 'b', weight: 30 }, { key: 'c', weight: 40, is_control: true }] },
+      body: {
+        key: 'renamed-draft',
+        unit_type: 'account',
+        variants: [
+          { key: 'a', weight: 30 },
+          { key: 'b', weight: 30 },
+          { key: 'c', weight: 40, is_control: true },
+        ],
+      },
     });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ key: 'renamed-draft', unit_type: 'account' });
     expect(changed.body.variants.find((v: { is_control: boolean }) => v.is_control).key).toBe('c');
-    const bad = await server().request('PATCH', `/v1/experiments/${created.body.id}`, { key, body: { variants: [{ key: 'a', weight: 1 }, { key: 'b', weight: 1 }] } });
+    const bad = await server().request('PATCH', `/v1/experiments/${created.body.id}`, {
+      key,
+      body: {
+        variants: [
+          { key: 'a', weight: 1 },
+          { key: 'b', weight: 1 },
+        ],
+      },
+    });
     expect(bad.status).toBe(422);
     const unknownField = await server().request('PATCH', `/v1/experiments/${created.body.id}`, { key, body: { colour: 'red' } });
     expect(unknownField.status).toBe(422);

@@ -23,7 +23,14 @@ function unitsOnBuckets(experimentKey: string, buckets: number[]): Map<number, s
 const gb = new GrowthBookClient({});
 function growthBookVariant(experimentKey: string, unitId: string, weights: number[]): number {
   const result = gb.runInlineExperiment(
-    { key: experimentKey, variations: weights.map((_, i) => i) as [number, number, ...number[]], weights: weights.map((w) => w / 100), hashVersion: 2, seed: experimentKey, hashAttribute: 'id' },
+    {
+      key: experimentKey,
+      variations: weights.map((_, i) => i) as [number, number, ...number[]],
+      weights: weights.map((w) => w / 100),
+      hashVersion: 2,
+      seed: experimentKey,
+      hashAttribute: 'id',
+    },
     { attributes: { id: unitId } },
   );
   return result.variationId;

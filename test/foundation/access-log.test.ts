@@ -24,7 +24,13 @@ describe('the access log of a running server', () => {
     url = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
-      if (await fetch(`${url}/v1/healthz`).then((r) => r.ok, () => false)) return;
+      if (
+        await fetch(`${url}/v1/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error('the server did not start');
@@ -39,14 +45,21 @@ describe('the access log of a running server', () => {
     const requests = Array.from({ length: 300 }, (_, n) => {
       const id = `log-${n}`;
       const path = n % 3 === 0 ? '/v1/workspaces/current' : n % 3 === 1 ? `/v1/experiments/01ARZ3NDEKTSV4RRFFQ69G5FAV?api_key=sekrit${n}` : '/v1/nowhere';
-      return fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': id } }).then(async (r) => ({ id, status: r.status, body: await r.text() }));
+      return fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': id } }).then(async (r) => ({
+        id,
+        status: r.status,
+        body: await r.text(),
+      }));
     });
     const answered = await Promise.all(requests);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
 
-    const lines = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const accessLines = lines.filter((line) => line.msg === 'request' && String(line.request_id).startsWith('log-'));
     expect(accessLines).toHaveLength(300);
     for (const { id, status } of answered) {
@@ -55,7 +68,11 @@ describe('the access log of a running server', () => {
       expect(mine[0]).toMatchObject({ level: 30, method: 'GET', status });
       expect(mine[0]?.duration_ms).toEqual(expect.any(Number));
     }
-    expect(accessLines.find((line) => line.request_id === 'log-1')).toMatchObject({ route: '/v1/experiments/:id', status: 404, url: '/v1/experiments/01ARZ3NDEKTSV4RRFFQ69G5FAV?api_key=[redacted]' });
+    expect(accessLines.find((line) => line.request_id === 'log-1')).toMatchObject({
+      route: '/v1/experiments/:id',
+      status: 404,
+      url: '/v1/experiments/01ARZ3NDEKTSV4RRFFQ69G5FAV?api_key=[redacted]',
+    });
     expect(accessLines.find((line) => line.request_id === 'log-2')).toMatchObject({ route: null, status: 404 });
     expect(stdout).not.toContain('sekrit');
     expect(stdout).not.toContain(key);
@@ -67,10 +84,16 @@ describe('the access log of a running server', () => {
 describe('the asynchronous log destination', () => {
   it('loses no line when the process dies of an uncaught exception right after logging', () => {
     const count = 20_000;
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/log-then-crash.ts', String(count)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/log-then-crash.ts', String(count)], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('crash after the responses');
-    const lines = result.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { line: number });
+    const lines = result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { line: number });
     expect(lines).toHaveLength(count);
     expect(lines.at(-1)?.line).toBe(count - 1);
   });

@@ -8,7 +8,6 @@ function cli(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, ['bin/verdict.js', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
 }
 
-
 describe('verdict --help', () => {
   it('explains every command', () => {
     const help = cli(['--help'], {});

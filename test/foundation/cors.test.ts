@@ -82,7 +82,10 @@ describe('VERDICT_CORS_ORIGINS', () => {
   it('reads *, off and a list of origins, and refuses anything else', () => {
     expect(loadConfig({}).corsOrigins).toBe('*');
     expect(loadConfig({ VERDICT_CORS_ORIGINS: 'off' }).corsOrigins).toBe(false);
-    expect(loadConfig({ VERDICT_CORS_ORIGINS: 'https://a.example, http://localhost:5173/' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
+    expect(loadConfig({ VERDICT_CORS_ORIGINS: 'https://a.example, http://localhost:5173/' }).corsOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:5173',
+    ]);
     expect(() => loadConfig({ VERDICT_CORS_ORIGINS: 'a.example' })).toThrow(ConfigError);
     expect(() => loadConfig({ VERDICT_CORS_ORIGINS: 'https://a.example/path' })).toThrow(/not an origin: "https:\/\/a.example\/path"/);
   });

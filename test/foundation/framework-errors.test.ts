@@ -18,7 +18,11 @@ function rawGet(server: TestServer, path: string, headers: Record<string, string
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: /json/.test(response.headers['content-type'] ?? '') ? JSON.parse(text) : text });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: /json/.test(response.headers['content-type'] ?? '') ? JSON.parse(text) : text,
+        });
       });
     });
     request.on('error', reject);
@@ -108,7 +112,11 @@ describe('errors raised by Fastify and Node themselves are problems, never 500s'
   });
 
   it('logged no error for any of it', () => {
-    expect(parseLines(lines).filter((entry) => entry.level >= 50).map((entry) => entry.msg)).toEqual([]);
+    expect(
+      parseLines(lines)
+        .filter((entry) => entry.level >= 50)
+        .map((entry) => entry.msg),
+    ).toEqual([]);
   });
 });
 

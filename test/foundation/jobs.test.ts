@@ -16,7 +16,6 @@ import { ManualClock } from '../support/clock.js';
 
 const silent = pino({ level: 'silent' });
 
-
 async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -157,7 +156,11 @@ describeEach('durable job queue', {}, ({ dialect }) => {
     const lost = (await enqueueJob(handle.db, { name: 'test.hooked', payload: { hook: 'ok' }, maxAttempts: 2 }, clock.now() + 1)) as string;
     const broken = (await enqueueJob(handle.db, { name: 'test.hooked', payload: { hook: 'broken' }, maxAttempts: 1 }, clock.now() + 2)) as string;
     // `lost` as its last worker left it: every attempt taken, the lease lapsed.
-    await handle.db.updateTable('jobs').set({ status: 'running', attempts: 2, locked_by: 'lost-worker', locked_until: clock.now() }).where('id', '=', lost).execute();
+    await handle.db
+      .updateTable('jobs')
+      .set({ status: 'running', attempts: 2, locked_by: 'lost-worker', locked_until: clock.now() })
+      .where('id', '=', lost)
+      .execute();
     clock.advance(10_000);
     const w = worker(registry, clock);
     w.start();

@@ -32,7 +32,9 @@ describe('SQLite write lock held by another connection', () => {
   });
 
   const insertWorkspace = (id: string) =>
-    handle.db.transaction().execute((trx) => trx.insertInto('workspaces').values({ id, name: id, slug: id, webhook_secret_enc: 'x', created_at: Date.now() }).execute());
+    handle.db
+      .transaction()
+      .execute((trx) => trx.insertInto('workspaces').values({ id, name: id, slug: id, webhook_secret_enc: 'x', created_at: Date.now() }).execute());
 
   it('waits for the lock without blocking the event loop, then commits', async () => {
     other.exec('begin immediate');

@@ -100,7 +100,16 @@ describeEachDialect('GET /metrics', (server) => {
     expect(waiting.get('verdict_metrics_source_up', { source: 'database' })).toBe(1);
 
     // A worker that has no handler for them fails both due jobs for good.
-    const worker = new Worker({ db: ctx.db, seam: ctx.seam, registry: ctx.jobs, logger: pino({ level: 'silent' }), clock: ctx.clock, pollIntervalMs: 20, leaseMs: 10_000, concurrency: 4 });
+    const worker = new Worker({
+      db: ctx.db,
+      seam: ctx.seam,
+      registry: ctx.jobs,
+      logger: pino({ level: 'silent' }),
+      clock: ctx.clock,
+      pollIntervalMs: 20,
+      leaseMs: 10_000,
+      concurrency: 4,
+    });
     worker.start();
     try {
       await eventually(async () => (await scrape(server().url)).get('verdict_jobs_failed') === 2);
@@ -116,7 +125,10 @@ describeEachDialect('GET /metrics', (server) => {
     const experiment = await createExperiment(server(), key, {
       environment_id: environmentId,
       key: 'metrics-srm',
-      variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }],
+      variants: [
+        { key: 'a', weight: 50 },
+        { key: 'b', weight: 50 },
+      ],
     });
     // 90 against 30 on a 50/50 split: far beyond chance (SRM p < 0.001).
     const units = await exposeExactly(server(), key, experiment, { a: 90, b: 30 }, 'srm');

@@ -118,6 +118,10 @@ describe.runIf(withPostgres)('GET /metrics while PostgreSQL is down', () => {
     expect(down.names).toContain('verdict_http_requests_total');
 
     postgres.start();
-    await waitFor(async () => (await scrape(server.url)).get('verdict_metrics_source_up', { source: 'database' }) === 1, 20_000, 'the database read to work again');
+    await waitFor(
+      async () => (await scrape(server.url)).get('verdict_metrics_source_up', { source: 'database' }) === 1,
+      20_000,
+      'the database read to work again',
+    );
   });
 });

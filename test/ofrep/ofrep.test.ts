@@ -44,7 +44,10 @@ describeEachDialect('OpenFeature Remote Evaluation Protocol', (server) => {
     const noKey = await server().request('POST', '/ofrep/v1/evaluate/flags/new-checkout', { key: clientKey, body: { context: {} } });
     expect(noKey.status).toBe(400);
     expect(noKey.body).toMatchObject({ key: 'new-checkout', errorCode: 'TARGETING_KEY_MISSING' });
-    const big = await server().request('POST', '/ofrep/v1/evaluate/flags/new-checkout', { key: clientKey, body: { context: { targetingKey: 'u', blob: 'x'.repeat(5000) } } });
+    const big = await server().request('POST', '/ofrep/v1/evaluate/flags/new-checkout', {
+      key: clientKey,
+      body: { context: { targetingKey: 'u', blob: 'x'.repeat(5000) } },
+    });
     expect(big.body.errorCode).toBe('INVALID_CONTEXT');
     expect((await server().request('POST', '/ofrep/v1/evaluate/flags/new-checkout', { body: { context: { targetingKey: 'u' } } })).status).toBe(401);
   });

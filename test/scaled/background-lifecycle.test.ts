@@ -35,7 +35,10 @@ async function queueSlowRenders(server: TestServer, key: string, count: number, 
   const items = Array.from({ length: itemCount }, (_, i) => ({ description: `Line ${i} of a long invoice`, quantity: i + 1, unit_price: 2.5 }));
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const response = await server.request('POST', '/v1/renders', { key, body: { template_id: template.id, formats: ['pdf'], data: { ...INVOICE_DATA, items } } });
+    const response = await server.request('POST', '/v1/renders', {
+      key,
+      body: { template_id: template.id, formats: ['pdf'], data: { ...INVOICE_DATA, items } },
+    });
     expect(response.status).toBe(202);
     ids.push(response.body.id);
   }
@@ -113,7 +116,11 @@ describeEachDialect('background work and the process lifecycle', (server) => {
     // The renders are queued while the worker runs, but become due only in the transaction that
     // holds the jobs table: the worker's next claim is waiting for it when SIGTERM arrives.
     const renders = await queueSlowRenders(server(), key, 3, 50);
-    await server().ctx.db.updateTable('jobs').set({ run_at: Date.now() + 3_600_000 }).where('status', '=', 'queued').execute();
+    await server()
+      .ctx.db.updateTable('jobs')
+      .set({ run_at: Date.now() + 3_600_000 })
+      .where('status', '=', 'queued')
+      .execute();
     const held = await holdJobsTable(server(), `update jobs set run_at = ${Date.now()} where status = 'queued'`);
     await new Promise((resolve) => setTimeout(resolve, 500));
     worker.child.kill('SIGTERM');

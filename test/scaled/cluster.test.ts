@@ -64,8 +64,17 @@ describe('serve --processes 2 on the embedded database', () => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-cluster-'));
     // Caches that would outlive the test: only the relay between the processes can explain fresh answers.
-    const env = { VERDICT_DATA_DIR: dataDir, VERDICT_LOG_LEVEL: 'warn', HOST: '127.0.0.1', VERDICT_ASSIGNMENT_CACHE_TTL_MS: '600000', VERDICT_KEY_CACHE_TTL_MS: '600000' };
-    const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Cluster', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const env = {
+      VERDICT_DATA_DIR: dataDir,
+      VERDICT_LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      VERDICT_ASSIGNMENT_CACHE_TTL_MS: '600000',
+      VERDICT_KEY_CACHE_TTL_MS: '600000',
+    };
+    const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Cluster', '--json'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
     if (created.status !== 0) throw new Error(created.stderr);
     const bootstrap = JSON.parse(created.stdout);
     key = bootstrap.api_key.key;
@@ -95,7 +104,10 @@ describe('serve --processes 2 on the embedded database', () => {
       name: 'Cluster',
       hypothesis: 'h',
       unit_type: 'user',
-      variants: [{ key: 'control', weight: 50 }, { key: 'treatment', weight: 50 }],
+      variants: [
+        { key: 'control', weight: 50 },
+        { key: 'treatment', weight: 50 },
+      ],
     });
     expect(experiment.status).toBe(201);
     expect((await callOnNewConnection(url, key, 'POST', `/v1/experiments/${experiment.body.id}/start`)).status).toBe(200);

@@ -39,7 +39,10 @@ describeEach('scaled mode: two API processes and two workers on PostgreSQL and R
       name: experimentKey,
       hypothesis: 'h',
       unit_type: 'user',
-      variants: [{ key: 'control', weight: 50 }, { key: 'treatment', weight: 50 }],
+      variants: [
+        { key: 'control', weight: 50 },
+        { key: 'treatment', weight: 50 },
+      ],
       ...extra,
     });
     expect(created.status).toBe(201);
@@ -148,11 +151,22 @@ describeEach('scaled mode: two API processes and two workers on PostgreSQL and R
       event: 'taskStatusUpdated',
       task_id: 'task-9',
       webhook_id: 'wh-1',
-      history_items: [{ id: 'hist-1', type: 1, date: String(Date.now()), field: 'status', before: { status: 'to do', type: 'open' }, after: { status: 'In Progress', type: 'custom' } }],
+      history_items: [
+        {
+          id: 'hist-1',
+          type: 1,
+          date: String(Date.now()),
+          field: 'status',
+          before: { status: 'to do', type: 'open' },
+          after: { status: 'In Progress', type: 'custom' },
+        },
+      ],
     });
     const signature = createHmac('sha256', deployment.bootstrap.webhookSecret).update(body).digest('hex');
     const path = `/webhooks/task-tool/${deployment.bootstrap.workspaceId}`;
-    const responses = await Promise.all([a, b].map((url) => call(url, null, 'POST', path, body, { 'content-type': 'application/json', 'x-signature': signature })));
+    const responses = await Promise.all(
+      [a, b].map((url) => call(url, null, 'POST', path, body, { 'content-type': 'application/json', 'x-signature': signature })),
+    );
     expect(responses.map((r) => r.status)).toEqual([200, 200]);
     await eventually(async () => (await call(a, key, 'GET', `/v1/leads/${lead.body.id}`)).body.status === 'working');
     const jobs = await eventually(async () => {
@@ -175,7 +189,12 @@ describeEach('scaled mode: two API processes and two workers on PostgreSQL and R
     const after = await db.selectFrom('analysis_snapshots').select('id').where('experiment_id', '=', experiment.id).execute();
     expect(after).toHaveLength(snapshots.length);
     expect(after).toHaveLength(1);
-    const computeJobs = await db.selectFrom('jobs').selectAll().where('name', '=', 'analysis.compute').where('job_key', 'like', `analysis:${experiment.id}:%`).execute();
+    const computeJobs = await db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('name', '=', 'analysis.compute')
+      .where('job_key', 'like', `analysis:${experiment.id}:%`)
+      .execute();
     expect(computeJobs).toHaveLength(1);
     expect(computeJobs[0]).toMatchObject({ status: 'succeeded', attempts: 1 });
   }, 120_000);

@@ -4,7 +4,6 @@ import { freePort } from '../support/net.js';
 
 export { freePort };
 
-
 export interface Deployment {
   env: Record<string, string>;
   api: { url: string; process: ChildProcess }[];

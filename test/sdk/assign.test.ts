@@ -16,7 +16,13 @@ describe('@verdict/sdk assignments', () => {
   beforeAll(async () => {
     setup = await startSdkServer();
     await startExperiment(setup, checkout);
-    await startExperiment(setup, banner, { variants: [{ key: 'off', weight: 34 }, { key: 'blue', weight: 33 }, { key: 'red', weight: 33 }] });
+    await startExperiment(setup, banner, {
+      variants: [
+        { key: 'off', weight: 34 },
+        { key: 'blue', weight: 33 },
+        { key: 'red', weight: 33 },
+      ],
+    });
   });
   afterAll(async () => {
     await setup?.stopDrainer();

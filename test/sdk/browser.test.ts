@@ -37,7 +37,8 @@ async function startPageServer(verdictUrl: string, apiKey: string): Promise<{ ur
         headers: { authorization: request.headers.authorization ?? '', 'content-type': request.headers['content-type'] ?? 'application/json' },
         ...(body.length > 0 ? { body } : {}),
       }).then(
-        async (upstream) => response.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' }).end(await upstream.text()),
+        async (upstream) =>
+          response.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' }).end(await upstream.text()),
         () => response.writeHead(502).end(),
       );
     });

@@ -38,7 +38,13 @@ describe('@verdict/sdk event delivery', () => {
   it(`stores ${EVENTS} events exactly once through 503s, 429s and cut connections`, async () => {
     proxy = await startFaultProxy(setup.server.url, outagePlan);
     const errors: VerdictError[] = [];
-    const sdk = createClient({ baseUrl: proxy.url, apiKey: setup.clientKey, maxQueue: 20_000, retry: { baseDelayMs: 50, maxDelayMs: 2_000 }, onError: (error) => errors.push(error) });
+    const sdk = createClient({
+      baseUrl: proxy.url,
+      apiKey: setup.clientKey,
+      maxQueue: 20_000,
+      retry: { baseDelayMs: 50, maxDelayMs: 2_000 },
+      onError: (error) => errors.push(error),
+    });
     const tracked: string[] = [];
     for (let n = 0; n < EVENTS; n += 1) {
       tracked.push(sdk.track('purchase', `unit-${n % 997}`, { n }));
@@ -114,7 +120,14 @@ describe('@verdict/sdk event delivery', () => {
 
   it('drops the oldest events when the queue is full, counts them and reports once', async () => {
     const errors: VerdictError[] = [];
-    const sdk = createClient({ baseUrl: setup.server.url, apiKey: setup.clientKey, maxQueue: 50, maxBatch: 500, flushIntervalMs: 60_000, onError: (error) => errors.push(error) });
+    const sdk = createClient({
+      baseUrl: setup.server.url,
+      apiKey: setup.clientKey,
+      maxQueue: 50,
+      maxBatch: 500,
+      flushIntervalMs: 60_000,
+      onError: (error) => errors.push(error),
+    });
     const ids = Array.from({ length: 80 }, (_, n) => sdk.track('view', `overflow-${n}`));
     expect(sdk.stats()).toMatchObject({ tracked: 80, queued: 50, dropped: 30 });
     expect(errors.map((error) => error.kind)).toEqual(['dropped']);
@@ -126,7 +139,12 @@ describe('@verdict/sdk event delivery', () => {
 
   it('gives up on what it cannot send when close() times out, and says so', async () => {
     const errors: VerdictError[] = [];
-    const sdk = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: setup.clientKey, retry: { baseDelayMs: 20, maxDelayMs: 50 }, onError: (error) => errors.push(error) });
+    const sdk = createClient({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: setup.clientKey,
+      retry: { baseDelayMs: 20, maxDelayMs: 50 },
+      onError: (error) => errors.push(error),
+    });
     for (let n = 0; n < 5; n += 1) sdk.track('view', `offline-${n}`);
     const started = Date.now();
     await sdk.close({ timeoutMs: 300 });

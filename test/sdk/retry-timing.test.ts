@@ -17,6 +17,8 @@ describe('@verdict/sdk retry timing', () => {
   it('doubles the backoff per attempt up to the cap, waiting between half and all of it', () => {
     const options = { baseDelayMs: 100, maxDelayMs: 1_000 };
     expect([0, 1, 2, 3, 10].map((attempt) => backoffMs(attempt, options, () => 0))).toEqual([50, 100, 200, 400, 500]);
-    expect([0, 1, 2, 3, 10].map((attempt) => backoffMs(attempt, options, () => 0.999999))).toEqual([100, 200, 400, 800, 1_000].map((ms) => expect.closeTo(ms, 0)));
+    expect([0, 1, 2, 3, 10].map((attempt) => backoffMs(attempt, options, () => 0.999999))).toEqual(
+      [100, 200, 400, 800, 1_000].map((ms) => expect.closeTo(ms, 0)),
+    );
   });
 });

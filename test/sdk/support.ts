@@ -34,11 +34,7 @@ export function countingFetch(): { fetch: FetchLike; count(path?: string): numbe
 /** client_event_ids stored for the workspace, once the buffer has drained. */
 export async function storedEventIds(setup: IngestSetup): Promise<string[]> {
   await drained(setup.server, 30_000);
-  const rows = await setup.server.ctx.db
-    .selectFrom('events')
-    .select('client_event_id')
-    .where('workspace_id', '=', setup.workspaceId)
-    .execute();
+  const rows = await setup.server.ctx.db.selectFrom('events').select('client_event_id').where('workspace_id', '=', setup.workspaceId).execute();
   return rows.map((row) => row.client_event_id ?? '');
 }
 
@@ -54,5 +50,8 @@ function newestMtime(dir: string): number {
 export function ensureSdkBuild(): void {
   const entry = path.join(SDK_DIST, 'index.js');
   const stale = !fs.existsSync(entry) || fs.statSync(entry).mtimeMs < newestMtime(path.join(ROOT, 'sdk', 'src'));
-  if (stale) execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'sdk', 'tsconfig.json')], { stdio: 'inherit' });
+  if (stale)
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'sdk', 'tsconfig.json')], {
+      stdio: 'inherit',
+    });
 }

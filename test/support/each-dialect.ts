@@ -7,11 +7,7 @@ import { startTestServer, type TestServer, type TestServerOptions } from './serv
  * Runs the same suite against every database (see describeEach), each with its own server. The
  * getter returns the server once `beforeAll` has started it.
  */
-export function describeEachDialect(
-  name: string,
-  suite: (server: () => TestServer, dialect: DialectName) => void,
-  options: TestServerOptions = {},
-): void {
+export function describeEachDialect(name: string, suite: (server: () => TestServer, dialect: DialectName) => void, options: TestServerOptions = {}): void {
   describeEach(name, {}, ({ dialect }) => {
     let server: TestServer | undefined;
     beforeAll(async () => {

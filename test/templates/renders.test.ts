@@ -73,7 +73,11 @@ describeEachDialect('renders', (server) => {
     expect((await fetchOutput(server(), key, resolved.id, 'docx')).status).toBe(400);
     const audit = await server().request('GET', `/v1/audit?target_id=${resolved.id}`, { key });
     expect(audit.body.data).toEqual([
-      expect.objectContaining({ action: 'render.created', target_type: 'render', payload: { template_id: template.id, version: 'v1', formats: ['html', 'pdf'] } }),
+      expect.objectContaining({
+        action: 'render.created',
+        target_type: 'render',
+        payload: { template_id: template.id, version: 'v1', formats: ['html', 'pdf'] },
+      }),
     ]);
   });
 
@@ -120,7 +124,15 @@ describeEachDialect('renders', (server) => {
 
     expect(pdf!.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const extracted = await pdfText(pdf!);
-    for (const value of ['Invoice INV-2024-0042', 'Ada <script>alert(1)</script> Ltd', 'Widget *deluxe*', 'Gadget | spare', '€46.80', 'Paid with thanks', 'billing@example.com']) {
+    for (const value of [
+      'Invoice INV-2024-0042',
+      'Ada <script>alert(1)</script> Ltd',
+      'Widget *deluxe*',
+      'Gadget | spare',
+      '€46.80',
+      'Paid with thanks',
+      'billing@example.com',
+    ]) {
       expect(extracted).toContain(value);
     }
   });
@@ -140,7 +152,9 @@ describeEachDialect('renders', (server) => {
 
     const latest = await render(server(), key, { template_id: template.id, formats: ['text'] });
     expect(latest.version).toBe('v2');
-    expect((await fetchOutput(server(), key, latest.id, 'text')).bytes.toString()).toBe('Receipt INV-2024-0042\n\nThanks, Ada <script>alert(1)</script> Ltd.\n');
+    expect((await fetchOutput(server(), key, latest.id, 'text')).bytes.toString()).toBe(
+      'Receipt INV-2024-0042\n\nThanks, Ada <script>alert(1)</script> Ltd.\n',
+    );
 
     expect((await server().request('DELETE', `/v1/templates/${template.id}`, { key })).status).toBe(204);
     const afterDelete = await render(server(), key, { template_id: template.id, version: 'v1' });
@@ -156,7 +170,10 @@ describeEachDialect('renders', (server) => {
     expect(unknown.status).toBe(404);
     const template = await frozenTemplate(server(), key);
     for (const version of ['v2', 'latest', 'v0']) {
-      const response = await server().request('POST', '/v1/renders', { key, body: { template_id: template.id, version, formats: ['html'], data: INVOICE_DATA } });
+      const response = await server().request('POST', '/v1/renders', {
+        key,
+        body: { template_id: template.id, version, formats: ['html'], data: INVOICE_DATA },
+      });
       expect(response.status).toBe(404);
       expect(response.body.type).toMatch(/not-found/);
     }
@@ -201,7 +218,12 @@ describeEachDialect('renders', (server) => {
     ensureWorker();
     const template = await frozenTemplate(server(), key, 'Due {{formatDate due_at}}');
     const failed = await render(server(), key, { template_id: template.id, data: { due_at: 'next tuesday' } });
-    expect(failed).toMatchObject({ status: 'failed', outputs: [], resolved_at: expect.any(String), error: expect.stringMatching(/formatDate: "next tuesday" is not a date/) });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      outputs: [],
+      resolved_at: expect.any(String),
+      error: expect.stringMatching(/formatDate: "next tuesday" is not a date/),
+    });
     const output = await fetchOutput(server(), key, failed.id, 'html');
     expect(output.status).toBe(409);
     expect(JSON.parse(output.bytes.toString()).type).toBe('https://verdict.dev/problems/render-failed');
@@ -219,7 +241,9 @@ describeEachDialect('renders', (server) => {
     expect((await fetchOutput(server(), other, done.id, 'text')).status).toBe(404);
     const client = (await server().request('POST', '/v1/api-keys', { key, body: { name: 'browser', kind: 'client' } })).body.key;
     expect((await server().request('POST', '/v1/renders', { body: { template_id: template.id, formats: ['html'], data: INVOICE_DATA } })).status).toBe(401);
-    expect((await server().request('POST', '/v1/renders', { key: client, body: { template_id: template.id, formats: ['html'], data: INVOICE_DATA } })).status).toBe(403);
+    expect(
+      (await server().request('POST', '/v1/renders', { key: client, body: { template_id: template.id, formats: ['html'], data: INVOICE_DATA } })).status,
+    ).toBe(403);
     expect((await server().request('GET', `/v1/renders/${done.id}`, { key: client })).status).toBe(403);
     expect((await fetchOutput(server(), client, done.id, 'text')).status).toBe(403);
     expect((await server().request('GET', `/v1/renders/${done.id}`)).status).toBe(401);

@@ -34,7 +34,9 @@ describeEachDialect('templates', (server) => {
     const fetched = await server().request('GET', `/v1/templates/${response.body.id}`, { key });
     expect(fetched.body).toEqual(response.body);
     const audit = await server().request('GET', `/v1/audit?target_id=${response.body.id}`, { key });
-    expect(audit.body.data).toEqual([expect.objectContaining({ action: 'template.created', target_type: 'template', actor_id: keyId, payload: { name: 'Welcome' } })]);
+    expect(audit.body.data).toEqual([
+      expect.objectContaining({ action: 'template.created', target_type: 'template', actor_id: keyId, payload: { name: 'Welcome' } }),
+    ]);
   });
 
   it('answers 422 with the line and column of a syntax error', async () => {
@@ -42,11 +44,20 @@ describeEachDialect('templates', (server) => {
     expect(response.status).toBe(422);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     // Handlebars locates a mismatched block at its name: `each` starts in column 4 of line 2.
-    expect(response.body).toMatchObject({ status: 422, line: 2, column: 4, errors: [{ pointer: '/body', message: "each doesn't match if (line 2, column 4)" }] });
+    expect(response.body).toMatchObject({
+      status: 422,
+      line: 2,
+      column: 4,
+      errors: [{ pointer: '/body', message: "each doesn't match if (line 2, column 4)" }],
+    });
 
     const parse = await server().request('POST', '/v1/templates', { key, body: { name: 'Broken', body: 'ok\n\nDear {{name}, hi' } });
     expect(parse.status).toBe(422);
-    expect(parse.body).toMatchObject({ line: 3, column: 12, errors: [{ pointer: '/body', message: expect.stringMatching(/^Parse error.*\(line 3, column 12\)$/) }] });
+    expect(parse.body).toMatchObject({
+      line: 3,
+      column: 12,
+      errors: [{ pointer: '/body', message: expect.stringMatching(/^Parse error.*\(line 3, column 12\)$/) }],
+    });
   });
 
   it('rejects unknown helpers and undefined partials when the body is saved', async () => {
@@ -58,7 +69,10 @@ describeEachDialect('templates', (server) => {
     expect(partial.body.errors[0].message).toMatch(/partial "footer" is not defined/);
     const decorator = await server().request('POST', '/v1/templates', { key, body: { name: 'x', body: 'a\n {{*track}}' } });
     expect(decorator.body).toMatchObject({ status: 422, line: 2, column: 2 });
-    const inline = await server().request('POST', '/v1/templates', { key, body: { name: 'x', body: '{{#*inline "footer"}}Bye {{name}}{{/inline}}{{> footer}}' } });
+    const inline = await server().request('POST', '/v1/templates', {
+      key,
+      body: { name: 'x', body: '{{#*inline "footer"}}Bye {{name}}{{/inline}}{{> footer}}' },
+    });
     expect(inline.status).toBe(201);
   });
 
@@ -155,9 +169,7 @@ describeEachDialect('templates', (server) => {
 
   it('labels concurrent freezes v1..v20 without gaps or duplicates', async () => {
     const template = await createTemplate(server(), key);
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, () => server().request('POST', `/v1/templates/${template.id}/versions`, { key })),
-    );
+    const responses = await Promise.all(Array.from({ length: 20 }, () => server().request('POST', `/v1/templates/${template.id}/versions`, { key })));
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     const labels = responses.map((r) => r.body.label).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
     expect(labels).toEqual(Array.from({ length: 20 }, (_, i) => `v${i + 1}`));

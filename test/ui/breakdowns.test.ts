@@ -18,8 +18,17 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     server = await startTestServer('sqlite');
     boot = await server.bootstrap('Slices Co');
     const metric = await createMetric(server, boot.key, { key: 'converted', event_key: 'buy', kind: 'binary' });
-    const variants = [{ key: 'control', weight: 50, is_control: true }, { key: 'treatment', weight: 50 }];
-    experiment = await createExperiment(server, boot.key, { environment_id: boot.environmentId, key: 'slices-ui', variants, primary_metric_id: metric, dimensions: ['country'] });
+    const variants = [
+      { key: 'control', weight: 50, is_control: true },
+      { key: 'treatment', weight: 50 },
+    ];
+    experiment = await createExperiment(server, boot.key, {
+      environment_id: boot.environmentId,
+      key: 'slices-ui',
+      variants,
+      primary_metric_id: metric,
+      dimensions: ['country'],
+    });
     const events: Array<{ event_key: string; unit_id: string; occurred_at: number }> = [];
     for (let i = 0; i < 600; i += 1) {
       const unit_id = `ui-${i}`;
@@ -27,7 +36,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
       const variant = chooseVariant('slices-ui', unit_id, variants).key;
       // Brazil's treatment exposures are lost: only one in five is logged.
       const logged = country !== 'br' || variant === 'control' || i % 5 === 0;
-      const answer = await server.request('POST', '/v1/assign', { key: boot.key, body: { experiment_key: 'slices-ui', unit_id, context: { country }, log_exposure: logged } });
+      const answer = await server.request('POST', '/v1/assign', {
+        key: boot.key,
+        body: { experiment_key: 'slices-ui', unit_id, context: { country }, log_exposure: logged },
+      });
       expect(answer.status).toBe(200);
       if (i % 4 === 0) events.push({ event_key: 'buy', unit_id, occurred_at: Date.now() });
     }
@@ -71,12 +83,17 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     await expect.poll(() => page.getByLabel('Dimensions').inputValue()).toBe('country');
     await page.getByLabel('Dimensions').fill('country, plan');
     await page.getByRole('button', { name: 'Save details' }).click();
-    await expect.poll(async () => (await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions).toEqual(['country', 'plan']);
+    await expect
+      .poll(async () => (await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions)
+      .toEqual(['country', 'plan']);
     // The editor is rebuilt from the saved experiment (its button off again): type into that one.
     await expect.poll(() => page.getByRole('button', { name: 'Save details' }).isDisabled()).toBe(true);
     await page.getByLabel('Dimensions').fill('a, b, c, d, e, f');
     await page.getByRole('button', { name: 'Save details' }).click();
-    await page.getByRole('alert').filter({ hasText: /dimensions/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /dimensions/ })
+      .waitFor();
     expect((await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions).toEqual(['country', 'plan']);
   });
 });

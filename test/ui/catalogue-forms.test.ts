@@ -42,7 +42,10 @@ describe.skipIf(!chromiumAvailable())('admin UI forms in Chromium: metrics, mute
     await page.getByLabel('Name', { exact: true }).fill('Revenue again');
     await page.getByLabel('Event key').fill('purchase');
     await page.getByRole('button', { name: 'Create metric' }).click();
-    await page.getByRole('alert').filter({ hasText: /revenue/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /revenue/ })
+      .waitFor();
 
     const stored = (await server.request('GET', '/v1/metrics', { key: boot.key })).body.data;
     expect(stored).toEqual([expect.objectContaining({ key: 'revenue', kind: 'revenue', aggregation: 'sum', property_path: 'amount', event_key: 'purchase' })]);

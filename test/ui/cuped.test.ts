@@ -38,7 +38,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
       hypothesis: 'Fewer steps, more orders',
       primary_metric_id: ordersId,
       variance_reduction: { method: 'cuped', lookback_days: lookbackDays },
-      variants: [{ key: 'control', weight: 50 }, { key: 'treatment', weight: 50 }],
+      variants: [
+        { key: 'control', weight: 50 },
+        { key: 'treatment', weight: 50 },
+      ],
     });
     await browser.page.goto(`${server.url}/ui/experiments/${experiment.id}`);
     await browser.page.getByRole('link', { name: 'View results' }).waitFor();

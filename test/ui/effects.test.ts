@@ -25,7 +25,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: effects, guardrail 
     experiment = await createExperiment(server, boot.key, {
       environment_id: boot.environmentId,
       key: 'effects-ui',
-      variants: [{ key: 'control', weight: 50, is_control: true }, { key: 'treatment', weight: 50 }],
+      variants: [
+        { key: 'control', weight: 50, is_control: true },
+        { key: 'treatment', weight: 50 },
+      ],
       primary_metric_id: ids.converted,
       guardrail_metric_ids: [ids.errors],
       decision_rule: { posterior_threshold: 0.95, min_sample_per_variant: 50 },
@@ -91,8 +94,17 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: effects, guardrail 
     await page.getByRole('table', { name: 'Metrics' }).getByText('Orders per converter').waitFor();
 
     const stored = (await server.request('GET', '/v1/metrics?limit=200', { key: boot.key })).body.data as any[];
-    expect(stored.find((m) => m.key === 'load-time')).toMatchObject({ kind: 'duration', higher_is_better: false, capping: { type: 'percentile', value: 0.99 } });
-    expect(stored.find((m) => m.key === 'orders-per-conversion')).toMatchObject({ kind: 'ratio', event_key: null, numerator_metric_id: ids.orders, denominator_metric_id: ids.converted });
+    expect(stored.find((m) => m.key === 'load-time')).toMatchObject({
+      kind: 'duration',
+      higher_is_better: false,
+      capping: { type: 'percentile', value: 0.99 },
+    });
+    expect(stored.find((m) => m.key === 'orders-per-conversion')).toMatchObject({
+      kind: 'ratio',
+      event_key: null,
+      numerator_metric_id: ids.orders,
+      denominator_metric_id: ids.converted,
+    });
   });
 
   it('edits a metric’s direction and capping, and deletes an unused one but not one in use', async () => {
@@ -109,7 +121,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: effects, guardrail 
 
     page.on('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete metric' }).click();
-    await page.getByRole('alert').filter({ hasText: /used by metric "orders-per-conversion"/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /used by metric "orders-per-conversion"/ })
+      .waitFor();
     expect((await server.request('GET', `/v1/metrics/${ids.orders}`, { key: boot.key })).status).toBe(200);
 
     await page.goto(`${server.url}/ui/metrics/${ids.spare}`);

@@ -197,7 +197,12 @@ describeWebhooks('inbound webhooks', (env: () => WebhookEnv) => {
   });
 
   it('lists a bad event of a batch as rejected and accepts the rest', async () => {
-    const response = await post({ events: [{ event_key: 'ok', unit_id: 'u' }, { event_key: 'ok', unit_id: '' }] });
+    const response = await post({
+      events: [
+        { event_key: 'ok', unit_id: 'u' },
+        { event_key: 'ok', unit_id: '' },
+      ],
+    });
     expect(response.status).toBe(202);
     expect(response.body.accepted_count).toBe(1);
     expect(response.body.rejected).toEqual([{ index: 1, reason: expect.stringContaining('/events/1/unit_id') }]);
@@ -209,7 +214,12 @@ describeWebhooks('inbound webhooks', (env: () => WebhookEnv) => {
     await post({ event_key: 'listed', unit_id: 'u-listed' }, { signature: `t=${secondsOf(env().clock)},v1=${'0'.repeat(64)}` });
     await post('{"event_key": ');
     await post({ events: [] });
-    await post({ events: [{ event_key: 'ok', unit_id: 'u' }, { event_key: 'ok', unit_id: '' }] });
+    await post({
+      events: [
+        { event_key: 'ok', unit_id: 'u' },
+        { event_key: 'ok', unit_id: '' },
+      ],
+    });
     const all = await env().server.request('GET', `/v1/webhook-sources/${source.id}/deliveries?limit=200`, { key: env().key });
     expect(all.status).toBe(200);
     const outcomes = new Set(all.body.data.map((delivery: any) => `${delivery.outcome}:${delivery.status_code}`));

@@ -79,8 +79,7 @@ describeWebhooks('webhook sources', (env: () => WebhookEnv) => {
 
   it('verifies both secrets for 24 hours after a rotation, then only the new one', async () => {
     const source = await createSource(env().server, env().key, 'rotating');
-    const send = (secret: string) =>
-      postInbound(env().server, env().clock, source.inbound_path, { secret, body: { event_key: 'rotation', unit_id: 'u' } });
+    const send = (secret: string) => postInbound(env().server, env().clock, source.inbound_path, { secret, body: { event_key: 'rotation', unit_id: 'u' } });
     const rotated = await api('POST', `/v1/webhook-sources/${source.id}/rotate-secret`);
     expect(rotated.status).toBe(200);
     expect(rotated.body.inbound_secret).toMatch(/^whsec_/);

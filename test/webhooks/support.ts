@@ -12,13 +12,14 @@ import { ManualClock } from '../support/clock.js';
 
 export { ManualClock };
 
-
 export const HOUR_MS = 60 * 60 * 1000;
 
 // The sender's side, written from the spec and not from src/features/inbound/signature.ts:
 // v1 = hex HMAC-SHA256 over "<t>.<raw body>" keyed with the source's inbound secret.
 export function senderSignature(secret: string, t: number, body: string | Buffer): string {
-  return createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${t}.`), Buffer.from(body)])).digest('hex');
+  return createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`${t}.`), Buffer.from(body)]))
+    .digest('hex');
 }
 
 /** The same, computed by the openssl command line tool: a wholly independent implementation. */

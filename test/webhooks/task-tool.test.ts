@@ -60,7 +60,10 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   it('creates, reads, lists and edits leads, with 409 for a task already linked', async () => {
     const lead = await createLead('task-crud');
     expect(lead).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', status: 'new', task_tool_task_id: 'task-crud' });
-    expect(await api('POST', '/v1/leads', { name: 'Twin', task_tool_task_id: 'task-crud' })).toMatchObject({ status: 409, body: { type: 'https://verdict.dev/problems/task-already-linked' } });
+    expect(await api('POST', '/v1/leads', { name: 'Twin', task_tool_task_id: 'task-crud' })).toMatchObject({
+      status: 409,
+      body: { type: 'https://verdict.dev/problems/task-already-linked' },
+    });
     const defaulted = await api('POST', '/v1/leads', { name: 'No status' });
     expect(defaulted.body).toMatchObject({ status: 'new', email: null, task_tool_task_id: null });
     expect((await api('POST', '/v1/leads', { name: 'Bad', email: 'not-an-email' })).status).toBe(422);
@@ -202,7 +205,12 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   it('does not let one workspace’s secret move another workspace’s leads', async () => {
     const other = await env().server.bootstrap('Mirror neighbour');
     const theirs = await env().server.request('POST', '/v1/leads', { key: other.key, body: { name: 'Theirs', task_tool_task_id: 'task-shared' } });
-    const forged = await postTaskTool(env().server, other.workspaceId, secret, statusCallback('task-shared', [statusItem(itemId(), null, 'complete', Date.now())]));
+    const forged = await postTaskTool(
+      env().server,
+      other.workspaceId,
+      secret,
+      statusCallback('task-shared', [statusItem(itemId(), null, 'complete', Date.now())]),
+    );
     expect(forged.status).toBe(401);
     await mirrored(statusCallback('task-shared', [statusItem(itemId(), null, 'complete', Date.now())]));
     const read = await env().server.request('GET', `/v1/leads/${theirs.body.id}`, { key: other.key });

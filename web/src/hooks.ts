@@ -55,7 +55,9 @@ export function useAction(): { busy: boolean; error: string | null; run: (work: 
 }
 
 /** A form's text fields: `bind(name)` is the onInput of that field's input. */
-export function useFormFields<T extends Record<string, string>>(blank: T): { form: T; setForm: (form: T) => void; bind: (name: keyof T) => (event: { currentTarget: { value: string } }) => void } {
+export function useFormFields<T extends Record<string, string>>(
+  blank: T,
+): { form: T; setForm: (form: T) => void; bind: (name: keyof T) => (event: { currentTarget: { value: string } }) => void } {
   const [form, setForm] = useState(blank);
   const bind = (name: keyof T) => (event: { currentTarget: { value: string } }) => {
     const value = event.currentTarget.value;

@@ -59,11 +59,7 @@ async function createAuditTable(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('audit_workspace_idx').on('audit_entries').columns(['workspace_id', 'id']).execute();
-  await db.schema
-    .createIndex('audit_target_idx')
-    .on('audit_entries')
-    .columns(['workspace_id', 'target_type', 'target_id', 'id'])
-    .execute();
+  await db.schema.createIndex('audit_target_idx').on('audit_entries').columns(['workspace_id', 'target_type', 'target_id', 'id']).execute();
   await db.schema.createIndex('audit_action_idx').on('audit_entries').columns(['workspace_id', 'action', 'id']).execute();
 }
 

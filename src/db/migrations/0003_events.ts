@@ -22,20 +22,11 @@ async function createEventsTable(db: Kysely<unknown>): Promise<void> {
     .execute();
   // The last line of de-duplication: whatever the buffer does, a client_event_id is stored once
   // per workspace (NULLs are distinct, so events without one are unaffected).
-  await db.schema
-    .createIndex('events_client_event_id_unique')
-    .on('events')
-    .columns(['workspace_id', 'client_event_id'])
-    .unique()
-    .execute();
+  await db.schema.createIndex('events_client_event_id_unique').on('events').columns(['workspace_id', 'client_event_id']).unique().execute();
   // Per-experiment aggregation: a metric's events (event_key) of the exposed units, in time.
   // Receipt-time scans (incremental analysis, late events) use the primary key instead: the id
   // is a ULID assigned on receipt, so an index on received_at would duplicate it.
-  await db.schema
-    .createIndex('events_metric_idx')
-    .on('events')
-    .columns(['workspace_id', 'event_key', 'unit_id', 'occurred_at'])
-    .execute();
+  await db.schema.createIndex('events_metric_idx').on('events').columns(['workspace_id', 'event_key', 'unit_id', 'occurred_at']).execute();
 }
 
 async function createBufferTables(db: Kysely<unknown>): Promise<void> {

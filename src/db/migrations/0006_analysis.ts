@@ -17,12 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // late_event_count scans the late events of the experiment's metric keys and probes the live
   // exposures for each. Late events are rare (received 7 to 30 days after they occurred), so a
   // partial index stays tiny and costs the hot insert path almost nothing.
-  await db.schema
-    .createIndex('events_late_idx')
-    .on('events')
-    .columns(['workspace_id', 'event_key', 'unit_id'])
-    .where(sql.ref('late'), '=', 1)
-    .execute();
+  await db.schema.createIndex('events_late_idx').on('events').columns(['workspace_id', 'event_key', 'unit_id']).where(sql.ref('late'), '=', 1).execute();
 
   // The scheduler looks for running (and recently stopped) experiments across all workspaces.
   await db.schema.createIndex('experiments_analysis_status_idx').on('experiments').columns(['status', 'stopped_at']).execute();

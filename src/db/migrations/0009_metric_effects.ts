@@ -6,7 +6,10 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   // SQLite's ALTER TABLE adds one column per statement.
   await db.schema.alterTable('metrics').addColumn('description', 'text').execute();
-  await db.schema.alterTable('metrics').addColumn('higher_is_better', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  await db.schema
+    .alterTable('metrics')
+    .addColumn('higher_is_better', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
   await db.schema.alterTable('metrics').addColumn('capping', 'text').execute();
   await db.schema.alterTable('metrics').addColumn('numerator_metric_id', 'text').execute();
   await db.schema.alterTable('metrics').addColumn('denominator_metric_id', 'text').execute();

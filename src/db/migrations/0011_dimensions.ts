@@ -7,7 +7,10 @@ import type { Kysely } from 'kysely';
 // - exposures.source_key_id: the id of the API key that logged the exposure.
 // Existing rows get no value (null, or an empty list).
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('experiments').addColumn('dimensions', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+  await db.schema
+    .alterTable('experiments')
+    .addColumn('dimensions', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
   await db.schema.alterTable('assignments').addColumn('dimension_values', 'text').execute();
   await db.schema.alterTable('exposures').addColumn('source_key_id', 'text').execute();
 }

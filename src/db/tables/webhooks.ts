@@ -16,14 +16,7 @@ export interface WebhookSourcesTable {
   updated_at: number;
 }
 
-export type WebhookDeliveryOutcome =
-  | 'accepted'
-  | 'replayed'
-  | 'unauthorized'
-  | 'disabled'
-  | 'invalid'
-  | 'idempotency_conflict'
-  | 'failed';
+export type WebhookDeliveryOutcome = 'accepted' | 'replayed' | 'unauthorized' | 'disabled' | 'invalid' | 'idempotency_conflict' | 'failed';
 
 /** One post to an inbound URL whose source was found, whatever became of it. */
 export interface WebhookDeliveriesTable {

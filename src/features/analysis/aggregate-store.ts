@@ -74,7 +74,19 @@ export interface MetricTotals {
   pre_cross: number;
 }
 
-export const EMPTY_TOTALS: MetricTotals = { n: 0, sum: 0, sum_of_squares: 0, conversions: 0, sum_y: 0, sum_of_squares_y: 0, sum_xy: 0, nonzero: 0, pre_sum: 0, pre_sum_of_squares: 0, pre_cross: 0 };
+export const EMPTY_TOTALS: MetricTotals = {
+  n: 0,
+  sum: 0,
+  sum_of_squares: 0,
+  conversions: 0,
+  sum_y: 0,
+  sum_of_squares_y: 0,
+  sum_xy: 0,
+  nonzero: 0,
+  pre_sum: 0,
+  pre_sum_of_squares: 0,
+  pre_cross: 0,
+};
 
 export interface VariantTotals {
   variant_key: string;
@@ -168,7 +180,12 @@ export function metricColumns(metric: MetricSpec, index: number): Column[] {
   if (metric.kind === 'binary') conversions = sql`SUM(${m})`;
   else if (metric.aggregation === 'count') conversions = sql`SUM(CASE WHEN ${m} > 0 THEN 1 ELSE 0 END)`;
   else conversions = sql`COUNT(${m})`;
-  const columns: Column[] = [[`n${index}`, n], [`s${index}`, sql`SUM(${m})`], [`q${index}`, sql`SUM(${m} * ${m})`], [`c${index}`, conversions]];
+  const columns: Column[] = [
+    [`n${index}`, n],
+    [`s${index}`, sql`SUM(${m})`],
+    [`q${index}`, sql`SUM(${m} * ${m})`],
+    [`c${index}`, conversions],
+  ];
   if (metric.percentile) columns.push([`z${index}`, sql`SUM(CASE WHEN ${m} <> 0 THEN 1 ELSE 0 END)`]);
   if (metric.lookback_ms) columns.push(...covariateColumns(metric, index));
   return columns;
@@ -218,7 +235,11 @@ export function unitValueColumns(seam: DialectSeam, metrics: readonly MetricSpec
  * One row per live exposure of the experiment with column m0: the unit's value of `metric`
  * (uncapped). The percentile cap reads its order statistics from this.
  */
-export function unitValuesQuery(seam: DialectSeam, input: Pick<AggregationInput, 'workspaceId' | 'experimentId' | 'eventsBefore'>, metric: MetricSpec): RawBuilder<Row> {
+export function unitValuesQuery(
+  seam: DialectSeam,
+  input: Pick<AggregationInput, 'workspaceId' | 'experimentId' | 'eventsBefore'>,
+  metric: MetricSpec,
+): RawBuilder<Row> {
   const only = { ...input, metrics: [{ ...metric, denominator: undefined }] };
   return sql<Row>`SELECT ${unitValue(seam, metric)} AS m0
       FROM exposures AS x${eventJoin(only)}
@@ -239,7 +260,10 @@ export type TopLimits = ReadonlyMap<number, number>;
 function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after: string | null; through: string | null }, tops: TopLimits): RawBuilder<Row> {
   const values = unitValueColumns(seam, input.metrics);
   const columns = input.metrics.flatMap((metric, index) => metricColumns(metric, index));
-  const selected = sql.join(columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`), sql``);
+  const selected = sql.join(
+    columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`),
+    sql``,
+  );
   const lower = bounds.after === null ? sql`` : sql` AND x.unit_id > ${bounds.after}`;
   const upper = bounds.through === null ? sql`` : sql` AND x.unit_id <= ${bounds.through}`;
   const perUnit = sql`SELECT x.variant_key AS variant_key${sql.join(values, sql``)}
@@ -247,7 +271,10 @@ function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after:
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
       GROUP BY ${analysisSettingsOf(seam).unitGroup}`;
   if (tops.size === 0) return sql<Row>`SELECT u.variant_key AS variant_key, COUNT(*) AS units${selected} FROM (${perUnit}) AS u GROUP BY u.variant_key`;
-  const nulls = sql.join(columns.map(() => sql`, NULL`), sql``);
+  const nulls = sql.join(
+    columns.map(() => sql`, NULL`),
+    sql``,
+  );
   const topParts = [...tops].map(([index, limit]) => {
     const m = sql.ref(`u.m${index}`);
     return sql` UNION ALL SELECT 1, t.variant_key, NULL${nulls}, ${sql.lit(index)}, t.v
@@ -260,11 +287,7 @@ function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after:
 /** The last unit_id of the chunk that starts after `after`, or null when the rest fits in one chunk. */
 async function chunkEnd(executor: Executor, input: AggregationInput, after: string | null): Promise<string | null> {
   if (input.chunkUnits === null) return null;
-  let query = executor
-    .selectFrom('exposures')
-    .select('unit_id')
-    .where('experiment_id', '=', input.experimentId)
-    .where('superseded_at', 'is', null);
+  let query = executor.selectFrom('exposures').select('unit_id').where('experiment_id', '=', input.experimentId).where('superseded_at', 'is', null);
   if (after !== null) query = query.where('unit_id', '>', after);
   const row = await query
     .orderBy('unit_id')
@@ -365,17 +388,31 @@ function collectTops(tops: Map<number, TopLists>, rows: readonly Row[], limits: 
  * the top values of the metrics whose percentile cap is pending. `topLimit(q, statementUnits)`
  * says how many values a statement over at most that many units returns.
  */
-export async function aggregateByVariant(executor: Executor, seam: DialectSeam, reads: ReadPool, input: AggregationInput, topLimit: (quantile: number, statementUnits: number) => number = () => 0): Promise<Aggregation> {
+export async function aggregateByVariant(
+  executor: Executor,
+  seam: DialectSeam,
+  reads: ReadPool,
+  input: AggregationInput,
+  topLimit: (quantile: number, statementUnits: number) => number = () => 0,
+): Promise<Aggregation> {
   const bounds = await chunkBounds(executor, input);
   const pending = input.metrics.some((metric) => metric.percentile);
   // One statement over the whole experiment (PostgreSQL) returns as many values as its units need.
   const statementUnits = input.chunkUnits ?? (pending ? await liveUnits(executor, input.experimentId) : 0);
-  const limits: TopLimits = new Map(input.metrics.flatMap((metric, index) => (metric.percentile ? [[index, topLimit(metric.percentile, statementUnits)] as const] : [])));
-  const queries: CompiledQuery[] = bounds.map((through, index) => chunkQuery(seam, input, { after: index === 0 ? null : (bounds[index - 1] ?? null), through }, limits).compile(executor));
+  const limits: TopLimits = new Map(
+    input.metrics.flatMap((metric, index) => (metric.percentile ? [[index, topLimit(metric.percentile, statementUnits)] as const] : [])),
+  );
+  const queries: CompiledQuery[] = bounds.map((through, index) =>
+    chunkQuery(seam, input, { after: index === 0 ? null : (bounds[index - 1] ?? null), through }, limits).compile(executor),
+  );
   const totals = new Map<string, VariantTotals>();
   const tops = new Map<number, TopLists>();
   for (const rows of await reads.all(queries)) {
-    addChunk(totals, rows.filter((row) => toNumber(row.part) !== 1), input.metrics.length);
+    addChunk(
+      totals,
+      rows.filter((row) => toNumber(row.part) !== 1),
+      input.metrics.length,
+    );
     if (limits.size > 0) collectTops(tops, rows, limits);
   }
   return { totals, tops };

@@ -122,7 +122,10 @@ function chunkQuery(seam: DialectSeam, input: BreakdownInput, tops: readonly str
       WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
       GROUP BY ${analysisSettingsOf(seam).unitGroup}`;
   const columns = metrics.flatMap((metric, index) => metricColumns(metric, index));
-  const selected = sql.join(columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`), sql``);
+  const selected = sql.join(
+    columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`),
+    sql``,
+  );
   // GROUP BY by position: PostgreSQL would not match the bucket expression, whose parameters are
   // numbered anew in each place it appears.
   // Without top values (the direct pass), the raw value itself, and at most DIRECT_ROWS + 1 rows.
@@ -142,7 +145,11 @@ async function chunksOf(executor: Executor, input: BreakdownInput): Promise<Chun
   for (;;) {
     let query = executor.selectFrom('exposures').select('unit_id').where('experiment_id', '=', input.experimentId).where('superseded_at', 'is', null);
     if (after !== null) query = query.where('unit_id', '>', after);
-    const row = await query.orderBy('unit_id').limit(1).offset(input.chunkUnits - 1).executeTakeFirst();
+    const row = await query
+      .orderBy('unit_id')
+      .limit(1)
+      .offset(input.chunkUnits - 1)
+      .executeTakeFirst();
     const through: string | null = row?.unit_id ?? null;
     chunks.push({ after, through });
     if (through === null) return chunks;
@@ -204,7 +211,15 @@ function foldRaw(key: BreakdownKey, raw: RawTotals, metricCount: number): Breakd
 function totalsAsRow(totals: VariantTotals): Record<string, number> {
   const metric = totals.metrics[0];
   if (!metric) return {};
-  return { n0: metric.n, s0: metric.sum, q0: metric.sum_of_squares, c0: metric.conversions, sy0: metric.sum_y, qy0: metric.sum_of_squares_y, xy0: metric.sum_xy };
+  return {
+    n0: metric.n,
+    s0: metric.sum,
+    q0: metric.sum_of_squares,
+    c0: metric.conversions,
+    sy0: metric.sum_y,
+    qy0: metric.sum_of_squares_y,
+    xy0: metric.sum_xy,
+  };
 }
 
 /**
@@ -213,14 +228,21 @@ function totalsAsRow(totals: VariantTotals): Record<string, number> {
  * separate top-values statement is saved. Returns null, having kept at most a bounded number of
  * rows, as soon as a statement or a breakdown exceeds the bounds.
  */
-async function directPass(executor: Executor, seam: DialectSeam, reads: ReadPool, input: BreakdownInput, chunks: readonly Chunk[]): Promise<BreakdownTotals[] | null> {
+async function directPass(
+  executor: Executor,
+  seam: DialectSeam,
+  reads: ReadPool,
+  input: BreakdownInput,
+  chunks: readonly Chunk[],
+): Promise<BreakdownTotals[] | null> {
   const metricCount = input.primary ? 1 : 0;
   const raw: RawTotals[] = input.breakdowns.map(() => new Map());
   for (let start = 0; start < chunks.length; start += DIRECT_BATCH) {
     const queries = chunks.slice(start, start + DIRECT_BATCH).map((chunk) => chunkQuery(seam, input, null, chunk).compile(executor));
     for (const rows of await reads.all(queries)) {
       if (rows.length > DIRECT_ROWS) return null;
-      for (const row of rows) addRow(raw[toNumber(row.breakdown)], row.bucket === null || row.bucket === undefined ? null : String(row.bucket), row, metricCount);
+      for (const row of rows)
+        addRow(raw[toNumber(row.breakdown)], row.bucket === null || row.bucket === undefined ? null : String(row.bucket), row, metricCount);
     }
     if (raw.some((values) => values.size > DIRECT_VALUES)) return null;
   }
@@ -228,7 +250,13 @@ async function directPass(executor: Executor, seam: DialectSeam, reads: ReadPool
 }
 
 /** The top values first (one statement), then the pass grouping by bucket. */
-async function twoPhasePass(executor: Executor, seam: DialectSeam, reads: ReadPool, input: BreakdownInput, chunks: readonly Chunk[]): Promise<BreakdownTotals[]> {
+async function twoPhasePass(
+  executor: Executor,
+  seam: DialectSeam,
+  reads: ReadPool,
+  input: BreakdownInput,
+  chunks: readonly Chunk[],
+): Promise<BreakdownTotals[]> {
   const [topRows = []] = await reads.all([topValuesQuery(seam, input).compile(executor)]);
   const tops: string[][] = input.breakdowns.map(() => []);
   for (const row of topRows) tops[toNumber(row.breakdown)]?.push(String(row.v));
@@ -244,7 +272,13 @@ async function twoPhasePass(executor: Executor, seam: DialectSeam, reads: ReadPo
  * Per breakdown, its top values and per-bucket, per-variant totals of units and the primary
  * metric. `twoPhase` forces the pass for many distinct values (tests compare the two).
  */
-export async function aggregateBreakdowns(executor: Executor, seam: DialectSeam, reads: ReadPool, input: BreakdownInput, options: { twoPhase?: boolean } = {}): Promise<BreakdownTotals[]> {
+export async function aggregateBreakdowns(
+  executor: Executor,
+  seam: DialectSeam,
+  reads: ReadPool,
+  input: BreakdownInput,
+  options: { twoPhase?: boolean } = {},
+): Promise<BreakdownTotals[]> {
   if (input.breakdowns.length === 0) return [];
   const chunks = await chunksOf(executor, input);
   const direct = options.twoPhase ? null : await directPass(executor, seam, reads, input, chunks);

@@ -83,7 +83,12 @@ describe('buildBreakdowns', () => {
     };
     const [result] = buildBreakdowns({ variants, analysed: variants, primary: purchases, breakdowns: [breakdown] });
     expect(result?.dimension).toBe('country');
-    expect(result?.values.map((value) => [value.value, value.units])).toEqual([['de', 900], ['fr', 200], ['(other)', 11], ['(none)', 40]]);
+    expect(result?.values.map((value) => [value.value, value.units])).toEqual([
+      ['de', 900],
+      ['fr', 200],
+      ['(other)', 11],
+      ['(none)', 40],
+    ]);
     const de = result?.values[0];
     // 500 vs 400 against 50/50: chi2 = 2 * 50^2 / 450 = 11.11, p = 8.58e-4 (scipy.stats.chisquare).
     expect(de?.srm_chi_squared_p).toBeCloseTo(0.000858, 6);

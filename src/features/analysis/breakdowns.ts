@@ -52,7 +52,11 @@ function sliceOf(input: BreakdownBuildInput, value: string, totals: ReadonlyMap<
 
 /** The slices of one breakdown: its top values in order, then (other) and (none) when they have units. */
 function slicesOf(input: BreakdownBuildInput, breakdown: BreakdownTotals): Slice[] {
-  const labelled: Array<[number, string]> = [...breakdown.values.map((value, index): [number, string] => [index, value]), [OTHER_BUCKET, OTHER_LABEL], [NONE_BUCKET, NONE_LABEL]];
+  const labelled: Array<[number, string]> = [
+    ...breakdown.values.map((value, index): [number, string] => [index, value]),
+    [OTHER_BUCKET, OTHER_LABEL],
+    [NONE_BUCKET, NONE_LABEL],
+  ];
   return labelled.flatMap(([bucket, label]) => {
     const totals = breakdown.buckets.get(bucket);
     return totals && totals.size > 0 ? [sliceOf(input, label, totals)] : [];
@@ -61,7 +65,9 @@ function slicesOf(input: BreakdownBuildInput, breakdown: BreakdownTotals): Slice
 
 /** The tails 2·min(c, 1 − c) of a slice's non-control variants (null where no effect is defined). */
 function tailsOf(slice: Slice): Array<number | null> {
-  return slice.per_variant.filter((variant) => !variant.is_control).map((variant) => (variant.effect ? twoSidedTail(variant.effect.chance_to_beat_control) : null));
+  return slice.per_variant
+    .filter((variant) => !variant.is_control)
+    .map((variant) => (variant.effect ? twoSidedTail(variant.effect.chance_to_beat_control) : null));
 }
 
 /**

@@ -27,7 +27,10 @@ const converted: MetricRow = {
 
 function binaryTotals(rows: Array<[string, number, number]>): Map<string, VariantTotals> {
   return new Map(
-    rows.map(([key, units, conversions]) => [key, { variant_key: key, units, metrics: [{ ...EMPTY_TOTALS, n: units, sum: conversions, sum_of_squares: conversions, conversions }] }]),
+    rows.map(([key, units, conversions]) => [
+      key,
+      { variant_key: key, units, metrics: [{ ...EMPTY_TOTALS, n: units, sum: conversions, sum_of_squares: conversions, conversions }] },
+    ]),
   );
 }
 
@@ -130,7 +133,11 @@ describe('buildSnapshot', () => {
       expect(carried.decision).toMatchObject({ verdict: 'winner', variant_key: 'treatment' });
       expect(carried.decision.always_valid_p_values?.treatment).toBe(p);
       const otherMethod = buildSnapshot(
-        input({ decisionRule: rule, totals: weak, previous: { method: 'frequentist.sequential_msprt', primary_metric_id: converted.id, p_values: { treatment: p } } }),
+        input({
+          decisionRule: rule,
+          totals: weak,
+          previous: { method: 'frequentist.sequential_msprt', primary_metric_id: converted.id, p_values: { treatment: p } },
+        }),
       );
       expect(otherMethod.decision.verdict).not.toBe('winner');
       const otherMetric = buildSnapshot(

@@ -95,8 +95,22 @@ type Arm = { variant: Variant; totals: MetricTotals; units: number };
 function analyzeRatio(arms: readonly Arm[], higherIsBetter: boolean): VariantAnalysis[] {
   return analyzeNormalArms(
     arms.map(({ variant, totals }) => {
-      const posterior = ratioPosterior({ n: totals.n, sumX: totals.sum, sumY: totals.sum_y, sumXX: totals.sum_of_squares, sumYY: totals.sum_of_squares_y, sumXY: totals.sum_xy });
-      return { variant_key: variant.key, is_control: variant.is_control, sample_size: totals.n, mean: posterior.mean, unit_variance: posterior.unitVariance, variance_of_mean: posterior.varianceOfMean };
+      const posterior = ratioPosterior({
+        n: totals.n,
+        sumX: totals.sum,
+        sumY: totals.sum_y,
+        sumXX: totals.sum_of_squares,
+        sumYY: totals.sum_of_squares_y,
+        sumXY: totals.sum_xy,
+      });
+      return {
+        variant_key: variant.key,
+        is_control: variant.is_control,
+        sample_size: totals.n,
+        mean: posterior.mean,
+        unit_variance: posterior.unitVariance,
+        variance_of_mean: posterior.varianceOfMean,
+      };
     }),
     { higherIsBetter },
   );
@@ -106,10 +120,21 @@ function analyzeArms(metric: MetricRow, arms: readonly Arm[]): VariantAnalysis[]
   const higherIsBetter = metric.higher_is_better === 1;
   if (metric.kind === 'ratio') return analyzeRatio(arms, higherIsBetter);
   if (metric.kind === 'binary') {
-    const counts = arms.map(({ variant, totals, units }) => ({ variant_key: variant.key, is_control: variant.is_control, units, conversions: totals.conversions }));
+    const counts = arms.map(({ variant, totals, units }) => ({
+      variant_key: variant.key,
+      is_control: variant.is_control,
+      units,
+      conversions: totals.conversions,
+    }));
     return analyzeBinaryMetric(counts, { higherIsBetter });
   }
-  const sums = arms.map(({ variant, totals }) => ({ variant_key: variant.key, is_control: variant.is_control, units: totals.n, sum: totals.sum, sum_of_squares: totals.sum_of_squares }));
+  const sums = arms.map(({ variant, totals }) => ({
+    variant_key: variant.key,
+    is_control: variant.is_control,
+    units: totals.n,
+    sum: totals.sum,
+    sum_of_squares: totals.sum_of_squares,
+  }));
   return analyzeNumericMetric(sums, { higherIsBetter });
 }
 
@@ -121,7 +146,11 @@ export function analyzeMetric(metric: MetricRow, index: number, variants: readon
   const analyses = adjusted?.analyses ?? analyzeArms(metric, arms);
   // With CUPED the analysis carries the adjusted mean; observed_rate stays the unadjusted one.
   const posteriors = analyses.map((analysis, i) =>
-    toPosterior(analysis, (metricTotals[i] as MetricTotals).conversions, adjusted?.analyses ? unadjustedMean(metricTotals[i] as MetricTotals) : analysis.observed_rate),
+    toPosterior(
+      analysis,
+      (metricTotals[i] as MetricTotals).conversions,
+      adjusted?.analyses ? unadjustedMean(metricTotals[i] as MetricTotals) : analysis.observed_rate,
+    ),
   );
   return { analyses, posteriors, cuped: adjusted?.report ?? null };
 }
@@ -151,7 +180,10 @@ function previousPValues(input: BuildInput, rule: DecisionRuleSettings): Record<
   return previous.p_values;
 }
 
-function decisionOf(input: BuildInput, analyses: readonly VariantAnalysis[] | null): { decision: Decision; pValues: Record<string, number> | null; days: number } {
+function decisionOf(
+  input: BuildInput,
+  analyses: readonly VariantAnalysis[] | null,
+): { decision: Decision; pValues: Record<string, number> | null; days: number } {
   const rule = resolveDecisionRule(input.decisionRule);
   const days = Math.max(0, ((input.stoppedAt ?? input.computedAt) - input.startedAt) / DAY_MS);
   if (analyses === null) {
@@ -161,7 +193,13 @@ function decisionOf(input: BuildInput, analyses: readonly VariantAnalysis[] | nu
   }
   const previous = previousPValues(input, rule);
   const higherIsBetter = input.primary?.higher_is_better !== 0;
-  const decision = decide({ variants: analyses, rule, days_elapsed: days, higher_is_better: higherIsBetter, ...(previous ? { previous_p_values: previous } : {}) });
+  const decision = decide({
+    variants: analyses,
+    rule,
+    days_elapsed: days,
+    higher_is_better: higherIsBetter,
+    ...(previous ? { previous_p_values: previous } : {}),
+  });
   if (!isSequential(rule) || analyses.length < 2) return { decision, pValues: null, days };
   const evidence = sequentialEvidence({ variants: analyses, rule, ...(previous ? { previous_p_values: previous } : {}) });
   return { decision, pValues: Object.fromEntries(evidence.map((item) => [item.variant_key, item.running_p_value])), days };

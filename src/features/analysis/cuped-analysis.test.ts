@@ -8,9 +8,23 @@ import { buildSnapshot, type BuildInput } from './build.js';
 const DAY = 24 * 60 * 60 * 1000;
 
 const revenue: MetricRow = {
-  id: 'm-rev', workspace_id: 'w', key: 'revenue', name: 'Revenue', event_key: 'buy', kind: 'revenue', aggregation: 'sum',
-  unit_dedup_window: 'P7D', unit_dedup_window_ms: 7 * DAY, property_path: 'amount', description: null, higher_is_better: 1,
-  capping: null, numerator_metric_id: null, denominator_metric_id: null, created_at: 0, updated_at: 0,
+  id: 'm-rev',
+  workspace_id: 'w',
+  key: 'revenue',
+  name: 'Revenue',
+  event_key: 'buy',
+  kind: 'revenue',
+  aggregation: 'sum',
+  unit_dedup_window: 'P7D',
+  unit_dedup_window_ms: 7 * DAY,
+  property_path: 'amount',
+  description: null,
+  higher_is_better: 1,
+  capping: null,
+  numerator_metric_id: null,
+  denominator_metric_id: null,
+  created_at: 0,
+  updated_at: 0,
 };
 
 /** Seeded units whose value is mostly their pre-period value (correlation about 0.95), plus a lift. */
@@ -44,7 +58,14 @@ describe('buildSnapshot with CUPED', () => {
       { id: '2', key: 'treatment', weight: 50, is_control: false },
     ],
     decisionRule: { method: 'bayesian.always_valid_evalue', posterior_threshold: 0.95, min_sample_per_variant: 1000 },
-    startedAt: 0, stoppedAt: null, computedAt: 3 * DAY, primary: revenue, guardrails: [], totals, previous: null, cuped,
+    startedAt: 0,
+    stoppedAt: null,
+    computedAt: 3 * DAY,
+    primary: revenue,
+    guardrails: [],
+    totals,
+    previous: null,
+    cuped,
   });
 
   it('decides on the adjusted statistics: the lift the raw values hide is found, with the adjusted moments’ p-value', () => {
@@ -53,7 +74,9 @@ describe('buildSnapshot with CUPED', () => {
     expect(plain.decision.verdict).toBe('keep_running');
     expect(adjusted.decision.verdict).toBe('winner');
     expect(adjusted.decision.variant_key).toBe('treatment');
-    const cuped = cupedAdjust([control, treatment].map((t) => ({ n: t.n, sumY: t.sum, sumYY: t.sum_of_squares, sumX: t.pre_sum, sumXX: t.pre_sum_of_squares, sumXY: t.pre_cross })));
+    const cuped = cupedAdjust(
+      [control, treatment].map((t) => ({ n: t.n, sumY: t.sum, sumYY: t.sum_of_squares, sumX: t.pre_sum, sumXX: t.pre_sum_of_squares, sumXY: t.pre_cross })),
+    );
     const [c, t] = cuped?.arms ?? [];
     const expected = gaussianMixtureTest(
       { n: 3000, mean: c?.mean ?? 0, variance: c?.unitVariance ?? 0 },
@@ -70,7 +93,9 @@ describe('buildSnapshot with CUPED', () => {
   });
 
   it('falls back to the usual analysis, saying why, when no unit had pre-period data', () => {
-    const flat = new Map<string, VariantTotals>([...totals].map(([key, value]) => [key, { ...value, metrics: value.metrics.map((m) => ({ ...m, pre_sum: 0, pre_sum_of_squares: 0, pre_cross: 0 })) }]));
+    const flat = new Map<string, VariantTotals>(
+      [...totals].map(([key, value]) => [key, { ...value, metrics: value.metrics.map((m) => ({ ...m, pre_sum: 0, pre_sum_of_squares: 0, pre_cross: 0 })) }]),
+    );
     const built = buildSnapshot({ ...input({ lookback_days: 14 }), totals: flat });
     expect(built.primary_cuped).toMatchObject({ applied: false, theta: null, variance_reduction: null });
     expect(built.per_variant).toEqual(buildSnapshot({ ...input(null), totals: flat }).per_variant);

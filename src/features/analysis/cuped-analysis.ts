@@ -38,10 +38,20 @@ export interface CupedAnalysis {
 
 /** The metric analysed on CUPED-adjusted statistics, or the reason it is not. */
 export function analyzeWithCuped(metric: MetricRow, arms: readonly CupedArmInput[], settings: CupedSettings): CupedAnalysis {
-  const off = (note: string): CupedAnalysis => ({ analyses: null, report: { applied: false, lookback_days: settings.lookback_days, theta: null, variance_reduction: null, note } });
+  const off = (note: string): CupedAnalysis => ({
+    analyses: null,
+    report: { applied: false, lookback_days: settings.lookback_days, theta: null, variance_reduction: null, note },
+  });
   if (metric.kind === 'ratio') return off(RATIO_NOT_ADJUSTED);
   const result = cupedAdjust(
-    arms.map(({ totals }) => ({ n: totals.n, sumY: totals.sum, sumYY: totals.sum_of_squares, sumX: totals.pre_sum, sumXX: totals.pre_sum_of_squares, sumXY: totals.pre_cross })),
+    arms.map(({ totals }) => ({
+      n: totals.n,
+      sumY: totals.sum,
+      sumYY: totals.sum_of_squares,
+      sumX: totals.pre_sum,
+      sumXX: totals.pre_sum_of_squares,
+      sumXY: totals.pre_cross,
+    })),
   );
   if (result === null) return off(NO_PRE_PERIOD_VARIANCE);
   const analyses = analyzeNormalArms(
@@ -58,5 +68,8 @@ export function analyzeWithCuped(metric: MetricRow, arms: readonly CupedArmInput
     }),
     { higherIsBetter: metric.higher_is_better === 1 },
   );
-  return { analyses, report: { applied: true, lookback_days: settings.lookback_days, theta: result.theta, variance_reduction: result.varianceReduction, note: null } };
+  return {
+    analyses,
+    report: { applied: true, lookback_days: settings.lookback_days, theta: result.theta, variance_reduction: result.varianceReduction, note: null },
+  };
 }

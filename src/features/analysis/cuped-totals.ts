@@ -22,7 +22,8 @@ export function covariateColumns(metric: MetricSpec, index: number): Column[] {
   const x = sql`COALESCE(${capped(sql.ref(`u.p${index}`), metric.cap)}, 0)`;
   const y = sql`COALESCE(${value}, 0)`;
   // A mean metric's n counts only the units with a value; every other metric counts all units.
-  const only = (term: RawBuilder<unknown>) => (metric.aggregation === 'mean' && metric.kind !== 'binary' ? sql`CASE WHEN ${value} IS NOT NULL THEN ${term} ELSE 0 END` : term);
+  const only = (term: RawBuilder<unknown>) =>
+    metric.aggregation === 'mean' && metric.kind !== 'binary' ? sql`CASE WHEN ${value} IS NOT NULL THEN ${term} ELSE 0 END` : term;
   return [
     [`px${index}`, sql`SUM(${only(x)})`],
     [`pxx${index}`, sql`SUM(${only(sql`${x} * ${x}`)})`],

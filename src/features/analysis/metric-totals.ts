@@ -72,7 +72,12 @@ interface CappedTotals {
  * uneven spread of large values over the chunks) is that cap computed by its own statement and
  * the pass repeated with every cap known.
  */
-export async function aggregateWithCaps(ctx: AnalysisDeps, row: ExperimentRow, resolved: readonly ResolvedSpec[], chunkUnits: number | null): Promise<CappedTotals> {
+export async function aggregateWithCaps(
+  ctx: AnalysisDeps,
+  row: ExperimentRow,
+  resolved: readonly ResolvedSpec[],
+  chunkUnits: number | null,
+): Promise<CappedTotals> {
   const input = { ...scopeOf(row), metrics: resolved.map((item) => item.spec), chunkUnits };
   const { totals, tops } = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, input, (quantile, units) => topLimit(quantile, units, chunkUnits !== null));
   const caps = resolved.map((item, index) =>
@@ -98,10 +103,13 @@ interface LoadedMetrics {
 export async function loadMetrics(ctx: AnalysisDeps, experiment: Experiment): Promise<LoadedMetrics> {
   const ids = [...(experiment.primary_metric_id ? [experiment.primary_metric_id] : []), ...experiment.guardrail_metric_ids];
   const found = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, ids)).map((metric) => [metric.id, metric]));
-  const componentIds = [...found.values()].flatMap((metric) => [metric.numerator_metric_id, metric.denominator_metric_id].filter((id): id is string => id !== null));
+  const componentIds = [...found.values()].flatMap((metric) =>
+    [metric.numerator_metric_id, metric.denominator_metric_id].filter((id): id is string => id !== null),
+  );
   const components = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, componentIds)).map((metric) => [metric.id, metric]));
   // A ratio whose component is gone cannot be computed; it is left out like a deleted metric.
-  const usable = (metric: MetricRow) => metric.kind !== 'ratio' || (components.has(metric.numerator_metric_id ?? '') && components.has(metric.denominator_metric_id ?? ''));
+  const usable = (metric: MetricRow) =>
+    metric.kind !== 'ratio' || (components.has(metric.numerator_metric_id ?? '') && components.has(metric.denominator_metric_id ?? ''));
   const primaryRow = experiment.primary_metric_id ? found.get(experiment.primary_metric_id) : undefined;
   const primary = primaryRow && usable(primaryRow) ? primaryRow : null;
   const guardrails = experiment.guardrail_metric_ids.flatMap((id) => {

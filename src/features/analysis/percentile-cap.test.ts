@@ -10,7 +10,15 @@ function totalsOf(values: Record<string, number[]>): Map<string, VariantTotals> 
       {
         variant_key: key,
         units: list.length,
-        metrics: [{ ...EMPTY_TOTALS, n: list.length, sum: list.reduce((a, b) => a + b, 0), sum_of_squares: list.reduce((a, b) => a + b * b, 0), nonzero: list.filter((v) => v !== 0).length }],
+        metrics: [
+          {
+            ...EMPTY_TOTALS,
+            n: list.length,
+            sum: list.reduce((a, b) => a + b, 0),
+            sum_of_squares: list.reduce((a, b) => a + b * b, 0),
+            nonzero: list.filter((v) => v !== 0).length,
+          },
+        ],
       },
     ]),
   );
@@ -36,7 +44,15 @@ describe('resolveFromTopValues', () => {
   it('finds the type-7 quantile of the nonzero values and corrects the sums to the capped values', () => {
     const totals = totalsOf({ control, treatment });
     const rows = [...control.map((v) => ['control', v] as [string, number]), ...treatment.map((v) => ['treatment', v] as [string, number])];
-    const cap = resolveFromTopValues(totals, 0, 0.9, listsOf([[rows.slice(0, 8), 5], [rows.slice(8), 5]]));
+    const cap = resolveFromTopValues(
+      totals,
+      0,
+      0.9,
+      listsOf([
+        [rows.slice(0, 8), 5],
+        [rows.slice(8), 5],
+      ]),
+    );
     expect(cap).toBeCloseTo(expectedCap, 12);
     const capped = (list: number[]) => list.map((v) => Math.min(v, expectedCap));
     const expected = totalsOf({ control: capped(control), treatment: capped(treatment) });
@@ -49,14 +65,39 @@ describe('resolveFromTopValues', () => {
   it('answers undefined when a statement cut short may have held values above the cap', () => {
     // Statement 1 holds the four largest values but returns only two of them; the cap's lower order
     // statistic is the 6th largest (k = 24, h = 18.4), which statement 1 may have cut.
-    const rows: Array<[string, number]> = [['control', 900], ['control', 800], ['control', 700], ['control', 600]];
+    const rows: Array<[string, number]> = [
+      ['control', 900],
+      ['control', 800],
+      ['control', 700],
+      ['control', 600],
+    ];
     const rest: Array<[string, number]> = Array.from({ length: 20 }, (_, i) => ['treatment', i + 1]);
     const totals = totalsOf({ control: rows.map(([, v]) => v), treatment: rest.map(([, v]) => v) });
     const before = JSON.stringify([...totals]);
-    expect(resolveFromTopValues(totals, 0, 0.8, listsOf([[rows, 2], [rest, 50]]))).toBeUndefined();
+    expect(
+      resolveFromTopValues(
+        totals,
+        0,
+        0.8,
+        listsOf([
+          [rows, 2],
+          [rest, 50],
+        ]),
+      ),
+    ).toBeUndefined();
     expect(JSON.stringify([...totals])).toBe(before);
     // Given all of them (fewer than its limit), it resolves: sorted[18] = 19, sorted[19] = 20, so 19.4.
-    expect(resolveFromTopValues(totals, 0, 0.8, listsOf([[rows, 5], [rest, 50]]))).toBeCloseTo(19.4, 12);
+    expect(
+      resolveFromTopValues(
+        totals,
+        0,
+        0.8,
+        listsOf([
+          [rows, 5],
+          [rest, 50],
+        ]),
+      ),
+    ).toBeCloseTo(19.4, 12);
   });
 
   it('is null without nonzero values, and a single statement returns just what the cap needs', () => {

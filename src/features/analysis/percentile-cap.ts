@@ -38,7 +38,14 @@ function numberOf(value: unknown): number {
 const SCALE = 1_000_000_000;
 
 /** The `quantile` of the experiment's nonzero per-unit values of `metric`, or null without any. */
-export async function percentileCap(executor: Executor, seam: DialectSeam, reads: ReadPool, scope: CapScope, metric: MetricSpec, quantile: number): Promise<number | null> {
+export async function percentileCap(
+  executor: Executor,
+  seam: DialectSeam,
+  reads: ReadPool,
+  scope: CapScope,
+  metric: MetricSpec,
+  quantile: number,
+): Promise<number | null> {
   const scaled = Math.round(quantile * SCALE);
   const below = sql`((w.k - 1) * ${sql.lit(scaled)}) / ${sql.lit(SCALE)}`;
   const query = sql<{ value: unknown; rn: unknown; k: unknown }>`SELECT w.value AS value, w.rn AS rn, w.k AS k FROM (
@@ -85,7 +92,12 @@ export function topLimit(quantile: number, units: number, chunked: boolean): num
  * the cap's lower order statistic; otherwise the answer is undefined (the caller falls back to
  * percentileCap and a second pass). Null when no unit has a nonzero value.
  */
-export function resolveFromTopValues(totals: Map<string, VariantTotals>, index: number, quantile: number, lists: TopLists | undefined): number | null | undefined {
+export function resolveFromTopValues(
+  totals: Map<string, VariantTotals>,
+  index: number,
+  quantile: number,
+  lists: TopLists | undefined,
+): number | null | undefined {
   const count = [...totals.values()].reduce((sum, variant) => sum + (variant.metrics[index]?.nonzero ?? 0), 0);
   if (count === 0) return null;
   const { below, fraction } = floorOfH(count, quantile);

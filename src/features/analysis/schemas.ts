@@ -12,8 +12,12 @@ export const EffectSchema = Type.Object(
       credible_interval_95: Type.Tuple([Type.Number(), Type.Number()], { description: '2.5% and 97.5% posterior quantiles of the difference' }),
     }),
     relative: Type.Object({
-      mean: NullableNumber('posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion)'),
-      credible_interval_95: Type.Union([Interval, Type.Null()], { description: '2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0' }),
+      mean: NullableNumber(
+        'posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion)',
+      ),
+      credible_interval_95: Type.Union([Interval, Type.Null()], {
+        description: '2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0',
+      }),
     }),
     chance_to_beat_control: Type.Number({ description: 'P(variant better than control) in the metric’s direction' }),
   },
@@ -61,13 +65,17 @@ export const CupedReportSchema = Type.Object(
     lookback_days: Type.Integer({ description: 'the pre-period before each unit’s first exposure' }),
     theta: NullableNumber('Cov(x, y) / Var(x) on the pooled units; null when not applied'),
     variance_reduction: NullableNumber('1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied'),
-    note: Type.Union([Type.String(), Type.Null()], { description: 'why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied' }),
+    note: Type.Union([Type.String(), Type.Null()], {
+      description: 'why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied',
+    }),
   },
   { description: 'CUPED variance reduction of this metric (docs/statistics.md)' },
 );
 export type CupedReport = Static<typeof CupedReportSchema>;
 const Cuped = Type.Optional(
-  Type.Union([CupedReportSchema, Type.Null()], { description: 'null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed)' }),
+  Type.Union([CupedReportSchema, Type.Null()], {
+    description: 'null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed)',
+  }),
 );
 
 export const AnalysedMetricSchema = Type.Object(
@@ -126,13 +134,20 @@ export type SnapshotDecision = Static<typeof DecisionSchema>;
 
 export const BreakdownValueSchema = Type.Object(
   {
-    value: Type.String({ description: 'the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value' }),
+    value: Type.String({
+      description: 'the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value',
+    }),
     units: Type.Integer({ description: 'live exposed units with this value, all variants' }),
-    per_variant: Type.Array(VariantPosteriorSchema, { description: 'the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric)' }),
-    srm_chi_squared_p: Type.Union([Type.Number(), Type.Null()], { description: 'sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined' }),
+    per_variant: Type.Array(VariantPosteriorSchema, {
+      description: 'the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric)',
+    }),
+    srm_chi_squared_p: Type.Union([Type.Number(), Type.Null()], {
+      description: 'sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined',
+    }),
     srm_warning: Type.Boolean({ description: 'srm_chi_squared_p < 0.001: this slice’s split does not match the weights' }),
     significant_after_correction: Type.Boolean({
-      description: 'some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control',
+      description:
+        'some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control',
     }),
   },
   { description: 'one slice of a breakdown' },
@@ -167,7 +182,9 @@ export const AnalysisSnapshotSchema = Type.Object(
     peek_count_at_computation: Type.Integer({ description: 'results views through the admin UI logged up to the computation' }),
     late_event_count: Type.Integer({ description: 'events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred' }),
     weights_changed_since_start: Type.Boolean(),
-    breakdowns: Type.Array(BreakdownSchema, { description: 'the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed)' }),
+    breakdowns: Type.Array(BreakdownSchema, {
+      description: 'the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed)',
+    }),
   },
   { description: 'one computed analysis of an experiment (see docs/analysis.md)' },
 );

@@ -49,7 +49,14 @@ interface Analysis {
   satisfied: boolean;
 }
 
-async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: ExperimentRow, computedAt: number, chunkUnits: number | null, withBreakdowns = true): Promise<Analysis> {
+async function analyse(
+  ctx: AnalysisDeps,
+  experiment: Experiment,
+  row: ExperimentRow,
+  computedAt: number,
+  chunkUnits: number | null,
+  withBreakdowns = true,
+): Promise<Analysis> {
   const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const unadjusted: ResolvedSpec[] = [];
@@ -77,10 +84,20 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
   const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, ...rest } = built;
   // Slices are analysed on the primary metric's own values, without the CUPED covariate.
   const primarySpec = primary ? (unadjusted[0]?.spec ?? null) : null;
-  const breakdowns = !withBreakdowns ? [] : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap: primary ? (capsApplied[0] ?? null) : null, totals, chunkUnits });
+  const breakdowns = !withBreakdowns
+    ? []
+    : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap: primary ? (capsApplied[0] ?? null) : null, totals, chunkUnits });
   const document: SnapshotDocument = {
     primary_metric: primary
-      ? { id: primary.id, key: primary.key, kind: primary.kind, aggregation: primary.aggregation, higher_is_better: primary.higher_is_better === 1, cap_applied: capsApplied[0] ?? null, cuped: primaryCuped }
+      ? {
+          id: primary.id,
+          key: primary.key,
+          kind: primary.kind,
+          aggregation: primary.aggregation,
+          higher_is_better: primary.higher_is_better === 1,
+          cap_applied: capsApplied[0] ?? null,
+          cuped: primaryCuped,
+        }
       : null,
     ...rest,
     peek_count_at_computation: peekCount,
@@ -122,7 +139,12 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
       action: COMPUTED_ACTION,
       targetType: 'experiment',
       targetId: row.id,
-      payload: { snapshot_id: snapshot.id, via: audit.via, verdict: document.decision.verdict, decision_rule_satisfied: snapshot.decision_rule_satisfied === 1 },
+      payload: {
+        snapshot_id: snapshot.id,
+        via: audit.via,
+        verdict: document.decision.verdict,
+        decision_rule_satisfied: snapshot.decision_rule_satisfied === 1,
+      },
       at: computedAt,
     });
   });
@@ -157,7 +179,8 @@ export async function computeById(ctx: AnalysisDeps, experimentId: string, optio
 export async function latestResults(ctx: AnalysisDeps, principal: Principal, experimentId: string): Promise<AnalysisSnapshot> {
   const experiment = await experimentOf(ctx, principal.workspaceId, experimentId);
   const latest = await findLatestSnapshot(ctx.db, principal.workspaceId, experiment.id);
-  if (!latest) throw problems.notFound(`experiment ${experiment.id} has no snapshot yet; POST /v1/experiments/${experiment.id}/results/compute computes one now`);
+  if (!latest)
+    throw problems.notFound(`experiment ${experiment.id} has no snapshot yet; POST /v1/experiments/${experiment.id}/results/compute computes one now`);
   if (principal.via === 'session') {
     await recordAudit(ctx.db, {
       workspaceId: principal.workspaceId,
@@ -176,6 +199,10 @@ export async function latestResults(ctx: AnalysisDeps, principal: Principal, exp
 export async function resultsHistory(ctx: AnalysisDeps, workspaceId: string, experimentId: string, query: HistoryQuery) {
   const experiment = await experimentOf(ctx, workspaceId, experimentId);
   const since = query.since === undefined ? undefined : Date.parse(query.since);
-  const page: Page<AnalysisSnapshot> = await listSnapshots(ctx.db, workspaceId, experiment.id, { limit: query.limit ?? DEFAULT_HISTORY_PAGE, cursor: query.cursor, since });
+  const page: Page<AnalysisSnapshot> = await listSnapshots(ctx.db, workspaceId, experiment.id, {
+    limit: query.limit ?? DEFAULT_HISTORY_PAGE,
+    cursor: query.cursor,
+    since,
+  });
   return { experiment_id: experiment.id, snapshots: page.data, next_cursor: page.next_cursor };
 }

@@ -26,7 +26,11 @@ function upgraded(document: SnapshotDocument): SnapshotDocument {
   const posteriors = (list: readonly StoredPosterior[]) => list.map((item) => ({ ...item, effect: item.effect ?? null }));
   return {
     ...document,
-    primary_metric: document.primary_metric && { ...document.primary_metric, higher_is_better: document.primary_metric.higher_is_better ?? true, cap_applied: document.primary_metric.cap_applied ?? null },
+    primary_metric: document.primary_metric && {
+      ...document.primary_metric,
+      higher_is_better: document.primary_metric.higher_is_better ?? true,
+      cap_applied: document.primary_metric.cap_applied ?? null,
+    },
     per_variant: posteriors(document.per_variant),
     guardrails: document.guardrails.map((guardrail) => ({
       ...guardrail,
@@ -73,11 +77,7 @@ export interface HistoryPage {
 }
 
 export async function listSnapshots(executor: Executor, workspaceId: string, experimentId: string, page: HistoryPage): Promise<Page<AnalysisSnapshot>> {
-  let query = executor
-    .selectFrom('analysis_snapshots')
-    .selectAll()
-    .where('experiment_id', '=', experimentId)
-    .where('workspace_id', '=', workspaceId);
+  let query = executor.selectFrom('analysis_snapshots').selectAll().where('experiment_id', '=', experimentId).where('workspace_id', '=', workspaceId);
   if (page.since !== undefined) query = query.where('computed_at', '>=', page.since);
   return paginate(query, 'id', { limit: page.limit, cursor: page.cursor }, toSnapshot, 'asc');
 }
@@ -100,7 +100,13 @@ async function latestComputedAt(executor: Executor, experimentIds: readonly stri
     const rows = await executor
       .selectFrom('analysis_snapshots')
       .select(['experiment_id', 'computed_at'])
-      .where('id', 'in', (eb) => eb.selectFrom('analysis_snapshots').select((inner) => inner.fn.max('id').as('id')).where('experiment_id', 'in', ids).groupBy('experiment_id'))
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('analysis_snapshots')
+          .select((inner) => inner.fn.max('id').as('id'))
+          .where('experiment_id', 'in', ids)
+          .groupBy('experiment_id'),
+      )
       .execute();
     for (const row of rows) latest.set(row.experiment_id, Number(row.computed_at));
   }
@@ -113,6 +119,9 @@ async function latestComputedAt(executor: Executor, experimentIds: readonly stri
  */
 export async function listAnalysisCandidates(executor: Executor, stoppedSince: number): Promise<AnalysisCandidate[]> {
   const experiments = await listAnalysableExperiments(executor, stoppedSince);
-  const latest = await latestComputedAt(executor, experiments.map((experiment) => experiment.id));
+  const latest = await latestComputedAt(
+    executor,
+    experiments.map((experiment) => experiment.id),
+  );
   return experiments.map((experiment) => ({ ...experiment, latest_computed_at: latest.get(experiment.id) ?? null }));
 }

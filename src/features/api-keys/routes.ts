@@ -11,21 +11,14 @@ const route = routeOptionsFor('api-keys');
 
 export function apiKeyRoutes(ctx: ApiKeysDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/v1/api-keys',
-      route('listApiKeys', { querystring: ApiKeyListQuery, response: { 200: ApiKeyList } }),
-      async (request) =>
-        listApiKeys(ctx.db, principalOf(request).workspaceId, request.query, (id) => ctx.authenticator.pendingUsage(id)),
+    app.get('/v1/api-keys', route('listApiKeys', { querystring: ApiKeyListQuery, response: { 200: ApiKeyList } }), async (request) =>
+      listApiKeys(ctx.db, principalOf(request).workspaceId, request.query, (id) => ctx.authenticator.pendingUsage(id)),
     );
 
-    app.post(
-      '/v1/api-keys',
-      route('createApiKey', { body: ApiKeyInput, response: { 201: ApiKeyWithSecretSchema } }),
-      async (request, reply) => {
-        const principal = principalOf(request);
-        return reply.code(201).send(await createApiKey(ctx, principal.workspaceId, principal.keyId, request.body));
-      },
-    );
+    app.post('/v1/api-keys', route('createApiKey', { body: ApiKeyInput, response: { 201: ApiKeyWithSecretSchema } }), async (request, reply) => {
+      const principal = principalOf(request);
+      return reply.code(201).send(await createApiKey(ctx, principal.workspaceId, principal.keyId, request.body));
+    });
 
     app.delete(
       '/v1/api-keys/:id',

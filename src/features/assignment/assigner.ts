@@ -146,7 +146,11 @@ export class Assigner {
     return evaluateAudience(definition.audience, context ?? {}, (key) => segments.get(key));
   }
 
-  async #storeFirst(definition: ExperimentDefinition, unitId: string, details: Pick<FirstAssignment, 'logExposure' | 'dimensionValues' | 'sourceKeyId'>): Promise<StickyResult> {
+  async #storeFirst(
+    definition: ExperimentDefinition,
+    unitId: string,
+    details: Pick<FirstAssignment, 'logExposure' | 'dimensionValues' | 'sourceKeyId'>,
+  ): Promise<StickyResult> {
     const variantKey = chooseVariant(definition.key, unitId, definition.variants).key;
     const first: FirstAssignment = { definition, unitId, variantKey, ...details };
     const result = await this.#firstWrites.submit(first);
@@ -228,12 +232,22 @@ export class Assigner {
     const stored = await this.#stored(definition.id, input.unit_id);
     if (!stored) throw problems.unitNotAssigned(`unit "${input.unit_id}" has no assignment in "${input.experiment_key}"; call /v1/assign first`);
     if (stored.variant_key !== input.variant) {
-      throw problems.assignedVariantDiffers(`unit "${input.unit_id}" is assigned ${stored.variant_key === null ? 'no variant (holdout)' : `"${stored.variant_key}"`}, not "${input.variant}"`);
+      throw problems.assignedVariantDiffers(
+        `unit "${input.unit_id}" is assigned ${stored.variant_key === null ? 'no variant (holdout)' : `"${stored.variant_key}"`}, not "${input.variant}"`,
+      );
     }
     if (stored.exposure_logged_at !== null) return;
     const now = this.#ctx.clock.now();
     await this.#ctx.db.transaction().execute(async (trx) => {
-      await insertExposure(trx, { workspaceId: definition.workspaceId, experimentId: definition.id, unitId: input.unit_id, variantKey: input.variant, at: now, source: 'api', sourceKeyId: principal.keyId });
+      await insertExposure(trx, {
+        workspaceId: definition.workspaceId,
+        experimentId: definition.id,
+        unitId: input.unit_id,
+        variantKey: input.variant,
+        at: now,
+        source: 'api',
+        sourceKeyId: principal.keyId,
+      });
       await markExposureLogged(trx, stored.id, now);
     });
     this.#sticky.delete(stickyKey(definition.id, input.unit_id));
@@ -275,7 +289,14 @@ function runningIn(principal: Principal, key: string, definition: ExperimentDefi
 function present(experimentKey: string, unitId: string, stored: StickyResult): Assignment {
   // Cached results are answered many times; format the timestamp once.
   if (stored.exposureIso === undefined) stored.exposureIso = toIsoOrNull(stored.exposure_logged_at);
-  return { experiment_key: experimentKey, unit_id: unitId, variant: stored.variant_key, reason: stored.reason, assignment_id: stored.id, exposure_logged_at: stored.exposureIso };
+  return {
+    experiment_key: experimentKey,
+    unit_id: unitId,
+    variant: stored.variant_key,
+    reason: stored.reason,
+    assignment_id: stored.id,
+    exposure_logged_at: stored.exposureIso,
+  };
 }
 
 export function assertContextSize(context: Record<string, unknown> | undefined): void {

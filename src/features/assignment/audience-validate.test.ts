@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-  AUDIENCE_LIMITS,
-  collectSegmentKeys,
-  findSegmentReferenceProblem,
-  validateAudience,
-} from './audience.js';
+import { AUDIENCE_LIMITS, collectSegmentKeys, findSegmentReferenceProblem, validateAudience } from './audience.js';
 import type { AudienceExpression, SegmentResolver } from './audience.js';
 
 function pointers(tree: unknown): string[] {
@@ -130,7 +125,12 @@ describe('validateAudience: value types per op', () => {
       expect(valueIssue(op, ['a', 2])).toBeUndefined();
       expect(valueIssue(op, 'a')).toMatch(/^\/value value must be an array/);
       expect(valueIssue(op, [])).toMatch(/1 to 1000 elements/);
-      expect(valueIssue(op, Array.from({ length: 1001 }, (_, i) => i))).toMatch(/1 to 1000 elements/);
+      expect(
+        valueIssue(
+          op,
+          Array.from({ length: 1001 }, (_, i) => i),
+        ),
+      ).toMatch(/1 to 1000 elements/);
       expect(valueIssue(op, ['a', 'b', { c: 1 }])).toMatch(/^\/value\/2 list element must be a string, number or boolean/);
       expect(valueIssue(op, ['a', null])).toMatch(/^\/value\/1 /);
     }
@@ -220,12 +220,7 @@ describe('collectSegmentKeys', () => {
   it('lists distinct keys in order of first appearance', () => {
     const tree: AudienceExpression = {
       operator: 'or',
-      operands: [
-        { segment: 'b' },
-        { operator: 'not', operands: [{ segment: 'a' }] },
-        { attribute: 'x', op: 'eq', value: 1 },
-        { segment: 'b' },
-      ],
+      operands: [{ segment: 'b' }, { operator: 'not', operands: [{ segment: 'a' }] }, { attribute: 'x', op: 'eq', value: 1 }, { segment: 'b' }],
     };
     expect(collectSegmentKeys(tree)).toEqual(['b', 'a']);
     expect(collectSegmentKeys(null)).toEqual([]);

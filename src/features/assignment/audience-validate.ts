@@ -1,17 +1,6 @@
-import {
-  AUDIENCE_LIMITS,
-  AUDIENCE_OPERATORS,
-  AUDIENCE_OPS,
-  SEGMENT_KEY_PATTERN,
-} from './audience-types.js';
+import { AUDIENCE_LIMITS, AUDIENCE_OPERATORS, AUDIENCE_OPS, SEGMENT_KEY_PATTERN } from './audience-types.js';
 import type { AudienceIssue, AudienceOp } from './audience-types.js';
-import {
-  isScalar,
-  parseIsoInstant,
-  regexCompileError,
-  toComparableNumber,
-  validSemver,
-} from './audience-values.js';
+import { isScalar, parseIsoInstant, regexCompileError, toComparableNumber, validSemver } from './audience-values.js';
 
 interface ValidationState {
   issues: AudienceIssue[];
@@ -24,8 +13,7 @@ type PlainObject = Record<string, unknown>;
 const COMPOUND_KEYS = ['operator', 'operands'];
 const LEAF_KEYS = ['attribute', 'op', 'value'];
 const SEGMENT_KEYS = ['segment'];
-const NODE_SHAPES =
-  'a compound {operator, operands}, a condition {attribute, op, value} or a segment reference {segment}';
+const NODE_SHAPES = 'a compound {operator, operands}, a condition {attribute, op, value} or a segment reference {segment}';
 
 /** RFC 6901 escaping, for property names echoed back in pointers. */
 function escapePointerToken(token: string): string {
@@ -33,7 +21,7 @@ function escapePointerToken(token: string): string {
 }
 
 function quote(value: unknown): string {
-  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
 }
 
 function report(state: ValidationState, pointer: string, message: string): void {
@@ -213,8 +201,7 @@ const checkOrdered: ValueCheck = (value) => {
     return undefined;
   }
   return {
-    message:
-      'value must be a number or an ISO 8601 date (YYYY-MM-DD, or a date-time with Z or an offset); use semver_gt/semver_lt for versions',
+    message: 'value must be a number or an ISO 8601 date (YYYY-MM-DD, or a date-time with Z or an offset); use semver_gt/semver_lt for versions',
   };
 };
 

@@ -8,11 +8,7 @@ import semver from 'semver';
 import type { AudienceScalar } from './audience-types.js';
 
 export function isScalar(value: unknown): value is AudienceScalar {
-  return (
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 /**
@@ -55,8 +51,7 @@ export function toComparableNumber(value: unknown): number | undefined {
   return undefined;
 }
 
-const ISO_INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 function offsetMinutes(zone: string): number | undefined {
   if (zone === 'Z') {

@@ -5,20 +5,8 @@
 import semver from 'semver';
 
 import { AUDIENCE_LIMITS } from './audience-types.js';
-import type {
-  AudienceExpression,
-  AudienceLeaf,
-  AudienceOp,
-  SegmentResolver,
-} from './audience-types.js';
-import {
-  compileRegex,
-  isScalar,
-  parseIsoInstant,
-  readAttribute,
-  toComparableNumber,
-  validSemver,
-} from './audience-values.js';
+import type { AudienceExpression, AudienceLeaf, AudienceOp, SegmentResolver } from './audience-types.js';
+import { compileRegex, isScalar, parseIsoInstant, readAttribute, toComparableNumber, validSemver } from './audience-values.js';
 
 export * from './audience-types.js';
 export { validateAudience } from './audience-validate.js';
@@ -154,8 +142,7 @@ function ordered(test: (sign: number) => boolean): LeafEvaluator {
 }
 
 function stringTest(test: (actual: string, expected: string) => boolean): LeafEvaluator {
-  return (actual, expected) =>
-    typeof actual === 'string' && typeof expected === 'string' && test(actual, expected);
+  return (actual, expected) => typeof actual === 'string' && typeof expected === 'string' && test(actual, expected);
 }
 
 function semverTest(test: (actual: string, expected: string) => boolean): LeafEvaluator {
@@ -220,10 +207,7 @@ export interface SegmentReferenceProblem {
  * order), or null. Meant for the segment service before saving: resolve `rootKey` to the rule
  * being saved and other keys to stored rules.
  */
-export function findSegmentReferenceProblem(
-  rootKey: string,
-  resolveSegment: SegmentResolver,
-): SegmentReferenceProblem | null {
+export function findSegmentReferenceProblem(rootKey: string, resolveSegment: SegmentResolver): SegmentReferenceProblem | null {
   // Shortest path length at which a key's whole subgraph was checked clean; a later visit at the
   // same or a greater length cannot find anything new, which keeps shared segments linear.
   const cleanAt = new Map<string, number>();

@@ -26,7 +26,14 @@ const sdk = requireFromHere(path.join(path.dirname(sdkEntry), 'util.js')) as Gro
 function sdkVariant(experimentKey: string, unitId: string, weights: number[]): number {
   const n = sdk.hash(experimentKey, unitId, 2);
   if (n === null) throw new Error('hash version 2 unsupported');
-  return sdk.chooseVariation(n, sdk.getBucketRanges(weights.length, 1, weights.map((w) => w / 100)));
+  return sdk.chooseVariation(
+    n,
+    sdk.getBucketRanges(
+      weights.length,
+      1,
+      weights.map((w) => w / 100),
+    ),
+  );
 }
 
 /** What Verdict did before it reproduced the SDK: exact integer ranges [100 W(i-1), 100 W(i)). */
@@ -58,7 +65,13 @@ const variantsOf = (weights: number[]) => weights.map((weight, i) => ({ key: `v$
 
 /** The buckets next to every boundary of the SDK's ranges, where float sums can move a unit. */
 function bucketsAroundBoundaries(weights: number[]): number[] {
-  const ends = sdk.getBucketRanges(weights.length, 1, weights.map((w) => w / 100)).map(([, end]) => Math.round(end * 10_000));
+  const ends = sdk
+    .getBucketRanges(
+      weights.length,
+      1,
+      weights.map((w) => w / 100),
+    )
+    .map(([, end]) => Math.round(end * 10_000));
   return ends.flatMap((end) => [end - 1, end, end + 1]).filter((b) => b >= 0 && b < 10_000);
 }
 
@@ -67,7 +80,13 @@ describe('bucketing agrees with the GrowthBook JS SDK', () => {
     const random = seededRandom(7);
     for (let i = 0; i < 2_000; i++) {
       const weights = randomSplit(random);
-      expect(bucketRanges(weights)).toEqual(sdk.getBucketRanges(weights.length, 1, weights.map((w) => w / 100)));
+      expect(bucketRanges(weights)).toEqual(
+        sdk.getBucketRanges(
+          weights.length,
+          1,
+          weights.map((w) => w / 100),
+        ),
+      );
     }
   });
 
@@ -77,7 +96,11 @@ describe('bucketing agrees with the GrowthBook JS SDK', () => {
     let checked = 0;
     for (let s = 0; s < 5_000; s++) {
       const weights = randomSplit(random);
-      const ranges = sdk.getBucketRanges(weights.length, 1, weights.map((w) => w / 100));
+      const ranges = sdk.getBucketRanges(
+        weights.length,
+        1,
+        weights.map((w) => w / 100),
+      );
       let integerRuleDiffered = false;
       for (const bucket of bucketsAroundBoundaries(weights)) {
         const expected = sdk.chooseVariation(bucket / 10_000, ranges);
@@ -101,7 +124,11 @@ describe('bucketing agrees with the GrowthBook JS SDK', () => {
   it.each([[[20, 20, 20, 20, 20]], [[10, 20, 30, 40]], [[21, 28, 14, 10, 17, 4, 3, 3]], [[50, 50]], [[34, 33, 33]], [[0, 50, 0, 50]]])(
     'every one of the 10,000 buckets of %j goes where the SDK puts it',
     (weights) => {
-      const ranges = sdk.getBucketRanges(weights.length, 1, weights.map((w) => w / 100));
+      const ranges = sdk.getBucketRanges(
+        weights.length,
+        1,
+        weights.map((w) => w / 100),
+      );
       const mismatches: number[] = [];
       for (let bucket = 0; bucket < 10_000; bucket++) {
         if (variantIndexForBucket(bucket, weights) !== sdk.chooseVariation(bucket / 10_000, ranges)) mismatches.push(bucket);

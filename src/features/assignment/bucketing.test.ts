@@ -59,24 +59,21 @@ describe('chooseVariant', () => {
     expect(chooseVariant('zeros', 'anyone', variants([100, 0])).key).toBe('v0');
   });
 
-  it.each([
-    [[50, 50]],
-    [[10, 90]],
-    [[34, 33, 33]],
-    [[1, 99]],
-    [[25, 25, 25, 25]],
-  ])('splits 100,000 units according to weights %j (chi-squared, p > 0.001)', (weights) => {
-    const vs = variants(weights);
-    const counts = weights.map(() => 0);
-    for (const unit of unitIds) {
-      const index = vs.indexOf(chooseVariant('split-test', unit, vs));
-      counts[index] = (counts[index] ?? 0) + 1;
-    }
-    const expected = weights.map((w) => (UNITS * w) / 100);
-    const critical = CHI2_CRITICAL_P001[weights.length - 1];
-    expect(critical).toBeDefined();
-    expect(chiSquared(counts, expected)).toBeLessThan(critical ?? 0);
-  });
+  it.each([[[50, 50]], [[10, 90]], [[34, 33, 33]], [[1, 99]], [[25, 25, 25, 25]]])(
+    'splits 100,000 units according to weights %j (chi-squared, p > 0.001)',
+    (weights) => {
+      const vs = variants(weights);
+      const counts = weights.map(() => 0);
+      for (const unit of unitIds) {
+        const index = vs.indexOf(chooseVariant('split-test', unit, vs));
+        counts[index] = (counts[index] ?? 0) + 1;
+      }
+      const expected = weights.map((w) => (UNITS * w) / 100);
+      const critical = CHI2_CRITICAL_P001[weights.length - 1];
+      expect(critical).toBeDefined();
+      expect(chiSquared(counts, expected)).toBeLessThan(critical ?? 0);
+    },
+  );
 
   it('the chi-squared test would catch a one-point skew', () => {
     const observed = [49_000, 51_000];

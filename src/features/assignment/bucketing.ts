@@ -74,11 +74,7 @@ export function variantIndexForBucket(bucket: number, weights: readonly number[]
  * Order of `variants` is part of the rule: reordering variants reassigns units, so callers pass
  * them in their stored (creation) order.
  */
-export function chooseVariant<V extends WeightedVariant>(
-  experimentKey: string,
-  unitId: string,
-  variants: readonly V[],
-): V {
+export function chooseVariant<V extends WeightedVariant>(experimentKey: string, unitId: string, variants: readonly V[]): V {
   assertValidWeights(variants);
   const index = variantIndexForBucket(
     bucketOf(experimentKey, unitId),

@@ -4,7 +4,11 @@ import { DIMENSION_VALUE_MAX_CHARS, dimensionValuesOf } from './dimension-values
 describe('dimensionValuesOf', () => {
   it('keeps only the experiment’s dimensions that the context gives a scalar value', () => {
     const context = { country: 'de', seats: 12, beta: true, plan: null, org: { id: 'x' }, tags: ['a'], other: 'ignored' };
-    expect(JSON.parse(dimensionValuesOf(['country', 'seats', 'beta', 'plan', 'org', 'tags', 'missing'], context) as string)).toEqual({ country: 'de', seats: '12', beta: 'true' });
+    expect(JSON.parse(dimensionValuesOf(['country', 'seats', 'beta', 'plan', 'org', 'tags', 'missing'], context) as string)).toEqual({
+      country: 'de',
+      seats: '12',
+      beta: 'true',
+    });
   });
 
   it('stores nothing without dimensions, without a context, or when no dimension has a value', () => {

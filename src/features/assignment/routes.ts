@@ -37,7 +37,6 @@ export function assignmentRoutes(ctx: AssignmentDeps, assigner: Assigner): Fasti
 /** What SDKs call with client keys: assign, assign in batch, log an exposure. */
 function sdkRoutes(assigner: Assigner): FastifyPluginAsyncTypebox {
   return async (app) => {
-
     app.post(
       '/v1/assign',
       route('assign', {
@@ -49,16 +48,12 @@ function sdkRoutes(assigner: Assigner): FastifyPluginAsyncTypebox {
       (request) => assigner.answer(principalOf(request), request.body),
     );
 
-    app.post(
-      '/v1/assign/batch',
-      route('assignBatch', { body: AssignBatchInput, response: { 200: AssignBatchResult } }),
-      async (request) => {
-        const { assigned, notFound } = await assigner.assignMany(principalOf(request), request.body.experiments, request.body);
-        const assignments: Record<string, Assignment> = {};
-        for (const { key, assignment } of assigned) assignments[key] = assignment;
-        return { assignments, not_found: notFound };
-      },
-    );
+    app.post('/v1/assign/batch', route('assignBatch', { body: AssignBatchInput, response: { 200: AssignBatchResult } }), async (request) => {
+      const { assigned, notFound } = await assigner.assignMany(principalOf(request), request.body.experiments, request.body);
+      const assignments: Record<string, Assignment> = {};
+      for (const { key, assignment } of assigned) assignments[key] = assignment;
+      return { assignments, not_found: notFound };
+    });
 
     app.post(
       '/v1/exposures',
@@ -72,26 +67,27 @@ function sdkRoutes(assigner: Assigner): FastifyPluginAsyncTypebox {
         return reply.code(202).send();
       },
     );
-
   };
 }
 
 /** Server-key operations on stored assignments and QA overrides. */
 function adminRoutes(ctx: AssignmentDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/v1/assignments/:unit_id',
-      route('listUnitAssignments', { params: UnitParams, response: { 200: AssignmentList } }, 'server'),
-      async (request) => listAssignmentsOfUnit(ctx, principalOf(request).workspaceId, request.params.unit_id),
+    app.get('/v1/assignments/:unit_id', route('listUnitAssignments', { params: UnitParams, response: { 200: AssignmentList } }, 'server'), async (request) =>
+      listAssignmentsOfUnit(ctx, principalOf(request).workspaceId, request.params.unit_id),
     );
 
     app.delete(
       '/v1/assignments/:experiment/:unit_id',
-      route('rebucketUnit', {
-        description: 'Forced re-bucket: deletes the assignment and marks the pair’s exposures superseded (ignored by analysis). Audited. For rare use.',
-        params: RebucketParams,
-        response: { 204: EmptyBody, 404: problemDoc('no such experiment, or the unit has no assignment in it') },
-      }, 'server'),
+      route(
+        'rebucketUnit',
+        {
+          description: 'Forced re-bucket: deletes the assignment and marks the pair’s exposures superseded (ignored by analysis). Audited. For rare use.',
+          params: RebucketParams,
+          response: { 204: EmptyBody, 404: problemDoc('no such experiment, or the unit has no assignment in it') },
+        },
+        'server',
+      ),
       async (request, reply) => {
         await rebucket(ctx, actorOf(request), request.params.experiment, request.params.unit_id);
         return reply.code(204).send(null);
@@ -100,12 +96,16 @@ function adminRoutes(ctx: AssignmentDeps): FastifyPluginAsyncTypebox {
 
     app.put(
       '/v1/experiments/:id/overrides/:unit_id',
-      route('setOverride', {
-        description: 'Pins a unit to a variant for QA: assign answers it with reason "forced". Forced units log no exposure.',
-        params: OverrideParams,
-        body: OverrideInput,
-        response: { 200: OverrideSchema, 404: problemDoc('no such experiment'), 409: problemDoc('the experiment is archived') },
-      }, 'server'),
+      route(
+        'setOverride',
+        {
+          description: 'Pins a unit to a variant for QA: assign answers it with reason "forced". Forced units log no exposure.',
+          params: OverrideParams,
+          body: OverrideInput,
+          response: { 200: OverrideSchema, 404: problemDoc('no such experiment'), 409: problemDoc('the experiment is archived') },
+        },
+        'server',
+      ),
       async (request) => setOverride(ctx, actorOf(request), request.params.id, request.params.unit_id, request.body.variant),
     );
 

@@ -42,7 +42,12 @@ export async function rebucket(ctx: AssignmentDeps, actor: Actor, experimentRef:
       action: 'assignment.rebucketed',
       targetType: 'experiment',
       targetId: experiment.id,
-      payload: { experiment_key: experiment.key, unit_id: unitId, previous_variant: outcome.removed.variant_key, superseded_exposures: outcome.supersededExposures },
+      payload: {
+        experiment_key: experiment.key,
+        unit_id: unitId,
+        previous_variant: outcome.removed.variant_key,
+        superseded_exposures: outcome.supersededExposures,
+      },
       at: now,
     });
   });
@@ -60,7 +65,14 @@ export async function setOverride(ctx: AssignmentDeps, actor: Actor, experimentI
     }
     const now = ctx.clock.now();
     await upsertOverride(trx, { experiment_id: experiment.id, unit_id: unitId, workspace_id: actor.workspaceId, variant_key: variant, created_at: now });
-    await recordAudit(trx, { ...actor, action: 'experiment.override_set', targetType: 'experiment', targetId: experiment.id, payload: { unit_id: unitId, variant }, at: now });
+    await recordAudit(trx, {
+      ...actor,
+      action: 'experiment.override_set',
+      targetType: 'experiment',
+      targetId: experiment.id,
+      payload: { unit_id: unitId, variant },
+      at: now,
+    });
     return { experiment, now };
   });
   ctx.changes.publish({ topic: 'experiment', workspaceId: actor.workspaceId, id: result.experiment.id, keys: [result.experiment.key] });
@@ -74,7 +86,14 @@ export async function removeOverride(ctx: AssignmentDeps, actor: Actor, experime
     const removed = await deleteOverride(trx, row.id, unitId);
     if (removed === null) throw problems.notFound(`unit "${unitId}" has no override in this experiment`);
     const now = ctx.clock.now();
-    await recordAudit(trx, { ...actor, action: 'experiment.override_removed', targetType: 'experiment', targetId: row.id, payload: { unit_id: unitId, variant: removed }, at: now });
+    await recordAudit(trx, {
+      ...actor,
+      action: 'experiment.override_removed',
+      targetType: 'experiment',
+      targetId: row.id,
+      payload: { unit_id: unitId, variant: removed },
+      at: now,
+    });
     return row;
   });
   ctx.changes.publish({ topic: 'experiment', workspaceId: actor.workspaceId, id: experiment.id, keys: [experiment.key] });

@@ -37,7 +37,10 @@ export async function insertAssignments(trx: Tx, rows: readonly AssignmentRow[])
 
 /** Records the live exposures of first assignments; a pair's second one is ignored (the partial unique index keeps one). */
 export async function insertFirstExposures(trx: Tx, rows: ReadonlyArray<Omit<ExposureRow, 'id' | 'superseded_at'>>): Promise<void> {
-  await insertExposureRows.execute(trx, rows.map((row) => ({ ...row, id: newId(), superseded_at: null })));
+  await insertExposureRows.execute(
+    trx,
+    rows.map((row) => ({ ...row, id: newId(), superseded_at: null })),
+  );
 }
 
 export async function findAssignment(executor: Executor, experimentId: string, unitId: string): Promise<AssignmentRow | undefined> {

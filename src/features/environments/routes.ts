@@ -11,10 +11,8 @@ const route = routeOptionsFor('environments');
 
 export function environmentRoutes(ctx: EnvironmentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/v1/environments',
-      route('listEnvironments', { querystring: EnvironmentListQuery, response: { 200: EnvironmentList } }),
-      async (request) => listEnvironments(ctx.db, principalOf(request).workspaceId, request.query),
+    app.get('/v1/environments', route('listEnvironments', { querystring: EnvironmentListQuery, response: { 200: EnvironmentList } }), async (request) =>
+      listEnvironments(ctx.db, principalOf(request).workspaceId, request.query),
     );
 
     app.post(

@@ -55,10 +55,14 @@ export function eventRoutes(ctx: EventsDeps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/v1/events/buffer',
-      route('getEventBufferStatus', {
-        description: 'How many acknowledged events wait to be stored (all workspaces: the buffer is shared), for operators.',
-        response: { 200: EventBufferStatus, 503: problemDoc('the event buffer cannot be reached') },
-      }, 'server'),
+      route(
+        'getEventBufferStatus',
+        {
+          description: 'How many acknowledged events wait to be stored (all workspaces: the buffer is shared), for operators.',
+          response: { 200: EventBufferStatus, 503: problemDoc('the event buffer cannot be reached') },
+        },
+        'server',
+      ),
       async () => bufferStatus(ctx),
     );
   };

@@ -9,15 +9,12 @@ export const EventInput = Type.Object(
   {
     event_key: Type.String({ pattern: EVENT_KEY_PATTERN, description: 'what happened; metrics select events by this key' }),
     unit_id: unitIdSchema('the unit (user, account, ...) the event belongs to'),
-    properties: Type.Optional(
-      Type.Object({}, { additionalProperties: true, description: 'free-form; at most 16 KB of JSON and nesting depth at most 8' }),
-    ),
+    properties: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'free-form; at most 16 KB of JSON and nesting depth at most 8' })),
     occurred_at: Type.Optional(
       Type.String({
         format: 'date-time',
         description:
-          'when it happened (default: when received). 7 to 30 days old: accepted and counted as late; older: 412; ' +
-          'more than 5 minutes in the future: 422',
+          'when it happened (default: when received). 7 to 30 days old: accepted and counted as late; older: 412; ' + 'more than 5 minutes in the future: 422',
       }),
     ),
     client_event_id: Type.Optional(
@@ -37,10 +34,7 @@ export const EventAck = Type.Object(
 );
 
 /** The batch body as documented: an array of EventInput. */
-export const EventBatchInput = Type.Object(
-  { events: Type.Array(EventInput, { minItems: 1, maxItems: MAX_BATCH_EVENTS }) },
-  { additionalProperties: false },
-);
+export const EventBatchInput = Type.Object({ events: Type.Array(EventInput, { minItems: 1, maxItems: MAX_BATCH_EVENTS }) }, { additionalProperties: false });
 
 /**
  * The batch body as validated: only the envelope. Each event is checked on its own, so one bad

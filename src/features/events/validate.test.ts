@@ -61,7 +61,12 @@ describe('event rules beyond the schema', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     const reason = describeRejection(result.errors, '/events/7');
-    expect(reason.split('; ').map((part) => part.split(':')[0]).sort()).toEqual(['/events/7/event_key', '/events/7/extra', '/events/7/unit_id']);
+    expect(
+      reason
+        .split('; ')
+        .map((part) => part.split(':')[0])
+        .sort(),
+    ).toEqual(['/events/7/event_key', '/events/7/extra', '/events/7/unit_id']);
     expect(reason).toContain('/events/7/extra: is not a known field');
   });
 });

@@ -3,15 +3,7 @@ import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import type { ExperimentsDeps } from './index.js';
-import {
-  ExperimentInput,
-  ExperimentList,
-  ExperimentListQuery,
-  ExperimentParams,
-  ExperimentPatch,
-  ExperimentSchema,
-  StopExperimentInput,
-} from './schemas.js';
+import { ExperimentInput, ExperimentList, ExperimentListQuery, ExperimentParams, ExperimentPatch, ExperimentSchema, StopExperimentInput } from './schemas.js';
 import { archiveExperiment, createExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';
 import { listExperiments } from './store.js';
 
@@ -29,25 +21,22 @@ export function experimentRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebo
 /** Create, read, list and edit. */
 function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/v1/experiments',
-      route('listExperiments', { querystring: ExperimentListQuery, response: { 200: ExperimentList } }),
-      async (request) => listExperiments(ctx.db, principalOf(request).workspaceId, request.query.status, request.query),
+    app.get('/v1/experiments', route('listExperiments', { querystring: ExperimentListQuery, response: { 200: ExperimentList } }), async (request) =>
+      listExperiments(ctx.db, principalOf(request).workspaceId, request.query.status, request.query),
     );
     app.post(
       '/v1/experiments',
       route('createExperiment', { body: ExperimentInput, response: { 201: ExperimentSchema, 409: problemDoc('the key is taken') } }),
       async (request, reply) => reply.code(201).send(await createExperiment(ctx, actorOf(request), request.body)),
     );
-    app.get(
-      '/v1/experiments/:id',
-      route('getExperiment', { params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound } }),
-      async (request) => getExperiment(ctx, principalOf(request).workspaceId, request.params.id),
+    app.get('/v1/experiments/:id', route('getExperiment', { params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound } }), async (request) =>
+      getExperiment(ctx, principalOf(request).workspaceId, request.params.id),
     );
     app.patch(
       '/v1/experiments/:id',
       route('updateExperiment', {
-        description: 'Drafts change freely; running experiments only name, hypothesis, audience, decision_rule and weights; stopped and archived ones not at all (409).',
+        description:
+          'Drafts change freely; running experiments only name, hypothesis, audience, decision_rule and weights; stopped and archived ones not at all (409).',
         params: ExperimentParams,
         body: ExperimentPatch,
         response: { 200: ExperimentSchema, 404: notFound, 409: conflict },
@@ -62,7 +51,11 @@ function lifecycleRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.delete(
       '/v1/experiments/:id',
-      route('archiveExperiment', { description: 'Archives from any status; idempotent.', params: ExperimentParams, response: { 204: EmptyBody, 404: notFound } }),
+      route('archiveExperiment', {
+        description: 'Archives from any status; idempotent.',
+        params: ExperimentParams,
+        response: { 204: EmptyBody, 404: notFound },
+      }),
       async (request, reply) => {
         await archiveExperiment(ctx, actorOf(request), request.params.id);
         return reply.code(204).send(null);

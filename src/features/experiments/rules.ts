@@ -61,7 +61,9 @@ export function normalizeVarianceReduction(input: { method: 'cuped'; lookback_da
  */
 export function dimensionErrors(dimensions: string[] | undefined): FieldError[] {
   if (!dimensions) return [];
-  return dimensions.flatMap((name, index) => (name === 'source' ? [{ pointer: `/dimensions/${index}`, message: '"source" is always broken down (by API key) and cannot be a dimension' }] : []));
+  return dimensions.flatMap((name, index) =>
+    name === 'source' ? [{ pointer: `/dimensions/${index}`, message: '"source" is always broken down (by API key) and cannot be a dimension' }] : [],
+  );
 }
 
 /** Fields a running experiment may change: changing anything else would corrupt the running test. */
@@ -75,7 +77,9 @@ export function assertPatchAllowed(status: ExperimentStatus, changed: string[], 
   if (status !== 'running') return;
   const blocked = changed.filter((field) => !CHANGEABLE_WHILE_RUNNING.has(field));
   if (blocked.length > 0) {
-    throw problems.experimentNotEditable(`while running only name, hypothesis, audience, decision_rule, variance_reduction, dimensions and variant weights may change; not ${blocked.join(', ')}`);
+    throw problems.experimentNotEditable(
+      `while running only name, hypothesis, audience, decision_rule, variance_reduction, dimensions and variant weights may change; not ${blocked.join(', ')}`,
+    );
   }
   if (variantKeysChanged) throw problems.experimentNotEditable('while running the set of variant keys cannot change; only their weights');
 }

@@ -81,10 +81,9 @@ export const VarianceReductionInput = Type.Union(
   { description: 'CUPED variance reduction (docs/statistics.md), or null for none' },
 );
 
-export const VarianceReductionSchema = Type.Union(
-  [Type.Object({ method: Type.Literal('cuped'), lookback_days: Type.Integer() }), Type.Null()],
-  { description: 'CUPED variance reduction with its lookback, or null when off' },
-);
+export const VarianceReductionSchema = Type.Union([Type.Object({ method: Type.Literal('cuped'), lookback_days: Type.Integer() }), Type.Null()], {
+  description: 'CUPED variance reduction with its lookback, or null when off',
+});
 export type VarianceReduction = Static<typeof VarianceReductionSchema>;
 export const MAX_DIMENSIONS = 5;
 

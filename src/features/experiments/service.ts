@@ -5,7 +5,16 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { ExperimentsDeps } from './index.js';
 import { referenceErrors } from './references.js';
-import { assertPatchAllowed, audienceErrors, changedFields, dimensionErrors, normalizeVariants, normalizeVarianceReduction, variantErrors, withDefaults } from './rules.js';
+import {
+  assertPatchAllowed,
+  audienceErrors,
+  changedFields,
+  dimensionErrors,
+  normalizeVariants,
+  normalizeVarianceReduction,
+  variantErrors,
+  withDefaults,
+} from './rules.js';
 import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput } from './schemas.js';
 import { findExperiment, lockExperiment, toExperiment, type ExperimentRow } from './read.js';
 import { insertExperiment, updateExperiment } from './store.js';
@@ -90,7 +99,12 @@ export async function patchExperiment(ctx: ExperimentsDeps, actor: Actor, id: st
         const row = await loadForChange(ctx, trx, actor, id);
         const current = toExperiment(row);
         const changed = changedFields(comparable(patch, current), comparable(current, current));
-        const variantKeysChanged = patch.variants !== undefined && !sameKeys(patch.variants.map((v) => v.key), current.variants.map((v) => v.key));
+        const variantKeysChanged =
+          patch.variants !== undefined &&
+          !sameKeys(
+            patch.variants.map((v) => v.key),
+            current.variants.map((v) => v.key),
+          );
         assertPatchAllowed(row.status, changed, variantKeysChanged);
         if (changed.length === 0) return { before: current, after: current };
         const refErrors = await referenceErrors(trx, actor.workspaceId, pick(patch, changed));
@@ -99,7 +113,9 @@ export async function patchExperiment(ctx: ExperimentsDeps, actor: Actor, id: st
         const changes = rowChanges(row, current, patch, changed, now);
         await updateExperiment(trx, row.id, changes);
         const updated = toExperiment({ ...row, ...changes });
-        const diff = Object.fromEntries(changed.map((field) => [field, { from: (current as Record<string, unknown>)[field], to: (updated as Record<string, unknown>)[field] }]));
+        const diff = Object.fromEntries(
+          changed.map((field) => [field, { from: (current as Record<string, unknown>)[field], to: (updated as Record<string, unknown>)[field] }]),
+        );
         await audit(trx, actor, 'experiment.updated', row.id, { changes: diff }, now);
         return { before: current, after: updated };
       }),

@@ -16,7 +16,9 @@ export const ExperimentWarningSchema = Type.Object(
     }),
     min_sample_per_variant: Type.Integer(),
     power: Type.Number({ description: 'the power the estimate is for' }),
-    assumed_baseline_rate: Type.Number({ description: 'the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer' }),
+    assumed_baseline_rate: Type.Number({
+      description: 'the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer',
+    }),
   },
   { description: 'see docs/statistics.md section 9' },
 );
@@ -38,8 +40,7 @@ const count = (units: number | null) => (units === null ? 'more than a billion' 
 const RULE_HINTS: Record<DecisionRule['method'], string> = {
   'bayesian.posterior_threshold': 'With fewer units the rule will often declare no winner even when the lift is real.',
   'bayesian.always_valid_evalue': 'The e-value is tuned to 2 x min_sample_per_variant units, and short of the estimate it rarely reaches 1/alpha.',
-  'frequentist.sequential_msprt':
-    'The mSPRT mixture is tuned to the MDE, so it is slow to detect larger lifts too (docs/statistics.md section 9).',
+  'frequentist.sequential_msprt': 'The mSPRT mixture is tuned to the MDE, so it is slow to detect larger lifts too (docs/statistics.md section 9).',
 };
 
 /** An `underpowered` warning when the rule needs far more units than min_sample_per_variant. */

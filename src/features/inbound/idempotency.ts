@@ -113,9 +113,7 @@ function judge(row: IdempotencyRow, fingerprint: string, now: number): Idempoten
     return { kind: 'replay', status: row.response_status, body: JSON.parse(row.response_body) as unknown };
   }
   if (row.locked_at + IN_FLIGHT_TIMEOUT_MS <= now) return 'take_over';
-  throw problems.idempotencyInFlight(
-    `a request with Idempotency-Key "${row.idempotency_key}" is still being processed; retry shortly to receive its response`,
-  );
+  throw problems.idempotencyInFlight(`a request with Idempotency-Key "${row.idempotency_key}" is still being processed; retry shortly to receive its response`);
 }
 
 /**

@@ -21,5 +21,4 @@ export function rawBodyOf(request: FastifyRequest): Buffer {
  * The body schema of a raw-body route only documents it (the handler parses and validates the
  * bytes after checking the signature); params, query and headers are validated as usual.
  */
-export const rawBodyValidatorCompiler: FastifySchemaCompiler<unknown> = (route) =>
-  route.httpPart === 'body' ? () => true : validatorCompiler(route);
+export const rawBodyValidatorCompiler: FastifySchemaCompiler<unknown> = (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route));

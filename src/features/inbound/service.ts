@@ -5,14 +5,7 @@ import type { IngestOutcome } from '../events/service.js';
 import { recordDelivery } from '../webhook-sources/deliveries.js';
 import { findWebhookSourceBySlug, verifyingSecrets, type WebhookSourceRow } from '../webhook-sources/read.js';
 import { parseInboundBody } from './body.js';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  fingerprintOf,
-  idempotencyKeyOf,
-  releaseIdempotencyKey,
-  type IdempotencyScope,
-} from './idempotency.js';
+import { claimIdempotencyKey, completeIdempotencyKey, fingerprintOf, idempotencyKeyOf, releaseIdempotencyKey, type IdempotencyScope } from './idempotency.js';
 import type { InboundDeps } from './index.js';
 import type { InboundAck } from './schemas.js';
 import { verifyInboundSignature, type HeaderValue, type SignatureFailure } from './signature.js';

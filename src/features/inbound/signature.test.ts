@@ -1,12 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  computeSignature,
-  computeTaskToolSignature,
-  parseSignatureHeader,
-  verifyInboundSignature,
-  verifyTaskToolSignature,
-} from './signature.js';
+import { computeSignature, computeTaskToolSignature, parseSignatureHeader, verifyInboundSignature, verifyTaskToolSignature } from './signature.js';
 
 // Test vector computed with Stripe's own signing helper: our inbound scheme is Stripe's
 // (docs/webhooks.md "Signing").
@@ -36,7 +30,9 @@ describe('computeSignature', () => {
 
   it('signs the raw bytes, including non-ASCII ones', () => {
     const body = Buffer.from('{"name":"Zoë"}', 'utf8');
-    const expected = createHmac('sha256', 's').update(Buffer.concat([Buffer.from('5.'), body])).digest('hex');
+    const expected = createHmac('sha256', 's')
+      .update(Buffer.concat([Buffer.from('5.'), body]))
+      .digest('hex');
     expect(computeSignature('s', 5, body)).toBe(expected);
   });
 
@@ -213,15 +209,9 @@ describe('verifyInboundSignature', () => {
   });
 
   it('throws on programming errors rather than answering 401', () => {
-    expect(() => verify(header(NOW, NEW_SECRET), [NEW_SECRET], BODY.toString() as unknown as Buffer)).toThrow(
-      TypeError,
-    );
-    expect(() =>
-      verifyInboundSignature({ header: 'x', rawBody: BODY, secrets: [], nowSeconds: Number.NaN }),
-    ).toThrow(TypeError);
-    expect(() =>
-      verifyInboundSignature({ header: 'x', rawBody: BODY, secrets: [], nowSeconds: NOW, toleranceSeconds: -1 }),
-    ).toThrow(TypeError);
+    expect(() => verify(header(NOW, NEW_SECRET), [NEW_SECRET], BODY.toString() as unknown as Buffer)).toThrow(TypeError);
+    expect(() => verifyInboundSignature({ header: 'x', rawBody: BODY, secrets: [], nowSeconds: Number.NaN })).toThrow(TypeError);
+    expect(() => verifyInboundSignature({ header: 'x', rawBody: BODY, secrets: [], nowSeconds: NOW, toleranceSeconds: -1 })).toThrow(TypeError);
   });
 });
 

@@ -23,9 +23,7 @@ export type SignatureFailure = 'missing' | 'malformed' | 'expired' | 'future' | 
 
 export type InboundSignatureResult = { ok: true } | { ok: false; reason: SignatureFailure };
 
-export type TaskToolSignatureResult =
-  | { ok: true }
-  | { ok: false; reason: Extract<SignatureFailure, 'missing' | 'malformed' | 'mismatch'> };
+export type TaskToolSignatureResult = { ok: true } | { ok: false; reason: Extract<SignatureFailure, 'missing' | 'malformed' | 'mismatch'> };
 
 export interface VerifyInboundSignatureInput {
   header: HeaderValue;
@@ -104,25 +102,17 @@ export function verifyInboundSignature(input: VerifyInboundSignatureInput): Inbo
   // "More than 5 minutes" old or ahead fails; exactly 5 minutes still passes.
   if (input.nowSeconds - parsed.timestamp > tolerance) return { ok: false, reason: 'expired' };
   if (parsed.timestamp - input.nowSeconds > tolerance) return { ok: false, reason: 'future' };
-  const expected = usableSecrets(input.secrets).map((secret) =>
-    Buffer.from(computeSignature(secret, parsed.timestampText, input.rawBody), 'hex'),
-  );
+  const expected = usableSecrets(input.secrets).map((secret) => Buffer.from(computeSignature(secret, parsed.timestampText, input.rawBody), 'hex'));
   return matchesAny(expected, parsed.signatures) ? { ok: true } : { ok: false, reason: 'mismatch' };
 }
 
 /** Checks a task-tool `X-Signature`: one hex digest, no timestamp. */
-export function verifyTaskToolSignature(
-  header: HeaderValue,
-  rawBody: Uint8Array,
-  secret: string,
-): TaskToolSignatureResult {
+export function verifyTaskToolSignature(header: HeaderValue, rawBody: Uint8Array, secret: string): TaskToolSignatureResult {
   assertBytes(rawBody);
   const value = singleHeader(header);
   if (value === undefined) return { ok: false, reason: 'missing' };
   if (!HEX_SHA256.test(value)) return { ok: false, reason: 'malformed' };
-  const expected = usableSecrets([secret]).map((key) =>
-    Buffer.from(computeTaskToolSignature(key, rawBody), 'hex'),
-  );
+  const expected = usableSecrets([secret]).map((key) => Buffer.from(computeTaskToolSignature(key, rawBody), 'hex'));
   return matchesAny(expected, [value.toLowerCase()]) ? { ok: true } : { ok: false, reason: 'mismatch' };
 }
 

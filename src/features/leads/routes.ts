@@ -13,25 +13,17 @@ const taskTaken = problemDoc('another lead of the workspace is linked to this ta
 
 export function leadRoutes(ctx: LeadsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/v1/leads',
-      route('listLeads', { querystring: LeadListQuery, response: { 200: LeadList } }),
-      async (request) => listLeads(ctx.db, principalOf(request).workspaceId, request.query),
+    app.get('/v1/leads', route('listLeads', { querystring: LeadListQuery, response: { 200: LeadList } }), async (request) =>
+      listLeads(ctx.db, principalOf(request).workspaceId, request.query),
     );
 
-    app.post(
-      '/v1/leads',
-      route('createLead', { body: LeadInput, response: { 201: LeadSchema, 409: taskTaken } }),
-      async (request, reply) => {
-        const principal = principalOf(request);
-        return reply.code(201).send(await createLead(ctx, principal.workspaceId, principal.keyId, request.body));
-      },
-    );
+    app.post('/v1/leads', route('createLead', { body: LeadInput, response: { 201: LeadSchema, 409: taskTaken } }), async (request, reply) => {
+      const principal = principalOf(request);
+      return reply.code(201).send(await createLead(ctx, principal.workspaceId, principal.keyId, request.body));
+    });
 
-    app.get(
-      '/v1/leads/:id',
-      route('getLead', { params: LeadParams, response: { 200: LeadSchema, 404: notFound } }),
-      async (request) => getLead(ctx, principalOf(request).workspaceId, request.params.id),
+    app.get('/v1/leads/:id', route('getLead', { params: LeadParams, response: { 200: LeadSchema, 404: notFound } }), async (request) =>
+      getLead(ctx, principalOf(request).workspaceId, request.params.id),
     );
 
     app.patch(

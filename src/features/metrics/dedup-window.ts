@@ -17,9 +17,7 @@ export const MAX_DEDUP_WINDOW_MS = 365 * DAY;
 const EXAMPLES = 'e.g. P7D, PT12H, P1DT2H30M or P2W';
 const NUMBER = '(\\d+(?:[.,]\\d+)?)';
 // Years and months are matched only so that they can be refused with a helpful message.
-const DURATION = new RegExp(
-  `^P(?:${NUMBER}Y)?(?:${NUMBER}M)?(?:${NUMBER}W)?(?:${NUMBER}D)?(?:T(?:${NUMBER}H)?(?:${NUMBER}M)?(?:${NUMBER}S)?)?$`,
-);
+const DURATION = new RegExp(`^P(?:${NUMBER}Y)?(?:${NUMBER}M)?(?:${NUMBER}W)?(?:${NUMBER}D)?(?:T(?:${NUMBER}H)?(?:${NUMBER}M)?(?:${NUMBER}S)?)?$`);
 
 /** Milliseconds per captured group of DURATION, in order; null marks the variable-length units. */
 const GROUP_UNITS: readonly (number | null)[] = [null, null, WEEK, DAY, HOUR, MINUTE, SECOND];

@@ -12,16 +12,15 @@ const notFound = problemDoc('no such metric in this workspace');
 
 export function metricRoutes(ctx: MetricsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/v1/metrics',
-      route('listMetrics', { querystring: MetricListQuery, response: { 200: MetricList } }),
-      async (request) => listMetrics(ctx.db, principalOf(request).workspaceId, request.query),
+    app.get('/v1/metrics', route('listMetrics', { querystring: MetricListQuery, response: { 200: MetricList } }), async (request) =>
+      listMetrics(ctx.db, principalOf(request).workspaceId, request.query),
     );
 
     app.post(
       '/v1/metrics',
       route('createMetric', {
-        description: 'Defines a metric. Rules beyond the schema (aggregation per kind, property_path, window, capping, ratio components) are in docs/metrics.md.',
+        description:
+          'Defines a metric. Rules beyond the schema (aggregation per kind, property_path, window, capping, ratio components) are in docs/metrics.md.',
         body: MetricInput,
         response: { 201: MetricSchema, 409: problemDoc('the key is taken in this workspace') },
       }),
@@ -31,10 +30,8 @@ export function metricRoutes(ctx: MetricsDeps): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get(
-      '/v1/metrics/:id',
-      route('getMetric', { params: MetricParams, response: { 200: MetricSchema, 404: notFound } }),
-      async (request) => getMetric(ctx, principalOf(request).workspaceId, request.params.id),
+    app.get('/v1/metrics/:id', route('getMetric', { params: MetricParams, response: { 200: MetricSchema, 404: notFound } }), async (request) =>
+      getMetric(ctx, principalOf(request).workspaceId, request.params.id),
     );
 
     app.patch(

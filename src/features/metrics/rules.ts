@@ -72,7 +72,8 @@ function propertyPathProblemFor(kind: MetricRow['kind'], aggregation: MetricRow[
 function sourceErrors(input: MetricInput): FieldError[] {
   const errors: FieldError[] = [];
   if (input.kind === 'ratio') {
-    if (input.event_key !== undefined) errors.push({ pointer: '/event_key', message: 'a ratio metric reads the events of its numerator and denominator metrics; remove event_key' });
+    if (input.event_key !== undefined)
+      errors.push({ pointer: '/event_key', message: 'a ratio metric reads the events of its numerator and denominator metrics; remove event_key' });
     if (input.numerator_metric_id === undefined) errors.push({ pointer: '/numerator_metric_id', message: 'a ratio metric needs a numerator metric' });
     if (input.denominator_metric_id === undefined) errors.push({ pointer: '/denominator_metric_id', message: 'a ratio metric needs a denominator metric' });
     return errors;

@@ -5,8 +5,7 @@ import { DEFAULT_DEDUP_WINDOW } from './dedup-window.js';
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
 
 const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio'], {
-  description:
-    'binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric',
+  description: 'binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric',
 });
 const aggregationOptions = {
   description: 'how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum)',

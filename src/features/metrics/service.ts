@@ -32,7 +32,15 @@ export async function createMetric(ctx: MetricsDeps, workspaceId: string, actorI
     () =>
       ctx.db.transaction().execute(async (trx) => {
         await insertMetric(trx, row);
-        await recordAudit(trx, { workspaceId, actorId, action: 'metric.created', targetType: 'metric', targetId: row.id, payload: described(resolved.metric), at: now });
+        await recordAudit(trx, {
+          workspaceId,
+          actorId,
+          action: 'metric.created',
+          targetType: 'metric',
+          targetId: row.id,
+          payload: described(resolved.metric),
+          at: now,
+        });
       }),
     () => problems.keyTaken(`a metric with key "${input.key}" already exists in this workspace`),
   );
@@ -100,9 +108,25 @@ export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId
     const changes = changesOf(toMetric(current), described(resolved.metric));
     if (Object.keys(changes).length === 0) return toMetric(current);
     const now = ctx.clock.now();
-    const { key: _key, kind: _kind, event_key: _event, numerator_metric_id: _n, denominator_metric_id: _d, aggregation: _a, ...editable } = toRow(resolved.metric);
+    const {
+      key: _key,
+      kind: _kind,
+      event_key: _event,
+      numerator_metric_id: _n,
+      denominator_metric_id: _d,
+      aggregation: _a,
+      ...editable
+    } = toRow(resolved.metric);
     await updateMetric(trx, workspaceId, id, { ...editable, updated_at: now });
-    await recordAudit(trx, { workspaceId, actorId, action: 'metric.updated', targetType: 'metric', targetId: id, payload: { key: current.key, changes }, at: now });
+    await recordAudit(trx, {
+      workspaceId,
+      actorId,
+      action: 'metric.updated',
+      targetType: 'metric',
+      targetId: id,
+      payload: { key: current.key, changes },
+      at: now,
+    });
     return toMetric({ ...current, ...editable, updated_at: now });
   });
 }

@@ -23,6 +23,9 @@ export async function findMutexGroup(executor: Executor, workspaceId: string, id
 export async function listMutexGroups(executor: Executor, workspaceId: string, page: PageParams) {
   const query = executor.selectFrom('mutex_groups').selectAll().where('workspace_id', '=', workspaceId);
   const rows = await paginate(query, 'id', page, (row) => row);
-  const counts = await countExperimentsInMutexGroups(executor, rows.data.map((row) => row.id));
+  const counts = await countExperimentsInMutexGroups(
+    executor,
+    rows.data.map((row) => row.id),
+  );
   return { ...rows, data: rows.data.map((row) => toMutexGroup(row, counts)) };
 }

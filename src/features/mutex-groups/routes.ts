@@ -12,10 +12,8 @@ const route = routeOptionsFor('mutex-groups');
 
 export function mutexGroupRoutes(ctx: MutexGroupsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/v1/mutex-groups',
-      route('listMutexGroups', { querystring: MutexGroupListQuery, response: { 200: MutexGroupList } }),
-      async (request) => listMutexGroups(ctx.db, principalOf(request).workspaceId, request.query),
+    app.get('/v1/mutex-groups', route('listMutexGroups', { querystring: MutexGroupListQuery, response: { 200: MutexGroupList } }), async (request) =>
+      listMutexGroups(ctx.db, principalOf(request).workspaceId, request.query),
     );
     app.post(
       '/v1/mutex-groups',
@@ -25,14 +23,10 @@ export function mutexGroupRoutes(ctx: MutexGroupsDeps): FastifyPluginAsyncTypebo
         return reply.code(201).send(await createMutexGroup(ctx, principal.workspaceId, principal.keyId, request.body));
       },
     );
-    app.get(
-      '/v1/mutex-groups/:id',
-      route('getMutexGroup', { params: MutexGroupParams, response: { 200: MutexGroupSchema } }),
-      async (request) => {
-        const group = await findMutexGroup(ctx.db, principalOf(request).workspaceId, request.params.id);
-        if (!group) throw problems.notFound(`no mutex group with id ${request.params.id}`);
-        return group;
-      },
-    );
+    app.get('/v1/mutex-groups/:id', route('getMutexGroup', { params: MutexGroupParams, response: { 200: MutexGroupSchema } }), async (request) => {
+      const group = await findMutexGroup(ctx.db, principalOf(request).workspaceId, request.params.id);
+      if (!group) throw problems.notFound(`no mutex group with id ${request.params.id}`);
+      return group;
+    });
   };
 }

@@ -18,7 +18,18 @@ function htmlBody(page: string): string {
 }
 
 // Bare URLs are left out: a Markdown renderer may autolink them, which changes no text.
-const NASTY = ['<img src=x onerror=alert(1)>', '*em* _u_ `code` [l](x) "q" \'s\'', '# heading', '- item', '12. twelve', '> quote', 'a | b', '&amp; &lt;', '\\*', 'line\n# two'];
+const NASTY = [
+  '<img src=x onerror=alert(1)>',
+  '*em* _u_ `code` [l](x) "q" \'s\'',
+  '# heading',
+  '- item',
+  '12. twelve',
+  '> quote',
+  'a | b',
+  '&amp; &lt;',
+  '\\*',
+  'line\n# two',
+];
 
 describe('markdown escaping', () => {
   it('escapes inline syntax anywhere and block syntax at the start of a line only', () => {
@@ -33,7 +44,24 @@ describe('markdown escaping', () => {
   });
 
   it('reads back as the same text: the markdown output renders to the html output', async () => {
-    const body = ['# {{v0}}', '', '{{v1}} and {{v2}}', '', '{{v3}}', '', '- {{v4}}', '- {{v5}}', '', '> {{v6}}', '', '| a | b |', '|---|---|', '| {{v7}} | {{v8}} |', '', '{{v9}}'].join('\n');
+    const body = [
+      '# {{v0}}',
+      '',
+      '{{v1}} and {{v2}}',
+      '',
+      '{{v3}}',
+      '',
+      '- {{v4}}',
+      '- {{v5}}',
+      '',
+      '> {{v6}}',
+      '',
+      '| a | b |',
+      '|---|---|',
+      '| {{v7}} | {{v8}} |',
+      '',
+      '{{v9}}',
+    ].join('\n');
     const data = Object.fromEntries(NASTY.map((value, index) => [`v${index}`, value]));
     const { html, markdown: source } = await renderAll(body, data);
     expect(markdown.parse(source)).toBe(`${htmlBody(html)}\n`);
@@ -43,7 +71,9 @@ describe('markdown escaping', () => {
   it('encodes values in link addresses and refuses scripting schemes', async () => {
     const body = '[pay]({{url}}) [home]({{bad}}) [doc](https://x.test/{{path}})';
     const { html, markdown: source, text } = await renderAll(body, { url: 'https://pay.test/a b?x=1&y=2', bad: 'javascript:alert(1)', path: 'a (1).pdf' });
-    expect(htmlBody(html)).toBe('<p><a href="https://pay.test/a%20b?x=1&amp;y=2">pay</a> <a href="#">home</a> <a href="https://x.test/a%20%281%29.pdf">doc</a></p>');
+    expect(htmlBody(html)).toBe(
+      '<p><a href="https://pay.test/a%20b?x=1&amp;y=2">pay</a> <a href="#">home</a> <a href="https://x.test/a%20%281%29.pdf">doc</a></p>',
+    );
     expect(source).toBe('[pay](https://pay.test/a%20b?x=1&y=2) [home](#) [doc](https://x.test/a%20%281%29.pdf)');
     // Plain text links nothing, so it shows the address as given.
     expect(text).toBe('pay (https://pay.test/a b?x=1&y=2) home (javascript:alert(1)) doc (https://x.test/a (1).pdf)\n');
@@ -52,8 +82,15 @@ describe('markdown escaping', () => {
 
 describe('document formats', () => {
   it('gives readable plain text: aligned tables, numbered and nested lists, link addresses', async () => {
-    const body = '## Items\n\n| Name | Qty |\n|---|--:|\n{{#each items}}| {{name}} | {{qty}} |\n{{/each}}\n\n3. three\n4. four\n   - nested **bold**\n\nMail [us](mailto:{{mail}}) or {{mail}}.\n\n---\n\n<p>Raw &amp; <b>html</b></p>';
-    const { text } = await renderAll(body, { items: [{ name: 'Widget', qty: 2 }, { name: 'Gadget long name', qty: 10 }], mail: 'a@b.test' });
+    const body =
+      '## Items\n\n| Name | Qty |\n|---|--:|\n{{#each items}}| {{name}} | {{qty}} |\n{{/each}}\n\n3. three\n4. four\n   - nested **bold**\n\nMail [us](mailto:{{mail}}) or {{mail}}.\n\n---\n\n<p>Raw &amp; <b>html</b></p>';
+    const { text } = await renderAll(body, {
+      items: [
+        { name: 'Widget', qty: 2 },
+        { name: 'Gadget long name', qty: 10 },
+      ],
+      mail: 'a@b.test',
+    });
     expect(text).toBe(
       'Items\n\nName              Qty\n----------------  ---\nWidget            2\nGadget long name  10\n\n3. three\n4. four\n   - nested bold\n\nMail us (a@b.test) or a@b.test.\n\n----------\n\nRaw & html\n',
     );
@@ -63,7 +100,8 @@ describe('document formats', () => {
     const body = '# Résumé for {{name}}\n\n**Bold** and _italic_ and `code`, {{note}}.\n\n1. first\n2. second\n\n| A | B |\n|---|---|\n| {{cell}} | 2 |';
     const { pdf } = await renderAll(body, { name: 'Dvořák', note: 'check ✓ “quoted” €5', cell: 'Zoë' });
     const extracted = await pdfText(pdf);
-    for (const expected of ['Résumé for Dvorák', 'Bold', 'italic', 'code', 'check ? “quoted” €5', 'first', 'second', 'Zoë']) expect(extracted).toContain(expected);
+    for (const expected of ['Résumé for Dvorák', 'Bold', 'italic', 'code', 'check ? “quoted” €5', 'first', 'second', 'Zoë'])
+      expect(extracted).toContain(expected);
     expect(toWinAnsi('Łódź 漢 naïve\u202f€')).toBe('?ódz ? naïve €');
   });
 

@@ -63,7 +63,12 @@ export async function listOutputMetaOf(executor: Executor, renderIds: readonly s
 }
 
 export async function findOutput(executor: Executor, renderId: string, format: RenderFormat) {
-  return executor.selectFrom('render_outputs').select(['content_type', 'content']).where('render_id', '=', renderId).where('format', '=', format).executeTakeFirst();
+  return executor
+    .selectFrom('render_outputs')
+    .select(['content_type', 'content'])
+    .where('render_id', '=', renderId)
+    .where('format', '=', format)
+    .executeTakeFirst();
 }
 
 /** Claims the render for a job attempt; undefined when it already finished (a repeated job). */

@@ -21,10 +21,8 @@ export function segmentRoutes(ctx: SegmentsDeps): FastifyPluginAsyncTypebox {
 /** List, create and read. */
 function segmentCollectionRoutes(ctx: SegmentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/v1/segments',
-      route('listSegments', { querystring: SegmentListQuery, response: { 200: SegmentList } }),
-      async (request) => listSegments(ctx.db, principalOf(request).workspaceId, request.query),
+    app.get('/v1/segments', route('listSegments', { querystring: SegmentListQuery, response: { 200: SegmentList } }), async (request) =>
+      listSegments(ctx.db, principalOf(request).workspaceId, request.query),
     );
 
     app.post(
@@ -40,12 +38,9 @@ function segmentCollectionRoutes(ctx: SegmentsDeps): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get(
-      '/v1/segments/:id',
-      route('getSegment', { params: SegmentParams, response: { 200: SegmentSchema, 404: notFound } }),
-      async (request) => getSegment(ctx, principalOf(request).workspaceId, request.params.id),
+    app.get('/v1/segments/:id', route('getSegment', { params: SegmentParams, response: { 200: SegmentSchema, 404: notFound } }), async (request) =>
+      getSegment(ctx, principalOf(request).workspaceId, request.params.id),
     );
-
   };
 }
 

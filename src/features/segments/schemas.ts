@@ -5,8 +5,7 @@ import { SEGMENT_KEY_PATTERN } from '../assignment/audience.js';
 // The rule is checked by validateAudience, whose pointers and messages are far more precise than
 // what a JSON Schema of the recursive tree could report; the schema only documents it.
 const Rule = Type.Unknown({
-  description:
-    'AudienceExpression or null (everyone): {operator: and|or|not, operands} | {attribute, op, value} | {segment: key}; see docs/assignment.md',
+  description: 'AudienceExpression or null (everyone): {operator: and|or|not, operands} | {attribute, op, value} | {segment: key}; see docs/assignment.md',
 });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]);

@@ -7,16 +7,7 @@ import { recordAudit } from '../audit/recorder.js';
 import type { SegmentsDeps } from './index.js';
 import { segmentReferenceErrors } from './references.js';
 import type { SegmentInput, SegmentPatch } from './schemas.js';
-import {
-  deleteSegment,
-  findSegment,
-  findSegmentReferrers,
-  insertSegment,
-  segmentKeyTaken,
-  toSegment,
-  updateSegment,
-  type SegmentReferrer,
-} from './store.js';
+import { deleteSegment, findSegment, findSegmentReferrers, insertSegment, segmentKeyTaken, toSegment, updateSegment, type SegmentReferrer } from './store.js';
 import { loadSegmentRules, lockSegmentsOf, parseRule, type SegmentRow } from './read.js';
 
 /** The rule as an audience tree, or a 422 whose pointers lead into the body (`/rule/...`). */
@@ -102,9 +93,7 @@ export async function patchSegment(ctx: SegmentsDeps, workspaceId: string, actor
     const current = await findSegment(trx, workspaceId, id);
     if (!current) throw problems.notFound(`no segment with id ${id}`);
     if (patch.key !== undefined && patch.key !== current.key) {
-      throw problems.validation([
-        { pointer: '/key', message: 'a segment’s key cannot change: audiences refer to it by key; create a new segment instead' },
-      ]);
+      throw problems.validation([{ pointer: '/key', message: 'a segment’s key cannot change: audiences refer to it by key; create a new segment instead' }]);
     }
     const changes = changesOf(current, patch, rule);
     if (Object.keys(changes).length === 0) return { segment: toSegment(current), changed: false };

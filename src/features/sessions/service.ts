@@ -21,9 +21,7 @@ export interface SessionView {
   workspace: { id: string; name: string; slug: string };
 }
 
-export type SessionLookup =
-  | { state: 'none' }
-  | { state: 'expired' | 'revoked' | 'active'; session: SessionWithKey };
+export type SessionLookup = { state: 'none' } | { state: 'expired' | 'revoked' | 'active'; session: SessionWithKey };
 
 function randomToken(): string {
   return crypto.randomBytes(32).toString('base64url');

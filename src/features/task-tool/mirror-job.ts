@@ -63,7 +63,11 @@ async function detachDeletedTask(step: MirrorStep, lead: LeadRow): Promise<void>
     action: 'lead.task_deleted',
     targetType: 'lead',
     targetId: lead.id,
-    payload: { task_id: step.callback.task_id, webhook_id: step.callback.webhook_id, changes: { task_tool_task_id: { from: step.callback.task_id, to: null } } },
+    payload: {
+      task_id: step.callback.task_id,
+      webhook_id: step.callback.webhook_id,
+      changes: { task_tool_task_id: { from: step.callback.task_id, to: null } },
+    },
     at: step.now,
   });
 }

@@ -28,10 +28,8 @@ export function taskToolRoutes(ctx: TaskToolDeps): FastifyPluginAsyncTypebox {
 /** GET/PUT /v1/task-tool/settings and the rotation of the workspace webhook secret (server keys). */
 function settingsRoutes(ctx: TaskToolDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/v1/task-tool/settings',
-      route('getTaskToolSettings', { response: { 200: TaskToolSettingsSchema } }),
-      async (request) => getTaskToolSettings(ctx, principalOf(request).workspaceId),
+    app.get('/v1/task-tool/settings', route('getTaskToolSettings', { response: { 200: TaskToolSettingsSchema } }), async (request) =>
+      getTaskToolSettings(ctx, principalOf(request).workspaceId),
     );
 
     app.put(
@@ -68,21 +66,25 @@ function callbackRoutes(ctx: TaskToolDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks/task-tool/:workspace_id',
       {
-        ...route('receiveTaskToolCallback', {
-          description:
-            'ClickUp-shaped callback (taskStatusUpdated, taskUpdated, taskDeleted). Answers 200 once the MirrorTaskStatusJob is ' +
-            'durably enqueued; other event types are acknowledged with `ignored: true`. See docs/webhooks.md.',
-          params: TaskToolCallbackParams,
-          headers: TaskToolCallbackHeaders,
-          body: TaskToolCallbackBody,
-          response: {
-            200: TaskToolCallbackAck,
-            400: problemDoc('the body is not JSON'),
-            401: problemDoc('X-Signature missing, malformed or not matching; `detail` says which'),
-            404: problemDoc('unknown workspace'),
-            422: problemDoc('not a task-tool callback (event and task_id are required; history_items an array of items with an id)'),
+        ...route(
+          'receiveTaskToolCallback',
+          {
+            description:
+              'ClickUp-shaped callback (taskStatusUpdated, taskUpdated, taskDeleted). Answers 200 once the MirrorTaskStatusJob is ' +
+              'durably enqueued; other event types are acknowledged with `ignored: true`. See docs/webhooks.md.',
+            params: TaskToolCallbackParams,
+            headers: TaskToolCallbackHeaders,
+            body: TaskToolCallbackBody,
+            response: {
+              200: TaskToolCallbackAck,
+              400: problemDoc('the body is not JSON'),
+              401: problemDoc('X-Signature missing, malformed or not matching; `detail` says which'),
+              404: problemDoc('unknown workspace'),
+              422: problemDoc('not a task-tool callback (event and task_id are required; history_items an array of items with an id)'),
+            },
           },
-        }, 'public'),
+          'public',
+        ),
         validatorCompiler: rawBodyValidatorCompiler,
       },
       async (request) =>

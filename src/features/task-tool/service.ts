@@ -82,7 +82,15 @@ export async function rotateWorkspaceWebhookSecret(ctx: TaskToolDeps, workspaceI
     await replaceWorkspaceSecret(trx, workspaceId, ctx.secrets.seal(secret));
     await savePreviousSecret(trx, workspaceId, current, expiresAt, now);
     const payload = { previous_secret_expires_at: toIso(expiresAt) };
-    await recordAudit(trx, { workspaceId, actorId, action: 'workspace.webhook_secret_rotated', targetType: 'workspace', targetId: workspaceId, payload, at: now });
+    await recordAudit(trx, {
+      workspaceId,
+      actorId,
+      action: 'workspace.webhook_secret_rotated',
+      targetType: 'workspace',
+      targetId: workspaceId,
+      payload,
+      at: now,
+    });
     return { webhook_secret: secret, previous_secret_expires_at: toIso(expiresAt) };
   });
 }

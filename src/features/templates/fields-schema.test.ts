@@ -36,9 +36,7 @@ describe('discoverFieldsSchema: fields and paths', () => {
   });
 
   it('makes printed fields required values', () => {
-    expect(discoverFieldsSchema('Dear {{name}} <{{{ email }}}>')).toEqual(
-      root({ email: VALUE, name: VALUE }, ['email', 'name']),
-    );
+    expect(discoverFieldsSchema('Dear {{name}} <{{{ email }}}>')).toEqual(root({ email: VALUE, name: VALUE }, ['email', 'name']));
   });
 
   it('nests dotted paths, slash paths and literal segments', () => {
@@ -56,9 +54,7 @@ describe('discoverFieldsSchema: fields and paths', () => {
   });
 
   it('turns a printed field into an object when properties are read from it', () => {
-    expect(discoverFieldsSchema('{{customer}} {{customer.name}}')).toEqual(
-      root({ customer: object({ name: VALUE }, ['name']) }, ['customer']),
-    );
+    expect(discoverFieldsSchema('{{customer}} {{customer.name}}')).toEqual(root({ customer: object({ name: VALUE }, ['name']) }, ['customer']));
   });
 
   it('ignores literals in statement position', () => {
@@ -66,9 +62,7 @@ describe('discoverFieldsSchema: fields and paths', () => {
   });
 
   it('ignores the root context itself and ../ above the root', () => {
-    expect(discoverFieldsSchema('{{this}} {{../x}} {{#each this}}{{y}}{{/each}} {{#with this}}{{z}}{{/with}}')).toEqual(
-      root({ z: VALUE }, ['z']),
-    );
+    expect(discoverFieldsSchema('{{this}} {{../x}} {{#each this}}{{y}}{{/each}} {{#with this}}{{z}}{{/with}}')).toEqual(root({ z: VALUE }, ['z']));
   });
 
   it('keeps a field named __proto__ as a plain property', () => {
@@ -107,16 +101,12 @@ describe('discoverFieldsSchema: helpers, partials and data variables', () => {
 
   it('makes partial-block and inline-partial bodies optional', () => {
     const body = '{{#> layout title=title}}{{fallback}}{{/layout}}{{#*inline "row"}}{{cell}}{{/inline}}';
-    expect(discoverFieldsSchema(body)).toEqual(
-      root({ cell: OPTIONAL_VALUE, fallback: OPTIONAL_VALUE, title: ANY }, ['title']),
-    );
+    expect(discoverFieldsSchema(body)).toEqual(root({ cell: OPTIONAL_VALUE, fallback: OPTIONAL_VALUE, title: ANY }, ['title']));
   });
 
   it('ignores @data variables but reads @root paths from the root', () => {
     const body = '{{#each items}}{{@index}} {{@key}} {{@first}} {{@last}} {{@root.company.name}}{{/each}} {{@root}}';
-    expect(discoverFieldsSchema(body)).toEqual(
-      root({ company: object({ name: VALUE }, ['name']), items: array(ANY) }, ['company', 'items']),
-    );
+    expect(discoverFieldsSchema(body)).toEqual(root({ company: object({ name: VALUE }, ['name']), items: array(ANY) }, ['company', 'items']));
   });
 });
 
@@ -125,9 +115,7 @@ describe('discoverFieldsSchema: #each and #with', () => {
     expect(discoverFieldsSchema('{{#each lines}}{{this.sku}} {{./qty}} {{price.amount}}{{/each}}')).toEqual(
       root(
         {
-          lines: array(
-            object({ price: object({ amount: VALUE }, ['amount']), qty: VALUE, sku: VALUE }, ['price', 'qty', 'sku']),
-          ),
+          lines: array(object({ price: object({ amount: VALUE }, ['amount']), qty: VALUE, sku: VALUE }, ['price', 'qty', 'sku'])),
         },
         ['lines'],
       ),
@@ -135,9 +123,7 @@ describe('discoverFieldsSchema: #each and #with', () => {
   });
 
   it('makes items printed with {{this}} values', () => {
-    expect(discoverFieldsSchema('{{#each tags}}<li>{{this}}</li>{{/each}}')).toEqual(
-      root({ tags: array(VALUE) }, ['tags']),
-    );
+    expect(discoverFieldsSchema('{{#each tags}}<li>{{this}}</li>{{/each}}')).toEqual(root({ tags: array(VALUE) }, ['tags']));
   });
 
   it('resolves block params to the item; the index param is not a field', () => {
@@ -148,10 +134,7 @@ describe('discoverFieldsSchema: #each and #with', () => {
   it('lets block params reach an outer item from a nested block', () => {
     const body = '{{#each orders as |order|}}{{#each order.lines}}{{sku}} {{order.id}}{{/each}}{{/each}}';
     expect(discoverFieldsSchema(body)).toEqual(
-      root(
-        { orders: array(object({ id: VALUE, lines: array(object({ sku: VALUE }, ['sku'])) }, ['id', 'lines'])) },
-        ['orders'],
-      ),
+      root({ orders: array(object({ id: VALUE, lines: array(object({ sku: VALUE }, ['sku'])) }, ['id', 'lines'])) }, ['orders']),
     );
   });
 
@@ -162,22 +145,14 @@ describe('discoverFieldsSchema: #each and #with', () => {
       '{{#with address}}{{city}} {{../name}} {{../../label}}{{/with}}',
       '{{/each}}{{/each}}',
     ].join('');
-    const member = object(
-      { active: ANY, address: object({ city: VALUE }, ['city']), name: VALUE },
-      ['address', 'name'],
-    );
+    const member = object({ active: ANY, address: object({ city: VALUE }, ['city']), name: VALUE }, ['address', 'name']);
     expect(discoverFieldsSchema(body)).toEqual(
-      root({ groups: array(object({ label: VALUE, members: array(member) }, ['label', 'members'])), org: VALUE }, [
-        'groups',
-        'org',
-      ]),
+      root({ groups: array(object({ label: VALUE, members: array(member) }, ['label', 'members'])), org: VALUE }, ['groups', 'org']),
     );
   });
 
   it('supports arrays of arrays', () => {
-    expect(discoverFieldsSchema('{{#each rows}}{{#each this}}{{this}}{{/each}}{{/each}}')).toEqual(
-      root({ rows: array(array(VALUE)) }, ['rows']),
-    );
+    expect(discoverFieldsSchema('{{#each rows}}{{#each this}}{{this}}{{/each}}{{/each}}')).toEqual(root({ rows: array(array(VALUE)) }, ['rows']));
   });
 
   it('keeps an #each target an array when its length or an index is read', () => {
@@ -201,10 +176,7 @@ describe('discoverFieldsSchema: #each and #with', () => {
   it('scopes #with into an object; block params and else branches follow Handlebars', () => {
     const body = '{{#with customer as |c|}}{{name}} {{c.email}} {{../id}}{{else}}{{guest}}{{/with}}';
     expect(discoverFieldsSchema(body)).toEqual(
-      root({ customer: object({ email: VALUE, name: VALUE }, ['email', 'name']), guest: OPTIONAL_VALUE, id: VALUE }, [
-        'customer',
-        'id',
-      ]),
+      root({ customer: object({ email: VALUE, name: VALUE }, ['email', 'name']), guest: OPTIONAL_VALUE, id: VALUE }, ['customer', 'id']),
     );
   });
 
@@ -215,9 +187,7 @@ describe('discoverFieldsSchema: #each and #with', () => {
 
 describe('discoverFieldsSchema: conditionals', () => {
   it('accepts anything for a field used only as a condition, and does not require it', () => {
-    expect(discoverFieldsSchema('{{#if paid}}Paid{{/if}}{{#unless draft}}Final{{/unless}}')).toEqual(
-      root({ draft: ANY, paid: ANY }),
-    );
+    expect(discoverFieldsSchema('{{#if paid}}Paid{{/if}}{{#unless draft}}Final{{/unless}}')).toEqual(root({ draft: ANY, paid: ANY }));
   });
 
   it('makes fields under #if/#unless, in program or else, optional and nullable', () => {
@@ -233,9 +203,7 @@ describe('discoverFieldsSchema: conditionals', () => {
   });
 
   it('requires a field used unconditionally anywhere, even if also used under #if', () => {
-    expect(discoverFieldsSchema('{{#if total}}{{total}}{{/if}} Total: {{total}}')).toEqual(
-      root({ total: VALUE }, ['total']),
-    );
+    expect(discoverFieldsSchema('{{#if total}}{{total}}{{/if}} Total: {{total}}')).toEqual(root({ total: VALUE }, ['total']));
   });
 
   it('walks else-if chains as conditional', () => {
@@ -245,15 +213,11 @@ describe('discoverFieldsSchema: conditionals', () => {
   });
 
   it('makes helper arguments in a condition optional', () => {
-    expect(discoverFieldsSchema('{{#if (eq status "paid")}}{{paid_at}}{{/if}}')).toEqual(
-      root({ paid_at: OPTIONAL_VALUE, status: ANY }),
-    );
+    expect(discoverFieldsSchema('{{#if (eq status "paid")}}{{paid_at}}{{/if}}')).toEqual(root({ paid_at: OPTIONAL_VALUE, status: ANY }));
   });
 
   it('makes a guarded object nullable with optional properties', () => {
-    expect(discoverFieldsSchema('{{#if customer}}{{customer.name}}{{/if}}')).toEqual(
-      root({ customer: nullable(object({ name: OPTIONAL_VALUE })) }),
-    );
+    expect(discoverFieldsSchema('{{#if customer}}{{customer.name}}{{/if}}')).toEqual(root({ customer: nullable(object({ name: OPTIONAL_VALUE })) }));
   });
 
   it('keeps requiredness inside an optional #each relative to the item', () => {
@@ -270,9 +234,7 @@ describe('discoverFieldsSchema: conditionals', () => {
 
   it('treats unknown block helpers as calls whose bodies may not render', () => {
     const body = '{{#ifEquals status "paid"}}{{paid_at}}{{else}}{{due_at}}{{/ifEquals}}{{#repeat n as |k|}}{{k.x}}{{/repeat}}';
-    expect(discoverFieldsSchema(body)).toEqual(
-      root({ due_at: OPTIONAL_VALUE, n: ANY, paid_at: OPTIONAL_VALUE, status: ANY }, ['n', 'status']),
-    );
+    expect(discoverFieldsSchema(body)).toEqual(root({ due_at: OPTIONAL_VALUE, n: ANY, paid_at: OPTIONAL_VALUE, status: ANY }, ['n', 'status']));
   });
 
   it('treats a bare block as a section over an optional field', () => {
@@ -332,9 +294,7 @@ describe('discoverFieldsSchema: a realistic invoice', () => {
         ['address', 'name'],
       ),
       issued_at: ANY,
-      items: array(
-        object({ description: VALUE, quantity: VALUE, unit_price: VALUE }, ['description', 'quantity', 'unit_price']),
-      ),
+      items: array(object({ description: VALUE, quantity: VALUE, unit_price: VALUE }, ['description', 'quantity', 'unit_price'])),
       notes: OPTIONAL_VALUE,
       number: VALUE,
       totals: object({ subtotal: VALUE, tax: VALUE, total: VALUE }, ['subtotal', 'tax', 'total']),
@@ -377,9 +337,7 @@ describe('discoverFieldsSchema: a realistic invoice', () => {
     const validate = validator();
     const { name: _name, ...customer } = good.customer;
     expect(validate({ ...good, customer })).toBe(false);
-    expect(validate.errors).toEqual([
-      expect.objectContaining({ instancePath: '/customer', keyword: 'required', params: { missingProperty: 'name' } }),
-    ]);
+    expect(validate.errors).toEqual([expect.objectContaining({ instancePath: '/customer', keyword: 'required', params: { missingProperty: 'name' } })]);
   });
 
   it('points into the array item that lacks a field and at values of the wrong type', () => {

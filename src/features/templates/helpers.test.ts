@@ -50,7 +50,10 @@ describe('template execution', () => {
 
   it('applies whitespace control exactly as Handlebars does', () => {
     const body = '# List\n{{#each items}}\n  - {{this}}\n{{else}}\nnone\n{{/each}}\n{{~#if flag}}  flagged  {{/if~}}\nend {{{raw}}}';
-    for (const data of [{ items: ['a', 'b'], flag: true, raw: '*x*' }, { items: [], flag: false }]) {
+    for (const data of [
+      { items: ['a', 'b'], flag: true, raw: '*x*' },
+      { items: [], flag: false },
+    ]) {
       expect(run(body, data)).toBe(Handlebars.create().compile(body)(data));
     }
   });

@@ -40,7 +40,12 @@ export function templateRoutes(ctx: TemplatesDeps): FastifyPluginAsyncTypebox {
 
     app.patch(
       '/v1/templates/:id',
-      route('updateTemplate', { description: 'Edits the draft; versions never change.', params: TemplateParams, body: TemplatePatch, response: { 200: TemplateSchema, 404: notFound } }),
+      route('updateTemplate', {
+        description: 'Edits the draft; versions never change.',
+        params: TemplateParams,
+        body: TemplatePatch,
+        response: { 200: TemplateSchema, 404: notFound },
+      }),
       async (request) => {
         const principal = principalOf(request);
         return editTemplate(ctx, principal.workspaceId, principal.keyId, request.params.id, request.body);
@@ -68,16 +73,12 @@ export function templateRoutes(ctx: TemplatesDeps): FastifyPluginAsyncTypebox {
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
 function readRoutes(ctx: TemplatesDeps, app: App): void {
-  app.get(
-    '/v1/templates',
-    route('listTemplates', { querystring: TemplateListQuery, response: { 200: TemplateList } }),
-    async (request) => listTemplates(ctx.db, principalOf(request).workspaceId, request.query),
+  app.get('/v1/templates', route('listTemplates', { querystring: TemplateListQuery, response: { 200: TemplateList } }), async (request) =>
+    listTemplates(ctx.db, principalOf(request).workspaceId, request.query),
   );
 
-  app.get(
-    '/v1/templates/:id',
-    route('getTemplate', { params: TemplateParams, response: { 200: TemplateSchema, 404: notFound } }),
-    async (request) => getTemplate(ctx, principalOf(request).workspaceId, request.params.id),
+  app.get('/v1/templates/:id', route('getTemplate', { params: TemplateParams, response: { 200: TemplateSchema, 404: notFound } }), async (request) =>
+    getTemplate(ctx, principalOf(request).workspaceId, request.params.id),
   );
 }
 

@@ -50,9 +50,26 @@ export async function createTemplate(ctx: TemplatesDeps, workspaceId: string, ac
   checkBody(input.body);
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
-    const row: TemplateRow = { id: newId(), workspace_id: workspaceId, name: input.name, body: input.body, version_count: 0, created_at: now, updated_at: now, deleted_at: null };
+    const row: TemplateRow = {
+      id: newId(),
+      workspace_id: workspaceId,
+      name: input.name,
+      body: input.body,
+      version_count: 0,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
     await insertTemplate(trx, row);
-    await recordAudit(trx, { workspaceId, actorId, action: 'template.created', targetType: 'template', targetId: row.id, payload: { name: row.name }, at: now });
+    await recordAudit(trx, {
+      workspaceId,
+      actorId,
+      action: 'template.created',
+      targetType: 'template',
+      targetId: row.id,
+      payload: { name: row.name },
+      at: now,
+    });
     return toTemplate(row);
   });
 }
@@ -120,7 +137,9 @@ export async function freezeVersion(ctx: TemplatesDeps, workspaceId: string, act
       fieldsSchema = discoverFieldsSchema(claimed.body);
     } catch (error) {
       if (error instanceof TemplateSyntaxError) {
-        throw problems.draftDoesNotCompile(`the draft no longer compiles: ${error.message} (line ${error.line}, column ${error.column}); fix it with PATCH, then freeze`);
+        throw problems.draftDoesNotCompile(
+          `the draft no longer compiles: ${error.message} (line ${error.line}, column ${error.column}); fix it with PATCH, then freeze`,
+        );
       }
       throw error;
     }

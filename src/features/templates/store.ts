@@ -135,7 +135,10 @@ export async function listVersions(executor: Executor, workspaceId: string, temp
   const limit = Math.min(page.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   let query = executor.selectFrom('template_versions').selectAll().where('workspace_id', '=', workspaceId).where('template_id', '=', templateId);
   if (page.cursor) query = query.where('seq', '>', afterSeq(page.cursor));
-  const rows = await query.orderBy('seq').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('seq')
+    .limit(limit + 1)
+    .execute();
   const data = rows.slice(0, limit);
   const last = data[data.length - 1];
   return { data: data.map(toVersion), next_cursor: rows.length > limit && last ? versionCursor(last.seq) : null };

@@ -82,10 +82,7 @@ describe('checkTemplateSyntax', () => {
 
 describe('parseTemplate', () => {
   it('returns the Handlebars AST', () => {
-    expect(parseTemplate('Hi {{name}}').body.map((node) => node.type)).toEqual([
-      'ContentStatement',
-      'MustacheStatement',
-    ]);
+    expect(parseTemplate('Hi {{name}}').body.map((node) => node.type)).toEqual(['ContentStatement', 'MustacheStatement']);
   });
 
   it('throws a TemplateSyntaxError with the location', () => {

@@ -10,9 +10,7 @@
 //    by finding the offset in the source whose surroundings render to that same excerpt.
 import Handlebars from 'handlebars';
 
-export type TemplateSyntaxResult =
-  | { ok: true }
-  | { ok: false; message: string; line: number; column: number };
+export type TemplateSyntaxResult = { ok: true } | { ok: false; message: string; line: number; column: number };
 
 /** A template body that Handlebars rejects; `line` and `column` are 1-based. */
 export class TemplateSyntaxError extends Error {

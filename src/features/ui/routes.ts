@@ -47,8 +47,7 @@ export function uiRoutes(): FastifyPluginAsyncTypebox {
     }
     const files = listFiles(WEB_DIST);
     await app.register(fastifyStatic, { root: WEB_DIST, serve: false });
-    const sendIndex = (reply: FastifyReply) =>
-      reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+    const sendIndex = (reply: FastifyReply) => reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
     app.get('/ui', hidden, async (_request, reply) => sendIndex(reply));
     app.get<{ Params: { '*': string } }>('/ui/*', hidden, async (request, reply) => {
       const file = request.params['*'];

@@ -92,7 +92,15 @@ export async function patchWebhookSource(ctx: WebhookSourcesDeps, workspaceId: s
           updated_at: now,
         };
         await updateWebhookSource(trx, workspaceId, id, { slug: updated.slug, name: updated.name, enabled: updated.enabled, updated_at: now });
-        await recordAudit(trx, { workspaceId, actorId, action: 'webhook_source.updated', targetType: 'webhook_source', targetId: id, payload: { changes }, at: now });
+        await recordAudit(trx, {
+          workspaceId,
+          actorId,
+          action: 'webhook_source.updated',
+          targetType: 'webhook_source',
+          targetId: id,
+          payload: { changes },
+          at: now,
+        });
         return toWebhookSource(updated, now);
       }),
     () => slugTaken(patch.slug ?? ''),

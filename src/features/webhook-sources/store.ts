@@ -31,12 +31,7 @@ export async function insertWebhookSource(executor: Executor, row: WebhookSource
   await executor.insertInto('webhook_sources').values(row).execute();
 }
 
-export async function updateWebhookSource(
-  executor: Executor,
-  workspaceId: string,
-  id: string,
-  changes: Updateable<WebhookSourcesTable>,
-): Promise<void> {
+export async function updateWebhookSource(executor: Executor, workspaceId: string, id: string, changes: Updateable<WebhookSourcesTable>): Promise<void> {
   await executor.updateTable('webhook_sources').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
@@ -51,12 +46,7 @@ export async function lockWebhookSource(executor: Executor, seam: DialectSeam, w
 }
 
 export async function findWebhookSourceBySlug(executor: Executor, workspaceId: string, slug: string): Promise<WebhookSourceRow | undefined> {
-  return executor
-    .selectFrom('webhook_sources')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('slug', '=', slug)
-    .executeTakeFirst();
+  return executor.selectFrom('webhook_sources').selectAll().where('workspace_id', '=', workspaceId).where('slug', '=', slug).executeTakeFirst();
 }
 
 export async function listWebhookSources(executor: Executor, workspaceId: string, page: PageParams, now: number) {

@@ -40,13 +40,67 @@ const ROW = 40;
 const TOP = 28;
 const CHANCE = 110;
 
+/** The chart's text for screen readers: each variant's effect, interval, reading and chance. */
+function effectSummary(rows: EffectRow[], higherIsBetter: boolean, show: (row: EffectRow, value: number) => string): string {
+  return rows
+    .map(
+      (row) =>
+        `${row.label}: ${show(row, row.mean)} (95% interval ${show(row, row.low)} to ${show(row, row.high)}), ${readingOf(row, higherIsBetter)}, chance to beat control ${percent(row.chance, 2)}`,
+    )
+    .join('; ');
+}
+
+/** One variant's row: its name, interval bar with end marks, the mean's dot and its chance to beat control. */
+function EffectRowMarks({
+  row,
+  y,
+  x,
+  label,
+  chanceX,
+  higherIsBetter,
+}: {
+  row: EffectRow;
+  y: number;
+  x: (value: number) => number;
+  label: number;
+  chanceX: number;
+  higherIsBetter: boolean;
+}) {
+  const reading = readingOf(row, higherIsBetter);
+  const colour = COLOURS[reading];
+  return (
+    <g data-reading={reading} data-testid={`effect-${row.label}`}>
+      <text x={label - 10} y={y + 4} text-anchor="end" class="label">
+        {row.label.length > label / 8 ? `${row.label.slice(0, Math.floor(label / 8) - 1)}…` : row.label}
+      </text>
+      <line x1={x(row.low)} x2={x(row.high)} y1={y} y2={y} stroke={colour} stroke-width={8} stroke-linecap="round" opacity={0.35} />
+      <line x1={x(row.low)} x2={x(row.low)} y1={y - 8} y2={y + 8} stroke={colour} stroke-width={2} />
+      <line x1={x(row.high)} x2={x(row.high)} y1={y - 8} y2={y + 8} stroke={colour} stroke-width={2} />
+      <circle cx={x(row.mean)} cy={y} r={6} fill={colour} />
+      <text x={chanceX} y={y + 4} class="label" fill={colour}>
+        {percent(row.chance, 2)}
+      </text>
+    </g>
+  );
+}
+
 /**
  * A forest plot: each variant's effect against the control (relative lift when defined) with its
  * 95% interval, around a solid zero line. Green when the whole interval is on the good side (in
  * the metric's direction), red when on the bad side, grey while it still straddles zero; the
  * chance to beat control stands at the right.
  */
-export function EffectChart({ rows, higherIsBetter, title, format }: { rows: EffectRow[]; higherIsBetter: boolean; title: string; format: (value: number) => string }) {
+export function EffectChart({
+  rows,
+  higherIsBetter,
+  title,
+  format,
+}: {
+  rows: EffectRow[];
+  higherIsBetter: boolean;
+  title: string;
+  format: (value: number) => string;
+}) {
   const ref = useRef<HTMLElement>(null);
   const width = useChartWidth(ref);
   const label = Math.min(140, Math.round(width * 0.25));
@@ -55,9 +109,7 @@ export function EffectChart({ rows, higherIsBetter, title, format }: { rows: Eff
   const x = linear(domain, [label, width - CHANCE]);
   const height = TOP + rows.length * ROW + 8;
   const show = (row: EffectRow, value: number) => (row.relative ? percent(value, 1) : format(value));
-  const summary = rows
-    .map((row) => `${row.label}: ${show(row, row.mean)} (95% interval ${show(row, row.low)} to ${show(row, row.high)}), ${readingOf(row, higherIsBetter)}, chance to beat control ${percent(row.chance, 2)}`)
-    .join('; ');
+  const summary = effectSummary(rows, higherIsBetter, show);
   const tickFormat = rows.every((row) => row.relative) ? (value: number) => percent(value, 0) : format;
   return (
     <figure class="chart" ref={ref}>
@@ -74,29 +126,22 @@ export function EffectChart({ rows, higherIsBetter, title, format }: { rows: Eff
         <text x={width - CHANCE + 10} y={TOP - 10} class="tick">
           beats control
         </text>
-        {rows.map((row, i) => {
-          const y = TOP + i * ROW + ROW / 2;
-          const reading = readingOf(row, higherIsBetter);
-          const colour = COLOURS[reading];
-          return (
-            <g key={row.label} data-reading={reading} data-testid={`effect-${row.label}`}>
-              <text x={label - 10} y={y + 4} text-anchor="end" class="label">
-                {row.label.length > label / 8 ? `${row.label.slice(0, Math.floor(label / 8) - 1)}…` : row.label}
-              </text>
-              <line x1={x(row.low)} x2={x(row.high)} y1={y} y2={y} stroke={colour} stroke-width={8} stroke-linecap="round" opacity={0.35} />
-              <line x1={x(row.low)} x2={x(row.low)} y1={y - 8} y2={y + 8} stroke={colour} stroke-width={2} />
-              <line x1={x(row.high)} x2={x(row.high)} y1={y - 8} y2={y + 8} stroke={colour} stroke-width={2} />
-              <circle cx={x(row.mean)} cy={y} r={6} fill={colour} />
-              <text x={width - CHANCE + 10} y={y + 4} class="label" fill={colour}>
-                {percent(row.chance, 2)}
-              </text>
-            </g>
-          );
-        })}
+        {rows.map((row, i) => (
+          <EffectRowMarks
+            key={row.label}
+            row={row}
+            y={TOP + i * ROW + ROW / 2}
+            x={x}
+            label={label}
+            chanceX={width - CHANCE + 10}
+            higherIsBetter={higherIsBetter}
+          />
+        ))}
       </svg>
       <figcaption class="hint">
-        Dot: {rows.every((row) => row.relative) ? 'relative lift against the control' : 'difference from the control'}. Bar: 95% credible interval. Solid line: no
-        effect. {higherIsBetter ? 'Higher is better' : 'Lower is better'} for this metric: green is a clear improvement, red a clear harm, grey not yet clear.
+        Dot: {rows.every((row) => row.relative) ? 'relative lift against the control' : 'difference from the control'}. Bar: 95% credible interval. Solid line:
+        no effect. {higherIsBetter ? 'Higher is better' : 'Lower is better'} for this metric: green is a clear improvement, red a clear harm, grey not yet
+        clear.
       </figcaption>
     </figure>
   );

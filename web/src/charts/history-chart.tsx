@@ -93,7 +93,14 @@ export function HistoryChart({ snapshots, format }: { snapshots: Snapshot[]; for
 
   return (
     <figure class="chart" ref={ref}>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width={WIDTH} height={HEIGHT} role="img" aria-label={`Credible intervals over ${snapshots.length} snapshots. ${latest}`} data-testid="history-chart">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        width={WIDTH}
+        height={HEIGHT}
+        role="img"
+        aria-label={`Credible intervals over ${snapshots.length} snapshots. ${latest}`}
+        data-testid="history-chart"
+      >
         {ticks(yDomain).map((tick) => (
           <g key={`y${tick}`}>
             <line x1={M.left} x2={WIDTH - M.right} y1={y(tick)} y2={y(tick)} class="grid" />

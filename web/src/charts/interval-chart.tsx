@@ -61,9 +61,7 @@ export function IntervalChart({ rows, format, title }: { rows: IntervalRow[]; fo
           );
         })}
       </svg>
-      <figcaption class="hint">
-        Dot: posterior mean. Bar: 95% credible interval.{control ? ' Dashed line: the control’s mean.' : ''}
-      </figcaption>
+      <figcaption class="hint">Dot: posterior mean. Bar: 95% credible interval.{control ? ' Dashed line: the control’s mean.' : ''}</figcaption>
     </figure>
   );
 }

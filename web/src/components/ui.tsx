@@ -58,7 +58,15 @@ function useFieldId(): string {
  * A label, the control it names and an optional hint tied to the control with
  * aria-describedby: the frame every form control here shares.
  */
-function Labelled({ label, hint, control }: { label: string; hint: string | undefined; control: (id: string, describedBy: string | undefined) => ComponentChildren }) {
+function Labelled({
+  label,
+  hint,
+  control,
+}: {
+  label: string;
+  hint: string | undefined;
+  control: (id: string, describedBy: string | undefined) => ComponentChildren;
+}) {
   const id = useFieldId();
   return (
     <div class="field">
@@ -187,8 +195,7 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
   return (
     <div class="secret" role="region" aria-label={label}>
       <p>
-        <strong>{label}</strong> — shown only now. Store it somewhere safe; the server keeps only a hash or an encrypted copy and will not
-        show it again.
+        <strong>{label}</strong> — shown only now. Store it somewhere safe; the server keeps only a hash or an encrypted copy and will not show it again.
       </p>
       <code class="secret-value" data-testid="secret">
         {secret}

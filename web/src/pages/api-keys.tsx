@@ -36,7 +36,19 @@ function KeyForm({ environments, onCreated }: { environments: Environment[]; onC
   );
 }
 
-function KeyRow({ apiKey: key, isCurrent, environmentName, busy, onRevoke }: { apiKey: ApiKey; isCurrent: boolean; environmentName: string; busy: boolean; onRevoke: () => void }) {
+function KeyRow({
+  apiKey: key,
+  isCurrent,
+  environmentName,
+  busy,
+  onRevoke,
+}: {
+  apiKey: ApiKey;
+  isCurrent: boolean;
+  environmentName: string;
+  busy: boolean;
+  onRevoke: () => void;
+}) {
   return (
     <tr>
       <td>
@@ -69,7 +81,10 @@ export function ApiKeys() {
   const currentKeyId = currentSession.keyId;
   const [includeRevoked, setIncludeRevoked] = useState(false);
   const { cursor, pager } = usePager([includeRevoked]);
-  const list = useResource(() => api<Page<ApiKey>>('GET', `/v1/api-keys${query({ cursor, include_revoked: includeRevoked || undefined })}`), [cursor, includeRevoked]);
+  const list = useResource(
+    () => api<Page<ApiKey>>('GET', `/v1/api-keys${query({ cursor, include_revoked: includeRevoked || undefined })}`),
+    [cursor, includeRevoked],
+  );
   const environments = useResource(() => api<Page<Environment>>('GET', '/v1/environments?limit=200'), []);
   const [created, setCreated] = useState<NewApiKey | null>(null);
   const action = useAction();
@@ -94,7 +109,14 @@ export function ApiKeys() {
       {list.data ? (
         <Table caption="API keys" columns={['Name', 'Key', 'Kind', 'Environment', 'Created', 'Last used', 'Action']}>
           {list.data.data.map((key) => (
-            <KeyRow key={key.id} apiKey={key} isCurrent={key.id === currentKeyId} environmentName={envName(key.environment_id)} busy={action.busy} onRevoke={() => revoke(key)} />
+            <KeyRow
+              key={key.id}
+              apiKey={key}
+              isCurrent={key.id === currentKeyId}
+              environmentName={envName(key.environment_id)}
+              busy={action.busy}
+              onRevoke={() => revoke(key)}
+            />
           ))}
         </Table>
       ) : null}

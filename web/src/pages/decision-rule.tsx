@@ -49,7 +49,16 @@ export function DecisionRuleFields({ rule, onRule }: { rule: RuleText; onRule: (
       <legend>Decision rule</legend>
       <Select label="Method" value={rule.method} options={methods} onChange={set('method')} />
       <div class="row">
-        <Field label="Threshold" type="number" step="0.0001" min={0.5} max={0.9999} value={rule.posterior_threshold} onInput={set('posterior_threshold')} hint="0.5–0.9999; α = 1 − threshold for the sequential rules." />
+        <Field
+          label="Threshold"
+          type="number"
+          step="0.0001"
+          min={0.5}
+          max={0.9999}
+          value={rule.posterior_threshold}
+          onInput={set('posterior_threshold')}
+          hint="0.5–0.9999; α = 1 − threshold for the sequential rules."
+        />
         <Field label="Minimum detectable effect" type="number" step="0.001" value={rule.minimum_detectable_effect} onInput={set('minimum_detectable_effect')} />
         <Field label="Minimum units per variant" type="number" min={1} value={rule.min_sample_per_variant} onInput={set('min_sample_per_variant')} />
         <Field label="Maximum duration (days)" type="number" min={1} value={rule.max_duration_days} onInput={set('max_duration_days')} />

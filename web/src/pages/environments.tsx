@@ -37,7 +37,14 @@ export function Environments() {
       <FormCard id="new-environment" title="New environment" submitLabel="Create environment" onSubmit={create}>
         <div class="row">
           <Field label="Name" required value={form.name} onInput={bind('name')} />
-          <Field label="Slug" required pattern="[a-z0-9-]{1,32}" value={form.slug} hint='Lowercase letters, digits and dashes; "all" is reserved.' onInput={bind('slug')} />
+          <Field
+            label="Slug"
+            required
+            pattern="[a-z0-9-]{1,32}"
+            value={form.slug}
+            hint='Lowercase letters, digits and dashes; "all" is reserved.'
+            onInput={bind('slug')}
+          />
         </div>
       </FormCard>
     </>

@@ -56,9 +56,15 @@ function parseDimensions(text: string): string[] {
  * (a new audience decides only for units not yet assigned: assignment is sticky).
  */
 export function DetailsEditor({ experiment, onChanged }: EditorProps) {
-  const initial = { name: experiment.name, hypothesis: experiment.hypothesis, audience: experiment.audience ? json(experiment.audience) : '', dimensions: (experiment.dimensions ?? []).join(', ') };
+  const initial = {
+    name: experiment.name,
+    hypothesis: experiment.hypothesis,
+    audience: experiment.audience ? json(experiment.audience) : '',
+    dimensions: (experiment.dimensions ?? []).join(', '),
+  };
   const { form, bind } = useFormFields(initial);
-  const changed = form.name !== initial.name || form.hypothesis !== initial.hypothesis || form.audience !== initial.audience || form.dimensions !== initial.dimensions;
+  const changed =
+    form.name !== initial.name || form.hypothesis !== initial.hypothesis || form.audience !== initial.audience || form.dimensions !== initial.dimensions;
   return (
     <PatchForm
       experiment={experiment}

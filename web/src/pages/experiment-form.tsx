@@ -24,7 +24,17 @@ async function loadChoices() {
   return { environments: environments.data, metrics: metrics.data, groups: groups.data };
 }
 
-function VariantsEditor({ rows, control, onRows, onControl }: { rows: VariantRow[]; control: number; onRows: (rows: VariantRow[]) => void; onControl: (i: number) => void }) {
+function VariantsEditor({
+  rows,
+  control,
+  onRows,
+  onControl,
+}: {
+  rows: VariantRow[];
+  control: number;
+  onRows: (rows: VariantRow[]) => void;
+  onControl: (i: number) => void;
+}) {
   const set = (i: number, patch: Partial<VariantRow>) => onRows(rows.map((row, j) => (j === i ? { ...row, ...patch } : row)));
   const total = rows.reduce((sum, row) => sum + (Number.isFinite(row.weight) ? row.weight : 0), 0);
   return (
@@ -33,7 +43,14 @@ function VariantsEditor({ rows, control, onRows, onControl }: { rows: VariantRow
       {rows.map((row, i) => (
         <div class="row variant-row" key={i}>
           <Field label={`Variant ${i + 1} key`} value={row.key} required pattern="[a-z0-9._-]{1,64}" onInput={(e) => set(i, { key: e.currentTarget.value })} />
-          <Field label={`Variant ${i + 1} weight (%)`} type="number" min={0} max={100} value={row.weight} onInput={(e) => set(i, { weight: Number(e.currentTarget.value) })} />
+          <Field
+            label={`Variant ${i + 1} weight (%)`}
+            type="number"
+            min={0}
+            max={100}
+            value={row.weight}
+            onInput={(e) => set(i, { weight: Number(e.currentTarget.value) })}
+          />
           <Field label={`Variant ${i + 1} description`} value={row.description} onInput={(e) => set(i, { description: e.currentTarget.value })} />
           <div class="check">
             <input id={`control-${i}`} type="radio" name="control" checked={control === i} onChange={() => onControl(i)} />
@@ -52,8 +69,14 @@ function VariantsEditor({ rows, control, onRows, onControl }: { rows: VariantRow
   );
 }
 
+type ExperimentDraft = ReturnType<typeof useExperimentDraft>;
+
 function useExperimentDraft() {
-  const { form: fields, setForm: setFields, bind: bindField } = useFormFields({ environment_id: '', key: '', name: '', hypothesis: '', unit_type: 'user', primary_metric_id: '', mutex_group_id: '', audience: '' });
+  const {
+    form: fields,
+    setForm: setFields,
+    bind: bindField,
+  } = useFormFields({ environment_id: '', key: '', name: '', hypothesis: '', unit_type: 'user', primary_metric_id: '', mutex_group_id: '', audience: '' });
   const [rows, setRows] = useState<VariantRow[]>([
     { key: 'control', weight: 50, description: '' },
     { key: 'treatment', weight: 50, description: '' },
@@ -68,7 +91,12 @@ function useExperimentDraft() {
     name: fields.name,
     hypothesis: fields.hypothesis,
     unit_type: fields.unit_type,
-    variants: rows.map((row, i) => ({ key: row.key, weight: row.weight, is_control: i === control, ...(row.description ? { description: row.description } : {}) })),
+    variants: rows.map((row, i) => ({
+      key: row.key,
+      weight: row.weight,
+      is_control: i === control,
+      ...(row.description ? { description: row.description } : {}),
+    })),
     primary_metric_id: fields.primary_metric_id || null,
     guardrail_metric_ids: guardrails,
     mutex_group_id: fields.mutex_group_id || null,
@@ -77,6 +105,40 @@ function useExperimentDraft() {
     variance_reduction: cupedFromText(cuped),
   });
   return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, cuped, setCuped, body };
+}
+
+/** The experiment's environment, key, name, hypothesis and unit type. */
+function DefinitionFields({
+  fields,
+  bindField,
+  environments,
+}: {
+  fields: ExperimentDraft['fields'];
+  bindField: ExperimentDraft['bindField'];
+  environments: Environment[];
+}) {
+  return (
+    <fieldset>
+      <legend>Definition</legend>
+      <Select
+        label="Environment"
+        value={fields.environment_id || environments[0]?.id || ''}
+        options={environments.map((env) => ({ value: env.id, label: env.name }))}
+        onChange={bindField('environment_id')}
+      />
+      <Field
+        label="Key"
+        required
+        pattern="[a-z0-9._-]{1,128}"
+        value={fields.key}
+        onInput={bindField('key')}
+        hint="Lowercase letters, digits, dot, dash and underscore; what SDKs ask to be assigned to."
+      />
+      <Field label="Name" required value={fields.name} onInput={bindField('name')} />
+      <TextArea label="Hypothesis" required rows={3} value={fields.hypothesis} onInput={bindField('hypothesis')} />
+      <Select label="Unit type" value={fields.unit_type} options={unitTypes} onChange={bindField('unit_type')} hint="What a unit id identifies." />
+    </fieldset>
+  );
 }
 
 export function ExperimentForm() {
@@ -106,14 +168,7 @@ export function ExperimentForm() {
       <PageTitle>New experiment</PageTitle>
       <ErrorBox error={choices.error} />
       <form class="stack" onSubmit={submit}>
-        <fieldset>
-          <legend>Definition</legend>
-          <Select label="Environment" value={fields.environment_id || environments[0]?.id || ''} options={environments.map((env) => ({ value: env.id, label: env.name }))} onChange={bindField('environment_id')} />
-          <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={fields.key} onInput={bindField('key')} hint="Lowercase letters, digits, dot, dash and underscore; what SDKs ask to be assigned to." />
-          <Field label="Name" required value={fields.name} onInput={bindField('name')} />
-          <TextArea label="Hypothesis" required rows={3} value={fields.hypothesis} onInput={bindField('hypothesis')} />
-          <Select label="Unit type" value={fields.unit_type} options={unitTypes} onChange={bindField('unit_type')} hint="What a unit id identifies." />
-        </fieldset>
+        <DefinitionFields fields={fields} bindField={bindField} environments={environments} />
         <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} />
         <fieldset>
           <legend>Metrics</legend>
@@ -124,11 +179,22 @@ export function ExperimentForm() {
             guardrails={draft.guardrails}
             onGuardrails={draft.setGuardrails}
           />
-          <Select label="Mutex group" value={fields.mutex_group_id} options={[{ value: '', label: 'None' }, ...(choices.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name }))]} onChange={bindField('mutex_group_id')} />
+          <Select
+            label="Mutex group"
+            value={fields.mutex_group_id}
+            options={[{ value: '', label: 'None' }, ...(choices.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name }))]}
+            onChange={bindField('mutex_group_id')}
+          />
         </fieldset>
         <DecisionRuleFields rule={rule} onRule={draft.setRule} />
         <VarianceReductionFields value={draft.cuped} onValue={draft.setCuped} />
-        <TextArea label="Audience (optional JSON rule)" rows={4} value={fields.audience} onInput={bindField('audience')} hint='Empty for everyone. Example: {"attribute": "country", "op": "in", "value": ["DE", "FR"]}' />
+        <TextArea
+          label="Audience (optional JSON rule)"
+          rows={4}
+          value={fields.audience}
+          onInput={bindField('audience')}
+          hint='Empty for everyone. Example: {"attribute": "country", "op": "in", "value": ["DE", "FR"]}'
+        />
         <ErrorBox error={action.error} />
         <button type="submit" class="primary" disabled={action.busy}>
           Create experiment

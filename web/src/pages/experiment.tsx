@@ -58,12 +58,22 @@ function VariantsSection({ experiment: e, onChanged }: { experiment: Experiment;
         ))}
       </Table>
       {e.weights_changed_since_start ? <p class="notice">Weights were changed after the start.</p> : null}
-      {e.status === 'draft' || e.status === 'running' ? <WeightsEditor key={e.variants.map((v) => v.weight).join()} experiment={e} onChanged={onChanged} /> : null}
+      {e.status === 'draft' || e.status === 'running' ? (
+        <WeightsEditor key={e.variants.map((v) => v.weight).join()} experiment={e} onChanged={onChanged} />
+      ) : null}
     </section>
   );
 }
 
-function MeasureSection({ experiment: e, catalogue: cat, onChanged }: { experiment: Experiment; catalogue: Catalogue | null | undefined; onChanged: () => void }) {
+function MeasureSection({
+  experiment: e,
+  catalogue: cat,
+  onChanged,
+}: {
+  experiment: Experiment;
+  catalogue: Catalogue | null | undefined;
+  onChanged: () => void;
+}) {
   const metricName = (metricId: string) => cat?.metrics.find((m) => m.id === metricId)?.name ?? metricId;
   return (
     <section aria-labelledby="measure">

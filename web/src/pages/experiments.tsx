@@ -29,12 +29,7 @@ export function Experiments({ status }: { status: string }) {
         Experiments
       </PageTitle>
       <div class="filters">
-        <Select
-          label="Status"
-          value={status}
-          options={statuses}
-          onChange={(e) => navigate(`/experiments${query({ status: e.currentTarget.value })}`, true)}
-        />
+        <Select label="Status" value={status} options={statuses} onChange={(e) => navigate(`/experiments${query({ status: e.currentTarget.value })}`, true)} />
       </div>
       <ListView list={list} empty={status ? `No ${status} experiments.` : 'No experiments yet. Create one to start.'} pager={pager}>
         {(rows) => (

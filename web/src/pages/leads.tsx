@@ -54,7 +54,9 @@ function StatusMapping() {
   };
   return (
     <FormCard id="mapping-title" title="Task-tool status mapping" submitLabel="Save mapping" primary={false} ready={text !== null} onSubmit={save}>
-      <p class="hint">Task-tool status names (compared case-insensitively) to lead statuses. Unmapped statuses leave the lead unchanged and are audit-logged.</p>
+      <p class="hint">
+        Task-tool status names (compared case-insensitively) to lead statuses. Unmapped statuses leave the lead unchanged and are audit-logged.
+      </p>
       <ErrorBox error={settings.error} />
       <TextArea label="Mapping (JSON object)" class="mono" rows={5} value={value} onInput={(e) => setText(e.currentTarget.value)} />
     </FormCard>
@@ -69,7 +71,12 @@ export function Leads() {
   const blank = { name: '', email: '', status: 'new', task_tool_task_id: '' };
   const { form, setForm, bind } = useFormFields(blank);
   const create = async () => {
-    await api('POST', '/v1/leads', { name: form.name, email: form.email || null, status: form.status || undefined, task_tool_task_id: form.task_tool_task_id || null });
+    await api('POST', '/v1/leads', {
+      name: form.name,
+      email: form.email || null,
+      status: form.status || undefined,
+      task_tool_task_id: form.task_tool_task_id || null,
+    });
     setForm(blank);
     list.reload();
   };

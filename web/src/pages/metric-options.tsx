@@ -23,12 +23,17 @@ const cappingTypes = [
 export function cappingOf(fields: EffectFields): MetricCapping | null {
   if (fields.capping_type === '') return null;
   const value = Number(fields.capping_value);
-  if (fields.capping_value.trim() === '' || !Number.isFinite(value)) throw new Error('The cap needs a number: e.g. 1000 for an absolute cap, 0.99 for a percentile.');
+  if (fields.capping_value.trim() === '' || !Number.isFinite(value))
+    throw new Error('The cap needs a number: e.g. 1000 for an absolute cap, 0.99 for a percentile.');
   return { type: fields.capping_type as MetricCapping['type'], value };
 }
 
 export function effectFieldsOf(metric: Pick<Metric, 'higher_is_better' | 'capping'>): EffectFields {
-  return { higher_is_better: String(metric.higher_is_better), capping_type: metric.capping?.type ?? '', capping_value: metric.capping ? String(metric.capping.value) : '' };
+  return {
+    higher_is_better: String(metric.higher_is_better),
+    capping_type: metric.capping?.type ?? '',
+    capping_value: metric.capping ? String(metric.capping.value) : '',
+  };
 }
 
 type Bind = (name: keyof EffectFields) => (event: { currentTarget: { value: string } }) => void;
@@ -38,10 +43,22 @@ export function DirectionAndCapping({ form, bind, kind }: { form: EffectFields; 
   const cappable = kind !== 'binary' && kind !== 'ratio';
   return (
     <div class="row">
-      <Select label="Direction" value={form.higher_is_better} options={directions} onChange={bind('higher_is_better')} hint="Which way is good: the effect’s colours, prob_best and the verdict follow it." />
+      <Select
+        label="Direction"
+        value={form.higher_is_better}
+        options={directions}
+        onChange={bind('higher_is_better')}
+        hint="Which way is good: the effect’s colours, prob_best and the verdict follow it."
+      />
       {cappable ? (
         <>
-          <Select label="Capping" value={form.capping_type} options={cappingTypes} onChange={bind('capping_type')} hint="Winsorizes each unit’s value so a few outliers do not swamp the result." />
+          <Select
+            label="Capping"
+            value={form.capping_type}
+            options={cappingTypes}
+            onChange={bind('capping_type')}
+            hint="Winsorizes each unit’s value so a few outliers do not swamp the result."
+          />
           {form.capping_type ? (
             <Field
               label={form.capping_type === 'percentile' ? 'Cap percentile' : 'Cap value'}

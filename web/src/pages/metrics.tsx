@@ -15,14 +15,31 @@ const kinds = [
 ];
 const aggregations = ['count', 'sum', 'mean'].map((value) => ({ value, label: value }));
 const blank = {
-  key: '', name: '', description: '', event_key: '', kind: 'binary', aggregation: 'count', unit_dedup_window: 'P7D', property_path: '',
-  higher_is_better: 'true', capping_type: '', capping_value: '', numerator_metric_id: '', denominator_metric_id: '',
+  key: '',
+  name: '',
+  description: '',
+  event_key: '',
+  kind: 'binary',
+  aggregation: 'count',
+  unit_dedup_window: 'P7D',
+  property_path: '',
+  higher_is_better: 'true',
+  capping_type: '',
+  capping_value: '',
+  numerator_metric_id: '',
+  denominator_metric_id: '',
 };
 type MetricFormFields = typeof blank;
 
 /** The request body: a ratio names its two metrics, the other kinds their events. */
 function bodyOf(form: MetricFormFields): Record<string, unknown> {
-  const common = { key: form.key, name: form.name, kind: form.kind, higher_is_better: form.higher_is_better === 'true', ...(form.description ? { description: form.description } : {}) };
+  const common = {
+    key: form.key,
+    name: form.name,
+    kind: form.kind,
+    higher_is_better: form.higher_is_better === 'true',
+    ...(form.description ? { description: form.description } : {}),
+  };
   if (form.kind === 'ratio') return { ...common, numerator_metric_id: form.numerator_metric_id, denominator_metric_id: form.denominator_metric_id };
   return {
     ...common,
@@ -34,12 +51,37 @@ function bodyOf(form: MetricFormFields): Record<string, unknown> {
   };
 }
 
-function RatioFields({ form, bind, metrics }: { form: MetricFormFields; bind: (name: keyof MetricFormFields) => (event: { currentTarget: { value: string } }) => void; metrics: Metric[] }) {
-  const options = [{ value: '', label: 'Choose a metric' }, ...metrics.filter((m) => m.kind !== 'ratio').map((m) => ({ value: m.id, label: `${m.name} (${m.kind})` }))];
+function RatioFields({
+  form,
+  bind,
+  metrics,
+}: {
+  form: MetricFormFields;
+  bind: (name: keyof MetricFormFields) => (event: { currentTarget: { value: string } }) => void;
+  metrics: Metric[];
+}) {
+  const options = [
+    { value: '', label: 'Choose a metric' },
+    ...metrics.filter((m) => m.kind !== 'ratio').map((m) => ({ value: m.id, label: `${m.name} (${m.kind})` })),
+  ];
   return (
     <div class="row">
-      <Select label="Numerator metric" required value={form.numerator_metric_id} options={options} onChange={bind('numerator_metric_id')} hint="Summed over the units, e.g. revenue." />
-      <Select label="Denominator metric" required value={form.denominator_metric_id} options={options} onChange={bind('denominator_metric_id')} hint="Summed over the units, e.g. orders." />
+      <Select
+        label="Numerator metric"
+        required
+        value={form.numerator_metric_id}
+        options={options}
+        onChange={bind('numerator_metric_id')}
+        hint="Summed over the units, e.g. revenue."
+      />
+      <Select
+        label="Denominator metric"
+        required
+        value={form.denominator_metric_id}
+        options={options}
+        onChange={bind('denominator_metric_id')}
+        hint="Summed over the units, e.g. orders."
+      />
     </div>
   );
 }
@@ -58,14 +100,28 @@ function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Me
         <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={form.key} onInput={set('key')} />
         <Field label="Name" required value={form.name} onInput={set('name')} />
         <Select label="Kind" value={form.kind} options={kinds} onChange={set('kind')} />
-        {ratio ? null : <Field label="Event key" required pattern="[a-z0-9._-]{1,128}" value={form.event_key} onInput={set('event_key')} hint="The event_key of the events it counts." />}
+        {ratio ? null : (
+          <Field
+            label="Event key"
+            required
+            pattern="[a-z0-9._-]{1,128}"
+            value={form.event_key}
+            onInput={set('event_key')}
+            hint="The event_key of the events it counts."
+          />
+        )}
       </div>
       {ratio ? (
         <RatioFields form={form} bind={set} metrics={metrics} />
       ) : (
         <div class="row">
           <Select label="Aggregation" value={form.aggregation} options={aggregations} onChange={set('aggregation')} />
-          <Field label="Per-unit window" value={form.unit_dedup_window} onInput={set('unit_dedup_window')} hint="ISO 8601 duration after the first exposure, e.g. P7D." />
+          <Field
+            label="Per-unit window"
+            value={form.unit_dedup_window}
+            onInput={set('unit_dedup_window')}
+            hint="ISO 8601 duration after the first exposure, e.g. P7D."
+          />
           <Field label="Property path" value={form.property_path} onInput={set('property_path')} hint="For sum and mean: where the number is, e.g. amount." />
         </div>
       )}

@@ -27,7 +27,13 @@ interface FlaggedSlice {
 /** Slices whose own SRM test fails, the most extreme first: where a broken split comes from. */
 export function srmSlices(snapshot: Snapshot): FlaggedSlice[] {
   return (snapshot.breakdowns ?? [])
-    .flatMap((breakdown) => breakdown.values.flatMap((value, index) => (value.srm_warning ? [{ dimension: breakdown.dimension, value: value.value, id: sliceId(breakdown.dimension, index), p: value.srm_chi_squared_p ?? 1 }] : [])))
+    .flatMap((breakdown) =>
+      breakdown.values.flatMap((value, index) =>
+        value.srm_warning
+          ? [{ dimension: breakdown.dimension, value: value.value, id: sliceId(breakdown.dimension, index), p: value.srm_chi_squared_p ?? 1 }]
+          : [],
+      ),
+    )
     .sort((a, b) => a.p - b.p);
 }
 
@@ -44,8 +50,8 @@ export function SrmSliceWarning({ snapshot }: { snapshot: Snapshot }) {
           <a href={`#${flagged[0]?.id}`} onClick={jumpTo(flagged[0]?.id ?? '')} data-testid="srm-slice-link">
             {flagged[0]?.dimension} = {flagged[0]?.value}
           </a>
-          {flagged.length > 1 ? ` (and ${flagged.length - 1} more slice${flagged.length > 2 ? 's' : ''} marked SRM below)` : ''}: look there for the bug
-          before trusting these results.
+          {flagged.length > 1 ? ` (and ${flagged.length - 1} more slice${flagged.length > 2 ? 's' : ''} marked SRM below)` : ''}: look there for the bug before
+          trusting these results.
         </>
       ) : (
         'No single slice explains it: the cause is not tied to one dimension value or API key.'
@@ -78,22 +84,29 @@ function BreakdownTable({ breakdown, format }: { breakdown: Breakdown; format: F
   const title = breakdown.dimension === 'source' ? 'By source (the API key that logged the exposure)' : `By ${breakdown.dimension}`;
   return (
     <>
-    <h3>{title}</h3>
-    <Table caption={title} columns={['Value', 'Units', 'Effect against the control (95% interval)', 'SRM p-value', 'Marks']}>
-      {breakdown.values.map((value, index) => (
-        <tr key={value.value} id={sliceId(breakdown.dimension, index)} tabIndex={-1} class={value.srm_warning ? 'slice-srm' : undefined} data-testid="breakdown-row">
-          <th scope="row">
-            <code>{value.value}</code>
-          </th>
-          <td>{number(value.units)}</td>
-          <EffectCell value={value} format={format} />
-          <td>{pValue(value.srm_chi_squared_p)}</td>
-          <td>
-            {value.srm_warning ? <span class="badge badge-srm">SRM</span> : null} {value.significant_after_correction ? <span class="badge badge-significant">significant after correction</span> : null}
-          </td>
-        </tr>
-      ))}
-    </Table>
+      <h3>{title}</h3>
+      <Table caption={title} columns={['Value', 'Units', 'Effect against the control (95% interval)', 'SRM p-value', 'Marks']}>
+        {breakdown.values.map((value, index) => (
+          <tr
+            key={value.value}
+            id={sliceId(breakdown.dimension, index)}
+            tabIndex={-1}
+            class={value.srm_warning ? 'slice-srm' : undefined}
+            data-testid="breakdown-row"
+          >
+            <th scope="row">
+              <code>{value.value}</code>
+            </th>
+            <td>{number(value.units)}</td>
+            <EffectCell value={value} format={format} />
+            <td>{pValue(value.srm_chi_squared_p)}</td>
+            <td>
+              {value.srm_warning ? <span class="badge badge-srm">SRM</span> : null}{' '}
+              {value.significant_after_correction ? <span class="badge badge-significant">significant after correction</span> : null}
+            </td>
+          </tr>
+        ))}
+      </Table>
     </>
   );
 }
@@ -106,9 +119,9 @@ export function Breakdowns({ snapshot, format }: { snapshot: Snapshot; format: F
     <section aria-labelledby="breakdowns-title">
       <h2 id="breakdowns-title">Breakdowns</h2>
       <p class="muted">
-        Each slice is analysed on its own. “SRM” marks a slice whose split does not match the weights: that is where units go missing.
-        “Significant after correction” survives Holm’s correction over all slices; with this many slices, an uncorrected 95% result
-        appears by chance. Slices explain; the decision reads the whole experiment.
+        Each slice is analysed on its own. “SRM” marks a slice whose split does not match the weights: that is where units go missing. “Significant after
+        correction” survives Holm’s correction over all slices; with this many slices, an uncorrected 95% result appears by chance. Slices explain; the decision
+        reads the whole experiment.
       </p>
       {breakdowns.map((breakdown) => (
         <BreakdownTable key={breakdown.dimension} breakdown={breakdown} format={format} />

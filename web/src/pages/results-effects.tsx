@@ -8,14 +8,27 @@ import type { Formatter } from './results-parts.js';
  * What a person reads first: how much better or worse each variant is than the control, in the
  * metric's direction, with its interval and the chance that it beats the control.
  */
-export function EffectSummary({ title, perVariant, higherIsBetter, format }: { title: string; perVariant: VariantPosterior[]; higherIsBetter: boolean; format: Formatter }) {
+export function EffectSummary({
+  title,
+  perVariant,
+  higherIsBetter,
+  format,
+}: {
+  title: string;
+  perVariant: VariantPosterior[];
+  higherIsBetter: boolean;
+  format: Formatter;
+}) {
   const rows = effectRows(perVariant);
   const interval = (pair: [number, number] | null, show: (value: number) => string) => (pair ? `${show(pair[0])} to ${show(pair[1])}` : '—');
   return (
     <>
       <EffectChart title={title} rows={rows} higherIsBetter={higherIsBetter} format={format} />
       {rows.length > 0 ? (
-        <Table caption={`${title}: effect against the control`} columns={['Variant', 'Lift', '95% interval of the lift', 'Difference', '95% interval of the difference', 'Chance to beat control', 'Reading']}>
+        <Table
+          caption={`${title}: effect against the control`}
+          columns={['Variant', 'Lift', '95% interval of the lift', 'Difference', '95% interval of the difference', 'Chance to beat control', 'Reading']}
+        >
           {perVariant.flatMap((variant) => {
             const effect = variant.effect;
             if (!effect) return [];

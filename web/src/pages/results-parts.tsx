@@ -21,7 +21,10 @@ export function intervalRows(perVariant: VariantPosterior[]): IntervalRow[] {
 export function PosteriorTable({ caption, perVariant, format }: { caption: string; perVariant: VariantPosterior[]; format: Formatter }) {
   const fmt = (v: number | null | undefined) => (v === null || v === undefined ? '—' : format(v));
   return (
-    <Table caption={caption} columns={['Variant', 'Units', 'Conversions', 'Observed rate', 'Posterior mean', '95% credible interval', 'Probability best', 'Expected loss']}>
+    <Table
+      caption={caption}
+      columns={['Variant', 'Units', 'Conversions', 'Observed rate', 'Posterior mean', '95% credible interval', 'Probability best', 'Expected loss']}
+    >
       {perVariant.map((v) => (
         <tr key={v.variant_key}>
           <th scope="row">
@@ -85,9 +88,8 @@ export function HealthChecks({ snapshot }: { snapshot: Snapshot }) {
       <h2 id="checks-title">Data checks</h2>
       {snapshot.srm_warning ? (
         <div class="warning" role="alert" data-testid="srm-warning">
-          <strong>Sample ratio mismatch.</strong> The split of units between variants does not match the weights (p ={' '}
-          {pValue(snapshot.srm_chi_squared_p)} &lt; 0.001). Something is dropping or duplicating units in one variant — distrust these
-          results until the cause is found.
+          <strong>Sample ratio mismatch.</strong> The split of units between variants does not match the weights (p = {pValue(snapshot.srm_chi_squared_p)} &lt;
+          0.001). Something is dropping or duplicating units in one variant — distrust these results until the cause is found.
         </div>
       ) : null}
       <ul class="checks">
@@ -96,8 +98,7 @@ export function HealthChecks({ snapshot }: { snapshot: Snapshot }) {
           {snapshot.srm_warning ? 'below 0.001: mismatch.' : 'the observed split is consistent with the weights (a warning shows below 0.001).'}
         </li>
         <li>
-          <strong>Late events: {number(late)}</strong> — events that arrived 7 to 30 days after they happened (for example from apps
-          that were offline).{' '}
+          <strong>Late events: {number(late)}</strong> — events that arrived 7 to 30 days after they happened (for example from apps that were offline).{' '}
           {late > 0 ? 'They are counted, but earlier snapshots did not have them, so results may have shifted.' : 'None so far.'}
         </li>
         <li>
@@ -107,9 +108,8 @@ export function HealthChecks({ snapshot }: { snapshot: Snapshot }) {
             : ' — the traffic split is as it was at the start.'}
         </li>
         <li>
-          <strong>Peeks before this snapshot: {number(peeks)}</strong> — each opening of results in this UI is logged. Checking often
-          and stopping at the first good-looking result inflates false positives under the posterior-threshold rule; the always-valid
-          rules stay valid however often you look.
+          <strong>Peeks before this snapshot: {number(peeks)}</strong> — each opening of results in this UI is logged. Checking often and stopping at the first
+          good-looking result inflates false positives under the posterior-threshold rule; the always-valid rules stay valid however often you look.
         </li>
       </ul>
     </section>

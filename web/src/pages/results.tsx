@@ -41,9 +41,16 @@ function GuardrailSection({ guardrail, metrics }: { guardrail: Guardrail; metric
   return (
     <section aria-label={`Guardrail ${guardrail.metric_key}`}>
       <h2>Guardrail: {guardrail.metric_key}</h2>
-      {guardrail.cap_applied !== null && guardrail.cap_applied !== undefined ? <p class="muted">Each unit’s value capped at {guardrail.cap_applied.toPrecision(6)}.</p> : null}
+      {guardrail.cap_applied !== null && guardrail.cap_applied !== undefined ? (
+        <p class="muted">Each unit’s value capped at {guardrail.cap_applied.toPrecision(6)}.</p>
+      ) : null}
       <CupedNote cuped={guardrail.cuped} />
-      <EffectSummary title={`Effect on ${guardrail.metric_key}`} perVariant={guardrail.per_variant} higherIsBetter={guardrail.higher_is_better !== false} format={format} />
+      <EffectSummary
+        title={`Effect on ${guardrail.metric_key}`}
+        perVariant={guardrail.per_variant}
+        higherIsBetter={guardrail.higher_is_better !== false}
+        format={format}
+      />
       <MetricResults title={`Guardrail ${guardrail.metric_key}`} perVariant={guardrail.per_variant} format={format} />
     </section>
   );
@@ -64,7 +71,12 @@ function SnapshotReport({ latest, history, metrics }: { latest: Snapshot; histor
         {latest.primary_metric ? (
           <>
             <CupedNote cuped={latest.primary_metric.cuped} />
-            <EffectSummary title={`Effect on ${latest.primary_metric.key}`} perVariant={latest.per_variant} higherIsBetter={latest.primary_metric.higher_is_better !== false} format={format} />
+            <EffectSummary
+              title={`Effect on ${latest.primary_metric.key}`}
+              perVariant={latest.per_variant}
+              higherIsBetter={latest.primary_metric.higher_is_better !== false}
+              format={format}
+            />
           </>
         ) : (
           <p class="muted">This experiment has no primary metric: only sample sizes and the SRM check are reported.</p>

@@ -30,7 +30,14 @@ function SegmentForm({ onCreated }: { onCreated: () => void }) {
         <Field label="Name" required value={form.name} onInput={set('name')} />
         <Field label="Description" value={form.description} onInput={set('description')} />
       </div>
-      <TextArea label="Rule (JSON)" class="mono" rows={4} value={form.rule} onInput={set('rule')} hint="The same rule language as experiment audiences (docs/assignment.md, section 3)." />
+      <TextArea
+        label="Rule (JSON)"
+        class="mono"
+        rows={4}
+        value={form.rule}
+        onInput={set('rule')}
+        hint="The same rule language as experiment audiences (docs/assignment.md, section 3)."
+      />
     </FormCard>
   );
 }

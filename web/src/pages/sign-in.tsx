@@ -45,8 +45,8 @@ export function SignIn({ message, onSignedIn }: { message: string | null; onSign
             aria-describedby="key-hint"
           />
           <small id="key-hint" class="hint">
-            Paste a server key (<code>vd_srv_…</code>), for example the one <code>verdict workspaces create</code> printed. The key is
-            exchanged for a 12-hour session cookie and is not stored in the browser.
+            Paste a server key (<code>vd_srv_…</code>), for example the one <code>verdict workspaces create</code> printed. The key is exchanged for a 12-hour
+            session cookie and is not stored in the browser.
           </small>
         </div>
         <ErrorBox error={error} />

@@ -146,7 +146,12 @@ export function RenderForm({ templateId, versions }: { templateId: string; versi
       <fieldset>
         <legend>Formats</legend>
         {FORMATS.map((format) => (
-          <Checkbox key={format} label={format} checked={formats.includes(format)} onChange={(on) => setFormats(on ? [...formats, format] : formats.filter((f) => f !== format))} />
+          <Checkbox
+            key={format}
+            label={format}
+            checked={formats.includes(format)}
+            onChange={(on) => setFormats(on ? [...formats, format] : formats.filter((f) => f !== format))}
+          />
         ))}
       </fieldset>
       <TextArea label="Merge data (JSON)" class="mono" rows={8} value={data} onInput={(e) => setData(e.currentTarget.value)} />

@@ -37,7 +37,9 @@ function DraftEditor({ template, onSaved }: { template: Template; onSaved: () =>
           Freeze as next version
         </button>
       </div>
-      <p class="hint">Freezing captures the saved body and its field schema as an immutable version ({template.latest_version ? `after ${template.latest_version}` : 'v1'}).</p>
+      <p class="hint">
+        Freezing captures the saved body and its field schema as an immutable version ({template.latest_version ? `after ${template.latest_version}` : 'v1'}).
+      </p>
     </form>
   );
 }
@@ -46,7 +48,8 @@ function DraftEditor({ template, onSaved }: { template: Template; onSaved: () =>
 function DeleteTemplate({ template }: { template: Template }) {
   const action = useAction();
   const remove = () => {
-    if (!confirm(`Delete "${template.name}"? It leaves the list and takes no new versions or renders; its frozen versions and past renders stay readable.`)) return;
+    if (!confirm(`Delete "${template.name}"? It leaves the list and takes no new versions or renders; its frozen versions and past renders stay readable.`))
+      return;
     void action.run(async () => {
       await api('DELETE', `/v1/templates/${template.id}`);
       navigate('/templates');

@@ -24,7 +24,11 @@ export function VarianceReductionFields({ value, onValue }: { value: CupedText; 
   return (
     <fieldset>
       <legend>Variance reduction</legend>
-      <Checkbox label="Use CUPED (adjust for each unit’s behaviour before its exposure)" checked={value.enabled} onChange={(enabled) => onValue({ ...value, enabled })} />
+      <Checkbox
+        label="Use CUPED (adjust for each unit’s behaviour before its exposure)"
+        checked={value.enabled}
+        onChange={(enabled) => onValue({ ...value, enabled })}
+      />
       {value.enabled ? (
         <Field
           label="Lookback (days)"
@@ -63,13 +67,16 @@ export function VarianceReductionEditor({ experiment, onChanged }: EditorProps) 
 export function CupedNote({ cuped }: { cuped: CupedReport | null | undefined }) {
   if (!cuped) return null;
   if (!cuped.applied || cuped.variance_reduction === null) {
-    return <p class="muted">CUPED is on ({cuped.lookback_days}-day lookback) but not applied here: {cuped.note ?? 'no pre-period data'}.</p>;
+    return (
+      <p class="muted">
+        CUPED is on ({cuped.lookback_days}-day lookback) but not applied here: {cuped.note ?? 'no pre-period data'}.
+      </p>
+    );
   }
   return (
     <p class="muted cuped-note">
-      CUPED is on ({cuped.lookback_days}-day lookback): it removed {(100 * cuped.variance_reduction).toFixed(1)}% of the variance (θ = {cuped.theta?.toPrecision(4)}). Posteriors, effects and
-      the decision use the adjusted values; the observed rate is unadjusted.
+      CUPED is on ({cuped.lookback_days}-day lookback): it removed {(100 * cuped.variance_reduction).toFixed(1)}% of the variance (θ ={' '}
+      {cuped.theta?.toPrecision(4)}). Posteriors, effects and the decision use the adjusted values; the observed rate is unadjusted.
     </p>
   );
 }
-

@@ -28,7 +28,11 @@ export function WebhookSources() {
         Senders of signed inbound webhooks. Each posts events to its own URL, signed with its secret in <code>X-Service-Signature</code>.
       </p>
       {created?.inbound_secret ? (
-        <SecretOnce label={`Inbound secret of "${created.name}" (posts to ${inboundUrl(created)})`} secret={created.inbound_secret} onDone={() => setCreated(null)} />
+        <SecretOnce
+          label={`Inbound secret of "${created.name}" (posts to ${inboundUrl(created)})`}
+          secret={created.inbound_secret}
+          onDone={() => setCreated(null)}
+        />
       ) : null}
       <ListView list={list} empty="No sources yet." pager={pager}>
         {(rows) => (
@@ -50,7 +54,14 @@ export function WebhookSources() {
       </ListView>
       <FormCard id="new-source" title="New source" submitLabel="Create source" onSubmit={create}>
         <div class="row">
-          <Field label="Slug" required pattern="[a-z0-9-]{1,64}" value={form.slug} onInput={(e) => setForm({ ...form, slug: e.currentTarget.value })} hint="Last part of the inbound URL." />
+          <Field
+            label="Slug"
+            required
+            pattern="[a-z0-9-]{1,64}"
+            value={form.slug}
+            onInput={(e) => setForm({ ...form, slug: e.currentTarget.value })}
+            hint="Last part of the inbound URL."
+          />
           <Field label="Name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
         </div>
         <Checkbox label="Enabled" checked={form.enabled} onChange={(enabled) => setForm({ ...form, enabled })} />

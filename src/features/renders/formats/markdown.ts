@@ -14,9 +14,7 @@ const BLOCK_START = /^(\s*)([#+\-=>]|\d+(?=[.)]))/;
 
 /** `# x` becomes `\# x`, `- x` becomes `\- x` and `12. x` becomes `12\. x`. */
 function escapeLineStart(line: string): string {
-  return line.replace(BLOCK_START, (_match, space: string, marker: string) =>
-    /^\d/.test(marker) ? `${space}${marker}\\` : `${space}\\${marker}`,
-  );
+  return line.replace(BLOCK_START, (_match, space: string, marker: string) => (/^\d/.test(marker) ? `${space}${marker}\\` : `${space}\\${marker}`));
 }
 
 /** Escapes a value for the position it lands at; `atLineStart` when only blanks precede it on its line. */

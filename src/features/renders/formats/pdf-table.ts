@@ -57,7 +57,10 @@ function drawRow(doc: Doc, cells: string[], table: TableText, widths: number[], 
   x = box.x;
   for (const width of widths.slice(0, -1)) {
     x += width;
-    doc.moveTo(x, top).lineTo(x, top + height).stroke();
+    doc
+      .moveTo(x, top)
+      .lineTo(x, top + height)
+      .stroke();
   }
   return top + height;
 }

@@ -83,7 +83,13 @@ function drawList(frame: Frame, list: Tokens.List): void {
 }
 
 function drawTableToken(frame: Frame, table: Tokens.Table): void {
-  const cell = (cell: Tokens.TableCell) => values(toRuns(cell.tokens).map((run) => run.text).join(''), frame);
+  const cell = (cell: Tokens.TableCell) =>
+    values(
+      toRuns(cell.tokens)
+        .map((run) => run.text)
+        .join(''),
+      frame,
+    );
   drawTable(
     frame.doc,
     { header: table.header.map(cell), rows: table.rows.map((row) => row.map(cell)), align: table.align },
@@ -94,7 +100,10 @@ function drawTableToken(frame: Frame, table: Tokens.Table): void {
 
 function drawCode(frame: Frame, code: Tokens.Code): void {
   const { doc } = frame;
-  doc.font('Courier').fontSize(BODY_SIZE - 1.5).fillColor('#333333');
+  doc
+    .font('Courier')
+    .fontSize(BODY_SIZE - 1.5)
+    .fillColor('#333333');
   doc.text(values(code.text, frame), frame.x + 10, doc.y, { width: frame.width - 10, lineGap: 1 });
   doc.fillColor('black').moveDown(0.6);
 }
@@ -102,7 +111,12 @@ function drawCode(frame: Frame, code: Tokens.Code): void {
 function drawRule(frame: Frame): void {
   const { doc } = frame;
   const y = doc.y + 4;
-  doc.moveTo(frame.x, y).lineTo(frame.x + frame.width, y).lineWidth(0.5).strokeColor('#999999').stroke();
+  doc
+    .moveTo(frame.x, y)
+    .lineTo(frame.x + frame.width, y)
+    .lineWidth(0.5)
+    .strokeColor('#999999')
+    .stroke();
   doc.y = y + 8;
 }
 

@@ -12,7 +12,10 @@ function plainRuns(runs: Run[], merged: MergedValues): string {
     const nextLink = runs[i + 1]?.link;
     // A link ends here: name its address unless the text already is the address.
     if (run.link && nextLink !== run.link) {
-      const label = runs.filter((r) => r.link === run.link).map((r) => r.text).join('');
+      const label = runs
+        .filter((r) => r.link === run.link)
+        .map((r) => r.text)
+        .join('');
       const address = run.link.replace(/^mailto:/, '');
       if (substitute(label, merged, (v) => v) !== substitute(address, merged, (v) => v)) out += ` (${address})`;
     }
@@ -41,7 +44,11 @@ function listText(list: Tokens.List, merged: MergedValues): string {
 function tableText(table: Tokens.Table, merged: MergedValues): string {
   const rows = [table.header, ...table.rows].map((row) => row.map((cell) => substitute(plainRuns(toRuns(cell.tokens), merged), merged, (v) => v)));
   const widths = table.header.map((_cell, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
-  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
   const [header, ...body] = rows;
   return [line(header ?? []), widths.map((width) => '-'.repeat(width)).join('  '), ...body.map(line)].join('\n');
 }

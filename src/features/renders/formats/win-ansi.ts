@@ -1,6 +1,8 @@
 // The character set the standard PDF fonts can show (WinAnsiEncoding): printable ASCII, Latin-1
 // and these typographic marks in the 0x80-0x9F range.
-const WIN_ANSI_EXTRAS = new Set('\u20ac\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u017d\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u017e\u0178');
+const WIN_ANSI_EXTRAS = new Set(
+  '\u20ac\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u017d\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u017e\u0178',
+);
 
 function encodable(char: string): boolean {
   const code = char.codePointAt(0) ?? 0;
