@@ -1,44 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { startRenderWorker } from '../templates/support.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
+import { describe, expect, it } from 'vitest';
+import { useAdminUi } from './admin-ui.js';
+import { chromiumAvailable, screenshot } from './browser-support.js';
 
 // The admin UI's catalogue pages in Chromium: segments, environments, API keys, templates,
 // webhook sources and leads, each created, changed and checked through the API. The experiment
 // pages are in browser.test.ts. Each test sets up what it needs, so any one of them runs alone.
 
 describe.skipIf(!chromiumAvailable())('admin UI catalogue pages in Chromium', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let boot: Bootstrap;
-  let worker: { stop(): Promise<void> } | undefined;
-
-  beforeAll(async () => {
-    ensureWebBuild();
-    server = await startTestServer('sqlite');
-    boot = await server.bootstrap('Browser Co');
-    // The test server runs no jobs of its own; renders need a worker, as `verdict serve` has.
-    worker = startRenderWorker(server);
-    browser = await launchBrowser();
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await worker?.stop();
-    await server?.close();
-  });
-
-  const at = (path: string) => `${server.url}/ui${path}`;
-
-  /** Signs the browser in with the bootstrap key unless it already has a session. */
-  beforeEach(async () => {
-    const cookies = await browser.context.cookies();
-    if (!cookies.some((c) => c.name === 'verdict_session')) await signIn(browser.page, server.url, boot.key);
-  });
+  const ui = useAdminUi();
 
   it('creates a segment from a JSON rule, says what is wrong with a bad one, and deletes it', async () => {
-    const { page } = browser;
-    await page.goto(at('/experiments'));
+    const { page } = ui.browser;
+    await page.goto(ui.at('/experiments'));
     await page.getByRole('link', { name: 'Segments' }).click();
     await page.getByRole('heading', { name: 'Segments', exact: true }).waitFor();
     await page.getByLabel('Key', { exact: true }).fill('dach');
@@ -53,18 +26,18 @@ describe.skipIf(!chromiumAvailable())('admin UI catalogue pages in Chromium', ()
     await page.getByRole('button', { name: 'Create segment' }).click();
     await page.getByRole('table', { name: 'Segments' }).getByText('DACH customers').waitFor();
     await screenshot(page, '09b-segments');
-    const stored = (await server.request('GET', '/v1/segments', { key: boot.key })).body.data;
+    const stored = (await ui.server.request('GET', '/v1/segments', { key: ui.boot.key })).body.data;
     expect(stored).toEqual([expect.objectContaining({ key: 'dach', rule: { attribute: 'country', op: 'in', value: ['DE', 'AT', 'CH'] } })]);
 
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete segment dach' }).click();
     await page.getByText('No segments yet.').waitFor();
-    expect((await server.request('GET', '/v1/segments', { key: boot.key })).body.data).toEqual([]);
+    expect((await ui.server.request('GET', '/v1/segments', { key: ui.boot.key })).body.data).toEqual([]);
   });
 
   it('creates an environment, and names the problem with a taken slug', async () => {
-    const { page } = browser;
-    await page.goto(at('/experiments'));
+    const { page } = ui.browser;
+    await page.goto(ui.at('/experiments'));
     await page.getByRole('link', { name: 'Environments' }).click();
     await page.getByRole('heading', { name: 'Environments', exact: true }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('Staging');
@@ -78,13 +51,13 @@ describe.skipIf(!chromiumAvailable())('admin UI catalogue pages in Chromium', ()
       .getByRole('alert')
       .filter({ hasText: /staging/ })
       .waitFor();
-    const stored = (await server.request('GET', '/v1/environments', { key: boot.key })).body.data.map((e: { slug: string }) => e.slug);
+    const stored = (await ui.server.request('GET', '/v1/environments', { key: ui.boot.key })).body.data.map((e: { slug: string }) => e.slug);
     expect(stored.filter((slug: string) => slug === 'staging')).toHaveLength(1);
   });
 
   it('creates an API key and shows its secret once', async () => {
-    const { page } = browser;
-    await page.goto(at('/api-keys'));
+    const { page } = ui.browser;
+    await page.goto(ui.at('/api-keys'));
     await page.getByLabel('Name', { exact: true }).fill('checkout-service');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = await page.getByTestId('secret').textContent();
@@ -93,8 +66,8 @@ describe.skipIf(!chromiumAvailable())('admin UI catalogue pages in Chromium', ()
   });
 
   it('edits, freezes and renders a template', async () => {
-    const { page } = browser;
-    await page.goto(at('/templates'));
+    const { page } = ui.browser;
+    await page.goto(ui.at('/templates'));
     await page.getByLabel('Name', { exact: true }).fill('Offer');
     await page.getByRole('button', { name: 'Create draft' }).click();
     await page.getByRole('button', { name: 'Freeze as next version' }).click();
@@ -107,14 +80,14 @@ describe.skipIf(!chromiumAvailable())('admin UI catalogue pages in Chromium', ()
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete template' }).click();
     await page.getByRole('heading', { name: 'Templates' }).waitFor();
-    expect((await server.request('GET', `/v1/templates/${templateId}`, { key: boot.key })).status).toBe(404);
+    expect((await ui.server.request('GET', `/v1/templates/${templateId}`, { key: ui.boot.key })).status).toBe(404);
     // Its frozen version stays readable for the renders that pinned it.
-    expect((await server.request('GET', `/v1/templates/${templateId}/versions/v1`, { key: boot.key })).status).toBe(200);
+    expect((await ui.server.request('GET', `/v1/templates/${templateId}/versions/v1`, { key: ui.boot.key })).status).toBe(200);
   });
 
   it('creates a webhook source (secret shown once), disables it and lists its deliveries', async () => {
-    const { page } = browser;
-    await page.goto(at('/webhook-sources'));
+    const { page } = ui.browser;
+    await page.goto(ui.at('/webhook-sources'));
     await page.getByLabel('Slug').fill('shop');
     await page.getByLabel('Name', { exact: true }).fill('Shop backend');
     await page.getByRole('button', { name: 'Create source' }).click();
@@ -127,14 +100,14 @@ describe.skipIf(!chromiumAvailable())('admin UI catalogue pages in Chromium', ()
   });
 
   it('creates a lead and changes its status', async () => {
-    const { page } = browser;
-    await page.goto(at('/leads'));
+    const { page } = ui.browser;
+    await page.goto(ui.at('/leads'));
     await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace');
     await page.getByRole('button', { name: 'Create lead' }).click();
     await page.getByLabel('Status of Ada Lovelace').fill('contacted');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('button', { name: 'Save', exact: true }).and(page.locator(':disabled')).waitFor();
-    const leads = await server.request('GET', '/v1/leads', { key: boot.key });
+    const leads = await ui.server.request('GET', '/v1/leads', { key: ui.boot.key });
     expect(leads.body.data[0]).toMatchObject({ name: 'Ada Lovelace', status: 'contacted' });
     await screenshot(page, '15-leads');
   });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { startRenderWorker } from '../templates/support.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, sendTraffic, signIn, type Browser } from './browser-support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useAdminUi } from './admin-ui.js';
+import { chromiumAvailable, screenshot, sendTraffic } from './browser-support.js';
 
 // End to end through Debian's Chromium: a person signs in with the bootstrap key, creates and
 // starts an experiment, opens its results (one peek), and stops it with a reason. Screenshots of
@@ -9,50 +8,27 @@ import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, sendTraff
 // experiment of its own in the state it starts from), so any one of them runs alone.
 
 describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let boot: Bootstrap;
-  let worker: { stop(): Promise<void> } | undefined;
+  const ui = useAdminUi();
   let purchasesId = '';
   let experimentsMade = 0;
 
   beforeAll(async () => {
-    ensureWebBuild();
-    server = await startTestServer('sqlite');
-    boot = await server.bootstrap('Browser Co');
-    const metric = await server.request('POST', '/v1/metrics', {
-      key: boot.key,
+    const metric = await ui.server.request('POST', '/v1/metrics', {
+      key: ui.boot.key,
       body: { key: 'purchases', name: 'Purchases', event_key: 'purchase', kind: 'binary' },
     });
     expect(metric.status).toBe(201);
     purchasesId = metric.body.id;
-    // The test server runs no jobs of its own; renders need a worker, as `verdict serve` has.
-    worker = startRenderWorker(server);
-    browser = await launchBrowser();
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await worker?.stop();
-    await server?.close();
-  });
-
-  const at = (path: string) => `${server.url}/ui${path}`;
-
-  /** Signs the browser in with the bootstrap key unless it already has a session. */
-  beforeEach(async () => {
-    const cookies = await browser.context.cookies();
-    if (!cookies.some((c) => c.name === 'verdict_session')) await signIn(browser.page, server.url, boot.key);
   });
 
   /** A running experiment of the test's own, made through the API (the form has a test of its own). */
   async function runningExperiment(): Promise<{ id: string; key: string }> {
     experimentsMade += 1;
     const key = `checkout-${Date.now()}-${experimentsMade}`;
-    const created = await server.request('POST', '/v1/experiments', {
-      key: boot.key,
+    const created = await ui.server.request('POST', '/v1/experiments', {
+      key: ui.boot.key,
       body: {
-        environment_id: boot.environmentId,
+        environment_id: ui.boot.environmentId,
         key,
         name: 'Green checkout button',
         hypothesis: 'A green button makes more people buy',
@@ -65,7 +41,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
       },
     });
     if (created.status !== 201) throw new Error(`creating an experiment failed: ${created.text}`);
-    const started = await server.request('POST', `/v1/experiments/${created.body.id}/start`, { key: boot.key });
+    const started = await ui.server.request('POST', `/v1/experiments/${created.body.id}/start`, { key: ui.boot.key });
     if (started.status !== 200) throw new Error(`starting the experiment failed: ${started.text}`);
     return { id: created.body.id as string, key };
   }
@@ -73,43 +49,43 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   /** A running experiment with one snapshot computed from 200 units (computed with the key: no peek). */
   async function experimentWithResults(): Promise<{ id: string; key: string }> {
     const experiment = await runningExperiment();
-    await sendTraffic(server, boot.key, experiment.key, 0, 200);
-    const computed = await server.request('POST', `/v1/experiments/${experiment.id}/results/compute`, { key: boot.key });
+    await sendTraffic(ui.server, ui.boot.key, experiment.key, 0, 200);
+    const computed = await ui.server.request('POST', `/v1/experiments/${experiment.id}/results/compute`, { key: ui.boot.key });
     if (computed.status !== 201) throw new Error(`computing results failed: ${computed.text}`);
     return experiment;
   }
 
   async function openExperiment(id: string): Promise<void> {
-    await browser.page.goto(at(`/experiments/${id}`));
-    await browser.page.getByRole('link', { name: 'View results' }).waitFor();
+    await ui.browser.page.goto(ui.at(`/experiments/${id}`));
+    await ui.browser.page.getByRole('link', { name: 'View results' }).waitFor();
   }
 
   async function openResults(id: string): Promise<void> {
-    await browser.page.goto(at(`/experiments/${id}/results`));
-    await browser.page.getByTestId('interval-chart').waitFor();
+    await ui.browser.page.goto(ui.at(`/experiments/${id}/results`));
+    await ui.browser.page.getByTestId('interval-chart').waitFor();
   }
 
   it('answers /ui with the app and signs in with the bootstrap key', async () => {
-    const { page } = browser;
-    await browser.context.clearCookies();
-    await page.goto(at('/'));
+    const { page } = ui.browser;
+    await ui.browser.context.clearCookies();
+    await page.goto(ui.at('/'));
     // The app asks the server for its session before it shows the sign-in form: wait for it.
     await page.getByRole('heading', { name: 'Sign in to Verdict' }).waitFor({ state: 'visible' });
     await page.getByLabel('Server API key').fill('vd_srv_all_notarealkeynotarealkeynotarealkeynotareal');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').waitFor();
     await screenshot(page, '01-sign-in');
-    await page.getByLabel('Server API key').fill(boot.key);
+    await page.getByLabel('Server API key').fill(ui.boot.key);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Experiments' }).waitFor();
-    const cookie = (await browser.context.cookies()).find((c) => c.name === 'verdict_session');
+    const cookie = (await ui.browser.context.cookies()).find((c) => c.name === 'verdict_session');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
     expect(await page.evaluate('document.cookie')).not.toContain('verdict_session');
   });
 
   it('is keyboard-usable: the first Tab reaches the skip link, which jumps to the content', async () => {
-    const { page } = browser;
-    await page.goto(at('/experiments'));
+    const { page } = ui.browser;
+    await page.goto(ui.at('/experiments'));
     await page.getByRole('heading', { name: 'Experiments' }).waitFor();
     await page.keyboard.press('Tab');
     expect(await page.locator(':focus').textContent()).toBe('Skip to content');
@@ -119,9 +95,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   });
 
   it('creates an experiment through the form and starts it', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const experimentKey = `checkout-${Date.now()}`;
-    await page.goto(at('/experiments'));
+    await page.goto(ui.at('/experiments'));
     await page.getByRole('link', { name: 'New experiment' }).click();
     await page.getByLabel('Key', { exact: true }).fill(experimentKey);
     await page.getByLabel('Name', { exact: true }).fill('Green checkout button');
@@ -132,13 +108,13 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.getByRole('button', { name: 'Start experiment' }).click();
     await page.getByRole('link', { name: 'View results' }).waitFor();
     const experimentId = page.url().split('/').pop() ?? '';
-    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    const stored = await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key });
     expect(stored.body).toMatchObject({ key: experimentKey, status: 'running' });
     await screenshot(page, '04-experiment-running');
   });
 
   it('edits the name, hypothesis and audience of the running experiment, and names a bad audience', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const { id: experimentId } = await runningExperiment();
     await openExperiment(experimentId);
     await page.getByLabel('Audience rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE"]');
@@ -151,13 +127,13 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.getByLabel('Audience rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE", "FR"]}');
     await page.getByRole('button', { name: 'Save details' }).click();
     await page.getByRole('heading', { name: /Green checkout button \(EU\)/ }).waitFor();
-    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    const stored = await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key });
     expect(stored.body).toMatchObject({
       name: 'Green checkout button (EU)',
       status: 'running',
       audience: { attribute: 'country', op: 'in', value: ['DE', 'FR'] },
     });
-    const audit = await server.request('GET', `/v1/audit?target_id=${experimentId}&action=experiment.updated`, { key: boot.key });
+    const audit = await ui.server.request('GET', `/v1/audit?target_id=${experimentId}&action=experiment.updated`, { key: ui.boot.key });
     expect(audit.body.data.length).toBeGreaterThanOrEqual(1);
     // Back to everyone, so the traffic sent below is assigned without a context.
     await page.getByLabel('Audience rule (JSON)').fill('');
@@ -166,7 +142,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   });
 
   it('edits the decision rule of the running experiment', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const { id: experimentId } = await runningExperiment();
     await openExperiment(experimentId);
     const form = page.getByRole('form', { name: 'Edit decision rule' });
@@ -181,31 +157,31 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
       .first()
       .waitFor();
     await expect
-      .poll(async () => (await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key })).body.decision_rule)
+      .poll(async () => (await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key })).body.decision_rule)
       .toMatchObject({
         method: 'frequentist.sequential_msprt',
         posterior_threshold: 0.99,
         min_sample_per_variant: 150,
         minimum_detectable_effect: 0.02,
       });
-    const audit = await server.request('GET', `/v1/audit?target_id=${experimentId}&action=experiment.updated`, { key: boot.key });
+    const audit = await ui.server.request('GET', `/v1/audit?target_id=${experimentId}&action=experiment.updated`, { key: ui.boot.key });
     expect(audit.body.data[0].payload.changes.decision_rule.to).toMatchObject({ method: 'frequentist.sequential_msprt', posterior_threshold: 0.99 });
   });
 
   it('edits the metrics of a draft, and offers no metrics editor once an experiment runs', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const { id: experimentId } = await runningExperiment();
     await openExperiment(experimentId);
     expect(await page.getByRole('form', { name: 'Edit metrics' }).count()).toBe(0);
-    const guard = await server.request('POST', '/v1/metrics', {
-      key: boot.key,
+    const guard = await ui.server.request('POST', '/v1/metrics', {
+      key: ui.boot.key,
       body: { key: 'refunds', name: 'Refunds', event_key: 'refund', kind: 'binary' },
     });
-    const primary = (await server.request('GET', '/v1/metrics', { key: boot.key })).body.data.find((m: { key: string }) => m.key === 'purchases');
-    const draft = await server.request('POST', '/v1/experiments', {
-      key: boot.key,
+    const primary = (await ui.server.request('GET', '/v1/metrics', { key: ui.boot.key })).body.data.find((m: { key: string }) => m.key === 'purchases');
+    const draft = await ui.server.request('POST', '/v1/experiments', {
+      key: ui.boot.key,
       body: {
-        environment_id: boot.environmentId,
+        environment_id: ui.boot.environmentId,
         key: `draft-${Date.now()}`,
         name: 'Draft metrics',
         hypothesis: 'h',
@@ -217,30 +193,30 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
       },
     });
     expect(draft.status).toBe(201);
-    await page.goto(at(`/experiments/${draft.body.id}`));
+    await page.goto(ui.at(`/experiments/${draft.body.id}`));
     const form = page.getByRole('form', { name: 'Edit metrics' });
     await form.getByLabel('Primary metric').selectOption(primary.id);
     await form.getByLabel('Refunds').check();
     await form.getByRole('button', { name: 'Save metrics' }).click();
     await expect
-      .poll(async () => (await server.request('GET', `/v1/experiments/${draft.body.id}`, { key: boot.key })).body)
+      .poll(async () => (await ui.server.request('GET', `/v1/experiments/${draft.body.id}`, { key: ui.boot.key })).body)
       .toMatchObject({ primary_metric_id: primary.id, guardrail_metric_ids: [guard.body.id] });
     // Reloaded from the server: the stored choice is shown and there is nothing left to save.
     await expect.poll(() => form.getByRole('button', { name: 'Save metrics' }).isDisabled()).toBe(true);
     expect(await form.getByLabel('Refunds').isChecked()).toBe(true);
-    await page.goto(at(`/experiments/${experimentId}`));
+    await page.goto(ui.at(`/experiments/${experimentId}`));
     await page.getByRole('link', { name: 'View results' }).waitFor();
   });
 
   it('opens results once: chart, history, verdict, and exactly one peek', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const { id: experimentId, key: experimentKey } = await runningExperiment();
     await openExperiment(experimentId);
-    await sendTraffic(server, boot.key, experimentKey, 0, 200);
-    const first = await server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: boot.key });
+    await sendTraffic(ui.server, ui.boot.key, experimentKey, 0, 200);
+    const first = await ui.server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: ui.boot.key });
     expect(first.status, first.text).toBe(201);
-    await sendTraffic(server, boot.key, experimentKey, 200, 400);
-    const second = await server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: boot.key });
+    await sendTraffic(ui.server, ui.boot.key, experimentKey, 200, 400);
+    const second = await ui.server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: ui.boot.key });
     expect(second.body.peek_count_at_computation).toBe(0);
 
     await page.getByRole('link', { name: 'View results' }).click();
@@ -251,24 +227,24 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     expect(await page.getByRole('table', { name: /Posterior mean/ }).textContent()).toContain('control');
     await screenshot(page, '05-results');
 
-    const peeks = await server.request('GET', `/v1/audit?action=experiment.results_peeked&target_id=${experimentId}`, { key: boot.key });
+    const peeks = await ui.server.request('GET', `/v1/audit?action=experiment.results_peeked&target_id=${experimentId}`, { key: ui.boot.key });
     expect(peeks.body.data).toHaveLength(1);
-    expect(peeks.body.data[0].actor_id).toBe(boot.keyId);
-    const next = await server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: boot.key });
+    expect(peeks.body.data[0].actor_id).toBe(ui.boot.keyId);
+    const next = await ui.server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key: ui.boot.key });
     expect(next.body.peek_count_at_computation).toBe(1);
   });
 
   it('logs no peek when results are read with a bearer key', async () => {
     const { id: experimentId } = await experimentWithResults();
     await openResults(experimentId); // the one peek: a page open through the session
-    const read = await server.request('GET', `/v1/experiments/${experimentId}/results`, { key: boot.key });
+    const read = await ui.server.request('GET', `/v1/experiments/${experimentId}/results`, { key: ui.boot.key });
     expect(read.status).toBe(200);
-    const peeks = await server.request('GET', `/v1/audit?action=experiment.results_peeked&target_id=${experimentId}`, { key: boot.key });
+    const peeks = await ui.server.request('GET', `/v1/audit?action=experiment.results_peeked&target_id=${experimentId}`, { key: ui.boot.key });
     expect(peeks.body.data).toHaveLength(1);
   });
 
   it('is readable on a narrow screen', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     await openResults((await experimentWithResults()).id);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
@@ -281,12 +257,12 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   });
 
   it('looks up a unit, pins it to a variant, removes the pin and re-buckets it', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const { id: experimentId, key: experimentKey } = await runningExperiment();
     const assign = async () =>
-      (await server.request('POST', '/v1/assign', { key: boot.key, body: { experiment_key: experimentKey, unit_id: 'qa unit/1' } })).body;
+      (await ui.server.request('POST', '/v1/assign', { key: ui.boot.key, body: { experiment_key: experimentKey, unit_id: 'qa unit/1' } })).body;
     const bucketed = await assign();
-    await page.goto(at(`/experiments/${experimentId}`));
+    await page.goto(ui.at(`/experiments/${experimentId}`));
     await page.getByLabel('Unit id').fill('qa unit/1');
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByText(`qa unit/1 is in "${bucketed.variant}" (bucketed)`).waitFor();
@@ -305,7 +281,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Re-bucket' }).click();
     await page.getByText('qa unit/1 was re-bucketed').waitFor();
-    const audit = await server.request('GET', `/v1/audit?action=assignment.rebucketed&target_id=${experimentId}`, { key: boot.key });
+    const audit = await ui.server.request('GET', `/v1/audit?action=assignment.rebucketed&target_id=${experimentId}`, { key: ui.boot.key });
     expect(audit.body.data).toHaveLength(1);
     expect(audit.body.data[0].payload).toMatchObject({ unit_id: 'qa unit/1', previous_variant: bucketed.variant, superseded_exposures: 1 });
     await page.getByRole('button', { name: 'Look up' }).click();
@@ -313,9 +289,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   });
 
   it('stops the experiment with a reason', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const { id: experimentId } = await runningExperiment();
-    await page.goto(at(`/experiments/${experimentId}`));
+    await page.goto(ui.at(`/experiments/${experimentId}`));
     await page.getByLabel('Stop reason').selectOption('won');
     await page.getByLabel('Outcome notes (optional)').fill('Shipped the green button');
     await page.getByRole('button', { name: 'Stop experiment' }).click();
@@ -324,13 +300,13 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
       .or(page.getByRole('button', { name: 'Archive' }))
       .first()
       .waitFor();
-    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    const stored = await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key });
     expect(stored.body).toMatchObject({ status: 'stopped', stop_reason: 'won', outcome_notes: 'Shipped the green button' });
     await screenshot(page, '07-experiment-stopped');
   });
 
   it('shows the other main pages', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const pages: [string, string, string][] = [
       ['/experiments', 'Experiments', '02-experiments'],
       ['/metrics', 'Metrics', '08-metrics'],
@@ -339,7 +315,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
       ['/webhook-sources', 'Webhook sources', '14-webhook-sources'],
     ];
     for (const [path, heading, name] of pages) {
-      await page.goto(at(path));
+      await page.goto(ui.at(path));
       await page.getByRole('heading', { name: heading, exact: true }).waitFor();
       await page.waitForLoadState('networkidle');
       await screenshot(page, name);
@@ -347,12 +323,12 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   });
 
   it('filters the audit log', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const { id: experimentId } = await experimentWithResults();
     await openResults(experimentId);
     await page.reload();
     await page.getByTestId('interval-chart').waitFor();
-    await page.goto(at('/audit'));
+    await page.goto(ui.at('/audit'));
     await page.getByLabel('Action').fill('experiment.results_peeked');
     await page.getByLabel('Target id').fill(experimentId);
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -364,9 +340,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
   });
 
   it('signs out', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Verdict' }).waitFor();
-    expect((await browser.context.cookies()).find((c) => c.name === 'verdict_session')).toBeUndefined();
+    expect((await ui.browser.context.cookies()).find((c) => c.name === 'verdict_session')).toBeUndefined();
   });
 });

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
+import { startRenderWorker } from '../templates/support.js';
+import { ensureWebBuild, launchBrowser, signIn, type Browser } from './browser-support.js';
+
+/** What the admin UI's browser suites share; filled in by the hooks before the first test runs. */
+export interface AdminUi {
+  server: TestServer;
+  browser: Browser;
+  boot: Bootstrap;
+  /** The admin UI's address of `path` on the test server. */
+  at(path: string): string;
+}
+
+/**
+ * Registers the set-up of an admin UI suite (call it inside `describe`): a server on a private
+ * SQLite database with a bootstrapped workspace, a render worker (the test server runs no jobs of
+ * its own; renders need one, as `verdict serve` has), Chromium, and before each test a session
+ * signed in with the bootstrap key unless the browser has one already.
+ */
+export function useAdminUi(): AdminUi {
+  const ui = { at: (path: string) => `${ui.server.url}/ui${path}` } as AdminUi;
+  let worker: { stop(): Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    ensureWebBuild();
+    ui.server = await startTestServer('sqlite');
+    ui.boot = await ui.server.bootstrap('Browser Co');
+    worker = startRenderWorker(ui.server);
+    ui.browser = await launchBrowser();
+  }, 60_000);
+
+  afterAll(async () => {
+    await ui.browser?.close();
+    await worker?.stop();
+    await ui.server?.close();
+  });
+
+  beforeEach(async () => {
+    const cookies = await ui.browser.context.cookies();
+    if (!cookies.some((c) => c.name === 'verdict_session')) await signIn(ui.browser.page, ui.server.url, ui.boot.key);
+  });
+
+  return ui;
+}
