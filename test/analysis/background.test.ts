@@ -1,7 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import pino from 'pino';
-import { expect, it } from 'vitest';
-import { ANALYSIS_COMPUTE_JOB, ANALYSIS_SCHEDULE_JOB, cadenceJobKey, enqueueDueAnalyses, finalJobKey } from '../../src/features/analysis/jobs.js';
+import { beforeAll, expect, it } from 'vitest';
+import {
+  ANALYSIS_COMPUTE_JOB,
+  ANALYSIS_SCHEDULE_JOB,
+  FINAL_SNAPSHOT_HORIZON_MS,
+  cadenceJobKey,
+  enqueueDueAnalyses,
+  finalJobKey,
+} from '../../src/features/analysis/jobs.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
@@ -46,20 +53,25 @@ async function snapshotsOf(server: TestServer, key: string, experimentId: string
 describeEachDialect(
   'analysis in the background',
   (server, dialect) => {
+    // The scheduler looks at every experiment of the database, so the tests share one workspace
+    // and each makes the experiment it needs, out of the others' way: the cadence test's
+    // experiment ends stopped with its final snapshot (never due again), the CLI test's stopped
+    // before the scheduler's horizon (never a candidate).
     let key: string;
-    let experiment: any;
+    let environmentId: string;
+    beforeAll(async () => {
+      ({ key, environmentId } = await server().bootstrap('Background'));
+    });
 
     it('registers the compute job and a scheduler that runs every minute', () => {
       expect(server().ctx.jobs.names).toContain(ANALYSIS_COMPUTE_JOB);
       expect(server().ctx.jobs.recurring).toContainEqual(expect.objectContaining({ name: ANALYSIS_SCHEDULE_JOB, everyMs: 60_000 }));
     });
 
-    it('enqueues one compute per cadence period, however often the scheduler looks, and the worker runs it', async () => {
+    it('enqueues one compute per cadence period, however often the scheduler looks, and the worker runs it; computes one final snapshot after the experiment stops', async () => {
       clock.set(T0);
-      const boot = await server().bootstrap('Background');
-      key = boot.key;
-      experiment = await createExperiment(server(), key, {
-        environment_id: boot.environmentId,
+      const experiment = await createExperiment(server(), key, {
+        environment_id: environmentId,
         key: 'hourly',
         variants: [
           { key: 'a', weight: 50 },
@@ -85,9 +97,8 @@ describeEachDialect(
       expect(await enqueueDueAnalyses(server().ctx)).toEqual([cadenceJobKey(experiment.id, T0 + 61 * MINUTE, HOUR)]);
       await runQueuedJobs(server());
       expect(await snapshotsOf(server(), key, experiment.id)).toHaveLength(2);
-    });
 
-    it('computes one final snapshot after the experiment stops', async () => {
+      // The same experiment, stopped: one final snapshot, then nothing more.
       clock.set(T0 + 70 * MINUTE);
       expect((await server().request('POST', `/v1/experiments/${experiment.id}/stop`, { key, body: { reason: 'business' } })).status).toBe(200);
       clock.set(T0 + 71 * MINUTE);
@@ -100,6 +111,20 @@ describeEachDialect(
     });
 
     it('verdict analyze EXPERIMENT_ID computes, stores and prints a snapshot', async () => {
+      // A stopped experiment, as the CLI usually meets one, stopped before the scheduler's horizon.
+      const startedAt = T0 - FINAL_SNAPSHOT_HORIZON_MS - 2 * HOUR;
+      clock.set(startedAt);
+      const experiment = await createExperiment(server(), key, {
+        environment_id: environmentId,
+        key: 'stopped-long-ago',
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'b', weight: 50 },
+        ],
+      });
+      await exposeExactly(server(), key, experiment, { a: 3, b: 2 }, 'l');
+      clock.set(startedAt + HOUR);
+      expect((await server().request('POST', `/v1/experiments/${experiment.id}/stop`, { key, body: { reason: 'business' } })).status).toBe(200);
       const config = server().ctx.config.database;
       const url = config.kind === 'postgres' ? config.url : `sqlite:${config.file}`;
       const env = { ...process.env, VERDICT_DATA_DIR: server().database.dataDir, VERDICT_DATABASE_URL: url, VERDICT_LOG_LEVEL: 'warn' };

@@ -1,10 +1,11 @@
 import normalDist from '@stdlib/stats-base-dists-normal';
-import { expect, it } from 'vitest';
+import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { chooseVariant } from '../../src/features/assignment/bucketing.js';
 import { computeById } from '../../src/features/analysis/service.js';
 import { aggregateBreakdowns } from '../../src/features/analysis/breakdowns-store.js';
 import { breakdownKeys } from '../../src/features/analysis/breakdowns-pass.js';
 import { describeEachDialect } from '../support/each-dialect.js';
+import type { TestServer } from '../support/server.js';
 import { HOUR, ManualClock, compute, createExperiment, createMetric, expectClose, sendEvents, type OutgoingEvent } from './support.js';
 
 /**
@@ -123,23 +124,96 @@ function expectSlice(actual: any, units: readonly Unit[], what: string): number 
   return chance;
 }
 
+/** The shared scenario, and the answers its set-up got (the test on storing contexts checks them). */
+interface Breakdowns {
+  key: string;
+  keyIds: { a: string; b: string };
+  experiment: any;
+  units: Unit[];
+  /** [planned, answered] variant of every assignment. */
+  assigned: Array<[string, unknown]>;
+  patchStatus: number;
+  patchText: string;
+  /** Status and text of every exposure logged through key b. */
+  logged: Array<[number, string]>;
+}
+
+/**
+ * Assigns 1200 units with their context (the plan dimension is added while running: units assigned
+ * before it have no plan value), logs the exposures of key b and sends the purchases; leaves the
+ * clock at T0 + 6 h.
+ */
+async function setUpBreakdowns(server: TestServer): Promise<Breakdowns> {
+  clock.set(T0);
+  const boot = await server.bootstrap('Breakdowns');
+  const key = boot.key;
+  const created = await server.request('POST', '/v1/api-keys', { key, body: { name: 'exposure logger', kind: 'client' } });
+  const keyB: string = created.body.key;
+  const metric = await createMetric(server, key, { key: 'purchases', event_key: 'buy', kind: 'count' });
+  const experiment = await createExperiment(server, key, {
+    environment_id: boot.environmentId,
+    ...EXPERIMENT,
+    primary_metric_id: metric,
+    dimensions: ['country'],
+  });
+  const units = planUnits(1200);
+  const assigned: Array<[string, unknown]> = [];
+  const assign = async (batch: Unit[]) => {
+    for (let start = 0; start < batch.length; start += 100) {
+      const round = batch.slice(start, start + 100);
+      const answers = await Promise.all(
+        round.map((unit) => {
+          const context = { ...(unit.country === null ? {} : { country: unit.country }), ...(unit.plan === null ? {} : { plan: unit.plan }) };
+          return server.request('POST', '/v1/assign', {
+            key,
+            body: { experiment_key: EXPERIMENT.key, unit_id: unit.id, context, log_exposure: unit.exposedBy === 'a' },
+          });
+        }),
+      );
+      answers.forEach((answer, index) => assigned.push([round[index]?.variant as string, answer.body.variant]));
+    }
+  };
+  const early = units.slice(0, 300);
+  await assign(early);
+  const patched = await server.request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { dimensions: ['country', 'plan'] } });
+  for (const unit of early) unit.plan = null;
+  await assign(units.slice(300));
+  // A later assignment with another context changes nothing.
+  await server.request('POST', '/v1/assign', { key, body: { experiment_key: EXPERIMENT.key, unit_id: 's-1', context: { country: 'zz' } } });
+  const logged: Array<[number, string]> = [];
+  for (const unit of units.filter((candidate) => candidate.exposedBy === 'b')) {
+    const response = await server.request('POST', '/v1/exposures', {
+      key: keyB,
+      body: { experiment_key: EXPERIMENT.key, unit_id: unit.id, variant: unit.variant },
+    });
+    logged.push([response.status, response.text]);
+  }
+  const events: OutgoingEvent[] = units.flatMap((unit) =>
+    Array.from({ length: unit.purchases }, (_, j) => ({ event_key: 'buy', unit_id: unit.id, occurred_at: T0 + (j + 1) * HOUR })),
+  );
+  clock.set(T0 + 6 * HOUR);
+  await sendEvents(server, key, events);
+  return { key, keyIds: { a: boot.keyId, b: created.body.id }, experiment, units, assigned, patchStatus: patched.status, patchText: patched.text, logged };
+}
+
 describeEachDialect(
   'dimension breakdowns through HTTP',
   (server) => {
+    // A read-only fixture, set up once: no test changes its experiment, units or events.
     let key: string;
-    let keyB: string;
     let keyIds: { a: string; b: string };
     let experiment: any;
-    const units = planUnits(1200);
+    let units: Unit[];
+    let fixture: Breakdowns;
+    beforeAll(async () => {
+      fixture = await setUpBreakdowns(server());
+      ({ key, keyIds, experiment, units } = fixture);
+    });
+    beforeEach(() => clock.set(T0 + 6 * HOUR));
 
     it('refuses dimensions that break the rules, with a 422 naming them, and changes nothing', async () => {
-      clock.set(T0);
-      const boot = await server().bootstrap('Breakdowns');
-      key = boot.key;
-      const created = await server().request('POST', '/v1/api-keys', { key, body: { name: 'exposure logger', kind: 'client' } });
-      keyB = created.body.key;
-      keyIds = { a: boot.keyId, b: created.body.id };
-      const metric = await createMetric(server(), key, { key: 'purchases', event_key: 'buy', kind: 'count' });
+      const boot = await server().bootstrap('Breakdowns, refused');
+      const metric = await createMetric(server(), boot.key, { key: 'purchases', event_key: 'buy', kind: 'count' });
       const body = { environment_id: boot.environmentId, ...EXPERIMENT, primary_metric_id: metric };
       for (const [dimensions, pointer] of [
         [['a', 'b', 'c', 'd', 'e', 'f'], '/dimensions'],
@@ -147,54 +221,23 @@ describeEachDialect(
         [['source'], '/dimensions/0'],
       ] as const) {
         const refused = await server().request('POST', '/v1/experiments', {
-          key,
+          key: boot.key,
           body: { name: 'x', hypothesis: 'y', unit_type: 'user', ...body, dimensions },
         });
         expect(refused.status, refused.text).toBe(422);
         expect(refused.text).toContain(pointer);
       }
-      experiment = await createExperiment(server(), key, { ...body, dimensions: ['country'] });
-      expect(experiment.dimensions).toEqual(['country']);
+      const accepted = await createExperiment(server(), boot.key, { ...body, dimensions: ['country'] });
+      expect(accepted.dimensions).toEqual(['country']);
     });
 
-    it('stores the context values of first assignments and the key that logged each exposure', async () => {
-      // The plan dimension is added while running: units assigned before it have no plan value.
-      const early = units.slice(0, 300);
-      const late = units.slice(300);
-      const assign = async (batch: Unit[]) => {
-        for (let start = 0; start < batch.length; start += 100) {
-          const round = batch.slice(start, start + 100);
-          const answers = await Promise.all(
-            round.map((unit) => {
-              const context = { ...(unit.country === null ? {} : { country: unit.country }), ...(unit.plan === null ? {} : { plan: unit.plan }) };
-              return server().request('POST', '/v1/assign', {
-                key,
-                body: { experiment_key: EXPERIMENT.key, unit_id: unit.id, context, log_exposure: unit.exposedBy === 'a' },
-              });
-            }),
-          );
-          answers.forEach((answer, index) => expect(answer.body.variant).toBe(round[index]?.variant));
-        }
-      };
-      await assign(early);
-      const patched = await server().request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { dimensions: ['country', 'plan'] } });
-      expect(patched.status, patched.text).toBe(200);
-      for (const unit of early) unit.plan = null;
-      await assign(late);
-      // A later assignment with another context changes nothing.
-      await server().request('POST', '/v1/assign', { key, body: { experiment_key: EXPERIMENT.key, unit_id: 's-1', context: { country: 'zz' } } });
-      for (const unit of units.filter((candidate) => candidate.exposedBy === 'b')) {
-        const logged = await server().request('POST', '/v1/exposures', {
-          key: keyB,
-          body: { experiment_key: EXPERIMENT.key, unit_id: unit.id, variant: unit.variant },
-        });
-        expect(logged.status, logged.text).toBe(202);
-      }
-      const events: OutgoingEvent[] = units.flatMap((unit) =>
-        Array.from({ length: unit.purchases }, (_, j) => ({ event_key: 'buy', unit_id: unit.id, occurred_at: T0 + (j + 1) * HOUR })),
-      );
-      clock.set(T0 + 6 * HOUR);
-      await sendEvents(server(), key, events);
+    it('stores the context values of first assignments and the key that logged each exposure', () => {
+      // The assignments, the PATCH adding the plan dimension and the exposures of key b are made
+      // by the set-up; the snapshot tests below read what they stored.
+      for (const [planned, answered] of fixture.assigned) expect(answered).toBe(planned);
+      expect(fixture.assigned).toHaveLength(1200);
+      expect(fixture.patchStatus, fixture.patchText).toBe(200);
+      for (const [status, text] of fixture.logged) expect(status, text).toBe(202);
     });
 
     it('reports every slice as an independent computation finds it, with SRM where the log broke and Holm’s correction', async () => {
@@ -241,20 +284,21 @@ describeEachDialect(
 
     it('reads dimensions whose names hold dots and quotes', async () => {
       const odd = 'app.ver"sion';
-      const other = await createExperiment(server(), key, {
-        environment_id: experiment.environment_id,
+      const boot = await server().bootstrap('Breakdowns, odd names');
+      const other = await createExperiment(server(), boot.key, {
+        environment_id: boot.environmentId,
         key: 'odd-names',
         variants: EXPERIMENT.variants,
         dimensions: [odd],
       });
       for (let i = 0; i < 12; i += 1) {
         const answer = await server().request('POST', '/v1/assign', {
-          key,
+          key: boot.key,
           body: { experiment_key: 'odd-names', unit_id: `o-${i}`, context: { [odd]: i % 3 === 0 ? '2.0' : '1.9', app: { 'ver"sion': 'nested' } } },
         });
         expect(answer.status).toBe(200);
       }
-      const snapshot = await compute(server(), key, other.id);
+      const snapshot = await compute(server(), boot.key, other.id);
       expect(snapshot.breakdowns[0].dimension).toBe(odd);
       expect(snapshot.breakdowns[0].values.map((value: any) => [value.value, value.units])).toEqual([
         ['1.9', 8],

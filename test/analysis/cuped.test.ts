@@ -1,6 +1,7 @@
-import { expect, it } from 'vitest';
+import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { computeById } from '../../src/features/analysis/service.js';
 import { describeEachDialect } from '../support/each-dialect.js';
+import type { TestServer } from '../support/server.js';
 import {
   compute,
   covariance,
@@ -114,19 +115,63 @@ function expectAdjusted(result: { cuped: any; per_variant: any[] }, metric: stri
   expectClose(effect.absolute.credible_interval_95[1], difference + Z * sd, 1e-9, `${metric} absolute ci[1]`);
 }
 
+/**
+ * Sets up the metrics and a CUPED experiment in a workspace of its own, exposes 60 units per
+ * variant and sends their events before and after the exposure; leaves the clock at T0 + 6 h.
+ */
+async function setUpCuped(server: TestServer, workspace: string): Promise<{ key: string; experiment: any }> {
+  clock.set(T0);
+  const { key, environmentId } = await server.bootstrap(workspace);
+  const ids: Record<string, string> = {};
+  const revenue = { event_key: 'buy', kind: 'revenue', property_path: 'amount' };
+  ids.revenue = await createMetric(server, key, { key: 'revenue', ...revenue, aggregation: 'sum', capping: { type: 'absolute', value: CAP } });
+  ids.converted = await createMetric(server, key, { key: 'converted', event_key: 'buy', kind: 'binary' });
+  ids.orders = await createMetric(server, key, { key: 'orders', event_key: 'buy', kind: 'count' });
+  ids.avg_amount = await createMetric(server, key, { key: 'avg_amount', ...revenue, aggregation: 'mean' });
+  ids.revenue_p90 = await createMetric(server, key, { key: 'revenue_p90', ...revenue, aggregation: 'sum', capping: { type: 'percentile', value: 0.9 } });
+  ids.aov = await createMetric(server, key, { key: 'aov', kind: 'ratio', numerator_metric_id: ids.revenue, denominator_metric_id: ids.orders });
+  const experiment = await createExperiment(server, key, {
+    environment_id: environmentId,
+    key: 'cuped',
+    variants: [
+      { key: 'control', weight: 50, is_control: true },
+      { key: 'treatment', weight: 50 },
+    ],
+    primary_metric_id: ids.revenue,
+    guardrail_metric_ids: [ids.converted, ids.orders, ids.avg_amount, ids.revenue_p90, ids.aov],
+    variance_reduction: { method: 'cuped', lookback_days: LOOKBACK_DAYS },
+    decision_rule: { method: 'bayesian.always_valid_evalue', posterior_threshold: 0.95, min_sample_per_variant: 50 },
+  });
+  const units = await exposeExactly(server, key, experiment, { control: UNITS, treatment: UNITS });
+  const events: OutgoingEvent[] = [];
+  for (const variant of ['control', 'treatment'] as const) {
+    (units[variant] ?? []).forEach((unit_id, i) => {
+      const { pre, post, outside } = plan(variant, i);
+      pre.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 - (2 + 3 * j) * DAY, properties: { amount } }));
+      if (outside) events.push({ event_key: 'buy', unit_id, occurred_at: T0 - 9 * DAY, properties: { amount: 77 } });
+      post.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 + (j + 1) * HOUR, properties: { amount } }));
+    });
+  }
+  clock.set(T0 + 6 * HOUR);
+  await sendEvents(server, key, events);
+  return { key, experiment };
+}
+
 describeEachDialect(
   'CUPED through HTTP',
   (server) => {
+    // A read-only fixture, set up once: no test changes its experiment (the test that switches
+    // CUPED off sets up a workspace of its own).
     let key: string;
-    let environmentId: string;
     let experiment: any;
-    const ids: Record<string, string> = {};
+    beforeAll(async () => {
+      ({ key, experiment } = await setUpCuped(server(), 'Cuped'));
+    });
+    beforeEach(() => clock.set(T0 + 6 * HOUR));
 
     it('validates variance_reduction on create and PATCH, fills the default lookback, and may change while running', async () => {
       clock.set(T0);
-      const boot = await server().bootstrap('Cuped');
-      key = boot.key;
-      environmentId = boot.environmentId;
+      const { key, environmentId } = await server().bootstrap('Cuped, validation');
       const base = {
         environment_id: environmentId,
         variants: [
@@ -163,41 +208,6 @@ describeEachDialect(
       expect(off.body.variance_reduction).toBeNull();
       const audit = await server().request('GET', `/v1/audit-log?target_id=${plain.id}`, { key });
       if (audit.status === 200) expect(JSON.stringify(audit.body)).toContain('variance_reduction');
-    });
-
-    it('exposes 60 units per variant and sends their events before and after the exposure', async () => {
-      clock.set(T0);
-      const revenue = { event_key: 'buy', kind: 'revenue', property_path: 'amount' };
-      ids.revenue = await createMetric(server(), key, { key: 'revenue', ...revenue, aggregation: 'sum', capping: { type: 'absolute', value: CAP } });
-      ids.converted = await createMetric(server(), key, { key: 'converted', event_key: 'buy', kind: 'binary' });
-      ids.orders = await createMetric(server(), key, { key: 'orders', event_key: 'buy', kind: 'count' });
-      ids.avg_amount = await createMetric(server(), key, { key: 'avg_amount', ...revenue, aggregation: 'mean' });
-      ids.revenue_p90 = await createMetric(server(), key, { key: 'revenue_p90', ...revenue, aggregation: 'sum', capping: { type: 'percentile', value: 0.9 } });
-      ids.aov = await createMetric(server(), key, { key: 'aov', kind: 'ratio', numerator_metric_id: ids.revenue, denominator_metric_id: ids.orders });
-      experiment = await createExperiment(server(), key, {
-        environment_id: environmentId,
-        key: 'cuped',
-        variants: [
-          { key: 'control', weight: 50, is_control: true },
-          { key: 'treatment', weight: 50 },
-        ],
-        primary_metric_id: ids.revenue,
-        guardrail_metric_ids: [ids.converted, ids.orders, ids.avg_amount, ids.revenue_p90, ids.aov],
-        variance_reduction: { method: 'cuped', lookback_days: LOOKBACK_DAYS },
-        decision_rule: { method: 'bayesian.always_valid_evalue', posterior_threshold: 0.95, min_sample_per_variant: 50 },
-      });
-      const units = await exposeExactly(server(), key, experiment, { control: UNITS, treatment: UNITS });
-      const events: OutgoingEvent[] = [];
-      for (const variant of ['control', 'treatment'] as const) {
-        (units[variant] ?? []).forEach((unit_id, i) => {
-          const { pre, post, outside } = plan(variant, i);
-          pre.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 - (2 + 3 * j) * DAY, properties: { amount } }));
-          if (outside) events.push({ event_key: 'buy', unit_id, occurred_at: T0 - 9 * DAY, properties: { amount: 77 } });
-          post.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 + (j + 1) * HOUR, properties: { amount } }));
-        });
-      }
-      clock.set(T0 + 6 * HOUR);
-      await sendEvents(server(), key, events);
     });
 
     it('reports adjusted posteriors, effects, theta and the variance removed, matching the per-unit computation', async () => {
@@ -245,9 +255,12 @@ describeEachDialect(
     });
 
     it('reports the unadjusted analysis and cuped null once variance_reduction is switched off', async () => {
-      const off = await server().request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { variance_reduction: null } });
+      const own = await setUpCuped(server(), 'Cuped, switched off');
+      // A snapshot with CUPED first, as the experiment had before it was switched off.
+      await compute(server(), own.key, own.experiment.id);
+      const off = await server().request('PATCH', `/v1/experiments/${own.experiment.id}`, { key: own.key, body: { variance_reduction: null } });
       expect(off.status, off.text).toBe(200);
-      const snapshot = await compute(server(), key, experiment.id);
+      const snapshot = await compute(server(), own.key, own.experiment.id);
       expect(snapshot.primary_metric.cuped).toBeNull();
       const ys = pairsOf('revenue').control.map(([, y]) => y);
       expectClose(snapshot.per_variant[0].posterior.mean, mean(ys), 1e-9, 'unadjusted mean');

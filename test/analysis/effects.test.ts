@@ -1,6 +1,7 @@
-import { expect, it } from 'vitest';
+import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { computeById } from '../../src/features/analysis/service.js';
 import { describeEachDialect } from '../support/each-dialect.js';
+import type { TestServer } from '../support/server.js';
 import {
   compute,
   covariance,
@@ -97,49 +98,70 @@ function expectSameNumbers(actual: unknown, expected: unknown, what: string): vo
   }
 }
 
+/** What the tests read: a workspace with the metrics, an experiment exposing 60 units per variant and their events. */
+interface EffectsScenario {
+  key: string;
+  experiment: any;
+  ids: Record<string, string>;
+}
+
+/**
+ * Sets up the metrics, exposes 60 units per variant and sends their events, in a workspace of its
+ * own; leaves the clock at T0 + 6 h.
+ */
+async function setUpEffects(server: TestServer, workspace: string): Promise<EffectsScenario> {
+  clock.set(T0);
+  const boot = await server.bootstrap(workspace);
+  const key = boot.key;
+  const ids: Record<string, string> = {};
+  const revenue = { event_key: 'buy', kind: 'revenue', aggregation: 'sum', property_path: 'amount' };
+  ids.converted = await createMetric(server, key, { key: 'converted', event_key: 'buy', kind: 'binary' });
+  ids.errors = await createMetric(server, key, { key: 'errors', event_key: 'app.error', kind: 'binary', higher_is_better: false });
+  ids.revenue = await createMetric(server, key, { key: 'revenue', ...revenue });
+  ids.revenue_p90 = await createMetric(server, key, { key: 'revenue_p90', ...revenue, capping: { type: 'percentile', value: 0.9 } });
+  ids.revenue_cap100 = await createMetric(server, key, { key: 'revenue_cap100', ...revenue, capping: { type: 'absolute', value: 100 } });
+  ids.orders = await createMetric(server, key, { key: 'orders', event_key: 'buy', kind: 'count' });
+  ids.aov = await createMetric(server, key, { key: 'aov', kind: 'ratio', numerator_metric_id: ids.revenue, denominator_metric_id: ids.orders });
+  const experiment = await createExperiment(server, key, {
+    environment_id: boot.environmentId,
+    key: 'effects',
+    variants: [
+      { key: 'control', weight: 50, is_control: true },
+      { key: 'treatment', weight: 50 },
+    ],
+    primary_metric_id: ids.converted,
+    guardrail_metric_ids: [ids.errors, ids.revenue, ids.revenue_p90, ids.revenue_cap100, ids.aov],
+    decision_rule: { method: 'bayesian.posterior_threshold', posterior_threshold: 0.95, min_sample_per_variant: 50 },
+  });
+  const units = await exposeExactly(server, key, experiment, { control: UNITS, treatment: UNITS });
+  const events: OutgoingEvent[] = [];
+  for (const variant of ['control', 'treatment'] as const) {
+    (units[variant] ?? []).forEach((unit_id, i) => {
+      const { amounts, error } = plan(variant, i);
+      amounts.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 + (j + 1) * HOUR, properties: { amount } }));
+      if (error) events.push({ event_key: 'app.error', unit_id, occurred_at: T0 + HOUR });
+    });
+  }
+  clock.set(T0 + 6 * HOUR);
+  await sendEvents(server, key, events);
+  return { key, experiment, ids };
+}
+
 describeEachDialect(
   'effects, direction, guardrail regressions, capping and ratio metrics through HTTP',
   (server) => {
+    // A read-only fixture, set up once: no test edits its metrics or its experiment (the test that
+    // edits definitions sets up a workspace of its own).
     let key: string;
     let experiment: any;
-    const ids: Record<string, string> = {};
-    const guardrail = (snapshot: any, metricKey: string) => snapshot.guardrails.find((item: any) => item.metric_key === metricKey);
-
-    it('sets up the metrics, exposes 60 units per variant and sends their events', async () => {
-      clock.set(T0);
-      const boot = await server().bootstrap('Effects');
-      key = boot.key;
-      const revenue = { event_key: 'buy', kind: 'revenue', aggregation: 'sum', property_path: 'amount' };
-      ids.converted = await createMetric(server(), key, { key: 'converted', event_key: 'buy', kind: 'binary' });
-      ids.errors = await createMetric(server(), key, { key: 'errors', event_key: 'app.error', kind: 'binary', higher_is_better: false });
-      ids.revenue = await createMetric(server(), key, { key: 'revenue', ...revenue });
-      ids.revenue_p90 = await createMetric(server(), key, { key: 'revenue_p90', ...revenue, capping: { type: 'percentile', value: 0.9 } });
-      ids.revenue_cap100 = await createMetric(server(), key, { key: 'revenue_cap100', ...revenue, capping: { type: 'absolute', value: 100 } });
-      ids.orders = await createMetric(server(), key, { key: 'orders', event_key: 'buy', kind: 'count' });
-      ids.aov = await createMetric(server(), key, { key: 'aov', kind: 'ratio', numerator_metric_id: ids.revenue, denominator_metric_id: ids.orders });
-      experiment = await createExperiment(server(), key, {
-        environment_id: boot.environmentId,
-        key: 'effects',
-        variants: [
-          { key: 'control', weight: 50, is_control: true },
-          { key: 'treatment', weight: 50 },
-        ],
-        primary_metric_id: ids.converted,
-        guardrail_metric_ids: [ids.errors, ids.revenue, ids.revenue_p90, ids.revenue_cap100, ids.aov],
-        decision_rule: { method: 'bayesian.posterior_threshold', posterior_threshold: 0.95, min_sample_per_variant: 50 },
-      });
-      const units = await exposeExactly(server(), key, experiment, { control: UNITS, treatment: UNITS });
-      const events: OutgoingEvent[] = [];
-      for (const variant of ['control', 'treatment'] as const) {
-        (units[variant] ?? []).forEach((unit_id, i) => {
-          const { amounts, error } = plan(variant, i);
-          amounts.forEach((amount, j) => events.push({ event_key: 'buy', unit_id, occurred_at: T0 + (j + 1) * HOUR, properties: { amount } }));
-          if (error) events.push({ event_key: 'app.error', unit_id, occurred_at: T0 + HOUR });
-        });
-      }
-      clock.set(T0 + 6 * HOUR);
-      await sendEvents(server(), key, events);
+    let ids: Record<string, string>;
+    let crashes: string;
+    beforeAll(async () => {
+      ({ key, experiment, ids } = await setUpEffects(server(), 'Effects'));
+      crashes = await createMetric(server(), key, { key: 'crashes', event_key: 'app.crash', kind: 'binary', higher_is_better: false });
     });
+    beforeEach(() => clock.set(T0 + 6 * HOUR));
+    const guardrail = (snapshot: any, metricKey: string) => snapshot.guardrails.find((item: any) => item.metric_key === metricKey);
 
     it('reports the binary effect against control, matching SciPy', async () => {
       const snapshot = await compute(server(), key, experiment.id);
@@ -220,8 +242,6 @@ describeEachDialect(
     it.each(['bayesian.posterior_threshold', 'bayesian.always_valid_evalue', 'frequentist.sequential_msprt'])(
       'declares the variant with fewer crashes the winner of a lower-is-better primary metric under %s',
       async (method) => {
-        const crashes =
-          ids.crashes ?? (ids.crashes = await createMetric(server(), key, { key: 'crashes', event_key: 'app.crash', kind: 'binary', higher_is_better: false }));
         const lower = await createExperiment(server(), key, {
           environment_id: experiment.environment_id,
           key: `fewer-crashes-${method.replaceAll('.', '-')}`,
@@ -250,11 +270,14 @@ describeEachDialect(
     );
 
     it('uses the edited definition in later snapshots', async () => {
-      const patched = await server().request('PATCH', `/v1/metrics/${ids.errors}`, { key, body: { higher_is_better: true } });
+      const own = await setUpEffects(server(), 'Effects, edited');
+      // A snapshot under the old definitions first, so the one below is a later snapshot.
+      await compute(server(), own.key, own.experiment.id);
+      const patched = await server().request('PATCH', `/v1/metrics/${own.ids.errors}`, { key: own.key, body: { higher_is_better: true } });
       expect(patched.status).toBe(200);
-      const cap = await server().request('PATCH', `/v1/metrics/${ids.revenue_p90}`, { key, body: { capping: { type: 'absolute', value: 100 } } });
+      const cap = await server().request('PATCH', `/v1/metrics/${own.ids.revenue_p90}`, { key: own.key, body: { capping: { type: 'absolute', value: 100 } } });
       expect(cap.status).toBe(200);
-      const snapshot = await compute(server(), key, experiment.id);
+      const snapshot = await compute(server(), own.key, own.experiment.id);
       expect(guardrail(snapshot, 'errors').higher_is_better).toBe(true);
       expectClose(guardrail(snapshot, 'errors').per_variant[1].effect.chance_to_beat_control, 0.9999994375, 1e-9, 'errors, now higher is better');
       expect(snapshot.decision.guardrail_regressions).toEqual([]);

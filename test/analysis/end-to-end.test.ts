@@ -1,5 +1,6 @@
-import { expect, it } from 'vitest';
+import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
+import type { ApiResponse, TestServer } from '../support/server.js';
 import { PHASE_CLOCK, UNITS, plannedEvents, type Phase, type ScenarioVariant } from './scenario.js';
 import { DAY, HOUR, ManualClock, compute, createExperiment, createMetric, exposeExactly, expectClose, sendEvents, type OutgoingEvent } from './support.js';
 
@@ -134,88 +135,115 @@ function expectMetric(perVariant: any[], metricKey: keyof typeof EXPECTED.metric
   expectVariant(perVariant[1], EXPECTED.metrics[metricKey].treatment, `${metricKey}/treatment`);
 }
 
+/** The scenario and what the API answered along it, in order. */
+interface EndToEnd {
+  key: string;
+  experiment: any;
+  /** GET results before any computation. */
+  beforeFirst: ApiResponse;
+  /** The first computation, then GET results, a recomputation and GET results again. */
+  first: any;
+  served: ApiResponse;
+  again: any;
+  latest: ApiResponse;
+}
+
+/**
+ * Sets up metrics and a running experiment with a primary metric and guardrails, exposes units
+ * and takes their events through the API (phases A, B and C of ./scenario.ts), then computes the
+ * snapshot twice, reading the latest results after each; leaves the clock at phase C.
+ */
+async function runScenario(server: TestServer): Promise<EndToEnd> {
+  clock.set(T0);
+  const boot = await server.bootstrap('Shop');
+  const key = boot.key;
+  const otherKey = (await server.bootstrap('Other shop')).key;
+  const purchased = await createMetric(server, key, { key: 'purchased', event_key: 'purchase', kind: 'binary' });
+  const revenue = await createMetric(server, key, {
+    key: 'revenue',
+    event_key: 'purchase',
+    kind: 'revenue',
+    aggregation: 'sum',
+    property_path: 'order.total',
+  });
+  const loadTime = await createMetric(server, key, {
+    key: 'load_time',
+    event_key: 'page_load',
+    kind: 'duration',
+    aggregation: 'mean',
+    property_path: '$.timing["load ms"]',
+    unit_dedup_window: 'P1D',
+  });
+  const pageviews = await createMetric(server, key, { key: 'pageviews', event_key: 'page_load', kind: 'count' });
+  const experiment = await createExperiment(server, key, {
+    environment_id: boot.environmentId,
+    key: 'checkout',
+    variants: [
+      { key: 'control', weight: 50, is_control: true },
+      { key: 'treatment', weight: 50 },
+    ],
+    primary_metric_id: purchased,
+    guardrail_metric_ids: [revenue, loadTime, pageviews],
+    decision_rule: { posterior_threshold: 0.95, min_sample_per_variant: 100 },
+  });
+  const beforeFirst = await server.request('GET', `/v1/experiments/${experiment.id}/results`, { key });
+  const units = await exposeExactly(server, key, experiment, { ...UNITS });
+  const exposed = [...(units.control ?? []), ...(units.treatment ?? [])];
+  for (const phase of ['A', 'B', 'C'] as Phase[]) {
+    clock.set(T0 + PHASE_CLOCK[phase]);
+    const noise: OutgoingEvent[] =
+      phase === 'A'
+        ? [
+            // A unit that was never exposed converts: it is in no variant.
+            { event_key: 'purchase', unit_id: 'never-exposed', occurred_at: T0 + HOUR, properties: { order: { total: 1000 } } },
+          ]
+        : phase === 'C'
+          ? [
+              // Late, but not from an exposed unit, or not of a metric's event key: not counted.
+              { event_key: 'purchase', unit_id: 'never-exposed', occurred_at: T0 + 9 * DAY },
+              { event_key: 'signup', unit_id: exposed[0] as string, occurred_at: T0 + 9 * DAY },
+            ]
+          : [];
+    await sendEvents(server, key, [...eventsOfPhase(units, phase), ...noise]);
+  }
+  // Another workspace's events for the very same unit ids must not leak in.
+  clock.set(T0 + PHASE_CLOCK.A);
+  await sendEvents(
+    server,
+    otherKey,
+    exposed.map((unit_id) => ({ event_key: 'purchase', unit_id, occurred_at: T0 + HOUR, properties: { order: { total: 500 } } })),
+  );
+  clock.set(T0 + PHASE_CLOCK.C);
+  const first = await compute(server, key, experiment.id);
+  const served = await server.request('GET', `/v1/experiments/${experiment.id}/results`, { key });
+  const again = await compute(server, key, experiment.id);
+  const latest = await server.request('GET', `/v1/experiments/${experiment.id}/results`, { key });
+  return { key, experiment, beforeFirst, first, served, again, latest };
+}
+
 describeEachDialect(
   'analysis end to end (expected values: scripts/reference/analysis_e2e.py, SciPy)',
   (server) => {
+    // Set up and computed once; the tests only read (no test computes: the audit test counts the
+    // scenario's two computations).
     let key: string;
-    let otherKey: string;
     let experiment: any;
-    let units: Record<string, string[]>;
-
-    it('sets up metrics and a running experiment with a primary metric and guardrails', async () => {
-      clock.set(T0);
-      const boot = await server().bootstrap('Shop');
-      key = boot.key;
-      otherKey = (await server().bootstrap('Other shop')).key;
-      const purchased = await createMetric(server(), key, { key: 'purchased', event_key: 'purchase', kind: 'binary' });
-      const revenue = await createMetric(server(), key, {
-        key: 'revenue',
-        event_key: 'purchase',
-        kind: 'revenue',
-        aggregation: 'sum',
-        property_path: 'order.total',
-      });
-      const loadTime = await createMetric(server(), key, {
-        key: 'load_time',
-        event_key: 'page_load',
-        kind: 'duration',
-        aggregation: 'mean',
-        property_path: '$.timing["load ms"]',
-        unit_dedup_window: 'P1D',
-      });
-      const pageviews = await createMetric(server(), key, { key: 'pageviews', event_key: 'page_load', kind: 'count' });
-      experiment = await createExperiment(server(), key, {
-        environment_id: boot.environmentId,
-        key: 'checkout',
-        variants: [
-          { key: 'control', weight: 50, is_control: true },
-          { key: 'treatment', weight: 50 },
-        ],
-        primary_metric_id: purchased,
-        guardrail_metric_ids: [revenue, loadTime, pageviews],
-        decision_rule: { posterior_threshold: 0.95, min_sample_per_variant: 100 },
-      });
+    let scenario: EndToEnd;
+    beforeAll(async () => {
+      scenario = await runScenario(server());
+      ({ key, experiment } = scenario);
     });
+    beforeEach(() => clock.set(T0 + PHASE_CLOCK.C));
 
-    it('answers 404 before the first snapshot', async () => {
-      const response = await server().request('GET', `/v1/experiments/${experiment.id}/results`, { key });
+    it('answers 404 before the first snapshot', () => {
+      const response = scenario.beforeFirst;
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toContain('application/problem+json');
       expect(response.body.detail).toMatch(/no snapshot yet/);
     });
 
-    it('exposes units and takes their events through the API', async () => {
-      units = await exposeExactly(server(), key, experiment, { ...UNITS });
-      const exposed = [...(units.control ?? []), ...(units.treatment ?? [])];
-      for (const phase of ['A', 'B', 'C'] as Phase[]) {
-        clock.set(T0 + PHASE_CLOCK[phase]);
-        const noise: OutgoingEvent[] =
-          phase === 'A'
-            ? [
-                // A unit that was never exposed converts: it is in no variant.
-                { event_key: 'purchase', unit_id: 'never-exposed', occurred_at: T0 + HOUR, properties: { order: { total: 1000 } } },
-              ]
-            : phase === 'C'
-              ? [
-                  // Late, but not from an exposed unit, or not of a metric's event key: not counted.
-                  { event_key: 'purchase', unit_id: 'never-exposed', occurred_at: T0 + 9 * DAY },
-                  { event_key: 'signup', unit_id: exposed[0] as string, occurred_at: T0 + 9 * DAY },
-                ]
-              : [];
-        await sendEvents(server(), key, [...eventsOfPhase(units, phase), ...noise]);
-      }
-      // Another workspace's events for the very same unit ids must not leak in.
-      clock.set(T0 + PHASE_CLOCK.A);
-      await sendEvents(
-        server(),
-        otherKey,
-        exposed.map((unit_id) => ({ event_key: 'purchase', unit_id, occurred_at: T0 + HOUR, properties: { order: { total: 500 } } })),
-      );
-      clock.set(T0 + PHASE_CLOCK.C);
-    });
-
-    it('computes a snapshot whose numbers match the independent SciPy computation', async () => {
-      const snapshot = await compute(server(), key, experiment.id);
+    it('computes a snapshot whose numbers match the independent SciPy computation', () => {
+      const snapshot = scenario.first;
       expect(snapshot).toMatchObject({
         experiment_id: experiment.id,
         computed_at: new Date(T0 + PHASE_CLOCK.C).toISOString(),
@@ -248,13 +276,12 @@ describeEachDialect(
       expect(snapshot.decision.reason).toMatch(/treatment has prob_best 0\.9977/);
     });
 
-    it('serves the same snapshot as the latest results, and a recomputation gives the same numbers', async () => {
-      const first = await server().request('GET', `/v1/experiments/${experiment.id}/results`, { key });
+    it('serves the same snapshot as the latest results, and a recomputation gives the same numbers', () => {
+      const { served: first, again, latest } = scenario;
       expect(first.status).toBe(200);
-      const again = await compute(server(), key, experiment.id);
+      expect(first.body).toEqual(scenario.first);
       const strip = ({ id: _id, ...rest }: any) => rest;
       expect(strip(again)).toEqual(strip(first.body));
-      const latest = await server().request('GET', `/v1/experiments/${experiment.id}/results`, { key });
       expect(latest.body.id).toBe(again.id);
     });
 

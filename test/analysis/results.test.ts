@@ -20,31 +20,62 @@ async function auditActions(server: TestServer, key: string, experimentId: strin
   return response.body.data as any[];
 }
 
+/** The weights the running experiment changes to: 150:50 is exactly 75:25. */
+const REWEIGHTED = [
+  { key: 'control', weight: 75 },
+  { key: 'treatment', weight: 25 },
+  { key: 'off', weight: 0 },
+];
+
+/**
+ * A running experiment on a skewed split (150 control units to 50 treatment units, exposed at T0),
+ * taken through the first `steps` steps of its timeline: 1, a snapshot at T0 + 1 h; 2, the weights
+ * changed and a snapshot at T0 + 2 h; 3, a snapshot at T0 + 3 h. Each test that needs a later step
+ * replays it on an experiment of its own.
+ */
+async function skewedExperiment(server: TestServer, key: string, environmentId: string, experimentKey: string, steps: 1 | 2 | 3) {
+  clock.set(T0);
+  const experiment = await createExperiment(server, key, {
+    environment_id: environmentId,
+    key: experimentKey,
+    variants: [
+      { key: 'control', weight: 50 },
+      { key: 'treatment', weight: 50 },
+      { key: 'off', weight: 0 },
+    ],
+  });
+  await exposeExactly(server, key, experiment, { control: 150, treatment: 50 }, 's');
+  const snapshots: any[] = [];
+  for (let step = 1; step <= steps; step += 1) {
+    if (step === 2) {
+      const patched = await server.request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { variants: REWEIGHTED } });
+      expect(patched.status, patched.text).toBe(200);
+    }
+    clock.set(T0 + step * HOUR);
+    snapshots.push(await compute(server, key, experiment.id));
+  }
+  return { experiment, snapshots };
+}
+
 describeEachDialect(
   'analysis results, history and peeks',
   (server) => {
+    // A read-only fixture: the skewed experiment after its first snapshot. The tests that change
+    // weights, grow the history or log peeks take experiments of their own through the timeline.
     let key: string;
     let environmentId: string;
     let experiment: any;
+    let firstSnapshot: any;
 
     beforeAll(async () => {
-      clock.set(T0);
       ({ key, environmentId } = await server().bootstrap('Results'));
-      experiment = await createExperiment(server(), key, {
-        environment_id: environmentId,
-        key: 'skewed',
-        variants: [
-          { key: 'control', weight: 50 },
-          { key: 'treatment', weight: 50 },
-          { key: 'off', weight: 0 },
-        ],
-      });
+      const skewed = await skewedExperiment(server(), key, environmentId, 'skewed', 1);
+      experiment = skewed.experiment;
+      firstSnapshot = skewed.snapshots[0];
     });
 
-    it('warns of a sample-ratio mismatch on a skewed split and still reports sample sizes without a primary metric', async () => {
-      await exposeExactly(server(), key, experiment, { control: 150, treatment: 50 }, 's');
-      clock.set(T0 + HOUR);
-      const snapshot = await compute(server(), key, experiment.id);
+    it('warns of a sample-ratio mismatch on a skewed split and still reports sample sizes without a primary metric', () => {
+      const snapshot = firstSnapshot;
       // scipy.stats.chisquare([150, 50]).pvalue (SciPy 1.17); the zero-weight arm is skipped. The
       // p-value is 1 - CDF, exact to about 1e-16 absolute (docs/statistics.md), hence the tolerance.
       expectClose(snapshot.srm_chi_squared_p, 1.537459794428033e-12, 1e-15, 'srm_chi_squared_p');
@@ -89,16 +120,8 @@ describeEachDialect(
     });
 
     it('marks snapshots after a weight change while running', async () => {
-      const patched = await server().request('PATCH', `/v1/experiments/${experiment.id}`, {
-        key,
-        body: {
-          variants: [
-            { key: 'control', weight: 75 },
-            { key: 'treatment', weight: 25 },
-            { key: 'off', weight: 0 },
-          ],
-        },
-      });
+      const { experiment } = await skewedExperiment(server(), key, environmentId, 'skewed-reweighted', 1);
+      const patched = await server().request('PATCH', `/v1/experiments/${experiment.id}`, { key, body: { variants: REWEIGHTED } });
       expect(patched.status, patched.text).toBe(200);
       clock.set(T0 + 2 * HOUR);
       const snapshot = await compute(server(), key, experiment.id);
@@ -109,6 +132,7 @@ describeEachDialect(
     });
 
     it('grows the history with each computation, oldest first, with paging and since', async () => {
+      const { experiment } = await skewedExperiment(server(), key, environmentId, 'skewed-history', 2);
       clock.set(T0 + 3 * HOUR);
       const third = await compute(server(), key, experiment.id);
       const history = await server().request('GET', `/v1/experiments/${experiment.id}/results/history`, { key });
@@ -129,6 +153,7 @@ describeEachDialect(
     });
 
     it('logs a peek for each results read through the admin UI session, none for API keys, and counts them in later snapshots', async () => {
+      const { experiment } = await skewedExperiment(server(), key, environmentId, 'skewed-peeks', 3);
       const cookie = await signIn(server(), key);
       clock.set(T0 + 4 * HOUR);
       const viaSession = await server().request('GET', `/v1/experiments/${experiment.id}/results`, { headers: { cookie } });
