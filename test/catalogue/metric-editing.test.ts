@@ -1,6 +1,16 @@
-import { beforeAll, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { Bootstrap } from '../support/server.js';
+
+/** The edit the editing test makes to `revenue`, and the state the refusal test starts from. */
+const revenueEdit = {
+  name: 'Net revenue',
+  description: 'after refunds',
+  higher_is_better: false,
+  capping: { type: 'absolute', value: 500 },
+  property_path: 'order.net',
+  unit_dedup_window: 'P14D',
+};
 
 /** docs/metrics.md: direction, capping, ratio metrics, and editing and deleting metrics. */
 describeEachDialect('metric direction, capping, ratios, edits and deletes', (server) => {
@@ -29,13 +39,9 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
       ).n,
     );
 
-  beforeAll(async () => {
-    acme = await server().bootstrap('Acme');
-  });
-
-  it('stores direction and capping and shows them back', async () => {
+  /** The three metrics of the first test, which every later test edits, refers to or deletes. */
+  const createMetrics = async () => {
     const errors = await create({ key: 'errors', event_key: 'app.error', kind: 'binary', higher_is_better: false, description: 'any error' });
-    expect(errors).toMatchObject({ higher_is_better: false, description: 'any error', capping: null });
     const revenue = await create({
       key: 'revenue',
       event_key: 'order.paid',
@@ -44,8 +50,21 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
       property_path: 'amount',
       capping: { type: 'percentile', value: 0.99 },
     });
-    expect(revenue).toMatchObject({ higher_is_better: true, capping: { type: 'percentile', value: 0.99 } });
     const orders = await create({ key: 'orders', event_key: 'order.paid', kind: 'count', capping: { type: 'absolute', value: 10 } });
+    return { errors, revenue, orders };
+  };
+  const createRatio = (revenue: { id: string }, orders: { id: string }) =>
+    create({ key: 'revenue-per-order', kind: 'ratio', numerator_metric_id: revenue.id, denominator_metric_id: orders.id });
+
+  // Every test gets a workspace of its own and makes the metrics it needs there.
+  beforeEach(async () => {
+    acme = await server().bootstrap('Acme');
+  });
+
+  it('stores direction and capping and shows them back', async () => {
+    const { errors, revenue, orders } = await createMetrics();
+    expect(errors).toMatchObject({ higher_is_better: false, description: 'any error', capping: null });
+    expect(revenue).toMatchObject({ higher_is_better: true, capping: { type: 'percentile', value: 0.99 } });
     expect((await request('GET', `/v1/metrics/${orders.id}`)).body.capping).toEqual({ type: 'absolute', value: 10 });
   });
 
@@ -71,10 +90,8 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
   });
 
   it('creates a ratio of two metrics of the workspace and refuses anything else', async () => {
-    const list = (await request('GET', '/v1/metrics')).body.data as any[];
-    const revenue = list.find((metric) => metric.key === 'revenue');
-    const orders = list.find((metric) => metric.key === 'orders');
-    const ratio = await create({ key: 'revenue-per-order', kind: 'ratio', numerator_metric_id: revenue.id, denominator_metric_id: orders.id });
+    const { revenue, orders } = await createMetrics();
+    const ratio = await createRatio(revenue, orders);
     expect(ratio).toMatchObject({
       kind: 'ratio',
       event_key: null,
@@ -118,15 +135,8 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
   });
 
   it('edits name, description, direction, capping, path and window, audit-logged with what changed', async () => {
-    const revenue = ((await request('GET', '/v1/metrics')).body.data as any[]).find((metric) => metric.key === 'revenue');
-    const body = {
-      name: 'Net revenue',
-      description: 'after refunds',
-      higher_is_better: false,
-      capping: { type: 'absolute', value: 500 },
-      property_path: 'order.net',
-      unit_dedup_window: 'P14D',
-    };
+    const { revenue } = await createMetrics();
+    const body = revenueEdit;
     const patched = await request('PATCH', `/v1/metrics/${revenue.id}`, body);
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toMatchObject({ ...body, key: 'revenue', kind: 'revenue', id: revenue.id, created_at: revenue.created_at });
@@ -156,9 +166,8 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
   });
 
   it('refuses to change key or kind, or to break a rule, and changes nothing', async () => {
-    const list = (await request('GET', '/v1/metrics')).body.data as any[];
-    const revenue = list.find((metric) => metric.key === 'revenue');
-    const errors = list.find((metric) => metric.key === 'errors');
+    const { revenue, errors } = await createMetrics();
+    expect((await request('PATCH', `/v1/metrics/${revenue.id}`, revenueEdit)).status).toBe(200);
     expect(await refused('PATCH', `/v1/metrics/${revenue.id}`, { key: 'renamed' })).toEqual([
       { pointer: '/key', message: expect.stringMatching(/cannot change/) },
     ]);
@@ -187,8 +196,10 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
   });
 
   it('deletes a metric no draft or running experiment uses; 409 while one does, or while a ratio is built on it', async () => {
-    const list = (await request('GET', '/v1/metrics')).body.data as any[];
-    const byKey = (key: string) => list.find((metric) => metric.key === key);
+    const created = await createMetrics();
+    const ratio = await createRatio(created.revenue, created.orders);
+    const metrics: Record<string, any> = { ...created, 'revenue-per-order': ratio };
+    const byKey = (key: string) => metrics[key];
     const experiment = await request('POST', '/v1/experiments', {
       environment_id: acme.environmentId,
       key: 'uses-errors',
@@ -223,8 +234,8 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
   });
 
   it('keeps other workspaces out: 404 on PATCH and DELETE', async () => {
+    const { orders } = await createMetrics();
     const globex = await server().bootstrap('Globex 2');
-    const orders = ((await request('GET', '/v1/metrics')).body.data as any[]).find((metric) => metric.key === 'orders');
     expect((await request('PATCH', `/v1/metrics/${orders.id}`, { name: 'Stolen' }, globex.key)).status).toBe(404);
     expect((await request('DELETE', `/v1/metrics/${orders.id}`, undefined, globex.key)).status).toBe(404);
     expect((await request('GET', `/v1/metrics/${orders.id}`)).body.name).toBe('orders');

@@ -1,10 +1,22 @@
-import { beforeAll, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { findMetricsByIds } from '../../src/features/metrics/read.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { Bootstrap } from '../support/server.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const checkout = { key: 'checkout', name: 'Checkout', event_key: 'checkout.completed', kind: 'binary' };
+const windows = { 'w-hours': 'PT12H', 'w-mixed': 'P1DT2H30M', 'w-weeks': 'P2W', 'w-max': 'P365D' };
+const paths = ['amount', 'order.total', '$.order.total', 'order["total value"]', "items['sku']"];
+const revenueWithPath = (index: number, property_path: string) => ({
+  key: `revenue-${index}`,
+  name: 'Revenue',
+  event_key: 'order.paid',
+  kind: 'revenue',
+  aggregation: 'sum',
+  property_path,
+});
+const sessionLength = { key: 'session-length', name: 'Session', event_key: 'session.end', kind: 'duration', aggregation: 'mean', property_path: 'seconds' };
+const pageviews = { key: 'pageviews', name: 'Pageviews', event_key: 'page.viewed', kind: 'count' };
 
 describeEachDialect('metrics', (server) => {
   let acme: Bootstrap;
@@ -16,7 +28,20 @@ describeEachDialect('metrics', (server) => {
     return response.body.errors as { pointer: string; message: string }[];
   };
 
-  beforeAll(async () => {
+  /** The twelve metrics the creation tests make, in their order: what the list and lookup tests read. */
+  const createCatalogue = async () => {
+    const bodies = [
+      checkout,
+      ...Object.entries(windows).map(([key, window]) => ({ ...checkout, key, unit_dedup_window: window })),
+      ...paths.map((path, index) => revenueWithPath(index, path)),
+      sessionLength,
+      pageviews,
+    ];
+    for (const body of bodies) expect((await post(body)).status).toBe(201);
+  };
+
+  // Every test gets a workspace of its own, so none sees metrics another test made.
+  beforeEach(async () => {
     acme = await server().bootstrap('Acme');
   });
 
@@ -63,34 +88,29 @@ describeEachDialect('metrics', (server) => {
   });
 
   it('keeps the window text as given and accepts every valid window form', async () => {
-    const windows = { 'w-hours': 'PT12H', 'w-mixed': 'P1DT2H30M', 'w-weeks': 'P2W', 'w-max': 'P365D' };
     for (const [key, window] of Object.entries(windows)) {
       const created = await post({ ...checkout, key, unit_dedup_window: window });
       expect(created.status).toBe(201);
       expect(created.body.unit_dedup_window).toBe(window);
     }
-    const mixed = await server().ctx.db.selectFrom('metrics').select('unit_dedup_window_ms').where('key', '=', 'w-mixed').executeTakeFirstOrThrow();
+    const mixed = await server()
+      .ctx.db.selectFrom('metrics')
+      .select('unit_dedup_window_ms')
+      .where('workspace_id', '=', acme.workspaceId)
+      .where('key', '=', 'w-mixed')
+      .executeTakeFirstOrThrow();
     expect(mixed.unit_dedup_window_ms).toBe(95_400_000);
   });
 
   it('accepts sum and mean over the property path forms and exposes the path as given', async () => {
-    const paths = ['amount', 'order.total', '$.order.total', 'order["total value"]', "items['sku']"];
     for (const [index, property_path] of paths.entries()) {
-      const body = { key: `revenue-${index}`, name: 'Revenue', event_key: 'order.paid', kind: 'revenue', aggregation: 'sum', property_path };
-      const created = await post(body);
+      const created = await post(revenueWithPath(index, property_path));
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       expect(created.body).toMatchObject({ aggregation: 'sum', property_path });
     }
-    const mean = await post({
-      key: 'session-length',
-      name: 'Session',
-      event_key: 'session.end',
-      kind: 'duration',
-      aggregation: 'mean',
-      property_path: 'seconds',
-    });
+    const mean = await post(sessionLength);
     expect(mean.status).toBe(201);
-    const count = await post({ key: 'pageviews', name: 'Pageviews', event_key: 'page.viewed', kind: 'count' });
+    const count = await post(pageviews);
     expect(count.body).toMatchObject({ aggregation: 'count', property_path: null });
   });
 
@@ -173,6 +193,7 @@ describeEachDialect('metrics', (server) => {
   });
 
   it('answers 409 for a duplicate key and writes no audit entry', async () => {
+    expect((await post(checkout)).status).toBe(201);
     const before = await server().request('GET', '/v1/audit?action=metric.created&limit=200', { key: acme.key });
     const duplicate = await post({ ...checkout, name: 'Again' });
     expect(duplicate.status).toBe(409);
@@ -182,6 +203,7 @@ describeEachDialect('metrics', (server) => {
   });
 
   it('pages the list oldest first with limit and cursor', async () => {
+    await createCatalogue();
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -198,6 +220,7 @@ describeEachDialect('metrics', (server) => {
   });
 
   it('keeps workspaces apart: another workspace sees nothing and gets 404, and may reuse the key', async () => {
+    expect((await post(checkout)).status).toBe(201);
     const globex = await server().bootstrap('Globex');
     const acmeMetric = (await server().request('GET', '/v1/metrics?limit=1', { key: acme.key })).body.data[0];
     expect((await server().request('GET', '/v1/metrics', { key: globex.key })).body).toEqual({ data: [], next_cursor: null });
@@ -209,6 +232,7 @@ describeEachDialect('metrics', (server) => {
   });
 
   it('refuses client keys (403) and missing keys (401)', async () => {
+    expect((await post(checkout)).status).toBe(201);
     const client = await server().request('POST', '/v1/api-keys', { key: acme.key, body: { name: 'sdk', kind: 'client' } });
     const clientKey = client.body.key as string;
     const metric = (await server().request('GET', '/v1/metrics?limit=1', { key: acme.key })).body.data[0];
@@ -219,6 +243,7 @@ describeEachDialect('metrics', (server) => {
   });
 
   it('findMetricsByIds returns the workspace’s rows in the order asked, skipping unknown and foreign ids', async () => {
+    await createCatalogue();
     const globex = await server().bootstrap('Initech');
     const foreign = await post({ ...checkout, key: 'foreign' }, globex.key);
     const page = (await server().request('GET', '/v1/metrics?limit=3', { key: acme.key })).body.data as { id: string; key: string }[];

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { loadSegmentRules } from '../../src/features/segments/read.js';
 import { newId } from '../../src/lib/ids.js';
 import { describeEachDialect } from '../support/each-dialect.js';
@@ -62,11 +62,29 @@ describeEachDialect('segments', (server) => {
     return response.body.errors as { pointer: string; message: string }[];
   };
 
-  beforeAll(async () => {
-    acme = await server().bootstrap('Acme');
+  /** The three segments of the first two tests, which most later tests refer to, patch or delete. */
+  const createBaseline = async () => {
+    expect((await create({ key: 'pro-users', name: 'Pro users', rule: proPlan })).status).toBe(201);
+    expect((await create({ key: 'everyone', name: 'Everyone', description: 'matches all units', rule: null })).status).toBe(201);
+    const nested = await create({ key: 'pro-everyone', name: 'Nested', rule: and(ref('pro-users'), { operator: 'not', operands: [ref('everyone')] }) });
+    expect(nested.status).toBe(201);
+  };
+  /** level-1 → level-2 → … → level-5, five levels of references. */
+  const createChain = async () => {
+    expect((await create({ key: 'level-5', name: 'x', rule: proPlan })).status).toBe(201);
+    for (const level of [4, 3, 2, 1]) {
+      expect((await create({ key: `level-${level}`, name: 'x', rule: ref(`level-${level + 1}`) })).status).toBe(201);
+    }
+  };
+
+  beforeAll(() => {
     unsubscribe = server().ctx.changes.subscribe((change) => {
       if (change.topic === 'segment') notified.push(change.workspaceId);
     });
+  });
+  // Every test gets a workspace of its own and makes the segments it needs there.
+  beforeEach(async () => {
+    acme = await server().bootstrap('Acme');
   });
 
   it('creates a segment, audits it and notifies listeners', async () => {
@@ -96,6 +114,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('accepts a null rule (everyone), a description and references to existing segments', async () => {
+    expect((await create({ key: 'pro-users', name: 'Pro users', rule: proPlan })).status).toBe(201);
     const everyone = await create({ key: 'everyone', name: 'Everyone', description: 'matches all units', rule: null });
     expect(everyone.status).toBe(201);
     expect(everyone.body).toMatchObject({ rule: null, description: 'matches all units' });
@@ -132,11 +151,13 @@ describeEachDialect('segments', (server) => {
   });
 
   it('answers 422 for references to segments that do not exist', async () => {
+    await createBaseline();
     const response = await create({ key: 'ghostly', name: 'x', rule: and(proPlan, ref('pro-users'), ref('ghost')) });
     expect(await errorsOf(response)).toEqual([{ pointer: '/rule/operands/2/segment', message: 'no segment with key "ghost" exists in this workspace' }]);
   });
 
   it('answers 422 for a self reference and for a change that would close a cycle', async () => {
+    await createBaseline();
     const self = await create({ key: 'narcissus', name: 'x', rule: and(proPlan, ref('narcissus')) });
     expect(await errorsOf(self)).toEqual([{ pointer: '/rule/operands/1/segment', message: expect.stringMatching(/cycle: narcissus → narcissus/) }]);
     // pro-everyone already refers to pro-users; pro-users referring back closes the loop.
@@ -148,10 +169,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('allows five levels of references and refuses a sixth', async () => {
-    expect((await create({ key: 'level-5', name: 'x', rule: proPlan })).status).toBe(201);
-    for (const level of [4, 3, 2, 1]) {
-      expect((await create({ key: `level-${level}`, name: 'x', rule: ref(`level-${level + 1}`) })).status).toBe(201);
-    }
+    await createChain();
     const tooDeep = await create({ key: 'level-0', name: 'x', rule: ref('level-1') });
     expect(await errorsOf(tooDeep)).toEqual([
       { pointer: '/rule/segment', message: expect.stringMatching(/nest 6 levels deep \(level-0 → level-1 → .* → level-5\); at most 5/) },
@@ -176,6 +194,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('answers 409 for a duplicate key without auditing or notifying', async () => {
+    await createBaseline();
     const before = await call('GET', '/v1/audit?action=segment.created&limit=200');
     notified.length = 0;
     const duplicate = await create({ key: 'pro-users', name: 'Again', rule: null });
@@ -187,6 +206,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('patches name, description and rule, auditing only what changed', async () => {
+    await createBaseline();
     const id = await idOf('everyone');
     notified.length = 0;
     const patched = await call('PATCH', `/v1/segments/${id}`, { key: 'everyone', name: 'All units', description: null, rule: proPlan });
@@ -215,6 +235,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('refuses to change the key, and validates patched rules like new ones', async () => {
+    await createBaseline();
     const id = await idOf('everyone');
     expect(await errorsOf(await call('PATCH', `/v1/segments/${id}`, { key: 'renamed' }))).toEqual([
       { pointer: '/key', message: expect.stringMatching(/cannot change/) },
@@ -230,6 +251,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('refuses to delete a segment another segment refers to, naming the referrer', async () => {
+    await createBaseline();
     const refused = await call('DELETE', `/v1/segments/${await idOf('pro-users')}`);
     expect(refused.status).toBe(409);
     expect(refused.body.type).toBe('https://verdict.dev/problems/segment-in-use');
@@ -238,6 +260,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('refuses to delete a segment a non-archived experiment refers to; archived ones do not count', async () => {
+    await createBaseline();
     expect((await create({ key: 'beta', name: 'Beta', rule: proPlan })).status).toBe(201);
     const betaId = await idOf('beta');
     const running = await insertExperiment(server(), acme, 'checkout-button', and(proPlan, { operator: 'not', operands: [ref('beta')] }), 'running');
@@ -254,6 +277,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('deletes an unreferenced segment with 204, audits it, notifies, and frees the key', async () => {
+    await createBaseline();
     const id = await idOf('pro-everyone');
     notified.length = 0;
     const deleted = await call('DELETE', `/v1/segments/${id}`);
@@ -268,6 +292,12 @@ describeEachDialect('segments', (server) => {
   });
 
   it('pages the list oldest first', async () => {
+    await createBaseline();
+    await createChain();
+    expect((await create({ key: 'bottom', name: 'x', rule: proPlan })).status).toBe(201);
+    // A deleted segment leaves the list; created again, it is the newest.
+    expect((await call('DELETE', `/v1/segments/${await idOf('pro-everyone')}`)).status).toBe(204);
+    expect((await create({ key: 'pro-everyone', name: 'Reborn', rule: null })).status).toBe(201);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -280,6 +310,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('keeps workspaces apart', async () => {
+    await createBaseline();
     const globex = await server().bootstrap('Globex');
     const id = await idOf('pro-users');
     expect((await call('GET', '/v1/segments', undefined, globex.key)).body).toEqual({ data: [], next_cursor: null });
@@ -295,6 +326,7 @@ describeEachDialect('segments', (server) => {
   });
 
   it('refuses client keys (403) on every operation', async () => {
+    await createBaseline();
     const client = await call('POST', '/v1/api-keys', { name: 'sdk', kind: 'client' });
     const clientKey = client.body.key as string;
     const id = await idOf('pro-users');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEach } from '../support/describe-each.js';
 import { startTestServer } from '../support/server.js';
 import { privateRedis, startIngestServer, testIngestConfig, uniquePrefix, waitFor, type IngestSetup, type PrivateRedis } from './support.js';
@@ -15,6 +15,16 @@ describeEach('Redis buffer outage', { buffers: ['redis'] }, ({ dialect }) => {
     await setup?.stopDrainer();
     await setup?.server.close();
     await redis?.remove();
+  });
+
+  // Every test starts with Redis up and the server connected to it again: after the other test
+  // restarts Redis, the server's client may still be reconnecting.
+  beforeEach(async () => {
+    await waitFor(
+      async () => (await setup.server.request('GET', '/v1/events/buffer', { key: setup.serverKey })).status === 200,
+      15_000,
+      'the server to reach Redis',
+    );
   });
 
   const track = (unit: string) =>

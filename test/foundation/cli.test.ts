@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { describeEach } from '../support/describe-each.js';
 import { freePort } from '../support/net.js';
@@ -29,12 +29,13 @@ describe('verdict --help', () => {
 describeEach("a new user's first steps", {}, ({ dialect }) => {
   let database: TestDatabase;
   let env: Record<string, string>;
-  beforeAll(async () => {
+  // Every test starts from a new user's empty database, whatever another test did to its own.
+  beforeEach(async () => {
     database = await createTestDatabase(dialect);
     const url = database.config.kind === 'postgres' ? database.config.url : `sqlite:${database.config.file}`;
     env = { VERDICT_DATA_DIR: database.dataDir, VERDICT_DATABASE_URL: url, VERDICT_LOG_LEVEL: 'warn' };
   });
-  afterAll(async () => database.drop());
+  afterEach(async () => database.drop());
 
   it('migrates, bootstraps with --json, and serves with that key', async () => {
     const migrate = cli(['migrate'], env);
@@ -84,6 +85,9 @@ describeEach("a new user's first steps", {}, ({ dialect }) => {
   });
 
   it('gives a second workspace its own slug', () => {
+    expect(cli(['migrate'], env).status).toBe(0);
+    const first = cli(['workspaces', 'create', '--name', 'Acme', '--json'], env);
+    expect(first.status, first.stderr).toBe(0);
     const again = cli(['workspaces', 'create', '--name', 'Acme', '--json'], env);
     expect(again.status, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).workspace.slug).toMatch(/^acme-[a-z0-9]+$/);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { claimJobs, completeJob, enqueueJob, getJob, retryDelayMs } from '../../src/jobs/queue.js';
 import { JobRegistry } from '../../src/jobs/registry.js';
@@ -40,6 +40,11 @@ describeEach('durable job queue', {}, ({ dialect }) => {
   afterAll(async () => {
     await handle.destroy();
     await database.drop();
+  });
+  // Every test starts from an empty queue: a claim (which takes any due job) must not meet jobs
+  // another test left queued or running.
+  beforeEach(async () => {
+    await handle.db.deleteFrom('jobs').execute();
   });
 
   function worker(registry: JobRegistry, clock: Clock, leaseMs = 5_000): Worker {

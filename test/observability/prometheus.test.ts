@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startEventDrainer } from '../../src/features/events/background.js';
 import { Worker } from '../../src/jobs/worker.js';
@@ -23,9 +23,11 @@ const requests = (exposition: Exposition, method: string, route: string, status:
 describeEachDialect('GET /metrics', (server) => {
   let key: string;
   let environmentId: string;
+  beforeAll(async () => {
+    ({ key, environmentId } = await server().bootstrap());
+  });
 
   it('answers without a key, in the Prometheus text format, with the process figures', async () => {
-    ({ key, environmentId } = await server().bootstrap());
     const response = await fetch(`${server().url}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
@@ -36,6 +38,8 @@ describeEachDialect('GET /metrics', (server) => {
   });
 
   it('counts requests and their latency per route pattern and status, never per raw URL', async () => {
+    // One scrape of this test's own before `before`, so two precede `after` whatever ran earlier.
+    expect((await fetch(`${server().url}/metrics`)).status).toBe(200);
     const before = await scrape(server().url);
     for (let i = 0; i < 3; i++) expect((await server().request('GET', '/v1/workspaces/current', { key })).status).toBe(200);
     expect((await server().request('GET', '/v1/experiments/01JZZZZZZZZZZZZZZZZZZZZZZZ', { key })).status).toBe(404);

@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { auditOf, createSource, describeWebhooks, HOUR_MS, postInbound, type WebhookEnv } from './support.js';
 
-describeWebhooks('webhook sources', (env: () => WebhookEnv) => {
+// Every test gets a workspace of its own, so none reads the sources or audit entries another made.
+describeWebhooks('webhook sources', { workspace: 'test' }, (env: () => WebhookEnv) => {
   const api = (method: string, path: string, body?: unknown) => env().server.request(method, path, { key: env().key, body });
 
   it('creates a source and shows its secret only at creation', async () => {
@@ -33,6 +34,7 @@ describeWebhooks('webhook sources', (env: () => WebhookEnv) => {
   });
 
   it('answers 409 for a taken slug and 422 for an invalid one', async () => {
+    await createSource(env().server, env().key, 'billing');
     expect((await api('POST', '/v1/webhook-sources', { slug: 'billing', name: 'Again' })).status).toBe(409);
     for (const slug of ['Billing', 'has space', '', 'x'.repeat(65), 'under_score']) {
       const response = await api('POST', '/v1/webhook-sources', { slug, name: 'Bad' });
@@ -43,6 +45,7 @@ describeWebhooks('webhook sources', (env: () => WebhookEnv) => {
   });
 
   it('edits slug, name and enabled; a taken slug is 409; an unchanged body logs nothing', async () => {
+    await createSource(env().server, env().key, 'billing');
     const source = await createSource(env().server, env().key, 'edit-me');
     const patched = await api('PATCH', `/v1/webhook-sources/${source.id}`, { slug: 'edited', name: 'Edited', enabled: false });
     expect(patched.status).toBe(200);
@@ -109,6 +112,9 @@ describeWebhooks('webhook sources', (env: () => WebhookEnv) => {
   });
 
   it('audits creation, edits and rotations without ever logging a secret', async () => {
+    const source = await createSource(env().server, env().key, 'audited');
+    expect((await api('PATCH', `/v1/webhook-sources/${source.id}`, { name: 'Audited' })).status).toBe(200);
+    expect((await api('POST', `/v1/webhook-sources/${source.id}/rotate-secret`)).status).toBe(200);
     const entries = await auditOf(env().server, env().key, 'target_type=webhook_source&limit=200');
     const actions = new Set(entries.map((entry) => entry.action));
     expect(actions).toEqual(new Set(['webhook_source.created', 'webhook_source.updated', 'webhook_source.secret_rotated']));

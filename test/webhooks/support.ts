@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { insertEvents } from '../../src/features/events/store.js';
 import { Worker } from '../../src/jobs/worker.js';
 import type { Clock } from '../../src/lib/time.js';
@@ -139,16 +139,42 @@ export interface WebhookEnv {
   webhookSecret: string;
 }
 
+export interface WebhookSuiteOptions {
+  /**
+   * 'suite' (the default): one workspace for the whole suite, for suites whose `beforeAll` sets up in it.
+   * 'test': a fresh workspace before every test, so no test sees the sources, leads, settings or audit
+   * entries another test made there.
+   */
+  workspace?: 'suite' | 'test';
+}
+
 /** Runs a suite on every database (see describeEach), each with its own server, workspace and manual clock. */
-export function describeWebhooks(name: string, suite: (env: () => WebhookEnv) => void): void {
+export function describeWebhooks(name: string, suite: (env: () => WebhookEnv) => void): void;
+export function describeWebhooks(name: string, options: WebhookSuiteOptions, suite: (env: () => WebhookEnv) => void): void;
+export function describeWebhooks(
+  name: string,
+  optionsOrSuite: WebhookSuiteOptions | ((env: () => WebhookEnv) => void),
+  suiteIfOptions?: (env: () => WebhookEnv) => void,
+): void {
+  const options = typeof optionsOrSuite === 'function' ? {} : optionsOrSuite;
+  const suite = typeof optionsOrSuite === 'function' ? optionsOrSuite : suiteIfOptions;
+  if (!suite) throw new Error('describeWebhooks needs a suite');
   describeEach(name, {}, ({ dialect }) => {
     let env: WebhookEnv | undefined;
+    const useWorkspace = async (server: TestServer) => {
+      const boot = await server.bootstrap();
+      return { key: boot.key, keyId: boot.keyId, workspaceId: boot.workspaceId, webhookSecret: boot.webhookSecret };
+    };
     beforeAll(async () => {
       const clock = new ManualClock();
       const server = await startTestServer(dialect, { clock });
-      const boot = await server.bootstrap();
-      env = { server, clock, dialect, key: boot.key, keyId: boot.keyId, workspaceId: boot.workspaceId, webhookSecret: boot.webhookSecret };
+      env = { server, clock, dialect, ...(await useWorkspace(server)) };
     });
+    if (options.workspace === 'test') {
+      beforeEach(async () => {
+        if (env) env = { ...env, ...(await useWorkspace(env.server)) };
+      });
+    }
     afterAll(async () => {
       await env?.server.close();
     });

@@ -30,19 +30,24 @@ function statusCallback(taskId: string, items: unknown[], event = 'taskStatusUpd
   return { event, task_id: taskId, webhook_id: '7fa3ec74-69a8-4530-a251-8a13730bd204', history_items: items };
 }
 
-describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => WebhookEnv) => {
+/** The mapping the settings test saves; every test that mirrors a status saves it in its own workspace first. */
+const statusMapping = { 'In Progress': 'working', complete: 'won', 'to do': 'new' };
+
+// Every test gets a workspace of its own: no test reads the leads, mapping, secret or audit entries of another.
+describeWebhooks('task-tool callbacks, leads and the mirror job', { workspace: 'test' }, (env: () => WebhookEnv) => {
   let worker: Worker;
-  let secret: string;
   beforeAll(() => {
     worker = startWorker(env().server);
-    secret = env().webhookSecret;
   });
   afterAll(async () => {
     await worker.stop(1_000);
   });
 
   const api = (method: string, path: string, body?: unknown) => env().server.request(method, path, { key: env().key, body });
-  const callback = (body: unknown) => postTaskTool(env().server, env().workspaceId, secret, body);
+  const callback = (body: unknown) => postTaskTool(env().server, env().workspaceId, env().webhookSecret, body);
+  const saveMapping = async () => expect((await api('PUT', '/v1/task-tool/settings', { status_mapping: statusMapping })).status).toBe(200);
+  const mirrorJobIds = async () =>
+    (await env().server.ctx.db.selectFrom('jobs').select('id').where('name', '=', MIRROR_TASK_STATUS_JOB).orderBy('id').execute()).map((job) => job.id);
   const createLead = async (taskId: string | null, status = 'new') => {
     const created = await api('POST', '/v1/leads', { name: 'Ada Lovelace', email: 'ada@example.com', status, task_tool_task_id: taskId });
     expect(created.status).toBe(201);
@@ -94,7 +99,7 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
     const ambiguous = await api('PUT', '/v1/task-tool/settings', { status_mapping: { Done: 'won', DONE: 'lost' } });
     expect(ambiguous.status).toBe(422);
     expect(ambiguous.body.errors[0].pointer).toBe('/status_mapping/DONE');
-    const mapping = { 'In Progress': 'working', complete: 'won', 'to do': 'new' };
+    const mapping = statusMapping;
     const saved = await api('PUT', '/v1/task-tool/settings', { status_mapping: mapping });
     expect(saved.status).toBe(200);
     expect(saved.body.status_mapping).toEqual(mapping);
@@ -104,15 +109,17 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   });
 
   it('answers 401, 404, 400 and 422 for callbacks it cannot take, and enqueues nothing', async () => {
+    await saveMapping();
+    const jobsBefore = await mirrorJobIds();
     const body = statusCallback('task-x', [statusItem(itemId(), 'to do', 'complete', Date.now())]);
     const raw = JSON.stringify(body);
     const cases: Array<[Promise<any>, number, RegExp?]> = [
       [postTaskTool(env().server, env().workspaceId, null, body), 401, /missing/],
-      [postTaskTool(env().server, env().workspaceId, secret, body, 'zz'), 401, /malformed/],
+      [postTaskTool(env().server, env().workspaceId, env().webhookSecret, body, 'zz'), 401, /malformed/],
       [postTaskTool(env().server, env().workspaceId, 'whsec_wrong', body), 401, /does not match/],
-      [postTaskTool(env().server, newId(), secret, body), 404],
-      [postTaskTool(env().server, 'not-a-workspace', secret, body), 404],
-      [postTaskTool(env().server, env().workspaceId, secret, raw.slice(0, -1)), 400],
+      [postTaskTool(env().server, newId(), env().webhookSecret, body), 404],
+      [postTaskTool(env().server, 'not-a-workspace', env().webhookSecret, body), 404],
+      [postTaskTool(env().server, env().workspaceId, env().webhookSecret, raw.slice(0, -1)), 400],
       [callback({ event: 'taskStatusUpdated', history_items: [] }), 422],
       [callback({ event: 'taskStatusUpdated', task_id: 't', history_items: [{ field: 'status' }] }), 422],
     ];
@@ -122,19 +129,20 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
       expect(answer.headers.get('content-type')).toMatch(/problem\+json/);
       if (detail) expect(answer.body.detail).toMatch(detail);
     }
-    const jobs = await env().server.ctx.db.selectFrom('jobs').selectAll().where('name', '=', MIRROR_TASK_STATUS_JOB).execute();
-    expect(jobs).toHaveLength(0);
+    expect(await mirrorJobIds()).toEqual(jobsBefore);
   });
 
   it('acknowledges and ignores events it is not subscribed to', async () => {
+    await saveMapping();
+    const jobsBefore = await mirrorJobIds();
     const response = await callback({ event: 'taskCommentPosted', task_id: 'task-x', webhook_id: 'w' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ received: true, ignored: true });
-    const jobs = await env().server.ctx.db.selectFrom('jobs').selectAll().where('name', '=', MIRROR_TASK_STATUS_JOB).execute();
-    expect(jobs).toHaveLength(0);
+    expect(await mirrorJobIds()).toEqual(jobsBefore);
   });
 
   it('mirrors a mapped status onto the lead, case-insensitively, audited with no actor', async () => {
+    await saveMapping();
     const lead = await createLead('task-mirror');
     const item = itemId();
     await mirrored(statusCallback('task-mirror', [statusItem(item, 'to do', 'IN PROGRESS', Date.now())]));
@@ -146,6 +154,7 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   });
 
   it('leaves the lead alone on an unmapped status and writes a mirroredevent entry', async () => {
+    await saveMapping();
     const lead = await createLead('task-unmapped', 'working');
     await mirrored(statusCallback('task-unmapped', [statusItem(itemId(), 'in progress', 'blocked', Date.now())]));
     expect(await leadStatus(lead.id)).toBe('working');
@@ -155,6 +164,7 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   });
 
   it('applies a history item once: a redelivered callback changes nothing twice', async () => {
+    await saveMapping();
     const lead = await createLead('task-dedupe');
     const first = statusCallback('task-dedupe', [statusItem(itemId(), 'to do', 'in progress', Date.now())]);
     await mirrored(first);
@@ -165,6 +175,7 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   });
 
   it('takes the latest status item of a callback, and ignores one older than what was applied', async () => {
+    await saveMapping();
     const lead = await createLead('task-order');
     const now = env().clock.now();
     const later = statusItem(itemId(), 'in progress', 'complete', now);
@@ -178,6 +189,7 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   });
 
   it('mirrors status items of taskUpdated and ignores its other fields', async () => {
+    await saveMapping();
     const lead = await createLead('task-updated');
     const content = { id: itemId(), field: 'content', date: String(Date.now()), before: 'old text', after: 'new text' };
     await mirrored(statusCallback('task-updated', [content], 'taskUpdated'));
@@ -187,6 +199,7 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   });
 
   it('records a callback for a task no lead is linked to, and finishes the job', async () => {
+    await saveMapping();
     await mirrored(statusCallback('task-nobody', [statusItem(itemId(), 'to do', 'complete', Date.now())]));
     const audit = await auditOf(env().server, env().key, 'action=mirroredevent&target_id=task-nobody');
     expect(audit).toHaveLength(1);
@@ -194,6 +207,7 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   });
 
   it('keeps the lead and unlinks it when its task is deleted', async () => {
+    await saveMapping();
     const lead = await createLead('task-deleted', 'working');
     await mirrored({ event: 'taskDeleted', task_id: 'task-deleted', webhook_id: '7fa3ec74' });
     const read = await api('GET', `/v1/leads/${lead.id}`);
@@ -203,12 +217,13 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   });
 
   it('does not let one workspace’s secret move another workspace’s leads', async () => {
+    await saveMapping();
     const other = await env().server.bootstrap('Mirror neighbour');
     const theirs = await env().server.request('POST', '/v1/leads', { key: other.key, body: { name: 'Theirs', task_tool_task_id: 'task-shared' } });
     const forged = await postTaskTool(
       env().server,
       other.workspaceId,
-      secret,
+      env().webhookSecret,
       statusCallback('task-shared', [statusItem(itemId(), null, 'complete', Date.now())]),
     );
     expect(forged.status).toBe(401);
@@ -218,6 +233,7 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
   });
 
   it('rotates the workspace secret once shown; the old one verifies for 24 hours', async () => {
+    const secret = env().webhookSecret;
     const rotated = await api('POST', '/v1/task-tool/settings/rotate-secret');
     expect(rotated.status).toBe(200);
     expect(rotated.body.webhook_secret).toMatch(/^whsec_[0-9A-Za-z]{43}$/);
@@ -231,6 +247,5 @@ describeWebhooks('task-tool callbacks, leads and the mirror job', (env: () => We
     const audit = await auditOf(env().server, env().key, 'action=workspace.webhook_secret_rotated');
     expect(audit).toHaveLength(1);
     expect(JSON.stringify(audit)).not.toMatch(/whsec_/);
-    secret = rotated.body.webhook_secret;
   });
 });
