@@ -45,53 +45,73 @@ function servingChildren(primary: ChildProcess): number[] {
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
+interface Cluster {
+  dataDir: string;
+  primary: ChildProcess;
+  url: string;
+  key: string;
+  environmentId: string;
+  /** What the primary and its processes logged (info level) so far. */
+  log(): string;
+}
+
+/** A bootstrapped data directory and `serve --processes 2` on it, once both processes serve. */
+async function startCluster(): Promise<Cluster> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-cluster-'));
+  // Caches that would outlive the test: only the relay between the processes can explain fresh answers.
+  const env = {
+    VERDICT_DATA_DIR: dataDir,
+    VERDICT_LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    VERDICT_ASSIGNMENT_CACHE_TTL_MS: '600000',
+    VERDICT_KEY_CACHE_TTL_MS: '600000',
+  };
+  const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Cluster', '--json'], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  if (created.status !== 0) throw new Error(created.stderr);
+  const bootstrap = JSON.parse(created.stdout);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const primary = spawn(process.execPath, ['bin/verdict.js', 'serve', '--processes', '2', '--port', String(port)], {
+    env: { ...process.env, ...env, VERDICT_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let log = '';
+  primary.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+  await eventually(async () => servingChildren(primary).length === 2 && (await fetch(`${url}/v1/healthz`).catch(() => null))?.ok, 60_000);
+  return { dataDir, primary, url, key: bootstrap.api_key.key, environmentId: bootstrap.environment.id, log: () => log };
+}
+
+async function stopCluster(cluster: Cluster | undefined): Promise<void> {
+  if (!cluster) return;
+  await stopProcess(cluster.primary);
+  fs.rmSync(cluster.dataDir, { recursive: true, force: true });
+}
+
 describe('serve --processes 2 on the embedded database', () => {
-  let dataDir: string;
+  let cluster: Cluster | undefined;
   let primary: ChildProcess;
   let url: string;
   let key: string;
   let environmentId: string;
-  let primaryLog = '';
   /** The processes that logged that they serve (each logs its pid once it listens). */
   const listeningPids = (): Set<number> =>
     new Set(
-      primaryLog
+      (cluster?.log() ?? '')
         .split('\n')
         .filter((line) => line.includes('"msg":"Verdict is serving'))
         .map((line) => (JSON.parse(line) as { pid: number }).pid),
     );
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-cluster-'));
-    // Caches that would outlive the test: only the relay between the processes can explain fresh answers.
-    const env = {
-      VERDICT_DATA_DIR: dataDir,
-      VERDICT_LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      VERDICT_ASSIGNMENT_CACHE_TTL_MS: '600000',
-      VERDICT_KEY_CACHE_TTL_MS: '600000',
-    };
-    const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Cluster', '--json'], {
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-    });
-    if (created.status !== 0) throw new Error(created.stderr);
-    const bootstrap = JSON.parse(created.stdout);
-    key = bootstrap.api_key.key;
-    environmentId = bootstrap.environment.id;
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    primary = spawn(process.execPath, ['bin/verdict.js', 'serve', '--processes', '2', '--port', String(port)], {
-      env: { ...process.env, ...env, VERDICT_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    primary.stdout?.on('data', (chunk: Buffer) => (primaryLog += chunk.toString('utf8')));
-    await eventually(async () => servingChildren(primary).length === 2 && (await fetch(`${url}/v1/healthz`).catch(() => null))?.ok, 60_000);
+    cluster = await startCluster();
+    ({ primary, url, key, environmentId } = cluster);
   }, 90_000);
 
   afterAll(async () => {
-    if (primary) await stopProcess(primary);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await stopCluster(cluster);
   });
 
   const assignAll = async (unitId: string, times = 8): Promise<Answer[]> =>
@@ -137,7 +157,7 @@ describe('serve --processes 2 on the embedded database', () => {
     const replays = await Promise.all(events.map((event) => callOnNewConnection(url, key, 'POST', '/v1/events', event)));
     expect(first.map((a) => [a.status, a.body.idempotent_replay])).toEqual(events.map(() => [202, false]));
     expect(replays.map((a) => [a.status, a.body.idempotent_replay])).toEqual(events.map(() => [202, true]));
-    const db = new BetterSqlite3(path.join(dataDir, 'verdict.sqlite'), { readonly: true });
+    const db = new BetterSqlite3(path.join((cluster as Cluster).dataDir, 'verdict.sqlite'), { readonly: true });
     try {
       const stored = await eventually(async () => {
         const row = db.prepare("select count(*) as n from events where client_event_id like 'cluster-%'").get() as { n: number };
@@ -185,12 +205,18 @@ describe('serve --processes 2 on the embedded database', () => {
   }, 90_000);
 
   it('stops every process on SIGTERM and exits 0', async () => {
-    const children = servingChildren(primary);
-    const exited = new Promise<number | null>((resolve) => primary.once('exit', (code) => resolve(code)));
-    primary.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    for (const pid of children) expect(() => process.kill(pid, 0)).toThrow();
-  });
+    // A cluster of its own: the other tests keep theirs running, in any order.
+    const own = await startCluster();
+    try {
+      const children = servingChildren(own.primary);
+      const exited = new Promise<number | null>((resolve) => own.primary.once('exit', (code) => resolve(code)));
+      own.primary.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      for (const pid of children) expect(() => process.kill(pid, 0)).toThrow();
+    } finally {
+      await stopCluster(own);
+    }
+  }, 90_000);
 });
 
 describe('serve --processes 2 that cannot listen', () => {

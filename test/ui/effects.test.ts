@@ -72,6 +72,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: effects, guardrail 
 
   it('creates a lower-is-better, percentile-capped metric and a ratio metric from the form', async () => {
     const { page } = browser;
+    await page.goto(`${server.url}/ui/`);
     await page.getByRole('link', { name: 'Metrics' }).click();
     await page.getByLabel('Key', { exact: true }).fill('load-time');
     await page.getByLabel('Name', { exact: true }).fill('Load time');
@@ -109,23 +110,27 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: effects, guardrail 
 
   it('edits a metric’s direction and capping, and deletes an unused one but not one in use', async () => {
     const { page } = browser;
-    await page.getByRole('link', { name: 'orders', exact: true }).click();
-    await page.getByRole('heading', { name: 'Metric: orders' }).waitFor();
+    // Metrics of its own (a count and a ratio over it), so the test runs alone and in any order.
+    const itemsId = await createMetric(server, boot.key, { key: 'items', event_key: 'buy', kind: 'count' });
+    await createMetric(server, boot.key, { key: 'items-per-conversion', kind: 'ratio', numerator_metric_id: itemsId, denominator_metric_id: ids.converted });
+    await page.goto(`${server.url}/ui/metrics`);
+    await page.getByRole('link', { name: 'items', exact: true }).click();
+    await page.getByRole('heading', { name: 'Metric: items' }).waitFor();
     await page.getByLabel('Direction').selectOption('false');
     await page.getByLabel('Capping').selectOption('absolute');
     await page.getByLabel('Cap value').fill('5');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('absolute 5').waitFor();
-    const orders = (await server.request('GET', `/v1/metrics/${ids.orders}`, { key: boot.key })).body;
-    expect(orders).toMatchObject({ higher_is_better: false, capping: { type: 'absolute', value: 5 } });
+    const items = (await server.request('GET', `/v1/metrics/${itemsId}`, { key: boot.key })).body;
+    expect(items).toMatchObject({ higher_is_better: false, capping: { type: 'absolute', value: 5 } });
 
     page.on('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete metric' }).click();
     await page
       .getByRole('alert')
-      .filter({ hasText: /used by metric "orders-per-conversion"/ })
+      .filter({ hasText: /used by metric "items-per-conversion"/ })
       .waitFor();
-    expect((await server.request('GET', `/v1/metrics/${ids.orders}`, { key: boot.key })).status).toBe(200);
+    expect((await server.request('GET', `/v1/metrics/${itemsId}`, { key: boot.key })).status).toBe(200);
 
     await page.goto(`${server.url}/ui/metrics/${ids.spare}`);
     await page.getByRole('heading', { name: 'Metric: Spare metric' }).waitFor();
