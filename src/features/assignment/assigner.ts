@@ -67,7 +67,7 @@ export class Assigner {
     const cached = this.definitions.cachedExperiment(principal.workspaceId, input.experiment_key);
     if (cached === undefined) return this.assign(principal, input);
     const definition = runningIn(principal, input.experiment_key, cached);
-    return this.#fromMemory(definition, input) ?? this.assignIn(definition, input, principal.keyId);
+    return this.#fromMemory(definition, input) ?? this.#assignUncached(definition, input, principal.keyId);
   }
 
   /** A forced variant, or the cached assignment of a unit of an experiment without an audience. */
@@ -109,15 +109,20 @@ export class Assigner {
 
   /** `sourceKeyId`: the API key asking, recorded with the exposure a first assignment logs. */
   async assignIn(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>, sourceKeyId: string | null = null): Promise<Assignment> {
-    const base = { experiment_key: definition.key, unit_id: input.unit_id };
-    const forced = definition.overrides.get(input.unit_id);
-    if (forced !== undefined) return { ...base, variant: forced, reason: 'forced' };
+    return this.#fromMemory(definition, input) ?? this.#assignUncached(definition, input, sourceKeyId);
+  }
+
+  /** What memory could not answer (`#fromMemory` came first): the stored assignment, or a first one. */
+  async #assignUncached(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>, sourceKeyId: string | null): Promise<Assignment> {
     // Without an audience a first assignment is stored unconditionally, and storing finds an
     // existing one anyway (a lost insert reads the winner), so a cache miss skips the extra read.
     // With one, the stored assignment must be found first: it wins over today's audience.
-    const known = definition.audience === null ? this.#cached(definition.id, input.unit_id) : await this.#stored(definition.id, input.unit_id);
+    let known: StickyResult | undefined;
+    if (definition.audience === null) this.#stickyStats.miss();
+    else known = await this.#stored(definition.id, input.unit_id);
     if (known) return present(definition.key, input.unit_id, known);
-    if (!(await this.#inAudience(definition, input.context))) return { ...base, variant: null, reason: 'audience_excluded' };
+    if (!(await this.#inAudience(definition, input.context)))
+      return { experiment_key: definition.key, unit_id: input.unit_id, variant: null, reason: 'audience_excluded' };
     // Only this miss path reads the dimensions: a sticky hit stays as cheap as before.
     const first = { logExposure: input.log_exposure !== false, dimensionValues: dimensionValuesOf(definition.dimensions, input.context), sourceKeyId };
     const stored = await this.#storeFirst(definition, input.unit_id, first);
