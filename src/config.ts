@@ -15,6 +15,8 @@ export interface EventIngestConfig {
   drainIntervalMs: number;
   /** Redis mode: entries a consumer has held this long unacknowledged are taken over (it died). */
   claimIdleMs: number;
+  /** Embedded buffer on a SQLite file: its commits and drains run on a writer thread of their own (false: on the API's thread). */
+  writerThread: boolean;
 }
 
 export interface Config {
@@ -125,6 +127,7 @@ function eventIngestFrom(env: Env): EventIngestConfig {
     drainBatchSize: integer(env, 'VERDICT_BUFFER_DRAIN_BATCH', 10_000, 1),
     drainIntervalMs: integer(env, 'VERDICT_BUFFER_DRAIN_INTERVAL_MS', 50, 1),
     claimIdleMs: integer(env, 'VERDICT_BUFFER_CLAIM_IDLE_MS', 30_000, 100),
+    writerThread: flag(env, 'VERDICT_BUFFER_WRITER_THREAD', true),
   };
 }
 

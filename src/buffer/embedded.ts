@@ -1,13 +1,13 @@
-import type { Db, Tx } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import type { Clock } from '../lib/time.js';
-import { appendChunks, claimChunks, claimDedupeKeys, countPending, dedupeKeyOf, deleteChunks, deleteExpiredKeys, type DedupeKey } from './embedded-store.js';
+import { countPending, deleteExpiredKeys } from './embedded-store.js';
+import { InlineBufferWriter, type BufferWriter } from './embedded-writer.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { PendingGauge } from './pending-gauge.js';
 import {
   BufferFullError,
   BufferUnavailableError,
-  DEDUPE_WINDOW_MS,
   type AppendOutcome,
   type BufferedEvent,
   type BufferStatus,
@@ -21,45 +21,13 @@ export interface EmbeddedBufferOptions {
   seam: DialectSeam;
   clock: Clock;
   maxPending: number;
+  /** Where the appends and drains are written; by default on `db` in this thread. */
+  writer?: BufferWriter;
 }
 
 /** A group stops growing at this many events, which bounds one transaction's duration. */
 const MAX_EVENTS_PER_GROUP = 2_000;
 const PURGE_BATCH = 5_000;
-
-/** The distinct keys of a group, each once, in first-seen order. */
-function keysOf(groups: BufferedEvent[][]): DedupeKey[] {
-  const keys = new Map<string, DedupeKey>();
-  for (const events of groups) {
-    for (const event of events) {
-      if (event.client_event_id === null) continue;
-      const key = dedupeKeyOf(event.workspace_id, event.client_event_id);
-      if (!keys.has(key)) keys.set(key, { workspace_id: event.workspace_id, client_event_id: event.client_event_id });
-    }
-  }
-  return [...keys.values()];
-}
-
-/**
- * Decides each event of a committed group: an event without a client_event_id is always new;
- * of the events sharing a key, only the first is new and only if this group won the key.
- */
-function decide(groups: BufferedEvent[][], claimed: Set<string>): { outcomes: AppendOutcome[][]; accepted: BufferedEvent[] } {
-  const used = new Set<string>();
-  const accepted: BufferedEvent[] = [];
-  const outcomes = groups.map((events) =>
-    events.map((event): AppendOutcome => {
-      if (event.client_event_id !== null) {
-        const key = dedupeKeyOf(event.workspace_id, event.client_event_id);
-        if (!claimed.has(key) || used.has(key)) return 'replay';
-        used.add(key);
-      }
-      accepted.push(event);
-      return 'accepted';
-    }),
-  );
-  return { outcomes, accepted };
-}
 
 /**
  * The default buffer: a durable table in the main database. Concurrent requests are appended
@@ -71,13 +39,16 @@ export class EmbeddedEventBuffer implements EventBuffer {
   readonly #options: EmbeddedBufferOptions;
   readonly #group: GroupCommit<BufferedEvent[], AppendOutcome[]>;
   readonly #gauge: PendingGauge;
+  readonly #writer: BufferWriter;
 
   constructor(options: EmbeddedBufferOptions) {
     this.#options = options;
+    this.#writer = options.writer ?? new InlineBufferWriter(options.db, options.seam);
     this.#group = new GroupCommit({
       commit: (groups) => this.#commit(groups),
       weigh: (events) => events.length,
       maxWeight: MAX_EVENTS_PER_GROUP,
+      maxInFlight: this.#writer.groupsInFlight,
     });
     this.#gauge = new PendingGauge(() => countPending(options.db));
   }
@@ -96,33 +67,14 @@ export class EmbeddedEventBuffer implements EventBuffer {
   }
 
   async #commit(groups: BufferedEvent[][]): Promise<AppendOutcome[][]> {
-    const { db, clock } = this.#options;
-    const now = clock.now();
-    const result = await db.transaction().execute(async (trx: Tx) => {
-      const keys = keysOf(groups);
-      const claimed = keys.length > 0 ? await claimDedupeKeys(trx, keys, now + DEDUPE_WINDOW_MS) : new Set<string>();
-      const decided = decide(groups, claimed);
-      await appendChunks(trx, decided.accepted, now);
-      return decided;
-    });
-    this.#gauge.add(result.accepted.length);
-    return result.outcomes;
+    const committed = await this.#writer.append(groups, this.#options.clock.now());
+    this.#gauge.add(committed.accepted);
+    return committed.outcomes;
   }
 
   async drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult> {
-    const { db, seam } = this.#options;
     try {
-      // A plain read first: an idle drainer should not take SQLite's write lock every poll.
-      const any = await db.selectFrom('event_buffer').select('id').limit(1).executeTakeFirst();
-      if (!any) return { drained: 0, more: false };
-      const result = await db.transaction().execute(async (trx) => {
-        const { ids, events, more } = await claimChunks(trx, seam, maxEvents);
-        if (ids.length > 0) {
-          await persist(trx, events);
-          await deleteChunks(trx, ids);
-        }
-        return { drained: events.length, more };
-      });
+      const result = await this.#writer.drain(persist, maxEvents);
       this.#gauge.add(-result.drained);
       return result;
     } catch (error) {
@@ -155,6 +107,7 @@ export class EmbeddedEventBuffer implements EventBuffer {
 
   async close(): Promise<void> {
     await this.#group.idle();
+    await this.#writer.close();
   }
 
   #translate(error: unknown): unknown {

@@ -5,6 +5,7 @@ import type { DialectSeam } from '../db/dialect.js';
 import type { Clock } from '../lib/time.js';
 import { EmbeddedEventBuffer } from './embedded.js';
 import { RedisEventBuffer } from './redis.js';
+import { ThreadBufferWriter } from './thread-writer.js';
 import type { EventBuffer } from './types.js';
 
 export { Drainer } from './drainer.js';
@@ -30,5 +31,13 @@ export function createEventBuffer(config: Config, deps: BufferDependencies): Eve
       claimIdleMs: config.events.claimIdleMs,
     });
   }
-  return new EmbeddedEventBuffer({ db: deps.db, seam: deps.seam, clock: deps.clock, maxPending: config.events.maxPending });
+  const { database } = config;
+  const threaded = config.events.writerThread && database.kind === 'sqlite' && database.file !== ':memory:';
+  return new EmbeddedEventBuffer({
+    db: deps.db,
+    seam: deps.seam,
+    clock: deps.clock,
+    maxPending: config.events.maxPending,
+    ...(threaded ? { writer: new ThreadBufferWriter(database.file, deps.db) } : {}),
+  });
 }

@@ -21,8 +21,17 @@ export interface BufferedEvent {
 /** What became of one appended event: buffered now, or a repeat of a client_event_id already seen. */
 export type AppendOutcome = 'accepted' | 'replay';
 
-/** Writes drained events to their final table inside the drainer's transaction. */
-export type PersistEvents = (executor: Executor, events: BufferedEvent[]) => Promise<void>;
+/** Where a thread that has none of the caller's functions finds one: a module and its export. */
+export interface ModuleExport {
+  moduleUrl: string;
+  exportName: string;
+}
+
+/**
+ * Writes drained events to their final table inside the drainer's transaction. A function that
+ * names its own module (`location`) can also run on the buffer's writer thread.
+ */
+export type PersistEvents = ((executor: Executor, events: BufferedEvent[]) => Promise<void>) & { location?: ModuleExport };
 
 export interface DrainResult {
   /** Events moved to the events table (and released from the buffer) by this call. */

@@ -12,6 +12,12 @@ export interface GroupCommitOptions<Item, Result> {
   weigh(item: Item): number;
   /** A group stops growing at this weight; one heavier item still forms a group on its own. */
   maxWeight: number;
+  /**
+   * Groups committing at once (default 1: the next group forms while one commits). More suits a
+   * commit that only hands the group to a writer that queues them anyway (another thread), so
+   * the writer never idles waiting for this thread to send the next group.
+   */
+  maxInFlight?: number;
 }
 
 /**
@@ -21,12 +27,14 @@ export interface GroupCommitOptions<Item, Result> {
  */
 export class GroupCommit<Item, Result> {
   readonly #options: GroupCommitOptions<Item, Result>;
+  readonly #maxInFlight: number;
   #queue: Waiting<Item, Result>[] = [];
-  #inFlight: Promise<void> | null = null;
+  readonly #inFlight = new Set<Promise<void>>();
   #scheduled = false;
 
   constructor(options: GroupCommitOptions<Item, Result>) {
     this.#options = options;
+    this.#maxInFlight = options.maxInFlight ?? 1;
   }
 
   submit(item: Item): Promise<Result> {
@@ -38,24 +46,25 @@ export class GroupCommit<Item, Result> {
 
   /** Resolves once everything submitted so far has been committed or failed. */
   async idle(): Promise<void> {
-    while (this.#inFlight || this.#queue.length > 0 || this.#scheduled) {
-      await (this.#inFlight ?? new Promise((resolve) => setImmediate(resolve)));
+    while (this.#inFlight.size > 0 || this.#queue.length > 0 || this.#scheduled) {
+      const [first] = this.#inFlight;
+      await (first ?? new Promise((resolve) => setImmediate(resolve)));
     }
   }
 
   #schedule(): void {
-    if (this.#inFlight || this.#scheduled) return;
+    if (this.#inFlight.size >= this.#maxInFlight || this.#scheduled) return;
     this.#scheduled = true;
     // Waiting one turn of the event loop lets requests parsed in the same tick join the group.
     setImmediate(() => {
       this.#scheduled = false;
-      this.#inFlight = this.#flush().finally(() => {
-        this.#inFlight = null;
+      const flight: Promise<void> = this.#flush().finally(() => {
+        this.#inFlight.delete(flight);
         if (this.#queue.length > 0) this.#schedule();
       });
+      this.#inFlight.add(flight);
     });
   }
-
   #takeGroup(): Waiting<Item, Result>[] {
     let weight = 0;
     let count = 0;

@@ -27,7 +27,7 @@ export function bufferConfig(mode: BufferMode, url = testRedisUrl()): BufferConf
   return { kind: 'redis', url, prefix: uniquePrefix() };
 }
 
-export const testIngestConfig: EventIngestConfig = { maxPending: 100_000, drainBatchSize: 2_000, drainIntervalMs: 20, claimIdleMs: 1_000 };
+export const testIngestConfig: EventIngestConfig = { maxPending: 100_000, drainBatchSize: 2_000, drainIntervalMs: 20, claimIdleMs: 1_000, writerThread: true };
 
 export interface IngestSetup {
   server: TestServer;

@@ -32,6 +32,9 @@ export async function insertEvents(executor: Executor, events: BufferedEvent[]):
   if (skipped.length > 0) await storeReusedClientIds(executor, skipped);
 }
 
+// The drain runs on the embedded buffer's writer thread (src/buffer/thread-writer.ts), which loads it from here.
+insertEvents.location = { moduleUrl: import.meta.url, exportName: 'insertEvents' };
+
 /**
  * client_event_id is unique per workspace for 30 days (docs/events.md "De-duplication"). The unique index
  * on events keeps a duplicate out, but an id reused after the window was acknowledged as a new

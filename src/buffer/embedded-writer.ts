@@ -1,0 +1,102 @@
+import type { Db, Tx } from '../db/database.js';
+import type { DialectSeam } from '../db/dialect.js';
+import { appendChunks, claimChunks, claimDedupeKeys, dedupeKeyOf, deleteChunks, type DedupeKey } from './embedded-store.js';
+import { DEDUPE_WINDOW_MS, type AppendOutcome, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
+
+/** What one committed group of appends became: each request's outcomes, and how many events were new. */
+export interface CommittedGroup {
+  outcomes: AppendOutcome[][];
+  accepted: number;
+}
+
+/**
+ * The writes of the embedded buffer: a group of appends in one transaction, and a drain round.
+ * They run on the API's own connection (`InlineBufferWriter`), or, for a SQLite file, on a
+ * thread of their own (`ThreadBufferWriter`), so that neither their statements nor the fsync of
+ * their commits hold up the event loop that answers requests.
+ */
+export interface BufferWriter {
+  /** How many groups the buffer may hand over before the first is committed (see GroupCommit). */
+  readonly groupsInFlight: number;
+  /** Claims the de-duplication keys of every request in `groups` and stores the new events, in one transaction. */
+  append(groups: BufferedEvent[][], now: number): Promise<CommittedGroup>;
+  /** Moves up to `maxEvents` buffered events into `persist` and releases them, in one transaction. */
+  drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult>;
+  close(): Promise<void>;
+}
+
+/** The distinct keys of a group, each once, in first-seen order. */
+function keysOf(groups: BufferedEvent[][]): DedupeKey[] {
+  const keys = new Map<string, DedupeKey>();
+  for (const events of groups) {
+    for (const event of events) {
+      if (event.client_event_id === null) continue;
+      const key = dedupeKeyOf(event.workspace_id, event.client_event_id);
+      if (!keys.has(key)) keys.set(key, { workspace_id: event.workspace_id, client_event_id: event.client_event_id });
+    }
+  }
+  return [...keys.values()];
+}
+
+/**
+ * Decides each event of a committed group: an event without a client_event_id is always new;
+ * of the events sharing a key, only the first is new and only if this group won the key.
+ */
+function decide(groups: BufferedEvent[][], claimed: Set<string>): { outcomes: AppendOutcome[][]; accepted: BufferedEvent[] } {
+  const used = new Set<string>();
+  const accepted: BufferedEvent[] = [];
+  const outcomes = groups.map((events) =>
+    events.map((event): AppendOutcome => {
+      if (event.client_event_id !== null) {
+        const key = dedupeKeyOf(event.workspace_id, event.client_event_id);
+        if (!claimed.has(key) || used.has(key)) return 'replay';
+        used.add(key);
+      }
+      accepted.push(event);
+      return 'accepted';
+    }),
+  );
+  return { outcomes, accepted };
+}
+
+/** The buffer's writes on the given connection, in the caller's thread. */
+export class InlineBufferWriter implements BufferWriter {
+  readonly groupsInFlight = 1;
+
+  constructor(
+    private readonly db: Db,
+    private readonly seam: DialectSeam,
+  ) {}
+
+  async append(groups: BufferedEvent[][], now: number): Promise<CommittedGroup> {
+    const decided = await this.db.transaction().execute(async (trx: Tx) => {
+      const keys = keysOf(groups);
+      const claimed = keys.length > 0 ? await claimDedupeKeys(trx, keys, now + DEDUPE_WINDOW_MS) : new Set<string>();
+      const result = decide(groups, claimed);
+      await appendChunks(trx, result.accepted, now);
+      return result;
+    });
+    return { outcomes: decided.outcomes, accepted: decided.accepted.length };
+  }
+
+  async drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult> {
+    // A plain read first: an idle drainer should not take SQLite's write lock every poll.
+    if (!(await hasBufferedChunks(this.db))) return { drained: 0, more: false };
+    return this.db.transaction().execute(async (trx) => {
+      const { ids, events, more } = await claimChunks(trx, this.seam, maxEvents);
+      if (ids.length > 0) {
+        await persist(trx, events);
+        await deleteChunks(trx, ids);
+      }
+      return { drained: events.length, more };
+    });
+  }
+
+  async close(): Promise<void> {
+    // The connection belongs to the caller.
+  }
+}
+
+export async function hasBufferedChunks(db: Db): Promise<boolean> {
+  return (await db.selectFrom('event_buffer').select('id').limit(1).executeTakeFirst()) !== undefined;
+}

@@ -1,0 +1,111 @@
+import { Worker } from 'node:worker_threads';
+import type { Db } from '../db/database.js';
+import { hasBufferedChunks, type BufferWriter, type CommittedGroup } from './embedded-writer.js';
+import { BufferUnavailableError, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
+import type { WriterReply, WriterRequest } from './writer-thread-protocol.js';
+
+interface Pending {
+  worker: Worker;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Most events one drain transaction moves on the thread. A drain holds SQLite's one write lock
+ * and the appends queued behind it wait: 200 events take one to two milliseconds, where the
+ * configured batch (10,000 by default) held every ingest request for tens. The drainer asks
+ * again at once while more is waiting (`more`), so it keeps up; appends go in between.
+ */
+const DRAIN_SLICE = 200;
+
+/** Request types without the id the writer adds. */
+type Call = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+/**
+ * The embedded buffer's writes on a thread of their own, over their own connection to the same
+ * SQLite file. better-sqlite3 runs every statement and every commit's fsync synchronously, so on
+ * the API's thread each group commit and each drain round stopped every request in flight,
+ * cached assignment hits included. Here the API's thread only posts the events and waits.
+ * SQLite lets one writer at a time into the file; the API's own writes and this thread's take
+ * turns on its lock (see PatientConnection in db/sqlite.ts).
+ *
+ * The thread starts on the first append, or on the first drain that finds chunks, so a process
+ * that never ingests never starts it. If it dies, the calls in flight fail as unavailable (the
+ * caller answers 503; nothing was acknowledged) and the next call starts a new one.
+ */
+export class ThreadBufferWriter implements BufferWriter {
+  // The thread joins the groups it receives while a commit runs into its next one, so handing
+  // them over at once keeps it from idling while this thread answers the last group's requests.
+  readonly groupsInFlight = 8;
+  readonly #file: string;
+  /** The API's connection, for the cheap "anything buffered?" read before a drain. */
+  readonly #db: Db;
+  #worker: Worker | null = null;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+
+  constructor(file: string, db: Db) {
+    this.#file = file;
+    this.#db = db;
+  }
+
+  append(groups: BufferedEvent[][], now: number): Promise<CommittedGroup> {
+    return this.#call({ op: 'append', groups, now }) as Promise<CommittedGroup>;
+  }
+
+  async drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult> {
+    if (!persist.location) throw new Error('the writer thread can only drain into a persist function that names its module (PersistEvents.location)');
+    // An idle drainer polls every few milliseconds: answer "nothing" without the thread.
+    if (!(await hasBufferedChunks(this.#db))) return { drained: 0, more: false };
+    const slice = Math.min(maxEvents, DRAIN_SLICE);
+    return (await this.#call({ op: 'drain', persist: persist.location, maxEvents: slice })) as DrainResult;
+  }
+
+  /** Lets the thread finish what it was sent, closes its connection, and ends it. */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    try {
+      await this.#call({ op: 'close' });
+    } finally {
+      this.#worker = null;
+      await worker.terminate();
+    }
+  }
+
+  #call(request: Call): Promise<unknown> {
+    const worker = this.#worker ?? this.#start();
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { worker, resolve, reject });
+      worker.postMessage({ ...request, id } as WriterRequest);
+    });
+  }
+
+  #start(): Worker {
+    const worker = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { file: this.#file } });
+    worker.on('message', (reply: WriterReply) => this.#settle(reply));
+    worker.on('error', (error) => this.#fail(worker, error));
+    worker.on('exit', (code) => this.#fail(worker, new Error(`the writer thread exited with code ${code}`)));
+    this.#worker = worker;
+    return worker;
+  }
+
+  #settle(reply: WriterReply): void {
+    const pending = this.#pending.get(reply.id);
+    if (!pending) return;
+    this.#pending.delete(reply.id);
+    if (reply.error) pending.reject(Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
+    else pending.resolve(reply.result);
+  }
+
+  /** The thread is gone: nothing it was sent can still be acknowledged, so every call in flight fails. */
+  #fail(worker: Worker, cause: Error): void {
+    if (this.#worker === worker) this.#worker = null;
+    for (const [id, pending] of this.#pending) {
+      if (pending.worker !== worker) continue;
+      this.#pending.delete(id);
+      pending.reject(new BufferUnavailableError('the event buffer writer thread stopped', { cause }));
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { Kysely } from 'kysely';
+import { sqliteSeam } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
+import { sqliteDialect } from '../db/sqlite.js';
+import { GroupCommit } from '../db/group-commit.js';
+import { InlineBufferWriter, type CommittedGroup } from './embedded-writer.js';
+import type { BufferedEvent, ModuleExport, PersistEvents } from './types.js';
+import type { WriterReply, WriterRequest } from './writer-thread-protocol.js';
+
+// Runs on the writer thread: the same writes as the inline buffer, on this thread's own connection.
+const port = parentPort;
+if (!port) throw new Error('writer-thread-main.ts runs only as a worker thread');
+const db = new Kysely<Database>({ dialect: sqliteDialect((workerData as { file: string }).file) });
+const writer = new InlineBufferWriter(db, sqliteSeam);
+
+interface Handover {
+  groups: BufferedEvent[][];
+  now: number;
+}
+
+// Groups that arrive while a commit runs go to the database together in the next one.
+const appends = new GroupCommit<Handover, CommittedGroup>({
+  commit: commitHandovers,
+  weigh: (handover) => handover.groups.reduce((sum, events) => sum + events.length, 0),
+  maxWeight: 2_000,
+});
+
+async function commitHandovers(handovers: Handover[]): Promise<CommittedGroup[]> {
+  const now = Math.max(...handovers.map((handover) => handover.now));
+  const { outcomes } = await writer.append(
+    handovers.flatMap((handover) => handover.groups),
+    now,
+  );
+  let next = 0;
+  return handovers.map((handover) => {
+    const own = outcomes.slice(next, next + handover.groups.length);
+    next += handover.groups.length;
+    return { outcomes: own, accepted: own.reduce((sum, events) => sum + events.filter((outcome) => outcome === 'accepted').length, 0) };
+  });
+}
+const persistFunctions = new Map<string, Promise<PersistEvents>>();
+
+function persistAt(location: ModuleExport): Promise<PersistEvents> {
+  const key = `${location.moduleUrl}#${location.exportName}`;
+  let loaded = persistFunctions.get(key);
+  if (!loaded) {
+    loaded = import(location.moduleUrl).then((module: Record<string, unknown>) => {
+      const persist = module[location.exportName];
+      if (typeof persist !== 'function') throw new Error(`${key} is not a function`);
+      return persist as PersistEvents;
+    });
+    persistFunctions.set(key, loaded);
+  }
+  return loaded;
+}
+
+async function answer(request: WriterRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'append':
+      return appends.submit({ groups: request.groups, now: request.now });
+    case 'drain':
+      return writer.drain(await persistAt(request.persist), request.maxEvents);
+    case 'close':
+      await appends.idle();
+      await db.destroy();
+      return null;
+  }
+}
+
+port.on('message', (request: WriterRequest) => {
+  answer(request).then(
+    (result) => port.postMessage({ id: request.id, result } satisfies WriterReply),
+    (error: unknown) => {
+      const { message, code } = error as { message?: unknown; code?: unknown };
+      const reply: WriterReply = { id: request.id, error: { message: String(message ?? error), ...(typeof code === 'string' ? { code } : {}) } };
+      port.postMessage(reply);
+    },
+  );
+});
