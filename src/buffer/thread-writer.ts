@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
 import { hasBufferedChunks, type BufferWriter, type CommittedGroup } from './embedded-writer.js';
 import { BufferUnavailableError, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
@@ -17,6 +17,8 @@ interface Pending {
  * again at once while more is waiting (`more`), so it keeps up; appends go in between.
  */
 const DRAIN_SLICE = 200;
+
+export type SpawnThread = (url: URL, options: WorkerOptions) => Worker;
 
 /** Request types without the id the writer adds. */
 type Call = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -44,9 +46,13 @@ export class ThreadBufferWriter implements BufferWriter {
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
 
-  constructor(file: string, db: Db) {
+  readonly #spawn: SpawnThread;
+
+  /** `spawn` starts the thread (a parameter so a test can hold the thread it started). */
+  constructor(file: string, db: Db, spawn: SpawnThread = (url, options) => new Worker(url, options)) {
     this.#file = file;
     this.#db = db;
+    this.#spawn = spawn;
   }
 
   append(groups: BufferedEvent[][], now: number): Promise<CommittedGroup> {
@@ -83,7 +89,7 @@ export class ThreadBufferWriter implements BufferWriter {
   }
 
   #start(): Worker {
-    const worker = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { file: this.#file } });
+    const worker = this.#spawn(new URL('./writer-thread.js', import.meta.url), { workerData: { file: this.#file } });
     worker.on('message', (reply: WriterReply) => this.#settle(reply));
     worker.on('error', (error) => this.#fail(worker, error));
     worker.on('exit', (code) => this.#fail(worker, new Error(`the writer thread exited with code ${code}`)));

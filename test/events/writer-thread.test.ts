@@ -1,0 +1,114 @@
+import { Worker } from 'node:worker_threads';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EmbeddedEventBuffer } from '../../src/buffer/embedded.js';
+import { ThreadBufferWriter } from '../../src/buffer/thread-writer.js';
+import { BufferUnavailableError, type BufferedEvent } from '../../src/buffer/types.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { insertEvents } from '../../src/features/events/store.js';
+import { newId } from '../../src/lib/ids.js';
+import { ManualClock } from '../support/clock.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+
+// The embedded buffer's writer thread (src/buffer/thread-writer.ts) on a real SQLite file: what
+// the API thread is promised back, and what happens when the thread dies.
+
+function event(clientEventId: string | null, workspaceId = 'ws_thread'): BufferedEvent {
+  return {
+    id: newId(),
+    workspace_id: workspaceId,
+    unit_id: 'u1',
+    event_key: 'purchase',
+    properties: '{}',
+    occurred_at: 1_000,
+    received_at: 1_000,
+    late: 0,
+    client_event_id: clientEventId,
+  };
+}
+
+describe('the embedded buffer on its writer thread', () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let started: Worker[];
+  let buffer: EmbeddedEventBuffer;
+
+  beforeEach(async () => {
+    database = await createTestDatabase('sqlite');
+    handle = openDatabase(database.config);
+    await migrateToLatest(handle.db);
+    started = [];
+    const file = database.config.kind === 'sqlite' ? database.config.file : '';
+    const writer = new ThreadBufferWriter(file, handle.db, (url, options) => {
+      const worker = new Worker(url, options);
+      started.push(worker);
+      return worker;
+    });
+    buffer = new EmbeddedEventBuffer({ db: handle.db, seam: handle.seam, clock: new ManualClock(5_000), maxPending: 100_000, writer });
+  });
+
+  afterEach(async () => {
+    await buffer.close();
+    await handle.destroy();
+    await database.drop();
+  });
+
+  it('gives each concurrent caller its own outcomes, deciding repeats across everything committed together', async () => {
+    const answers = await Promise.all([
+      buffer.append([event('a'), event('b')]),
+      buffer.append([event('a'), event(null)]),
+      buffer.append([event('c'), event('c')]),
+    ]);
+    expect(answers).toEqual([
+      ['accepted', 'accepted'],
+      ['replay', 'accepted'],
+      ['accepted', 'replay'],
+    ]);
+    expect(await buffer.append([event('b'), event('d')])).toEqual(['replay', 'accepted']);
+    expect((await buffer.status()).pending).toBe(5);
+    const claimed = await handle.db.selectFrom('event_dedupe').select(['client_event_id', 'expires_at']).orderBy('client_event_id').execute();
+    expect(claimed.map((row) => row.client_event_id)).toEqual(['a', 'b', 'c', 'd']);
+    // The API thread's clock, not the writer thread's, dates the claims.
+    expect(claimed.every((row) => Number(row.expires_at) > 5_000)).toBe(true);
+    expect(started).toHaveLength(1);
+  });
+
+  it('drains in short transactions, says when more is waiting, and stores every event once', async () => {
+    // Six requests, six chunks of 100: a drain moves whole chunks, at least one.
+    for (let request = 0; request < 6; request += 1) await buffer.append(Array.from({ length: 100 }, (_, n) => event(`e${request}-${n}`)));
+    const rounds: Array<{ drained: number; more: boolean }> = [];
+    for (;;) {
+      const round = await buffer.drain(insertEvents, 10_000);
+      rounds.push(round);
+      if (!round.more) break;
+    }
+    expect(rounds.map((round) => round.drained)).toEqual([200, 200, 200]);
+    expect(rounds.map((round) => round.more)).toEqual([true, true, false]);
+    const stored = await handle.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(600);
+    expect((await buffer.status()).pending).toBe(0);
+  });
+
+  it('does not start the thread for a drain that finds nothing buffered', async () => {
+    expect(await buffer.drain(insertEvents, 100)).toEqual({ drained: 0, more: false });
+    expect(started).toHaveLength(0);
+  });
+
+  it('refuses to drain into a function the thread cannot load', async () => {
+    await buffer.append([event('x')]);
+    const anonymous = async () => undefined;
+    await expect(buffer.drain(anonymous, 100)).rejects.toThrow(/names its module/);
+    expect((await buffer.status()).pending).toBe(1);
+  });
+
+  it('fails the calls in flight as unavailable when the thread dies, and starts a new one for the next', async () => {
+    expect(await buffer.append([event('before')])).toEqual(['accepted']);
+    const [first] = started;
+    const lost = buffer.append([event('in-flight')]);
+    // The group is handed over on the next turn of the event loop; the thread dies as it arrives.
+    await new Promise((resolve) => setImmediate(resolve));
+    await first?.terminate();
+    await expect(lost).rejects.toBeInstanceOf(BufferUnavailableError);
+    expect(await buffer.append([event('after'), event('before')])).toEqual(['accepted', 'replay']);
+    expect(started).toHaveLength(2);
+  });
+});
