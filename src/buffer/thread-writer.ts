@@ -1,6 +1,7 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
-import { hasBufferedChunks, type BufferWriter, type CommittedGroup } from './embedded-writer.js';
+import { countPending } from './embedded-store.js';
+import type { BufferWriter, CommittedGroup } from './embedded-writer.js';
 import { BufferUnavailableError, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
 import type { WriterReply, WriterRequest } from './writer-thread-protocol.js';
 
@@ -11,12 +12,18 @@ interface Pending {
 }
 
 /**
- * Most events one drain transaction moves on the thread. A drain holds SQLite's one write lock
- * and the appends queued behind it wait: 200 events take one to two milliseconds, where the
- * configured batch (10,000 by default) held every ingest request for tens. The drainer asks
- * again at once while more is waiting (`more`), so it keeps up; appends go in between.
+ * Most events one drain transaction moves on the thread while the backlog is short. A drain
+ * holds SQLite's one write lock and the appends queued behind it wait: 200 events take one to
+ * two milliseconds, where the configured batch (10,000 by default) held every ingest request
+ * for tens. The drainer asks again at once while more is waiting, and appends go in between.
  */
 const DRAIN_SLICE = 200;
+/**
+ * Above this many pending events the drain takes the configured batch again: small transactions
+ * rewrite the events table's scattered index pages once per transaction, so they move fewer
+ * events per second, and a backlog this long means ingest outruns them (batch requests).
+ */
+const BACKLOG = 2_000;
 
 export type SpawnThread = (url: URL, options: WorkerOptions) => Worker;
 
@@ -62,8 +69,9 @@ export class ThreadBufferWriter implements BufferWriter {
   async drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult> {
     if (!persist.location) throw new Error('the writer thread can only drain into a persist function that names its module (PersistEvents.location)');
     // An idle drainer polls every few milliseconds: answer "nothing" without the thread.
-    if (!(await hasBufferedChunks(this.#db))) return { drained: 0, more: false };
-    const slice = Math.min(maxEvents, DRAIN_SLICE);
+    const pending = await countPending(this.#db);
+    if (pending === 0) return { drained: 0, more: false };
+    const slice = pending > BACKLOG ? maxEvents : Math.min(maxEvents, DRAIN_SLICE);
     return (await this.#call({ op: 'drain', persist: persist.location, maxEvents: slice })) as DrainResult;
   }
 
