@@ -39,6 +39,11 @@ export interface Scenario {
   itemsPerRequest?: number;
   /** Runs after the load and returns a line to print (for example the state of a queue). */
   afterLoad?(server: BenchServer): Promise<string>;
+  /**
+   * Other traffic sent to Verdict, on connections of its own, while the scenario's own request is
+   * measured (not while the baselines are): what that route costs when the server is also busy with it.
+   */
+  background?: { name: string; connections: number; prepare(server: BenchServer): Promise<RequestSpec> };
 }
 
 export interface LoadResult {

@@ -1,4 +1,5 @@
 import type { BenchServer, Scenario } from '../lib/harness.js';
+import { trackSingleEvent } from './events.js';
 
 const POOL = 2_000;
 
@@ -40,18 +41,33 @@ function assignRequest(server: BenchServer, key: string, unitFor: (n: number) =>
   };
 }
 
+/** A running experiment with a pool of units already assigned, and the requests that ask for them again. */
+async function cachedHits(server: BenchServer, key: string) {
+  await startExperiment(server, key);
+  for (let i = 0; i < POOL; i += 100) {
+    await Promise.all(Array.from({ length: 100 }, (_, j) => api(server, 'POST', '/v1/assign', { experiment_key: key, unit_id: `hit-${i + j}` })));
+  }
+  // Built once, so the load generator (on the same cores as the server) spends little per request.
+  const bodies = Array.from({ length: POOL }, (_, n) => JSON.stringify({ experiment_key: key, unit_id: `hit-${(n * 7919) % POOL}` }));
+  return { ...assignRequest(server, key, (n) => `hit-${n % POOL}`), next: undefined, bodies };
+}
+
 export const assignHit: Scenario = {
   name: 'assign.hit',
   description: `POST /v1/assign for units already assigned (a pool of ${POOL}): the sticky cache path`,
-  async prepare(server) {
-    await startExperiment(server, 'bench-hit');
-    for (let i = 0; i < POOL; i += 100) {
-      await Promise.all(Array.from({ length: 100 }, (_, j) => api(server, 'POST', '/v1/assign', { experiment_key: 'bench-hit', unit_id: `hit-${i + j}` })));
-    }
-    // Built once, so the load generator (on the same cores as the server) spends little per request.
-    const bodies = Array.from({ length: POOL }, (_, n) => JSON.stringify({ experiment_key: 'bench-hit', unit_id: `hit-${(n * 7919) % POOL}` }));
-    return { ...assignRequest(server, 'bench-hit', (n) => `hit-${n % POOL}`), next: undefined, bodies };
-  },
+  prepare: (server) => cachedHits(server, 'bench-hit'),
+};
+
+/**
+ * Cached hits while single events stream in on as many connections again: whether ingest's
+ * commits and drains (SQLite: on the buffer's writer thread) hold up the answers that need no
+ * database at all.
+ */
+export const assignHitBesideEvents: Scenario = {
+  name: 'assign.hit+events',
+  description: `${assignHit.name} while 32 more connections send single events (POST /v1/events)`,
+  prepare: (server) => cachedHits(server, 'bench-hit-beside-events'),
+  background: { name: trackSingleEvent.name, connections: 32, prepare: (server) => trackSingleEvent.prepare(server) },
 };
 
 export const assignMiss: Scenario = {

@@ -83,7 +83,10 @@ describe('the embedded buffer on its writer thread', () => {
     }
     expect(rounds.map((round) => round.drained)).toEqual([200, 200, 200]);
     expect(rounds.map((round) => round.more)).toEqual([true, true, false]);
-    const stored = await handle.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const stored = await handle.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(600);
     expect((await buffer.status()).pending).toBe(0);
   });
