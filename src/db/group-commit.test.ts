@@ -61,4 +61,36 @@ describe('GroupCommit', () => {
     await expect(group.submit('c')).resolves.toBe('c');
     await group.idle();
   });
+
+  it('hands over up to maxInFlight groups before the first commits, and holds the next until one has', async () => {
+    const commits: number[][] = [];
+    const releases: Array<() => void> = [];
+    const group = new GroupCommit<number, number>({
+      commit: async (items) => {
+        commits.push(items);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        return items;
+      },
+      weigh: () => 1,
+      maxWeight: 2,
+      maxInFlight: 2,
+    });
+    const all = [1, 2, 3, 4, 5, 6].map((n) => group.submit(n));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Two groups of two are committing at once; the third waits for a free slot.
+    expect(commits).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    releases.shift()?.();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(commits).toEqual([
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ]);
+    for (const release of releases.splice(0)) release();
+    expect(await Promise.all(all)).toEqual([1, 2, 3, 4, 5, 6]);
+    await group.idle();
+  });
 });

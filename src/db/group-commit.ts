@@ -63,8 +63,11 @@ export class GroupCommit<Item, Result> {
         if (this.#queue.length > 0) this.#schedule();
       });
       this.#inFlight.add(flight);
+      // What did not fit in the group goes in the next one, now if another may be in flight.
+      if (this.#queue.length > 0) this.#schedule();
     });
   }
+
   #takeGroup(): Waiting<Item, Result>[] {
     let weight = 0;
     let count = 0;
