@@ -6,8 +6,12 @@ import { BufferUnavailableError, type BufferedEvent } from '../../src/buffer/typ
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { insertEvents } from '../../src/features/events/store.js';
 import { newId } from '../../src/lib/ids.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { startEventDrainer } from '../../src/features/events/background.js';
 import { ManualClock } from '../support/clock.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { startTestServer } from '../support/server.js';
+import { drained, storedEvents, uniqueEventId } from './support.js';
 
 // The embedded buffer's writer thread (src/buffer/thread-writer.ts) on a real SQLite file: what
 // the API thread is promised back, and what happens when the thread dies.
@@ -113,5 +117,38 @@ describe('the embedded buffer on its writer thread', () => {
     await expect(lost).rejects.toBeInstanceOf(BufferUnavailableError);
     expect(await buffer.append([event('after'), event('before')])).toEqual(['accepted', 'replay']);
     expect(started).toHaveLength(2);
+  });
+});
+
+describe.each([
+  ['on its writer thread', true],
+  ['on the API thread (VERDICT_BUFFER_WRITER_THREAD=0)', false],
+])('POST /v1/events with the SQLite buffer %s', (_label, writerThread) => {
+  it('acknowledges, answers a repeat as a replay and stores the event once', async () => {
+    const events = loadConfig({ VERDICT_BUFFER_WRITER_THREAD: writerThread ? '1' : '0' }).events;
+    expect(events.writerThread).toBe(writerThread);
+    const server = await startTestServer('sqlite', { config: { events } });
+    const drainer = startEventDrainer(server.ctx);
+    try {
+      const { key, workspaceId } = await server.bootstrap();
+      const id = uniqueEventId('switch');
+      const send = () => server.request('POST', '/v1/events', { key, body: { event_key: 'purchase', unit_id: 'u1', client_event_id: id } });
+      const [first, again] = await Promise.all([send(), send()]);
+      expect([first.status, again.status]).toEqual([202, 202]);
+      expect([first.body.idempotent_replay, again.body.idempotent_replay].sort()).toEqual([false, true]);
+      await drained(server);
+      expect((await storedEvents(server, workspaceId)).map((row) => row.client_event_id)).toEqual([id]);
+    } finally {
+      await drainer.stop();
+      await server.close();
+    }
+  });
+});
+
+describe('VERDICT_BUFFER_WRITER_THREAD', () => {
+  it('is on by default and refuses anything but 1, 0, true or false, naming itself', () => {
+    expect(loadConfig({}).events.writerThread).toBe(true);
+    expect(() => loadConfig({ VERDICT_BUFFER_WRITER_THREAD: 'yes' })).toThrow(ConfigError);
+    expect(() => loadConfig({ VERDICT_BUFFER_WRITER_THREAD: 'yes' })).toThrow(/VERDICT_BUFFER_WRITER_THREAD/);
   });
 });
