@@ -47,7 +47,7 @@ export class ThreadBufferWriter implements BufferWriter {
   // them over at once keeps it from idling while this thread answers the last group's requests.
   readonly groupsInFlight = 8;
   readonly #file: string;
-  /** The API's connection, for the cheap "anything buffered?" read before a drain. */
+  /** The API's connection, for the cheap count of what is pending before a drain (no thread while it is 0). */
   readonly #db: Db;
   #worker: Worker | null = null;
   readonly #pending = new Map<number, Pending>();
