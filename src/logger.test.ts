@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from './logger.js';
+import { BatchedDestination, redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
   it('censors credential-like parameters whatever their case or encoding', () => {
@@ -10,5 +14,47 @@ describe('redactUrl', () => {
 
   it('leaves URLs without credentials, and names that only contain one, as they are', () => {
     for (const url of ['/v1/x', '/v1/x?', '/v1/x?limit=5&cursor=abc', '/v1/x?monkey=1&keys=2&key', '/v1/x?%zz=1']) expect(redactUrl(url)).toBe(url);
+  });
+});
+
+describe('BatchedDestination', () => {
+  function fileDestination() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-log-'));
+    const file = path.join(dir, 'out.log');
+    const target = pino.destination({ dest: file, sync: false, mkdir: true });
+    return { file, target, dir };
+  }
+
+  it('hands the lines of one turn to sonic-boom together, in order, in pieces under its 16 KiB write', async () => {
+    const { file, target, dir } = fileDestination();
+    await new Promise((resolve) => target.once('ready', resolve));
+    const writes: number[] = [];
+    const write = target.write.bind(target);
+    target.write = (chunk: string) => {
+      writes.push(Buffer.byteLength(chunk));
+      return write(chunk);
+    };
+    const destination = new BatchedDestination(target);
+    const lines = Array.from({ length: 300 }, (_, n) => `{"n":${n},"text":"${'é'.repeat(40)}"}\n`);
+    for (const line of lines) destination.write(line);
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes.length).toBeGreaterThan(1);
+    expect(writes.length).toBeLessThan(lines.length / 10);
+    expect(Math.max(...writes)).toBeLessThanOrEqual(16 * 1024);
+    destination.flushSync();
+    expect(fs.readFileSync(file, 'utf8')).toBe(lines.join(''));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes what is still pending when flushed synchronously, before its turn comes', async () => {
+    const { file, target, dir } = fileDestination();
+    await new Promise((resolve) => target.once('ready', resolve));
+    const destination = new BatchedDestination(target);
+    destination.write('{"a":1}\n');
+    destination.write('{"b":2}\n');
+    destination.flushSync();
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -70,13 +70,76 @@ export function loggerOptions(level: string): LoggerOptions {
 }
 
 /**
- * The service's logger. Lines go to stdout asynchronously (sonic-boom collects the lines logged
- * while a write is under way into the next one), so a request never waits on the pipe; pino
- * flushes what is pending synchronously when the process exits, also after an uncaught
- * exception. Only a SIGKILL can lose the last lines.
+ * What the service's logger writes to: sonic-boom, handed the lines of one turn of the event
+ * loop at once. sonic-boom's own write measures the UTF-8 length of everything it still holds on
+ * every call (4.2 and 5.0 alike); under load, with a write in flight and lines piling up behind
+ * it, that cost about 3 µs per access line, a tenth of a cached assignment. Joined per turn, the
+ * measuring happens once per turn. A line waits at most that one turn, and none is lost on the
+ * way out: the pending lines go to sonic-boom and are flushed synchronously when the process
+ * exits, after an uncaught exception too.
+ */
+/** At most 3 UTF-8 bytes per UTF-16 unit: 5,000 characters stay under sonic-boom's 16 KiB writes. */
+const PIECE_CHARACTERS = 5_000;
+
+export class BatchedDestination {
+  #pending: string[] = [];
+  #scheduled = false;
+
+  constructor(private readonly target: ReturnType<typeof pino.destination>) {
+    process.once('exit', () => this.flushSync());
+  }
+
+  write(line: string): boolean {
+    this.#pending.push(line);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#handOver());
+    }
+    return true;
+  }
+
+  /** pino's `logger.flush()`: hands over what is pending, then lets sonic-boom write it. */
+  flush(callback?: (error?: Error) => void): void {
+    this.#handOver();
+    this.target.flush(callback);
+  }
+
+  flushSync(): void {
+    this.#handOver();
+    if (!this.#targetEnded()) this.target.flushSync();
+  }
+
+  #handOver(): void {
+    this.#scheduled = false;
+    if (this.#pending.length === 0 || this.#targetEnded()) return;
+    const lines = this.#pending;
+    this.#pending = [];
+    // In pieces below sonic-boom's largest write (16 KiB), as single lines arrived before: the
+    // write in flight when the process dies is what an exit cannot take back, so keep it short.
+    let piece = '';
+    for (const line of lines) {
+      if (piece.length + line.length > PIECE_CHARACTERS && piece.length > 0) {
+        this.target.write(piece);
+        piece = '';
+      }
+      piece += line;
+    }
+    this.target.write(piece);
+  }
+
+  #targetEnded(): boolean {
+    return (this.target as unknown as { destroyed?: boolean }).destroyed === true;
+  }
+}
+
+/**
+ * The service's logger. Lines go to stdout asynchronously (each turn's lines are handed to
+ * sonic-boom together, and it collects those logged while a write is under way into the next
+ * one), so a request never waits on the pipe; what is pending is written synchronously when the
+ * process exits, also after an uncaught exception. Only a SIGKILL can lose the last lines.
  */
 export function createLogger(level: string): Logger {
-  return pino(loggerOptions(level), pino.destination({ dest: 1, sync: false }));
+  return pino(loggerOptions(level), new BatchedDestination(pino.destination({ dest: 1, sync: false })));
 }
 
 /** For one-shot commands whose stdout is their result (JSON to pipe on): logs go to stderr. */
