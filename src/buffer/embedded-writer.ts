@@ -1,6 +1,6 @@
 import type { Db, Tx } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
-import { appendChunks, claimChunks, claimDedupeKeys, dedupeKeyOf, deleteChunks, type DedupeKey } from './embedded-store.js';
+import { appendChunks, claimChunks, claimDedupeKeys, dedupeKeyOf, deleteChunks, deleteExpiredKeys, type DedupeKey } from './embedded-store.js';
 import { DEDUPE_WINDOW_MS, type AppendOutcome, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
 
 /** What one committed group of appends became: each request's outcomes, and how many events were new. */
@@ -22,8 +22,13 @@ export interface BufferWriter {
   append(groups: BufferedEvent[][], now: number): Promise<CommittedGroup>;
   /** Moves up to `maxEvents` buffered events into `persist` and releases them, in one transaction. */
   drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult>;
+  /** Forgets the de-duplication keys expired by `now`, in short transactions; returns how many. */
+  purgeExpiredKeys(now: number): Promise<number>;
   close(): Promise<void>;
 }
+
+/** Keys deleted per transaction of a purge, so no purge holds the write lock for long. */
+const PURGE_BATCH = 5_000;
 
 /** The distinct keys of a group, each once, in first-seen order. */
 function keysOf(groups: BufferedEvent[][]): DedupeKey[] {
@@ -90,6 +95,15 @@ export class InlineBufferWriter implements BufferWriter {
       }
       return { drained: events.length, more };
     });
+  }
+
+  async purgeExpiredKeys(now: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const removed = await deleteExpiredKeys(this.db, now, PURGE_BATCH);
+      total += removed;
+      if (removed < PURGE_BATCH) return total;
+    }
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import type { Clock } from '../lib/time.js';
-import { countPending, deleteExpiredKeys } from './embedded-store.js';
+import { countPending } from './embedded-store.js';
 import { InlineBufferWriter, type BufferWriter } from './embedded-writer.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { PendingGauge } from './pending-gauge.js';
@@ -27,7 +27,6 @@ export interface EmbeddedBufferOptions {
 
 /** A group stops growing at this many events, which bounds one transaction's duration. */
 const MAX_EVENTS_PER_GROUP = 2_000;
-const PURGE_BATCH = 5_000;
 
 /**
  * The default buffer: a durable table in the main database. Concurrent requests are appended
@@ -93,11 +92,10 @@ export class EmbeddedEventBuffer implements EventBuffer {
   }
 
   async purgeExpiredKeys(now: number): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const removed = await deleteExpiredKeys(this.#options.db, now, PURGE_BATCH);
-      total += removed;
-      if (removed < PURGE_BATCH) return total;
+    try {
+      return await this.#writer.purgeExpiredKeys(now);
+    } catch (error) {
+      throw this.#translate(error);
     }
   }
 

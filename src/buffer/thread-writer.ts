@@ -75,6 +75,11 @@ export class ThreadBufferWriter implements BufferWriter {
     return (await this.#call({ op: 'drain', persist: persist.location, maxEvents: slice })) as DrainResult;
   }
 
+  /** On the thread too: an hour's expired keys can take many transactions to delete. */
+  purgeExpiredKeys(now: number): Promise<number> {
+    return this.#call({ op: 'purge', now }) as Promise<number>;
+  }
+
   /** Lets the thread finish what it was sent, closes its connection, and ends it. */
   async close(): Promise<void> {
     const worker = this.#worker;

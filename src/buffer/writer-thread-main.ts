@@ -61,6 +61,8 @@ async function answer(request: WriterRequest): Promise<unknown> {
       return appends.submit({ groups: request.groups, now: request.now });
     case 'drain':
       return writer.drain(await persistAt(request.persist), request.maxEvents);
+    case 'purge':
+      return writer.purgeExpiredKeys(request.now);
     case 'close':
       await appends.idle();
       await db.destroy();

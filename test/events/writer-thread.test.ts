@@ -95,6 +95,16 @@ describe('the embedded buffer on its writer thread', () => {
     expect((await buffer.status()).pending).toBe(0);
   });
 
+  it('forgets expired de-duplication keys on the thread, and only those', async () => {
+    await buffer.append([event('expiring'), event('kept')]);
+    await handle.db.updateTable('event_dedupe').set({ expires_at: 1_000 }).where('client_event_id', '=', 'expiring').execute();
+    expect(await buffer.purgeExpiredKeys(5_000)).toBe(1);
+    expect(await buffer.purgeExpiredKeys(5_000)).toBe(0);
+    const left = await handle.db.selectFrom('event_dedupe').select('client_event_id').execute();
+    expect(left.map((row) => row.client_event_id)).toEqual(['kept']);
+    expect(await buffer.append([event('expiring'), event('kept')])).toEqual(['accepted', 'replay']);
+  });
+
   it('does not start the thread for a drain that finds nothing buffered', async () => {
     expect(await buffer.drain(insertEvents, 100)).toEqual({ drained: 0, more: false });
     expect(started).toHaveLength(0);
