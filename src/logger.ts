@@ -69,6 +69,9 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
+/** At most 3 UTF-8 bytes per UTF-16 unit: 5,000 characters stay under sonic-boom's 16 KiB writes. */
+const PIECE_CHARACTERS = 5_000;
+
 /**
  * What the service's logger writes to: sonic-boom, handed the lines of one turn of the event
  * loop at once. sonic-boom's own write measures the UTF-8 length of everything it still holds on
@@ -78,9 +81,6 @@ export function loggerOptions(level: string): LoggerOptions {
  * way out: the pending lines go to sonic-boom and are flushed synchronously when the process
  * exits, after an uncaught exception too.
  */
-/** At most 3 UTF-8 bytes per UTF-16 unit: 5,000 characters stay under sonic-boom's 16 KiB writes. */
-const PIECE_CHARACTERS = 5_000;
-
 export class BatchedDestination {
   #pending: string[] = [];
   #scheduled = false;

@@ -27,6 +27,12 @@ export interface BufferWriter {
   close(): Promise<void>;
 }
 
+/**
+ * A group stops growing at this many events, which bounds one transaction's duration: the
+ * buffer's groups, and on the writer thread the groups it joins from several handovers.
+ */
+export const MAX_EVENTS_PER_GROUP = 2_000;
+
 /** Keys deleted per transaction of a purge, so no purge holds the write lock for long. */
 const PURGE_BATCH = 5_000;
 
@@ -111,6 +117,6 @@ export class InlineBufferWriter implements BufferWriter {
   }
 }
 
-export async function hasBufferedChunks(db: Db): Promise<boolean> {
+async function hasBufferedChunks(db: Db): Promise<boolean> {
   return (await db.selectFrom('event_buffer').select('id').limit(1).executeTakeFirst()) !== undefined;
 }

@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import type { Clock } from '../lib/time.js';
 import { countPending } from './embedded-store.js';
-import { InlineBufferWriter, type BufferWriter } from './embedded-writer.js';
+import { InlineBufferWriter, MAX_EVENTS_PER_GROUP, type BufferWriter } from './embedded-writer.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { PendingGauge } from './pending-gauge.js';
 import {
@@ -24,9 +24,6 @@ export interface EmbeddedBufferOptions {
   /** Where the appends and drains are written; by default on `db` in this thread. */
   writer?: BufferWriter;
 }
-
-/** A group stops growing at this many events, which bounds one transaction's duration. */
-const MAX_EVENTS_PER_GROUP = 2_000;
 
 /**
  * The default buffer: a durable table in the main database. Concurrent requests are appended

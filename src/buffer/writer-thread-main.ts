@@ -4,7 +4,7 @@ import { sqliteSeam } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { sqliteDialect } from '../db/sqlite.js';
 import { GroupCommit } from '../db/group-commit.js';
-import { InlineBufferWriter, type CommittedGroup } from './embedded-writer.js';
+import { InlineBufferWriter, MAX_EVENTS_PER_GROUP, type CommittedGroup } from './embedded-writer.js';
 import type { BufferedEvent, ModuleExport, PersistEvents } from './types.js';
 import type { WriterReply, WriterRequest } from './writer-thread-protocol.js';
 
@@ -23,7 +23,7 @@ interface Handover {
 const appends = new GroupCommit<Handover, CommittedGroup>({
   commit: commitHandovers,
   weigh: (handover) => handover.groups.reduce((sum, events) => sum + events.length, 0),
-  maxWeight: 2_000,
+  maxWeight: MAX_EVENTS_PER_GROUP,
 });
 
 async function commitHandovers(handovers: Handover[]): Promise<CommittedGroup[]> {
@@ -39,6 +39,7 @@ async function commitHandovers(handovers: Handover[]): Promise<CommittedGroup[]>
     return { outcomes: own, accepted: own.reduce((sum, events) => sum + events.filter((outcome) => outcome === 'accepted').length, 0) };
   });
 }
+
 const persistFunctions = new Map<string, Promise<PersistEvents>>();
 
 function persistAt(location: ModuleExport): Promise<PersistEvents> {
