@@ -43,6 +43,8 @@ interface Round {
   bare: LoadResult;
   noop: LoadResult;
   result: LoadResult;
+  /** The scenario's background traffic, measured during `result`. */
+  beside?: LoadResult;
 }
 
 const bareRatio = (round: Round) => round.result.requestsPerSecond / round.bare.requestsPerSecond;
@@ -55,35 +57,31 @@ function medianRound(rounds: Round[]): Round {
   return [...rounds].sort((a, b) => bareRatio(a) - bareRatio(b))[Math.floor(rounds.length / 2)] as Round;
 }
 
-/** The scenario's load, with its background traffic (if any) running beside it on the same server. */
-async function loadScenario(url: string, spec: RequestSpec, background: Background | null, options: LoadOptions): Promise<LoadResult> {
-  if (!background) return load(url, spec, options);
-  const [result, other] = await Promise.all([
-    load(url, spec, options),
-    load(url, background.spec, { connections: background.connections, durationSeconds: options.durationSeconds }),
-  ]);
-  background.results.push(other);
-  return result;
-}
-
 interface Background {
   name: string;
   spec: RequestSpec;
   connections: number;
-  results: LoadResult[];
+}
+
+/** The scenario's load, with its background traffic (if any) running beside it on the same server. */
+async function loadScenario(url: string, spec: RequestSpec, background: Background | null, options: LoadOptions): Promise<Pick<Round, 'result' | 'beside'>> {
+  if (!background) return { result: await load(url, spec, options) };
+  const [result, beside] = await Promise.all([
+    load(url, spec, options),
+    load(url, background.spec, { connections: background.connections, durationSeconds: options.durationSeconds }),
+  ]);
+  return { result, beside };
 }
 
 async function measure(servers: { verdict: BenchServer; bare: BareServer }, scenario: Scenario, loadOptions: LoadOptions, roundCount: number): Promise<Round> {
   const spec = await scenario.prepare(servers.verdict);
-  const background: Background | null = scenario.background
-    ? { ...scenario.background, spec: await scenario.background.prepare(servers.verdict), results: [] }
-    : null;
+  const background: Background | null = scenario.background ? { ...scenario.background, spec: await scenario.background.prepare(servers.verdict) } : null;
   const rounds: Round[] = [];
   for (let round = 0; round < roundCount; round += 1) {
     rounds.push({
       bare: await load(servers.bare.url, bareRequest(spec), { ...loadOptions, serverPid: servers.bare.pid }),
       noop: await load(servers.verdict.url, NOOP, { ...loadOptions, serverPid: servers.verdict.pid }),
-      result: await loadScenario(servers.verdict.url, spec, background, { ...loadOptions, serverPid: servers.verdict.pid }),
+      ...(await loadScenario(servers.verdict.url, spec, background, { ...loadOptions, serverPid: servers.verdict.pid })),
     });
   }
   if (rounds.length > 1) {
@@ -95,8 +93,7 @@ async function measure(servers: { verdict: BenchServer; bare: BareServer }, scen
   console.log(formatRow(`bare Fastify ${spec.method ?? 'GET'}`, median.bare, {}));
   console.log(formatRow('no-op (Verdict stack)', median.noop, { bare: median.bare }));
   console.log(formatRow(scenario.name, median.result, { bare: median.bare, noop: median.noop }, scenario.itemsPerRequest));
-  const beside = background?.results[rounds.indexOf(median)];
-  if (background && beside) console.log(`${formatRow(`  beside it: ${background.name}`, beside, {})} (${background.connections} connections)`);
+  if (background && median.beside) console.log(`${formatRow(`  beside it: ${background.name}`, median.beside, {})} (${background.connections} connections)`);
   if (scenario.afterLoad) console.log(await scenario.afterLoad(servers.verdict));
   console.log('');
   return median;
