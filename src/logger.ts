@@ -69,6 +69,8 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
+type SonicBoom = ReturnType<typeof pino.destination>;
+
 /** At most 3 UTF-8 bytes per UTF-16 unit: 5,000 characters stay under sonic-boom's 16 KiB writes. */
 const PIECE_CHARACTERS = 5_000;
 
@@ -85,7 +87,14 @@ export class BatchedDestination {
   #pending: string[] = [];
   #scheduled = false;
 
-  constructor(private readonly target: ReturnType<typeof pino.destination>) {
+  /**
+   * `target` writes asynchronously; `syncTarget` (the same file, written synchronously) takes
+   * what is still pending when the lines must be out at once.
+   */
+  constructor(
+    private readonly target: SonicBoom,
+    private readonly syncTarget: SonicBoom,
+  ) {
     process.once('exit', () => this.flushSync());
   }
 
@@ -104,9 +113,15 @@ export class BatchedDestination {
     this.target.flush(callback);
   }
 
+  /** Older lines first: what sonic-boom holds, then what is pending here. */
   flushSync(): void {
-    this.#handOver();
     if (!this.#targetEnded()) this.target.flushSync();
+    if (this.#pending.length === 0) return;
+    // Not through `target`: its write would start an asynchronous write, which its flushSync
+    // leaves to finish on its own and an exit cuts off.
+    const lines = this.#pending.join('');
+    this.#pending = [];
+    this.syncTarget.write(lines);
   }
 
   #handOver(): void {
@@ -139,7 +154,7 @@ export class BatchedDestination {
  * process exits, also after an uncaught exception. Only a SIGKILL can lose the last lines.
  */
 export function createLogger(level: string): Logger {
-  return pino(loggerOptions(level), new BatchedDestination(pino.destination({ dest: 1, sync: false })));
+  return pino(loggerOptions(level), new BatchedDestination(pino.destination({ dest: 1, sync: false }), pino.destination({ dest: 1, sync: true })));
 }
 
 /** For one-shot commands whose stdout is their result (JSON to pipe on): logs go to stderr. */
