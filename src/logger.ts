@@ -59,11 +59,27 @@ function serializeRequest(request: LoggedRequest) {
   };
 }
 
+let timestampMs = Number.NaN;
+let timestampField = '';
+
+/**
+ * pino's `isoTime`, built once per millisecond: under load a dozen lines share one, and
+ * formatting the date cost more than a microsecond of every access line.
+ */
+export function isoTimeOfThisMillisecond(): string {
+  const now = Date.now();
+  if (now !== timestampMs) {
+    timestampMs = now;
+    timestampField = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return timestampField;
+}
+
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     base: { service: 'verdict' },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeOfThisMillisecond,
     redact: { paths: REDACTED_PATHS, censor: CENSOR },
     serializers: { req: serializeRequest },
   };

@@ -11,6 +11,7 @@ import { installCors } from './cors.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './errors.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installOpenApi } from './openapi.js';
+import { requestLoggerFactory } from './request-logger.js';
 import { validatorCompiler } from './validation.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -54,6 +55,8 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
     },
     // One access line per request (access-log.ts) instead of Fastify's two.
     logController: new AccessLogController(),
+    // Each request's pino child is made only when something logs through it.
+    childLoggerFactory: requestLoggerFactory,
     return503OnClosing: true,
     // Path parameters are bounded by the unit id rule (unit-id.ts), the longest one a route takes.
     routerOptions: { maxParamLength: UNIT_ID_MAX_PARAM_LENGTH },
