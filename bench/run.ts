@@ -8,6 +8,7 @@ import {
   formatRow,
   load,
   NOOP,
+  noopRequest,
   startBareServer,
   startBenchServer,
   type BareServer,
@@ -80,7 +81,7 @@ async function measure(servers: { verdict: BenchServer; bare: BareServer }, scen
   for (let round = 0; round < roundCount; round += 1) {
     rounds.push({
       bare: await load(servers.bare.url, bareRequest(spec), { ...loadOptions, serverPid: servers.bare.pid }),
-      noop: await load(servers.verdict.url, NOOP, { ...loadOptions, serverPid: servers.verdict.pid }),
+      noop: await load(servers.verdict.url, noopRequest(spec), { ...loadOptions, serverPid: servers.verdict.pid }),
       ...(await loadScenario(servers.verdict.url, spec, background, { ...loadOptions, serverPid: servers.verdict.pid })),
     });
   }

@@ -161,13 +161,26 @@ export async function startBareServer(): Promise<BareServer> {
   };
 }
 
+/** The scenario's request sent to another path: same method, headers and bodies. */
+function sentTo(spec: RequestSpec, path: string): RequestSpec {
+  const next = spec.next;
+  return { ...spec, path, ...(next ? { next: () => ({ ...next(), path }) } : {}) };
+}
+
 /**
- * The scenario's request sent to the bare route: same method, headers and bodies, so the
- * baseline parses the same JSON the scenario sends (GET scenarios compare with a bare GET).
+ * The scenario's request sent to the bare route, so the baseline parses the same JSON the
+ * scenario sends (GET scenarios compare with a bare GET).
  */
 export function bareRequest(spec: RequestSpec): RequestSpec {
-  const next = spec.next;
-  return { ...spec, path: '/bare', ...(next ? { next: () => ({ ...next(), path: '/bare' }) } : {}) };
+  return sentTo(spec, '/bare');
+}
+
+/**
+ * The scenario's request sent to Verdict's no-op route (public: no key checked, no CORS): what
+ * the global stack costs for this method and body, before the route does any work.
+ */
+export function noopRequest(spec: RequestSpec): RequestSpec {
+  return sentTo(spec, NOOP.path);
 }
 
 export interface LoadOptions {

@@ -42,8 +42,10 @@ export function healthRoutes(ctx: HealthDeps): FastifyPluginAsyncTypebox {
     );
 
     if (ctx.config.benchRoutes) {
-      // The baseline the benchmarks divide by: the same server stack with no work to do.
+      // The baseline the benchmarks divide by: the same server stack with no work to do. POST
+      // takes the scenario's body through the app's JSON parser, as the bare route's POST does.
       app.get('/_bench/noop', { config: { auth: 'public' }, schema: { hide: true } }, async () => ({ ok: true }));
+      app.post('/_bench/noop', { config: { auth: 'public' }, schema: { hide: true } }, async (request) => ({ ok: request.body !== undefined }));
     }
   };
 }
