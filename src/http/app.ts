@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { UNIT_ID_MAX_PARAM_LENGTH } from '../features/assignment/unit-id.js';
 import { createSlices, type Slices } from '../features/index.js';
 import { newId } from '../lib/ids.js';
-import { installRequestMetrics } from '../observability/routes.js';
+import { requestMetricsObserver } from '../observability/routes.js';
 import { AccessLogController } from './access-log.js';
 import { installAuth } from './auth.js';
 import { installCors } from './cors.js';
@@ -53,8 +53,8 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId();
     },
-    // One access line per request (access-log.ts) instead of Fastify's two.
-    logController: new AccessLogController(),
+    // One access line per request (access-log.ts) instead of Fastify's two; it counts the request metrics too.
+    logController: new AccessLogController(requestMetricsObserver(ctx)),
     // Each request's pino child is made only when something logs through it.
     childLoggerFactory: requestLoggerFactory,
     return503OnClosing: true,
@@ -76,7 +76,6 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
     done();
   });
 
-  installRequestMetrics(app, ctx);
   installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error));
   await installCors(app, ctx.config.corsOrigins);
   installAuth(app, ctx.authenticator, slices.sessions.authenticator);

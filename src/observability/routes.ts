@@ -1,8 +1,8 @@
 import cluster from 'node:cluster';
-import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Registry } from 'prom-client';
 import type { AppContext } from '../context.js';
+import type { ResponseObserver } from '../http/access-log.js';
 import { problems } from '../http/problems.js';
 import { routeOptionsFor } from '../http/route-options.js';
 import { problemDoc } from '../http/schemas.js';
@@ -16,17 +16,15 @@ const route = routeOptionsFor('observability', 'public');
 export type MetricsRoutesDeps = Pick<AppContext, 'config' | 'metrics'>;
 
 /**
- * Measures every response: one callback hook (no promise), labelled by the route's pattern
- * (`/v1/experiments/:id`), never the raw URL, so ids in paths cannot multiply the series.
- * Installed on the root instance before any route, so it covers them all.
+ * Measures every response, labelled by the route's pattern (`/v1/experiments/:id`), never the
+ * raw URL, so ids in paths cannot multiply the series; null when metrics are off. The access
+ * log controller (http/access-log.ts), which Fastify calls once per response anyway, calls it:
+ * an onResponse hook would run Fastify's hook runner on every request for it.
  */
-export function installRequestMetrics(app: FastifyInstance, ctx: MetricsRoutesDeps): void {
-  if (!ctx.config.metrics) return;
+export function requestMetricsObserver(ctx: MetricsRoutesDeps): ResponseObserver | null {
+  if (!ctx.config.metrics) return null;
   const metrics = ctx.metrics;
-  app.addHook('onResponse', (request, reply, done) => {
-    metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
+  return (method, route, statusCode, seconds) => metrics.observeRequest(method, route ?? UNMATCHED_ROUTE, statusCode, seconds);
 }
 
 /** GET /metrics in Prometheus text; not registered at all when VERDICT_METRICS=0 (a 404 problem then). */
