@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { BatchedDestination, redactUrl } from './logger.js';
+import { BatchedDestination, HANDOVER_DELAY_MS, redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
   it('censors credential-like parameters whatever their case or encoding', () => {
@@ -26,24 +26,45 @@ describe('BatchedDestination', () => {
     return { file, target, syncTarget, dir };
   }
 
-  it('hands the lines of one turn to sonic-boom together, in order, in pieces under its 16 KiB write', async () => {
-    const { file, target, syncTarget, dir } = fileDestination();
-    await new Promise((resolve) => target.once('ready', resolve));
+  function recordingWrites(target: ReturnType<typeof pino.destination>): number[] {
     const writes: number[] = [];
     const write = target.write.bind(target);
     target.write = (chunk: string) => {
       writes.push(Buffer.byteLength(chunk));
       return write(chunk);
     };
+    return writes;
+  }
+
+  it('hands the lines of 20 ms to sonic-boom together, in order, in pieces under its 16 KiB write', async () => {
+    const { file, target, syncTarget, dir } = fileDestination();
+    await new Promise((resolve) => target.once('ready', resolve));
+    const writes = recordingWrites(target);
     const destination = new BatchedDestination(target, syncTarget);
     const lines = Array.from({ length: 300 }, (_, n) => `{"n":${n},"text":"${'é'.repeat(40)}"}\n`);
+    const started = performance.now();
     for (const line of lines) destination.write(line);
-    expect(writes).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(writes.length).toBeGreaterThan(1);
+    // Several turns of the event loop later, the lines still wait for the rest of the 20 ms.
+    for (let turn = 0; turn < 3; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() - started < HANDOVER_DELAY_MS) expect(writes).toEqual([]);
+    await vi.waitFor(() => expect(writes.length).toBeGreaterThan(1), { timeout: 5_000, interval: 5 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(HANDOVER_DELAY_MS - 1);
     expect(writes.length).toBeLessThan(lines.length / 10);
     expect(Math.max(...writes)).toBeLessThanOrEqual(16 * 1024);
     // sonic-boom writes the pieces one after the other, asynchronously.
+    await vi.waitFor(() => expect(fs.readFileSync(file, 'utf8')).toBe(lines.join('')), { timeout: 5_000 });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('hands the lines over at once when 64 K characters are pending, before the 20 ms are up', async () => {
+    const { file, target, syncTarget, dir } = fileDestination();
+    await new Promise((resolve) => target.once('ready', resolve));
+    const writes = recordingWrites(target);
+    const destination = new BatchedDestination(target, syncTarget);
+    const lines = Array.from({ length: 700 }, (_, n) => `{"n":${n},"text":"${'x'.repeat(90)}"}\n`);
+    for (const line of lines) destination.write(line);
+    expect(writes.length).toBeGreaterThan(1);
+    expect(Math.max(...writes)).toBeLessThanOrEqual(16 * 1024);
     await vi.waitFor(() => expect(fs.readFileSync(file, 'utf8')).toBe(lines.join('')), { timeout: 5_000 });
     fs.rmSync(dir, { recursive: true, force: true });
   });
