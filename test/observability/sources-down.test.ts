@@ -19,6 +19,12 @@ async function timedScrape(url: string): Promise<{ exposition: Exposition; ms: n
   return { exposition, ms: Date.now() - started };
 }
 
+/** The state letter of /proc/PID/stat (R running, S sleeping, T stopped, ...). */
+function processState(pid: number): string {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+}
+
 /** True when a Redis on the port answers PING (a raw RESP exchange, no client left behind). */
 function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -69,6 +75,7 @@ describeEach('GET /metrics while the Redis event buffer hangs', { dialects: ['sq
 
     // Frozen, Redis accepts the connection's bytes and never answers: only the timeout ends the read.
     redis.child.kill('SIGSTOP');
+    await waitFor(() => processState(redis.child.pid as number) === 'T', 5_000, 'redis-server to be stopped');
     for (let scrapeWhileFrozen = 0; scrapeWhileFrozen < 2; scrapeWhileFrozen++) {
       const { exposition: down, ms } = await timedScrape(server.url);
       expect(ms).toBeGreaterThanOrEqual(1_900);
