@@ -178,7 +178,7 @@ export class BatchedDestination {
 }
 
 /**
- * The service's logger. Lines go to stdout asynchronously (each turn's lines are handed to
+ * The service's logger. Lines go to stdout asynchronously (20 ms of lines are handed to
  * sonic-boom together, and it collects those logged while a write is under way into the next
  * one), so a request never waits on the pipe; what is pending is written synchronously when the
  * process exits, also after an uncaught exception. Only a SIGKILL can lose the last lines.
