@@ -18,29 +18,25 @@ describe('redactUrl', () => {
 });
 
 describe('BatchedDestination', () => {
-  function fileDestination() {
+  /** A BatchedDestination on a fresh file, ready, with the byte length of each write it hands sonic-boom. */
+  async function openDestination() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-log-'));
     const file = path.join(dir, 'out.log');
     const target = pino.destination({ dest: file, sync: false, mkdir: true });
     const syncTarget = pino.destination({ dest: file, sync: true });
-    return { file, target, syncTarget, dir };
-  }
-
-  function recordingWrites(target: ReturnType<typeof pino.destination>): number[] {
+    await new Promise((resolve) => target.once('ready', resolve));
     const writes: number[] = [];
     const write = target.write.bind(target);
     target.write = (chunk: string) => {
       writes.push(Buffer.byteLength(chunk));
       return write(chunk);
     };
-    return writes;
+    const written = () => fs.readFileSync(file, 'utf8');
+    return { destination: new BatchedDestination(target, syncTarget), writes, written, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
   }
 
   it('hands the lines of 20 ms to sonic-boom together, in order, in pieces under its 16 KiB write', async () => {
-    const { file, target, syncTarget, dir } = fileDestination();
-    await new Promise((resolve) => target.once('ready', resolve));
-    const writes = recordingWrites(target);
-    const destination = new BatchedDestination(target, syncTarget);
+    const { destination, writes, written, remove } = await openDestination();
     const lines = Array.from({ length: 300 }, (_, n) => `{"n":${n},"text":"${'é'.repeat(40)}"}\n`);
     const started = performance.now();
     for (const line of lines) destination.write(line);
@@ -52,31 +48,26 @@ describe('BatchedDestination', () => {
     expect(writes.length).toBeLessThan(lines.length / 10);
     expect(Math.max(...writes)).toBeLessThanOrEqual(16 * 1024);
     // sonic-boom writes the pieces one after the other, asynchronously.
-    await vi.waitFor(() => expect(fs.readFileSync(file, 'utf8')).toBe(lines.join('')), { timeout: 5_000 });
-    fs.rmSync(dir, { recursive: true, force: true });
+    await vi.waitFor(() => expect(written()).toBe(lines.join('')), { timeout: 5_000 });
+    remove();
   });
 
   it('hands the lines over at once when 64 K characters are pending, before the 20 ms are up', async () => {
-    const { file, target, syncTarget, dir } = fileDestination();
-    await new Promise((resolve) => target.once('ready', resolve));
-    const writes = recordingWrites(target);
-    const destination = new BatchedDestination(target, syncTarget);
+    const { destination, writes, written, remove } = await openDestination();
     const lines = Array.from({ length: 700 }, (_, n) => `{"n":${n},"text":"${'x'.repeat(90)}"}\n`);
     for (const line of lines) destination.write(line);
     expect(writes.length).toBeGreaterThan(1);
     expect(Math.max(...writes)).toBeLessThanOrEqual(16 * 1024);
-    await vi.waitFor(() => expect(fs.readFileSync(file, 'utf8')).toBe(lines.join('')), { timeout: 5_000 });
-    fs.rmSync(dir, { recursive: true, force: true });
+    await vi.waitFor(() => expect(written()).toBe(lines.join('')), { timeout: 5_000 });
+    remove();
   });
 
   it('writes what is still pending when flushed synchronously, before its turn comes', async () => {
-    const { file, target, syncTarget, dir } = fileDestination();
-    await new Promise((resolve) => target.once('ready', resolve));
-    const destination = new BatchedDestination(target, syncTarget);
+    const { destination, written, remove } = await openDestination();
     destination.write('{"a":1}\n');
     destination.write('{"b":2}\n');
     destination.flushSync();
-    expect(fs.readFileSync(file, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
-    fs.rmSync(dir, { recursive: true, force: true });
+    expect(written()).toBe('{"a":1}\n{"b":2}\n');
+    remove();
   });
 });

@@ -75,7 +75,7 @@ describeEach('GET /metrics while the Redis event buffer hangs', { dialects: ['sq
 
     // Frozen, Redis accepts the connection's bytes and never answers: only the timeout ends the read.
     redis.child.kill('SIGSTOP');
-    await waitFor(() => processState(redis.child.pid as number) === 'T', 5_000, 'redis-server to be stopped');
+    await waitFor(async () => processState(redis.child.pid as number) === 'T', 5_000, 'redis-server to be stopped');
     for (let scrapeWhileFrozen = 0; scrapeWhileFrozen < 2; scrapeWhileFrozen++) {
       const { exposition: down, ms } = await timedScrape(server.url);
       expect(ms).toBeGreaterThanOrEqual(1_900);
