@@ -87,6 +87,16 @@ export function loggerOptions(level: string): LoggerOptions {
 
 type SonicBoom = ReturnType<typeof pino.destination>;
 
+/**
+ * Has V8 turn a line built by concatenation (a rope of a few dozen pieces) into one flat
+ * string now, while its pieces are still in the CPU's cache: copied out 20 ms later, after
+ * hundreds of other requests, every piece was a cache miss (about 1.2 µs per access line in a
+ * perf profile of the no-op route). Converting a string to a number flattens it first.
+ */
+function flatten(line: string): void {
+  Number(line);
+}
+
 /** At most 3 UTF-8 bytes per UTF-16 unit: 5,000 characters stay under sonic-boom's 16 KiB writes. */
 const PIECE_CHARACTERS = 5_000;
 
@@ -123,6 +133,7 @@ export class BatchedDestination {
   }
 
   write(line: string): boolean {
+    flatten(line);
     this.#pending.push(line);
     this.#pendingCharacters += line.length;
     if (this.#pendingCharacters >= HANDOVER_CHARACTERS) this.#handOver();
