@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { BatchedDestination, HANDOVER_DELAY_MS, redactUrl } from './logger.js';
+import { BatchedDestination, HANDOVER_DELAY_MS, infoLineWriterOf, loggerWritingTo, redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
   it('censors credential-like parameters whatever their case or encoding', () => {
@@ -14,6 +14,45 @@ describe('redactUrl', () => {
 
   it('leaves URLs without credentials, and names that only contain one, as they are', () => {
     for (const url of ['/v1/x', '/v1/x?', '/v1/x?limit=5&cursor=abc', '/v1/x?monkey=1&keys=2&key', '/v1/x?%zz=1']) expect(redactUrl(url)).toBe(url);
+  });
+});
+
+describe('the plain info line writer', () => {
+  it('writes the bytes pino writes for the same fields, whatever the strings hold', () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-24T10:00:00.123Z') });
+    try {
+      const lines: string[] = [];
+      const logger = loggerWritingTo('info', { write: (line: string) => lines.push(line) });
+      const writeInfo = infoLineWriterOf(logger);
+      const awkward = [
+        { request_id: 'req-1', method: 'POST', route: '/v1/assign', url: '/v1/assign', status: 200, duration_ms: 0.421 },
+        { request_id: 'r', method: 'GET', route: null, url: '/v1/"quoted"\\back?x=é&y=😀&z=\u0001\ud800', status: 404, duration_ms: 12 },
+        { request_id: 'r', method: 'GET', route: '/v1/x', url: '/v1/x', status: 500, duration_ms: 1e-7, extra: undefined },
+      ];
+      for (const fields of awkward) {
+        writeInfo?.({ ...fields, msg: 'request' });
+        logger.info(fields, 'request');
+      }
+      expect(writeInfo).toBeTypeOf('function');
+      expect(lines).toHaveLength(6);
+      for (let index = 0; index < lines.length; index += 2) expect(lines[index]).toBe(lines[index + 1]);
+      expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+        level: 30,
+        time: '2026-11-24T10:00:00.123Z',
+        service: 'verdict',
+        request_id: 'req-1',
+        msg: 'request',
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('is there for loggers made by loggerWritingTo and their children that add no bindings, as Fastify makes', () => {
+    const logger = loggerWritingTo('info', { write: () => undefined });
+    expect(infoLineWriterOf(logger.child({}, { serializers: { req: (request: unknown) => request } }))).toBe(infoLineWriterOf(logger));
+    expect(infoLineWriterOf(logger.child({ component: 'drainer' }))).toBeUndefined();
+    expect(infoLineWriterOf(pino({ level: 'info' }, { write: () => undefined }))).toBeUndefined();
   });
 });
 

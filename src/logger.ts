@@ -75,10 +75,16 @@ export function isoTimeOfThisMillisecond(): string {
   return timestampField;
 }
 
+/** Fields on every line of the service's log. */
+const BASE = { service: 'verdict' };
+/** The base fields as pino writes them after the time: `,"service":"verdict"`. */
+const BASE_JSON = `,${JSON.stringify(BASE).slice(1, -1)}`;
+const INFO = pino.levels.values.info;
+
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
-    base: { service: 'verdict' },
+    base: BASE,
     timestamp: isoTimeOfThisMillisecond,
     redact: { paths: REDACTED_PATHS, censor: CENSOR },
     serializers: { req: serializeRequest },
@@ -195,7 +201,51 @@ export class BatchedDestination {
  * process exits, also after an uncaught exception. Only a SIGKILL can lose the last lines.
  */
 export function createLogger(level: string): Logger {
-  return pino(loggerOptions(level), new BatchedDestination(pino.destination({ dest: 1, sync: false }), pino.destination({ dest: 1, sync: true })));
+  return loggerWritingTo(level, new BatchedDestination(pino.destination({ dest: 1, sync: false }), pino.destination({ dest: 1, sync: true })));
+}
+
+/** Writes one `info` line of plain JSON fields (no serializers run, nothing is redacted) as pino would. */
+export type InfoLineWriter = (fields: object) => void;
+
+/** Per logger: its plain info line writer, or null once it is known to have none. */
+const infoLineWriters = new WeakMap<Logger, InfoLineWriter | null>();
+
+/**
+ * The service's logger on `destination`, with a writer of its own for `info` lines of plain
+ * values (the access line, one per request). pino serialises a line's object key by key,
+ * checking serializers and redaction paths on each, and concatenates the pieces; one
+ * `JSON.stringify` writes the same bytes (`src/logger.test.ts` compares them with pino's).
+ * In perf profiles of a running server's no-op route, the access line went from 7.6-7.8% of
+ * the CPU to 6.3%. (Writing each value by hand, with a check for what needs escaping, cost more.)
+ */
+export function loggerWritingTo(level: string, destination: { write(line: string): unknown }): Logger {
+  const logger = pino(loggerOptions(level), destination);
+  infoLineWriters.set(logger, (fields) => {
+    // pino's order: level, time, the base bindings, then the line's own fields, msg last.
+    destination.write(`{"level":${INFO}${isoTimeOfThisMillisecond()}${BASE_JSON},${JSON.stringify(fields).slice(1)}\n`);
+  });
+  return logger;
+}
+
+/**
+ * The plain `info` line writer of a logger made by `loggerWritingTo`, or of a child of one that
+ * adds no bindings (Fastify wraps the logger it is given in such a child, to add its
+ * serializers); undefined for any other logger.
+ */
+export function infoLineWriterOf(logger: Logger): InfoLineWriter | undefined {
+  let writer = infoLineWriters.get(logger);
+  if (writer === undefined) {
+    // pino makes a child with Object.create(parent).
+    const parent = Object.getPrototypeOf(logger) as Logger | null;
+    const inherited = parent ? infoLineWriterOf(parent) : undefined;
+    writer = inherited && parent && sameBindings(logger, parent) ? inherited : null;
+    infoLineWriters.set(logger, writer);
+  }
+  return writer ?? undefined;
+}
+
+function sameBindings(logger: Logger, parent: Logger): boolean {
+  return JSON.stringify(logger.bindings()) === JSON.stringify(parent.bindings());
 }
 
 /** For one-shot commands whose stdout is their result (JSON to pipe on): logs go to stderr. */

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { isoTimeOfThisMillisecond, loggerOptions } from '../logger.js';
+import { isoTimeOfThisMillisecond, loggerOptions, loggerWritingTo } from '../logger.js';
 import { RequestLogger } from './request-logger.js';
 
 function serviceLogger(level = 'info') {
@@ -30,6 +30,19 @@ describe('RequestLogger', () => {
     expect(Object.keys(lines[0] ?? {})).toEqual(Object.keys(lines[1] ?? {}));
     expect(withoutTime(lines[0])).toEqual(withoutTime(lines[1]));
     expect(lines[0]).toMatchObject({ request_id: 'req-1', service: 'verdict', status: 200, msg: 'request' });
+  });
+
+  it("writes the access line of the service's own logger (its plain info line writer) as the pino child would", () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = loggerWritingTo('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const line = { method: 'GET', route: null, url: '/v1/nowhere?x="y"', status: 404, duration_ms: 1.5 };
+
+    new RequestLogger(logger, { request_id: 'req-3' }, {}).logWithBindings('info', line, 'request');
+    logger.child({ request_id: 'req-3' }).info(line, 'request');
+
+    expect(lines).toHaveLength(2);
+    expect(Object.keys(lines[0] ?? {})).toEqual(Object.keys(lines[1] ?? {}));
+    expect(withoutTime(lines[0])).toEqual(withoutTime(lines[1]));
   });
 
   it('makes the child on the first line logged through it, once, and logs the request id with every line', () => {

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level, LevelWithSilent, Logger } from 'pino';
+import { infoLineWriterOf } from '../logger.js';
 
 /**
  * The logger Fastify hands each request (`request.log`, `reply.log`): pino's child with the
@@ -35,8 +36,10 @@ export class RequestLogger {
   /** One line at `level` carrying the request's bindings (the access line), without making the child. */
   logWithBindings(level: Level, fields: object, message: string): void {
     if (!this.isLevelEnabled(level)) return;
-    if (this.#child) this.#child[level](fields, message);
+    if (this.#child) return this.#child[level](fields, message);
+    const plainInfo = level === 'info' ? infoLineWriterOf(this.parent) : undefined;
     // Object.assign, not spread: pino took 5 µs instead of 1.3 to write a spread-built object.
+    if (plainInfo) plainInfo(Object.assign({}, this.bindings, fields, { msg: message }));
     else this.parent[level](Object.assign({}, this.bindings, fields), message);
   }
 
