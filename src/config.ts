@@ -33,6 +33,11 @@ export interface Config {
   secretKey: string | null;
   /** Serves the no-op route the benchmarks compare against. */
   benchRoutes: boolean;
+  /**
+   * Responses ended in one turn of the event loop are written together at its end
+   * (http/turn-batched-response.ts); VERDICT_RESPONSE_BATCHING=0 writes each when it ends.
+   */
+  responseBatching: boolean;
   /** Serves GET /metrics (Prometheus text) and measures each request for it; VERDICT_METRICS=0 turns both off. */
   metrics: boolean;
   /**
@@ -146,6 +151,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     secretKey: env.VERDICT_SECRET_KEY || null,
     benchRoutes: env.VERDICT_BENCH_ROUTES === '1',
     metrics: flag(env, 'VERDICT_METRICS', true),
+    responseBatching: flag(env, 'VERDICT_RESPONSE_BATCHING', true),
     corsOrigins: corsOrigins(env),
     keyUsageFlushMs: integer(env, 'VERDICT_KEY_USAGE_FLUSH_MS', 30_000, 100),
     keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000, 0),

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
@@ -12,6 +13,7 @@ import { answerClientError, answerFrameworkError, installErrorHandling } from '.
 import { installJsonBodyParser } from './json-body.js';
 import { installOpenApi } from './openapi.js';
 import { requestLoggerFactory } from './request-logger.js';
+import { TurnBatchedResponse } from './turn-batched-response.js';
 import { validatorCompiler } from './validation.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -64,6 +66,8 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     ajv: { customOptions: { strict: false } },
+    // Responses of one event-loop turn are written together at its end (turn-batched-response.ts).
+    ...(ctx.config.responseBatching ? { http: { ServerResponse: TurnBatchedResponse as unknown as typeof ServerResponse } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
