@@ -1,8 +1,5 @@
 import { Command } from 'commander';
-import { assignHit, assignHitBesideEvents, assignMiss } from './scenarios/assignment.js';
-import { trackEventBatch, trackSingleEvent } from './scenarios/events.js';
-import { currentWorkspace } from './scenarios/foundation.js';
-import { createHtmlRender, createPdfRender } from './scenarios/templates.js';
+import { scenarios } from './scenarios/index.js';
 import {
   bareRequest,
   formatRow,
@@ -18,18 +15,6 @@ import {
   type RequestSpec,
   type Scenario,
 } from './lib/harness.js';
-
-/** Every scenario by name; add new ones here. */
-const scenarios: Scenario[] = [
-  currentWorkspace,
-  assignHit,
-  assignHitBesideEvents,
-  assignMiss,
-  trackSingleEvent,
-  trackEventBatch,
-  createHtmlRender,
-  createPdfRender,
-];
 
 interface Options {
   connections: string;

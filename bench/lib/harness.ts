@@ -136,10 +136,10 @@ export interface BareServer {
   stop(): Promise<void>;
 }
 
-/** Starts the bare Fastify baseline (bench/lib/bare-fastify.ts) in its own process. */
-export async function startBareServer(): Promise<BareServer> {
+/** Starts the bare Fastify baseline (bench/lib/bare-fastify.ts) in its own process; `nodeArgs` go to its node. */
+export async function startBareServer(nodeArgs: string[] = []): Promise<BareServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', 'lib', 'bare-fastify.ts'), String(port)], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join('bench', 'lib', 'bare-fastify.ts'), String(port)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,0 +1,93 @@
+/**
+ * Where a scenario's CPU goes, per request, against the bare Fastify route: both servers run
+ * with --perf-basic-prof, Linux `perf` samples each one's main thread under the scenario's load,
+ * and every JavaScript function (with what it calls) and the kernel's socket writes are
+ * printed in µs per request, side by side. Unlike --cpu-prof it counts the kernel and V8's
+ * runtime, and its per-request figures compare two processes directly.
+ *
+ * Needs `perf` (Debian: linux-perf). Run: npm run bench:perf -- assign.hit
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import { attribute, compareRows, parseStacks, type Attribution } from './lib/perf-samples.js';
+import { bareRequest, load, NOOP, startBareServer, startBenchServer, type LoadOptions, type RequestSpec } from './lib/harness.js';
+import { scenarios } from './scenarios/index.js';
+
+const SAMPLES_PER_SECOND = 2_000;
+const PERF_NODE_ARGS = ['--perf-basic-prof'];
+
+interface Options {
+  connections: string;
+  seconds: string;
+  rows: string;
+}
+
+function perfAvailable(): boolean {
+  return spawnSync('perf', ['--version'], { encoding: 'utf8' }).status === 0;
+}
+
+/** Loads `url` for longer than perf records, so the whole recording sees steady load; returns the attribution. */
+async function profileUnderLoad(pid: number, url: string, spec: RequestSpec, options: LoadOptions, label: string): Promise<Attribution> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-perf-'));
+  const data = path.join(dir, 'perf.data');
+  const lead = 2;
+  const loading = load(url, spec, { ...options, durationSeconds: options.durationSeconds + 2 * lead, serverPid: pid });
+  await new Promise((resolve) => setTimeout(resolve, lead * 1000));
+  process.stderr.write(`  recording ${label} for ${options.durationSeconds}s...\n`);
+  const perf = spawn(
+    'perf',
+    ['record', '-e', 'cpu-clock', '-F', String(SAMPLES_PER_SECOND), '-g', '-t', String(pid), '-o', data, '--', 'sleep', String(options.durationSeconds)],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const recorded = await new Promise<number | null>((resolve) => perf.once('exit', resolve));
+  const result = await loading;
+  if (recorded !== 0) throw new Error(`perf record exited with ${recorded} (is kernel.perf_event_paranoid above 2?)`);
+  const script = spawnSync('perf', ['script', '-i', data, '-F', 'ip,sym'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  fs.rmSync(dir, { recursive: true, force: true });
+  // The load ran steadily around the recording, so its mean rate holds within it.
+  return attribute(parseStacks(script.stdout), SAMPLES_PER_SECOND, result.requestsPerSecond * options.durationSeconds);
+}
+
+function printComparison(name: string, scenario: Attribution, bare: Attribution, rows: number): void {
+  console.log(`\n[${name}] µs of the main thread's CPU per request (a function counts with what it calls)`);
+  console.log(`${'bare'.padStart(8)} ${name.padStart(18)}  part`);
+  console.log(`${bare.total.toFixed(1).padStart(8)} ${scenario.total.toFixed(1).padStart(18)}  the whole request`);
+  for (const row of compareRows(scenario, bare, rows)) {
+    console.log(`${row.baseline.toFixed(2).padStart(8)} ${row.scenario.toFixed(2).padStart(18)}  ${row.name.slice(0, 120)}`);
+  }
+}
+
+async function run(name: string, options: Options): Promise<void> {
+  const scenario = scenarios.find((candidate) => candidate.name === name);
+  if (!scenario) throw new Error(`unknown scenario ${name}; one of: ${scenarios.map((s) => s.name).join(', ')}`);
+  if (!perfAvailable()) throw new Error('this needs Linux perf on the PATH (Debian: apt-get install linux-perf)');
+  const loadOptions = { connections: Number(options.connections), durationSeconds: Number(options.seconds) };
+  const verdict = await startBenchServer({}, PERF_NODE_ARGS);
+  const bare = await startBareServer(PERF_NODE_ARGS);
+  try {
+    const spec = await scenario.prepare(verdict);
+    process.stderr.write('warming up both servers...\n');
+    await load(verdict.url, NOOP, { ...loadOptions, durationSeconds: 2 });
+    await load(bare.url, bareRequest(spec), { ...loadOptions, durationSeconds: 2 });
+    const bareProfile = await profileUnderLoad(bare.pid, bare.url, bareRequest(spec), loadOptions, 'bare Fastify');
+    const scenarioProfile = await profileUnderLoad(verdict.pid, verdict.url, spec, loadOptions, name);
+    printComparison(name, scenarioProfile, bareProfile, Number(options.rows));
+  } finally {
+    await Promise.all([verdict.stop(), bare.stop()]);
+  }
+}
+
+await new Command()
+  .name('bench:perf')
+  .description("Per-request CPU of a scenario's parts against the bare Fastify route, from Linux perf samples of both servers.")
+  .argument('<scenario>', 'a scenario of npm run bench (npm run bench -- --list)')
+  .option('-c, --connections <n>', 'concurrent connections', '64')
+  .option('-s, --seconds <n>', 'seconds perf records each server', '5')
+  .option('--rows <n>', 'parts to print', '40')
+  .action((name: string, options: Options) => run(name, options))
+  .parseAsync(process.argv);
