@@ -8,7 +8,7 @@
 /** One sampled stack, leaf first. */
 export type Stack = string[];
 
-/** Splits `perf script -F ip,sym` output into stacks; each sample's frames follow its header line. */
+/** Splits `perf script` output into stacks: a sample's frames follow its header line (if any fields make one) and end at a blank line. */
 export function parseStacks(text: string): Stack[] {
   const stacks: Stack[] = [];
   let current: Stack | null = null;
@@ -23,7 +23,8 @@ export function parseStacks(text: string): Stack[] {
       // "    7bac1b node::InternalCallbackScope::Close": the address, then the symbol.
       const frame = line.trim();
       const space = frame.indexOf(' ');
-      current?.push(space === -1 ? frame : frame.slice(space + 1));
+      current ??= [];
+      current.push(space === -1 ? frame : frame.slice(space + 1));
     }
   }
   if (current) stacks.push(current);

@@ -31,6 +31,13 @@ describe('perf samples per request', () => {
     expect(stacks[2]).toEqual(['v8::internal::ScavengerCollector::CollectGarbage', 'Builtins_RunMicrotasks']);
   });
 
+  it('reads samples without header lines too (perf script -F ip,sym prints none)', () => {
+    const withoutHeaders = SCRIPT.split('\n')
+      .filter((line) => !line.startsWith('node'))
+      .join('\n');
+    expect(parseStacks(withoutHeaders)).toEqual(parseStacks(SCRIPT));
+  });
+
   it('counts a function once per sample, whatever its tier, inclusive of what it calls, in µs per request', () => {
     // 1,000 samples a second and 10 requests: each sample is 100 µs per request.
     const attribution = attribute(parseStacks(SCRIPT), 1_000, 10);
