@@ -24,7 +24,14 @@ describeEachDialect('sticky assignment', (server) => {
     for (let i = 0; i < 3; i++) {
       const again = await server().request('POST', '/v1/assign', { key: clientKey, body: { experiment_key: 'sticky', unit_id: 'user-1' } });
       expect(again.body).toEqual(first.body);
+      // Answered from the cache with the bytes the route's serialiser wrote the first time.
+      expect(again.text).toBe(first.text);
+      expect(again.headers.get('content-type')).toBe('application/json; charset=utf-8');
     }
+    const otherUnit = await server().request('POST', '/v1/assign', { key: clientKey, body: { experiment_key: 'sticky', unit_id: 'user-2' } });
+    const otherAgain = await server().request('POST', '/v1/assign', { key: clientKey, body: { experiment_key: 'sticky', unit_id: 'user-2' } });
+    expect(otherAgain.body).toMatchObject({ unit_id: 'user-2', assignment_id: otherUnit.body.assignment_id });
+    expect(otherAgain.body.assignment_id).not.toBe(first.body.assignment_id);
     expect(await exposuresOf(experiment.id, 'user-1')).toHaveLength(1);
   });
 

@@ -15,7 +15,10 @@ import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureIn
 import { claimMutex, findAssignment, insertAssignments, insertExposure, insertFirstExposures, markExposureLogged, type AssignmentRow } from './store.js';
 
 /** A stored assignment as cached; the ISO form of its exposure time is filled on first use. */
-type StickyResult = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'> & { exposureIso?: string | null };
+type StickyResult = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'> & {
+  /** The answer made of it, built on first use and shared by every later answer (frozen). */
+  answer?: Assignment;
+};
 
 interface FirstAssignment {
   definition: ExperimentDefinition;
@@ -292,16 +295,18 @@ function runningIn(principal: Principal, key: string, definition: ExperimentDefi
 }
 
 function present(experimentKey: string, unitId: string, stored: StickyResult): Assignment {
-  // Cached results are answered many times; format the timestamp once.
-  if (stored.exposureIso === undefined) stored.exposureIso = toIsoOrNull(stored.exposure_logged_at);
-  return {
+  // A cached result is answered many times: build the answer once, so the route can serialise
+  // it once too (routes.ts). An entry is replaced, not changed, when its assignment changes.
+  if (stored.answer?.experiment_key === experimentKey && stored.answer.unit_id === unitId) return stored.answer;
+  stored.answer = Object.freeze({
     experiment_key: experimentKey,
     unit_id: unitId,
     variant: stored.variant_key,
     reason: stored.reason,
     assignment_id: stored.id,
-    exposure_logged_at: stored.exposureIso,
-  };
+    exposure_logged_at: toIsoOrNull(stored.exposure_logged_at),
+  });
+  return stored.answer;
 }
 
 export function assertContextSize(context: Record<string, unknown> | undefined): void {
