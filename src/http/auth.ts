@@ -39,7 +39,7 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator, 
     const authorization = request.headers.authorization;
     let cached: Principal | undefined;
     try {
-      cached = authorization === undefined ? undefined : authenticator.authenticateCached(authorization);
+      cached = authorization === undefined ? undefined : authenticator.authenticateCached(authorization, request.raw.socket);
       if (cached) admit(request, scope, cached);
     } catch (error) {
       return done(error as Error);

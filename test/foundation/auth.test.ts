@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { beforeAll, expect, it } from 'vitest';
 import { hashKey } from '../../src/features/api-keys/key-format.js';
 import { describeEach } from '../support/describe-each.js';
@@ -87,6 +88,39 @@ describeEachDialect('authentication', (server) => {
     expect(listed.body.data.map((k: { id: string }) => k.id)).not.toContain(created.body.id);
     const all = await server().request('GET', '/v1/api-keys?include_revoked=true', { key });
     expect(all.body.data.find((k: { id: string }) => k.id === created.body.id).revoked_at).toEqual(expect.any(String));
+  });
+
+  it('tells keys apart on one keep-alive connection, and refuses a key revoked while its connection stays open', async () => {
+    const other = await server().bootstrap('Other');
+    const temp = (await server().request('POST', '/v1/api-keys', { key, body: { name: 'conn', kind: 'server' } })).body;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const ask = (authorization: string) =>
+      new Promise<{ status: number; body: string; reused: boolean }>((resolve, reject) => {
+        const request = http.get(`${server().url}/v1/workspaces/current`, { agent, headers: { authorization } }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body, reused: request.reusedSocket }));
+        });
+        request.on('error', reject);
+      });
+    try {
+      const first = await ask(`Bearer ${temp.key}`);
+      expect(first.status).toBe(200);
+      const again = await ask(`Bearer ${temp.key}`);
+      expect(again).toMatchObject({ status: 200, reused: true, body: first.body });
+      const tampered = await ask(`Bearer ${temp.key.slice(0, -1)}${temp.key.endsWith('A') ? 'B' : 'A'}`);
+      expect(tampered).toMatchObject({ status: 401, reused: true });
+      expect((await ask('Bearer not-a-key')).status).toBe(401);
+      const otherWorkspace = await ask(`Bearer ${other.key}`);
+      expect(otherWorkspace).toMatchObject({ status: 200, reused: true });
+      expect(JSON.parse(otherWorkspace.body).id).toBe(other.workspaceId);
+      expect(JSON.parse(first.body).id).not.toBe(other.workspaceId);
+      expect((await ask(`Bearer ${temp.key}`)).status).toBe(200);
+      expect((await server().request('DELETE', `/v1/api-keys/${temp.id}`, { key })).status).toBe(204);
+      expect(await ask(`Bearer ${temp.key}`)).toMatchObject({ status: 401, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('rejects binding a key to an environment that is not in the workspace', async () => {
