@@ -28,13 +28,17 @@ describe('the plain info line writer', () => {
         { request_id: 'req-1', method: 'POST', route: '/v1/assign', url: '/v1/assign', status: 200, duration_ms: 0.421 },
         { request_id: 'r', method: 'GET', route: null, url: '/v1/"quoted"\\back?x=é&y=😀&z=\u0001\ud800', status: 404, duration_ms: 12 },
         { request_id: 'r', method: 'GET', route: '/v1/x', url: '/v1/x', status: 500, duration_ms: 1e-7, extra: undefined },
+        {},
       ];
       for (const fields of awkward) {
         writeInfo?.({ ...fields, msg: 'request' });
         logger.info(fields, 'request');
       }
+      // No fields at all, as pino writes a line without a message.
+      writeInfo?.({});
+      logger.info({});
       expect(writeInfo).toBeTypeOf('function');
-      expect(lines).toHaveLength(6);
+      expect(lines).toHaveLength(10);
       for (let index = 0; index < lines.length; index += 2) expect(lines[index]).toBe(lines[index + 1]);
       expect(JSON.parse(lines[0] ?? '')).toMatchObject({
         level: 30,

@@ -204,7 +204,10 @@ export function createLogger(level: string): Logger {
   return loggerWritingTo(level, new BatchedDestination(pino.destination({ dest: 1, sync: false }), pino.destination({ dest: 1, sync: true })));
 }
 
-/** Writes one `info` line of plain JSON fields (no serializers run, nothing is redacted) as pino would. */
+/**
+ * Writes one `info` line of plain JSON fields (no serializers run, nothing is redacted) as pino
+ * would; the caller checks that `info` is enabled.
+ */
 export type InfoLineWriter = (fields: object) => void;
 
 /** Per logger: its plain info line writer, or null once it is known to have none. */
@@ -222,7 +225,8 @@ export function loggerWritingTo(level: string, destination: { write(line: string
   const logger = pino(loggerOptions(level), destination);
   infoLineWriters.set(logger, (fields) => {
     // pino's order: level, time, the base bindings, then the line's own fields, msg last.
-    destination.write(`{"level":${INFO}${isoTimeOfThisMillisecond()}${BASE_JSON},${JSON.stringify(fields).slice(1)}\n`);
+    const json = JSON.stringify(fields);
+    destination.write(`{"level":${INFO}${isoTimeOfThisMillisecond()}${BASE_JSON}${json === '{}' ? '}' : `,${json.slice(1)}`}\n`);
   });
   return logger;
 }
