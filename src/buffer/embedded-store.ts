@@ -15,6 +15,21 @@ export interface DedupeKey {
   client_event_id: string;
 }
 
+/** A key claimed until `expires_at`: one row of event_dedupe. */
+export type DedupeClaim = DedupeKey & { expires_at: number };
+
+/** One stored chunk of a committed group: one row of event_buffer. */
+export interface ChunkRow {
+  id: string;
+  event_count: number;
+  payload: string;
+  created_at: number;
+}
+
+export const insertChunkRows = new BulkInsert<ChunkRow>(['id', 'event_count', 'payload', 'created_at'], (executor, rows) =>
+  executor.insertInto('event_buffer').values(rows),
+);
+
 export function dedupeKeyOf(workspaceId: string, clientEventId: string): string {
   return `${workspaceId}\u0000${clientEventId}`;
 }
@@ -22,7 +37,7 @@ export function dedupeKeyOf(workspaceId: string, clientEventId: string): string 
 // A key is claimed when it is new, or when it has expired but the purge job has not removed it
 // yet (its expiry is at most the claim's own expiry minus the window, that is, at most now):
 // client_event_id is unique for DEDUPE_WINDOW_MS, not until the next purge.
-const insertDedupeRows = new BulkInsert<DedupeKey & { expires_at: number }>(['workspace_id', 'client_event_id', 'expires_at'], (executor, rows) =>
+export const insertDedupeRows = new BulkInsert<DedupeClaim>(['workspace_id', 'client_event_id', 'expires_at'], (executor, rows) =>
   executor
     .insertInto('event_dedupe')
     .values(rows)
@@ -47,19 +62,27 @@ function byKey(a: DedupeKey, b: DedupeKey): number {
  * concurrent groups on PostgreSQL cannot deadlock on each other's keys.
  */
 export async function claimDedupeKeys(trx: Tx, keys: DedupeKey[], expiresAt: number): Promise<Set<string>> {
-  const rows = [...keys].sort(byKey).map((key) => ({ ...key, expires_at: expiresAt }));
-  const inserted = await insertDedupeRows.execute<DedupeKey>(trx, rows);
+  const inserted = await insertDedupeRows.execute<DedupeKey>(trx, claimsOf(keys, expiresAt));
   return new Set(inserted.map((row) => dedupeKeyOf(row.workspace_id, row.client_event_id)));
 }
 
+/** The rows that claim `keys`, in the one global order every claim inserts them in. */
+export function claimsOf(keys: DedupeKey[], expiresAt: number): DedupeClaim[] {
+  return [...keys].sort(byKey).map((key) => ({ workspace_id: key.workspace_id, client_event_id: key.client_event_id, expires_at: expiresAt }));
+}
+
 export async function appendChunks(trx: Tx, events: BufferedEvent[], now: number): Promise<void> {
+  await insertChunkRows.execute(trx, chunksOf(events, now));
+}
+
+/** The events cut into the chunks the drainer takes, each one row. */
+export function chunksOf(events: BufferedEvent[], now: number): ChunkRow[] {
+  const chunks: ChunkRow[] = [];
   for (let start = 0; start < events.length; start += EVENTS_PER_CHUNK) {
     const chunk = events.slice(start, start + EVENTS_PER_CHUNK);
-    await trx
-      .insertInto('event_buffer')
-      .values({ id: newId(), event_count: chunk.length, payload: JSON.stringify(chunk), created_at: now })
-      .execute();
+    chunks.push({ id: newId(), event_count: chunk.length, payload: JSON.stringify(chunk), created_at: now });
   }
+  return chunks;
 }
 
 export interface ClaimedChunks {

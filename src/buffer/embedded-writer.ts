@@ -3,6 +3,18 @@ import type { DialectSeam } from '../db/dialect.js';
 import { appendChunks, claimChunks, claimDedupeKeys, dedupeKeyOf, deleteChunks, deleteExpiredKeys, type DedupeKey } from './embedded-store.js';
 import { DEDUPE_WINDOW_MS, type AppendOutcome, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
 
+/**
+ * The two writes of an append, inside its transaction: claim the de-duplication keys (returning
+ * the ones that were new) and store the accepted events. Kysely's statements by default; on the
+ * writer thread, statements prepared once on its own SQLite connection (prepared-append.ts).
+ */
+export interface AppendStatements {
+  claimKeys(trx: Tx, keys: DedupeKey[], expiresAt: number): Promise<Set<string>> | Set<string>;
+  storeChunks(trx: Tx, events: BufferedEvent[], now: number): Promise<void> | void;
+}
+
+const kyselyAppendStatements: AppendStatements = { claimKeys: claimDedupeKeys, storeChunks: appendChunks };
+
 /** What one committed group of appends became: each request's outcomes, and how many events were new. */
 export interface CommittedGroup {
   outcomes: AppendOutcome[][];
@@ -77,14 +89,15 @@ export class InlineBufferWriter implements BufferWriter {
   constructor(
     private readonly db: Db,
     private readonly seam: DialectSeam,
+    private readonly statements: AppendStatements = kyselyAppendStatements,
   ) {}
 
   async append(groups: BufferedEvent[][], now: number): Promise<CommittedGroup> {
     const decided = await this.db.transaction().execute(async (trx: Tx) => {
       const keys = keysOf(groups);
-      const claimed = keys.length > 0 ? await claimDedupeKeys(trx, keys, now + DEDUPE_WINDOW_MS) : new Set<string>();
+      const claimed = keys.length > 0 ? await this.statements.claimKeys(trx, keys, now + DEDUPE_WINDOW_MS) : new Set<string>();
       const result = decide(groups, claimed);
-      await appendChunks(trx, result.accepted, now);
+      if (result.accepted.length > 0) await this.statements.storeChunks(trx, result.accepted, now);
       return result;
     });
     return { outcomes: decided.outcomes, accepted: decided.accepted.length };

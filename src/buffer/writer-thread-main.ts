@@ -2,17 +2,20 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Kysely } from 'kysely';
 import { sqliteSeam } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import { sqliteDialect } from '../db/sqlite.js';
+import { openSqlite, sqliteDialectOn } from '../db/sqlite.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { InlineBufferWriter, MAX_EVENTS_PER_GROUP, type CommittedGroup } from './embedded-writer.js';
+import { PreparedAppendStatements } from './prepared-append.js';
 import type { BufferedEvent, ModuleExport, PersistEvents } from './types.js';
 import type { WriterReply, WriterRequest } from './writer-thread-protocol.js';
 
 // Runs on the writer thread: the same writes as the inline buffer, on this thread's own connection.
 const port = parentPort;
 if (!port) throw new Error('writer-thread-main.ts runs only as a worker thread');
-const db = new Kysely<Database>({ dialect: sqliteDialect((workerData as { file: string }).file) });
-const writer = new InlineBufferWriter(db, sqliteSeam);
+// One connection: Kysely's for transactions, drains and purges; the appends' prepared statements run on it too.
+const connection = openSqlite((workerData as { file: string }).file);
+const db = new Kysely<Database>({ dialect: sqliteDialectOn(() => connection) });
+const writer = new InlineBufferWriter(db, sqliteSeam, new PreparedAppendStatements(connection, db));
 
 interface Handover {
   groups: BufferedEvent[][];

@@ -29,29 +29,54 @@ export class BulkInsert<Row extends object> {
     const results: Result[] = [];
     const first = rows[0];
     if (first === undefined) return results;
-    // One process may talk to SQLite and PostgreSQL (the tests do): SQL is cached per dialect.
-    const dialect = this.#build(executor, [this.#shaped(first)]).compile().sql;
-    let sqlBySize = this.#sqlByDialect.get(dialect);
-    if (!sqlBySize) this.#sqlByDialect.set(dialect, (sqlBySize = new Map()));
-    let start = 0;
-    while (start < rows.length) {
-      const size = statementSize(rows.length - start);
-      const slice = rows.slice(start, start + size);
-      const sql = sqlBySize.get(size) ?? this.#compile(executor, slice, sqlBySize);
-      const outcome = await executor.executeQuery<Result>(CompiledQuery.raw(sql, this.#parameters(slice)));
+    const sqlBySize = this.#sqlBySizeFor(executor, first);
+    for (const slice of this.slices(rows)) {
+      const sql = sqlBySize.get(slice.length) ?? this.#compile(executor, slice, sqlBySize);
+      const outcome = await executor.executeQuery<Result>(CompiledQuery.raw(sql, this.parametersOf(slice)));
       results.push(...outcome.rows);
-      start += size;
     }
     return results;
   }
 
-  #parameters(rows: readonly Row[]): unknown[] {
+  /** The rows cut into statement sizes (powers of two, largest first), in order. */
+  *slices(rows: readonly Row[]): Generator<readonly Row[]> {
+    let start = 0;
+    while (start < rows.length) {
+      const size = statementSize(rows.length - start);
+      yield rows.slice(start, start + size);
+      start += size;
+    }
+  }
+
+  /**
+   * The SQL that inserts exactly these rows (a slice from `slices`) in the executor's dialect,
+   * compiled once per size. With `parametersOf` it also serves a caller that prepares the
+   * statement on its own connection (buffer/prepared-append.ts).
+   */
+  sqlOf(executor: Executor, slice: readonly Row[]): string {
+    const first = slice[0];
+    if (first === undefined) throw new Error('BulkInsert: no rows to insert');
+    const sqlBySize = this.#sqlBySizeFor(executor, first);
+    return sqlBySize.get(slice.length) ?? this.#compile(executor, slice, sqlBySize);
+  }
+
+  /** The values of `rows`, column by column, in the order the statement binds them. */
+  parametersOf(rows: readonly Row[]): unknown[] {
     const parameters: unknown[] = [];
     for (const row of rows) for (const column of this.#columns) parameters.push(row[column]);
     return parameters;
   }
 
-  /** A copy with exactly our columns in our order, so compiled placeholders line up with #parameters. */
+  /** The compiled statements of the executor's dialect, by size. */
+  #sqlBySizeFor(executor: Executor, sample: Row): Map<number, string> {
+    // One process may talk to SQLite and PostgreSQL (the tests do): SQL is cached per dialect.
+    const dialect = this.#build(executor, [this.#shaped(sample)]).compile().sql;
+    let sqlBySize = this.#sqlByDialect.get(dialect);
+    if (!sqlBySize) this.#sqlByDialect.set(dialect, (sqlBySize = new Map()));
+    return sqlBySize;
+  }
+
+  /** A copy with exactly our columns in our order, so compiled placeholders line up with parametersOf. */
   #shaped(row: Row): Row {
     return Object.fromEntries(this.#columns.map((column) => [column, row[column]])) as Row;
   }
@@ -61,7 +86,7 @@ export class BulkInsert<Row extends object> {
       executor,
       rows.map((row) => this.#shaped(row)),
     ).compile();
-    const expected = this.#parameters(rows);
+    const expected = this.parametersOf(rows);
     if (compiled.parameters.length !== expected.length || compiled.parameters.some((value, index) => value !== expected[index])) {
       throw new Error('BulkInsert: the compiled statement does not bind the columns in the declared order');
     }

@@ -139,8 +139,17 @@ export function openSqlite(file: string): BetterSqlite3.Database {
 }
 
 export function sqliteDialect(file: string): SqliteDialect {
+  return sqliteDialectOn(() => openSqlite(file));
+}
+
+/**
+ * The dialect over a connection the caller opens (and may also use directly, for statements
+ * prepared once: see buffer/sqlite-appender.ts). Statements of both go through one connection,
+ * so the caller's own statements must run where Kysely holds the connection (a transaction).
+ */
+export function sqliteDialectOn(open: () => BetterSqlite3.Database): SqliteDialect {
   return new ImmediateSqliteDialect(async () => {
-    const db = openSqlite(file);
+    const db = open();
     // PatientConnection waits for the lock on a timer instead of SQLite sleeping in the call.
     db.pragma('busy_timeout = 0');
     return withStatementCache(db);
