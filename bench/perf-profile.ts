@@ -5,14 +5,17 @@
  * printed in µs per request, side by side. Unlike --cpu-prof it counts the kernel and V8's
  * runtime, and its per-request figures compare two processes directly.
  *
- * Needs `perf` (Debian: linux-perf). Run: npm run bench:perf -- assign.hit
+ * With --threads it samples every thread of the server instead (the event buffer's writer thread,
+ * V8's and libuv's helpers) and prints each one's share of a core and its largest parts.
+ *
+ * Needs `perf` (Debian: linux-perf). Run: npm run bench:perf -- assign.hit (or -- events.single --threads)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
-import { attribute, compareRows, parseStacks, type Attribution } from './lib/perf-samples.js';
+import { attribute, compareRows, parseStacks, parseThreadStacks, threadKind, type Attribution } from './lib/perf-samples.js';
 import { bareRequest, load, NOOP, startBareServer, startBenchServer, type LoadOptions, type RequestSpec } from './lib/harness.js';
 import { scenarios } from './scenarios/index.js';
 
@@ -23,34 +26,73 @@ interface Options {
   connections: string;
   seconds: string;
   rows: string;
+  threads?: boolean;
 }
 
 function perfAvailable(): boolean {
   return spawnSync('perf', ['--version'], { encoding: 'utf8' }).status === 0;
 }
 
-/** Loads `url` for longer than perf records, so the whole recording sees steady load; returns the attribution. */
-async function profileUnderLoad(pid: number, url: string, spec: RequestSpec, options: LoadOptions, label: string): Promise<Attribution> {
+/** Loads `url` for longer than perf records, so the whole recording sees steady load; returns perf's samples and the load's rate. */
+async function recordUnderLoad(
+  pid: number,
+  url: string,
+  spec: RequestSpec,
+  options: LoadOptions,
+  label: string,
+  target: '-t' | '-p',
+): Promise<{ script: string; requests: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-perf-'));
   const data = path.join(dir, 'perf.data');
   const lead = 2;
   const loading = load(url, spec, { ...options, durationSeconds: options.durationSeconds + 2 * lead, serverPid: pid });
   await new Promise((resolve) => setTimeout(resolve, lead * 1000));
   process.stderr.write(`  recording ${label} for ${options.durationSeconds}s...\n`);
-  const perf = spawn(
-    'perf',
-    ['record', '-e', 'cpu-clock', '-F', String(SAMPLES_PER_SECOND), '-g', '-t', String(pid), '-o', data, '--', 'sleep', String(options.durationSeconds)],
-    {
-      stdio: 'ignore',
-    },
-  );
+  const perfArgs = [
+    'record',
+    '-e',
+    'cpu-clock',
+    '-F',
+    String(SAMPLES_PER_SECOND),
+    '-g',
+    target,
+    String(pid),
+    '-o',
+    data,
+    '--',
+    'sleep',
+    String(options.durationSeconds),
+  ];
+  const perf = spawn('perf', perfArgs, { stdio: 'ignore' });
   const recorded = await new Promise<number | null>((resolve) => perf.once('exit', resolve));
   const result = await loading;
   if (recorded !== 0) throw new Error(`perf record exited with ${recorded} (is kernel.perf_event_paranoid above 2?)`);
-  const script = spawnSync('perf', ['script', '-i', data, '-F', 'ip,sym'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const script = spawnSync('perf', ['script', '-i', data, '-F', 'comm,tid,ip,sym'], { encoding: 'utf8', maxBuffer: 1 << 30 });
   fs.rmSync(dir, { recursive: true, force: true });
   // The load ran steadily around the recording, so its mean rate holds within it.
-  return attribute(parseStacks(script.stdout), SAMPLES_PER_SECOND, result.requestsPerSecond * options.durationSeconds);
+  return { script: script.stdout, requests: result.requestsPerSecond * options.durationSeconds };
+}
+
+async function profileUnderLoad(pid: number, url: string, spec: RequestSpec, options: LoadOptions, label: string): Promise<Attribution> {
+  const { script, requests } = await recordUnderLoad(pid, url, spec, options, label, '-t');
+  return attribute(parseStacks(script), SAMPLES_PER_SECOND, requests);
+}
+
+/** Every thread of the server: how busy it was, its CPU per request, and its largest parts. */
+async function printThreads(pid: number, url: string, spec: RequestSpec, options: LoadOptions, name: string, rows: number): Promise<void> {
+  const { script, requests } = await recordUnderLoad(pid, url, spec, options, `${name} (every thread)`, '-p');
+  const threads = [...parseThreadStacks(script)].sort((a, b) => b[1].length - a[1].length);
+  console.log(`\n[${name}] every thread of the server: share of one core while recording, and µs of its CPU per request`);
+  for (const [tid, stacks] of threads) {
+    const busy = (100 * stacks.length) / (SAMPLES_PER_SECOND * options.durationSeconds);
+    const attribution = attribute(stacks, SAMPLES_PER_SECOND, requests);
+    console.log(`${threadKind(tid, pid, stacks)} ${tid}: ${busy.toFixed(1)}% busy, ${attribution.total.toFixed(1)} µs/request`);
+    // Helper threads below 5% of a core are listed without their parts.
+    if (busy < 5) continue;
+    for (const [part, micros] of [...attribution.perRequest].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
+      console.log(`${micros.toFixed(2).padStart(10)}  ${part.slice(0, 120)}`);
+    }
+  }
 }
 
 function printComparison(name: string, scenario: Attribution, bare: Attribution, rows: number): void {
@@ -74,6 +116,10 @@ async function run(name: string, options: Options): Promise<void> {
     process.stderr.write('warming up both servers...\n');
     await load(verdict.url, NOOP, { ...loadOptions, durationSeconds: 2 });
     await load(bare.url, bareRequest(spec), { ...loadOptions, durationSeconds: 2 });
+    if (options.threads) {
+      await printThreads(verdict.pid, verdict.url, spec, loadOptions, name, Number(options.rows));
+      return;
+    }
     const bareProfile = await profileUnderLoad(bare.pid, bare.url, bareRequest(spec), loadOptions, 'bare Fastify');
     const scenarioProfile = await profileUnderLoad(verdict.pid, verdict.url, spec, loadOptions, name);
     printComparison(name, scenarioProfile, bareProfile, Number(options.rows));
@@ -89,5 +135,6 @@ await new Command()
   .option('-c, --connections <n>', 'concurrent connections', '64')
   .option('-s, --seconds <n>', 'seconds perf records each server', '5')
   .option('--rows <n>', 'parts to print', '40')
+  .option('--threads', "profile every thread of the server (the event buffer's writer thread too) instead of comparing main threads with bare Fastify")
   .action((name: string, options: Options) => run(name, options))
   .parseAsync(process.argv);

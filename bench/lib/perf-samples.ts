@@ -31,6 +31,29 @@ export function parseStacks(text: string): Stack[] {
   return stacks;
 }
 
+/** The samples of each thread, from `perf script -F comm,tid,ip,sym` (each header line is "comm tid"). */
+export function parseThreadStacks(text: string): Map<number, Stack[]> {
+  const byThread = new Map<number, Stack[]>();
+  let tid = 0;
+  for (const block of text.split(/\n\s*\n/)) {
+    const header = block.split('\n').find((line) => line.trim() !== '' && !/^\s/.test(line));
+    if (header) tid = Number(/(\d+)\s*$/.exec(header)?.[1] ?? 0);
+    for (const stack of parseStacks(block)) {
+      const stacks = byThread.get(tid) ?? [];
+      stacks.push(stack);
+      byThread.set(tid, stacks);
+    }
+  }
+  return byThread;
+}
+
+/** What a thread of a Node process is, told by its stacks: `pid` is the main thread's id. */
+export function threadKind(tid: number, pid: number, stacks: Stack[]): string {
+  if (tid === pid) return 'main thread';
+  if (stacks.some((stack) => stack.some((frame) => frame.includes('node::worker::Worker::Run')))) return 'worker thread (worker_threads)';
+  return 'V8 or libuv helper thread';
+}
+
 /** A JavaScript frame without its line and column (several optimised copies of one function count as one). */
 function frameName(frame: string): string {
   return frame.replace(/:\d+:\d+$/, '').replace(/^JS:[*^~]?/, 'JS ');
@@ -40,6 +63,8 @@ function frameName(frame: string): string {
 const GROUPS: Array<[string, (stack: Stack) => boolean]> = [
   ['kernel: socket writes (writev, waking the client included)', (stack) => stack.some((frame) => frame.includes('writev'))],
   ['V8: garbage collection', (stack) => stack.some((frame) => /Scavenge|Heap::CollectGarbage|MarkCompact/.test(frame))],
+  ['SQLite: statements (sqlite3_step, its fsync included)', (stack) => stack.includes('sqlite3_step')],
+  ['kernel: fsync', (stack) => stack.some((frame) => frame === 'fsync' || frame === 'fdatasync')],
 ];
 
 export interface Attribution {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attribute, compareRows, parseStacks } from '../../bench/lib/perf-samples.js';
+import { attribute, compareRows, parseStacks, parseThreadStacks, threadKind } from '../../bench/lib/perf-samples.js';
 
 // Three samples as `perf script -F ip,sym` prints them: a header line, then frames leaf first.
 const SCRIPT = `node 101
@@ -55,5 +55,35 @@ describe('perf samples per request', () => {
     const rows = compareRows(scenario, baseline, 2);
     expect(rows[0]).toEqual({ name: 'JS end node:_http_outgoing', scenario: expect.closeTo(200) as number, baseline: expect.closeTo(50) as number });
     expect(rows).toHaveLength(2);
+  });
+
+  it("splits a whole process's samples by thread and tells the threads apart", () => {
+    // As `perf script -F comm,tid,ip,sym` prints them: every thread of Node is named "node".
+    const process = `node   101 
+\t    3a02 JS:*end node:_http_outgoing:1034:45
+
+node   107 
+\t    9a01 sqlite3_step
+\t    9a02 node::worker::Worker::Run
+
+node   107 
+\t    9b01 fsync
+\t    9a01 sqlite3_step
+
+node   103 
+\t    8a01 v8::internal::ScavengerCollector::JobTask::Run
+`;
+    const threads = parseThreadStacks(process);
+    expect([...threads.keys()]).toEqual([101, 107, 103]);
+    expect(threads.get(107)).toEqual([
+      ['sqlite3_step', 'node::worker::Worker::Run'],
+      ['fsync', 'sqlite3_step'],
+    ]);
+    expect(threadKind(101, 101, threads.get(101) ?? [])).toBe('main thread');
+    expect(threadKind(107, 101, threads.get(107) ?? [])).toBe('worker thread (worker_threads)');
+    expect(threadKind(103, 101, threads.get(103) ?? [])).toBe('V8 or libuv helper thread');
+    const writer = attribute(threads.get(107) ?? [], 1_000, 10);
+    expect(writer.perRequest.get('SQLite: statements (sqlite3_step, its fsync included)')).toBeCloseTo(200);
+    expect(writer.perRequest.get('kernel: fsync')).toBeCloseTo(100);
   });
 });
