@@ -144,7 +144,7 @@ export function sqliteDialect(file: string): SqliteDialect {
 
 /**
  * The dialect over a connection the caller opens (and may also use directly, for statements
- * prepared once: see buffer/sqlite-appender.ts). Statements of both go through one connection,
+ * prepared once: see buffer/prepared-append.ts). Statements of both go through one connection,
  * so the caller's own statements must run where Kysely holds the connection (a transaction).
  */
 export function sqliteDialectOn(open: () => BetterSqlite3.Database): SqliteDialect {
