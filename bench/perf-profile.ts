@@ -110,21 +110,22 @@ async function run(name: string, options: Options): Promise<void> {
   if (!perfAvailable()) throw new Error('this needs Linux perf on the PATH (Debian: apt-get install linux-perf)');
   const loadOptions = { connections: Number(options.connections), durationSeconds: Number(options.seconds) };
   const verdict = await startBenchServer({}, PERF_NODE_ARGS);
-  const bare = await startBareServer(PERF_NODE_ARGS);
+  // --threads profiles Verdict alone: no bare server to start or warm up.
+  const bare = options.threads ? null : await startBareServer(PERF_NODE_ARGS);
   try {
     const spec = await scenario.prepare(verdict);
-    process.stderr.write('warming up both servers...\n');
+    process.stderr.write('warming up...\n');
     await load(verdict.url, NOOP, { ...loadOptions, durationSeconds: 2 });
-    await load(bare.url, bareRequest(spec), { ...loadOptions, durationSeconds: 2 });
-    if (options.threads) {
+    if (!bare) {
       await printThreads(verdict.pid, verdict.url, spec, loadOptions, name, Number(options.rows));
       return;
     }
+    await load(bare.url, bareRequest(spec), { ...loadOptions, durationSeconds: 2 });
     const bareProfile = await profileUnderLoad(bare.pid, bare.url, bareRequest(spec), loadOptions, 'bare Fastify');
     const scenarioProfile = await profileUnderLoad(verdict.pid, verdict.url, spec, loadOptions, name);
     printComparison(name, scenarioProfile, bareProfile, Number(options.rows));
   } finally {
-    await Promise.all([verdict.stop(), bare.stop()]);
+    await Promise.all([verdict.stop(), bare?.stop()]);
   }
 }
 
