@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
-import { attribute, compareRows, parseStacks, parseThreadStacks, threadKind, type Attribution } from './lib/perf-samples.js';
+import { attribute, compareRows, largestParts, parseStacks, parseThreadStacks, threadKind, type Attribution } from './lib/perf-samples.js';
 import { bareRequest, load, NOOP, startBareServer, startBenchServer, type LoadOptions, type RequestSpec } from './lib/harness.js';
 import { scenarios } from './scenarios/index.js';
 
@@ -89,7 +89,7 @@ async function printThreads(pid: number, url: string, spec: RequestSpec, options
     console.log(`${threadKind(tid, pid, stacks)} ${tid}: ${busy.toFixed(1)}% busy, ${attribution.total.toFixed(1)} µs/request`);
     // Helper threads below 5% of a core are listed without their parts.
     if (busy < 5) continue;
-    for (const [part, micros] of [...attribution.perRequest].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
+    for (const [part, micros] of largestParts(attribution, rows)) {
       console.log(`${micros.toFixed(2).padStart(10)}  ${part.slice(0, 120)}`);
     }
   }

@@ -90,10 +90,12 @@ export function attribute(stacks: Stack[], samplesPerSecond: number, requests: n
   return { total: stacks.length * microsPerSample, perRequest };
 }
 
+/** The `limit` parts that cost the most per request, largest first, as [part, µs]. */
+export function largestParts(attribution: Attribution, limit: number): Array<[string, number]> {
+  return [...attribution.perRequest].sort((a, b) => b[1] - a[1]).slice(0, limit);
+}
+
 /** The rows worth printing: the largest costs of the scenario, with the baseline's beside them. */
 export function compareRows(scenario: Attribution, baseline: Attribution, limit: number): Array<{ name: string; scenario: number; baseline: number }> {
-  return [...scenario.perRequest]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, limit)
-    .map(([name, micros]) => ({ name, scenario: micros, baseline: baseline.perRequest.get(name) ?? 0 }));
+  return largestParts(scenario, limit).map(([name, micros]) => ({ name, scenario: micros, baseline: baseline.perRequest.get(name) ?? 0 }));
 }
