@@ -265,6 +265,10 @@ describeEachDialect(
       // Only Brazil (and the key that logged its exposures) fails its SRM among countries and sources.
       expect(snapshot.breakdowns[0].values.filter((value: any) => value.srm_warning).map((value: any) => value.value)).toEqual(['br']);
       expect(snapshot.breakdowns[2].values.filter((value: any) => value.srm_warning).map((value: any) => value.value)).toEqual([keyIds.b]);
+      // Names beside ids: a source slice's label is its API key's name; other values label themselves.
+      const labels = Object.fromEntries(snapshot.breakdowns[2].values.map((value: any) => [value.value, value.label]));
+      expect(labels).toMatchObject({ [keyIds.a]: 'Bootstrap server key', [keyIds.b]: 'exposure logger' });
+      expect(snapshot.breakdowns[0].values.every((value: any) => value.label === value.value)).toBe(true);
       const significant = holm(chances.map((c) => 2 * Math.min(c, 1 - c)));
       const flags = snapshot.breakdowns.flatMap((breakdown: any) => breakdown.values.map((value: any) => value.significant_after_correction));
       expect(flags).toEqual(significant);

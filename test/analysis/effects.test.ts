@@ -190,7 +190,13 @@ describeEachDialect(
       expect(errors.per_variant[0].prob_best).toBeGreaterThan(0.999);
       expect(errors.per_variant[1].expected_loss_if_stop_now).toBeGreaterThan(errors.per_variant[0].expected_loss_if_stop_now);
       expect(snapshot.decision.guardrail_regressions).toEqual([
-        { metric_id: ids.errors, metric_key: 'errors', variant_key: 'treatment', chance_to_beat_control: errors.per_variant[1].effect.chance_to_beat_control },
+        {
+          metric_id: ids.errors,
+          metric_key: 'errors',
+          metric_name: 'errors',
+          variant_key: 'treatment',
+          chance_to_beat_control: errors.per_variant[1].effect.chance_to_beat_control,
+        },
       ]);
     });
 

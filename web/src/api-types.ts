@@ -1313,6 +1313,8 @@ export type GetExperimentResultsResponse = {
     /** ULID */
     id: string;
     key: string;
+    /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+    name: string;
     kind: "binary" | "count" | "revenue" | "duration" | "ratio";
     aggregation: "sum" | "mean" | "count";
     /** the metric’s direction when the snapshot was computed */
@@ -1375,6 +1377,8 @@ export type GetExperimentResultsResponse = {
     /** ULID */
     metric_id: string;
     metric_key: string;
+    /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+    metric_name: string;
     /** the metric’s direction when the snapshot was computed */
     higher_is_better: boolean;
     /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
@@ -1458,10 +1462,26 @@ export type GetExperimentResultsResponse = {
       /** ULID */
       metric_id: string;
       metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
       variant_key: string;
       /** below 0.05: the variant very likely makes this guardrail worse */
       chance_to_beat_control: number;
     }>;
+    /** what to do, weighing the health checks before the effect; never ship while a check fails */
+    recommendation: {
+      /** ship: a variant won on the primary metric and every check passed; rollback: the control won, or the winner harms a guardrail; investigate: a check failed (SRM, no exposures, no events for a metric, no primary metric); no_difference: the rule found no difference, or the planned duration ended without a winner; keep_running: not enough units, or no rule satisfied yet */
+      action: "ship" | "rollback" | "investigate" | "no_difference" | "keep_running";
+      /** the variant to give everyone: the winner for ship, the control for rollback; null otherwise */
+      variant_key: string | null;
+      /** why, most decisive first */
+      reasons: Array<{
+        /** stable, machine-readable (docs/analysis.md "Reason codes") */
+        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied";
+        /** for a person: what was found, by metric and variant names, and what to do */
+        message: string;
+      }>;
+    };
   };
   /** sample-ratio mismatch p-value (Pearson chi-squared); null when undefined */
   srm_chi_squared_p: number | null;
@@ -1480,6 +1500,8 @@ export type GetExperimentResultsResponse = {
     values: Array<{
       /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
       value: string;
+      /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+      label: string;
       /** live exposed units with this value, all variants */
       units: number;
       /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
@@ -1548,6 +1570,8 @@ export type GetExperimentResultsHistoryResponse = {
       /** ULID */
       id: string;
       key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      name: string;
       kind: "binary" | "count" | "revenue" | "duration" | "ratio";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
@@ -1610,6 +1634,8 @@ export type GetExperimentResultsHistoryResponse = {
       /** ULID */
       metric_id: string;
       metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
       /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
@@ -1693,10 +1719,26 @@ export type GetExperimentResultsHistoryResponse = {
         /** ULID */
         metric_id: string;
         metric_key: string;
+        /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+        metric_name: string;
         variant_key: string;
         /** below 0.05: the variant very likely makes this guardrail worse */
         chance_to_beat_control: number;
       }>;
+      /** what to do, weighing the health checks before the effect; never ship while a check fails */
+      recommendation: {
+        /** ship: a variant won on the primary metric and every check passed; rollback: the control won, or the winner harms a guardrail; investigate: a check failed (SRM, no exposures, no events for a metric, no primary metric); no_difference: the rule found no difference, or the planned duration ended without a winner; keep_running: not enough units, or no rule satisfied yet */
+        action: "ship" | "rollback" | "investigate" | "no_difference" | "keep_running";
+        /** the variant to give everyone: the winner for ship, the control for rollback; null otherwise */
+        variant_key: string | null;
+        /** why, most decisive first */
+        reasons: Array<{
+          /** stable, machine-readable (docs/analysis.md "Reason codes") */
+          code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied";
+          /** for a person: what was found, by metric and variant names, and what to do */
+          message: string;
+        }>;
+      };
     };
     /** sample-ratio mismatch p-value (Pearson chi-squared); null when undefined */
     srm_chi_squared_p: number | null;
@@ -1715,6 +1757,8 @@ export type GetExperimentResultsHistoryResponse = {
       values: Array<{
         /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
         value: string;
+        /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+        label: string;
         /** live exposed units with this value, all variants */
         units: number;
         /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */

@@ -43,6 +43,7 @@ function sliceOf(input: BreakdownBuildInput, value: string, totals: ReadonlyMap<
   const perVariant = input.primary ? analyzeMetric(input.primary, 0, input.analysed, totals, null).posteriors : sampleSizesOnly(input.analysed, totals);
   return {
     value,
+    label: value,
     units: input.variants.reduce((sum, variant) => sum + unitsOf(variant.key), 0),
     per_variant: perVariant,
     srm_chi_squared_p: srm.pValue,

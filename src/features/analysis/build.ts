@@ -56,7 +56,8 @@ export interface BuiltSnapshot {
   guardrails: Guardrail[];
   traffic: Traffic[];
   decision_rule_satisfied: boolean;
-  decision: SnapshotDecision;
+  /** The rule's decision; the recommendation is added once the breakdowns are known (recommendation.ts). */
+  decision: Omit<SnapshotDecision, 'recommendation'>;
   srm_chi_squared_p: number | null;
   srm_warning: boolean;
   /** The primary metric's CUPED report (null when off or without a primary metric). */
@@ -214,8 +215,25 @@ export function guardrailRegressions(guardrails: readonly Guardrail[], variantKe
   return guardrails.flatMap((guardrail) => {
     const chance = guardrail.per_variant.find((variant) => variant.variant_key === variantKey)?.effect?.chance_to_beat_control;
     if (chance === undefined || chance >= GUARDRAIL_REGRESSION_CHANCE) return [];
-    return [{ metric_id: guardrail.metric_id, metric_key: guardrail.metric_key, variant_key: variantKey, chance_to_beat_control: chance }];
+    return [
+      {
+        metric_id: guardrail.metric_id,
+        metric_key: guardrail.metric_key,
+        metric_name: guardrail.metric_name,
+        variant_key: variantKey,
+        chance_to_beat_control: chance,
+      },
+    ];
   });
+}
+
+/**
+ * The cap a metric result reports. A ratio metric is never capped itself: its numerator's and
+ * denominator's own caps apply to their sums (the pass carries the numerator's as the ratio's
+ * spec cap), so reporting that as the ratio's cap would misdescribe it.
+ */
+export function reportedCap(metric: Pick<MetricRow, 'kind'>, cap: number | null): number | null {
+  return metric.kind === 'ratio' ? null : cap;
 }
 
 export function buildSnapshot(input: BuildInput): BuiltSnapshot {
@@ -228,8 +246,9 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
     return {
       metric_id: metric.id,
       metric_key: metric.key,
+      metric_name: metric.name,
       higher_is_better: metric.higher_is_better === 1,
-      cap_applied: input.capsApplied?.[index + offset] ?? null,
+      cap_applied: reportedCap(metric, input.capsApplied?.[index + offset] ?? null),
       cuped: analysed.cuped,
       per_variant: analysed.posteriors,
     };

@@ -78,14 +78,27 @@ const Cuped = Type.Optional(
   }),
 );
 
+const MetricName = Type.String({ description: 'the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried)' });
+
 export const AnalysedMetricSchema = Type.Object(
-  { id: Id, key: Type.String(), kind: MetricKind, aggregation: MetricAggregation, higher_is_better: HigherIsBetter, cap_applied: CapApplied, cuped: Cuped },
+  {
+    id: Id,
+    key: Type.String(),
+    name: MetricName,
+    kind: MetricKind,
+    aggregation: MetricAggregation,
+    higher_is_better: HigherIsBetter,
+    cap_applied: CapApplied,
+    cuped: Cuped,
+  },
   { description: 'the metric per_variant reports' },
 );
+export type AnalysedMetric = Static<typeof AnalysedMetricSchema>;
 
 export const GuardrailSchema = Type.Object({
   metric_id: Id,
   metric_key: Type.String(),
+  metric_name: MetricName,
   higher_is_better: HigherIsBetter,
   cap_applied: CapApplied,
   cuped: Cuped,
@@ -97,6 +110,7 @@ export const GuardrailRegressionSchema = Type.Object(
   {
     metric_id: Id,
     metric_key: Type.String(),
+    metric_name: MetricName,
     variant_key: Type.String(),
     chance_to_beat_control: Type.Number({ description: 'below 0.05: the variant very likely makes this guardrail worse' }),
   },
@@ -114,6 +128,50 @@ export const TrafficSchema = Type.Object(
 );
 export type Traffic = Static<typeof TrafficSchema>;
 
+/** What a person should do now (docs/analysis.md "The recommendation"); the alerts compare these between snapshots. */
+export const RECOMMENDATION_ACTIONS = ['ship', 'rollback', 'investigate', 'no_difference', 'keep_running'] as const;
+export type RecommendationAction = (typeof RECOMMENDATION_ACTIONS)[number];
+
+/** Every reason code a recommendation can give (docs/analysis.md lists what each means). */
+export const RECOMMENDATION_REASON_CODES = [
+  'no_exposures',
+  'srm',
+  'no_metric_events',
+  'no_primary_metric',
+  'control_won',
+  'guardrail_regression',
+  'below_min_sample',
+  'rule_satisfied',
+  'no_difference',
+  'max_duration_reached',
+  'rule_not_satisfied',
+] as const;
+export type RecommendationReasonCode = (typeof RECOMMENDATION_REASON_CODES)[number];
+
+export const RecommendationReasonSchema = Type.Object(
+  {
+    code: Type.Enum([...RECOMMENDATION_REASON_CODES], { description: 'stable, machine-readable (docs/analysis.md "Reason codes")' }),
+    message: Type.String({ description: 'for a person: what was found, by metric and variant names, and what to do' }),
+  },
+  { description: 'one reason behind the recommendation' },
+);
+export type RecommendationReason = Static<typeof RecommendationReasonSchema>;
+
+export const RecommendationSchema = Type.Object(
+  {
+    action: Type.Enum([...RECOMMENDATION_ACTIONS], {
+      description:
+        'ship: a variant won on the primary metric and every check passed; rollback: the control won, or the winner harms a guardrail; investigate: a check failed (SRM, no exposures, no events for a metric, no primary metric); no_difference: the rule found no difference, or the planned duration ended without a winner; keep_running: not enough units, or no rule satisfied yet',
+    }),
+    variant_key: Type.Union([Type.String(), Type.Null()], {
+      description: 'the variant to give everyone: the winner for ship, the control for rollback; null otherwise',
+    }),
+    reasons: Type.Array(RecommendationReasonSchema, { minItems: 1, description: 'why, most decisive first' }),
+  },
+  { description: 'what to do, weighing the health checks before the effect; never ship while a check fails' },
+);
+export type Recommendation = Static<typeof RecommendationSchema>;
+
 export const DecisionSchema = Type.Object(
   {
     verdict: Type.Enum(['keep_running', 'winner', 'no_difference', 'max_duration_reached']),
@@ -127,6 +185,7 @@ export const DecisionSchema = Type.Object(
     guardrail_regressions: Type.Array(GuardrailRegressionSchema, {
       description: 'guardrails whose chance_to_beat_control is below 0.05 for the variant the decision points at (empty without one)',
     }),
+    recommendation: RecommendationSchema,
   },
   { description: 'the decision rule’s verdict on the primary metric' },
 );
@@ -136,6 +195,9 @@ export const BreakdownValueSchema = Type.Object(
   {
     value: Type.String({
       description: 'the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value',
+    }),
+    label: Type.String({
+      description: 'what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself',
     }),
     units: Type.Integer({ description: 'live exposed units with this value, all variants' }),
     per_variant: Type.Array(VariantPosteriorSchema, {

@@ -6,7 +6,9 @@ import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import { countLateEvents } from './aggregate-store.js';
-import { buildSnapshot, type PreviousEvidence } from './build.js';
+import { buildSnapshot, reportedCap, type PreviousEvidence } from './build.js';
+import { labelSources } from './breakdown-labels.js';
+import { recommend, recommendationContext } from './recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { analysisSettingsOf } from './dialect-settings.js';
 import { computeBreakdowns } from './breakdowns-pass.js';
@@ -22,6 +24,7 @@ import {
   listSnapshots,
   toSnapshot,
   type SnapshotDocument,
+  type SnapshotPlan,
   type SnapshotRow,
 } from './store.js';
 
@@ -87,15 +90,16 @@ async function analyse(
   const breakdowns = !withBreakdowns
     ? []
     : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap: primary ? (capsApplied[0] ?? null) : null, totals, chunkUnits });
-  const document: SnapshotDocument = {
+  const unrecommended = {
     primary_metric: primary
       ? {
           id: primary.id,
           key: primary.key,
+          name: primary.name,
           kind: primary.kind,
           aggregation: primary.aggregation,
           higher_is_better: primary.higher_is_better === 1,
-          cap_applied: capsApplied[0] ?? null,
+          cap_applied: reportedCap(primary, capsApplied[0] ?? null),
           cuped: primaryCuped,
         }
       : null,
@@ -103,8 +107,10 @@ async function analyse(
     peek_count_at_computation: peekCount,
     late_event_count: lateEventCount,
     weights_changed_since_start: experiment.weights_changed_since_start,
-    breakdowns,
+    breakdowns: await labelSources(ctx, row.workspace_id, breakdowns),
   };
+  const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));
+  const document: SnapshotDocument = { ...unrecommended, decision: { ...unrecommended.decision, recommendation } };
   return { document, satisfied };
 }
 
@@ -171,6 +177,14 @@ export async function computeById(ctx: AnalysisDeps, experimentId: string, optio
   return computeSnapshot(ctx, row, options);
 }
 
+/** Why there is no snapshot, and what gets one: a draft cannot be computed (409) until it starts. */
+function noSnapshotYet(experiment: ExperimentRow): string {
+  if (experiment.started_at === null) {
+    return `experiment ${experiment.id} is a draft: it has no results until it starts (POST /v1/experiments/${experiment.id}/start); snapshots are then computed on the decision rule's snapshot_cadence_minutes, or at once with POST /v1/experiments/${experiment.id}/results/compute`;
+  }
+  return `experiment ${experiment.id} has no snapshot yet; POST /v1/experiments/${experiment.id}/results/compute computes one now`;
+}
+
 /**
  * GET /v1/experiments/{id}/results. A read through the admin UI's session is a peek and is
  * audit-logged (it inflates the error rate of the posterior-threshold rule); an API key's read is
@@ -179,8 +193,7 @@ export async function computeById(ctx: AnalysisDeps, experimentId: string, optio
 export async function latestResults(ctx: AnalysisDeps, principal: Principal, experimentId: string): Promise<AnalysisSnapshot> {
   const experiment = await experimentOf(ctx, principal.workspaceId, experimentId);
   const latest = await findLatestSnapshot(ctx.db, principal.workspaceId, experiment.id);
-  if (!latest)
-    throw problems.notFound(`experiment ${experiment.id} has no snapshot yet; POST /v1/experiments/${experiment.id}/results/compute computes one now`);
+  if (!latest) throw problems.notFound(noSnapshotYet(experiment));
   if (principal.via === 'session') {
     await recordAudit(ctx.db, {
       workspaceId: principal.workspaceId,
@@ -192,17 +205,28 @@ export async function latestResults(ctx: AnalysisDeps, principal: Principal, exp
       at: ctx.clock.now(),
     });
   }
-  return toSnapshot(latest);
+  return toSnapshot(latest, planOf(experiment));
+}
+
+/** What stored snapshots without a recommendation are read against (store.ts). */
+function planOf(row: ExperimentRow): SnapshotPlan {
+  return { decision_rule: toExperiment(row).decision_rule, stopped_at: row.stopped_at };
 }
 
 /** GET /v1/experiments/{id}/results/history: oldest first, keyset-paged. */
 export async function resultsHistory(ctx: AnalysisDeps, workspaceId: string, experimentId: string, query: HistoryQuery) {
   const experiment = await experimentOf(ctx, workspaceId, experimentId);
   const since = query.since === undefined ? undefined : Date.parse(query.since);
-  const page: Page<AnalysisSnapshot> = await listSnapshots(ctx.db, workspaceId, experiment.id, {
-    limit: query.limit ?? DEFAULT_HISTORY_PAGE,
-    cursor: query.cursor,
-    since,
-  });
+  const page: Page<AnalysisSnapshot> = await listSnapshots(
+    ctx.db,
+    workspaceId,
+    experiment.id,
+    {
+      limit: query.limit ?? DEFAULT_HISTORY_PAGE,
+      cursor: query.cursor,
+      since,
+    },
+    planOf(experiment),
+  );
   return { experiment_id: experiment.id, snapshots: page.data, next_cursor: page.next_cursor };
 }

@@ -5,6 +5,8 @@ import { paginate, type Page } from '../../http/pagination.js';
 import { toIso } from '../../lib/time.js';
 import { countAuditEntries } from '../audit/read.js';
 import { listAnalysableExperiments, type AnalysableExperiment } from '../experiments/read.js';
+import type { DecisionRuleSettings } from '../../stats/index.js';
+import { recommend, recommendationContext } from './recommendation.js';
 import type { AnalysisSnapshot, VariantPosterior } from './schemas.js';
 
 export type SnapshotRow = Selectable<AnalysisSnapshotsTable>;
@@ -22,29 +24,59 @@ type StoredPosterior = Omit<VariantPosterior, 'effect'> & { effect?: VariantPost
  * "no effect computed", the default direction and no cap, so every stored snapshot still fits
  * the response schema.
  */
-function upgraded(document: SnapshotDocument): SnapshotDocument {
+function upgraded(document: SnapshotDocument, plan: SnapshotPlan | null, row: SnapshotRow): SnapshotDocument {
   const posteriors = (list: readonly StoredPosterior[]) => list.map((item) => ({ ...item, effect: item.effect ?? null }));
-  return {
+  const guardrails = document.guardrails.map((guardrail) => ({
+    ...guardrail,
+    metric_name: guardrail.metric_name ?? guardrail.metric_key,
+    higher_is_better: guardrail.higher_is_better ?? true,
+    cap_applied: guardrail.cap_applied ?? null,
+    per_variant: posteriors(guardrail.per_variant),
+  }));
+  const nameOf = (key: string) => guardrails.find((guardrail) => guardrail.metric_key === key)?.metric_name ?? key;
+  const decision = {
+    ...document.decision,
+    guardrail_regressions: (document.decision.guardrail_regressions ?? []).map((item) => ({
+      ...item,
+      metric_name: item.metric_name ?? nameOf(item.metric_key),
+    })),
+  };
+  const result: SnapshotDocument = {
     ...document,
     primary_metric: document.primary_metric && {
       ...document.primary_metric,
+      name: document.primary_metric.name ?? document.primary_metric.key,
       higher_is_better: document.primary_metric.higher_is_better ?? true,
       cap_applied: document.primary_metric.cap_applied ?? null,
     },
     per_variant: posteriors(document.per_variant),
-    guardrails: document.guardrails.map((guardrail) => ({
-      ...guardrail,
-      higher_is_better: guardrail.higher_is_better ?? true,
-      cap_applied: guardrail.cap_applied ?? null,
-      per_variant: posteriors(guardrail.per_variant),
+    guardrails,
+    decision,
+    breakdowns: (document.breakdowns ?? []).map((breakdown) => ({
+      ...breakdown,
+      values: breakdown.values.map((value) => ({ ...value, label: value.label ?? value.value })),
     })),
-    decision: { ...document.decision, guardrail_regressions: document.decision.guardrail_regressions ?? [] },
-    breakdowns: document.breakdowns ?? [],
   };
+  if (document.decision.recommendation) return result;
+  // Stored before recommendations: derived from the snapshot's own fields, read against the plan.
+  const stopped = row.trigger === 'final' || (plan?.stopped_at != null && plan.stopped_at <= row.computed_at);
+  const context = { ...resolvePlan(plan), stopped };
+  return { ...result, decision: { ...decision, recommendation: recommend(result, context) } };
 }
 
-export function toSnapshot(row: SnapshotRow): AnalysisSnapshot {
-  const document = upgraded(JSON.parse(row.document) as SnapshotDocument);
+/** What a snapshot stored before recommendations is read against: the experiment's rule and stop. */
+export interface SnapshotPlan {
+  decision_rule: Partial<DecisionRuleSettings>;
+  stopped_at: number | null;
+}
+
+function resolvePlan(plan: SnapshotPlan | null) {
+  const { min_sample_per_variant, max_duration_days } = recommendationContext({ decision_rule: plan?.decision_rule ?? {} }, false);
+  return { min_sample_per_variant, max_duration_days };
+}
+
+export function toSnapshot(row: SnapshotRow, plan: SnapshotPlan | null = null): AnalysisSnapshot {
+  const document = upgraded(JSON.parse(row.document) as SnapshotDocument, plan, row);
   return {
     id: row.id,
     experiment_id: row.experiment_id,
@@ -76,10 +108,16 @@ export interface HistoryPage {
   since?: number | undefined;
 }
 
-export async function listSnapshots(executor: Executor, workspaceId: string, experimentId: string, page: HistoryPage): Promise<Page<AnalysisSnapshot>> {
+export async function listSnapshots(
+  executor: Executor,
+  workspaceId: string,
+  experimentId: string,
+  page: HistoryPage,
+  plan: SnapshotPlan | null,
+): Promise<Page<AnalysisSnapshot>> {
   let query = executor.selectFrom('analysis_snapshots').selectAll().where('experiment_id', '=', experimentId).where('workspace_id', '=', workspaceId);
   if (page.since !== undefined) query = query.where('computed_at', '>=', page.since);
-  return paginate(query, 'id', { limit: page.limit, cursor: page.cursor }, toSnapshot, 'asc');
+  return paginate(query, 'id', { limit: page.limit, cursor: page.cursor }, (row) => toSnapshot(row, plan), 'asc');
 }
 
 /** Peeks (results opened through the admin UI) logged for the experiment up to `upTo`. */
