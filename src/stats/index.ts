@@ -68,3 +68,6 @@ export type { RatioSums } from './ratio.js';
 
 export { cupedAdjust, cupedTheta } from './cuped.js';
 export type { CupedArm, CupedResult, CupedSums } from './cuped.js';
+
+export { banditExpectedUnits, banditUpdate, flooredWeights, stratifiedEstimates, thompsonProbBest, toIntegerPercentages } from './bandit.js';
+export type { BanditUpdate, StratifiedEstimate, ThompsonOptions } from './bandit.js';
