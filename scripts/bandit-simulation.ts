@@ -117,7 +117,9 @@ function threeArms(): void {
   const bandit = runs.map((run) => run.regret);
   const split = fixed.map((run) => run.regret);
   console.log(`Regret over ${HOURS * UNITS_PER_HOUR} units (expected conversions lost against the 6.0% arm):`);
-  console.log(`bandit ${mean(bandit).toFixed(0)} ± ${standardError(bandit).toFixed(0)}, fixed equal split ${mean(split).toFixed(0)} ± ${standardError(split).toFixed(0)}`);
+  console.log(
+    `bandit ${mean(bandit).toFixed(0)} ± ${standardError(bandit).toFixed(0)}, fixed equal split ${mean(split).toFixed(0)} ± ${standardError(split).toFixed(0)}`,
+  );
 }
 
 function lift(cells: SufficientStats[][], stratified: boolean): number {

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { registerAnalysisJobs } from '../features/analysis/jobs.js';
+import { registerBanditJobs } from '../features/bandits/jobs.js';
 import { registerEventJobs } from '../features/events/background.js';
 import { createSlices, type Slices } from '../features/index.js';
 import { purgeFinishedJobs } from './queue.js';
@@ -20,4 +21,5 @@ export function registerJobHandlers(ctx: AppContext, slices: Slices = createSlic
   slices.taskTool.registerJobs();
   slices.inbound.registerJobs();
   registerAnalysisJobs(ctx);
+  registerBanditJobs(ctx);
 }

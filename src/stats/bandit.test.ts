@@ -55,7 +55,16 @@ describe('toIntegerPercentages: largest remainder, none below the floor', () => 
   });
 
   it('a floor of 0.5 with two arms gives 50/50', () => {
-    expect(banditUpdate([{ mean: 0, variance: 1e-6 }, { mean: 1, variance: 1e-6 }], 0.5, { seed: 1 }).percentages).toEqual([50, 50]);
+    expect(
+      banditUpdate(
+        [
+          { mean: 0, variance: 1e-6 },
+          { mean: 1, variance: 1e-6 },
+        ],
+        0.5,
+        { seed: 1 },
+      ).percentages,
+    ).toEqual([50, 50]);
   });
 
   it('keeps every arm at the floor rounded up, even when plain rounding would drop it', () => {
@@ -171,10 +180,13 @@ describe('stratifiedEstimates: Σ_p w_p x̄_vp and Σ_p w_p² s²_vp / n_vp, w_p
 describe('banditExpectedUnits: Σ_p N_p w_vp', () => {
   it('expects what each period’s weights send, so a moving split is no mismatch', () => {
     // 1000 units at 50/50, then 2000 at 20/80: expected 500 + 400 and 500 + 1600.
-    const expected = banditExpectedUnits([1000, 2000], [
-      [50, 50],
-      [20, 80],
-    ]);
+    const expected = banditExpectedUnits(
+      [1000, 2000],
+      [
+        [50, 50],
+        [20, 80],
+      ],
+    );
     expect(expected).toEqual([900, 2100]);
     expect(sampleRatioMismatch([905, 2095], expected).warning).toBe(false);
     // Against the current weights alone the same units look broken.

@@ -641,6 +641,33 @@ export type ListExperimentsResponse = {
     } | null;
     /** attribute names whose values from the first assignment break the results down */
     dimensions: Array<string>;
+    /** how traffic is split: fixed weights, or a bandit with every setting filled in */
+    allocation: {
+      type: "fixed";
+    } | {
+      type: "bandit";
+      /** hours at the starting weights before the first update (default 24) */
+      burn_in_hours: number;
+      /** minutes between weight updates (default 60, at least 15) */
+      update_every_minutes: number;
+      /** no update until every variant has this many exposed units (default 100) */
+      min_units_per_variant: number;
+      /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+      weight_floor: number;
+      /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+      stop_at_prob_best: number;
+    };
+    /** a bandit’s weight splits, oldest first, from its start; empty for a fixed allocation or a bandit not started */
+    allocation_periods: Array<{
+      /** ISO 8601 UTC with milliseconds; format: date-time */
+      started_at: string;
+      /** variant key -> percent of new units during the period */
+      weights: {
+        [key: string]: number;
+      };
+      /** the seed of the Thompson draws that set these weights; null for the starting weights */
+      seed: number | null;
+    }>;
     weights_changed_since_start: boolean;
     /** ISO 8601 UTC with milliseconds, or null; format: date-time */
     started_at: string | null;
@@ -710,6 +737,22 @@ export type CreateExperimentRequest = {
   } | null;
   /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
   dimensions?: Array<string>;
+  /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+  allocation?: {
+    type: "fixed";
+  } | {
+    type: "bandit";
+    /** hours at the starting weights before the first update (default 24) */
+    burn_in_hours?: number;
+    /** minutes between weight updates (default 60, at least 15) */
+    update_every_minutes?: number;
+    /** no update until every variant has this many exposed units (default 100) */
+    min_units_per_variant?: number;
+    /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+    weight_floor?: number;
+    /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+    stop_at_prob_best?: number;
+  };
 };
 
 /** POST /v1/experiments: 201 body */
@@ -756,6 +799,33 @@ export type CreateExperimentResponse = {
   } | null;
   /** attribute names whose values from the first assignment break the results down */
   dimensions: Array<string>;
+  /** how traffic is split: fixed weights, or a bandit with every setting filled in */
+  allocation: {
+    type: "fixed";
+  } | {
+    type: "bandit";
+    /** hours at the starting weights before the first update (default 24) */
+    burn_in_hours: number;
+    /** minutes between weight updates (default 60, at least 15) */
+    update_every_minutes: number;
+    /** no update until every variant has this many exposed units (default 100) */
+    min_units_per_variant: number;
+    /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+    weight_floor: number;
+    /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+    stop_at_prob_best: number;
+  };
+  /** a bandit’s weight splits, oldest first, from its start; empty for a fixed allocation or a bandit not started */
+  allocation_periods: Array<{
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    started_at: string;
+    /** variant key -> percent of new units during the period */
+    weights: {
+      [key: string]: number;
+    };
+    /** the seed of the Thompson draws that set these weights; null for the starting weights */
+    seed: number | null;
+  }>;
   weights_changed_since_start: boolean;
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   started_at: string | null;
@@ -826,6 +896,22 @@ export type UpdateExperimentRequest = {
   } | null;
   /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
   dimensions?: Array<string>;
+  /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+  allocation?: {
+    type: "fixed";
+  } | {
+    type: "bandit";
+    /** hours at the starting weights before the first update (default 24) */
+    burn_in_hours?: number;
+    /** minutes between weight updates (default 60, at least 15) */
+    update_every_minutes?: number;
+    /** no update until every variant has this many exposed units (default 100) */
+    min_units_per_variant?: number;
+    /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+    weight_floor?: number;
+    /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+    stop_at_prob_best?: number;
+  };
 };
 
 /** PATCH /v1/experiments/{id}: 200 body */

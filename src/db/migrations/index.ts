@@ -10,6 +10,7 @@ import * as sessions from './0008_sessions.js';
 import * as metricEffects from './0009_metric_effects.js';
 import * as varianceReduction from './0010_experiment_variance_reduction.js';
 import * as dimensions from './0011_dimensions.js';
+import * as bandits from './0016_bandits.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0009_metric_effects': metricEffects,
   '0010_experiment_variance_reduction': varianceReduction,
   '0011_dimensions': dimensions,
+  '0016_bandits': bandits,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -24,6 +24,10 @@ export interface ExperimentsTable {
   mutex_group_id: string | null;
   /** VarianceReduction ({method: 'cuped', lookback_days}) as JSON text, or null for none. */
   variance_reduction: string | null;
+  /** Allocation ({type: 'fixed'} or a bandit's settings) as JSON text; null reads as fixed (0016). */
+  allocation: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A bandit's periods [{started_at, weights, seed}] as JSON text; null reads as none (0016). */
+  allocation_periods: ColumnType<string | null, string | null | undefined, string | null>;
   weights_changed: number;
   started_at: number | null;
   stopped_at: number | null;

@@ -10,6 +10,7 @@ import type { DialectSeam } from '../../db/dialect.js';
 import type { ExperimentsTable } from '../../db/tables/experiments.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
+import { parseAllocation, parsePeriods } from './allocation.js';
 import { withDefaults } from './rules.js';
 import type { DecisionRule, Experiment, Variant, VarianceReduction } from './schemas.js';
 import { experimentWarnings } from './warnings.js';
@@ -57,6 +58,8 @@ export function toExperiment(row: ExperimentRow): Experiment {
     mutex_group_id: row.mutex_group_id,
     variance_reduction: row.variance_reduction === null ? null : (JSON.parse(row.variance_reduction) as VarianceReduction),
     dimensions: parseDimensions(row.dimensions),
+    allocation: parseAllocation(row.allocation),
+    allocation_periods: parsePeriods(row.allocation_periods).map((period) => ({ ...period, started_at: toIso(period.started_at) })),
     weights_changed_since_start: row.weights_changed === 1,
     started_at: toIsoOrNull(row.started_at),
     stopped_at: toIsoOrNull(row.stopped_at),
@@ -159,4 +162,16 @@ export async function countExperimentsInMutexGroups(executor: Executor, groupIds
     .groupBy('mutex_group_id')
     .execute();
   return new Map(rows.map((row) => [row.mutex_group_id as string, Number(row.experiments)]));
+}
+
+/** Running experiments whose allocation is a bandit (the reweighting scheduler's candidates). */
+export async function listRunningBandits(executor: Executor): Promise<ExperimentRow[]> {
+  const rows = await executor
+    .selectFrom('experiments')
+    .selectAll()
+    .where('status', '=', 'running')
+    .where('allocation', 'like', '%"type":"bandit"%')
+    .orderBy('id')
+    .execute();
+  return rows.filter((row) => parseAllocation(row.allocation).type === 'bandit');
 }

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { Id, ListOf, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.js';
 import { DEFAULT_DECISION_RULE as STATS_DEFAULT_DECISION_RULE } from '../../stats/index.js';
+import { AllocationInput, AllocationPeriods, AllocationSchema } from './allocation.js';
 import { ExperimentWarningSchema } from './warnings.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
@@ -108,6 +109,7 @@ const experimentInputFields = {
   mutex_group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   variance_reduction: Type.Optional(VarianceReductionInput),
   dimensions: Type.Optional(Dimensions),
+  allocation: Type.Optional(AllocationInput),
 };
 
 export const ExperimentInput = Type.Object(experimentInputFields, { additionalProperties: false });
@@ -136,6 +138,8 @@ export const ExperimentSchema = Type.Object({
   mutex_group_id: Type.Union([Type.String(), Type.Null()]),
   variance_reduction: VarianceReductionSchema,
   dimensions: Type.Array(Type.String(), { description: 'attribute names whose values from the first assignment break the results down' }),
+  allocation: AllocationSchema,
+  allocation_periods: AllocationPeriods,
   weights_changed_since_start: Type.Boolean(),
   started_at: NullableTimestamp,
   stopped_at: NullableTimestamp,

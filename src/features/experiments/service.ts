@@ -4,6 +4,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { ExperimentsDeps } from './index.js';
+import { allocationErrors, normalizeAllocation, parseAllocation, type StoredPeriod } from './allocation.js';
 import { referenceErrors } from './references.js';
 import {
   assertPatchAllowed,
@@ -33,7 +34,13 @@ async function audit(trx: Tx, actor: Actor, action: string, experimentId: string
 }
 
 export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input: ExperimentInput): Promise<Experiment> {
-  const shapeErrors = [...variantErrors(input.variants), ...audienceErrors(input.audience), ...dimensionErrors(input.dimensions)];
+  const allocation = normalizeAllocation(input.allocation);
+  const shapeErrors = [
+    ...variantErrors(input.variants),
+    ...audienceErrors(input.audience),
+    ...dimensionErrors(input.dimensions),
+    ...allocationErrors(allocation, input.variants.length, input.primary_metric_id),
+  ];
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const experiment = await uniqueViolationAs(
     ctx.seam,
@@ -59,6 +66,8 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
           mutex_group_id: input.mutex_group_id ?? null,
           variance_reduction: serializeVarianceReduction(input.variance_reduction),
           dimensions: JSON.stringify(input.dimensions ?? []),
+          allocation: allocation.type === 'fixed' ? null : JSON.stringify(allocation),
+          allocation_periods: null,
           weights_changed: 0,
           started_at: null,
           stopped_at: null,
@@ -107,6 +116,7 @@ export async function patchExperiment(ctx: ExperimentsDeps, actor: Actor, id: st
           );
         assertPatchAllowed(row.status, changed, variantKeysChanged);
         if (changed.length === 0) return { before: current, after: current };
+        assertAllocationPatch(current, patch, changed);
         const refErrors = await referenceErrors(trx, actor.workspaceId, pick(patch, changed));
         if (refErrors.length > 0) throw problems.validation(refErrors);
         const now = ctx.clock.now();
@@ -134,12 +144,29 @@ function comparable(source: ExperimentPatch | Experiment, current: Experiment): 
   }
   if (source.decision_rule) result.decision_rule = withDefaults(source.decision_rule, current.decision_rule);
   if (source.variance_reduction !== undefined) result.variance_reduction = normalizeVarianceReduction(source.variance_reduction);
+  if (source.allocation !== undefined) result.allocation = normalizeAllocation(source.allocation);
   return result;
 }
 
 function serializeVarianceReduction(input: ExperimentPatch['variance_reduction']): string | null {
   const normalized = normalizeVarianceReduction(input);
   return normalized === null ? null : JSON.stringify(normalized);
+}
+
+/**
+ * A bandit's rules on the experiment as the patch would leave it: it needs a primary metric and a
+ * floor below 1/K; while it runs, it sets the weights itself (a hand-made change would start a
+ * split its analysis does not know of).
+ */
+function assertAllocationPatch(current: Experiment, patch: ExperimentPatch, changed: string[]): void {
+  const allocation = changed.includes('allocation') ? normalizeAllocation(patch.allocation) : current.allocation;
+  const variantCount = patch.variants?.length ?? current.variants.length;
+  const primary = changed.includes('primary_metric_id') ? patch.primary_metric_id : current.primary_metric_id;
+  const errors = allocationErrors(allocation, variantCount, primary);
+  if (errors.length > 0) throw problems.validation(errors);
+  if (current.status === 'running' && allocation.type === 'bandit' && changed.includes('variants')) {
+    throw problems.experimentNotEditable('a running bandit sets its variants’ weights itself; they cannot be changed by hand');
+  }
 }
 
 function sameKeys(a: string[], b: string[]): boolean {
@@ -165,6 +192,10 @@ function rowChanges(row: ExperimentRow, current: Experiment, patch: ExperimentPa
   if (has('mutex_group_id')) changes.mutex_group_id = patch.mutex_group_id ?? null;
   if (has('variance_reduction')) changes.variance_reduction = serializeVarianceReduction(patch.variance_reduction);
   if (has('dimensions')) changes.dimensions = JSON.stringify(patch.dimensions ?? []);
+  if (has('allocation')) {
+    const allocation = normalizeAllocation(patch.allocation);
+    changes.allocation = allocation.type === 'fixed' ? null : JSON.stringify(allocation);
+  }
   if (has('variants') && patch.variants) {
     // Keep the stored order (it is part of the bucketing rule) when only weights change.
     const ordered = row.status === 'running' ? current.variants.map((v) => patch.variants?.find((p) => p.key === v.key) ?? v) : patch.variants;
@@ -198,7 +229,7 @@ async function transition(ctx: ExperimentsDeps, actor: Actor, id: string, kind: 
 function transitionChanges(row: ExperimentRow, kind: Transition, now: number, stop?: StopExperimentInput): Partial<ExperimentRow> | null {
   if (kind === 'start') {
     if (row.status !== 'draft') throw problems.lifecycleMoveNotAllowed(`only a draft experiment can start; this one is ${row.status}`);
-    return { status: 'running', started_at: now, updated_at: now };
+    return { status: 'running', started_at: now, updated_at: now, ...startingPeriod(row, now) };
   }
   if (kind === 'stop') {
     if (row.status !== 'running') throw problems.lifecycleMoveNotAllowed(`only a running experiment can stop; this one is ${row.status}`);
@@ -206,6 +237,14 @@ function transitionChanges(row: ExperimentRow, kind: Transition, now: number, st
   }
   if (row.status === 'archived') return null;
   return { status: 'archived', updated_at: now, ...(row.status === 'running' ? { stopped_at: now } : {}) };
+}
+
+/** A bandit's first period: its starting weights, from the start. */
+function startingPeriod(row: ExperimentRow, now: number): Partial<ExperimentRow> {
+  if (parseAllocation(row.allocation).type !== 'bandit') return {};
+  const weights = Object.fromEntries(toExperiment(row).variants.map((variant) => [variant.key, variant.weight]));
+  const period: StoredPeriod = { started_at: now, weights, seed: null };
+  return { allocation_periods: JSON.stringify([period]) };
 }
 
 export const startExperiment = (ctx: ExperimentsDeps, actor: Actor, id: string) => transition(ctx, actor, id, 'start');

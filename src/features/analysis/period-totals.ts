@@ -1,0 +1,82 @@
+/**
+ * A bandit's per-period totals (docs/statistics.md "Bandits"): for each allocation period and
+ * variant, the live units whose exposure fell in the period and the primary metric's sufficient
+ * statistics over them. A unit belongs to the period of its exposure (its first: a unit is exposed
+ * once, and re-bucketing supersedes the old row), whatever the weights were when its events came.
+ * What leaves the database is one row per (period, variant).
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { SufficientStats } from '../../stats/index.js';
+import { toExperiment, type ExperimentRow } from '../experiments/read.js';
+import type { MetricRow } from '../metrics/read.js';
+import { eventJoin, metricColumns, toNumber, unitValueColumns, type MetricSpec } from './aggregate-store.js';
+import { analysisSettingsOf } from './dialect-settings.js';
+import type { AnalysisDeps } from './index.js';
+import { loadMetrics, resolveSpec } from './metric-totals.js';
+import { percentileCap } from './percentile-cap.js';
+
+export interface PeriodTotals {
+  /** The primary metric these are sums of. */
+  metric: MetricRow;
+  /** variant key -> units per period (every live exposure, for the SRM check). */
+  units: Map<string, number[]>;
+  /** variant key -> the metric's sums per period (n counts the units with a value). */
+  cells: Map<string, SufficientStats[]>;
+}
+
+/** The period index of a unit exposed at v.exposed_at: the last period that started at or before it (0 before the first). */
+function periodOf(starts: readonly number[]): RawBuilder<number> {
+  const later = starts
+    .map((start, index) => ({ start, index }))
+    .slice(1)
+    .reverse()
+    .map(({ start, index }) => sql` WHEN v.exposed_at >= ${start} THEN ${sql.lit(index)}`);
+  if (later.length === 0) return sql<number>`0`;
+  return sql<number>`(CASE${sql.join(later, sql``)} ELSE 0 END)`;
+}
+
+function periodQuery(ctx: AnalysisDeps, row: ExperimentRow, spec: MetricSpec, starts: readonly number[]): RawBuilder<Record<string, unknown>> {
+  const input = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, metrics: [spec] };
+  const columns = metricColumns(spec, 0).map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`);
+  const perUnit = sql`SELECT x.variant_key AS variant_key, MAX(x.exposed_at) AS exposed_at${sql.join(unitValueColumns(ctx.seam, [spec]), sql``)}
+      FROM exposures AS x${eventJoin(input)}
+      WHERE x.experiment_id = ${row.id} AND x.superseded_at IS NULL
+      GROUP BY ${analysisSettingsOf(ctx.seam).unitGroup}`;
+  return sql`SELECT u.period AS period, u.variant_key AS variant_key, COUNT(*) AS units${sql.join(columns, sql``)}
+    FROM (SELECT ${periodOf(starts)} AS period, v.* FROM (${perUnit}) AS v) AS u
+    GROUP BY u.period, u.variant_key`;
+}
+
+/**
+ * The primary metric's totals per period and variant, or null when the experiment has no usable
+ * primary metric or it is a ratio metric (a bandit reweights on a per-unit mean; ratios are not
+ * supported yet). A percentile cap is computed over all the experiment's units first.
+ */
+export async function primaryPeriodTotals(
+  ctx: AnalysisDeps,
+  row: ExperimentRow,
+  starts: readonly number[],
+  variantKeys: readonly string[],
+): Promise<PeriodTotals | null> {
+  const { primary, components } = await loadMetrics(ctx, { ...toExperiment(row), guardrail_metric_ids: [] });
+  if (!primary || primary.kind === 'ratio') return null;
+  let { spec } = await resolveSpec(ctx, row, primary, components);
+  if (spec.percentile) {
+    const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at };
+    spec = { ...spec, cap: await percentileCap(ctx.db, ctx.seam, ctx.reads, scope, spec, spec.percentile), percentile: null };
+  }
+  const periodCount = Math.max(1, starts.length);
+  const units = new Map(variantKeys.map((key) => [key, new Array<number>(periodCount).fill(0)]));
+  const cells = new Map(variantKeys.map((key) => [key, Array.from({ length: periodCount }, () => ({ n: 0, sum: 0, sumOfSquares: 0 }))]));
+  const [rows = []] = await ctx.reads.all([periodQuery(ctx, row, spec, starts).compile(ctx.db)]);
+  for (const result of rows) {
+    const key = String(result.variant_key);
+    const period = toNumber(result.period);
+    const unitRow = units.get(key);
+    const cellRow = cells.get(key);
+    if (!unitRow || !cellRow || period >= periodCount) continue;
+    unitRow[period] = toNumber(result.units);
+    cellRow[period] = { n: toNumber(result.n0), sum: toNumber(result.s0), sumOfSquares: toNumber(result.q0) };
+  }
+  return { metric: primary, units, cells };
+}

@@ -1,0 +1,203 @@
+import pino from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BANDIT_REWEIGHT_JOB, BANDIT_SCHEDULE_JOB, enqueueDueReweights } from '../../src/features/bandits/jobs.js';
+import { Worker } from '../../src/jobs/worker.js';
+import { HOUR, MINUTE, ManualClock, createExperiment, createMetric, exposeExactly, sendEvents, type OutgoingEvent } from '../analysis/support.js';
+import { describeEachDialect } from '../support/each-dialect.js';
+import type { TestServer } from '../support/server.js';
+
+const T0 = Date.UTC(2032, 2, 1, 9);
+const clock = new ManualClock(T0);
+
+/** Runs the queued jobs on a worker of the test server's process until every one has finished. */
+async function runQueuedJobs(server: TestServer): Promise<void> {
+  const { ctx } = server;
+  const worker = new Worker({
+    db: ctx.db,
+    seam: ctx.seam,
+    registry: ctx.jobs,
+    logger: pino({ level: 'silent' }),
+    clock: ctx.clock,
+    pollIntervalMs: 10,
+    leaseMs: 10_000,
+    concurrency: 1,
+  });
+  worker.start();
+  try {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const open = await ctx.db.selectFrom('jobs').select('id').where('status', 'in', ['queued', 'running']).execute();
+      if (open.length === 0) return;
+      if (Date.now() > deadline) throw new Error('jobs did not finish');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await worker.stop();
+  }
+}
+
+const VARIANTS = [
+  { key: 'control', weight: 50 },
+  { key: 'treatment', weight: 50 },
+];
+
+/** Conversions for the first `count` units of a list, one hour after the start. */
+function conversions(units: readonly string[], count: number): OutgoingEvent[] {
+  return units.slice(0, count).map((unit_id) => ({ event_key: 'purchase', unit_id, occurred_at: T0 + HOUR }));
+}
+
+async function assign(server: TestServer, key: string, experimentKey: string, unitIds: readonly string[]): Promise<string[]> {
+  const variants: string[] = [];
+  for (let start = 0; start < unitIds.length; start += 100) {
+    const answers = await Promise.all(
+      unitIds.slice(start, start + 100).map((unit_id) => server.request('POST', '/v1/assign', { key, body: { experiment_key: experimentKey, unit_id } })),
+    );
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(200);
+      variants.push(answer.body.variant as string);
+    }
+  }
+  return variants;
+}
+
+describeEachDialect(
+  'bandits',
+  (server) => {
+    let key: string;
+    let environmentId: string;
+    let metricId: string;
+    beforeAll(async () => {
+      ({ key, environmentId } = await server().bootstrap('Bandits'));
+      metricId = await createMetric(server(), key, { key: 'purchased', event_key: 'purchase', kind: 'binary' });
+    });
+
+    const base = () => ({ environment_id: environmentId, name: 'Bandit', hypothesis: 'the best arm wins traffic', unit_type: 'user', variants: VARIANTS });
+
+    describe('allocation settings', () => {
+      it('fills the defaults of a bandit and shows fixed by default', async () => {
+        clock.set(T0);
+        const fixed = await server().request('POST', '/v1/experiments', { key, body: { ...base(), key: 'alloc-fixed' } });
+        expect(fixed.status, fixed.text).toBe(201);
+        expect(fixed.body).toMatchObject({ allocation: { type: 'fixed' }, allocation_periods: [] });
+        const bandit = await server().request('POST', '/v1/experiments', {
+          key,
+          body: { ...base(), key: 'alloc-bandit', primary_metric_id: metricId, allocation: { type: 'bandit', weight_floor: 0.05 } },
+        });
+        expect(bandit.status, bandit.text).toBe(201);
+        expect(bandit.body.allocation).toEqual({
+          type: 'bandit',
+          burn_in_hours: 24,
+          update_every_minutes: 60,
+          min_units_per_variant: 100,
+          weight_floor: 0.05,
+          stop_at_prob_best: 0.95,
+        });
+      });
+
+      it('refuses a bandit without a primary metric, an update under 15 minutes and a floor of 1/K or more, changing nothing', async () => {
+        const cases: Array<[Record<string, unknown>, string]> = [
+          [{ allocation: { type: 'bandit' } }, '/primary_metric_id'],
+          [{ primary_metric_id: metricId, allocation: { type: 'bandit', update_every_minutes: 10 } }, '/allocation'],
+          [{ primary_metric_id: metricId, allocation: { type: 'bandit', weight_floor: 0.5 } }, '/allocation/weight_floor'],
+        ];
+        for (const [fields, pointer] of cases) {
+          const response = await server().request('POST', '/v1/experiments', { key, body: { ...base(), key: 'refused', ...fields } });
+          expect(response.status, response.text).toBe(422);
+          expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
+          expect(JSON.stringify(response.body.errors)).toContain(pointer);
+        }
+        const list = await server().request('GET', '/v1/experiments', { key });
+        expect(list.body.data.map((e: { key: string }) => e.key)).not.toContain('refused');
+      });
+
+      it('is editable while draft, not once running; removing the primary metric of a bandit is refused', async () => {
+        const draft = await createExperiment(server(), key, { ...base(), key: 'alloc-edit', primary_metric_id: metricId }, false);
+        const toBandit = await server().request('PATCH', `/v1/experiments/${draft.id}`, {
+          key,
+          body: { allocation: { type: 'bandit', burn_in_hours: 2 } },
+        });
+        expect(toBandit.status, toBandit.text).toBe(200);
+        expect(toBandit.body.allocation).toMatchObject({ type: 'bandit', burn_in_hours: 2 });
+        const noMetric = await server().request('PATCH', `/v1/experiments/${draft.id}`, { key, body: { primary_metric_id: null } });
+        expect(noMetric.status).toBe(422);
+        const started = await server().request('POST', `/v1/experiments/${draft.id}/start`, { key });
+        expect(started.body.allocation_periods).toEqual([{ started_at: started.body.started_at, weights: { control: 50, treatment: 50 }, seed: null }]);
+        const whileRunning = await server().request('PATCH', `/v1/experiments/${draft.id}`, { key, body: { allocation: { type: 'fixed' } } });
+        expect(whileRunning.status).toBe(409);
+        const byHand = await server().request('PATCH', `/v1/experiments/${draft.id}`, {
+          key,
+          body: {
+            variants: [
+              { key: 'control', weight: 10 },
+              { key: 'treatment', weight: 90 },
+            ],
+          },
+        });
+        expect(byHand.status).toBe(409);
+        expect(byHand.body.detail).toMatch(/bandit/);
+        await server().request('POST', `/v1/experiments/${draft.id}/stop`, { key, body: { reason: 'business' } });
+      });
+    });
+
+    it('reweights after the burn-in: new units follow the new weights, old units keep their variants', async () => {
+      clock.set(T0);
+      const experiment = await createExperiment(server(), key, {
+        ...base(),
+        key: 'bandit-flow',
+        primary_metric_id: metricId,
+        allocation: { type: 'bandit', weight_floor: 0.1 },
+      });
+      const units = await exposeExactly(server(), key, experiment, { control: 200, treatment: 200 }, 'old');
+      clock.set(T0 + 2 * HOUR);
+      await sendEvents(server(), key, [...conversions(units.control as string[], 10), ...conversions(units.treatment as string[], 40)]);
+
+      clock.set(T0 + 23 * HOUR);
+      expect(await enqueueDueReweights(server().ctx)).toEqual([]);
+
+      clock.set(T0 + 24 * HOUR + MINUTE);
+      const due = await enqueueDueReweights(server().ctx);
+      expect(due).toHaveLength(1);
+      expect(await enqueueDueReweights(server().ctx)).toEqual([]);
+      await runQueuedJobs(server());
+
+      const after = (await server().request('GET', `/v1/experiments/${experiment.id}`, { key })).body;
+      // 5% against 20% on 200 units each: P(best) of the treatment is 1 to many digits, so the
+      // weights are the floor and the rest: 10 / 90.
+      expect(after.variants.map((v: { key: string; weight: number }) => [v.key, v.weight])).toEqual([
+        ['control', 10],
+        ['treatment', 90],
+      ]);
+      expect(after.weights_changed_since_start).toBe(true);
+      expect(after.allocation_periods).toHaveLength(2);
+      expect(after.allocation_periods[1]).toMatchObject({
+        started_at: new Date(T0 + 24 * HOUR + MINUTE).toISOString(),
+        weights: { control: 10, treatment: 90 },
+      });
+      expect(after.allocation_periods[1].seed).toEqual(expect.any(Number));
+      const audit = await server().request('GET', `/v1/audit?target_id=${experiment.id}&action=experiment.bandit_reweighted`, { key });
+      expect(audit.body.data).toHaveLength(1);
+      expect(audit.body.data[0].payload).toMatchObject({ from: { control: 50, treatment: 50 }, to: { control: 10, treatment: 90 } });
+
+      // Old units keep their variants.
+      const old = [...(units.control as string[]).slice(0, 50), ...(units.treatment as string[]).slice(0, 50)];
+      const again = await assign(server(), key, 'bandit-flow', old);
+      expect(again).toEqual([...old.map((_, i) => (i < 50 ? 'control' : 'treatment'))]);
+
+      // New units follow 10 / 90 within sampling error (4 standard deviations).
+      const fresh = Array.from({ length: 1000 }, (_, i) => `new-${i}`);
+      const variants = await assign(server(), key, 'bandit-flow', fresh);
+      const treated = variants.filter((variant) => variant === 'treatment').length;
+      expect(Math.abs(treated - 900)).toBeLessThanOrEqual(4 * Math.sqrt(1000 * 0.9 * 0.1));
+
+      // No second update before update_every_minutes has passed since this period began.
+      clock.set(T0 + 24 * HOUR + 30 * MINUTE);
+      expect(await enqueueDueReweights(server().ctx)).toEqual([]);
+    }, 90_000);
+
+    it('registers the scheduler and the reweight job', () => {
+      expect(server().ctx.jobs.names).toContain(BANDIT_REWEIGHT_JOB);
+      expect(server().ctx.jobs.recurring).toContainEqual(expect.objectContaining({ name: BANDIT_SCHEDULE_JOB, everyMs: 60_000 }));
+    });
+  },
+  { clock },
+);
