@@ -37,17 +37,17 @@ function fencesOf(markdown: string): Fence[] {
   const fences: Fence[] = [];
   let lastFenceEnd = -10;
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)\s*$/.exec(lines[i]);
+    const open = /^```(\w*)\s*$/.exec(lines[i] ?? '');
     if (!open) continue;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i] ?? ''); i++) body.push(lines[i] ?? '');
     const between = lines.slice(lastFenceEnd + 1, start);
     fences.push({
-      lang: open[1],
+      lang: open[1] ?? '',
       line: start + 1,
       text: body.join('\n'),
-      lineAbove: start > 0 ? lines[start - 1].trim() : '',
+      lineAbove: (lines[start - 1] ?? '').trim(),
       adjacentToPrevious: lastFenceEnd >= 0 && between.every((l) => l.trim() === ''),
     });
     lastFenceEnd = i;

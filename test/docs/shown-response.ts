@@ -159,7 +159,7 @@ export function compareShown(shown: string, printed: string): string | null {
   for (const piece of want) {
     if (piece.kind === 'text') {
       const line = normalise(piece.line);
-      while (textAt < gotText.length && !gotText[textAt].includes(line)) textAt++;
+      while (textAt < gotText.length && !gotText[textAt]?.includes(line)) textAt++;
       if (textAt === gotText.length) return `the shown line ${JSON.stringify(piece.line)} was not printed`;
       textAt++;
       continue;

@@ -17,7 +17,7 @@ function readmeExample(): string {
   const section = readme.slice(readme.indexOf('\n## SDK'));
   const match = /```js\n([\s\S]*?)\n```/.exec(section);
   if (!match) throw new Error('README.md: no ```js example in the "## SDK" section');
-  return match[1];
+  return match[1] ?? '';
 }
 
 describe('the SDK installs from its npm pack tarball into an app outside the repository', () => {
@@ -29,7 +29,7 @@ describe('the SDK installs from its npm pack tarball into an app outside the rep
     app = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-sdk-app-'));
     // --ignore-scripts: pack the sdk/dist the install built, without rebuilding it under other tests' feet.
     const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', app], { cwd: path.join(ROOT, 'sdk'), encoding: 'utf8' });
-    const tarball = (JSON.parse(packed) as { filename: string }[])[0].filename;
+    const [{ filename: tarball }] = JSON.parse(packed) as [{ filename: string }];
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'an-app', version: '1.0.0', private: true, type: 'module' }));
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${tarball}`], { cwd: app, encoding: 'utf8' });
     fs.writeFileSync(path.join(app, 'example.mjs'), readmeExample());
