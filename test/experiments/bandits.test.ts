@@ -2,7 +2,19 @@ import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BANDIT_REWEIGHT_JOB, BANDIT_SCHEDULE_JOB, enqueueDueReweights } from '../../src/features/bandits/jobs.js';
 import { Worker } from '../../src/jobs/worker.js';
-import { HOUR, MINUTE, ManualClock, createExperiment, createMetric, exposeExactly, sendEvents, type OutgoingEvent } from '../analysis/support.js';
+import { sampleRatioMismatch } from '../../src/stats/index.js';
+import {
+  HOUR,
+  MINUTE,
+  ManualClock,
+  compute,
+  createExperiment,
+  createMetric,
+  expectClose,
+  exposeExactly,
+  sendEvents,
+  type OutgoingEvent,
+} from '../analysis/support.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
 
@@ -139,7 +151,7 @@ describeEachDialect(
       });
     });
 
-    it('reweights after the burn-in: new units follow the new weights, old units keep their variants', async () => {
+    it('reweights after the burn-in: new units follow the new weights, old units keep their variants; the analysis stratifies by period, SRM holds under reweighting and flags a broken split', async () => {
       clock.set(T0);
       const experiment = await createExperiment(server(), key, {
         ...base(),
@@ -192,7 +204,33 @@ describeEachDialect(
       // No second update before update_every_minutes has passed since this period began.
       clock.set(T0 + 24 * HOUR + 30 * MINUTE);
       expect(await enqueueDueReweights(server().ctx)).toEqual([]);
-    }, 90_000);
+
+      // The analysis stratifies by period: 400 units in period 0 (50/50, 5% vs 20%), the 1000 new
+      // ones in period 1 (10/90, no conversions yet). w_0 = 400 / 1400, w_1 = 1000 / 1400.
+      const snapshot = await compute(server(), key, experiment.id);
+      const newControl = 1000 - treated;
+      const stratified = { control: (400 / 1400) * (10 / 200), treatment: (400 / 1400) * (40 / 200) };
+      const byKey = Object.fromEntries(snapshot.per_variant.map((v: { variant_key: string }) => [v.variant_key, v]));
+      expectClose(byKey.control.posterior.mean, stratified.control, 1e-12, 'control stratified mean');
+      expectClose(byKey.treatment.posterior.mean, stratified.treatment, 1e-12, 'treatment stratified mean');
+      expect(byKey.control.sample_size).toBe(200 + newControl);
+      // The pooled rate would be 10 / (200 + newControl); stratifying does not mix the periods.
+      expect(Math.abs(byKey.control.posterior.mean - 10 / (200 + newControl))).toBeGreaterThan(0.01);
+      // SRM against Σ_p N_p·w_vp holds; against the current weights alone these units would look broken.
+      expect(snapshot.srm_warning).toBe(false);
+      expect(snapshot.srm_chi_squared_p).toBeGreaterThan(0.001);
+      expect(sampleRatioMismatch([200 + newControl, 200 + treated], [10, 90]).warning).toBe(true);
+      expect(snapshot.weights_changed_since_start).toBe(true);
+      // prob_best of the treatment is far above stop_at_prob_best 0.95: the bandit's rule names it.
+      expect(byKey.treatment.prob_best).toBeGreaterThan(0.95);
+      expect(snapshot.decision).toMatchObject({ verdict: 'winner', variant_key: 'treatment' });
+      expect(snapshot.decision.reason).toMatch(/bandit stopping rule/);
+
+      // A broken split still is one: 300 more control units where period 1 expects 10% of them.
+      await exposeExactly(server(), key, after, { control: 300, treatment: 0 }, 'broken');
+      const broken = await compute(server(), key, experiment.id);
+      expect(broken.srm_warning).toBe(true);
+    }, 120_000);
 
     it('registers the scheduler and the reweight job', () => {
       expect(server().ctx.jobs.names).toContain(BANDIT_REWEIGHT_JOB);

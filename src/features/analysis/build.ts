@@ -19,6 +19,7 @@ import {
 import type { MetricRow } from '../metrics/read.js';
 import type { Variant } from '../experiments/schemas.js';
 import { EMPTY_TOTALS, type MetricTotals, type VariantTotals } from './aggregate-store.js';
+import { banditDecision, banditPrimary, banditSrm, type BanditInput } from './bandit-analysis.js';
 import { analyzeWithCuped, unadjustedMean, type CupedSettings } from './cuped-analysis.js';
 import type { CupedReport, Guardrail, GuardrailRegression, SnapshotDecision, Traffic, VariantPosterior } from './schemas.js';
 
@@ -46,6 +47,8 @@ export interface BuildInput {
   previous: PreviousEvidence | null;
   /** The experiment's CUPED settings; null (or absent) when variance reduction is off. */
   cuped?: CupedSettings | null;
+  /** A bandit's periods and per-period totals: its primary metric and SRM are then stratified (bandit-analysis.ts). */
+  bandit?: BanditInput | null;
 }
 
 /** A guardrail's chance to beat control below this, for the variant the decision points at, is a regression. */
@@ -192,6 +195,7 @@ function decisionOf(
     const reason = 'the experiment has no primary metric; only sample sizes and SRM are reported';
     return { decision: { satisfied: false, verdict: late ? 'max_duration_reached' : 'keep_running', variant_key: null, reason }, pValues: null, days };
   }
+  if (input.bandit) return { decision: banditDecision(analyses, input.bandit.stopAtProbBest, days, rule.max_duration_days), pValues: null, days };
   const previous = previousPValues(input, rule);
   const higherIsBetter = input.primary?.higher_is_better !== 0;
   const decision = decide({
@@ -236,11 +240,18 @@ export function reportedCap(metric: Pick<MetricRow, 'kind'>, cap: number | null)
   return metric.kind === 'ratio' ? null : cap;
 }
 
+/** The primary metric's analysis: stratified by period for a bandit (without CUPED), as for any metric otherwise. */
+function primaryAnalysis(input: BuildInput, metric: MetricRow, variants: readonly Variant[], cuped: CupedSettings | null) {
+  if (!input.bandit) return analyzeMetric(metric, 0, variants, input.totals, cuped);
+  const conversionsOf = (key: string) => input.totals.get(key)?.metrics[0]?.conversions ?? 0;
+  return { ...banditPrimary(variants, input.bandit, metric.higher_is_better === 1, conversionsOf), cuped: null };
+}
+
 export function buildSnapshot(input: BuildInput): BuiltSnapshot {
   const variants = analysedVariants(input);
   const offset = input.primary ? 1 : 0;
   const cuped = input.cuped ?? null;
-  const primary = input.primary ? analyzeMetric(input.primary, 0, variants, input.totals, cuped) : null;
+  const primary = input.primary ? primaryAnalysis(input, input.primary, variants, cuped) : null;
   const guardrails: Guardrail[] = input.guardrails.map((metric, index) => {
     const analysed = analyzeMetric(metric, index + offset, variants, input.totals, cuped);
     return {
@@ -253,10 +264,12 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
       per_variant: analysed.posteriors,
     };
   });
-  const srm = sampleRatioMismatch(
-    input.variants.map((variant) => unitsOf(input.totals, variant.key)),
-    input.variants.map((variant) => variant.weight),
-  );
+  const srm = input.bandit
+    ? banditSrm(input.variants, input.bandit)
+    : sampleRatioMismatch(
+        input.variants.map((variant) => unitsOf(input.totals, variant.key)),
+        input.variants.map((variant) => variant.weight),
+      );
   const { decision, pValues, days } = decisionOf(input, primary?.analyses ?? null);
   const rule = resolveDecisionRule(input.decisionRule);
   return {

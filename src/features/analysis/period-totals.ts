@@ -7,7 +7,9 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { SufficientStats } from '../../stats/index.js';
-import { toExperiment, type ExperimentRow } from '../experiments/read.js';
+import { parsePeriods } from '../experiments/allocation.js';
+import { toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
+import type { BanditInput } from './bandit-analysis.js';
 import type { MetricRow } from '../metrics/read.js';
 import { eventJoin, metricColumns, toNumber, unitValueColumns, type MetricSpec } from './aggregate-store.js';
 import { analysisSettingsOf } from './dialect-settings.js';
@@ -79,4 +81,25 @@ export async function primaryPeriodTotals(
     cellRow[period] = { n: toNumber(result.n0), sum: toNumber(result.s0), sumOfSquares: toNumber(result.q0) };
   }
   return { metric: primary, units, cells };
+}
+
+/**
+ * What the snapshot of a bandit stratifies by: its periods and the primary metric's per-period
+ * totals; null for a fixed allocation, or when the primary metric cannot be stratified (the
+ * snapshot is then computed as for a fixed split).
+ */
+export async function banditInputOf(ctx: AnalysisDeps, experiment: Experiment, row: ExperimentRow): Promise<BanditInput | null> {
+  if (experiment.allocation.type !== 'bandit' || row.started_at === null) return null;
+  const stored = parsePeriods(row.allocation_periods);
+  const weights = Object.fromEntries(experiment.variants.map((variant) => [variant.key, variant.weight]));
+  const periods = stored.length > 0 ? stored : [{ started_at: row.started_at, weights, seed: null }];
+  const keys = experiment.variants.map((variant) => variant.key);
+  const totals = await primaryPeriodTotals(
+    ctx,
+    row,
+    periods.map((period) => period.started_at),
+    keys,
+  );
+  if (!totals) return null;
+  return { stopAtProbBest: experiment.allocation.stop_at_prob_best, periods, units: totals.units, cells: totals.cells };
 }

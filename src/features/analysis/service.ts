@@ -10,6 +10,7 @@ import { buildSnapshot, reportedCap, type PreviousEvidence } from './build.js';
 import { labelSources } from './breakdown-labels.js';
 import { recommend, recommendationContext } from './recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
+import { banditInputOf } from './period-totals.js';
 import { analysisSettingsOf } from './dialect-settings.js';
 import { computeBreakdowns } from './breakdowns-pass.js';
 import type { AnalysisDeps } from './index.js';
@@ -70,7 +71,6 @@ async function analyse(
   const { totals, capsApplied } = await aggregateWithCaps(ctx, row, resolved, chunkUnits);
   const lateEventCount = await countLateEvents(ctx.db, row.workspace_id, row.id, eventKeysOf(resolved.map((item) => item.spec)));
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
-  const latest = await findLatestSnapshot(ctx.db, row.workspace_id, row.id);
   const built = buildSnapshot({
     variants: experiment.variants,
     decisionRule: experiment.decision_rule,
@@ -81,8 +81,9 @@ async function analyse(
     guardrails,
     totals,
     capsApplied,
-    previous: previousEvidence(latest),
+    previous: previousEvidence(await findLatestSnapshot(ctx.db, row.workspace_id, row.id)),
     cuped: experiment.variance_reduction,
+    bandit: await banditInputOf(ctx, experiment, row),
   });
   const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, ...rest } = built;
   // Slices are analysed on the primary metric's own values, without the CUPED covariate.
