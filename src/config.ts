@@ -60,6 +60,8 @@ export interface Config {
   /** HTTP processes `serve` runs, sharing one port (Node's cluster); 1 serves from this process. */
   apiProcesses: number;
   jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number };
+  /** VERDICT_EVENT_RETENTION_DAYS: raw events (and exposures of long-archived experiments) older than this are purged; null keeps everything. */
+  eventRetentionDays: number | null;
   /** The analysis's big reads: SQLite worker threads (0: on the main connection) and PostgreSQL work_mem. */
   analysis: { threads: number; workMem: string };
 }
@@ -79,6 +81,12 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return value;
+}
+
+/** An integer setting that is off (null) when unset. */
+function optionalInteger(env: Env, name: string, min: number): number | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : integer(env, name, min, min);
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -163,6 +171,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       leaseMs: integer(env, 'VERDICT_JOB_LEASE_MS', 60_000, 100),
       concurrency: integer(env, 'VERDICT_JOB_CONCURRENCY', 4, 1),
     },
+    eventRetentionDays: optionalInteger(env, 'VERDICT_EVENT_RETENTION_DAYS', 1),
     analysis: {
       threads: integer(env, 'VERDICT_ANALYSIS_THREADS', Math.min(os.availableParallelism(), 4), 0),
       workMem: workMem(env),

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { registerAnalysisJobs } from '../features/analysis/jobs.js';
 import { registerBanditJobs } from '../features/bandits/jobs.js';
 import { registerEventJobs } from '../features/events/background.js';
+import { registerRetentionJobs } from '../features/retention/jobs.js';
 import { createSlices, type Slices } from '../features/index.js';
 import { purgeFinishedJobs } from './queue.js';
 
@@ -22,4 +23,5 @@ export function registerJobHandlers(ctx: AppContext, slices: Slices = createSlic
   slices.inbound.registerJobs();
   registerAnalysisJobs(ctx);
   registerBanditJobs(ctx);
+  registerRetentionJobs(ctx);
 }

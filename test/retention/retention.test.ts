@@ -1,0 +1,183 @@
+import pino from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { RETENTION_PURGE_JOB } from '../../src/features/retention/jobs.js';
+import { purgeExpiredEvents } from '../../src/features/retention/purge.js';
+import { enqueueJob } from '../../src/jobs/queue.js';
+import { Worker } from '../../src/jobs/worker.js';
+import { DAY, HOUR, ManualClock, compute, createExperiment, createMetric, sendEvents } from '../analysis/support.js';
+import { describeEachDialect } from '../support/each-dialect.js';
+import type { Bootstrap, TestServer } from '../support/server.js';
+
+// VERDICT_EVENT_RETENTION_DAYS through the real service: the hourly job purges raw events older
+// than the retention and exposures of experiments archived longer ago, never what a running
+// experiment still counts (its CUPED lookback before its start), and says so in the audit log.
+
+const T0 = Date.UTC(2032, 5, 1, 9);
+const RETENTION_DAYS = 30;
+const clock = new ManualClock(T0);
+
+async function runJob(server: TestServer): Promise<void> {
+  const { ctx } = server;
+  await enqueueJob(ctx.db, { name: RETENTION_PURGE_JOB, jobKey: `${RETENTION_PURGE_JOB}@test-${clock.now()}` }, clock.now());
+  const worker = new Worker({
+    db: ctx.db,
+    seam: ctx.seam,
+    registry: ctx.jobs,
+    logger: pino({ level: 'silent' }),
+    clock,
+    pollIntervalMs: 10,
+    leaseMs: 10_000,
+    concurrency: 1,
+  });
+  worker.start();
+  try {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const open = await ctx.db
+        .selectFrom('jobs')
+        .select(['status', 'last_error'])
+        .where('name', '=', RETENTION_PURGE_JOB)
+        .where('status', '!=', 'succeeded')
+        .execute();
+      if (open.some((job) => job.status === 'failed')) throw new Error(`the purge failed: ${open[0]?.last_error}`);
+      if (open.length === 0) return;
+      if (Date.now() > deadline) throw new Error('the purge did not finish');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await worker.stop();
+  }
+}
+
+async function eventTimes(server: TestServer, workspaceId: string): Promise<number[]> {
+  const rows = await server.ctx.db.selectFrom('events').select('occurred_at').where('workspace_id', '=', workspaceId).orderBy('occurred_at').execute();
+  return rows.map((row) => Number(row.occurred_at));
+}
+
+async function exposureCount(server: TestServer, experimentId: string): Promise<number> {
+  return (await server.ctx.db.selectFrom('exposures').select('id').where('experiment_id', '=', experimentId).execute()).length;
+}
+
+async function purgeEntries(server: TestServer, key: string): Promise<any[]> {
+  const answer = await server.request('GET', '/v1/audit?action=retention.purged', { key });
+  expect(answer.status, answer.text).toBe(200);
+  return answer.body.data;
+}
+
+async function assign(server: TestServer, key: string, experimentKey: string, unitId: string): Promise<void> {
+  const answer = await server.request('POST', '/v1/assign', { key, body: { experiment_key: experimentKey, unit_id: unitId } });
+  expect(answer.status, answer.text).toBe(200);
+}
+
+const twoVariants = [
+  { key: 'control', weight: 50 },
+  { key: 'treatment', weight: 50 },
+];
+
+describe('VERDICT_EVENT_RETENTION_DAYS', () => {
+  it('is off when unset and must be a whole number of days when set', () => {
+    expect(loadConfig({}).eventRetentionDays).toBeNull();
+    expect(loadConfig({ VERDICT_EVENT_RETENTION_DAYS: '90' }).eventRetentionDays).toBe(90);
+    expect(() => loadConfig({ VERDICT_EVENT_RETENTION_DAYS: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ VERDICT_EVENT_RETENTION_DAYS: '1.5' })).toThrow(/VERDICT_EVENT_RETENTION_DAYS must be an integer >= 1/);
+  });
+});
+
+describeEachDialect(
+  'event retention',
+  (server) => {
+    let acme: Bootstrap;
+    let other: Bootstrap;
+    const ids = { running: '', archivedEarly: '', archivedLate: '' };
+    let before: any;
+
+    beforeAll(async () => {
+      clock.set(T0);
+      acme = await server().bootstrap('Acme');
+      other = await server().bootstrap('Other');
+      const metric = await createMetric(server(), acme.key, { key: 'purchase', event_key: 'purchase', kind: 'binary' });
+      const base = { environment_id: acme.environmentId, variants: twoVariants, primary_metric_id: metric };
+      // Running since T0 with a 14-day CUPED lookback: it reads events from T0 - 14 days on.
+      ids.running = (await createExperiment(server(), acme.key, { ...base, key: 'running', variance_reduction: { method: 'cuped', lookback_days: 14 } })).id;
+      ids.archivedEarly = (await createExperiment(server(), acme.key, { ...base, key: 'archived-early' })).id;
+      ids.archivedLate = (await createExperiment(server(), acme.key, { ...base, key: 'archived-late' })).id;
+      for (const unit of ['u1', 'u2', 'u3']) await assign(server(), acme.key, 'running', unit);
+      for (const unit of ['u4', 'u5']) await assign(server(), acme.key, 'archived-early', unit);
+      for (const unit of ['u6', 'u7']) await assign(server(), acme.key, 'archived-late', unit);
+      clock.set(T0 + 4 * HOUR); // events are not accepted from the future
+      await sendEvents(server(), acme.key, [
+        { event_key: 'purchase', unit_id: 'u1', occurred_at: T0 - 20 * DAY }, // before the lookback: may go
+        { event_key: 'purchase', unit_id: 'u1', occurred_at: T0 - 10 * DAY }, // in the lookback: stays
+        { event_key: 'purchase', unit_id: 'u1', occurred_at: T0 + HOUR },
+        { event_key: 'purchase', unit_id: 'u2', occurred_at: T0 + HOUR },
+      ]);
+      await sendEvents(
+        server(),
+        other.key,
+        [1, 2, 3].map((n) => ({ event_key: 'purchase', unit_id: `o${n}`, occurred_at: T0 + n * HOUR })),
+      );
+      expect((await server().request('DELETE', `/v1/experiments/${ids.archivedEarly}`, { key: acme.key })).status).toBe(204);
+      clock.set(T0 + 40 * DAY);
+      expect((await server().request('DELETE', `/v1/experiments/${ids.archivedLate}`, { key: acme.key })).status).toBe(204);
+      clock.set(T0 + 45 * DAY); // the cutoff is now T0 + 15 days
+      before = await compute(server(), acme.key, ids.running);
+      await runJob(server());
+    });
+
+    it('is an hourly job of the service', () => {
+      expect(server().ctx.jobs.recurring.map((job) => job.name)).toContain(RETENTION_PURGE_JOB);
+    });
+
+    it('keeps the events a running experiment counts, its CUPED lookback included, and removes older ones', async () => {
+      expect(await eventTimes(server(), acme.workspaceId)).toEqual([T0 - 10 * DAY, T0 + HOUR, T0 + HOUR]);
+      const after = await compute(server(), acme.key, ids.running);
+      expect(after.per_variant).toEqual(before.per_variant);
+      expect(after.primary_metric.cuped).toEqual(before.primary_metric.cuped);
+    });
+
+    it('removes every event older than the retention in a workspace where no experiment counts them', async () => {
+      expect(await eventTimes(server(), other.workspaceId)).toEqual([]);
+    });
+
+    it('removes the exposures of experiments archived longer ago than the retention, and only those', async () => {
+      expect(await exposureCount(server(), ids.archivedEarly)).toBe(0);
+      expect(await exposureCount(server(), ids.archivedLate)).toBe(2);
+      expect(await exposureCount(server(), ids.running)).toBe(3);
+      const archived = await server().request('GET', `/v1/experiments/${ids.archivedEarly}`, { key: acme.key });
+      expect(archived.body.status).toBe('archived');
+    });
+
+    it('writes one audit entry per workspace saying what it removed', async () => {
+      const [acmeEntry, ...moreAcme] = await purgeEntries(server(), acme.key);
+      expect(moreAcme).toEqual([]);
+      expect(acmeEntry).toMatchObject({ target_type: 'workspace', target_id: acme.workspaceId, actor_id: null });
+      expect(acmeEntry.payload).toEqual({
+        retention_days: RETENTION_DAYS,
+        workspace_id: acme.workspaceId,
+        events_removed: 1,
+        events_before: new Date(T0 - 14 * DAY).toISOString(),
+        exposures_removed: 2,
+        experiments: [ids.archivedEarly],
+      });
+      const [otherEntry] = await purgeEntries(server(), other.key);
+      expect(otherEntry.payload).toMatchObject({ events_removed: 3, events_before: new Date(T0 + 15 * DAY).toISOString(), exposures_removed: 0 });
+    });
+
+    it('works in small batches, and a later run finds nothing more to remove', async () => {
+      await sendEvents(
+        server(),
+        other.key,
+        [1, 2, 3, 4, 5].map((n) => ({ event_key: 'late', unit_id: `l${n}`, occurred_at: clock.now() - 20 * DAY })),
+      );
+      clock.set(clock.now() + 15 * DAY);
+      const purged = await purgeExpiredEvents({ db: server().ctx.db, retentionDays: RETENTION_DAYS, now: clock.now(), batchSize: 2 });
+      expect(purged).toEqual([expect.objectContaining({ workspace_id: other.workspaceId, events_removed: 5 })]);
+      const [latest] = await purgeEntries(server(), other.key);
+      expect(latest.payload.events_removed).toBe(5);
+      expect(await purgeExpiredEvents({ db: server().ctx.db, retentionDays: RETENTION_DAYS, now: clock.now(), batchSize: 2 })).toEqual([]);
+      expect(await eventTimes(server(), acme.workspaceId)).toEqual([T0 - 10 * DAY, T0 + HOUR, T0 + HOUR]);
+    });
+  },
+  { clock, config: { eventRetentionDays: RETENTION_DAYS } },
+);
