@@ -46,6 +46,7 @@ describeEachDialect(
         aggregation: 'mean',
         property_path: 'ms',
         higher_is_better: false,
+        unit: 'ms',
       });
     });
 
@@ -91,8 +92,8 @@ describeEachDialect(
       expect(snapshot.decision.verdict).toBe('winner');
       expect(snapshot.decision.recommendation).toMatchObject({ action: 'ship', variant_key: 'treatment', reasons: [{ code: 'rule_satisfied' }] });
       expect(snapshot.decision.recommendation.reasons[0].message).toMatch(/Sign-ups \(signed_up\) by \+\d/);
-      expect(snapshot.primary_metric).toMatchObject({ key: 'signed_up', name: 'Sign-ups' });
-      expect(snapshot.guardrails[0]).toMatchObject({ metric_key: 'load_ms', metric_name: 'Page load time' });
+      expect(snapshot.primary_metric).toMatchObject({ key: 'signed_up', name: 'Sign-ups', unit: null });
+      expect(snapshot.guardrails[0]).toMatchObject({ metric_key: 'load_ms', metric_name: 'Page load time', unit: 'ms' });
     });
 
     it('rolls back a winner that is slower on a lower-is-better guardrail', async () => {
@@ -180,6 +181,7 @@ describeEachDialect(
       delete legacy.primary_metric.name;
       for (const guardrail of legacy.guardrails) delete guardrail.metric_name;
       for (const regression of legacy.decision.guardrail_regressions) delete regression.metric_name;
+      for (const guardrail of legacy.guardrails) delete guardrail.unit;
       await sql`UPDATE analysis_snapshots SET document = ${JSON.stringify(legacy)} WHERE id = ${fresh.id}`.execute(server().ctx.db);
       const read = await server().request('GET', `/v1/experiments/${experiment.id}/results`, { key });
       expect(read.status).toBe(200);
@@ -188,7 +190,48 @@ describeEachDialect(
       expect(read.body.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'control', reasons: [{ code: 'guardrail_regression' }] });
       expect(read.body.decision.recommendation.reasons[0].message).toContain('guardrail load_ms');
       expect(read.body.primary_metric.name).toBe('signed_up');
-      expect(read.body.guardrails[0].metric_name).toBe('load_ms');
+      expect(read.body.guardrails[0]).toMatchObject({ metric_name: 'load_ms', unit: null });
+    });
+
+    it('answers a compact history with fields=summary: the recommendation and the primary effect per variant, a small fraction of the bytes', async () => {
+      const experiment = await setUp('summary', { signups: { control: 6, treatment: 26 }, loads: { control: 100, treatment: 101 } });
+      for (const hours of [6, 7, 8]) {
+        clock.set(T0 + hours * HOUR);
+        await compute(server(), key, experiment.id);
+      }
+      const path = `/v1/experiments/${experiment.id}/results/history`;
+      const full = await server().request('GET', path, { key });
+      const summary = await server().request('GET', `${path}?fields=summary`, { key });
+      expect(summary.status).toBe(200);
+      expect(summary.headers.get('content-type')).toContain('application/json');
+      expect(summary.body.snapshots).toHaveLength(3);
+      summary.body.snapshots.forEach((item: any, index: number) => {
+        const whole = full.body.snapshots[index];
+        expect(item).toEqual({
+          id: whole.id,
+          computed_at: whole.computed_at,
+          trigger: 'api',
+          primary_metric_id: whole.primary_metric.id,
+          verdict: whole.decision.verdict,
+          srm_warning: whole.srm_warning,
+          recommendation: whole.decision.recommendation,
+          per_variant: whole.per_variant.map((variant: any) => ({
+            variant_key: variant.variant_key,
+            is_control: variant.is_control,
+            sample_size: variant.sample_size,
+            relative: variant.effect && { mean: variant.effect.relative.mean, credible_interval_95: variant.effect.relative.credible_interval_95 },
+            chance_to_beat_control: variant.effect?.chance_to_beat_control ?? null,
+          })),
+        });
+      });
+      expect(summary.body.snapshots[0].per_variant[1].relative.mean).toBeGreaterThan(1);
+      // Even this small experiment's snapshot (one guardrail, the source breakdown) is several times
+      // the summary; a real one with dimensions is about 20 kB, the summary stays under 1 kB.
+      expect(summary.text.length / full.text.length).toBeLessThan(0.25);
+      expect(summary.text.length / 3).toBeLessThan(1200);
+      const paged = await server().request('GET', `${path}?fields=summary&limit=2`, { key });
+      expect(paged.body.snapshots.map((item: any) => item.id)).toEqual(full.body.snapshots.slice(0, 2).map((item: any) => item.id));
+      expect((await server().request('GET', `${path}?fields=everything`, { key })).status).toBe(400);
     });
 
     it('says how a draft gets results instead of offering a compute that answers 409', async () => {

@@ -165,6 +165,37 @@ describeEachDialect('metric direction, capping, ratios, edits and deletes', (ser
     expect((await auditOf(revenue.id)).filter((entry) => entry.action === 'metric.updated')).toHaveLength(1);
   });
 
+  it('stores an optional unit, edits and clears it (audit-logged), and refuses a malformed one or one on a binary metric', async () => {
+    const { revenue, errors, orders } = await createMetrics();
+    expect(revenue.unit).toBeNull();
+    const timed = await create({ key: 'load', event_key: 'page.load', kind: 'duration', aggregation: 'mean', property_path: 'ms', unit: 'ms' });
+    expect((await request('GET', `/v1/metrics/${timed.id}`)).body.unit).toBe('ms');
+    const patched = await request('PATCH', `/v1/metrics/${revenue.id}`, { unit: 'USD' });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.unit).toBe('USD');
+    expect((await request('PATCH', `/v1/metrics/${revenue.id}`, { unit: null })).body.unit).toBeNull();
+    const changes = (await auditOf(revenue.id)).filter((entry) => entry.action === 'metric.updated').map((entry) => entry.payload.changes.unit);
+    // Newest first.
+    expect(changes).toEqual([
+      { from: 'USD', to: null },
+      { from: null, to: 'USD' },
+    ]);
+    const before = await rowCount();
+    const base = { key: 'bad-unit', name: 'x', event_key: 'a.b', kind: 'count' };
+    for (const unit of ['', ' ms', 'ms ', 'a'.repeat(17), 'm\ns', 42]) {
+      expect((await refused('POST', '/v1/metrics', { ...base, unit }))[0]?.pointer, JSON.stringify(unit)).toBe('/unit');
+    }
+    expect(await refused('POST', '/v1/metrics', { ...base, kind: 'binary', unit: '%' })).toEqual([
+      { pointer: '/unit', message: expect.stringMatching(/binary metric is a rate/) },
+    ]);
+    expect(await refused('PATCH', `/v1/metrics/${errors.id}`, { unit: 'errors' })).toEqual([{ pointer: '/unit', message: expect.stringMatching(/rate/) }]);
+    expect(await rowCount()).toBe(before);
+    expect((await request('GET', `/v1/metrics/${orders.id}`)).body.unit).toBeNull();
+    expect((await request('GET', `/v1/metrics/${errors.id}`)).body.unit).toBeNull();
+    // A unit of several words and symbols is fine.
+    expect((await request('PATCH', `/v1/metrics/${orders.id}`, { unit: 'items / order' })).body.unit).toBe('items / order');
+  });
+
   it('refuses to change key or kind, or to break a rule, and changes nothing', async () => {
     const { revenue, errors } = await createMetrics();
     expect((await request('PATCH', `/v1/metrics/${revenue.id}`, revenueEdit)).status).toBe(200);

@@ -60,6 +60,7 @@ describeEachDialect('metrics', (server) => {
       capping: null,
       numerator_metric_id: null,
       denominator_metric_id: null,
+      unit: null,
       created_at: expect.stringMatching(ISO),
       updated_at: created.body.created_at,
     });
@@ -81,6 +82,7 @@ describeEachDialect('metrics', (server) => {
           capping: null,
           numerator_metric_id: null,
           denominator_metric_id: null,
+          unit: null,
         },
       }),
     ]);

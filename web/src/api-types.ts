@@ -262,6 +262,8 @@ export type ListMetricsResponse = {
     /** ISO 8601 duration, as given */
     unit_dedup_window: string;
     property_path: string | null;
+    /** the display unit of the values (e.g. ms, USD), or null */
+    unit: string | null;
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -300,6 +302,8 @@ export type CreateMetricRequest = {
   unit_dedup_window?: string;
   /** required by sum and mean; null otherwise */
   property_path?: string | null;
+  /** the unit of the metric’s per-unit values, for display (e.g. ms, USD); null for none; not for binary metrics (a rate) */
+  unit?: string | null;
 };
 
 /** POST /v1/metrics: 201 body */
@@ -332,6 +336,8 @@ export type CreateMetricResponse = {
   /** ISO 8601 duration, as given */
   unit_dedup_window: string;
   property_path: string | null;
+  /** the display unit of the values (e.g. ms, USD), or null */
+  unit: string | null;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -361,6 +367,8 @@ export type UpdateMetricRequest = {
   property_path?: string | null;
   /** ISO 8601 duration of fixed length, PT1S..P365D */
   unit_dedup_window?: string;
+  /** the unit of the metric’s per-unit values, for display (e.g. ms, USD); null for none; not for binary metrics (a rate) */
+  unit?: string | null;
 };
 
 /** PATCH /v1/metrics/{id}: 200 body */
@@ -1401,6 +1409,8 @@ export type GetExperimentResultsResponse = {
     key: string;
     /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
     name: string;
+    /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+    unit: string | null;
     kind: "binary" | "count" | "revenue" | "duration" | "ratio";
     aggregation: "sum" | "mean" | "count";
     /** the metric’s direction when the snapshot was computed */
@@ -1465,6 +1475,8 @@ export type GetExperimentResultsResponse = {
     metric_key: string;
     /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
     metric_name: string;
+    /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+    unit: string | null;
     /** the metric’s direction when the snapshot was computed */
     higher_is_better: boolean;
     /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
@@ -1658,6 +1670,8 @@ export type GetExperimentResultsHistoryResponse = {
       key: string;
       /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
       name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
       kind: "binary" | "count" | "revenue" | "duration" | "ratio";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
@@ -1722,6 +1736,8 @@ export type GetExperimentResultsHistoryResponse = {
       metric_key: string;
       /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
       metric_name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
       /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
@@ -1892,6 +1908,52 @@ export type GetExperimentResultsHistoryResponse = {
         /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
         significant_after_correction: boolean;
       }>;
+    }>;
+  }>;
+  /** pass as cursor for the next (newer) page; null at the end */
+  next_cursor: string | null;
+} | {
+  /** ULID */
+  experiment_id: string;
+  /** oldest first */
+  snapshots: Array<{
+    /** ULID */
+    id: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    computed_at: string;
+    trigger: "api" | "schedule" | "final" | "cli";
+    primary_metric_id: string | null;
+    /** decision.verdict */
+    verdict: "keep_running" | "winner" | "no_difference" | "max_duration_reached";
+    srm_warning: boolean;
+    /** what to do, weighing the health checks before the effect; never ship while a check fails */
+    recommendation: {
+      /** ship: a variant won on the primary metric and every check passed; rollback: the control won, or the winner harms a guardrail; investigate: a check failed (SRM, no exposures, no events for a metric, no primary metric); no_difference: the rule found no difference, or the planned duration ended without a winner; keep_running: not enough units, or no rule satisfied yet */
+      action: "ship" | "rollback" | "investigate" | "no_difference" | "keep_running";
+      /** the variant to give everyone: the winner for ship, the control for rollback; null otherwise */
+      variant_key: string | null;
+      /** why, most decisive first */
+      reasons: Array<{
+        /** stable, machine-readable (docs/analysis.md "Reason codes") */
+        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied";
+        /** for a person: what was found, by metric and variant names, and what to do */
+        message: string;
+      }>;
+    };
+    per_variant: Array<{
+      variant_key: string;
+      is_control: boolean;
+      /** as the full snapshot’s per_variant[].sample_size */
+      sample_size: number;
+      /** the primary metric’s relative effect against the control; null on the control, without a primary metric, or while undefined */
+      relative: {
+        /** posterior mean of (variant / control − 1); null when the control mean is 0 */
+        mean: number | null;
+        /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+        credible_interval_95: [number, number] | null;
+      } | null;
+      /** null where relative is null */
+      chance_to_beat_control: number | null;
     }>;
   }>;
   /** pass as cursor for the next (newer) page; null at the end */

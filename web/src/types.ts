@@ -30,7 +30,11 @@ export type NewApiKey = Api.CreateApiKeyResponse;
 export type AuditEntry = Api.ListAuditResponse['data'][number];
 
 export type Snapshot = Api.GetExperimentResultsResponse;
-export type SnapshotHistory = Api.GetExperimentResultsHistoryResponse;
+/** The full history (the default `fields=full`): whole snapshots. */
+export type SnapshotHistory = Extract<Api.GetExperimentResultsHistoryResponse, { snapshots: Array<{ breakdowns: unknown }> }>;
+/** `?fields=summary`: per snapshot the recommendation and each variant's primary-metric effect. */
+export type SnapshotSummaryHistory = Exclude<Api.GetExperimentResultsHistoryResponse, SnapshotHistory>;
+export type Recommendation = Snapshot['decision']['recommendation'];
 export type VariantPosterior = Snapshot['per_variant'][number];
 /** Against the control; the VariantPosterior's `effect` is null on the control. */
 export type Effect = NonNullable<VariantPosterior['effect']>;

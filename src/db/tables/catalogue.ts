@@ -22,6 +22,8 @@ export interface MetricsTable {
   /** Ratio metrics only: the numerator's and denominator's metric ids. */
   numerator_metric_id: string | null;
   denominator_metric_id: string | null;
+  /** The display unit of the metric's values ("ms", "USD"), or null. */
+  unit: string | null;
   created_at: number;
   updated_at: number;
 }

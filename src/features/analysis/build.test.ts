@@ -21,6 +21,7 @@ const converted: MetricRow = {
   capping: null,
   numerator_metric_id: null,
   denominator_metric_id: null,
+  unit: null,
   created_at: 0,
   updated_at: 0,
 };

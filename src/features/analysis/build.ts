@@ -258,6 +258,7 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
       metric_id: metric.id,
       metric_key: metric.key,
       metric_name: metric.name,
+      unit: metric.unit,
       higher_is_better: metric.higher_is_better === 1,
       cap_applied: reportedCap(metric, input.capsApplied?.[index + offset] ?? null),
       cuped: analysed.cuped,

@@ -23,6 +23,7 @@ const revenue: MetricRow = {
   capping: null,
   numerator_metric_id: null,
   denominator_metric_id: null,
+  unit: null,
   created_at: 0,
   updated_at: 0,
 };

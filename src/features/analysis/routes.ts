@@ -3,6 +3,8 @@ import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import type { AnalysisDeps } from './index.js';
+import Type from 'typebox';
+import { AnalysisSummaryHistorySchema } from './history-summary.js';
 import { AnalysisSnapshotHistorySchema, AnalysisSnapshotSchema, HistoryQuery, ResultsParams } from './schemas.js';
 import { computeForCaller, latestResults, resultsHistory } from './service.js';
 
@@ -25,12 +27,25 @@ export function analysisRoutes(ctx: AnalysisDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/v1/experiments/:id/results/history',
       route('getExperimentResultsHistory', {
-        description: 'Every snapshot of the experiment, oldest first, for charting how the credible intervals tighten.',
+        description:
+          'Every snapshot of the experiment, oldest first, for charting how the credible intervals tighten. With fields=summary, a compact series: per snapshot the recommendation and each variant’s primary-metric relative effect and sample size.',
         params: ResultsParams,
         querystring: HistoryQuery,
-        response: { 200: AnalysisSnapshotHistorySchema, 404: notFound },
+        response: {
+          200: Type.Union([AnalysisSnapshotHistorySchema, AnalysisSummaryHistorySchema], { description: 'full snapshots, or summaries with fields=summary' }),
+          404: notFound,
+        },
       }),
-      async (request) => resultsHistory(ctx, principalOf(request).workspaceId, request.params.id, request.query),
+      async (request, reply) => {
+        const history = await resultsHistory(ctx, principalOf(request).workspaceId, request.params.id, request.query);
+        // Serialized by the branch it is, not the union: matching a union tries each branch on the
+        // whole page (about a quarter more time on a full history of 168 snapshots).
+        const schema = (request.query.fields === 'summary' ? AnalysisSummaryHistorySchema : AnalysisSnapshotHistorySchema) as unknown as Record<
+          string,
+          unknown
+        >;
+        return reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(schema, '200')).send(history);
+      },
     );
     app.post(
       '/v1/experiments/:id/results/compute',

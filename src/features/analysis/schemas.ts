@@ -78,6 +78,9 @@ const Cuped = Type.Optional(
   }),
 );
 
+const MetricUnit = Type.Union([Type.String(), Type.Null()], {
+  description: 'the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units)',
+});
 const MetricName = Type.String({ description: 'the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried)' });
 
 export const AnalysedMetricSchema = Type.Object(
@@ -85,6 +88,7 @@ export const AnalysedMetricSchema = Type.Object(
     id: Id,
     key: Type.String(),
     name: MetricName,
+    unit: MetricUnit,
     kind: MetricKind,
     aggregation: MetricAggregation,
     higher_is_better: HigherIsBetter,
@@ -99,6 +103,7 @@ export const GuardrailSchema = Type.Object({
   metric_id: Id,
   metric_key: Type.String(),
   metric_name: MetricName,
+  unit: MetricUnit,
   higher_is_better: HigherIsBetter,
   cap_applied: CapApplied,
   cuped: Cuped,
@@ -268,6 +273,12 @@ export const HistoryQuery = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_HISTORY_PAGE, default: DEFAULT_HISTORY_PAGE, description: 'page size' })),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: 'opaque cursor from next_cursor' })),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'only snapshots computed at or after this time' })),
+    fields: Type.Optional(
+      Type.Enum(['full', 'summary'], {
+        default: 'full',
+        description: 'full: every snapshot whole; summary: per snapshot only the recommendation and each variant’s primary-metric effect and sample size',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

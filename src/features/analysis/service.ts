@@ -11,11 +11,13 @@ import { labelSources } from './breakdown-labels.js';
 import { recommend, recommendationContext } from './recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
+import { summarizeSnapshot } from './history-summary.js';
 import { analysisSettingsOf } from './dialect-settings.js';
 import { computeBreakdowns } from './breakdowns-pass.js';
 import type { AnalysisDeps } from './index.js';
 import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
-import { DEFAULT_HISTORY_PAGE, type AnalysisSnapshot, type HistoryQuery } from './schemas.js';
+import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type CupedReport, type HistoryQuery } from './schemas.js';
+import type { MetricRow } from '../metrics/read.js';
 import {
   COMPUTED_ACTION,
   PEEK_ACTION,
@@ -46,6 +48,21 @@ function previousEvidence(latest: SnapshotRow | undefined): PreviousEvidence | n
   const pValues = document.decision.always_valid_p_values;
   if (!pValues) return null;
   return { method: document.decision.method, primary_metric_id: document.primary_metric?.id ?? null, p_values: pValues };
+}
+
+/** The snapshot's `primary_metric`: the metric as it was defined when computed, and how it was analysed. */
+function analysedPrimary(primary: MetricRow, cap: number | null, cuped: CupedReport | null): AnalysedMetric {
+  return {
+    id: primary.id,
+    key: primary.key,
+    name: primary.name,
+    unit: primary.unit,
+    kind: primary.kind,
+    aggregation: primary.aggregation,
+    higher_is_better: primary.higher_is_better === 1,
+    cap_applied: reportedCap(primary, cap),
+    cuped,
+  };
 }
 
 interface Analysis {
@@ -92,18 +109,7 @@ async function analyse(
     ? []
     : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap: primary ? (capsApplied[0] ?? null) : null, totals, chunkUnits });
   const unrecommended = {
-    primary_metric: primary
-      ? {
-          id: primary.id,
-          key: primary.key,
-          name: primary.name,
-          kind: primary.kind,
-          aggregation: primary.aggregation,
-          higher_is_better: primary.higher_is_better === 1,
-          cap_applied: reportedCap(primary, capsApplied[0] ?? null),
-          cuped: primaryCuped,
-        }
-      : null,
+    primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
     peek_count_at_computation: peekCount,
     late_event_count: lateEventCount,
@@ -229,5 +235,6 @@ export async function resultsHistory(ctx: AnalysisDeps, workspaceId: string, exp
     },
     planOf(experiment),
   );
-  return { experiment_id: experiment.id, snapshots: page.data, next_cursor: page.next_cursor };
+  const snapshots = query.fields === 'summary' ? page.data.map(summarizeSnapshot) : page.data;
+  return { experiment_id: experiment.id, snapshots, next_cursor: page.next_cursor };
 }

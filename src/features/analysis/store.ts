@@ -29,6 +29,7 @@ function upgraded(document: SnapshotDocument, plan: SnapshotPlan | null, row: Sn
   const guardrails = document.guardrails.map((guardrail) => ({
     ...guardrail,
     metric_name: guardrail.metric_name ?? guardrail.metric_key,
+    unit: guardrail.unit ?? null,
     higher_is_better: guardrail.higher_is_better ?? true,
     cap_applied: guardrail.cap_applied ?? null,
     per_variant: posteriors(guardrail.per_variant),
@@ -46,6 +47,7 @@ function upgraded(document: SnapshotDocument, plan: SnapshotPlan | null, row: Sn
     primary_metric: document.primary_metric && {
       ...document.primary_metric,
       name: document.primary_metric.name ?? document.primary_metric.key,
+      unit: document.primary_metric.unit ?? null,
       higher_is_better: document.primary_metric.higher_is_better ?? true,
       cap_applied: document.primary_metric.cap_applied ?? null,
     },

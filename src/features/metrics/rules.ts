@@ -34,6 +34,7 @@ export interface ResolvedMetric {
   unit_dedup_window: string;
   unit_dedup_window_ms: number;
   property_path: string | null;
+  unit: string | null;
 }
 
 export function cappingProblem(kind: MetricRow['kind'], capping: MetricCapping | null): string | null {
@@ -101,6 +102,10 @@ export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric
     const pathProblem = propertyPathProblemFor(input.kind, aggregation, propertyPath);
     if (pathProblem) errors.push({ pointer: '/property_path', message: pathProblem });
   }
+  const unit = input.unit ?? null;
+  if (unit !== null && input.kind === 'binary') {
+    errors.push({ pointer: '/unit', message: 'a binary metric is a rate, shown in %: a unit is for counts, amounts, durations and ratios' });
+  }
   const capProblem = cappingProblem(input.kind, capping);
   if (capProblem) errors.push({ pointer: '/capping', message: capProblem });
   if (errors.length > 0 || !parsedWindow.ok) return { errors };
@@ -119,6 +124,7 @@ export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric
       unit_dedup_window: window,
       unit_dedup_window_ms: parsedWindow.ms,
       property_path: propertyPath,
+      unit,
     },
   };
 }

@@ -21,6 +21,21 @@ const PropertyPath = Type.String({
   description: 'the event property holding the number: dot chains and bracketed string keys, e.g. amount, $.order.total, order["total value"]',
 });
 const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'free text for people' });
+/** Printable, no leading or trailing space, no control character. */
+const UNIT_PATTERN = '^[^\\s\\x00-\\x1f\\x7f](?:[^\\x00-\\x1f\\x7f]*[^\\s\\x00-\\x1f\\x7f])?$';
+export const UNIT_MAX_LENGTH = 16;
+const Unit = Type.Union(
+  [
+    Type.String({
+      minLength: 1,
+      maxLength: UNIT_MAX_LENGTH,
+      pattern: UNIT_PATTERN,
+      description: 'printable, 1 to 16 characters, no leading or trailing space: e.g. ms, s, USD, €, items',
+    }),
+    Type.Null(),
+  ],
+  { description: 'the unit of the metric’s per-unit values, for display (e.g. ms, USD); null for none; not for binary metrics (a rate)' },
+);
 const HigherIsBetter = Type.Boolean({
   default: true,
   description: 'false for a metric where lower is better (load time, churn, errors): prob_best, the effect and the decision then favour lower values',
@@ -59,6 +74,7 @@ export const MetricSchema = Type.Object(
     denominator_metric_id: Type.Union([Id, Type.Null()], { description: 'ratio metrics: the denominator; null otherwise' }),
     unit_dedup_window: Type.String({ description: 'ISO 8601 duration, as given' }),
     property_path: Type.Union([Type.String(), Type.Null()]),
+    unit: Type.Union([Type.String(), Type.Null()], { description: 'the display unit of the values (e.g. ms, USD), or null' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -84,6 +100,7 @@ export const MetricInput = Type.Object(
     denominator_metric_id: Type.Optional(Type.String({ description: 'ratio metrics: a non-ratio metric of the workspace' })),
     unit_dedup_window: Type.Optional(DedupWindow),
     property_path: Type.Optional(Type.Union([PropertyPath, Type.Null()], { description: 'required by sum and mean; null otherwise' })),
+    unit: Type.Optional(Unit),
   },
   { additionalProperties: false },
 );
@@ -99,6 +116,7 @@ export const MetricPatch = Type.Object(
     capping: Type.Optional(MetricCappingSchema),
     property_path: Type.Optional(Type.Union([PropertyPath, Type.Null()])),
     unit_dedup_window: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 duration of fixed length, PT1S..P365D' })),
+    unit: Type.Optional(Unit),
   },
   { additionalProperties: false },
 );

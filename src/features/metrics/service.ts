@@ -69,6 +69,7 @@ function patchedInput(current: MetricRow, patch: MetricPatch): MetricInput {
     capping: patch.capping === undefined ? shown.capping : patch.capping,
     unit_dedup_window: patch.unit_dedup_window ?? current.unit_dedup_window,
     property_path: patch.property_path === undefined ? current.property_path : patch.property_path,
+    unit: patch.unit === undefined ? current.unit : patch.unit,
   };
 }
 
@@ -87,7 +88,7 @@ type FieldChange = { from: unknown; to: unknown };
 
 function changesOf(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, FieldChange> {
   const changes: Record<string, FieldChange> = {};
-  for (const field of ['name', 'description', 'higher_is_better', 'capping', 'property_path', 'unit_dedup_window']) {
+  for (const field of ['name', 'description', 'higher_is_better', 'capping', 'property_path', 'unit_dedup_window', 'unit']) {
     if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { from: before[field], to: after[field] };
   }
   return changes;

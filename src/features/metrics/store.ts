@@ -23,6 +23,7 @@ export function toMetric(row: MetricRow): Metric {
     denominator_metric_id: row.denominator_metric_id,
     unit_dedup_window: row.unit_dedup_window,
     property_path: row.property_path,
+    unit: row.unit,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };
