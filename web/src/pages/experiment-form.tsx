@@ -6,6 +6,7 @@ import { navigate } from '../router.js';
 import { MetricFields } from './metric-fields.js';
 import { DEFAULT_RULE, DecisionRuleFields, ruleFromText, type RuleText } from './decision-rule.js';
 import { DEFAULT_CUPED, VarianceReductionFields, cupedFromText, type CupedText } from './variance-reduction.js';
+import { AllocationFields, DEFAULT_ALLOCATION, allocationFromText, type AllocationText } from './allocation.js';
 import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
 
 interface VariantRow {
@@ -85,6 +86,7 @@ function useExperimentDraft() {
   const [guardrails, setGuardrails] = useState<string[]>([]);
   const [rule, setRule] = useState<RuleText>(DEFAULT_RULE);
   const [cuped, setCuped] = useState<CupedText>(DEFAULT_CUPED);
+  const [allocation, setAllocation] = useState<AllocationText>(DEFAULT_ALLOCATION);
   const body = (environments: Environment[]) => ({
     environment_id: fields.environment_id || environments[0]?.id || '',
     key: fields.key,
@@ -103,8 +105,10 @@ function useExperimentDraft() {
     audience: fields.audience.trim() ? (JSON.parse(fields.audience) as unknown) : null,
     decision_rule: ruleFromText(rule),
     variance_reduction: cupedFromText(cuped),
+    allocation: allocationFromText(allocation),
   });
-  return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, cuped, setCuped, body };
+  const bandit = { allocation, setAllocation };
+  return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, cuped, setCuped, ...bandit, body };
 }
 
 /** The experiment's environment, key, name, hypothesis and unit type. */
@@ -141,14 +145,24 @@ function DefinitionFields({
   );
 }
 
+/** How the experiment is decided and analysed, and how its traffic is split. */
+function AnalysisFields({ draft }: { draft: ReturnType<typeof useExperimentDraft> }) {
+  return (
+    <>
+      <DecisionRuleFields rule={draft.rule} onRule={draft.setRule} />
+      <VarianceReductionFields value={draft.cuped} onValue={draft.setCuped} />
+      <AllocationFields value={draft.allocation} onValue={draft.setAllocation} />
+    </>
+  );
+}
+
 export function ExperimentForm() {
   const choices = useResource(loadChoices, []);
   const draft = useExperimentDraft();
   const action = useAction();
-  const { fields, rule, bindField } = draft;
+  const { fields, bindField } = draft;
   const environments = choices.data?.environments ?? [];
   const metrics = choices.data?.metrics ?? [];
-
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
@@ -186,8 +200,7 @@ export function ExperimentForm() {
             onChange={bindField('mutex_group_id')}
           />
         </fieldset>
-        <DecisionRuleFields rule={rule} onRule={draft.setRule} />
-        <VarianceReductionFields value={draft.cuped} onValue={draft.setCuped} />
+        <AnalysisFields draft={draft} />
         <TextArea
           label="Audience (optional JSON rule)"
           rows={4}

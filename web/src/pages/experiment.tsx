@@ -7,6 +7,7 @@ import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
 import { describeRule, Lifecycle, PlanningWarnings, WeightsEditor } from './experiment-parts.js';
 import { DecisionRuleEditor, DetailsEditor, MetricsEditor } from './experiment-edit.js';
 import { VarianceReductionEditor } from './variance-reduction.js';
+import { AllocationEditor, WeightsOverTime, describeAllocation } from './allocation.js';
 import { UnitTools } from './experiment-units.js';
 
 interface Catalogue {
@@ -58,7 +59,10 @@ function VariantsSection({ experiment: e, onChanged }: { experiment: Experiment;
         ))}
       </Table>
       {e.weights_changed_since_start ? <p class="notice">Weights were changed after the start.</p> : null}
-      {e.status === 'draft' || e.status === 'running' ? (
+      <p>Allocation: {describeAllocation(e.allocation)}</p>
+      <WeightsOverTime experiment={e} />
+      {e.status === 'draft' ? <AllocationEditor key={`allocation-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
+      {e.status === 'draft' || (e.status === 'running' && e.allocation?.type !== 'bandit') ? (
         <WeightsEditor key={e.variants.map((v) => v.weight).join()} experiment={e} onChanged={onChanged} />
       ) : null}
     </section>

@@ -8,6 +8,7 @@ import type { Experiment, Metric, Snapshot, SnapshotHistory } from '../types.js'
 import { DecisionPanel, formatterFor, HealthChecks, MetricResults } from './results-parts.js';
 import { EffectSummary, GuardrailWarning } from './results-effects.js';
 import { CupedNote } from './variance-reduction.js';
+import { WeightsOverTime } from './allocation.js';
 import { Breakdowns, SrmSliceWarning } from './results-breakdowns.js';
 
 interface ResultsData {
@@ -130,6 +131,7 @@ export function Results({ id }: { id: string }) {
         <Link href={`/experiments/${experiment.id}`}>← Experiment definition{experiment.status === 'running' ? ' (stop it there)' : ''}</Link>
       </p>
       <ErrorBox error={compute.error} />
+      <WeightsOverTime experiment={experiment} />
       {latest ? (
         <SnapshotReport latest={latest} history={history} metrics={metrics} />
       ) : (

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyBanditWeights } from '../../src/features/experiments/bandit-weights.js';
+import { createExperiment, createMetric } from '../analysis/support.js';
+import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
+import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
+
+// Bandits in the admin UI (docs/experiments.md "14. Bandits"): the allocation fields on the
+// new-experiment form, the allocation and the weights over time on the experiment and results
+// pages, and no hand-made weight editor while a bandit runs.
+
+describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation and its weights over time', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let boot: Bootstrap;
+  let metricId = '';
+
+  beforeAll(async () => {
+    ensureWebBuild();
+    server = await startTestServer('sqlite');
+    boot = await server.bootstrap('Bandit Co');
+    metricId = await createMetric(server, boot.key, { key: 'bought', name: 'Bought', event_key: 'buy', kind: 'binary' });
+    browser = await launchBrowser();
+    await signIn(browser.page, server.url, boot.key);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('creates a bandit from the form with a 12-hour burn-in', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/experiments`);
+    await page.getByRole('link', { name: 'New experiment' }).click();
+    await page.getByLabel('Key', { exact: true }).fill('bandit-ui');
+    await page.getByLabel('Name', { exact: true }).fill('Three texts');
+    await page.getByLabel('Hypothesis').fill('One text sells best');
+    await page.getByLabel('Primary metric').selectOption({ label: 'Bought (binary)' });
+    await page.getByLabel(/Bandit: send more new units/).check();
+    await page.getByLabel('Burn-in (hours)').fill('12');
+    await page.getByRole('button', { name: 'Create experiment' }).click();
+    await page.getByText(/Allocation: bandit \(Thompson sampling\): 12 h burn-in/).waitFor();
+    const experimentId = page.url().split('/').pop() ?? '';
+    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    expect(stored.body.allocation).toEqual({
+      type: 'bandit',
+      burn_in_hours: 12,
+      update_every_minutes: 60,
+      min_units_per_variant: 100,
+      weight_floor: 0.01,
+      stop_at_prob_best: 0.95,
+    });
+  });
+
+  it('shows each period’s weights on the experiment and results pages, and no weight editor while the bandit runs', async () => {
+    const { page } = browser;
+    const experiment = await createExperiment(server, boot.key, {
+      environment_id: boot.environmentId,
+      key: 'bandit-periods',
+      name: 'Two texts',
+      hypothesis: 'One text sells best',
+      primary_metric_id: metricId,
+      allocation: { type: 'bandit' },
+      variants: [
+        { key: 'control', weight: 50 },
+        { key: 'treatment', weight: 50 },
+      ],
+    });
+    // The experiments slice's own write, as the reweight job makes it (the job is tested through HTTP in test/experiments/bandits.test.ts).
+    const written = await applyBanditWeights(server.ctx, experiment.id, {
+      weights: { control: 20, treatment: 80 },
+      seed: 4242,
+      probBest: { control: 0.1, treatment: 0.9 },
+      basedOnPeriods: 1,
+    });
+    expect(written?.allocation_periods).toHaveLength(2);
+    await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    const table = page.getByRole('table', { name: 'Weights per period' });
+    await table.waitFor();
+    const rows = await table.locator('tbody tr').allInnerTexts();
+    expect(rows.map((row) => row.split('\t').slice(1))).toEqual([
+      ['50%', '50%', 'start'],
+      ['20%', '80%', '4242'],
+    ]);
+    expect(await page.getByRole('heading', { name: 'Change weights' }).count()).toBe(0);
+    await screenshot(page, 'bandit-weights-over-time');
+    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await page.getByRole('table', { name: 'Weights per period' }).waitFor();
+  });
+});
