@@ -232,6 +232,33 @@ describeEachDialect(
       expect(broken.srm_warning).toBe(true);
     }, 120_000);
 
+    it('does not reweight before every variant has min_units_per_variant units', async () => {
+      clock.set(T0);
+      const experiment = await createExperiment(server(), key, {
+        ...base(),
+        key: 'bandit-few',
+        primary_metric_id: metricId,
+        allocation: { type: 'bandit', burn_in_hours: 1, min_units_per_variant: 20 },
+      });
+      const units = await exposeExactly(server(), key, experiment, { control: 20, treatment: 19 }, 'few');
+      clock.set(T0 + 2 * HOUR);
+      await sendEvents(server(), key, conversions(units.treatment as string[], 15));
+      expect(await enqueueDueReweights(server().ctx)).toHaveLength(1);
+      await runQueuedJobs(server());
+      const after = (await server().request('GET', `/v1/experiments/${experiment.id}`, { key })).body;
+      expect(after.variants.map((v: { weight: number }) => v.weight)).toEqual([50, 50]);
+      expect(after.allocation_periods).toHaveLength(1);
+      expect(after.weights_changed_since_start).toBe(false);
+      // One more treatment unit and the next slot reweights.
+      await exposeExactly(server(), key, experiment, { control: 0, treatment: 1 }, 'more');
+      clock.set(T0 + 3 * HOUR);
+      expect(await enqueueDueReweights(server().ctx)).toHaveLength(1);
+      await runQueuedJobs(server());
+      const moved = (await server().request('GET', `/v1/experiments/${experiment.id}`, { key })).body;
+      expect(moved.allocation_periods).toHaveLength(2);
+      await server().request('POST', `/v1/experiments/${experiment.id}/stop`, { key, body: { reason: 'business' } });
+    }, 60_000);
+
     it('registers the scheduler and the reweight job', () => {
       expect(server().ctx.jobs.names).toContain(BANDIT_REWEIGHT_JOB);
       expect(server().ctx.jobs.recurring).toContainEqual(expect.objectContaining({ name: BANDIT_SCHEDULE_JOB, everyMs: 60_000 }));
