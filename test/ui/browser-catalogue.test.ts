@@ -16,12 +16,16 @@ describe.skipIf(!chromiumAvailable())('admin UI catalogue pages in Chromium', ()
     await page.getByRole('heading', { name: 'Segments', exact: true }).waitFor();
     await page.getByLabel('Key', { exact: true }).fill('dach');
     await page.getByLabel('Name', { exact: true }).fill('DACH customers');
+    await page.getByRole('button', { name: 'Edit as JSON' }).click();
     await page.getByLabel('Rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE", "AT"');
     await page.getByRole('button', { name: 'Create segment' }).click();
     await page.getByText('The rule is not valid JSON').waitFor();
     await page.getByLabel('Rule (JSON)').fill('{"attribute": "country", "op": "like", "value": "D%"}');
     await page.getByRole('button', { name: 'Create segment' }).click();
-    await page.getByText(/unknown op 'like'/).waitFor();
+    await page
+      .locator('.rule-builder .field-error')
+      .getByText(/unknown op 'like'/)
+      .waitFor();
     await page.getByLabel('Rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE", "AT", "CH"]}');
     await page.getByRole('button', { name: 'Create segment' }).click();
     await page.getByRole('table', { name: 'Segments' }).getByText('DACH customers').waitFor();

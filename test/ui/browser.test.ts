@@ -62,7 +62,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
 
   async function openResults(id: string): Promise<void> {
     await ui.browser.page.goto(ui.at(`/experiments/${id}/results`));
-    await ui.browser.page.getByTestId('interval-chart').waitFor();
+    await ui.browser.page.getByTestId('decision-header').waitFor();
   }
 
   it('answers /ui with the app and signs in with the bootstrap key', async () => {
@@ -117,14 +117,19 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     const { page } = ui.browser;
     const { id: experimentId } = await runningExperiment();
     await openExperiment(experimentId);
-    await page.getByLabel('Audience rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE"]');
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await page.getByRole('button', { name: 'Edit as JSON' }).click();
+    await page.getByLabel('Audience (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE"]');
     await page.getByRole('button', { name: 'Save details' }).click();
     await page.getByText('The audience is not valid JSON').waitFor();
-    await page.getByLabel('Audience rule (JSON)').fill('{"attribute": "country", "op": "between", "value": 1}');
+    await page.getByLabel('Audience (JSON)').fill('{"attribute": "country", "op": "between", "value": 1}');
     await page.getByRole('button', { name: 'Save details' }).click();
-    await page.getByText(/unknown op 'between'/).waitFor();
+    await page
+      .locator('.rule-builder .field-error')
+      .getByText(/unknown op 'between'/)
+      .waitFor();
     await page.getByLabel('Experiment name').fill('Green checkout button (EU)');
-    await page.getByLabel('Audience rule (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE", "FR"]}');
+    await page.getByLabel('Audience (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE", "FR"]}');
     await page.getByRole('button', { name: 'Save details' }).click();
     await page.getByRole('heading', { name: /Green checkout button \(EU\)/ }).waitFor();
     const stored = await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key });
@@ -135,16 +140,19 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     });
     const audit = await ui.server.request('GET', `/v1/audit?target_id=${experimentId}&action=experiment.updated`, { key: ui.boot.key });
     expect(audit.body.data.length).toBeGreaterThanOrEqual(1);
-    // Back to everyone, so the traffic sent below is assigned without a context.
-    await page.getByLabel('Audience rule (JSON)').fill('');
+    await page.getByTestId('experiment-summary').getByText('country is one of “DE”, “FR”').waitFor();
+    // Back to everyone, from the builder this time.
+    await page.getByRole('form', { name: 'Edit details' }).getByRole('button', { name: 'Remove', exact: true }).click();
     await page.getByRole('button', { name: 'Save details' }).click();
-    await page.getByText('Everyone (no audience filter).').waitFor();
+    await page.getByTestId('experiment-summary').getByText('Everyone').waitFor();
+    expect((await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key })).body.audience).toBeNull();
   });
 
   it('edits the decision rule of the running experiment', async () => {
     const { page } = ui.browser;
     const { id: experimentId } = await runningExperiment();
     await openExperiment(experimentId);
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
     const form = page.getByRole('form', { name: 'Edit decision rule' });
     const save = form.getByRole('button', { name: 'Save decision rule' });
     expect(await save.isDisabled()).toBe(true);
@@ -152,10 +160,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await form.getByLabel('Threshold').fill('0.99');
     await form.getByLabel('Minimum units per variant').fill('150');
     await save.click();
-    await page
-      .getByText(/frequentist\.sequential_msprt/)
-      .first()
-      .waitFor();
+    await page.getByTestId('experiment-summary').getByText('Frequentist sequential test, mSPRT (safe to check any time)').waitFor();
     await expect
       .poll(async () => (await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key })).body.decision_rule)
       .toMatchObject({
@@ -172,6 +177,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     const { page } = ui.browser;
     const { id: experimentId } = await runningExperiment();
     await openExperiment(experimentId);
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await page.getByRole('form', { name: 'Edit details' }).waitFor();
     expect(await page.getByRole('form', { name: 'Edit metrics' }).count()).toBe(0);
     const guard = await ui.server.request('POST', '/v1/metrics', {
       key: ui.boot.key,
@@ -194,6 +201,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     });
     expect(draft.status).toBe(201);
     await page.goto(ui.at(`/experiments/${draft.body.id}`));
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
     const form = page.getByRole('form', { name: 'Edit metrics' });
     await form.getByLabel('Primary metric').selectOption(primary.id);
     await form.getByLabel('Refunds').check();
@@ -208,7 +216,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.getByRole('link', { name: 'View results' }).waitFor();
   });
 
-  it('opens results once: chart, history, verdict, and exactly one peek', async () => {
+  it('opens results once: header, scorecard, history, details, and exactly one peek', async () => {
     const { page } = ui.browser;
     const { id: experimentId, key: experimentKey } = await runningExperiment();
     await openExperiment(experimentId);
@@ -220,11 +228,13 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     expect(second.body.peek_count_at_computation).toBe(0);
 
     await page.getByRole('link', { name: 'View results' }).click();
-    await page.getByTestId('interval-chart').waitFor();
+    await page.getByTestId('decision-header').waitFor();
     await page.getByTestId('history-chart').waitFor();
+    expect(await page.getByTestId('recommendation').textContent()).toMatch(/^(Ship treatment|Keep running|Investigate|No difference|Roll back)$/);
+    await page.getByTestId('scorecard-row-purchases').getByRole('link', { name: 'Purchases' }).waitFor();
+    await page.getByTestId('details-purchases').locator('summary').click();
     expect(await page.getByTestId('interval-chart').locator('circle.interval-mean').count()).toBe(2);
-    expect(await page.getByTestId('verdict').textContent()).toMatch(/Decision rule satisfied: (yes|no)/);
-    expect(await page.getByRole('table', { name: /Posterior mean/ }).textContent()).toContain('control');
+    expect(await page.getByRole('table', { name: 'Purchases: posterior per variant' }).textContent()).toContain('control');
     await screenshot(page, '05-results');
 
     const peeks = await ui.server.request('GET', `/v1/audit?action=experiment.results_peeked&target_id=${experimentId}`, { key: ui.boot.key });
@@ -248,7 +258,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await openResults((await experimentWithResults()).id);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
-    await page.getByTestId('interval-chart').waitFor();
+    await page.getByTestId('decision-header').waitFor();
     // Runs in the page (a string, as this file is type-checked without the DOM library).
     const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBeLessThanOrEqual(0);
@@ -292,6 +302,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     const { page } = ui.browser;
     const { id: experimentId } = await runningExperiment();
     await page.goto(ui.at(`/experiments/${experimentId}`));
+    await page.getByRole('button', { name: 'Stop…' }).click();
     await page.getByLabel('Stop reason').selectOption('won');
     await page.getByLabel('Outcome notes (optional)').fill('Shipped the green button');
     await page.getByRole('button', { name: 'Stop experiment' }).click();
@@ -327,7 +338,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     const { id: experimentId } = await experimentWithResults();
     await openResults(experimentId);
     await page.reload();
-    await page.getByTestId('interval-chart').waitFor();
+    await page.getByTestId('decision-header').waitFor();
     await page.goto(ui.at('/audit'));
     await page.getByLabel('Action').fill('experiment.results_peeked');
     await page.getByLabel('Target id').fill(experimentId);

@@ -70,6 +70,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
   it('changes the lookback of the running experiment in its editor', async () => {
     const { page } = browser;
     const { id: experimentId } = await openCupedExperiment('cuped-lookback', 21);
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await page.getByLabel('Lookback (days)').fill('7');
     await page.getByRole('button', { name: 'Save variance reduction' }).click();
     await page.getByText('CUPED, 7-day lookback').waitFor();
@@ -97,6 +98,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
     const { page } = browser;
     await page.getByRole('link', { name: 'View results' }).click();
     await page.getByRole('button', { name: 'Compute now' }).click();
+    // The details of each metric are folded under the scorecard.
+    await page.locator('.metric-details summary').first().click();
     const note = page.locator('.cuped-note').first();
     await note.waitFor();
     const snapshot = (await server.request('GET', `/v1/experiments/${experimentId}/results`, { key: boot.key })).body;

@@ -52,21 +52,23 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: effects, guardrail 
     await server?.close();
   });
 
-  it('leads the results with the effect, coloured by direction, and warns of the guardrail regression', async () => {
+  it('scores each metric by name, coloured by direction, and does not recommend shipping over a guardrail regression', async () => {
     const { page } = browser;
     await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
-    await page.getByRole('heading', { name: 'Effect against the control: converted' }).waitFor();
+    await page.getByTestId('decision-header').waitFor();
     const headings = await page.getByRole('heading', { level: 2 }).allTextContents();
-    expect(headings[0]).toBe('Effect against the control: converted');
-    const charts = page.getByTestId('effect-chart');
+    expect(headings.slice(0, 2)).toEqual(['Decision', 'Scorecard']);
     // The primary metric: more conversions is better, and the treatment converts clearly more.
-    await expect(charts.first().getByTestId('effect-treatment').getAttribute('data-reading')).resolves.toBe('better');
-    await expect(charts.first().getAttribute('aria-label')).resolves.toMatch(/treatment: \+?\d+\.\d% .*chance to beat control 99\.97%/);
+    await expect(page.getByTestId('score-converted-treatment').getAttribute('data-reading')).resolves.toBe('better');
     // The errors guardrail: lower is better, and the treatment has five times the errors: red.
-    await expect(charts.nth(1).getByTestId('effect-treatment').getAttribute('data-reading')).resolves.toBe('worse');
-    const warning = page.getByTestId('guardrail-warning');
-    await expect(warning.textContent()).resolves.toMatch(/treatment is very likely worse than the control on errors/);
-    await page.getByRole('table', { name: 'Effect on converted: effect against the control' }).getByText('99.97%').waitFor();
+    await expect(page.getByTestId('score-errors-treatment').getAttribute('data-reading')).resolves.toBe('worse');
+    await expect(page.getByTestId('recommendation').innerText()).resolves.not.toMatch(/ship/i);
+    await expect(page.getByTestId('reasons').locator('[data-code="guardrail_regression"]').count()).resolves.toBe(1);
+    await page.getByTestId('details-converted').locator('summary').click();
+    const chart = page.getByTestId('details-converted').getByTestId('effect-chart');
+    await expect(chart.getByTestId('effect-treatment').getAttribute('data-reading')).resolves.toBe('better');
+    await expect(chart.getAttribute('aria-label')).resolves.toMatch(/treatment: \+\d+\.\d% .*chance to beat control > 99\.9%/);
+    await page.getByRole('table', { name: 'converted: effect against the control' }).getByText('> 99.9%').waitFor();
     await screenshot(page, 'results-effects');
   });
 

@@ -41,6 +41,7 @@ describe.skipIf(!chromiumAvailable())('experiment page planning warning in Chrom
     expect(text).toContain('min_sample_per_variant (20000)');
     await screenshot(page, 'experiment-underpowered-warning');
 
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await page.getByLabel('Minimum detectable effect').fill('0.2');
     await page.getByRole('button', { name: 'Save decision rule' }).click();
     await warning.waitFor({ state: 'detached' });

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { errorText } from './api.js';
+import { ApiError, errorText, type FieldError } from './api.js';
 
 export interface Resource<T> {
   data: T | undefined;
@@ -64,4 +64,45 @@ export function useFormFields<T extends Record<string, string>>(
     setForm((current) => ({ ...current, [name]: value }));
   };
   return { form, setForm, bind };
+}
+
+/**
+ * Sends a form and keeps the server's 422 problems by pointer, so each shows beside its field
+ * (`errorAt('/key')`); the summary under the form names the problem without repeating pointers.
+ */
+export function useSubmit(): {
+  busy: boolean;
+  error: string | null;
+  errors: FieldError[];
+  errorAt: (pointer: string) => string | null;
+  run: (work: () => Promise<void>) => Promise<boolean>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const run = useCallback(async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    setErrors([]);
+    try {
+      await work();
+      return true;
+    } catch (caught) {
+      const fields = caught instanceof ApiError ? (caught.problem.errors ?? []).filter((e) => e.pointer) : [];
+      setErrors(fields);
+      setError(
+        fields.length > 0 && caught instanceof ApiError
+          ? `${caught.problem.title} (marked beside the fields): ${fields.map((e) => e.message).join('; ')}`
+          : errorText(caught),
+      );
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  const errorAt = (pointer: string) => {
+    const found = errors.filter((e) => e.pointer === pointer).map((e) => e.message);
+    return found.length > 0 ? found.join('; ') : null;
+  };
+  return { busy, error, errors, errorAt, run };
 }

@@ -16,6 +16,7 @@ function App() {
   const signedIn = (session: SessionInfo) => {
     setCsrfToken(session.csrf_token);
     currentSession.keyId = session.key.id;
+    currentSession.workspaceName = session.workspace.name;
     setState({ kind: 'signed-in', session });
   };
   const signedOut = (message: string | null) => {

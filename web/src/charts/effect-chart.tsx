@@ -1,7 +1,7 @@
 import { useRef } from 'preact/hooks';
-import { percent } from '../format.js';
+import { chance, lift } from '../format.js';
 import type { VariantPosterior } from '../types.js';
-import { linear, padded, ticks, useChartWidth } from './scale.js';
+import { linear, padded, READING_COLOURS, ticks, useChartWidth } from './scale.js';
 
 export interface EffectRow {
   label: string;
@@ -23,7 +23,7 @@ export function readingOf(row: Pick<EffectRow, 'low' | 'high'>, higherIsBetter: 
   return above === higherIsBetter ? 'better' : 'worse';
 }
 
-const COLOURS: Record<Reading, string> = { better: '#1a7f37', worse: '#cf222e', unclear: '#57606a' };
+const COLOURS: Record<Reading, string> = READING_COLOURS;
 
 export function effectRows(perVariant: VariantPosterior[]): EffectRow[] {
   return perVariant.flatMap((variant) => {
@@ -45,7 +45,7 @@ function effectSummary(rows: EffectRow[], higherIsBetter: boolean, show: (row: E
   return rows
     .map(
       (row) =>
-        `${row.label}: ${show(row, row.mean)} (95% interval ${show(row, row.low)} to ${show(row, row.high)}), ${readingOf(row, higherIsBetter)}, chance to beat control ${percent(row.chance, 2)}`,
+        `${row.label}: ${show(row, row.mean)} (95% interval ${show(row, row.low)} to ${show(row, row.high)}), ${readingOf(row, higherIsBetter)}, chance to beat control ${chance(row.chance)}`,
     )
     .join('; ');
 }
@@ -78,7 +78,7 @@ function EffectRowMarks({
       <line x1={x(row.high)} x2={x(row.high)} y1={y - 8} y2={y + 8} stroke={colour} stroke-width={2} />
       <circle cx={x(row.mean)} cy={y} r={6} fill={colour} />
       <text x={chanceX} y={y + 4} class="label" fill={colour}>
-        {percent(row.chance, 2)}
+        {chance(row.chance)}
       </text>
     </g>
   );
@@ -108,9 +108,9 @@ export function EffectChart({
   const domain = padded([0, ...rows.flatMap((row) => [row.low, row.high])]);
   const x = linear(domain, [label, width - CHANCE]);
   const height = TOP + rows.length * ROW + 8;
-  const show = (row: EffectRow, value: number) => (row.relative ? percent(value, 1) : format(value));
+  const show = (row: EffectRow, value: number) => (row.relative ? lift(value) : format(value));
   const summary = effectSummary(rows, higherIsBetter, show);
-  const tickFormat = rows.every((row) => row.relative) ? (value: number) => percent(value, 0) : format;
+  const tickFormat = rows.every((row) => row.relative) ? (value: number) => lift(value, 0) : format;
   return (
     <figure class="chart" ref={ref}>
       <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-label={`${title}. ${summary}`} data-testid="effect-chart">

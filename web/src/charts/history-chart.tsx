@@ -1,40 +1,25 @@
 import { useRef } from 'preact/hooks';
-import type { Snapshot } from '../types.js';
 import { colorOf, linear, padded, ticks, timeLabel, useChartWidth } from './scale.js';
 
 const HEIGHT = 280;
 const M = { left: 64, right: 16, top: 12, bottom: 34 };
 
-interface Point {
+/** One treatment's lift against the control at one snapshot. */
+export interface LiftPoint {
   t: number;
   mean: number;
   low: number;
   high: number;
 }
 
-function seriesOf(snapshots: Snapshot[]): Map<string, Point[]> {
-  const series = new Map<string, Point[]>();
-  for (const snapshot of snapshots) {
-    const t = Date.parse(snapshot.computed_at);
-    for (const variant of snapshot.per_variant) {
-      const interval = variant.posterior.credible_interval_95;
-      if (!interval || variant.posterior.mean === null) continue;
-      const points = series.get(variant.variant_key) ?? [];
-      points.push({ t, mean: variant.posterior.mean, low: interval[0], high: interval[1] });
-      series.set(variant.variant_key, points);
-    }
-  }
-  return series;
-}
-
-function timeDomain(points: Point[]): [number, number] {
+function timeDomain(points: LiftPoint[]): [number, number] {
   const times = points.map((p) => p.t);
   const domain: [number, number] = [Math.min(...times), Math.max(...times)];
   // A single snapshot still needs a span to draw against: an hour either side.
   return domain[0] === domain[1] ? [domain[0] - 3_600_000, domain[1] + 3_600_000] : domain;
 }
 
-function latestIntervals(series: Map<string, Point[]>, format: (value: number) => string): string {
+function latestIntervals(series: Map<string, LiftPoint[]>, format: (value: number) => string): string {
   return [...series.keys()]
     .map((key) => {
       const last = series.get(key)?.at(-1);
@@ -43,7 +28,7 @@ function latestIntervals(series: Map<string, Point[]>, format: (value: number) =
     .join('; ');
 }
 
-function VariantBand({ points, color, x, y }: { points: Point[]; color: string; x: (t: number) => number; y: (value: number) => number }) {
+function VariantBand({ points, color, x, y }: { points: LiftPoint[]; color: string; x: (t: number) => number; y: (value: number) => number }) {
   const band = [...points.map((p) => `${x(p.t)},${y(p.high)}`), ...[...points].reverse().map((p) => `${x(p.t)},${y(p.low)}`)].join(' ');
   return (
     <g>
@@ -67,23 +52,24 @@ function HistoryLegend({ keys }: { keys: string[] }) {
           </li>
         ))}
       </ul>
-      <span class="hint">Line: posterior mean; band: 95% credible interval at each snapshot. Bands narrow as data accumulates.</span>
+      <span class="hint">
+        Line: each variant’s lift against the control; band: its 95% interval at each snapshot; solid line: no effect. Bands narrow as data accumulates.
+      </span>
     </figcaption>
   );
 }
 
 /**
- * How each variant's 95% credible interval tightens from snapshot to snapshot: a shaded band
- * per variant with its posterior mean as a line, over the time of computation.
+ * Each treatment's lift against the control over the snapshots: its 95% interval as a shaded
+ * band and the mean as a line, around a solid line at zero (no effect).
  */
-export function HistoryChart({ snapshots, format }: { snapshots: Snapshot[]; format: (value: number) => string }) {
+export function HistoryChart({ series, format, count }: { series: Map<string, LiftPoint[]>; format: (value: number) => string; count: number }) {
   const ref = useRef<HTMLElement>(null);
   const WIDTH = useChartWidth(ref);
-  const series = seriesOf([...snapshots].sort((a, b) => Date.parse(a.computed_at) - Date.parse(b.computed_at)));
-  if (series.size === 0) return <p class="muted">No snapshot has intervals yet.</p>;
+  if (series.size === 0) return <p class="muted">No snapshot has an effect against the control yet.</p>;
   const all = [...series.values()].flat();
   const tDomain = timeDomain(all);
-  const yDomain = padded(all.flatMap((p) => [p.low, p.high]));
+  const yDomain = padded([0, ...all.flatMap((p) => [p.low, p.high])]);
   const x = linear(tDomain, [M.left, WIDTH - M.right]);
   const y = linear(yDomain, [HEIGHT - M.bottom, M.top]);
   const keys = [...series.keys()];
@@ -98,7 +84,7 @@ export function HistoryChart({ snapshots, format }: { snapshots: Snapshot[]; for
         width={WIDTH}
         height={HEIGHT}
         role="img"
-        aria-label={`Credible intervals over ${snapshots.length} snapshots. ${latest}`}
+        aria-label={`Lift against the control over ${count} snapshots. ${latest}`}
         data-testid="history-chart"
       >
         {ticks(yDomain).map((tick) => (
@@ -109,6 +95,7 @@ export function HistoryChart({ snapshots, format }: { snapshots: Snapshot[]; for
             </text>
           </g>
         ))}
+        <line x1={M.left} x2={WIDTH - M.right} y1={y(0)} y2={y(0)} stroke="#1f2328" stroke-width={1.5} />
         {xTicks.map((tick) => (
           <text key={`x${tick}`} x={x(tick)} y={HEIGHT - 12} text-anchor="middle" class="tick">
             {timeLabel(tick, span)}

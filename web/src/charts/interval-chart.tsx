@@ -1,5 +1,5 @@
 import { useRef } from 'preact/hooks';
-import { colorOf, linear, padded, ticks, useChartWidth } from './scale.js';
+import { colorOf, CONTROL_COLOUR, linear, padded, ticks, useChartWidth } from './scale.js';
 
 export interface IntervalRow {
   label: string;
@@ -47,7 +47,7 @@ export function IntervalChart({ rows, format, title }: { rows: IntervalRow[]; fo
         {control ? <line x1={x(control.mean)} x2={x(control.mean)} y1={TOP - 4} y2={height - 4} class="reference" /> : null}
         {rows.map((row, i) => {
           const y = TOP + i * ROW + ROW / 2;
-          const color = colorOf(i);
+          const color = row.isControl ? CONTROL_COLOUR : colorOf(rows.slice(0, i).filter((r) => !r.isControl).length);
           return (
             <g key={row.label}>
               <text x={LABEL - 10} y={y + 4} text-anchor="end" class="label">

@@ -2,11 +2,26 @@ import { useLayoutEffect, useState, type MutableRef } from 'preact/hooks';
 
 // Tiny helpers for the hand-written SVG charts: linear scales and "nice" tick values.
 
-export const PALETTE = ['#1f6feb', '#cf222e', '#1a7f37', '#9a6700', '#8250df', '#bf3989', '#0a7ea4', '#57606a'];
+// Variant colours name variants, not outcomes: blues, purples and greys only, never red or green,
+// which this UI keeps for "good" and "harm" in the metric's direction.
+export const PALETTE = ['#1f6feb', '#8250df', '#0550ae', '#a475f9', '#3b4a5a', '#6639ba'];
+export const CONTROL_COLOUR = '#6e7781';
 
+/** A treatment's colour by its position among the treatments. */
 export function colorOf(index: number): string {
-  return PALETTE[index % PALETTE.length] ?? '#57606a';
+  return PALETTE[index % PALETTE.length] ?? '#3b4a5a';
 }
+
+/** Each variant's colour: the control grey, the treatments in order from the palette. */
+export function variantColours(variants: { variant_key: string; is_control: boolean }[]): Map<string, string> {
+  const colours = new Map<string, string>();
+  let next = 0;
+  for (const variant of variants) colours.set(variant.variant_key, variant.is_control ? CONTROL_COLOUR : colorOf(next++));
+  return colours;
+}
+
+/** The colours of "better", "worse" and "not yet clear" in the metric's direction. */
+export const READING_COLOURS = { better: '#1a7f37', worse: '#cf222e', unclear: '#6e7781' } as const;
 
 export function linear(domain: [number, number], range: [number, number]): (value: number) => number {
   const [d0, d1] = domain;

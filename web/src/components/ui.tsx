@@ -46,7 +46,7 @@ export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge badge-${status}`}>{status}</span>;
 }
 
-type InputProps = JSX.InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string; value?: string | number };
+type InputProps = JSX.InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string; value?: string | number; error?: string | null };
 
 let fieldSequence = 0;
 function useFieldId(): string {
@@ -61,17 +61,26 @@ function useFieldId(): string {
 function Labelled({
   label,
   hint,
+  error,
   control,
 }: {
   label: string;
   hint: string | undefined;
+  /** The server's problem with this field (from its pointer), shown beside it. */
+  error?: string | null | undefined;
   control: (id: string, describedBy: string | undefined) => ComponentChildren;
 }) {
   const id = useFieldId();
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
-    <div class="field">
+    <div class={error ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>
-      {control(id, hint ? `${id}-hint` : undefined)}
+      {control(id, described || undefined)}
+      {error ? (
+        <small id={`${id}-error`} class="field-error" role="alert">
+          {error}
+        </small>
+      ) : null}
       {hint ? (
         <small id={`${id}-hint`} class="hint">
           {hint}
@@ -82,14 +91,28 @@ function Labelled({
 }
 
 /** A labelled input. */
-export function Field({ label, hint, ...input }: InputProps) {
-  return <Labelled label={label} hint={hint} control={(id, describedBy) => <input id={id} aria-describedby={describedBy} {...input} />} />;
+export function Field({ label, hint, error, ...input }: InputProps) {
+  return (
+    <Labelled
+      label={label}
+      hint={hint}
+      error={error}
+      control={(id, describedBy) => <input id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...input} />}
+    />
+  );
 }
 
-type TextAreaProps = JSX.TextareaHTMLAttributes<HTMLTextAreaElement> & { label: string; hint?: string; value?: string };
+type TextAreaProps = JSX.TextareaHTMLAttributes<HTMLTextAreaElement> & { label: string; hint?: string; value?: string; error?: string | null };
 
-export function TextArea({ label, hint, ...area }: TextAreaProps) {
-  return <Labelled label={label} hint={hint} control={(id, describedBy) => <textarea id={id} aria-describedby={describedBy} {...area} />} />;
+export function TextArea({ label, hint, error, ...area }: TextAreaProps) {
+  return (
+    <Labelled
+      label={label}
+      hint={hint}
+      error={error}
+      control={(id, describedBy) => <textarea id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...area} />}
+    />
+  );
 }
 
 type SelectProps = JSX.SelectHTMLAttributes<HTMLSelectElement> & {

@@ -1,3 +1,4 @@
+import { ENVIRONMENT_SLUG_PATTERN } from '../patterns.js';
 import { api, query, type Page } from '../api.js';
 import { Field, FormCard, ListView, PageTitle, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
@@ -40,7 +41,7 @@ export function Environments() {
           <Field
             label="Slug"
             required
-            pattern="[a-z0-9-]{1,32}"
+            pattern={ENVIRONMENT_SLUG_PATTERN}
             value={form.slug}
             hint='Lowercase letters, digits and dashes; "all" is reserved.'
             onInput={bind('slug')}

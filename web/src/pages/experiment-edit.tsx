@@ -1,9 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Field, FormCard, TextArea } from '../components/ui.js';
-import { json } from '../format.js';
-import { useFormFields } from '../hooks.js';
+import { RuleBuilder, type SegmentChoice } from '../components/rule-builder.js';
+import { ErrorBox, Field, TextArea } from '../components/ui.js';
+import { useFormFields, useSubmit } from '../hooks.js';
+import type { Rule } from '../rules.js';
 import type { Experiment, Metric } from '../types.js';
 import { DecisionRuleFields, ruleFromText, ruleText } from './decision-rule.js';
 import { MetricFields } from './metric-fields.js';
@@ -20,31 +21,33 @@ interface PatchFormProps extends EditorProps {
   changed: boolean;
   /** The PATCH body; may throw to name a mistake in the form (nothing is sent then). */
   patch: () => Record<string, unknown>;
-  children: ComponentChildren;
+  /** The fields; given the server's problems by pointer when it is a function. */
+  children: ComponentChildren | ((submit: Submit) => ComponentChildren);
 }
+
+type Submit = ReturnType<typeof useSubmit>;
 
 /** One card of the experiment page that PATCHes some fields; Save is off until something changed. */
 export function PatchForm({ experiment, onChanged, id, title, saveLabel, changed, patch, children }: PatchFormProps) {
-  const save = async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, patch()));
+  const submit = useSubmit();
+  const save = (event: Event) => {
+    event.preventDefault();
+    void submit.run(async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, patch())));
+  };
   return (
-    <FormCard id={id} title={title} submitLabel={saveLabel} level={3} primary={false} ready={changed} onSubmit={save}>
-      {children}
-    </FormCard>
+    <form class="card" onSubmit={save} aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      {typeof children === 'function' ? children(submit) : children}
+      <ErrorBox error={submit.error} />
+      <button type="submit" disabled={!changed || submit.busy}>
+        {saveLabel}
+      </button>
+    </form>
   );
 }
 
-/** The audience box: empty means everyone; anything else must be JSON (said in the form, not sent). */
-function parseAudience(text: string): unknown {
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new Error(`The audience is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
 /** "country, plan" as a list of attribute names. */
-function parseDimensions(text: string): string[] {
+export function parseDimensions(text: string): string[] {
   return text
     .split(',')
     .map((name) => name.trim())
@@ -55,42 +58,48 @@ function parseDimensions(text: string): string[] {
  * Name, hypothesis, audience and dimensions, which may change while the experiment is a draft or running
  * (a new audience decides only for units not yet assigned: assignment is sticky).
  */
-export function DetailsEditor({ experiment, onChanged }: EditorProps) {
-  const initial = {
-    name: experiment.name,
-    hypothesis: experiment.hypothesis,
-    audience: experiment.audience ? json(experiment.audience) : '',
-    dimensions: (experiment.dimensions ?? []).join(', '),
-  };
+export function DetailsEditor({ experiment, onChanged, segments }: EditorProps & { segments: SegmentChoice[] }) {
+  const initial = { name: experiment.name, hypothesis: experiment.hypothesis, dimensions: (experiment.dimensions ?? []).join(', ') };
   const { form, bind } = useFormFields(initial);
+  const [audience, setAudience] = useState<Rule | null>((experiment.audience as Rule | null) ?? null);
+  const [mistake, setMistake] = useState<string | undefined>();
+  // A JSON mistake counts as a change, so Save can say what is wrong with it.
   const changed =
-    form.name !== initial.name || form.hypothesis !== initial.hypothesis || form.audience !== initial.audience || form.dimensions !== initial.dimensions;
+    Boolean(mistake) ||
+    form.name !== initial.name ||
+    form.hypothesis !== initial.hypothesis ||
+    form.dimensions !== initial.dimensions ||
+    JSON.stringify(audience) !== JSON.stringify(experiment.audience ?? null);
+  const patch = () => {
+    if (mistake) throw new Error(`The audience is not valid JSON: ${mistake}`);
+    return { name: form.name, hypothesis: form.hypothesis, audience, dimensions: parseDimensions(form.dimensions) };
+  };
   return (
-    <PatchForm
-      experiment={experiment}
-      onChanged={onChanged}
-      id="details-title"
-      title="Edit details"
-      saveLabel="Save details"
-      changed={changed}
-      patch={() => ({ name: form.name, hypothesis: form.hypothesis, audience: parseAudience(form.audience), dimensions: parseDimensions(form.dimensions) })}
-    >
-      <Field label="Experiment name" required value={form.name} onInput={bind('name')} />
-      <TextArea label="Hypothesis text" rows={2} value={form.hypothesis} onInput={bind('hypothesis')} />
-      <TextArea
-        label="Audience rule (JSON)"
-        class="mono"
-        rows={4}
-        value={form.audience}
-        hint="Empty: everyone. A new audience only decides for units not yet assigned."
-        onInput={bind('audience')}
-      />
-      <Field
-        label="Dimensions"
-        value={form.dimensions}
-        hint="Up to 5 context attribute names, comma-separated, to break the results down by. A new one applies to units assigned afterwards."
-        onInput={bind('dimensions')}
-      />
+    <PatchForm experiment={experiment} onChanged={onChanged} id="details-title" title="Edit details" saveLabel="Save details" changed={changed} patch={patch}>
+      {(submit) => (
+        <>
+          <Field label="Experiment name" required value={form.name} onInput={bind('name')} error={submit.errorAt('/name')} />
+          <TextArea label="Hypothesis text" rows={2} value={form.hypothesis} onInput={bind('hypothesis')} error={submit.errorAt('/hypothesis')} />
+          <RuleBuilder
+            label="Audience"
+            value={audience}
+            onChange={(next, invalid) => {
+              setAudience(next);
+              setMistake(invalid);
+            }}
+            segments={segments}
+            errors={submit.errors}
+            pointer="/audience"
+          />
+          <Field
+            label="Dimensions"
+            value={form.dimensions}
+            error={submit.errorAt('/dimensions')}
+            hint="Up to 5 context attribute names, comma-separated, to break the results down by. A new one applies to units assigned afterwards."
+            onInput={bind('dimensions')}
+          />
+        </>
+      )}
     </PatchForm>
   );
 }

@@ -1,13 +1,17 @@
+import { KEY_PATTERN, VARIANT_KEY_PATTERN } from '../patterns.js';
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
+import { RuleBuilder } from '../components/rule-builder.js';
 import { ErrorBox, Field, PageTitle, Select, TextArea } from '../components/ui.js';
-import { useAction, useFormFields, useResource } from '../hooks.js';
+import { useFormFields, useResource, useSubmit } from '../hooks.js';
+import type { Rule } from '../rules.js';
+import { parseDimensions } from './experiment-edit.js';
 import { navigate } from '../router.js';
 import { MetricFields } from './metric-fields.js';
 import { DEFAULT_RULE, DecisionRuleFields, ruleFromText, type RuleText } from './decision-rule.js';
 import { DEFAULT_CUPED, VarianceReductionFields, cupedFromText, type CupedText } from './variance-reduction.js';
 import { AllocationFields, DEFAULT_ALLOCATION, allocationFromText, type AllocationText } from './allocation.js';
-import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
+import type { Environment, Experiment, Metric, MutexGroup, Segment } from '../types.js';
 
 interface VariantRow {
   key: string;
@@ -17,12 +21,13 @@ interface VariantRow {
 
 const unitTypes = ['user', 'account', 'session', 'device', 'custom_attribute'].map((value) => ({ value, label: value }));
 async function loadChoices() {
-  const [environments, metrics, groups] = await Promise.all([
+  const [environments, metrics, groups, segments] = await Promise.all([
     api<Page<Environment>>('GET', '/v1/environments?limit=200'),
     api<Page<Metric>>('GET', '/v1/metrics?limit=200'),
     api<Page<MutexGroup>>('GET', '/v1/mutex-groups?limit=200'),
+    api<Page<Segment>>('GET', '/v1/segments?limit=200'),
   ]);
-  return { environments: environments.data, metrics: metrics.data, groups: groups.data };
+  return { environments: environments.data, metrics: metrics.data, groups: groups.data, segments: segments.data };
 }
 
 function VariantsEditor({
@@ -30,11 +35,13 @@ function VariantsEditor({
   control,
   onRows,
   onControl,
+  errorAt,
 }: {
   rows: VariantRow[];
   control: number;
   onRows: (rows: VariantRow[]) => void;
   onControl: (i: number) => void;
+  errorAt: (pointer: string) => string | null;
 }) {
   const set = (i: number, patch: Partial<VariantRow>) => onRows(rows.map((row, j) => (j === i ? { ...row, ...patch } : row)));
   const total = rows.reduce((sum, row) => sum + (Number.isFinite(row.weight) ? row.weight : 0), 0);
@@ -43,13 +50,21 @@ function VariantsEditor({
       <legend>Variants</legend>
       {rows.map((row, i) => (
         <div class="row variant-row" key={i}>
-          <Field label={`Variant ${i + 1} key`} value={row.key} required pattern="[a-z0-9._-]{1,64}" onInput={(e) => set(i, { key: e.currentTarget.value })} />
+          <Field
+            label={`Variant ${i + 1} key`}
+            value={row.key}
+            required
+            pattern={VARIANT_KEY_PATTERN}
+            error={errorAt(`/variants/${i}/key`)}
+            onInput={(e) => set(i, { key: e.currentTarget.value })}
+          />
           <Field
             label={`Variant ${i + 1} weight (%)`}
             type="number"
             min={0}
             max={100}
             value={row.weight}
+            error={errorAt(`/variants/${i}/weight`)}
             onInput={(e) => set(i, { weight: Number(e.currentTarget.value) })}
           />
           <Field label={`Variant ${i + 1} description`} value={row.description} onInput={(e) => set(i, { description: e.currentTarget.value })} />
@@ -63,6 +78,11 @@ function VariantsEditor({
         </div>
       ))}
       <p class={total === 100 ? 'muted' : 'error'}>Weights total {total}% (must be 100).</p>
+      {errorAt('/variants') ? (
+        <p class="field-error" role="alert">
+          {errorAt('/variants')}
+        </p>
+      ) : null}
       <button type="button" onClick={() => onRows([...rows, { key: '', weight: 0, description: '' }])}>
         Add variant
       </button>
@@ -77,7 +97,9 @@ function useExperimentDraft() {
     form: fields,
     setForm: setFields,
     bind: bindField,
-  } = useFormFields({ environment_id: '', key: '', name: '', hypothesis: '', unit_type: 'user', primary_metric_id: '', mutex_group_id: '', audience: '' });
+  } = useFormFields({ environment_id: '', key: '', name: '', hypothesis: '', unit_type: 'user', primary_metric_id: '', mutex_group_id: '', dimensions: '' });
+  const [audience, setAudience] = useState<Rule | null>(null);
+  const [audienceMistake, setAudienceMistake] = useState<string | undefined>();
   const [rows, setRows] = useState<VariantRow[]>([
     { key: 'control', weight: 50, description: '' },
     { key: 'treatment', weight: 50, description: '' },
@@ -102,13 +124,32 @@ function useExperimentDraft() {
     primary_metric_id: fields.primary_metric_id || null,
     guardrail_metric_ids: guardrails,
     mutex_group_id: fields.mutex_group_id || null,
-    audience: fields.audience.trim() ? (JSON.parse(fields.audience) as unknown) : null,
+    audience,
+    dimensions: parseDimensions(fields.dimensions),
     decision_rule: ruleFromText(rule),
     variance_reduction: cupedFromText(cuped),
     allocation: allocationFromText(allocation),
   });
-  const bandit = { allocation, setAllocation };
-  return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, rule, setRule, cuped, setCuped, ...bandit, body };
+  const audienceState = { audience, setAudience, audienceMistake, setAudienceMistake };
+  return {
+    fields,
+    setFields,
+    bindField,
+    rows,
+    setRows,
+    control,
+    setControl,
+    guardrails,
+    setGuardrails,
+    rule,
+    setRule,
+    cuped,
+    setCuped,
+    body,
+    ...audienceState,
+    allocation,
+    setAllocation,
+  };
 }
 
 /** The experiment's environment, key, name, hypothesis and unit type. */
@@ -116,10 +157,12 @@ function DefinitionFields({
   fields,
   bindField,
   environments,
+  errorAt,
 }: {
   fields: ExperimentDraft['fields'];
   bindField: ExperimentDraft['bindField'];
   environments: Environment[];
+  errorAt: (pointer: string) => string | null;
 }) {
   return (
     <fieldset>
@@ -133,46 +176,55 @@ function DefinitionFields({
       <Field
         label="Key"
         required
-        pattern="[a-z0-9._-]{1,128}"
+        pattern={KEY_PATTERN}
         value={fields.key}
         onInput={bindField('key')}
+        error={errorAt('/key')}
         hint="Lowercase letters, digits, dot, dash and underscore; what SDKs ask to be assigned to."
       />
-      <Field label="Name" required value={fields.name} onInput={bindField('name')} />
-      <TextArea label="Hypothesis" required rows={3} value={fields.hypothesis} onInput={bindField('hypothesis')} />
+      <Field label="Name" required value={fields.name} onInput={bindField('name')} error={errorAt('/name')} />
+      <TextArea label="Hypothesis" required rows={3} value={fields.hypothesis} onInput={bindField('hypothesis')} error={errorAt('/hypothesis')} />
       <Select label="Unit type" value={fields.unit_type} options={unitTypes} onChange={bindField('unit_type')} hint="What a unit id identifies." />
     </fieldset>
   );
 }
 
-/** How the experiment is decided and analysed, and how its traffic is split. */
-function AnalysisFields({ draft }: { draft: ReturnType<typeof useExperimentDraft> }) {
+function MetricsFieldset({ draft, metrics, groups }: { draft: ExperimentDraft; metrics: Metric[]; groups: MutexGroup[] }) {
+  const { fields } = draft;
   return (
-    <>
-      <DecisionRuleFields rule={draft.rule} onRule={draft.setRule} />
-      <VarianceReductionFields value={draft.cuped} onValue={draft.setCuped} />
-      <AllocationFields value={draft.allocation} onValue={draft.setAllocation} />
-    </>
+    <fieldset>
+      <legend>Metrics</legend>
+      <MetricFields
+        metrics={metrics}
+        primary={fields.primary_metric_id}
+        onPrimary={(value) => draft.setFields({ ...fields, primary_metric_id: value })}
+        guardrails={draft.guardrails}
+        onGuardrails={draft.setGuardrails}
+      />
+      <Select
+        label="Mutex group"
+        value={fields.mutex_group_id}
+        options={[{ value: '', label: 'None' }, ...groups.map((g) => ({ value: g.id, label: g.name }))]}
+        onChange={draft.bindField('mutex_group_id')}
+      />
+    </fieldset>
   );
 }
 
 export function ExperimentForm() {
   const choices = useResource(loadChoices, []);
   const draft = useExperimentDraft();
-  const action = useAction();
-  const { fields, bindField } = draft;
+  const submit = useSubmit();
+  const { fields, rule, bindField } = draft;
   const environments = choices.data?.environments ?? [];
   const metrics = choices.data?.metrics ?? [];
-  const submit = (event: Event) => {
+  const segments = (choices.data?.segments ?? []).map((s) => ({ key: s.key, name: s.name }));
+
+  const create = (event: Event) => {
     event.preventDefault();
-    void action.run(async () => {
-      let body;
-      try {
-        body = draft.body(environments);
-      } catch {
-        throw new Error('The audience is not valid JSON.');
-      }
-      const created = await api<Experiment>('POST', '/v1/experiments', body);
+    void submit.run(async () => {
+      if (draft.audienceMistake) throw new Error(`The audience is not valid JSON: ${draft.audienceMistake}`);
+      const created = await api<Experiment>('POST', '/v1/experiments', draft.body(environments));
       navigate(`/experiments/${created.id}`);
     });
   };
@@ -181,35 +233,33 @@ export function ExperimentForm() {
     <>
       <PageTitle>New experiment</PageTitle>
       <ErrorBox error={choices.error} />
-      <form class="stack" onSubmit={submit}>
-        <DefinitionFields fields={fields} bindField={bindField} environments={environments} />
-        <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} />
-        <fieldset>
-          <legend>Metrics</legend>
-          <MetricFields
-            metrics={metrics}
-            primary={fields.primary_metric_id}
-            onPrimary={(value) => draft.setFields({ ...fields, primary_metric_id: value })}
-            guardrails={draft.guardrails}
-            onGuardrails={draft.setGuardrails}
-          />
-          <Select
-            label="Mutex group"
-            value={fields.mutex_group_id}
-            options={[{ value: '', label: 'None' }, ...(choices.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name }))]}
-            onChange={bindField('mutex_group_id')}
-          />
-        </fieldset>
-        <AnalysisFields draft={draft} />
-        <TextArea
-          label="Audience (optional JSON rule)"
-          rows={4}
-          value={fields.audience}
-          onInput={bindField('audience')}
-          hint='Empty for everyone. Example: {"attribute": "country", "op": "in", "value": ["DE", "FR"]}'
+      <form class="stack" onSubmit={create}>
+        <DefinitionFields fields={fields} bindField={bindField} environments={environments} errorAt={submit.errorAt} />
+        <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} errorAt={submit.errorAt} />
+        <MetricsFieldset draft={draft} metrics={metrics} groups={choices.data?.groups ?? []} />
+        <DecisionRuleFields rule={rule} onRule={draft.setRule} />
+        <VarianceReductionFields value={draft.cuped} onValue={draft.setCuped} />
+        <AllocationFields value={draft.allocation} onValue={draft.setAllocation} />
+        <RuleBuilder
+          label="Audience"
+          value={draft.audience}
+          onChange={(next, invalid) => {
+            draft.setAudience(next);
+            draft.setAudienceMistake(invalid);
+          }}
+          segments={segments}
+          errors={submit.errors}
+          pointer="/audience"
         />
-        <ErrorBox error={action.error} />
-        <button type="submit" class="primary" disabled={action.busy}>
+        <Field
+          label="Dimensions"
+          value={fields.dimensions}
+          onInput={bindField('dimensions')}
+          error={submit.errorAt('/dimensions')}
+          hint="Up to 5 context attribute names, comma-separated (for example country, device), to break the results down by."
+        />
+        <ErrorBox error={submit.error} />
+        <button type="submit" class="primary" disabled={submit.busy}>
           Create experiment
         </button>
       </form>

@@ -16,6 +16,15 @@ export function describeRule(rule: DecisionRule): string {
   return `${base} After ${rule.max_duration_days} days without a winner the verdict becomes "maximum duration reached". A snapshot is computed every ${rule.snapshot_cadence_minutes} minutes.`;
 }
 
+/** What the rule decides, in one phrase, for summaries. */
+export function ruleName(rule: DecisionRule): string {
+  return {
+    'bayesian.posterior_threshold': `Bayesian: a variant’s probability of being best reaches ${percent(rule.posterior_threshold, 1)}`,
+    'bayesian.always_valid_evalue': 'Bayesian always-valid e-value (safe to check any time)',
+    'frequentist.sequential_msprt': 'Frequentist sequential test, mSPRT (safe to check any time)',
+  }[rule.method];
+}
+
 const warningTitles: Record<ExperimentWarning['code'], string> = {
   underpowered: 'Too few units planned for this rule.',
 };
@@ -41,18 +50,19 @@ const stopReasons: { value: StopReason; label: string }[] = [
   { value: 'business', label: 'Business — stopped for a business reason' },
 ];
 
-/** Start, stop (with its reason) and archive, as the lifecycle allows. */
-export function Lifecycle({ experiment, onChanged }: { experiment: Experiment; onChanged: (next?: Experiment) => void }) {
+/** Start and archive as buttons; "Stop…" opens the stop form (a reason is required) below the title. */
+export function LifecycleButtons({
+  experiment,
+  onChanged,
+  onStopping,
+}: {
+  experiment: Experiment;
+  onChanged: (next?: Experiment) => void;
+  onStopping: () => void;
+}) {
   const action = useAction();
-  const [reason, setReason] = useState<StopReason>('won');
-  const [notes, setNotes] = useState('');
   const path = `/v1/experiments/${experiment.id}`;
-
   const start = () => action.run(async () => onChanged(await api<Experiment>('POST', `${path}/start`)));
-  const stop = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => onChanged(await api<Experiment>('POST', `${path}/stop`, { reason, ...(notes ? { outcome_notes: notes } : {}) })));
-  };
   const archive = () => {
     if (!confirm(`Archive "${experiment.name}"? Archived experiments stop assigning and cannot be restarted.`)) return;
     void action.run(async () => {
@@ -60,38 +70,54 @@ export function Lifecycle({ experiment, onChanged }: { experiment: Experiment; o
       onChanged();
     });
   };
-
   return (
-    <section aria-labelledby="lifecycle">
-      <h2 id="lifecycle">Lifecycle</h2>
+    <>
       {experiment.status === 'draft' ? (
-        <p>
-          <button type="button" class="primary" disabled={action.busy} onClick={start}>
-            Start experiment
-          </button>{' '}
-          <span class="muted">Starts assigning units; variant keys can no longer change.</span>
-        </p>
+        <button type="button" class="primary" disabled={action.busy} onClick={start}>
+          Start experiment
+        </button>
       ) : null}
       {experiment.status === 'running' ? (
-        <form class="stop" onSubmit={stop}>
-          <Select label="Stop reason" value={reason} options={stopReasons} onChange={(e) => setReason(e.currentTarget.value as StopReason)} />
-          <TextArea label="Outcome notes (optional)" rows={2} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
-          <button type="submit" class="danger" disabled={action.busy}>
-            Stop experiment
-          </button>
-        </form>
+        <button type="button" class="danger" onClick={onStopping}>
+          Stop…
+        </button>
       ) : null}
       {experiment.status !== 'archived' ? (
-        <p>
-          <button type="button" disabled={action.busy} onClick={archive}>
-            Archive
-          </button>
-        </p>
-      ) : (
-        <p class="muted">Archived: nothing more can change.</p>
-      )}
+        <button type="button" disabled={action.busy} onClick={archive}>
+          Archive
+        </button>
+      ) : null}
+      {action.error ? <ErrorBox error={action.error} /> : null}
+    </>
+  );
+}
+
+/** Stops a running experiment with its reason and optional notes. */
+export function StopForm({ experiment, onChanged, onCancel }: { experiment: Experiment; onChanged: (next: Experiment) => void; onCancel: () => void }) {
+  const action = useAction();
+  const [reason, setReason] = useState<StopReason>('won');
+  const [notes, setNotes] = useState('');
+  const stop = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () =>
+      onChanged(await api<Experiment>('POST', `/v1/experiments/${experiment.id}/stop`, { reason, ...(notes ? { outcome_notes: notes } : {}) })),
+    );
+  };
+  return (
+    <form class="card stop" onSubmit={stop} aria-labelledby="stop-title">
+      <h2 id="stop-title">Stop the experiment</h2>
+      <Select label="Stop reason" value={reason} options={stopReasons} onChange={(e) => setReason(e.currentTarget.value as StopReason)} />
+      <TextArea label="Outcome notes (optional)" rows={2} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
       <ErrorBox error={action.error} />
-    </section>
+      <div class="actions">
+        <button type="submit" class="danger" disabled={action.busy}>
+          Stop experiment
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 

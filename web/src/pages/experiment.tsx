@@ -1,100 +1,109 @@
+import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
-import { ErrorBox, Facts, Loading, PageTitle, StatusBadge, Table } from '../components/ui.js';
-import { dateTime, json } from '../format.js';
+import { ErrorBox, Facts, Loading, PageTitle, StatusBadge } from '../components/ui.js';
+import { dateTime, integer } from '../format.js';
 import { useResource } from '../hooks.js';
 import { Link } from '../router.js';
-import type { Environment, Experiment, Metric, MutexGroup } from '../types.js';
-import { describeRule, Lifecycle, PlanningWarnings, WeightsEditor } from './experiment-parts.js';
+import { describeRule as describeAudience, type Rule } from '../rules.js';
+import type { Environment, Experiment, Metric, MutexGroup, Segment } from '../types.js';
 import { DecisionRuleEditor, DetailsEditor, MetricsEditor } from './experiment-edit.js';
-import { VarianceReductionEditor } from './variance-reduction.js';
-import { AllocationEditor, WeightsOverTime, describeAllocation } from './allocation.js';
+import { describeRule, LifecycleButtons, PlanningWarnings, ruleName, StopForm, WeightsEditor } from './experiment-parts.js';
 import { UnitTools } from './experiment-units.js';
+import { AllocationEditor, WeightsOverTime, describeAllocation } from './allocation.js';
+import { VarianceReductionEditor } from './variance-reduction.js';
 
 interface Catalogue {
   environments: Environment[];
   metrics: Metric[];
   groups: MutexGroup[];
+  segments: Segment[];
 }
 
 async function loadCatalogue(): Promise<Catalogue> {
-  const [environments, metrics, groups] = await Promise.all([
+  const [environments, metrics, groups, segments] = await Promise.all([
     api<Page<Environment>>('GET', '/v1/environments?limit=200'),
     api<Page<Metric>>('GET', '/v1/metrics?limit=200'),
     api<Page<MutexGroup>>('GET', '/v1/mutex-groups?limit=200'),
+    api<Page<Segment>>('GET', '/v1/segments?limit=200'),
   ]);
-  return { environments: environments.data, metrics: metrics.data, groups: groups.data };
+  return { environments: environments.data, metrics: metrics.data, groups: groups.data, segments: segments.data };
 }
 
-function ExperimentFacts({ experiment: e, catalogue: cat }: { experiment: Experiment; catalogue: Catalogue | null | undefined }) {
-  return (
-    <Facts
-      items={[
-        ['Key', <code>{e.key}</code>],
-        ['Unit', e.unit_type],
-        ['Environment', cat?.environments.find((env) => env.id === e.environment_id)?.name ?? e.environment_id],
-        ['Created', dateTime(e.created_at)],
-        ['Started', dateTime(e.started_at)],
-        ['Stopped', e.stopped_at ? `${dateTime(e.stopped_at)} (${e.stop_reason ?? 'no reason'})` : '—'],
-        ...(e.outcome_notes ? ([['Outcome notes', e.outcome_notes]] as [string, string][]) : []),
-        ['Mutex group', e.mutex_group_id ? (cat?.groups.find((g) => g.id === e.mutex_group_id)?.name ?? e.mutex_group_id) : 'none'],
-      ]}
-    />
-  );
+const stopReasonWords: Record<string, string> = {
+  won: 'a variant won',
+  lost: 'the change lost',
+  inconclusive: 'inconclusive',
+  bug: 'a bug',
+  business: 'a business reason',
+};
+
+/** How long it has run: "day 3 of 28", or how long it ran. */
+export function runningDays(e: Experiment, now = Date.now()): string {
+  if (!e.started_at) return 'not started';
+  const end = e.stopped_at ? Date.parse(e.stopped_at) : now;
+  const days = Math.floor((end - Date.parse(e.started_at)) / 86_400_000);
+  return e.stopped_at ? `ran ${integer(days)} day${days === 1 ? '' : 's'}` : `day ${integer(days + 1)} of ${integer(e.decision_rule.max_duration_days)}`;
 }
 
-function VariantsSection({ experiment: e, onChanged }: { experiment: Experiment; onChanged: () => void }) {
+/** The experiment at a glance: what it tests, on whom, measured how, and where it stands. */
+function Summary({ experiment: e, catalogue: cat }: { experiment: Experiment; catalogue: Catalogue | null | undefined }) {
+  const metricName = (metricId: string) => cat?.metrics.find((m) => m.id === metricId)?.name ?? 'a deleted metric';
+  const segmentName = (key: string) => cat?.segments.find((s) => s.key === key)?.name ?? key;
+  const control = e.variants.find((v) => v.is_control);
   return (
-    <section aria-labelledby="variants">
-      <h2 id="variants">Variants and weights</h2>
-      <Table caption="Variants" columns={['Variant', 'Weight', 'Control', 'Description']}>
-        {e.variants.map((v) => (
-          <tr key={v.id}>
-            <td>
-              <code>{v.key}</code>
-            </td>
-            <td>{v.weight}%</td>
-            <td>{v.is_control ? 'yes' : ''}</td>
-            <td>{v.description ?? ''}</td>
-          </tr>
-        ))}
-      </Table>
-      {e.weights_changed_since_start ? <p class="notice">Weights were changed after the start.</p> : null}
-      <p>Allocation: {describeAllocation(e.allocation)}</p>
+    <section class="card summary" aria-labelledby="summary-title" data-testid="experiment-summary">
+      <h2 id="summary-title" class="visually-hidden">
+        Summary
+      </h2>
+      <p class="lead">{e.hypothesis}</p>
+      <Facts
+        items={[
+          [
+            'Status',
+            <span>{e.status === 'stopped' ? `stopped (${stopReasonWords[e.stop_reason ?? ''] ?? 'no reason'}), ${runningDays(e)}` : runningDays(e)}</span>,
+          ],
+          ['Variants', e.variants.map((v) => `${v.key} ${v.weight}%${v.is_control ? ' (control)' : ''}`).join(' · ')],
+          ['Primary metric', e.primary_metric_id ? metricName(e.primary_metric_id) : 'none (results show sample sizes and SRM only)'],
+          ['Guardrails', e.guardrail_metric_ids.length ? e.guardrail_metric_ids.map(metricName).join(', ') : 'none'],
+          ['Decision rule', ruleName(e.decision_rule)],
+          [
+            'Minimum sample',
+            `${integer(e.decision_rule.min_sample_per_variant)} units per variant, at most ${integer(e.decision_rule.max_duration_days)} days`,
+          ],
+          ['Audience', describeAudience((e.audience as Rule | null) ?? null, segmentName)],
+          ['Dimensions', e.dimensions.length ? e.dimensions.join(', ') : 'none'],
+          ['Variance reduction', e.variance_reduction ? `CUPED, ${e.variance_reduction.lookback_days}-day lookback` : 'off'],
+          ['Key', <code>{e.key}</code>],
+          ['Environment', cat?.environments.find((env) => env.id === e.environment_id)?.name ?? '…'],
+          ['Unit', e.unit_type],
+          ['Mutex group', e.mutex_group_id ? (cat?.groups.find((g) => g.id === e.mutex_group_id)?.name ?? '…') : 'none'],
+          ['Started', dateTime(e.started_at)],
+          ...(e.stopped_at ? ([['Stopped', dateTime(e.stopped_at)]] as [string, string][]) : []),
+          ...(e.outcome_notes ? ([['Outcome notes', e.outcome_notes]] as [string, string][]) : []),
+        ]}
+      />
+      <p class="muted">{describeRule(e.decision_rule)}</p>
+      <p data-testid="allocation">Allocation: {describeAllocation(e.allocation)}</p>
       <WeightsOverTime experiment={e} />
-      {e.status === 'draft' ? <AllocationEditor key={`allocation-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
-      {e.status === 'draft' || (e.status === 'running' && e.allocation?.type !== 'bandit') ? (
-        <WeightsEditor key={e.variants.map((v) => v.weight).join()} experiment={e} onChanged={onChanged} />
-      ) : null}
+      {e.weights_changed_since_start ? <p class="notice">Weights were changed after the start.</p> : null}
+      {control ? null : <p class="warning">No variant is marked as the control.</p>}
     </section>
   );
 }
 
-function MeasureSection({
-  experiment: e,
-  catalogue: cat,
-  onChanged,
-}: {
-  experiment: Experiment;
-  catalogue: Catalogue | null | undefined;
-  onChanged: () => void;
-}) {
-  const metricName = (metricId: string) => cat?.metrics.find((m) => m.id === metricId)?.name ?? metricId;
+/** Every editor, shown after "Edit": what a draft or a running experiment may still change. */
+function Editors({ experiment: e, catalogue: cat, onChanged }: { experiment: Experiment; catalogue: Catalogue | null | undefined; onChanged: () => void }) {
+  if (e.status !== 'draft' && e.status !== 'running') return <p class="muted">A {e.status} experiment cannot change.</p>;
+  const segments = (cat?.segments ?? []).map((s) => ({ key: s.key, name: s.name }));
   return (
-    <section aria-labelledby="measure">
-      <h2 id="measure">What it measures</h2>
-      <Facts
-        items={[
-          ['Primary metric', e.primary_metric_id ? metricName(e.primary_metric_id) : 'none (results show sample sizes and SRM only)'],
-          ['Guardrails', e.guardrail_metric_ids.length ? e.guardrail_metric_ids.map(metricName).join(', ') : 'none'],
-          ['Decision rule', <span>{e.decision_rule.method}</span>],
-          ['Variance reduction', e.variance_reduction ? `CUPED, ${e.variance_reduction.lookback_days}-day lookback` : 'off'],
-        ]}
-      />
-      <p>{describeRule(e.decision_rule)}</p>
-      <PlanningWarnings warnings={e.warnings ?? []} />
-      {e.status === 'draft' && cat ? <MetricsEditor key={e.updated_at} experiment={e} metrics={cat.metrics} onChanged={onChanged} /> : null}
-      {e.status === 'draft' || e.status === 'running' ? <DecisionRuleEditor key={e.updated_at} experiment={e} onChanged={onChanged} /> : null}
-      {e.status === 'draft' || e.status === 'running' ? <VarianceReductionEditor key={`cuped-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
+    <section aria-labelledby="edit-title" data-testid="editors">
+      <h2 id="edit-title">Edit</h2>
+      <DetailsEditor key={e.updated_at} experiment={e} onChanged={onChanged} segments={segments} />
+      {e.status === 'draft' ? <AllocationEditor key={`a-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
+      {e.status === 'draft' || e.allocation?.type !== 'bandit' ? <WeightsEditor key={`w-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
+      {e.status === 'draft' && cat ? <MetricsEditor key={`m-${e.updated_at}`} experiment={e} metrics={cat.metrics} onChanged={onChanged} /> : null}
+      <DecisionRuleEditor key={`r-${e.updated_at}`} experiment={e} onChanged={onChanged} />
+      <VarianceReductionEditor key={`c-${e.updated_at}`} experiment={e} onChanged={onChanged} />
     </section>
   );
 }
@@ -102,35 +111,44 @@ function MeasureSection({
 export function ExperimentDetail({ id }: { id: string }) {
   const experiment = useResource(() => api<Experiment>('GET', `/v1/experiments/${id}`), [id]);
   const catalogue = useResource(loadCatalogue, []);
+  const [editing, setEditing] = useState(false);
+  const [stopping, setStopping] = useState(false);
   const e = experiment.data;
   if (experiment.error) return <ErrorBox error={experiment.error} />;
   if (!e) return <Loading />;
-  const reload = () => experiment.reload();
+  const reload = () => {
+    setStopping(false);
+    experiment.reload();
+  };
+  const editable = e.status === 'draft' || e.status === 'running';
 
   return (
     <>
       <PageTitle
         actions={
-          e.started_at ? (
-            <Link class="button primary" href={`/experiments/${e.id}/results`}>
-              View results
-            </Link>
-          ) : null
+          <>
+            {e.started_at ? (
+              <Link class="button primary" href={`/experiments/${e.id}/results`}>
+                View results
+              </Link>
+            ) : null}
+            <LifecycleButtons experiment={e} onChanged={reload} onStopping={() => setStopping(true)} />
+            {editable ? (
+              <button type="button" aria-pressed={editing} onClick={() => setEditing(!editing)}>
+                {editing ? 'Done editing' : 'Edit'}
+              </button>
+            ) : null}
+          </>
         }
       >
         {e.name} <StatusBadge status={e.status} />
       </PageTitle>
-      <p class="lead">{e.hypothesis}</p>
-      <ExperimentFacts experiment={e} catalogue={catalogue.data} />
-      <VariantsSection experiment={e} onChanged={reload} />
-      <MeasureSection experiment={e} catalogue={catalogue.data} onChanged={reload} />
-      <section aria-labelledby="audience">
-        <h2 id="audience">Audience</h2>
-        {e.audience ? <pre class="code">{json(e.audience)}</pre> : <p>Everyone (no audience filter).</p>}
-        {e.status === 'draft' || e.status === 'running' ? <DetailsEditor key={e.updated_at} experiment={e} onChanged={reload} /> : null}
-      </section>
+      {stopping && e.status === 'running' ? <StopForm experiment={e} onChanged={reload} onCancel={() => setStopping(false)} /> : null}
+      {e.status === 'archived' ? <p class="muted">Archived: nothing more can change.</p> : null}
+      <Summary experiment={e} catalogue={catalogue.data} />
+      {editable ? <PlanningWarnings warnings={e.warnings ?? []} /> : null}
+      {editing ? <Editors experiment={e} catalogue={catalogue.data} onChanged={reload} /> : null}
       <UnitTools experiment={e} />
-      <Lifecycle experiment={e} onChanged={reload} />
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { KEY_PATTERN } from '../patterns.js';
 import { api, query, type Page } from '../api.js';
 import { Field, FormCard, ListView, PageTitle, Select, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
@@ -97,14 +98,14 @@ function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Me
   return (
     <FormCard id="new-metric" title="New metric" submitLabel="Create metric" onSubmit={create}>
       <div class="row">
-        <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={form.key} onInput={set('key')} />
+        <Field label="Key" required pattern={KEY_PATTERN} value={form.key} onInput={set('key')} />
         <Field label="Name" required value={form.name} onInput={set('name')} />
         <Select label="Kind" value={form.kind} options={kinds} onChange={set('kind')} />
         {ratio ? null : (
           <Field
             label="Event key"
             required
-            pattern="[a-z0-9._-]{1,128}"
+            pattern={KEY_PATTERN}
             value={form.event_key}
             onInput={set('event_key')}
             hint="The event_key of the events it counts."

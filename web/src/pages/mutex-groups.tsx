@@ -1,3 +1,4 @@
+import { KEY_PATTERN } from '../patterns.js';
 import { api, query, type Page } from '../api.js';
 import { Field, FormCard, ListView, PageTitle, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
@@ -36,7 +37,7 @@ export function MutexGroups() {
       </ListView>
       <FormCard id="new-group" title="New mutex group" submitLabel="Create group" onSubmit={create}>
         <div class="row">
-          <Field label="Key" required pattern="[a-z0-9._-]{1,128}" value={form.key} onInput={bind('key')} />
+          <Field label="Key" required pattern={KEY_PATTERN} value={form.key} onInput={bind('key')} />
           <Field label="Name" required value={form.name} onInput={bind('name')} />
         </div>
       </FormCard>

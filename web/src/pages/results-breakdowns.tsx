@@ -1,20 +1,13 @@
-import { Table } from '../components/ui.js';
-import { number, percent, pValue } from '../format.js';
+import { useState } from 'preact/hooks';
+import { Select, Table } from '../components/ui.js';
+import { chance, integer, pValue } from '../format.js';
 import type { Breakdown, BreakdownValue, Snapshot } from '../types.js';
-import type { Formatter } from './results-parts.js';
+import type { MetricView } from './results-model.js';
+import { liftOf, liftText } from './results-scorecard.js';
 
 /** The anchor of one slice's row, so the SRM warning can point at it. */
-function sliceId(dimension: string, index: number): string {
+export function sliceId(dimension: string, index: number): string {
   return `slice-${dimension.replace(/[^A-Za-z0-9_-]/g, '_')}-${index}`;
-}
-
-function jumpTo(id: string) {
-  return (event: Event) => {
-    event.preventDefault();
-    const row = document.getElementById(id);
-    row?.scrollIntoView({ block: 'center' });
-    row?.focus();
-  };
 }
 
 interface FlaggedSlice {
@@ -37,21 +30,45 @@ export function srmSlices(snapshot: Snapshot): FlaggedSlice[] {
     .sort((a, b) => a.p - b.p);
 }
 
+/** A slice value as a person knows it: the API key's name for source, the value itself otherwise. */
+export type SliceNamer = (dimension: string, value: BreakdownValue) => string;
+
+function dimensionTitle(dimension: string): string {
+  return dimension === 'source' ? 'source (the API key that logged the exposure)' : dimension;
+}
+
 /** At the top of the results: the SRM warning, and the slice that explains it. */
-export function SrmSliceWarning({ snapshot }: { snapshot: Snapshot }) {
+export function SrmSliceWarning({
+  snapshot,
+  onShowSlice,
+  nameOf,
+}: {
+  snapshot: Snapshot;
+  onShowSlice: (dimension: string, id: string) => void;
+  nameOf: SliceNamer;
+}) {
   if (!snapshot.srm_warning) return null;
   const flagged = srmSlices(snapshot);
+  const first = flagged[0];
+  const firstValue = first ? snapshot.breakdowns.find((b) => b.dimension === first.dimension)?.values.find((v) => v.value === first.value) : undefined;
   return (
     <div class="warning" role="alert" data-testid="srm-slice-warning">
-      <strong>Sample ratio mismatch (p = {pValue(snapshot.srm_chi_squared_p)}).</strong>{' '}
-      {flagged.length > 0 ? (
+      <strong>Sample ratio mismatch ({pValue(snapshot.srm_chi_squared_p)}).</strong> The split of units between variants does not match the weights: something
+      drops or duplicates units in one variant, so distrust these results until the cause is found.{' '}
+      {first && firstValue ? (
         <>
           The split is most broken in{' '}
-          <a href={`#${flagged[0]?.id}`} onClick={jumpTo(flagged[0]?.id ?? '')} data-testid="srm-slice-link">
-            {flagged[0]?.dimension} = {flagged[0]?.value}
+          <a
+            href={`#${first.id}`}
+            onClick={(event) => {
+              event.preventDefault();
+              onShowSlice(first.dimension, first.id);
+            }}
+            data-testid="srm-slice-link"
+          >
+            {first.dimension} = {nameOf(first.dimension, firstValue)}
           </a>
-          {flagged.length > 1 ? ` (and ${flagged.length - 1} more slice${flagged.length > 2 ? 's' : ''} marked SRM below)` : ''}: look there for the bug before
-          trusting these results.
+          {flagged.length > 1 ? ` (and ${flagged.length - 1} more slice${flagged.length > 2 ? 's' : ''} marked SRM)` : ''}.
         </>
       ) : (
         'No single slice explains it: the cause is not tied to one dimension value or API key.'
@@ -60,19 +77,28 @@ export function SrmSliceWarning({ snapshot }: { snapshot: Snapshot }) {
   );
 }
 
-function EffectCell({ value, format }: { value: BreakdownValue; format: Formatter }) {
+/** The direction of a slice's significant effect: the treatment whose chance is furthest from a coin flip. */
+function significantReading(value: BreakdownValue): 'better' | 'worse' {
+  const chances = value.per_variant.flatMap((v) => (v.effect ? [v.effect.chance_to_beat_control] : []));
+  const extreme = chances.sort((a, b) => Math.abs(b - 0.5) - Math.abs(a - 0.5))[0] ?? 0.5;
+  return extreme >= 0.5 ? 'better' : 'worse';
+}
+
+function EffectCell({ value, metric }: { value: BreakdownValue; metric: MetricView }) {
   const treatments = value.per_variant.filter((variant) => !variant.is_control);
-  if (treatments.every((variant) => !variant.effect)) return <td>—</td>;
+  const cells = treatments.flatMap((variant) => {
+    const cell = liftOf(variant.effect);
+    return cell ? [{ variant: variant.variant_key, cell }] : [];
+  });
+  if (cells.length === 0) return <td class="muted">—</td>;
   return (
     <td>
-      {treatments.map((variant) => {
-        const effect = variant.effect;
-        if (!effect) return null;
-        const [low, high] = effect.absolute.credible_interval_95;
+      {cells.map(({ variant, cell }) => {
+        const text = liftText(cell, metric);
         return (
-          <div key={variant.variant_key}>
-            {treatments.length > 1 ? <code>{variant.variant_key}: </code> : null}
-            {format(effect.absolute.mean)} ({format(low)} to {format(high)}), chance to beat control {percent(effect.chance_to_beat_control, 1)}
+          <div key={variant} data-testid="slice-lift">
+            {treatments.length > 1 ? <span class="muted">{variant}: </span> : null}
+            <strong>{text.mean}</strong> <span class="muted">({text.interval})</span>, chance to beat control {chance(cell.chance)}
           </div>
         );
       })}
@@ -80,13 +106,13 @@ function EffectCell({ value, format }: { value: BreakdownValue; format: Formatte
   );
 }
 
-function BreakdownTable({ breakdown, format }: { breakdown: Breakdown; format: Formatter }) {
-  const title = breakdown.dimension === 'source' ? 'By source (the API key that logged the exposure)' : `By ${breakdown.dimension}`;
+function BreakdownTable({ breakdown, metric, nameOf }: { breakdown: Breakdown; metric: MetricView; nameOf: SliceNamer }) {
+  const title = `By ${dimensionTitle(breakdown.dimension)}`;
   return (
-    <>
-      <h3>{title}</h3>
-      <Table caption={title} columns={['Value', 'Units', 'Effect against the control (95% interval)', 'SRM p-value', 'Marks']}>
-        {breakdown.values.map((value, index) => (
+    <Table caption={title} columns={['Value', 'Units', `Lift on ${metric.name} (95% interval)`, 'SRM', 'Marks']}>
+      {breakdown.values.map((value, index) => {
+        const reading = value.significant_after_correction ? significantReading(value) : null;
+        return (
           <tr
             key={value.value}
             id={sliceId(breakdown.dimension, index)}
@@ -94,38 +120,59 @@ function BreakdownTable({ breakdown, format }: { breakdown: Breakdown; format: F
             class={value.srm_warning ? 'slice-srm' : undefined}
             data-testid="breakdown-row"
           >
-            <th scope="row">
-              <code>{value.value}</code>
-            </th>
-            <td>{number(value.units)}</td>
-            <EffectCell value={value} format={format} />
+            <th scope="row">{nameOf(breakdown.dimension, value)}</th>
+            <td>{integer(value.units)}</td>
+            <EffectCell value={value} metric={metric} />
             <td>{pValue(value.srm_chi_squared_p)}</td>
             <td>
               {value.srm_warning ? <span class="badge badge-srm">SRM</span> : null}{' '}
-              {value.significant_after_correction ? <span class="badge badge-significant">significant after correction</span> : null}
+              {reading ? (
+                <span class={`badge badge-significant-${reading}`} data-reading={reading} data-testid="significant-badge">
+                  significant {reading === 'better' ? 'gain' : 'harm'} after correction
+                </span>
+              ) : null}
             </td>
           </tr>
-        ))}
-      </Table>
-    </>
+        );
+      })}
+    </Table>
   );
 }
 
-/** One table per dimension and for source: units, the primary metric's effect, SRM per slice. */
-export function Breakdowns({ snapshot, format }: { snapshot: Snapshot; format: Formatter }) {
+/** The primary metric's lift per slice of the chosen dimension (or source), with SRM per slice. */
+export function Breakdowns({
+  snapshot,
+  metric,
+  nameOf,
+  dimension,
+  onDimension,
+}: {
+  snapshot: Snapshot;
+  metric: MetricView | undefined;
+  nameOf: SliceNamer;
+  dimension: string | null;
+  onDimension: (dimension: string) => void;
+}) {
   const breakdowns = snapshot.breakdowns ?? [];
-  if (breakdowns.length === 0) return null;
+  const [fallback] = useState(() => breakdowns[0]?.dimension ?? '');
+  if (breakdowns.length === 0 || !metric) return null;
+  const chosen = breakdowns.find((b) => b.dimension === dimension) ?? breakdowns.find((b) => b.dimension === fallback) ?? breakdowns[0];
+  if (!chosen) return null;
   return (
-    <section aria-labelledby="breakdowns-title">
+    <section aria-labelledby="breakdowns-title" class="breakdown-picker">
       <h2 id="breakdowns-title">Breakdowns</h2>
+      <Select
+        label="Break the results down by"
+        value={chosen.dimension}
+        options={breakdowns.map((b) => ({ value: b.dimension, label: dimensionTitle(b.dimension) }))}
+        onChange={(e) => onDimension(e.currentTarget.value)}
+      />
       <p class="muted">
-        Each slice is analysed on its own. “SRM” marks a slice whose split does not match the weights: that is where units go missing. “Significant after
-        correction” survives Holm’s correction over all slices; with this many slices, an uncorrected 95% result appears by chance. Slices explain; the decision
-        reads the whole experiment.
+        Each slice is analysed on its own, with the same relative lift as the header. “SRM” marks a slice whose split does not match the weights: that is where
+        units go missing. “Significant after correction” survives Holm’s correction over all slices, green for a gain and red for a harm in the metric’s
+        direction; with this many slices, an uncorrected 95% result appears by chance. Slices explain; the decision reads the whole experiment.
       </p>
-      {breakdowns.map((breakdown) => (
-        <BreakdownTable key={breakdown.dimension} breakdown={breakdown} format={format} />
-      ))}
+      <BreakdownTable breakdown={chosen} metric={metric} nameOf={nameOf} />
     </section>
   );
 }

@@ -1,13 +1,11 @@
+import { EffectChart, effectRows } from '../charts/effect-chart.js';
 import { IntervalChart, type IntervalRow } from '../charts/interval-chart.js';
 import { Table } from '../components/ui.js';
-import { number, percent, pValue } from '../format.js';
-import type { Snapshot, VariantPosterior } from '../types.js';
-
-export type Formatter = (value: number) => string;
-
-export function formatterFor(kind: string | undefined): Formatter {
-  return kind === 'binary' || kind === undefined ? (v) => percent(v, 2) : (v) => number(v, 4);
-}
+import { chance, integer, percent } from '../format.js';
+import type { VariantPosterior } from '../types.js';
+import type { MetricView } from './results-model.js';
+import { liftOf, liftText } from './results-scorecard.js';
+import { CupedNote } from './variance-reduction.js';
 
 export function intervalRows(perVariant: VariantPosterior[]): IntervalRow[] {
   return perVariant.flatMap((v) => {
@@ -17,101 +15,93 @@ export function intervalRows(perVariant: VariantPosterior[]): IntervalRow[] {
   });
 }
 
-/** Per variant: the numbers behind the chart. */
-export function PosteriorTable({ caption, perVariant, format }: { caption: string; perVariant: VariantPosterior[]; format: Formatter }) {
-  const fmt = (v: number | null | undefined) => (v === null || v === undefined ? '—' : format(v));
+/** Per variant: the numbers behind the charts, in the metric's units. */
+function PosteriorTable({ metric }: { metric: MetricView }) {
+  const { format } = metric;
+  const columns = ['Variant', 'Units', ...(metric.kind === 'binary' ? [format.countLabel] : []), 'Observed mean', 'Posterior mean', '95% credible interval'];
   return (
-    <Table
-      caption={caption}
-      columns={['Variant', 'Units', 'Conversions', 'Observed rate', 'Posterior mean', '95% credible interval', 'Probability best', 'Expected loss']}
-    >
-      {perVariant.map((v) => (
+    <Table caption={`${metric.name}: posterior per variant`} columns={[...columns, 'Probability best', 'Expected loss']}>
+      {metric.perVariant.map((v) => (
         <tr key={v.variant_key}>
           <th scope="row">
-            <code>{v.variant_key}</code>
+            {v.variant_key}
             {v.is_control ? <span class="muted"> (control)</span> : null}
           </th>
-          <td>{number(v.sample_size)}</td>
-          <td>{number(v.conversions)}</td>
-          <td>{fmt(v.observed_rate)}</td>
-          <td>{fmt(v.posterior.mean)}</td>
-          <td>{v.posterior.credible_interval_95 ? `${fmt(v.posterior.credible_interval_95[0])} – ${fmt(v.posterior.credible_interval_95[1])}` : '—'}</td>
+          <td>{integer(v.sample_size)}</td>
+          {metric.kind === 'binary' ? <td>{integer(v.conversions)}</td> : null}
+          <td>{format.value(v.observed_rate)}</td>
+          <td>{format.value(v.posterior.mean)}</td>
+          <td>
+            {v.posterior.credible_interval_95
+              ? `${format.value(v.posterior.credible_interval_95[0])} to ${format.value(v.posterior.credible_interval_95[1])}`
+              : '—'}
+          </td>
           <td>{percent(v.prob_best, 1)}</td>
-          <td>{fmt(v.expected_loss_if_stop_now)}</td>
+          <td>{format.value(v.expected_loss_if_stop_now)}</td>
         </tr>
       ))}
     </Table>
   );
 }
 
-export function MetricResults({ title, perVariant, format }: { title: string; perVariant: VariantPosterior[]; format: Formatter }) {
+/** Lift and difference against the control per treatment, in words and numbers. */
+function EffectTable({ metric }: { metric: MetricView }) {
+  const rows = metric.perVariant.flatMap((variant) => {
+    const cell = liftOf(variant.effect);
+    return cell && variant.effect ? [{ variant, cell, effect: variant.effect }] : [];
+  });
+  if (rows.length === 0) return null;
   return (
-    <>
-      <IntervalChart title={title} rows={intervalRows(perVariant)} format={format} />
-      <PosteriorTable caption={title} perVariant={perVariant} format={format} />
-    </>
+    <Table
+      caption={`${metric.name}: effect against the control`}
+      columns={['Variant', 'Lift (95% interval)', 'Difference (95% interval)', 'Chance to beat control']}
+    >
+      {rows.map(({ variant, cell, effect }) => {
+        const text = liftText(cell, metric);
+        const [low, high] = effect.absolute.credible_interval_95;
+        return (
+          <tr key={variant.variant_key}>
+            <th scope="row">{variant.variant_key}</th>
+            <td>{cell.relative ? `${text.mean} (${text.interval})` : '— (the control’s mean is 0)'}</td>
+            <td>
+              {metric.format.difference(effect.absolute.mean)} ({metric.format.difference(low)} to {metric.format.difference(high)})
+            </td>
+            <td>{chance(cell.chance)}</td>
+          </tr>
+        );
+      })}
+    </Table>
   );
 }
 
-const verdictWords: Record<string, (variant: string | null) => string> = {
-  keep_running: () => 'Keep running: no decision yet. Stopping now would mean acting on noise.',
-  winner: (variant) => `Winner: ${variant ?? 'a variant'}. The decision rule is satisfied; you can stop the experiment and ship it.`,
-  no_difference: () => 'No meaningful difference: the variants perform alike within the minimum detectable effect. Stop it as inconclusive.',
-  max_duration_reached: () => 'The maximum duration passed without a winner. Stop the experiment, usually as inconclusive.',
-};
-
-/** The verdict in plain words, and what "decision rule satisfied" means here. */
-export function DecisionPanel({ snapshot }: { snapshot: Snapshot }) {
-  const decision = snapshot.decision;
-  const words = decision ? (verdictWords[decision.verdict]?.(decision.variant_key) ?? decision.verdict) : null;
-  return (
-    <section class={`verdict verdict-${decision?.verdict ?? 'unknown'}`} aria-labelledby="verdict-title" data-testid="verdict">
-      <h2 id="verdict-title">Verdict</h2>
-      {words ? <p class="verdict-words">{words}</p> : null}
-      {decision?.reason ? <p class="muted">Why: {decision.reason}</p> : null}
-      <p>
-        Decision rule satisfied: <strong>{snapshot.decision_rule_satisfied ? 'yes' : 'no'}</strong>.{' '}
-        {snapshot.decision_rule_satisfied
-          ? 'The rule found a winner with the confidence it asks for.'
-          : 'The rule has not found a winner yet (or found none): keep collecting data or wait for the maximum duration.'}
-      </p>
-    </section>
-  );
+/** What capping did to this metric: ratios and rates are never capped, so they say nothing. */
+function CapNote({ metric }: { metric: MetricView }) {
+  if (metric.capApplied === null || metric.kind === 'ratio' || metric.kind === 'binary') return null;
+  return <p class="muted">Each unit’s value is capped at {metric.format.value(metric.capApplied)} before the means are taken.</p>;
 }
 
-/** SRM, late events, weight changes and peeks: the things that make results less trustworthy. */
-export function HealthChecks({ snapshot }: { snapshot: Snapshot }) {
-  const late = snapshot.late_event_count ?? 0;
-  const peeks = snapshot.peek_count_at_computation ?? 0;
+/** One metric's details, collapsed under the scorecard: the forest plot, the posteriors and their numbers. */
+export function MetricDetails({ metric }: { metric: MetricView }) {
   return (
-    <section aria-labelledby="checks-title">
-      <h2 id="checks-title">Data checks</h2>
-      {snapshot.srm_warning ? (
-        <div class="warning" role="alert" data-testid="srm-warning">
-          <strong>Sample ratio mismatch.</strong> The split of units between variants does not match the weights (p = {pValue(snapshot.srm_chi_squared_p)} &lt;
-          0.001). Something is dropping or duplicating units in one variant — distrust these results until the cause is found.
-        </div>
-      ) : null}
-      <ul class="checks">
-        <li>
-          <strong>SRM p-value: {pValue(snapshot.srm_chi_squared_p)}</strong> —{' '}
-          {snapshot.srm_warning ? 'below 0.001: mismatch.' : 'the observed split is consistent with the weights (a warning shows below 0.001).'}
-        </li>
-        <li>
-          <strong>Late events: {number(late)}</strong> — events that arrived 7 to 30 days after they happened (for example from apps that were offline).{' '}
-          {late > 0 ? 'They are counted, but earlier snapshots did not have them, so results may have shifted.' : 'None so far.'}
-        </li>
-        <li>
-          <strong>Weights changed since start: {snapshot.weights_changed_since_start ? 'yes' : 'no'}</strong>
-          {snapshot.weights_changed_since_start
-            ? ' — units were split differently at different times; if behaviour changed over time, comparisons can be biased.'
-            : ' — the traffic split is as it was at the start.'}
-        </li>
-        <li>
-          <strong>Peeks before this snapshot: {number(peeks)}</strong> — each opening of results in this UI is logged. Checking often and stopping at the first
-          good-looking result inflates false positives under the posterior-threshold rule; the always-valid rules stay valid however often you look.
-        </li>
-      </ul>
-    </section>
+    <details class="metric-details" id={`metric-${metric.id}`} data-testid={`details-${metric.key}`}>
+      <summary>
+        <strong>{metric.name}</strong> <span class="muted">({metric.role === 'primary' ? 'primary metric' : 'guardrail'}): details</span>
+      </summary>
+      <CapNote metric={metric} />
+      <CupedNote cuped={metric.cuped} />
+      <EffectChart
+        title={`Effect on ${metric.name}`}
+        rows={effectRows(metric.perVariant)}
+        higherIsBetter={metric.higherIsBetter}
+        format={metric.format.difference}
+      />
+      <EffectTable metric={metric} />
+      <IntervalChart
+        title={`${metric.name}: posterior mean and 95% credible interval per variant`}
+        rows={intervalRows(metric.perVariant)}
+        format={metric.format.value}
+      />
+      <PosteriorTable metric={metric} />
+    </details>
   );
 }

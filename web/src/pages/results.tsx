@@ -1,103 +1,120 @@
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Page } from '../api.js';
 import { HistoryChart } from '../charts/history-chart.js';
 import { ErrorBox, Loading, PageTitle, StatusBadge } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import { Link } from '../router.js';
-import type { Experiment, Metric, Snapshot, SnapshotHistory } from '../types.js';
-import { DecisionPanel, formatterFor, HealthChecks, MetricResults } from './results-parts.js';
-import { EffectSummary, GuardrailWarning } from './results-effects.js';
-import { CupedNote } from './variance-reduction.js';
+import type { ApiKey, Experiment, Metric, Snapshot } from '../types.js';
+import { Breakdowns, srmSlices, SrmSliceWarning, type SliceNamer } from './results-breakdowns.js';
+import { DecisionHeader } from './results-header.js';
+import { HealthChecks } from './results-health.js';
+import { liftHistory, loadHistory, type LiftHistory } from './results-history.js';
+import { metricViews } from './results-model.js';
+import { MetricDetails } from './results-parts.js';
+import { Scorecard } from './results-scorecard.js';
 import { WeightsOverTime } from './allocation.js';
-import { Breakdowns, SrmSliceWarning } from './results-breakdowns.js';
 
 interface ResultsData {
   experiment: Experiment;
   latest: Snapshot | null;
-  history: Snapshot[];
+  history: LiftHistory;
   metrics: Metric[];
+  keys: ApiKey[];
 }
 
 /**
  * One read of each, once per page open (and after "Compute now"): a results read through the
- * session is a peek, logged in the audit history and counted by the next snapshot.
+ * session is a peek, logged in the audit history and counted by the next snapshot. The history
+ * and the catalogues are not peeks.
  */
 async function loadResults(id: string): Promise<ResultsData> {
-  const [experiment, latest, history, metrics] = await Promise.all([
+  const [experiment, latest, history, metrics, keys] = await Promise.all([
     api<Experiment>('GET', `/v1/experiments/${id}`),
     api<Snapshot>('GET', `/v1/experiments/${id}/results`).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 404) return null;
       throw error;
     }),
-    api<SnapshotHistory>('GET', `/v1/experiments/${id}/results/history?limit=200`).catch(() => ({ snapshots: [] as Snapshot[] })),
+    loadHistory(id),
     api<Page<Metric>>('GET', '/v1/metrics?limit=200'),
+    api<Page<ApiKey>>('GET', '/v1/api-keys?limit=200&include_revoked=true').catch(() => ({ data: [] as ApiKey[], next_cursor: null })),
   ]);
-  return { experiment, latest, history: history.snapshots, metrics: metrics.data };
+  return { experiment, latest, history, metrics: metrics.data, keys: keys.data };
 }
 
-type Guardrail = NonNullable<Snapshot['guardrails']>[number];
-
-function GuardrailSection({ guardrail, metrics }: { guardrail: Guardrail; metrics: Metric[] }) {
-  const format = formatterFor(metrics.find((m) => m.id === guardrail.metric_id)?.kind);
-  return (
-    <section aria-label={`Guardrail ${guardrail.metric_key}`}>
-      <h2>Guardrail: {guardrail.metric_key}</h2>
-      {guardrail.cap_applied !== null && guardrail.cap_applied !== undefined ? (
-        <p class="muted">Each unit’s value capped at {guardrail.cap_applied.toPrecision(6)}.</p>
-      ) : null}
-      <CupedNote cuped={guardrail.cuped} />
-      <EffectSummary
-        title={`Effect on ${guardrail.metric_key}`}
-        perVariant={guardrail.per_variant}
-        higherIsBetter={guardrail.higher_is_better !== false}
-        format={format}
-      />
-      <MetricResults title={`Guardrail ${guardrail.metric_key}`} perVariant={guardrail.per_variant} format={format} />
-    </section>
-  );
+/** Source slices are API key ids: shown by the key's name (from the snapshot, else the key list). */
+function sliceNamer(keys: ApiKey[]): SliceNamer {
+  const names = new Map(keys.map((key) => [key.id, key.name]));
+  return (dimension, value) => {
+    if (dimension !== 'source') return value.label || value.value;
+    return value.label || names.get(value.value) || 'an unknown API key';
+  };
 }
 
-/** Everything the latest snapshot says, primary metric first, then its health, breakdowns and guardrails. */
-function SnapshotReport({ latest, history, metrics }: { latest: Snapshot; history: Snapshot[]; metrics: Metric[] }) {
-  const format = formatterFor(latest.primary_metric?.kind);
+/** Switches the breakdown to a slice's dimension, then brings its row into view. */
+function useSliceFocus(): { dimension: string | null; setDimension: (d: string) => void; showSlice: (dimension: string, id: string) => void } {
+  const [dimension, setDimension] = useState<string | null>(null);
+  const [pending, setPending] = useState<string | null>(null);
+  useEffect(() => {
+    if (!pending) return;
+    const row = document.getElementById(pending);
+    row?.scrollIntoView({ block: 'center' });
+    row?.focus();
+    setPending(null);
+  }, [pending, dimension]);
+  return {
+    dimension,
+    setDimension,
+    showSlice: (next, id) => {
+      setDimension(next);
+      setPending(id);
+    },
+  };
+}
+
+function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () => void }) {
+  const { experiment, history, metrics, keys } = data;
+  const latest = data.latest as Snapshot;
+  const focus = useSliceFocus();
+  const views = metricViews(latest, metrics);
+  const primary = views.find((view) => view.role === 'primary');
+  const treatments = latest.per_variant.filter((v) => !v.is_control).map((v) => v.variant_key);
+  const nameOf = sliceNamer(keys);
+  const flagged = srmSlices(latest)[0];
+  const series = liftHistory(history, latest);
   return (
     <>
       <p class="muted">
         Snapshot computed {dateTime(latest.computed_at)}
         {latest.trigger ? ` (${latest.trigger})` : ''}. Opening this page is logged as a peek.
       </p>
-      <SrmSliceWarning snapshot={latest} />
-      <section aria-labelledby="effect-title">
-        <h2 id="effect-title">Effect against the control{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
-        {latest.primary_metric ? (
-          <>
-            <CupedNote cuped={latest.primary_metric.cuped} />
-            <EffectSummary
-              title={`Effect on ${latest.primary_metric.key}`}
-              perVariant={latest.per_variant}
-              higherIsBetter={latest.primary_metric.higher_is_better !== false}
-              format={format}
-            />
-          </>
-        ) : (
-          <p class="muted">This experiment has no primary metric: only sample sizes and the SRM check are reported.</p>
-        )}
+      <SrmSliceWarning snapshot={latest} onShowSlice={focus.showSlice} nameOf={nameOf} />
+      <DecisionHeader
+        experiment={experiment}
+        snapshot={latest}
+        recommendation={latest.decision.recommendation}
+        primary={primary}
+        metricKeys={views.map((view) => view.key)}
+        srmSliceId={flagged?.id ?? null}
+        onShowSlice={() => flagged && focus.showSlice(flagged.dimension, flagged.id)}
+        onStopped={onChanged}
+      />
+      <section aria-labelledby="scorecard-title">
+        <h2 id="scorecard-title">Scorecard</h2>
+        <Scorecard metrics={views} treatments={treatments} />
+        {views.map((view) => (
+          <MetricDetails key={view.id} metric={view} />
+        ))}
       </section>
-      <GuardrailWarning regressions={latest.decision?.guardrail_regressions ?? []} />
-      <DecisionPanel snapshot={latest} />
-      <section aria-labelledby="primary-title">
-        <h2 id="primary-title">Primary metric per variant{latest.primary_metric ? `: ${latest.primary_metric.key}` : ''}</h2>
-        <MetricResults title="Posterior mean and 95% credible interval per variant" perVariant={latest.per_variant} format={format} />
-      </section>
-      <section aria-labelledby="history-title">
-        <h2 id="history-title">How the intervals tightened</h2>
-        <HistoryChart snapshots={history.length ? history : [latest]} format={format} />
-      </section>
+      {primary ? (
+        <section aria-labelledby="history-title">
+          <h2 id="history-title">Lift over time: {primary.name}</h2>
+          <HistoryChart series={series.points} format={series.relative ? series.format : primary.format.difference} count={series.count} />
+        </section>
+      ) : null}
+      <WeightsOverTime experiment={experiment} />
+      <Breakdowns snapshot={latest} metric={primary} nameOf={nameOf} dimension={focus.dimension} onDimension={focus.setDimension} />
       <HealthChecks snapshot={latest} />
-      <Breakdowns snapshot={latest} format={format} />
-      {(latest.guardrails ?? []).map((guardrail) => (
-        <GuardrailSection key={guardrail.metric_id} guardrail={guardrail} metrics={metrics} />
-      ))}
     </>
   );
 }
@@ -107,7 +124,7 @@ export function Results({ id }: { id: string }) {
   const compute = useAction();
   if (data.error) return <ErrorBox error={data.error} />;
   if (!data.data) return <Loading what="Loading results" />;
-  const { experiment, latest, history, metrics } = data.data;
+  const { experiment, latest } = data.data;
   const computeNow = () =>
     compute.run(async () => {
       await api('POST', `/v1/experiments/${id}/results/compute`);
@@ -118,22 +135,23 @@ export function Results({ id }: { id: string }) {
     <>
       <PageTitle
         actions={
-          experiment.started_at ? (
-            <button type="button" onClick={computeNow} disabled={compute.busy}>
-              {compute.busy ? 'Computing…' : 'Compute now'}
-            </button>
-          ) : null
+          <>
+            <Link class="button" href={`/experiments/${experiment.id}`}>
+              Experiment
+            </Link>
+            {experiment.started_at ? (
+              <button type="button" onClick={computeNow} disabled={compute.busy}>
+                {compute.busy ? 'Computing…' : 'Compute now'}
+              </button>
+            ) : null}
+          </>
         }
       >
         Results: {experiment.name} <StatusBadge status={experiment.status} />
       </PageTitle>
-      <p>
-        <Link href={`/experiments/${experiment.id}`}>← Experiment definition{experiment.status === 'running' ? ' (stop it there)' : ''}</Link>
-      </p>
       <ErrorBox error={compute.error} />
-      <WeightsOverTime experiment={experiment} />
       {latest ? (
-        <SnapshotReport latest={latest} history={history} metrics={metrics} />
+        <SnapshotReport data={data.data} onChanged={data.reload} />
       ) : (
         <p class="notice">
           No snapshot yet. The analysis runs every {experiment.decision_rule.snapshot_cadence_minutes} minutes while the experiment runs

@@ -1,44 +1,67 @@
+import { KEY_PATTERN } from '../patterns.js';
+import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorBox, Field, FormCard, ListView, PageTitle, Table, TextArea, usePager } from '../components/ui.js';
+import { ErrorBox, Field, ListView, PageTitle, Table, usePager } from '../components/ui.js';
+import { RuleBuilder, type SegmentChoice } from '../components/rule-builder.js';
 import { dateTime, json } from '../format.js';
-import { useAction, useFormFields, useResource } from '../hooks.js';
+import { useAction, useFormFields, useResource, useSubmit } from '../hooks.js';
+import { describeRule, type Rule } from '../rules.js';
 import type { Segment } from '../types.js';
 
-const blank = { key: '', name: '', description: '', rule: '{"attribute": "country", "op": "in", "value": ["DE", "AT"]}' };
+const blank = { key: '', name: '', description: '' };
+const starter: Rule = { attribute: 'country', op: 'in', value: ['DE', 'AT'] };
 
-/** Parses the rule box; a JSON mistake is said in the form, not sent to the server. */
-function parseRule(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new Error(`The rule is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function SegmentForm({ onCreated }: { onCreated: () => void }) {
+function SegmentForm({ segments, onCreated }: { segments: SegmentChoice[]; onCreated: () => void }) {
   const { form, setForm, bind: set } = useFormFields(blank);
-  const create = async () => {
-    const rule = parseRule(form.rule);
-    await api('POST', '/v1/segments', { key: form.key, name: form.name, rule, ...(form.description ? { description: form.description } : {}) });
-    setForm(blank);
-    onCreated();
+  const [rule, setRule] = useState<Rule | null>(starter);
+  const [mistake, setMistake] = useState<string | undefined>();
+  // A new builder after each created segment, so its JSON view starts from the fresh rule.
+  const [generation, setGeneration] = useState(0);
+  const submit = useSubmit();
+  const create = (event: Event) => {
+    event.preventDefault();
+    void submit.run(async () => {
+      if (mistake) throw new Error(`The rule is not valid JSON: ${mistake}`);
+      await api('POST', '/v1/segments', { key: form.key, name: form.name, rule, ...(form.description ? { description: form.description } : {}) });
+      setForm(blank);
+      setRule(starter);
+      setGeneration(generation + 1);
+      onCreated();
+    });
   };
   return (
-    <FormCard id="new-segment" title="New segment" submitLabel="Create segment" onSubmit={create}>
+    <form class="card" onSubmit={create} aria-labelledby="new-segment">
+      <h2 id="new-segment">New segment</h2>
       <div class="row">
-        <Field label="Key" required value={form.key} onInput={set('key')} hint='Audiences refer to it as {"segment": "key"}.' />
-        <Field label="Name" required value={form.name} onInput={set('name')} />
-        <Field label="Description" value={form.description} onInput={set('description')} />
+        <Field
+          label="Key"
+          required
+          pattern={KEY_PATTERN}
+          value={form.key}
+          onInput={set('key')}
+          error={submit.errorAt('/key')}
+          hint="Lowercase letters, digits, dot, dash, underscore. Audiences refer to the segment by it."
+        />
+        <Field label="Name" required value={form.name} onInput={set('name')} error={submit.errorAt('/name')} />
+        <Field label="Description" value={form.description} onInput={set('description')} error={submit.errorAt('/description')} />
       </div>
-      <TextArea
-        label="Rule (JSON)"
-        class="mono"
-        rows={4}
-        value={form.rule}
-        onInput={set('rule')}
-        hint="The same rule language as experiment audiences (docs/assignment.md, section 3)."
+      <RuleBuilder
+        key={generation}
+        label="Rule"
+        value={rule}
+        onChange={(next, invalid) => {
+          setRule(next);
+          setMistake(invalid);
+        }}
+        segments={segments}
+        errors={submit.errors}
+        pointer="/rule"
       />
-    </FormCard>
+      <ErrorBox error={submit.error} />
+      <button type="submit" class="primary" disabled={submit.busy}>
+        Create segment
+      </button>
+    </form>
   );
 }
 
@@ -63,7 +86,7 @@ function DeleteSegment({ segment, onDeleted }: { segment: Segment; onDeleted: ()
 
 export function Segments() {
   const { cursor, pager } = usePager([]);
-  const list = useResource(() => api<Page<Segment>>('GET', `/v1/segments${query({ cursor })}`), [cursor]);
+  const list = useResource(() => api<Page<Segment>>('GET', `/v1/segments${query({ cursor, limit: 200 })}`), [cursor]);
   return (
     <>
       <PageTitle>Segments</PageTitle>
@@ -80,7 +103,11 @@ export function Segments() {
                   <code>{s.key}</code>
                 </td>
                 <td>
-                  <pre class="code">{json(s.rule)}</pre>
+                  <span data-testid="rule-words">{describeRule(s.rule as Rule | null, (key) => rows.find((r) => r.key === key)?.name ?? key)}</span>
+                  <details>
+                    <summary>JSON</summary>
+                    <pre class="code">{json(s.rule)}</pre>
+                  </details>
                 </td>
                 <td>{dateTime(s.updated_at)}</td>
                 <td>
@@ -91,7 +118,7 @@ export function Segments() {
           </Table>
         )}
       </ListView>
-      <SegmentForm onCreated={list.reload} />
+      <SegmentForm segments={(list.data?.data ?? []).map((s) => ({ key: s.key, name: s.name }))} onCreated={list.reload} />
     </>
   );
 }

@@ -1,11 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Checkbox, ErrorBox, Select, TextArea } from '../components/ui.js';
+import { SchemaForm, type Schema } from '../components/schema-form.js';
+import { Checkbox, ErrorBox, Select } from '../components/ui.js';
 import { json } from '../format.js';
-import { useAction } from '../hooks.js';
+import { useSubmit } from '../hooks.js';
 import type { Render, RenderFormat, TemplateVersion } from '../types.js';
-
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema };
 
 interface FieldRow {
   path: string;
@@ -106,26 +105,38 @@ function RenderStatus({ render }: { render: Render }) {
   );
 }
 
+function FormatChoice({ formats, onFormats }: { formats: RenderFormat[]; onFormats: (next: RenderFormat[]) => void }) {
+  return (
+    <fieldset>
+      <legend>Formats</legend>
+      {FORMATS.map((format) => (
+        <Checkbox
+          key={format}
+          label={format}
+          checked={formats.includes(format)}
+          onChange={(on) => onFormats(on ? [...formats, format] : formats.filter((f) => f !== format))}
+        />
+      ))}
+    </fieldset>
+  );
+}
+
 export function RenderForm({ templateId, versions }: { templateId: string; versions: TemplateVersion[] }) {
   const latest = versions[versions.length - 1];
   const [label, setLabel] = useState(latest?.label ?? '');
   const version = versions.find((v) => v.label === label) ?? latest;
-  const [data, setData] = useState(() => json(version ? sampleData(version.fields_schema as Schema) : {}));
+  const [data, setData] = useState<unknown>(() => (version ? sampleData(version.fields_schema as Schema) : {}));
+  const [mistake, setMistake] = useState<string | undefined>();
   const [formats, setFormats] = useState<RenderFormat[]>(['html', 'pdf']);
   const [renderId, setRenderId] = useState<string | null>(null);
   const render = useRender(renderId);
-  const action = useAction();
+  const action = useSubmit();
 
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        throw new Error('The merge data is not valid JSON.');
-      }
-      const created = await api<Render>('POST', '/v1/renders', { template_id: templateId, version: label, formats, data: parsed });
+      if (mistake) throw new Error(`The merge data is not valid JSON: ${mistake}`);
+      const created = await api<Render>('POST', '/v1/renders', { template_id: templateId, version: label, formats, data });
       setRenderId(created.id);
     });
   };
@@ -140,21 +151,20 @@ export function RenderForm({ templateId, versions }: { templateId: string; versi
         onChange={(e) => {
           setLabel(e.currentTarget.value);
           const chosen = versions.find((v) => v.label === e.currentTarget.value);
-          if (chosen) setData(json(sampleData(chosen.fields_schema as Schema)));
+          if (chosen) setData(sampleData(chosen.fields_schema as Schema));
         }}
       />
-      <fieldset>
-        <legend>Formats</legend>
-        {FORMATS.map((format) => (
-          <Checkbox
-            key={format}
-            label={format}
-            checked={formats.includes(format)}
-            onChange={(on) => setFormats(on ? [...formats, format] : formats.filter((f) => f !== format))}
-          />
-        ))}
-      </fieldset>
-      <TextArea label="Merge data (JSON)" class="mono" rows={8} value={data} onInput={(e) => setData(e.currentTarget.value)} />
+      <FormatChoice formats={formats} onFormats={setFormats} />
+      <SchemaForm
+        key={version?.label}
+        schema={(version?.fields_schema ?? {}) as Schema}
+        value={data}
+        onValue={(next, invalid) => {
+          setData(next);
+          setMistake(invalid);
+        }}
+        errors={action.errors}
+      />
       <ErrorBox error={action.error} />
       <button type="submit" class="primary" disabled={action.busy || formats.length === 0}>
         Render

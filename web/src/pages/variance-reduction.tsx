@@ -73,10 +73,16 @@ export function CupedNote({ cuped }: { cuped: CupedReport | null | undefined }) 
       </p>
     );
   }
+  // Interval widths scale with the standard deviation: removing a share r of the variance narrows them by 1 - sqrt(1 - r).
+  const narrowing = 1 - Math.sqrt(Math.max(0, 1 - cuped.variance_reduction));
+  const useful = narrowing >= 0.02;
   return (
     <p class="muted cuped-note">
-      CUPED is on ({cuped.lookback_days}-day lookback): it removed {(100 * cuped.variance_reduction).toFixed(1)}% of the variance (θ ={' '}
-      {cuped.theta?.toPrecision(4)}). Posteriors, effects and the decision use the adjusted values; the observed rate is unadjusted.
+      CUPED is on ({cuped.lookback_days}-day lookback): it removed {(100 * cuped.variance_reduction).toFixed(1)}% of the variance, which narrows the intervals
+      by {(100 * narrowing).toFixed(1)}% (θ = {cuped.theta?.toPrecision(3)}).{' '}
+      {useful
+        ? 'Posteriors, effects and the decision use the adjusted values; the observed mean is unadjusted.'
+        : 'That is no practical gain: the units’ behaviour before exposure barely predicts this metric (typical of new users).'}
     </p>
   );
 }

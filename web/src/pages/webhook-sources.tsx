@@ -1,3 +1,4 @@
+import { SOURCE_SLUG_PATTERN } from '../patterns.js';
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
 import { Checkbox, Field, FormCard, ListView, PageTitle, SecretOnce, Table, usePager } from '../components/ui.js';
@@ -57,7 +58,7 @@ export function WebhookSources() {
           <Field
             label="Slug"
             required
-            pattern="[a-z0-9-]{1,64}"
+            pattern={SOURCE_SLUG_PATTERN}
             value={form.slug}
             onInput={(e) => setForm({ ...form, slug: e.currentTarget.value })}
             hint="Last part of the inbound URL."

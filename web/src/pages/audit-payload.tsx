@@ -1,0 +1,95 @@
+import { Table } from '../components/ui.js';
+
+// An audit payload for people: a change as field, before and after; anything else as fields and
+// values, nested objects one level deep; the raw JSON one click away.
+
+/** Ids are left to the JSON view: the names they stand for are in the entry's target and actor. */
+function readable(field: string): boolean {
+  return field !== 'id' && !field.endsWith('_id') && !field.endsWith('_ids');
+}
+
+/** One value on one line; objects as "field value" pairs without their ids (the JSON view has them). */
+function short(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value === '' ? '(empty)' : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map(short).join('; ');
+  const pairs = Object.entries(value as Record<string, unknown>).filter(([field]) => readable(field));
+  return pairs.map(([field, inner]) => `${words(field)} ${short(inner)}`).join(', ');
+}
+
+function words(field: string): string {
+  return field.replace(/_/g, ' ');
+}
+
+type Changes = Record<string, { from?: unknown; to?: unknown }>;
+
+function isChanges(value: unknown): value is Changes {
+  return (
+    Boolean(value) &&
+    typeof value === 'object' &&
+    Object.values(value as object).every((change) => change && typeof change === 'object' && ('from' in change || 'to' in change))
+  );
+}
+
+/** Before → after, one row per field; nested objects (a decision rule, say) per inner field that changed. */
+function ChangeTable({ changes }: { changes: Changes }) {
+  const rows = Object.entries(changes).flatMap(([field, change]) => {
+    const { from, to } = change;
+    if (from && to && typeof from === 'object' && typeof to === 'object' && !Array.isArray(from) && !Array.isArray(to)) {
+      const inner = new Set([...Object.keys(from), ...Object.keys(to)]);
+      return [...inner]
+        .filter((name) => JSON.stringify((from as Record<string, unknown>)[name]) !== JSON.stringify((to as Record<string, unknown>)[name]))
+        .map((name) => ({
+          field: `${words(field)}: ${words(name)}`,
+          from: (from as Record<string, unknown>)[name],
+          to: (to as Record<string, unknown>)[name],
+        }));
+    }
+    return [{ field: words(field), from, to }];
+  });
+  return (
+    <Table caption="Changes" columns={['Field', 'Before', 'After']}>
+      {rows.map((row) => (
+        <tr key={row.field}>
+          <th scope="row">{row.field}</th>
+          <td>
+            <del>{short(row.from)}</del>
+          </td>
+          <td>
+            <ins>{short(row.to)}</ins>
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+function FieldList({ record }: { record: Record<string, unknown> }) {
+  return (
+    <dl class="facts payload-facts">
+      {Object.entries(record)
+        .filter(([field]) => readable(field))
+        .map(([field, value]) => (
+          <div key={field}>
+            <dt>{words(field)}</dt>
+            <dd>{value && typeof value === 'object' && !Array.isArray(value) ? <FieldList record={value as Record<string, unknown>} /> : short(value)}</dd>
+          </div>
+        ))}
+    </dl>
+  );
+}
+
+export function Payload({ payload }: { payload: Record<string, unknown> }) {
+  const { changes, ...rest } = payload;
+  return (
+    <div class="payload" data-testid="payload">
+      {isChanges(changes) ? <ChangeTable changes={changes} /> : null}
+      {Object.keys(rest).length > 0 || (changes !== undefined && !isChanges(changes)) ? <FieldList record={isChanges(changes) ? rest : payload} /> : null}
+      <details>
+        <summary>JSON</summary>
+        <pre class="code">{JSON.stringify(payload, null, 2)}</pre>
+      </details>
+    </div>
+  );
+}

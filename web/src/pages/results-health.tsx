@@ -1,0 +1,38 @@
+import { integer, pValue } from '../format.js';
+import type { Snapshot } from '../types.js';
+
+/** SRM, late events, weight changes and peeks: the things that make results less trustworthy. */
+export function HealthChecks({ snapshot }: { snapshot: Snapshot }) {
+  const late = snapshot.late_event_count ?? 0;
+  const peeks = snapshot.peek_count_at_computation ?? 0;
+  return (
+    <section aria-labelledby="checks-title">
+      <h2 id="checks-title">Data checks</h2>
+      <ul class="checks">
+        <li data-testid="check-srm">
+          <strong>Split of units: {snapshot.srm_warning ? 'does not match the weights' : 'as weighted'}</strong> ({pValue(snapshot.srm_chi_squared_p)}).{' '}
+          {snapshot.srm_warning
+            ? 'Below 0.001: units go missing or are counted twice in some variant. Find the cause before trusting any number on this page.'
+            : 'The observed split is consistent with the weights (a warning shows below 0.001).'}
+        </li>
+        <li>
+          <strong>Late events: {integer(late)}</strong> — events of this experiment’s metrics from its units that arrived 7 to 30 days after they happened (from
+          apps that were offline, or a backfill).{' '}
+          {late > 0
+            ? 'Only those that happened after the unit’s exposure, inside the metric’s window, count in a metric; events from before the exposure count in none. Earlier snapshots did not have them.'
+            : 'None so far.'}
+        </li>
+        <li>
+          <strong>Weights changed since start: {snapshot.weights_changed_since_start ? 'yes' : 'no'}</strong>
+          {snapshot.weights_changed_since_start
+            ? ' — units were split differently at different times; if behaviour changed over time, comparisons can be biased.'
+            : ' — the traffic split is as it was at the start.'}
+        </li>
+        <li>
+          <strong>Peeks before this snapshot: {integer(peeks)}</strong> — each opening of results in this UI is logged. Checking often and stopping at the first
+          good-looking result inflates false positives under the posterior-threshold rule; the always-valid rules stay valid however often you look.
+        </li>
+      </ul>
+    </section>
+  );
+}
