@@ -112,7 +112,6 @@ function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () 
           <HistoryChart series={series.points} format={series.relative ? series.format : primary.format.difference} count={series.count} />
         </section>
       ) : null}
-      <WeightsOverTime experiment={experiment} />
       <Breakdowns snapshot={latest} metric={primary} nameOf={nameOf} dimension={focus.dimension} onDimension={focus.setDimension} />
       <HealthChecks snapshot={latest} />
     </>
@@ -158,6 +157,7 @@ export function Results({ id }: { id: string }) {
           {experiment.started_at ? '; use “Compute now” to compute one at once.' : '; start the experiment first.'}
         </p>
       )}
+      <WeightsOverTime experiment={experiment} />
     </>
   );
 }
