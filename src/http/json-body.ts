@@ -1,5 +1,6 @@
+import { isUtf8 } from 'node:buffer';
 import { errorCodes, type FastifyInstance } from 'fastify';
-import { problems, type Problem } from './problems.js';
+import { problems, type FieldError, type Problem } from './problems.js';
 
 /**
  * How deeply objects and arrays may nest in a request body; the top-level value is depth 1.
@@ -9,79 +10,147 @@ import { problems, type Problem } from './problems.js';
 export const MAX_JSON_DEPTH = 128;
 
 interface Frame {
-  value: object;
+  value: unknown;
   depth: number;
   parent: Frame | null;
   key: string;
 }
 
+function escapePointerKey(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
 function pointerOf(frame: Frame): string {
   const keys: string[] = [];
-  for (let at: Frame | null = frame; at?.parent; at = at.parent) keys.push(at.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+  for (let at: Frame | null = frame; at?.parent; at = at.parent) keys.push(escapePointerKey(at.key));
   return keys
     .reverse()
     .map((key) => `/${key}`)
     .join('');
 }
 
+interface Defect {
+  pointer: string;
+  message: string;
+}
+
+const TOO_DEEP = `nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`;
+const NOT_FINITE = 'must be a finite number (JSON numbers beyond ±1.8e308 overflow to Infinity)';
+const LONE_SURROGATE = 'contains a lone UTF-16 surrogate (\\ud800-\\udfff without its pair), which is not text';
+const KEY_LONE_SURROGATE = 'has a key with a lone UTF-16 surrogate (\\ud800-\\udfff without its pair), which is not text';
+
+/** Node 20 has String.prototype.isWellFormed (ES2024); the compiler's lib predates it. */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** What is wrong with one value itself (not its children), or null. */
+function defectOf(frame: Frame, limit: number): string | null {
+  const value = frame.value;
+  if (typeof value === 'number') return Number.isFinite(value) ? null : NOT_FINITE;
+  if (typeof value === 'string') return isWellFormed(value) ? null : LONE_SURROGATE;
+  if (typeof value === 'object' && value !== null && frame.depth > limit) return TOO_DEEP;
+  return null;
+}
+
 /**
- * The JSON Pointer of the first object or array nested deeper than `limit`, or null. It walks
- * with its own stack, not by recursion, so a hostile body cannot overflow the call stack here.
+ * The first value of a parsed body, in document order, that the API refuses whatever the route:
+ * an object or array nested deeper than `limit`, a number that overflowed to ±Infinity, or a
+ * string (value or key) holding a lone surrogate. It walks with its own stack, not by recursion,
+ * so a hostile body cannot overflow the call stack here.
  */
-export function pointerBeyondDepth(value: unknown, limit = MAX_JSON_DEPTH): string | null {
-  if (typeof value !== 'object' || value === null) return null;
+export function firstJsonDefect(value: unknown, limit = MAX_JSON_DEPTH): Defect | null {
   const stack: Frame[] = [{ value, depth: 1, parent: null, key: '' }];
   for (let frame = stack.pop(); frame; frame = stack.pop()) {
-    if (frame.depth > limit) return pointerOf(frame);
+    const message = defectOf(frame, limit);
+    if (message !== null) return { pointer: pointerOf(frame), message };
+    if (typeof frame.value !== 'object' || frame.value === null) continue;
     const container = frame.value as Record<string, unknown>;
     const keys = Object.keys(container);
     // Pushed last to first, so they are visited in document order.
     for (let index = keys.length - 1; index >= 0; index--) {
       const key = keys[index] as string;
-      const child = container[key];
-      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: frame.depth + 1, parent: frame, key });
+      const child: Frame = { value: container[key], depth: frame.depth + 1, parent: frame, key };
+      if (!isWellFormed(key)) return { pointer: pointerOf(child), message: KEY_LONE_SURROGATE };
+      stack.push(child);
     }
   }
   return null;
 }
 
-/** The 422 for a body nested too deeply, or null; `textLength` lets short bodies skip the walk. */
-export function jsonDepthProblem(value: unknown, textLength = Infinity): Problem | null {
-  // Nesting n levels takes n opening and n closing brackets: a shorter text cannot exceed the limit.
-  if (textLength < 2 * (MAX_JSON_DEPTH + 1)) return null;
-  const pointer = pointerBeyondDepth(value);
-  if (pointer === null) return null;
-  return problems.validation(
-    [{ pointer, message: `nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels` }],
-    `the body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`,
-  );
+/** The JSON Pointer of the first object or array nested deeper than `limit`, or null. */
+export function pointerBeyondDepth(value: unknown, limit = MAX_JSON_DEPTH): string | null {
+  const defect = firstJsonDefect(value, limit);
+  return defect?.message === TOO_DEEP ? defect.pointer : null;
 }
 
-/** For parsers of their own (signed webhooks read raw bytes): throws the 422 of a too-deep body. */
-export function assertJsonDepth(value: unknown, textLength?: number): void {
-  const problem = jsonDepthProblem(value, textLength);
-  if (problem) throw problem;
+// Which texts can hold a defect at all, so most bodies skip the walk. A number overflows only with
+// an exponent or 309+ digits; a lone surrogate in valid UTF-8 can only be a \u escape of D800-DFFF.
+const MAY_OVERFLOW = /\d[eE]\+?\d|\d{309}/;
+const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]/;
+
+function mayHoldDefect(text: string): boolean {
+  // Nesting n levels takes n opening and n closing brackets: a shorter text cannot exceed the limit.
+  if (text.length >= 2 * (MAX_JSON_DEPTH + 1)) return true;
+  return MAY_OVERFLOW.test(text) || MAY_HOLD_SURROGATE.test(text);
+}
+
+/** The 422 for a body the API refuses whatever the route (see firstJsonDefect), or null. */
+export function jsonDefectProblem(value: unknown, text: string): Problem | null {
+  if (!mayHoldDefect(text)) return null;
+  const defect = firstJsonDefect(value);
+  if (defect === null) return null;
+  const error: FieldError = { pointer: defect.pointer, message: defect.message };
+  return problems.validation([error], `${defect.pointer || 'the body'} ${defect.message}`);
+}
+
+const INVALID_UTF8 = 'the body is not valid JSON: it is not valid UTF-8';
+
+/** The body as text, or the 400 of bytes that are not UTF-8 (never decoded to U+FFFD silently). */
+export function decodeJsonBytes(raw: Buffer): string {
+  if (!isUtf8(raw)) throw problems.malformedRequest(INVALID_UTF8);
+  return raw.toString('utf8');
 }
 
 /**
- * The app's JSON body parser: Fastify's safe parser (prototype poisoning refused), then the
- * depth check before any recursive code touches the value. An empty body declared as JSON is
- * "no body" on routes that take none (`curl -H 'content-type: application/json' .../start`);
- * where a route declares a body it is malformed (400), as docs/errors.md says.
+ * For parsers of their own (signed webhooks read raw bytes): the parsed body, or the problem the
+ * app's JSON parser would answer (400 not UTF-8 or not JSON, 422 a defect of firstJsonDefect).
+ */
+export function parseJsonBytes(raw: Buffer): unknown {
+  const text = decodeJsonBytes(raw);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text) as unknown;
+  } catch (error) {
+    throw problems.malformedRequest(`the body is not valid JSON: ${(error as Error).message}`);
+  }
+  const defect = jsonDefectProblem(parsed, text);
+  if (defect) throw defect;
+  return parsed;
+}
+
+/**
+ * The app's JSON body parser: bytes that are not UTF-8 are refused (400), then Fastify's safe
+ * parser (prototype poisoning refused), then the defect walk before any recursive code touches
+ * the value. An empty body declared as JSON is "no body" on routes that take none
+ * (`curl -H 'content-type: application/json' .../start`); where a route declares a body it is
+ * malformed (400), as docs/errors.md says.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const raw = typeof body === 'string' ? Buffer.from(body) : body;
+    if (!isUtf8(raw)) return done(problems.malformedRequest(INVALID_UTF8));
+    const text = raw.toString('utf8');
     if (text.trim() === '') {
       if (request.routeOptions.schema?.body === undefined) return done(null, undefined);
       return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY());
     }
     parseJson(request, text, (error, value) => {
       if (error) return done(error);
-      const tooDeep = jsonDepthProblem(value, text.length);
-      return tooDeep ? done(tooDeep) : done(null, value);
+      const defect = jsonDefectProblem(value, text);
+      return defect ? done(defect) : done(null, value);
     });
   });
 }

@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { ULID_PATTERN } from '../lib/ids.js';
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 // One schema with a type list rather than anyOf: the response serializer then writes it directly
@@ -8,7 +9,14 @@ export const NullableTimestamp = Type.Unsafe<string | null>({
   format: 'date-time',
   description: 'ISO 8601 UTC with milliseconds, or null',
 });
-export const Id = Type.String({ description: 'ULID' });
+/** Every id Verdict issues is a ULID in its canonical form (Crockford base 32, upper case). */
+export const ID_PATTERN = ULID_PATTERN.source;
+export const ID_MESSAGE = 'must be an id: a ULID of 26 characters 0-9 and A-Z without I, L, O, U (e.g. 01JBZ5Q3M4N8V2W6X7Y9Z0ABCD)';
+/**
+ * An id, in answers and wherever a body refers to a record: an empty or malformed one is refused
+ * by validation (422 naming the field) before any lookup, so it never reaches a foreign key.
+ */
+export const Id = Type.String({ pattern: ID_PATTERN, description: 'ULID' });
 
 export const FieldErrorSchema = Type.Object(
   {

@@ -1,14 +1,29 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from './problems.js';
+import { ID_MESSAGE, ID_PATTERN } from './schemas.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 const shared: Options = { allErrors: true, strict: false, useDefaults: true, removeAdditional: false };
 
+const rfc3339DateTime = fullFormats['date-time'] as { validate: (text: string) => boolean };
+
+/**
+ * RFC 3339 allows a leap second (`23:59:60`), which no clock here can store and `Date.parse`
+ * reads as NaN: a time that passes the format must also be an instant the server can use.
+ * (Impossible dates such as Feb 30 and hour 24 already fail the RFC 3339 check.)
+ */
+export function isUsableDateTime(text: string): boolean {
+  return rfc3339DateTime.validate(text) && Number.isFinite(Date.parse(text));
+}
+
 function createAjv(options: Options): Ajv {
-  return addFormats(new Ajv({ ...shared, ...options }));
+  const ajv = addFormats(new Ajv({ ...shared, ...options }));
+  ajv.addFormat('date-time', { type: 'string', validate: isUsableDateTime });
+  return ajv;
 }
 
 // Bodies are JSON and must be typed exactly ("5" is not a weight); query strings and path
@@ -21,6 +36,10 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
+/** Patterns and formats named in words, so a client reads what to send rather than a regex. */
+const PATTERN_MESSAGES = new Map([[ID_PATTERN, ID_MESSAGE]]);
+const FORMAT_MESSAGES = new Map([['date-time', 'must be an RFC 3339 date-time that exists, with Z or an offset (e.g. 2024-12-31T23:59:59Z)']]);
+
 function describe(error: ErrorObject): string {
   switch (error.keyword) {
     case 'required':
@@ -29,6 +48,10 @@ function describe(error: ErrorObject): string {
       return 'is not a known field';
     case 'enum':
       return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'pattern':
+      return PATTERN_MESSAGES.get((error.params as { pattern: string }).pattern) ?? error.message ?? 'is invalid';
+    case 'format':
+      return FORMAT_MESSAGES.get((error.params as { format: string }).format) ?? error.message ?? 'is invalid';
     default:
       return error.message ?? 'is invalid';
   }

@@ -28,7 +28,7 @@ export const ApiKeyInput = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     kind: KeyKind,
-    environment_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'bind the key to one environment' })),
+    environment_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'bind the key to one environment' })),
   },
   { additionalProperties: false },
 );

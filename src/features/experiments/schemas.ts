@@ -96,7 +96,7 @@ const Dimensions = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
 });
 
 const experimentInputFields = {
-  environment_id: Type.String(),
+  environment_id: Id,
   key: Type.String({ pattern: KEY_PATTERN }),
   name: Type.String({ minLength: 1, maxLength: 200 }),
   hypothesis: Type.String({ minLength: 1, maxLength: 5000 }),
@@ -104,9 +104,9 @@ const experimentInputFields = {
   variants: Type.Array(VariantInput, { minItems: 2, maxItems: 20 }),
   audience: Type.Optional(Audience),
   decision_rule: Type.Optional(DecisionRuleInput),
-  primary_metric_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  guardrail_metric_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 20, uniqueItems: true })),
-  mutex_group_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  primary_metric_id: Type.Optional(Type.Union([Id, Type.Null()])),
+  guardrail_metric_ids: Type.Optional(Type.Array(Id, { maxItems: 20, uniqueItems: true })),
+  mutex_group_id: Type.Optional(Type.Union([Id, Type.Null()])),
   variance_reduction: Type.Optional(VarianceReductionInput),
   dimensions: Type.Optional(Dimensions),
   allocation: Type.Optional(AllocationInput),

@@ -1,4 +1,4 @@
-import { assertJsonDepth } from '../../http/json-body.js';
+import { parseJsonBytes } from '../../http/json-body.js';
 import { problems } from '../../http/problems.js';
 import { toFieldErrors, validatorCompiler } from '../../http/validation.js';
 import { EventBatchEnvelope } from '../events/schemas.js';
@@ -15,19 +15,9 @@ const validateEnvelope = validatorCompiler({ schema: EventBatchEnvelope, httpPar
   errors?: Parameters<typeof toFieldErrors>[0] | null;
 };
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 function parseJson(rawBody: Buffer): unknown {
   if (rawBody.length === 0) throw problems.malformedRequest('the body is empty; send one event or {"events": [...]} as JSON');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(utf8.decode(rawBody)) as unknown;
-  } catch (error) {
-    const reason = error instanceof TypeError ? 'it is not valid UTF-8' : (error as Error).message;
-    throw problems.malformedRequest(`the body is not valid JSON: ${reason}`);
-  }
-  assertJsonDepth(parsed, rawBody.length);
-  return parsed;
+  return parseJsonBytes(rawBody);
 }
 
 /**

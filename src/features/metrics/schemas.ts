@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Id, ListOf, PageQuery, Timestamp } from '../../http/schemas.js';
+import { ID_PATTERN, Id, ListOf, PageQuery, Timestamp } from '../../http/schemas.js';
 import { DEFAULT_DEDUP_WINDOW } from './dedup-window.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
@@ -96,8 +96,8 @@ export const MetricInput = Type.Object(
     ),
     higher_is_better: Type.Optional(HigherIsBetter),
     capping: Type.Optional(MetricCappingSchema),
-    numerator_metric_id: Type.Optional(Type.String({ description: 'ratio metrics: a non-ratio metric of the workspace' })),
-    denominator_metric_id: Type.Optional(Type.String({ description: 'ratio metrics: a non-ratio metric of the workspace' })),
+    numerator_metric_id: Type.Optional(Type.String({ pattern: ID_PATTERN, description: 'ratio metrics: a non-ratio metric of the workspace' })),
+    denominator_metric_id: Type.Optional(Type.String({ pattern: ID_PATTERN, description: 'ratio metrics: a non-ratio metric of the workspace' })),
     unit_dedup_window: Type.Optional(DedupWindow),
     property_path: Type.Optional(Type.Union([PropertyPath, Type.Null()], { description: 'required by sum and mean; null otherwise' })),
     unit: Type.Optional(Unit),

@@ -72,11 +72,11 @@ describe('markdown escaping', () => {
     const body = '[pay]({{url}}) [home]({{bad}}) [doc](https://x.test/{{path}})';
     const { html, markdown: source, text } = await renderAll(body, { url: 'https://pay.test/a b?x=1&y=2', bad: 'javascript:alert(1)', path: 'a (1).pdf' });
     expect(htmlBody(html)).toBe(
-      '<p><a href="https://pay.test/a%20b?x=1&amp;y=2">pay</a> <a href="#">home</a> <a href="https://x.test/a%20%281%29.pdf">doc</a></p>',
+      '<p><a href="https://pay.test/a%20b?x=1&amp;y=2">pay</a> <a href="#">home</a> <a href="https://x.test/a%20(1).pdf">doc</a></p>',
     );
     expect(source).toBe('[pay](https://pay.test/a%20b?x=1&y=2) [home](#) [doc](https://x.test/a%20%281%29.pdf)');
-    // Plain text links nothing, so it shows the address as given.
-    expect(text).toBe('pay (https://pay.test/a b?x=1&y=2) home (javascript:alert(1)) doc (https://x.test/a (1).pdf)\n');
+    // Plain text links nothing; it shows the address the other formats link to.
+    expect(text).toBe('pay (https://pay.test/a b?x=1&y=2) home (#) doc (https://x.test/a (1).pdf)\n');
   });
 });
 

@@ -3,6 +3,7 @@
 import type { RenderFormat } from '../../db/tables/templates.js';
 import { executeTemplate } from '../templates/engine.js';
 import { RenderError } from '../templates/helpers.js';
+import { policeTokens } from './formats/address-policy.js';
 import { markdown, renderHtml } from './formats/html.js';
 import { renderMarkdown } from './formats/markdown.js';
 import { renderPdf } from './formats/pdf.js';
@@ -42,6 +43,7 @@ export async function renderDocument(request: DocumentRequest): Promise<Rendered
     throw new RenderError(`the rendered document exceeds ${MAX_SOURCE_CHARS} characters`);
   }
   const tokens = markdown.lexer(executed.source);
+  policeTokens(tokens, executed.merged, (all, visit) => markdown.walkTokens(all, visit));
   const title = documentTitle(tokens, executed.merged);
   const outputs: RenderedOutput[] = [];
   for (const format of request.formats) {

@@ -10,6 +10,14 @@ import { createRender, getOutput, getRender, listRenders } from './service.js';
 const route = routeOptionsFor('renders');
 const binary = { schema: { type: 'string', format: 'binary' } };
 
+/**
+ * A rendered document is content written by template authors and filled with client data, served
+ * from the API's (and the admin UI's) origin: opened in a browser it must stay inert. `sandbox`
+ * gives it an opaque origin with scripts, forms and popups off (so nothing in it can read the
+ * admin session or act as the user); nothing loads but its inline style and images.
+ */
+const INERT_DOCUMENT_POLICY = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src https: http:; base-uri 'none'; form-action 'none'";
+
 export function renderRoutes(ctx: RendersDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(submitAndListRoutes(ctx));
@@ -68,8 +76,10 @@ function readRoutes(ctx: RendersDeps): FastifyPluginAsyncTypebox {
       }),
       async (request, reply) => {
         const output = await getOutput(ctx, principalOf(request).workspaceId, request.params.id, request.params.format);
+        if (request.params.format === 'html') reply.header('content-security-policy', INERT_DOCUMENT_POLICY);
         return reply
           .header('content-type', output.contentType)
+          .header('x-content-type-options', 'nosniff')
           .header('content-disposition', `inline; filename="render-${request.params.id}.${extension(request.params.format)}"`)
           .header('cache-control', 'private, max-age=86400, immutable')
           .send(output.content);

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Id, ListOf, PageQuery, Timestamp } from '../../http/schemas.js';
+import { ID_PATTERN, Id, ListOf, PageQuery, Timestamp } from '../../http/schemas.js';
 
 const Format = Type.Enum(['html', 'text', 'markdown', 'pdf'], { description: 'an output format' });
 const Status = Type.Enum(['queued', 'running', 'resolved', 'failed'], {
@@ -8,7 +8,7 @@ const Status = Type.Enum(['queued', 'running', 'resolved', 'failed'], {
 
 export const RenderInput = Type.Object(
   {
-    template_id: Type.String({ minLength: 1, maxLength: 64 }),
+    template_id: Id,
     version: Type.Optional(
       Type.String({ minLength: 1, maxLength: 32, description: 'a label such as v3; default: the latest version. Unknown labels answer 404.' }),
     ),
@@ -47,7 +47,7 @@ export const OutputParams = Type.Object({ id: Type.String({ maxLength: 64 }), fo
 export const RenderListQuery = Type.Object(
   {
     ...PageQuery,
-    template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only renders of this template' })),
+    template_id: Type.Optional(Type.String({ pattern: ID_PATTERN, description: 'only renders of this template' })),
     status: Type.Optional(Status),
   },
   { additionalProperties: false },

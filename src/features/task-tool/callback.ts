@@ -1,4 +1,4 @@
-import { assertJsonDepth } from '../../http/json-body.js';
+import { parseJsonBytes } from '../../http/json-body.js';
 import { problems } from '../../http/problems.js';
 import { toFieldErrors, validatorCompiler } from '../../http/validation.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
@@ -53,13 +53,7 @@ const validateCallback = validatorCompiler({ schema: TaskToolCallbackBody, httpP
 type Callback = { event: string; task_id: string; webhook_id?: string; history_items?: Array<Record<string, unknown>> };
 
 function parseCallback(rawBody: Buffer): Callback {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(rawBody));
-  } catch (error) {
-    throw problems.malformedRequest(`the body is not valid JSON: ${error instanceof TypeError ? 'it is not valid UTF-8' : (error as Error).message}`);
-  }
-  assertJsonDepth(parsed, rawBody.length);
+  const parsed = parseJsonBytes(rawBody);
   if (!validateCallback(parsed)) throw problems.validation(toFieldErrors(validateCallback.errors ?? [], 'body'));
   return parsed as Callback;
 }

@@ -23,6 +23,8 @@
 //    Handlebars does when no helper is named `x`): `x` is optional of any type and the body is
 //    read, optionally, in the enclosing context, since `x` may be a list, an object or a flag.
 //  - Property reads on an array (`items.length`, `items.[0]`) do not change its schema.
+//  - The arguments of `default` (`{{default nickname "friend"}}`) are optional and of any type:
+//    the helper prints its fallback when the value is missing, null or "".
 //  - Literals are never fields. Every object allows additional properties: extra data is fine.
 //  - Keys are emitted sorted at every level so that a frozen schema compares byte for byte.
 import Handlebars from 'handlebars';
@@ -44,7 +46,10 @@ export const FIELDS_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/sche
 type AstNode = hbs.AST.Node;
 type Expression = hbs.AST.Expression;
 type PathExpression = hbs.AST.PathExpression;
-type Call = { params: Expression[]; hash?: hbs.AST.Hash };
+type Call = { path?: AstNode; params: Expression[]; hash?: hbs.AST.Hash };
+
+/** Helpers whose arguments are read only as far as needed: each may be missing, of any type. */
+const FALLBACK_HELPERS = new Set(['default']);
 
 interface FieldNode {
   required: boolean;
@@ -177,7 +182,13 @@ class Walker {
   }
 
   private callArguments(call: Call, scope: Scope): void {
-    for (const param of call.params) this.expression(param, scope);
+    // `{{default x "fallback"}}` prints the fallback when x is missing: x need not be sent, and
+    // the fallback, read only then, need not be either.
+    const fallbackHelper = call.path !== undefined && FALLBACK_HELPERS.has(helperName(call.path) ?? '');
+    for (const param of call.params) {
+      if (fallbackHelper && param.type === 'PathExpression') this.use(param as PathExpression, scope, 'condition');
+      else this.expression(param, scope);
+    }
     for (const pair of call.hash?.pairs ?? []) this.expression(pair.value, scope);
   }
 

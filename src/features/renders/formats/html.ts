@@ -2,7 +2,6 @@
 // HTML-escaped, wrapped in a small standalone document.
 import { Marked, type Token } from 'marked';
 import { substitute, type ExecutedTemplate } from '../../templates/engine.js';
-import { encodeUrlText, safeUrlStart } from './urls.js';
 
 /** One configured instance: the global `marked` object is shared by every importer. */
 export const markdown = new Marked({ gfm: true, breaks: false, async: false });
@@ -15,9 +14,6 @@ const STYLE = [
   'blockquote{margin:1rem 0;padding:0 1rem;color:#59636e;border-left:.25rem solid #d0d7de}',
 ].join('\n');
 
-// Inside an href or src attribute as marked writes them (double quotes); group 1 is the address so far.
-const URL_ATTRIBUTE = /\s(?:href|src)="([^"]*)$/;
-
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** The escaping marked applies to text, so values and body text read alike in the source. */
@@ -25,16 +21,10 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
 }
 
-/** HTML-escapes a value; inside a link address it is also made a valid, harmless URL. */
-function escapeAt(html: string, offset: number, value: string): string {
-  const attribute = URL_ATTRIBUTE.exec(html.slice(Math.max(0, offset - 2048), offset));
-  if (!attribute) return escapeHtml(value);
-  return escapeHtml(encodeUrlText(attribute[1] === '' ? safeUrlStart(value) : value));
-}
-
 export function renderHtml(executed: ExecutedTemplate, tokens: Token[], title: string): string {
   const html = markdown.parser(tokens) as string;
-  const content = substitute(html, executed.merged, (value, offset) => escapeAt(html, offset, value));
+  // Addresses hold no placeholders any more (policeTokens put their values back, policed).
+  const content = substitute(html, executed.merged, escapeHtml);
   return [
     '<!DOCTYPE html>',
     '<html>',

@@ -1,7 +1,7 @@
 // The markdown format: the body's Markdown as rendered, with merge values escaped so that a
 // value reads as the same literal text in any Markdown renderer.
 import { substitute, type ExecutedTemplate } from '../../templates/engine.js';
-import { encodeUrlText, safeUrlStart } from './urls.js';
+import { addressValue, isAllowedAddress } from './urls.js';
 
 // Characters with an inline meaning anywhere in a line (emphasis, code, links, raw HTML, tables,
 // strikethrough, backslash escapes themselves).
@@ -29,18 +29,31 @@ export function escapeMarkdown(value: string, atLineStart: boolean): string {
 const LINE_PREFIX = /^(\s*(>|[-*+]|\d+[.)])?)*\s*$/;
 // An inline link's destination is open: `](` and no closing parenthesis or blank since.
 const LINK_DESTINATION = /\]\(([^()\s]*)$/;
+// A link reference definition's destination is open: `[label]: ` at the line start.
+const DEFINITION_DESTINATION = /^ {0,3}\[[^\]]+\]:[ \t]*([^\s]*)$/;
+// An autolink is open: `<` and no blank or closing `>` since (`<{{url}}>`).
+const AUTOLINK = /<([^<>\s]*)$/;
 
 function linePrefix(source: string, offset: number): string {
   return source.slice(source.lastIndexOf('\n', offset - 1) + 1, offset);
 }
 
-function escapeAt(source: string, offset: number, value: string): string {
+/**
+ * A value in an address (a link or definition destination) is percent-encoded and, with the
+ * address so far, must pass the address policy; one that would open an autolink with a refused
+ * scheme (`<javascript:...>`) is replaced too. Anywhere else it is escaped as literal text.
+ */
+function escapeAt(source: string, offset: number, value: string, resolve: (text: string) => string): string {
   const prefix = linePrefix(source, offset);
-  const destination = LINK_DESTINATION.exec(prefix);
-  if (destination) return encodeUrlText(destination[1] === '' ? safeUrlStart(value) : value);
+  const destination = LINK_DESTINATION.exec(prefix) ?? DEFINITION_DESTINATION.exec(prefix);
+  if (destination) return addressValue(resolve(destination[1] ?? ''), value);
+  const autolink = AUTOLINK.exec(prefix);
+  if (autolink && !isAllowedAddress(resolve(autolink[1] ?? '') + value)) return '#';
   return escapeMarkdown(value, LINE_PREFIX.test(prefix));
 }
 
 export function renderMarkdown(executed: ExecutedTemplate): string {
-  return substitute(executed.source, executed.merged, (value, offset) => escapeAt(executed.source, offset, value));
+  const { merged } = executed;
+  const resolve = (text: string) => text.replace(merged.placeholder, (_match, index: string) => merged.values[Number(index)] ?? '');
+  return substitute(executed.source, merged, (value, offset) => escapeAt(executed.source, offset, value, resolve));
 }

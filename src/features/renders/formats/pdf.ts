@@ -7,7 +7,7 @@ import type { Token, Tokens } from 'marked';
 import { substitute, type MergedValues } from '../../templates/engine.js';
 import { htmlToText, toRuns, type Run } from './inline.js';
 import { drawTable } from './pdf-table.js';
-import { encodeUrlText, safeUrlStart } from './urls.js';
+import { encodeUrlText } from './urls.js';
 import { toWinAnsi } from './win-ansi.js';
 
 type Doc = InstanceType<typeof PDFDocument>;
@@ -36,8 +36,9 @@ function values(text: string, frame: Frame): string {
   return toWinAnsi(substitute(text, frame.merged, (value) => value));
 }
 
-function linkAddress(link: string, frame: Frame): string {
-  return substitute(link, frame.merged, (value, offset) => encodeUrlText(offset === 0 ? safeUrlStart(value) : value));
+/** Links were policed with their values put back (policeTokens); only the URL encoding is left. */
+function linkAddress(link: string): string {
+  return encodeUrlText(link);
 }
 
 /** Draws styled runs as one flowing paragraph at the frame's column. */
@@ -53,7 +54,7 @@ function drawRuns(frame: Frame, runs: Run[], size: number, bold = false): void {
       lineGap: 2,
       underline: Boolean(run.link),
       strike: Boolean(run.strike),
-      link: run.link ? linkAddress(run.link, frame) : null,
+      link: run.link ? linkAddress(run.link) : null,
     };
     doc.font(fontOf(run, bold));
     if (index === 0) doc.text(run.text, frame.x, doc.y, options);
