@@ -63,6 +63,60 @@ describe('CORS for browser SDKs (default: any origin, client routes only)', () =
   });
 });
 
+describe('CORS preflights answer only for the routes a client key may call (issue #31)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+  });
+  afterAll(() => server.close());
+
+  it('answers a preflight to a server-only or unknown path with the ordinary 405/404 problem and no CORS header', async () => {
+    for (const [path, status] of [
+      ['/v1/experiments', 405],
+      ['/v1/api-keys', 405],
+      ['/v1/audit', 405],
+      ['/v1/nowhere', 404],
+      ['/ui/session', 405],
+    ] as const) {
+      const response = await preflight(server, path, PAGE);
+      expect(response.status, path).toBe(status);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(response.headers.get('access-control-allow-origin'), path).toBeNull();
+      expect(response.headers.get('access-control-allow-headers'), path).toBeNull();
+    }
+  });
+
+  it('answers a preflight for a method the client route does not take without CORS headers', async () => {
+    const response = await fetch(`${server.url}/v1/assign`, {
+      method: 'OPTIONS',
+      headers: { origin: PAGE, 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'authorization' },
+    });
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('answers a bare OPTIONS (no Origin or no Access-Control-Request-Method) with a problem, not text/plain', async () => {
+    const bare = await fetch(`${server.url}/v1/experiments`, { method: 'OPTIONS' });
+    expect(bare.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(bare.headers.get('access-control-allow-origin')).toBeNull();
+    for (const headers of [{}, { origin: PAGE }, { 'access-control-request-method': 'POST' }]) {
+      const response = await fetch(`${server.url}/v1/assign`, { method: 'OPTIONS', headers });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(((await response.json()) as { detail: string }).detail).toMatch(/CORS preflight: send Origin and Access-Control-Request-Method/);
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
+
+  it('still answers every client route’s preflight, path parameters included', async () => {
+    for (const path of ['/v1/assign', '/v1/assign/batch', '/v1/events', '/v1/events/batch', '/v1/exposures', '/ofrep/v1/evaluate/flags', '/ofrep/v1/evaluate/flags/hero']) {
+      const response = await preflight(server, path, PAGE);
+      expect(response.status, path).toBe(204);
+      expect(response.headers.get('access-control-allow-origin'), path).toBe('*');
+    }
+  });
+});
+
 describe('CORS restricted to listed origins', () => {
   let server: TestServer;
   beforeAll(async () => {
