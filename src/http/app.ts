@@ -12,6 +12,7 @@ import { installCors } from './cors.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './errors.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installOpenApi } from './openapi.js';
+import { problems } from './problems.js';
 import { requestLoggerFactory } from './request-logger.js';
 import { TurnBatchedResponse } from './turn-batched-response.js';
 import { validatorCompiler } from './validation.js';
@@ -77,6 +78,9 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
   // Set before anything can fail, so error responses carry it too; a callback hook costs no promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // U+0000 in a path or query parameter: PostgreSQL text cannot hold it, and no id, key or unit
+    // id contains one. One check here refuses it on every route and database alike.
+    if (request.url.includes('%00')) return done(problems.malformedRequest('the URL contains %00 (U+0000), which no parameter accepts'));
     done();
   });
 

@@ -38,6 +38,9 @@ const TOO_DEEP = `nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`
 const NOT_FINITE = 'must be a finite number (JSON numbers beyond ±1.8e308 overflow to Infinity)';
 const LONE_SURROGATE = 'contains a lone UTF-16 surrogate (\\ud800-\\udfff without its pair), which is not text';
 const KEY_LONE_SURROGATE = 'has a key with a lone UTF-16 surrogate (\\ud800-\\udfff without its pair), which is not text';
+// PostgreSQL text and jsonb cannot hold U+0000; refused on every database so both behave alike.
+const NUL = 'contains U+0000 (NUL), which is not stored';
+const KEY_NUL = 'has a key containing U+0000 (NUL), which is not stored';
 
 /** Node 20 has String.prototype.isWellFormed (ES2024); the compiler's lib predates it. */
 function isWellFormed(text: string): boolean {
@@ -48,7 +51,7 @@ function isWellFormed(text: string): boolean {
 function defectOf(frame: Frame, limit: number): string | null {
   const value = frame.value;
   if (typeof value === 'number') return Number.isFinite(value) ? null : NOT_FINITE;
-  if (typeof value === 'string') return isWellFormed(value) ? null : LONE_SURROGATE;
+  if (typeof value === 'string') return !isWellFormed(value) ? LONE_SURROGATE : value.includes('\u0000') ? NUL : null;
   if (typeof value === 'object' && value !== null && frame.depth > limit) return TOO_DEEP;
   return null;
 }
@@ -56,7 +59,7 @@ function defectOf(frame: Frame, limit: number): string | null {
 /**
  * The first value of a parsed body, in document order, that the API refuses whatever the route:
  * an object or array nested deeper than `limit`, a number that overflowed to ±Infinity, or a
- * string (value or key) holding a lone surrogate. It walks with its own stack, not by recursion,
+ * string (value or key) holding a lone surrogate or U+0000. It walks with its own stack, not by recursion,
  * so a hostile body cannot overflow the call stack here.
  */
 export function firstJsonDefect(value: unknown, limit = MAX_JSON_DEPTH): Defect | null {
@@ -72,6 +75,7 @@ export function firstJsonDefect(value: unknown, limit = MAX_JSON_DEPTH): Defect 
       const key = keys[index] as string;
       const child: Frame = { value: container[key], depth: frame.depth + 1, parent: frame, key };
       if (!isWellFormed(key)) return { pointer: pointerOf(child), message: KEY_LONE_SURROGATE };
+      if (key.includes('\u0000')) return { pointer: pointerOf(child), message: KEY_NUL };
       stack.push(child);
     }
   }
@@ -85,14 +89,15 @@ export function pointerBeyondDepth(value: unknown, limit = MAX_JSON_DEPTH): stri
 }
 
 // Which texts can hold a defect at all, so most bodies skip the walk. A number overflows only with
-// an exponent or 309+ digits; a lone surrogate in valid UTF-8 can only be a \u escape of D800-DFFF.
+// an exponent or 309+ digits; a lone surrogate in valid UTF-8 can only be a \u escape of D800-DFFF,
+// and U+0000 only \u0000 (JSON text cannot hold it raw).
 const MAY_OVERFLOW = /\d[eE]\+?\d|\d{309}/;
-const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]/;
+const MAY_HOLD_SURROGATE_OR_NUL = /\\u(?:[dD][89a-fA-F]|0000)/;
 
 function mayHoldDefect(text: string): boolean {
   // Nesting n levels takes n opening and n closing brackets: a shorter text cannot exceed the limit.
   if (text.length >= 2 * (MAX_JSON_DEPTH + 1)) return true;
-  return MAY_OVERFLOW.test(text) || MAY_HOLD_SURROGATE.test(text);
+  return MAY_OVERFLOW.test(text) || MAY_HOLD_SURROGATE_OR_NUL.test(text);
 }
 
 /** The 422 for a body the API refuses whatever the route (see firstJsonDefect), or null. */

@@ -171,6 +171,29 @@ describeEachDialect('input refusals (issue #31)', (server) => {
     expect((await server().request('GET', `/v1/metrics/${paired.body.id}`, { key })).body.name).toBe('a😀b');
   });
 
+  it('refuses U+0000 alike on both databases: 422 in a body (string or key), 400 in a path or query', async () => {
+    const before = await auditCount(server(), key);
+    const raw = (path: string, text: string, withKey = key) => server().request('POST', path, { key: withKey, rawBody: text, headers: JSON_HEADERS });
+    for (const [sent, pointer] of [
+      [raw('/v1/metrics', '{"key":"nul","name":"a\\u0000b","event_key":"e","kind":"binary"}'), '/name'],
+      [raw('/v1/events', '{"event_key":"nul","unit_id":"nul-unit","properties":{"k\\u0000":1}}', clientKey), '/properties/k\u0000'],
+      [raw('/v1/events', '{"event_key":"nul","unit_id":"nul\\u0000unit"}', clientKey), '/unit_id'],
+    ] as Array<[Promise<ApiResponse>, string]>) {
+      const response = await sent;
+      expectProblem(response, 422, 'validation');
+      expect(pointers(response)).toEqual([pointer]);
+      expect(response.body.errors[0].message).toMatch(/U\+0000/);
+    }
+    for (const path of ['/v1/api-keys/%00', `/v1/assignments/a%00b`, '/v1/audit?target_id=%00']) {
+      const response = await server().request(path.startsWith('/v1/api-keys') ? 'DELETE' : 'GET', path, { key });
+      expectProblem(response, 400, 'malformed-request');
+      expect(response.body.detail).toMatch(/%00/);
+    }
+    expect(await auditCount(server(), key)).toBe(before);
+    await drainAll(server());
+    expect((await storedEvents(server(), workspaceId)).filter((event) => String(event.unit_id).startsWith('nul'))).toEqual([]);
+  });
+
   it('answers 400 to an impossible time in a query and 422 in a body: leap second, Feb 30, hour 24', async () => {
     for (const time of ['2024-12-31T23:59:60Z', '2024-02-30T00:00:00Z', '2024-01-01T24:00:00Z', '2024-13-01T00:00:00Z']) {
       const encoded = encodeURIComponent(time);
