@@ -78,7 +78,10 @@ function redactedPair(pair: string): string {
 export function redactUrl(url: string): string {
   const question = url.indexOf('?');
   if (question === -1) return redactedPath(url);
-  const pairs = url.slice(question + 1).split('&').map(redactedPair);
+  const pairs = url
+    .slice(question + 1)
+    .split('&')
+    .map(redactedPair);
   return `${redactedPath(url.slice(0, question))}?${pairs.join('&')}`;
 }
 

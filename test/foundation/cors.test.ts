@@ -99,7 +99,7 @@ describe('CORS preflights answer only for the routes a client key may call (issu
     const bare = await fetch(`${server.url}/v1/experiments`, { method: 'OPTIONS' });
     expect(bare.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(bare.headers.get('access-control-allow-origin')).toBeNull();
-    for (const headers of [{}, { origin: PAGE }, { 'access-control-request-method': 'POST' }]) {
+    for (const headers of [{}, { origin: PAGE }, { 'access-control-request-method': 'POST' }] as Array<Record<string, string>>) {
       const response = await fetch(`${server.url}/v1/assign`, { method: 'OPTIONS', headers });
       expect(response.status).toBe(400);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -109,7 +109,15 @@ describe('CORS preflights answer only for the routes a client key may call (issu
   });
 
   it('still answers every client route’s preflight, path parameters included', async () => {
-    for (const path of ['/v1/assign', '/v1/assign/batch', '/v1/events', '/v1/events/batch', '/v1/exposures', '/ofrep/v1/evaluate/flags', '/ofrep/v1/evaluate/flags/hero']) {
+    for (const path of [
+      '/v1/assign',
+      '/v1/assign/batch',
+      '/v1/events',
+      '/v1/events/batch',
+      '/v1/exposures',
+      '/ofrep/v1/evaluate/flags',
+      '/ofrep/v1/evaluate/flags/hero',
+    ]) {
       const response = await preflight(server, path, PAGE);
       expect(response.status, path).toBe(204);
       expect(response.headers.get('access-control-allow-origin'), path).toBe('*');

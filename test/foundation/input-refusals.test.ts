@@ -102,7 +102,10 @@ describeEachDialect('input refusals (issue #31)', (server) => {
     const cases: Array<[Promise<ApiResponse>, string]> = [
       [raw('/v1/experiments', experimentJson), '/decision_rule/min_sample_per_variant'],
       [raw('/v1/events', '{"event_key":"inf","unit_id":"inf-unit","properties":{"x":1e309}}', clientKey), '/properties/x'],
-      [raw('/v1/events/batch', '{"events":[{"event_key":"inf","unit_id":"inf-unit","properties":{"amount":-1e400}}]}', clientKey), '/events/0/properties/amount'],
+      [
+        raw('/v1/events/batch', '{"events":[{"event_key":"inf","unit_id":"inf-unit","properties":{"amount":-1e400}}]}', clientKey),
+        '/events/0/properties/amount',
+      ],
       [raw('/v1/assign', `{"experiment_key":"${experiment.key}","unit_id":"inf-unit","context":{"n":[1, 2e308]}}`, clientKey), '/context/n/1'],
       [raw('/v1/renders', `{"template_id":"${templateId}","formats":["html"],"data":{"name":${'9'.repeat(400)}}}`), '/data/name'],
     ];
@@ -123,13 +126,20 @@ describeEachDialect('input refusals (issue #31)', (server) => {
 
   it('answers 400 to a body that is not UTF-8 on every JSON route, signed webhooks included, and stores nothing', async () => {
     const before = await auditCount(server(), key);
-    const invalid = (json: string) => Buffer.concat([Buffer.from(json.slice(0, json.indexOf('@'))), Buffer.from([0xff, 0xfe]), Buffer.from(json.slice(json.indexOf('@') + 1))]);
+    const invalid = (json: string) =>
+      Buffer.concat([Buffer.from(json.slice(0, json.indexOf('@'))), Buffer.from([0xff, 0xfe]), Buffer.from(json.slice(json.indexOf('@') + 1))]);
     const sent = [
       await sendBytes(server(), 'POST', '/v1/metrics', key, invalid('{"key":"utf","name":"a@b","event_key":"e","kind":"binary"}')),
       await sendBytes(server(), 'POST', '/v1/environments', key, invalid('{"name":"Env @"}')),
       await sendBytes(server(), 'POST', '/v1/events', clientKey, invalid('{"event_key":"utf","unit_id":"utf-unit","properties":{"n":"@"}}')),
       // An encoded surrogate (ED A0 80) is not UTF-8 either.
-      await sendBytes(server(), 'POST', '/v1/events', clientKey, Buffer.concat([Buffer.from('{"event_key":"utf","unit_id":"utf-unit","properties":{"n":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')])),
+      await sendBytes(
+        server(),
+        'POST',
+        '/v1/events',
+        clientKey,
+        Buffer.concat([Buffer.from('{"event_key":"utf","unit_id":"utf-unit","properties":{"n":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')]),
+      ),
     ];
     for (const response of sent) {
       expectProblem(response, 400, 'malformed-request');

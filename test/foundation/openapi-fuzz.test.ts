@@ -20,7 +20,10 @@ interface Operation {
 }
 
 const OPENAPI = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', 'openapi.json'), 'utf8')) as {
-  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema: Schema }> }; parameters?: Array<{ in: string; name: string; schema: Schema }> }>>;
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content?: Record<string, { schema: Schema }> }; parameters?: Array<{ in: string; name: string; schema: Schema }> }>
+  >;
 };
 
 // A well-formed id of nothing: path ids never name a record, so no handler can change one.
@@ -28,7 +31,9 @@ const ABSENT_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
 
 function operations(workspaceId: string): Operation[] {
   const fill = (template: string) =>
-    template.replace(/\{(\w+)\}/g, (_all, name: string) => (name === 'workspace_id' ? workspaceId : name === 'format' ? 'html' : name === 'id' ? ABSENT_ID : `fuzz-${name}`));
+    template.replace(/\{(\w+)\}/g, (_all, name: string) =>
+      name === 'workspace_id' ? workspaceId : name === 'format' ? 'html' : name === 'id' ? ABSENT_ID : `fuzz-${name}`,
+    );
   return Object.entries(OPENAPI.paths).flatMap(([template, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({
       method: method.toUpperCase(),
@@ -85,7 +90,9 @@ function invalidBody(schema: Schema | undefined): fc.Arbitrary<string | Buffer> 
   const properties = Object.entries((schema?.properties ?? {}) as Record<string, Schema>);
   const options: Array<fc.Arbitrary<string | Buffer>> = [
     // Anywhere in the body, under any name: refused by the parser.
-    fc.tuple(fc.constantFrom(...REFUSED_EVERYWHERE), fc.constantFrom('x', ...properties.map(([name]) => name))).map(([raw, name]) => `{${JSON.stringify(name)}:${raw}}`),
+    fc
+      .tuple(fc.constantFrom(...REFUSED_EVERYWHERE), fc.constantFrom('x', ...properties.map(([name]) => name)))
+      .map(([raw, name]) => `{${JSON.stringify(name)}:${raw}}`),
     fc.constantFrom(...REFUSED_EVERYWHERE).map((raw) => `{"nested":{"list":[1,${raw}]}}`),
     fc.constantFrom('x', 'é', '{"a":"b"}').map((text) => Buffer.concat([Buffer.from(`{"name":"${text}`), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')])),
   ];
@@ -99,7 +106,11 @@ function invalidBody(schema: Schema | undefined): fc.Arbitrary<string | Buffer> 
       );
     }
     if (schema.additionalProperties === false) {
-      options.push(fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.constantFrom(...UNICODE_EDGES)).map(([name, value]) => JSON.stringify({ [`__fuzz_${name}`]: value })));
+      options.push(
+        fc
+          .tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.constantFrom(...UNICODE_EDGES))
+          .map(([name, value]) => JSON.stringify({ [`__fuzz_${name}`]: value })),
+      );
     }
     if ((schema.required ?? []).length > 0) {
       // Unicode-edge text in each field, the others missing: still refused, as missing.
@@ -126,7 +137,11 @@ async function auditCount(server: TestServer, key: string): Promise<number> {
   let count = 0;
   let cursor: string | null = null;
   do {
-    const page = await server.request('GET', `/v1/audit?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
+    const page: { body: { data: unknown[]; next_cursor: string | null } } = await server.request(
+      'GET',
+      `/v1/audit?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { key },
+    );
     count += page.body.data.length;
     cursor = page.body.next_cursor;
   } while (cursor);
@@ -190,7 +205,8 @@ describeEachDialect('every operation in openapi.json, fuzzed (issue #31)', (serv
       if (operation.method !== 'GET') continue;
       for (const { name, schema } of operation.query) {
         const wrong = invalidQueryValue(schema);
-        if (wrong !== null) expectRefusal(await send(server(), key, 'GET', `${operation.path}?${name}=${encodeURIComponent(wrong)}`), `${operation.path}?${name}`);
+        if (wrong !== null)
+          expectRefusal(await send(server(), key, 'GET', `${operation.path}?${name}=${encodeURIComponent(wrong)}`), `${operation.path}?${name}`);
         for (const edge of UNICODE_EDGES.slice(0, 8)) {
           const answer = await send(server(), key, 'GET', `${operation.path}?${name}=${encodeURIComponent(edge)}`);
           expect(answer.status, `${operation.path}?${name}=${JSON.stringify(edge)}: ${answer.text.slice(0, 200)}`).toBeLessThan(500);
@@ -217,7 +233,10 @@ describeEachDialect('every operation in openapi.json, fuzzed (issue #31)', (serv
   });
 
   it('stores unicode-edge text exactly, or refuses it with a problem, in every name it keeps', async () => {
-    const edges = fc.oneof(fc.constantFrom(...UNICODE_EDGES.filter((edge) => edge.length > 0 && edge.length <= 200)), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }));
+    const edges = fc.oneof(
+      fc.constantFrom(...UNICODE_EDGES.filter((edge) => edge.length > 0 && edge.length <= 200)),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+    );
     const routes: Array<[string, (text: string, n: number) => Record<string, unknown>]> = [
       ['/v1/environments', (text) => ({ name: text })],
       ['/v1/metrics', (text, n) => ({ key: `m-${n}`, name: text, event_key: 'e', kind: 'binary' })],

@@ -79,26 +79,33 @@ describeEachDialect('render safety', (server, dialect) => {
   });
 
   // The browser's behaviour does not depend on the database: one dialect is enough.
-  it.skipIf(dialect !== 'sqlite' || !chromiumAvailable())('runs no script in Chromium when the rendered link is clicked, nor when the page is opened', async () => {
-    const template = await frozenTemplate(server(), key, '# Doc\n\n[pay]({{url}}) <a id="raw" href="{{url}}">raw</a>\n\n<img src=x onerror="alert(\'img\')">');
-    // The issue's payload: one control character before javascript:, which Chromium strips.
-    const id = await renderHtml(server(), key, template.id, { url: '\u0001javascript:alert(document.domain)' });
-    const browser = await launchBrowser();
-    try {
-      const dialogs: string[] = [];
-      browser.page.on('dialog', (dialog) => {
-        dialogs.push(dialog.message());
-        void dialog.dismiss();
-      });
-      await browser.context.setExtraHTTPHeaders({ authorization: `Bearer ${key}` });
-      for (const link of ['text=pay', '#raw']) {
-        await browser.page.goto(`${server().url}/v1/renders/${id}/outputs/html`);
-        await browser.page.click(link);
-        await browser.page.waitForTimeout(200);
+  it.skipIf(dialect !== 'sqlite' || !chromiumAvailable())(
+    'runs no script in Chromium when the rendered link is clicked, nor when the page is opened',
+    async () => {
+      const template = await frozenTemplate(
+        server(),
+        key,
+        '# Doc\n\n[pay]({{url}}) <a id="raw" href="{{url}}">raw</a>\n\n<img src=x onerror="alert(\'img\')">',
+      );
+      // The issue's payload: one control character before javascript:, which Chromium strips.
+      const id = await renderHtml(server(), key, template.id, { url: '\u0001javascript:alert(document.domain)' });
+      const browser = await launchBrowser();
+      try {
+        const dialogs: string[] = [];
+        browser.page.on('dialog', (dialog) => {
+          dialogs.push(dialog.message());
+          void dialog.dismiss();
+        });
+        await browser.context.setExtraHTTPHeaders({ authorization: `Bearer ${key}` });
+        for (const link of ['text=pay', '#raw']) {
+          await browser.page.goto(`${server().url}/v1/renders/${id}/outputs/html`);
+          await browser.page.click(link);
+          await browser.page.waitForTimeout(200);
+        }
+        expect(dialogs).toEqual([]);
+      } finally {
+        await browser.close();
       }
-      expect(dialogs).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  });
+    },
+  );
 });

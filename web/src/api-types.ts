@@ -530,6 +530,7 @@ export type GetTemplateVersionResponse = FreezeTemplateVersionResponse;
 
 /** POST /v1/renders: request body */
 export type CreateRenderRequest = {
+  /** ULID */
   template_id: string;
   /** a label such as v3; default: the latest version. Unknown labels answer 404. */
   version?: string;
@@ -707,6 +708,7 @@ export type ListExperimentsResponse = {
 
 /** POST /v1/experiments: request body */
 export type CreateExperimentRequest = {
+  /** ULID */
   environment_id: string;
   key: string;
   name: string;
@@ -866,6 +868,7 @@ export type GetExperimentResponse = CreateExperimentResponse;
 
 /** PATCH /v1/experiments/{id}: request body */
 export type UpdateExperimentRequest = {
+  /** ULID */
   environment_id?: string;
   key?: string;
   name?: string;

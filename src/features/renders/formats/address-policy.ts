@@ -94,7 +94,6 @@ export function policedHtml(html: string, merged: MergedValues): string {
   });
 }
 
-
 /**
  * Applies the address policy to every link, image and raw HTML tag of the rendered Markdown, in
  * place, before any format is drawn: the html, text and pdf outputs all read these tokens.

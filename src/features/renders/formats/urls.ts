@@ -8,6 +8,7 @@ const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 const PROTOCOL_RELATIVE = /^[\\/]{2}/;
 // What the WHATWG URL parser drops before reading a scheme: leading and trailing C0 controls and
 // spaces, and tabs and line breaks anywhere (so "\u0001java\tscript:" is "javascript:").
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const EDGE_CONTROLS = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
 const TAB_OR_NEWLINE = /[\t\n\r]/g;
 const NUMERIC_OR_NAMED_ENTITY = /&(#[xX][0-9a-fA-F]+|#\d+|[a-zA-Z]+);?/g;
@@ -64,6 +65,7 @@ export function safeAddress(address: string): string {
  * brackets, parentheses, non-ASCII) and keeps everything else, including existing %XX escapes.
  */
 export function encodeUrlText(value: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what gets encoded
   return value.replace(/[\u0000-\u0020\u007f"'<>()\\^`{|}\u0080-\u{10ffff}]/gu, (char) =>
     // encodeURIComponent leaves ' ( ) alone, and they matter here (Markdown link syntax).
     char.length === 1 && char.charCodeAt(0) < 0x80 ? `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}` : encodeURIComponent(char),
