@@ -14,6 +14,8 @@ interface Frame {
   depth: number;
   parent: Frame | null;
   key: string;
+  /** Set on a frame that stands for a defect found while scanning its parent. */
+  found: string | undefined;
 }
 
 function escapePointerKey(key: string): string {
@@ -47,37 +49,69 @@ function isWellFormed(text: string): boolean {
   return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
-/** What is wrong with one value itself (not its children), or null. */
-function defectOf(frame: Frame, limit: number): string | null {
-  const value = frame.value;
-  if (typeof value === 'number') return Number.isFinite(value) ? null : NOT_FINITE;
-  if (typeof value === 'string') return !isWellFormed(value) ? LONE_SURROGATE : value.includes('\u0000') ? NUL : null;
-  if (typeof value === 'object' && value !== null && frame.depth > limit) return TOO_DEEP;
+/** Which kinds of defect to look for: the text a value came from may rule some out (mayHold). */
+export interface DefectChecks {
+  numbers: boolean;
+  strings: boolean;
+}
+
+const ALL_CHECKS: DefectChecks = { numbers: true, strings: true };
+
+/** What is wrong with a number or a string, or null (containers are judged by their depth). */
+function scalarDefect(value: unknown, checks: DefectChecks): string | null {
+  if (typeof value === 'number') return checks.numbers && !Number.isFinite(value) ? NOT_FINITE : null;
+  if (typeof value === 'string' && checks.strings) return !isWellFormed(value) ? LONE_SURROGATE : value.includes('\u0000') ? NUL : null;
   return null;
+}
+
+function keyDefect(key: string, checks: DefectChecks): string | null {
+  if (!checks.strings) return null;
+  return !isWellFormed(key) ? KEY_LONE_SURROGATE : key.includes('\u0000') ? KEY_NUL : null;
+}
+
+/**
+ * The children of one container that still need a visit, in document order: its containers, up
+ * to and including a frame for its first scalar or key defect (whose earlier siblings may hold
+ * one deeper down, so they are visited first).
+ */
+function childFrames(frame: Frame, checks: DefectChecks): Frame[] {
+  const frames: Frame[] = [];
+  const depth = frame.depth + 1;
+  const isList = Array.isArray(frame.value);
+  const container = frame.value as Record<string, unknown>;
+  const keys = isList ? null : Object.keys(container);
+  const count = keys === null ? (frame.value as unknown[]).length : keys.length;
+  for (let index = 0; index < count; index++) {
+    const key = keys === null ? index : (keys[index] as string);
+    const child = container[key];
+    const found = (keys === null ? null : keyDefect(key as string, checks)) ?? scalarDefect(child, checks);
+    if (found !== null) {
+      frames.push({ value: child, depth, parent: frame, key: String(key), found });
+      break;
+    }
+    if (typeof child === 'object' && child !== null) frames.push({ value: child, depth, parent: frame, key: String(key), found: undefined });
+  }
+  return frames;
 }
 
 /**
  * The first value of a parsed body, in document order, that the API refuses whatever the route:
  * an object or array nested deeper than `limit`, a number that overflowed to ±Infinity, or a
- * string (value or key) holding a lone surrogate or U+0000. It walks with its own stack, not by recursion,
- * so a hostile body cannot overflow the call stack here.
+ * string (value or key) holding a lone surrogate or U+0000. It walks with its own stack, not by
+ * recursion, so a hostile body cannot overflow the call stack here; scalars get no frame of their
+ * own, which keeps the walk cheap on large event batches.
  */
-export function firstJsonDefect(value: unknown, limit = MAX_JSON_DEPTH): Defect | null {
-  const stack: Frame[] = [{ value, depth: 1, parent: null, key: '' }];
+export function firstJsonDefect(value: unknown, limit = MAX_JSON_DEPTH, checks: DefectChecks = ALL_CHECKS): Defect | null {
+  const scalar = scalarDefect(value, checks);
+  if (scalar !== null) return { pointer: '', message: scalar };
+  if (typeof value !== 'object' || value === null) return null;
+  const stack: Frame[] = [{ value, depth: 1, parent: null, key: '', found: undefined }];
   for (let frame = stack.pop(); frame; frame = stack.pop()) {
-    const message = defectOf(frame, limit);
-    if (message !== null) return { pointer: pointerOf(frame), message };
-    if (typeof frame.value !== 'object' || frame.value === null) continue;
-    const container = frame.value as Record<string, unknown>;
-    const keys = Object.keys(container);
+    if (frame.found !== undefined) return { pointer: pointerOf(frame), message: frame.found };
+    if (frame.depth > limit) return { pointer: pointerOf(frame), message: TOO_DEEP };
+    const children = childFrames(frame, checks);
     // Pushed last to first, so they are visited in document order.
-    for (let index = keys.length - 1; index >= 0; index--) {
-      const key = keys[index] as string;
-      const child: Frame = { value: container[key], depth: frame.depth + 1, parent: frame, key };
-      if (!isWellFormed(key)) return { pointer: pointerOf(child), message: KEY_LONE_SURROGATE };
-      if (key.includes('\u0000')) return { pointer: pointerOf(child), message: KEY_NUL };
-      stack.push(child);
-    }
+    for (let index = children.length - 1; index >= 0; index--) stack.push(children[index] as Frame);
   }
   return null;
 }
@@ -88,22 +122,25 @@ export function pointerBeyondDepth(value: unknown, limit = MAX_JSON_DEPTH): stri
   return defect?.message === TOO_DEEP ? defect.pointer : null;
 }
 
-// Which texts can hold a defect at all, so most bodies skip the walk. A number overflows only with
-// an exponent or 309+ digits; a lone surrogate in valid UTF-8 can only be a \u escape of D800-DFFF,
+// Which texts can hold a defect at all, so most bodies skip the walk. A number of d integer
+// digits and exponent e overflows only when d + e > 308: a 3-digit exponent or 210+ digits; a lone surrogate in valid UTF-8 can only be a \u escape of D800-DFFF,
 // and U+0000 only \u0000 (JSON text cannot hold it raw).
-const MAY_OVERFLOW = /\d[eE]\+?\d|\d{309}/;
+const MAY_OVERFLOW = /[eE]\+?\d{3}|\d{210}/;
 const MAY_HOLD_SURROGATE_OR_NUL = /\\u(?:[dD][89a-fA-F]|0000)/;
 
-function mayHoldDefect(text: string): boolean {
+/** The walk a text needs: none (null), or the checks its characters leave possible. */
+function checksFor(text: string): DefectChecks | null {
+  const checks = { numbers: MAY_OVERFLOW.test(text), strings: MAY_HOLD_SURROGATE_OR_NUL.test(text) };
   // Nesting n levels takes n opening and n closing brackets: a shorter text cannot exceed the limit.
-  if (text.length >= 2 * (MAX_JSON_DEPTH + 1)) return true;
-  return MAY_OVERFLOW.test(text) || MAY_HOLD_SURROGATE_OR_NUL.test(text);
+  const mayNestTooDeep = text.length >= 2 * (MAX_JSON_DEPTH + 1);
+  return checks.numbers || checks.strings || mayNestTooDeep ? checks : null;
 }
 
 /** The 422 for a body the API refuses whatever the route (see firstJsonDefect), or null. */
 export function jsonDefectProblem(value: unknown, text: string): Problem | null {
-  if (!mayHoldDefect(text)) return null;
-  const defect = firstJsonDefect(value);
+  const checks = checksFor(text);
+  if (checks === null) return null;
+  const defect = firstJsonDefect(value, MAX_JSON_DEPTH, checks);
   if (defect === null) return null;
   const error: FieldError = { pointer: defect.pointer, message: defect.message };
   return problems.validation([error], `${defect.pointer || 'the body'} ${defect.message}`);
