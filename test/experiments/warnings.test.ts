@@ -60,6 +60,35 @@ describeEachDialect('experiment planning warnings', (server) => {
     expect(patched.body.warnings).toEqual([]);
   });
 
+  it('assumes a conversion rate only for a binary primary metric: a revenue or duration metric gets no made-up estimate', async () => {
+    const metric = async (body: Record<string, unknown>) =>
+      (await server().request('POST', '/v1/metrics', { key, body: { name: String(body.key), ...body } })).body.id as string;
+    const binary = await metric({ key: 'converted', event_key: 'buy', kind: 'binary' });
+    const revenue = await metric({ key: 'revenue', event_key: 'buy', kind: 'revenue', aggregation: 'sum', property_path: 'amount' });
+    const load = await metric({ key: 'load', event_key: 'page', kind: 'duration', aggregation: 'mean', property_path: 'ms', unit: 'ms' });
+    expect((await create({ key: 'on-binary', primary_metric_id: binary })).warnings[0]).toMatchObject({ code: 'underpowered', assumed_baseline_rate: 0.1 });
+    expect((await create({ key: 'on-revenue', primary_metric_id: revenue })).warnings).toEqual([]);
+    const onLoad = await create({ key: 'on-load', primary_metric_id: load });
+    expect(onLoad.warnings).toEqual([]);
+    expect((await server().request('GET', `/v1/experiments/${onLoad.id}`, { key })).body.warnings).toEqual([]);
+    const listed = (await server().request('GET', '/v1/experiments?limit=200', { key })).body.data;
+    expect(listed.find((e: { key: string }) => e.key === 'on-load').warnings).toEqual([]);
+    expect(listed.find((e: { key: string }) => e.key === 'on-binary').warnings).toHaveLength(1);
+    // Switching the primary metric to the binary one brings the estimate back.
+    const switched = await server().request('PATCH', `/v1/experiments/${onLoad.id}`, { key, body: { primary_metric_id: binary } });
+    expect(switched.body.warnings).toHaveLength(1);
+  });
+
+  it('no longer warns once the experiment stopped: planning is over', async () => {
+    const created = await create({ key: 'to-stop' });
+    const started = await server().request('POST', `/v1/experiments/${created.id}/start`, { key });
+    expect(started.body.warnings).toHaveLength(1);
+    const stopped = await server().request('POST', `/v1/experiments/${created.id}/stop`, { key, body: { reason: 'inconclusive' } });
+    expect(stopped.status, stopped.text).toBe(200);
+    expect(stopped.body.warnings).toEqual([]);
+    expect((await server().request('GET', `/v1/experiments/${created.id}`, { key })).body.warnings).toEqual([]);
+  });
+
   it('more treatments split alpha, so the estimate grows', async () => {
     const two = await create({ key: 'two-arms', decision_rule: { method: 'frequentist.sequential_msprt' } });
     const four = await create({

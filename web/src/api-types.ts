@@ -1430,7 +1430,7 @@ export type GetExperimentResultsResponse = {
       theta: number | null;
       /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
       variance_reduction: number | null;
-      /** why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied */
+      /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
       note: string | null;
     } | null;
   } | null;
@@ -1494,7 +1494,7 @@ export type GetExperimentResultsResponse = {
       theta: number | null;
       /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
       variance_reduction: number | null;
-      /** why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied */
+      /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
       note: string | null;
     } | null;
     per_variant: Array<{
@@ -1590,8 +1590,17 @@ export type GetExperimentResultsResponse = {
   srm_warning: boolean;
   /** results views through the admin UI logged up to the computation */
   peek_count_at_computation: number;
-  /** events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred */
+  /** events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred, counted in a metric or not (late_events says which) */
   late_event_count: number;
+  /** late_event_count split by what the events did to the results; null in snapshots stored before the split */
+  late_events: {
+    /** inside the window of a metric with their key (before the stop): they count, and snapshots computed before they arrived lacked them */
+    counted: number;
+    /** occurred before their unit’s exposure (backfills): they count in no metric (CUPED may read them as the pre-period covariate) */
+    before_exposure: number;
+    /** after the exposure but outside every window of a metric with their key, or after the stop: they count in no metric */
+    outside_window: number;
+  } | null;
   weights_changed_since_start: boolean;
   /** the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed) */
   breakdowns: Array<{
@@ -1691,7 +1700,7 @@ export type GetExperimentResultsHistoryResponse = {
         theta: number | null;
         /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
         variance_reduction: number | null;
-        /** why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied */
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
     } | null;
@@ -1755,7 +1764,7 @@ export type GetExperimentResultsHistoryResponse = {
         theta: number | null;
         /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
         variance_reduction: number | null;
-        /** why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied */
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
       per_variant: Array<{
@@ -1851,8 +1860,17 @@ export type GetExperimentResultsHistoryResponse = {
     srm_warning: boolean;
     /** results views through the admin UI logged up to the computation */
     peek_count_at_computation: number;
-    /** events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred */
+    /** events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred, counted in a metric or not (late_events says which) */
     late_event_count: number;
+    /** late_event_count split by what the events did to the results; null in snapshots stored before the split */
+    late_events: {
+      /** inside the window of a metric with their key (before the stop): they count, and snapshots computed before they arrived lacked them */
+      counted: number;
+      /** occurred before their unit’s exposure (backfills): they count in no metric (CUPED may read them as the pre-period covariate) */
+      before_exposure: number;
+      /** after the exposure but outside every window of a metric with their key, or after the stop: they count in no metric */
+      outside_window: number;
+    } | null;
     weights_changed_since_start: boolean;
     /** the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed) */
     breakdowns: Array<{

@@ -417,20 +417,3 @@ export async function aggregateByVariant(
   }
   return { totals, tops };
 }
-
-/**
- * Events received 7 to 30 days after they occurred (`late` = 1), whose key is one of the
- * experiment's metrics' and whose unit has a live exposure in the experiment, in or out of its
- * window. Driven from the small partial index `events_late_idx`.
- */
-export async function countLateEvents(executor: Executor, workspaceId: string, experimentId: string, eventKeys: readonly string[]): Promise<number> {
-  const keys = [...new Set(eventKeys)];
-  if (keys.length === 0) return 0;
-  const result = await sql<{ late: unknown }>`SELECT COUNT(*) AS late FROM events AS e
-    WHERE e.workspace_id = ${workspaceId} AND e.late = 1 AND e.event_key IN (${sql.join(keys)})
-      AND EXISTS (
-        SELECT 1 FROM exposures AS x
-        WHERE x.experiment_id = ${experimentId} AND x.unit_id = e.unit_id AND x.superseded_at IS NULL
-      )`.execute(executor);
-  return toNumber(result.rows[0]?.late);
-}

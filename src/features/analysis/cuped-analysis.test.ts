@@ -85,12 +85,40 @@ describe('buildSnapshot with CUPED', () => {
       { alpha: 0.05, tuningSampleSize: 2000 },
     );
     expect(adjusted.decision.always_valid_p_values?.treatment).toBeCloseTo(expected.pValue, 12);
-    expect(adjusted.primary_cuped).toMatchObject({ applied: true, lookback_days: 14, theta: cuped?.theta, variance_reduction: cuped?.varianceReduction });
+    expect(adjusted.primary_cuped).toMatchObject({
+      applied: true,
+      lookback_days: 14,
+      theta: cuped?.theta,
+      variance_reduction: cuped?.varianceReduction,
+      // A correlation of about 0.95 removes most of the variance: nothing to warn about.
+      note: null,
+    });
     // prob_best and the effect read the adjusted posterior; observed_rate stays the raw mean.
     expect(adjusted.per_variant[1]?.posterior.mean).toBeCloseTo(t?.mean ?? 0, 12);
     expect(adjusted.per_variant[1]?.observed_rate).toBeCloseTo(treatment.sum / treatment.n, 12);
     expect(adjusted.per_variant[1]?.effect?.chance_to_beat_control).toBeGreaterThan(plain.per_variant[1]?.effect?.chance_to_beat_control ?? 1);
     expect(adjusted.per_variant[1]?.prob_best).toBeGreaterThan(0.999);
+  });
+
+  it('says when the reduction is negligible: a pre-period that barely predicts the metric', () => {
+    // Pre-period values independent of the metric: θ is near 0 and so is the reduction.
+    const noise = normalRandom.factory(0, 1, { seed: 9 });
+    const unrelated = (base: MetricTotals): MetricTotals => {
+      const totals = { ...base, pre_sum: 0, pre_sum_of_squares: 0, pre_cross: 0 };
+      const mean = base.sum / base.n;
+      for (let i = 0; i < base.n; i += 1) {
+        const x = 20 + 5 * noise();
+        totals.pre_sum += x;
+        totals.pre_sum_of_squares += x * x;
+        totals.pre_cross += x * mean;
+      }
+      return totals;
+    };
+    const weak = new Map<string, VariantTotals>([...totals].map(([key, value]) => [key, { ...value, metrics: value.metrics.map(unrelated) }]));
+    const built = buildSnapshot({ ...input({ lookback_days: 14 }), totals: weak });
+    expect(built.primary_cuped?.applied).toBe(true);
+    expect(built.primary_cuped?.variance_reduction).toBeLessThan(0.02);
+    expect(built.primary_cuped?.note).toMatch(/^applied, but it removed only \d+\.\d% of the variance \(under 2%\)/);
   });
 
   it('falls back to the usual analysis, saying why, when no unit had pre-period data', () => {

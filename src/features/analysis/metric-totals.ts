@@ -118,7 +118,3 @@ export async function loadMetrics(ctx: AnalysisDeps, experiment: Experiment): Pr
   });
   return { primary, guardrails, components };
 }
-
-export function eventKeysOf(metrics: readonly MetricSpec[]): string[] {
-  return metrics.flatMap((spec) => [spec.event_key, ...(spec.denominator ? [spec.denominator.event_key] : [])]);
-}

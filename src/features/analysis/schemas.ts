@@ -66,7 +66,8 @@ export const CupedReportSchema = Type.Object(
     theta: NullableNumber('Cov(x, y) / Var(x) on the pooled units; null when not applied'),
     variance_reduction: NullableNumber('1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied'),
     note: Type.Union([Type.String(), Type.Null()], {
-      description: 'why the metric was not adjusted (ratio metrics, no pre-period variance); null when applied',
+      description:
+        'why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise',
     }),
   },
   { description: 'CUPED variance reduction of this metric (docs/statistics.md)' },
@@ -247,7 +248,27 @@ export const AnalysisSnapshotSchema = Type.Object(
     srm_chi_squared_p: NullableNumber('sample-ratio mismatch p-value (Pearson chi-squared); null when undefined'),
     srm_warning: Type.Boolean({ description: 'srm_chi_squared_p < 0.001: the split does not match the weights; distrust the results' }),
     peek_count_at_computation: Type.Integer({ description: 'results views through the admin UI logged up to the computation' }),
-    late_event_count: Type.Integer({ description: 'events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred' }),
+    late_event_count: Type.Integer({
+      description:
+        'events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred, counted in a metric or not (late_events says which)',
+    }),
+    late_events: Type.Union(
+      [
+        Type.Object({
+          counted: Type.Integer({
+            description: 'inside the window of a metric with their key (before the stop): they count, and snapshots computed before they arrived lacked them',
+          }),
+          before_exposure: Type.Integer({
+            description: 'occurred before their unit’s exposure (backfills): they count in no metric (CUPED may read them as the pre-period covariate)',
+          }),
+          outside_window: Type.Integer({
+            description: 'after the exposure but outside every window of a metric with their key, or after the stop: they count in no metric',
+          }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'late_event_count split by what the events did to the results; null in snapshots stored before the split' },
+    ),
     weights_changed_since_start: Type.Boolean(),
     breakdowns: Type.Array(BreakdownSchema, {
       description: 'the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed)',

@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
-import { countLateEvents } from './aggregate-store.js';
+import { countLateEvents } from './late-events.js';
 import { buildSnapshot, reportedCap, type PreviousEvidence } from './build.js';
 import { labelSources } from './breakdown-labels.js';
 import { recommend, recommendationContext } from './recommendation.js';
@@ -15,7 +15,7 @@ import { summarizeSnapshot } from './history-summary.js';
 import { analysisSettingsOf } from './dialect-settings.js';
 import { computeBreakdowns } from './breakdowns-pass.js';
 import type { AnalysisDeps } from './index.js';
-import { aggregateWithCaps, eventKeysOf, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
+import { aggregateWithCaps, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
 import {
@@ -86,7 +86,11 @@ async function analyse(
   const resolved: ResolvedSpec[] = [];
   for (const spec of unadjusted) resolved.push(await withCovariate(ctx, row, spec, lookbackMs));
   const { totals, capsApplied } = await aggregateWithCaps(ctx, row, resolved, chunkUnits);
-  const lateEventCount = await countLateEvents(ctx.db, row.workspace_id, row.id, eventKeysOf(resolved.map((item) => item.spec)));
+  const lateEvents = await countLateEvents(
+    ctx.db,
+    { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at },
+    resolved.map((item) => item.spec),
+  );
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
   const built = buildSnapshot({
     variants: experiment.variants,
@@ -112,7 +116,8 @@ async function analyse(
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
     peek_count_at_computation: peekCount,
-    late_event_count: lateEventCount,
+    late_event_count: lateEvents.total,
+    late_events: { counted: lateEvents.counted, before_exposure: lateEvents.before_exposure, outside_window: lateEvents.outside_window },
     weights_changed_since_start: experiment.weights_changed_since_start,
     breakdowns: await labelSources(ctx, row.workspace_id, breakdowns),
   };

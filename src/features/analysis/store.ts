@@ -54,6 +54,7 @@ function upgraded(document: SnapshotDocument, plan: SnapshotPlan | null, row: Sn
     per_variant: posteriors(document.per_variant),
     guardrails,
     decision,
+    late_events: document.late_events ?? null,
     breakdowns: (document.breakdowns ?? []).map((breakdown) => ({
       ...breakdown,
       values: breakdown.values.map((value) => ({ ...value, label: value.label ?? value.value })),

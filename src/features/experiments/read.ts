@@ -67,7 +67,7 @@ export function toExperiment(row: ExperimentRow): Experiment {
     outcome_notes: row.outcome_notes,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
-    warnings: experimentWarnings(decisionRule, variants),
+    warnings: experimentWarnings(decisionRule, variants, { status: row.status }),
   };
 }
 

@@ -3,9 +3,16 @@ import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import type { ExperimentsDeps } from './index.js';
+import type { Experiment } from './schemas.js';
 import { ExperimentInput, ExperimentList, ExperimentListQuery, ExperimentParams, ExperimentPatch, ExperimentSchema, StopExperimentInput } from './schemas.js';
 import { archiveExperiment, createExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';
 import { listExperiments } from './store.js';
+import { withPlanningWarning, withPlanningWarnings } from './planning.js';
+
+/** A page of experiments with their warnings computed against their primary metrics' kinds. */
+async function withPlanningWarningsOnPage<T extends { data: Experiment[] }>(ctx: ExperimentsDeps, page: T): Promise<T> {
+  return { ...page, data: await withPlanningWarnings(ctx.db, page.data) };
+}
 
 const route = routeOptionsFor('experiments');
 const notFound = problemDoc('no such experiment in this workspace');
@@ -22,15 +29,15 @@ export function experimentRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebo
 function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/v1/experiments', route('listExperiments', { querystring: ExperimentListQuery, response: { 200: ExperimentList } }), async (request) =>
-      listExperiments(ctx.db, principalOf(request).workspaceId, request.query.status, request.query),
+      withPlanningWarningsOnPage(ctx, await listExperiments(ctx.db, principalOf(request).workspaceId, request.query.status, request.query)),
     );
     app.post(
       '/v1/experiments',
       route('createExperiment', { body: ExperimentInput, response: { 201: ExperimentSchema, 409: problemDoc('the key is taken') } }),
-      async (request, reply) => reply.code(201).send(await createExperiment(ctx, actorOf(request), request.body)),
+      async (request, reply) => reply.code(201).send(await withPlanningWarning(ctx.db, await createExperiment(ctx, actorOf(request), request.body))),
     );
     app.get('/v1/experiments/:id', route('getExperiment', { params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound } }), async (request) =>
-      getExperiment(ctx, principalOf(request).workspaceId, request.params.id),
+      withPlanningWarning(ctx.db, await getExperiment(ctx, principalOf(request).workspaceId, request.params.id)),
     );
     app.patch(
       '/v1/experiments/:id',
@@ -41,7 +48,7 @@ function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
         body: ExperimentPatch,
         response: { 200: ExperimentSchema, 404: notFound, 409: conflict },
       }),
-      async (request) => patchExperiment(ctx, actorOf(request), request.params.id, request.body),
+      async (request) => withPlanningWarning(ctx.db, await patchExperiment(ctx, actorOf(request), request.params.id, request.body)),
     );
   };
 }
@@ -64,12 +71,12 @@ function lifecycleRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/v1/experiments/:id/start',
       route('startExperiment', { params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound, 409: conflict } }),
-      async (request) => startExperiment(ctx, actorOf(request), request.params.id),
+      async (request) => withPlanningWarning(ctx.db, await startExperiment(ctx, actorOf(request), request.params.id)),
     );
     app.post(
       '/v1/experiments/:id/stop',
       route('stopExperiment', { params: ExperimentParams, body: StopExperimentInput, response: { 200: ExperimentSchema, 404: notFound, 409: conflict } }),
-      async (request) => stopExperiment(ctx, actorOf(request), request.params.id, request.body),
+      async (request) => withPlanningWarning(ctx.db, await stopExperiment(ctx, actorOf(request), request.params.id, request.body)),
     );
   };
 }

@@ -5,6 +5,8 @@
  */
 import Type, { type Static } from 'typebox';
 import { DEFAULT_POWER, binaryBaseline, estimateUnitsPerVariant } from '../../stats/power.js';
+import type { ExperimentStatus } from '../../db/tables/experiments.js';
+import type { MetricRow } from '../metrics/read.js';
 import type { DecisionRule, Variant } from './schemas.js';
 
 export const ExperimentWarningSchema = Type.Object(
@@ -43,8 +45,30 @@ const RULE_HINTS: Record<DecisionRule['method'], string> = {
   'frequentist.sequential_msprt': 'The mSPRT mixture is tuned to the MDE, so it is slow to detect larger lifts too (docs/statistics.md section 9).',
 };
 
+/** What the warning needs to know beyond the rule: whether it still matters, and the primary metric's kind. */
+export interface PlanningContext {
+  status: ExperimentStatus;
+  /**
+   * The primary metric's kind; null without a primary metric; undefined when the caller did not
+   * look it up (then, as without one, the binary planning assumption holds).
+   */
+  primaryMetricKind?: MetricRow['kind'] | null | undefined;
+}
+
+/**
+ * Why no warning for some experiments. A stopped or archived experiment is past planning. For a
+ * count, revenue, duration or ratio metric the units needed depend on the metric's variance,
+ * which its definition does not give: assuming a 10% conversion rate there would be a made-up
+ * figure, so Verdict does not estimate (docs/statistics.md section 9).
+ */
+function estimable(context: PlanningContext): boolean {
+  if (context.status === 'stopped' || context.status === 'archived') return false;
+  return context.primaryMetricKind === undefined || context.primaryMetricKind === null || context.primaryMetricKind === 'binary';
+}
+
 /** An `underpowered` warning when the rule needs far more units than min_sample_per_variant. */
-export function experimentWarnings(rule: DecisionRule, variants: readonly Variant[]): ExperimentWarning[] {
+export function experimentWarnings(rule: DecisionRule, variants: readonly Variant[], context: PlanningContext): ExperimentWarning[] {
+  if (!estimable(context)) return [];
   const variantCount = Math.max(variants.filter((variant) => variant.weight > 0).length, 2);
   const estimateAt = (rate: number) => estimateUnitsPerVariant({ rule, variantCount, baseline: binaryBaseline(rate, rule.minimum_detectable_effect) });
   const estimate = estimateAt(ASSUMED_BASELINE_RATE);
