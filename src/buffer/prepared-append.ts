@@ -9,7 +9,7 @@ import type { BufferedEvent } from './types.js';
  * The embedded buffer's append on the writer thread, with its statements prepared once on the
  * thread's SQLite connection and run synchronously. Through Kysely each append built and ran its
  * statements through several promise hops: on the writer thread that cost about as much CPU as
- * SQLite's own work for a group of single events (docs/deployment.md). The SQL is the same:
+ * SQLite's own work for a group of single events (docs/benchmarks.md). The SQL is the same:
  * compiled from the same Kysely builders (BulkInsert), once per statement size.
  *
  * `connection` must be the connection under the `db` the buffer's transactions run on: these

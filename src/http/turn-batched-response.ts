@@ -24,11 +24,11 @@ function writeEnded(): void {
  * itself, and wakes the client if it was asleep; on these 2-core VMs a wake-up cost 3-8 µs of
  * the server's CPU per response. Written one by one, each response found the client asleep
  * again; written together, the first wakes it and the rest find it busy. In the A/B of the
- * sticky hit in `docs/deployment.md`, CPU per request fell from 99.8 to 47.6 µs.
+ * sticky hit in `docs/benchmarks.md`, CPU per request fell from 99.8 to 47.6 µs.
  *
  * What a turn adds to a response's latency is the rest of that turn's callbacks: nothing when
  * the server is idle, and under load less than the queueing it saves. A handler that computes
- * synchronously for long delays the responses ended before it in its turn (docs/deployment.md).
+ * synchronously for long delays the responses ended before it in its turn (docs/benchmarks.md).
  */
 export class TurnBatchedResponse extends ServerResponse<IncomingMessage> {
   #endRequested = false;
