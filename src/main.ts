@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAnalyze } from './cli/analyze.js';
 import { registerMigrate } from './cli/migrate.js';
+import { registerSecrets } from './cli/secrets.js';
 import { registerServe } from './cli/serve.js';
 import { registerWorker } from './cli/worker.js';
 import { registerWorkspaces } from './cli/workspaces.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerWorkspaces(program);
   registerAnalyze(program);
+  registerSecrets(program);
   return program;
 }
 

@@ -62,7 +62,7 @@ export class SecretBox {
   }
 }
 
-function parseKey(text: string): Buffer {
+export function parseKey(text: string): Buffer {
   const trimmed = text.trim();
   const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
   if (key.length !== 32) throw new Error('VERDICT_SECRET_KEY must be 32 bytes, as 64 hex characters or base64');

@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { describeEach } from '../support/describe-each.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+// `verdict secrets rotate` (docs/deployment.md, "The secret key"): with the servers stopped it
+// re-encrypts every stored webhook secret under a new key; a server started with the new key
+// then verifies deliveries signed with the same secrets as before. Key file (SQLite) and
+// VERDICT_SECRET_KEY (PostgreSQL) modes, through the real command line.
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+function signature(secret: string, body: string): string {
+  const t = Math.floor(Date.now() / 1000);
+  return `t=${t},v1=${crypto.createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+function cliEnv(database: TestDatabase, secretKey: string | null): NodeJS.ProcessEnv {
+  const url = database.config.kind === 'postgres' ? database.config.url : `sqlite:${database.config.file}`;
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, VERDICT_DATA_DIR: database.dataDir, VERDICT_DATABASE_URL: url, VERDICT_LOG_LEVEL: 'warn' };
+  if (secretKey) env.VERDICT_SECRET_KEY = secretKey;
+  return env;
+}
+
+async function rotate(env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, ['bin/verdict.js', 'secrets', 'rotate'], { cwd: ROOT, env, encoding: 'utf8' });
+}
+
+describeEach('verdict secrets rotate', {}, ({ dialect }) => {
+  const oldKey = dialect === 'postgres' ? crypto.randomBytes(32).toString('hex') : null;
+  let database: TestDatabase;
+  let server: TestServer | undefined;
+  let key: string;
+  let inbound: { path: string; secret: string };
+  let oldKeyFile: string;
+  let rotated: { stdout: string; stderr: string };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    const before = await startTestServer(dialect, { database, config: { secretKey: oldKey } });
+    key = (await before.bootstrap('Rotating')).key;
+    const source = await before.request('POST', '/v1/webhook-sources', { key, body: { slug: 'crm', name: 'CRM' } });
+    expect(source.status, source.text).toBe(201);
+    // A rotated source secret too, so its previous secret (sealed) is re-encrypted as well.
+    const again = await before.request('POST', `/v1/webhook-sources/${source.body.id}/rotate-secret`, { key });
+    expect(again.status, again.text).toBe(200);
+    inbound = { path: source.body.inbound_path, secret: again.body.inbound_secret };
+    await before.close();
+    oldKeyFile = dialect === 'sqlite' ? fs.readFileSync(path.join(database.dataDir, 'secret.key'), 'utf8') : '';
+    rotated = await rotate(cliEnv(database, oldKey));
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+
+  async function startWith(secretKey: string | null): Promise<TestServer> {
+    const config: Partial<Config> = { secretKey };
+    return startTestServer(dialect, { database, config });
+  }
+
+  it('re-encrypts the stored secrets under a new key and says how many', () => {
+    expect(rotated.stderr).toMatch(/re-encrypted 3 secrets of 1 workspaces/);
+    if (dialect === 'sqlite') {
+      expect(fs.readFileSync(path.join(database.dataDir, 'secret.key'), 'utf8')).not.toBe(oldKeyFile);
+      expect(fs.existsSync(path.join(database.dataDir, 'secret.key.next'))).toBe(false);
+    } else {
+      expect(rotated.stdout.trim()).toMatch(/^[0-9a-f]{64}$/);
+      expect(rotated.stdout.trim()).not.toBe(oldKey);
+    }
+  });
+
+  it('a server with the new key verifies deliveries signed with the unchanged secret, and the audit log says so', async () => {
+    server = await startWith(dialect === 'sqlite' ? null : rotated.stdout.trim());
+    const body = JSON.stringify({ event_key: 'signup', unit_id: 'user-1' });
+    const delivery = await server.request('POST', inbound.path, {
+      rawBody: body,
+      headers: { 'content-type': 'application/json', 'x-service-signature': signature(inbound.secret, body) },
+    });
+    expect(delivery.status, delivery.text).toBe(202);
+    const audit = await server.request('GET', '/v1/audit?action=secret_key.rotated', { key });
+    expect(audit.body.data).toHaveLength(1);
+    expect(audit.body.data[0].payload).toEqual({ secrets_reencrypted: 3, via: 'cli' });
+  });
+
+  it('refuses, changing nothing, when the current key does not open the stored secrets', async () => {
+    const wrong = crypto.randomBytes(32).toString('hex');
+    await expect(rotate(cliEnv(database, wrong))).rejects.toThrow(/does not open with the current secret key/);
+    const audit = await server!.request('GET', '/v1/audit?action=secret_key.rotated', { key });
+    expect(audit.body.data).toHaveLength(1);
+  });
+});
