@@ -63,7 +63,8 @@ function postgresDrill(source: TestDatabase): Restorable {
         config: { kind: 'postgres', url: target.toString() },
         dataDir,
         drop: async () => {
-          const cleanup = new pg.Client({ connectionString: url });
+          // The source database is gone by then: connect to the test run's own database.
+          const cleanup = new pg.Client({ connectionString: process.env.VERDICT_TEST_DATABASE_URL });
           await cleanup.connect();
           await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
           await cleanup.end();
