@@ -62,11 +62,21 @@ export interface Config {
   jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number };
   /** VERDICT_EVENT_RETENTION_DAYS: raw events (and exposures of long-archived experiments) older than this are purged; null keeps everything. */
   eventRetentionDays: number | null;
+  /**
+   * How long a stop (SIGTERM/SIGINT) may take: after it the process logs what it was still
+   * waiting for and exits with status 1 (src/cli/shutdown.ts). Running jobs get half of it, at
+   * most 10 s, before they are aborted and put back in the queue; the default (20 s) keeps those
+   * 10 s and, with the log's 2 s exit flush, stays under Kubernetes' 30 s grace period.
+   */
+  shutdownTimeoutMs: number;
   /** The analysis's big reads: SQLite worker threads (0: on the main connection) and PostgreSQL work_mem. */
   analysis: { threads: number; workMem: string };
 }
 
 export class ConfigError extends Error {}
+
+/** A stop that may take longer than this is no stop (setTimeout also caps delays near 24.8 days). */
+export const MAX_SHUTDOWN_TIMEOUT_MS = 600_000;
 
 /** More HTTP processes than this is a typo, not a deployment. */
 export const MAX_API_PROCESSES = 64;
@@ -172,12 +182,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       concurrency: integer(env, 'VERDICT_JOB_CONCURRENCY', 4, 1),
     },
     eventRetentionDays: optionalInteger(env, 'VERDICT_EVENT_RETENTION_DAYS', 1),
+    shutdownTimeoutMs: integer(env, 'VERDICT_SHUTDOWN_TIMEOUT_MS', 20_000, 100),
     analysis: {
       threads: integer(env, 'VERDICT_ANALYSIS_THREADS', Math.min(os.availableParallelism(), 4), 0),
       workMem: workMem(env),
     },
   };
   if (config.port > 65535) throw new ConfigError('PORT must be at most 65535');
+  if (config.shutdownTimeoutMs > MAX_SHUTDOWN_TIMEOUT_MS) {
+    throw new ConfigError(`VERDICT_SHUTDOWN_TIMEOUT_MS must be at most ${MAX_SHUTDOWN_TIMEOUT_MS} (10 minutes), got ${config.shutdownTimeoutMs}`);
+  }
   if (config.apiProcesses > MAX_API_PROCESSES) throw new ConfigError(`VERDICT_API_PROCESSES must be at most ${MAX_API_PROCESSES}`);
   return { ...config, ...overrides };
 }

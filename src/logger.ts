@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { LogSink } from './log-sink.js';
 
 /** Paths that may carry credentials; pino replaces them before a line is written. */
 export const REDACTED_PATHS = [
@@ -136,8 +138,6 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-type SonicBoom = ReturnType<typeof pino.destination>;
-
 /**
  * Has V8 turn a line built by concatenation (a rope of a few dozen pieces) into one flat
  * string now, while its pieces are still in the CPU's cache: copied out 20 ms later, after
@@ -148,38 +148,31 @@ function flatten(line: string): void {
   Number(line);
 }
 
-/** At most 3 UTF-8 bytes per UTF-16 unit: 5,000 characters stay under sonic-boom's 16 KiB writes. */
-const PIECE_CHARACTERS = 5_000;
-
-/** The longest a line waits before it is handed to sonic-boom. */
+/** The longest a line waits before it is handed to the sink. */
 export const HANDOVER_DELAY_MS = 20;
 /** Lines handed over at once when this many characters are pending before the delay is up: bounds what waits. */
 const HANDOVER_CHARACTERS = 64 * 1024;
 
+/** Where BatchedDestination hands its lines: a LogSink (log-sink.ts). */
+export interface LineSink {
+  write(text: string): void;
+  /** Writes what is queued, waiting a bounded time for a slow reader. */
+  flushSync(): void;
+}
+
 /**
- * What the service's logger writes to: sonic-boom, handed the lines of 20 ms at once (sooner
- * when 64 K characters are pending). sonic-boom's own write measures the UTF-8 length of
- * everything it still holds on every call (4.2 and 5.0 alike); under load, with a write in
- * flight and lines piling up behind it, that cost about 3 µs per access line. Handed over a turn
- * of the event loop at a time, the lines still went out in writes of about 3.5 KB, one for every
- * 17 requests, each a trip through libuv's thread pool; sonic-boom joins what it is handed at
- * once into writes of up to 16 KiB. None is lost on the way out: the pending lines go to
- * sonic-boom and are flushed synchronously when the process exits, after an uncaught exception
- * too; only a SIGKILL can lose the last 20 ms.
+ * What the service's logger writes to: the lines of 20 ms (sooner when 64 K characters are
+ * pending) handed to the sink at once, as one string, so the log costs one write(2) per handover
+ * instead of one per line. The pending lines are written when the process exits, after an
+ * uncaught exception too, within the sink's bounded wait (a reader that is gone or stalled
+ * cannot hold the exit); only a SIGKILL loses the last 20 ms.
  */
 export class BatchedDestination {
   #pending: string[] = [];
   #pendingCharacters = 0;
   #timer: NodeJS.Timeout | null = null;
 
-  /**
-   * `target` writes asynchronously; `syncTarget` (the same file, written synchronously) takes
-   * what is still pending when the lines must be out at once.
-   */
-  constructor(
-    private readonly target: SonicBoom,
-    private readonly syncTarget: SonicBoom,
-  ) {
+  constructor(private readonly sink: LineSink) {
     process.once('exit', () => this.flushSync());
   }
 
@@ -193,60 +186,48 @@ export class BatchedDestination {
     return true;
   }
 
-  /** pino's `logger.flush()`: hands over what is pending, then lets sonic-boom write it. */
+  /** pino's `logger.flush()`: hands over what is pending; the sink writes what the reader takes now. */
   flush(callback?: (error?: Error) => void): void {
     this.#handOver();
-    this.target.flush(callback);
+    callback?.();
   }
 
-  /** Older lines first: what sonic-boom holds, then what is pending here. */
+  /** Hands over what is pending and has the sink write it, waiting a bounded time for the reader. */
   flushSync(): void {
-    if (!this.#targetEnded()) this.target.flushSync();
-    if (this.#pending.length === 0) return;
-    // Not through `target`: its write would start an asynchronous write, which its flushSync
-    // leaves to finish on its own and an exit cuts off.
-    const lines = this.#take().join('');
-    this.syncTarget.write(lines);
+    this.#handOver();
+    this.sink.flushSync();
   }
 
   #handOver(): void {
-    if (this.#pending.length === 0 || this.#targetEnded()) return;
-    const lines = this.#take();
-    // In pieces below sonic-boom's largest write (16 KiB), as single lines arrived before: the
-    // write in flight when the process dies is what an exit cannot take back, so keep it short.
-    let piece = '';
-    for (const line of lines) {
-      if (piece.length + line.length > PIECE_CHARACTERS && piece.length > 0) {
-        this.target.write(piece);
-        piece = '';
-      }
-      piece += line;
-    }
-    this.target.write(piece);
-  }
-
-  #take(): string[] {
-    const lines = this.#pending;
-    this.#pending = [];
-    this.#pendingCharacters = 0;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    return lines;
-  }
-
-  #targetEnded(): boolean {
-    return (this.target as unknown as { destroyed?: boolean }).destroyed === true;
+    if (this.#pending.length === 0) return;
+    const lines = this.#pending.join('');
+    this.#pending = [];
+    this.#pendingCharacters = 0;
+    this.sink.write(lines);
   }
 }
 
 /**
- * The service's logger. Lines go to stdout asynchronously (20 ms of lines are handed to
- * sonic-boom together, and it collects those logged while a write is under way into the next
- * one), so a request never waits on the pipe; what is pending is written synchronously when the
- * process exits, also after an uncaught exception. Only a SIGKILL can lose the last lines.
+ * Makes a pipe or socket on `fd` non-blocking, as Node does when `process.stdout` is first used
+ * (libuv opens it so), so that LogSink's writes never wait on the reader. A file or a terminal
+ * is left as it is: writing to those does not wait on a reader.
+ */
+function writeWithoutBlocking(fd: 1 | 2): void {
+  const stat = fs.fstatSync(fd);
+  if (stat.isFIFO() || stat.isSocket()) void (fd === 1 ? process.stdout : process.stderr);
+}
+
+/**
+ * The service's logger. Lines go to stdout 20 ms of them at a time (BatchedDestination), without
+ * a request ever waiting on the pipe (LogSink); what is pending is written when the process
+ * exits, also after an uncaught exception, with a bounded wait for a slow reader. Only a
+ * SIGKILL can lose the last lines.
  */
 export function createLogger(level: string): Logger {
-  return loggerWritingTo(level, new BatchedDestination(pino.destination({ dest: 1, sync: false }), pino.destination({ dest: 1, sync: true })));
+  writeWithoutBlocking(1);
+  return loggerWritingTo(level, new BatchedDestination(new LogSink(1)));
 }
 
 /**

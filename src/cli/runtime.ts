@@ -6,11 +6,20 @@ import { registerJobHandlers } from '../jobs/handlers.js';
 import { Scheduler } from '../jobs/scheduler.js';
 import { Worker } from '../jobs/worker.js';
 import { createLogger } from '../logger.js';
+import type { StopStage } from './shutdown.js';
+
+/** What running jobs get to finish when the deadline allows (the worker's own default). */
+const JOB_GRACE_MS = 10_000;
 
 export interface Background {
   worker: Worker;
   scheduler: Scheduler;
-  stop(): Promise<void>;
+  /**
+   * Stopping it, as one stage of a shutdown: each part named for the deadline's log line. Running
+   * jobs get half of the shutdown deadline (at most the worker's 10 s) to finish before they are
+   * aborted and released, so that happens before the deadline.
+   */
+  stopStage(shutdownTimeoutMs: number): StopStage;
 }
 
 /** The context and the slices built from it once, for the job handlers and (serve) the HTTP app. */
@@ -42,27 +51,14 @@ export function startBackground(ctx: AppContext): Background {
   return {
     worker,
     scheduler,
-    async stop() {
+    stopStage(shutdownTimeoutMs) {
       ctx.onJobEnqueued = null;
-      await Promise.all([scheduler.stop(), worker.stop(), drainer.stop()]);
+      const graceMs = Math.min(JOB_GRACE_MS, Math.floor(shutdownTimeoutMs / 2));
+      return [
+        { name: 'the job scheduler', run: () => scheduler.stop() },
+        { name: 'the job worker (jobs under way)', run: () => worker.stop(graceMs) },
+        { name: 'the event drainer (its round under way)', run: () => drainer.stop() },
+      ];
     },
   };
-}
-
-/** Runs `shutdown` once on SIGINT/SIGTERM, then exits. */
-export function onSignals(shutdown: () => Promise<void>, logger: AppContext['logger']): void {
-  let stopping = false;
-  const handler = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    shutdown()
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
 }

@@ -54,12 +54,13 @@ async function startPrimary(config: Config): Promise<void> {
   loadSecretBox(config.secretKey, config.dataDir);
   const { applied } = await migrateDatabase(config.database);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
-  runPrimary(config.apiProcesses, logger);
+  runPrimary(config.apiProcesses, logger, config.shutdownTimeoutMs);
 }
 
 /** Serves HTTP on this process (alone, or as process `index` of a cluster) until a signal stops it. */
 async function serveHere(config: Config, index: number | null, workers: boolean): Promise<void> {
-  const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
+  const { openRuntime, startBackground } = await import('./runtime.js');
+  const { onSignals } = await import('./shutdown.js');
   const { buildApp } = await import('../http/app.js');
   const { ctx, slices } = await openRuntime(config, index === null);
   const app = await buildApp(ctx, slices);
@@ -73,11 +74,15 @@ async function serveHere(config: Config, index: number | null, workers: boolean)
     { database: config.database.kind, buffer: config.buffer.kind, workers: runsBackground, ...(index === null ? {} : { process: index, pid: process.pid }) },
     `Verdict is serving on http://${config.host}:${config.port} (API docs at /docs)`,
   );
-  onSignals(async () => {
-    await app.close();
-    await background?.stop();
-    await ctx.close();
-  }, ctx.logger);
+  onSignals(
+    [
+      [{ name: 'the HTTP server (requests in flight, open connections)', run: () => app.close() }],
+      ...(background ? [background.stopStage(config.shutdownTimeoutMs)] : []),
+      [{ name: 'the event buffer, API key usage and the database', run: () => ctx.close() }],
+    ],
+    ctx.logger,
+    { timeoutMs: config.shutdownTimeoutMs },
+  );
 }
 
 function processCount(raw: string): number {

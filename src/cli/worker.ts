@@ -13,13 +13,17 @@ export function registerWorker(program: Command): void {
       const base = loadConfig();
       const concurrency = options.concurrency ? Number(options.concurrency) : base.jobs.concurrency;
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency must be a positive integer');
-      const { onSignals, openRuntime, startBackground } = await import('./runtime.js');
+      const { openRuntime, startBackground } = await import('./runtime.js');
+      const { onSignals } = await import('./shutdown.js');
       const { ctx } = await openRuntime({ ...base, jobs: { ...base.jobs, concurrency } }, true);
       const background = startBackground(ctx);
       ctx.logger.info({ worker: background.worker.id, jobs: ctx.jobs.names }, 'worker started');
-      onSignals(async () => {
-        await background.stop();
-        await ctx.close();
-      }, ctx.logger);
+      onSignals(
+        [background.stopStage(base.shutdownTimeoutMs), [{ name: 'the event buffer, API key usage and the database', run: () => ctx.close() }]],
+        ctx.logger,
+        {
+          timeoutMs: base.shutdownTimeoutMs,
+        },
+      );
     });
 }
