@@ -40,6 +40,8 @@ export interface AppContext {
   /** Set when this process runs workers, so new jobs start without waiting for a poll. */
   onJobEnqueued: (() => void) | null;
   close(): Promise<void>;
+  /** What `close` does, step by step and named, for a shutdown that reports what it still waits for. */
+  closeSteps(): Array<{ name: string; run: () => Promise<void> }>;
 }
 
 export interface ContextOptions {
@@ -103,12 +105,20 @@ export async function createContext(config: Config, logger: Logger, options: Con
       return id;
     },
     async close() {
-      await relay?.close();
-      await context.buffer.close();
-      await authenticator.close();
-      await destroy();
+      for (const step of context.closeSteps()) await step.run();
     },
+    closeSteps: () => closeSteps(relay, context.buffer, authenticator, destroy),
   };
   registerScrapeGauges(metrics.registry, { db, buffer: context.buffer, clock, logger, maxPending: config.events.maxPending });
   return context;
+}
+
+/** What closing a context does, in order, each step named. */
+function closeSteps(relay: RedisChangeRelay | null, buffer: EventBuffer, authenticator: Authenticator, destroy: () => Promise<void>) {
+  return [
+    { name: 'the cache-change relay (Redis)', run: async () => relay?.close() },
+    { name: 'the event buffer (events being committed)', run: () => buffer.close() },
+    { name: "recording the API keys' last use", run: () => authenticator.close() },
+    { name: 'the database connections', run: () => destroy() },
+  ];
 }

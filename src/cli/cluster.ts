@@ -111,12 +111,9 @@ export function runPrimary(processes: number, logger: Logger, shutdownTimeoutMs:
 
   for (let index = 0; index < processes; index += 1) start(index);
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping) {
-      // The same request delivered twice (the process group and a parent) is not a second one.
-      if (performance.now() - stoppedAt < REPEAT_WINDOW_MS) return;
-      passOnAndExit(signal, workers, logger);
-      return;
-    }
+    // The same request delivered twice (the process group and a parent) is not a second one.
+    if (stopping && performance.now() - stoppedAt < REPEAT_WINDOW_MS) return;
+    if (stopping) return passOnAndExit(signal, workers, logger);
     logger.info({ signal, processes: workers.size, timeout_ms: shutdownTimeoutMs }, 'shutting down the HTTP processes');
     stopAll();
   };

@@ -78,7 +78,7 @@ async function serveHere(config: Config, index: number | null, workers: boolean)
     [
       [{ name: 'the HTTP server (requests in flight, open connections)', run: () => app.close() }],
       ...(background ? [background.stopStage(config.shutdownTimeoutMs)] : []),
-      [{ name: 'the event buffer, API key usage and the database', run: () => ctx.close() }],
+      ...ctx.closeSteps().map((step) => [step]),
     ],
     ctx.logger,
     { timeoutMs: config.shutdownTimeoutMs },

@@ -18,12 +18,6 @@ export function registerWorker(program: Command): void {
       const { ctx } = await openRuntime({ ...base, jobs: { ...base.jobs, concurrency } }, true);
       const background = startBackground(ctx);
       ctx.logger.info({ worker: background.worker.id, jobs: ctx.jobs.names }, 'worker started');
-      onSignals(
-        [background.stopStage(base.shutdownTimeoutMs), [{ name: 'the event buffer, API key usage and the database', run: () => ctx.close() }]],
-        ctx.logger,
-        {
-          timeoutMs: base.shutdownTimeoutMs,
-        },
-      );
+      onSignals([background.stopStage(base.shutdownTimeoutMs), ...ctx.closeSteps().map((step) => [step])], ctx.logger, { timeoutMs: base.shutdownTimeoutMs });
     });
 }

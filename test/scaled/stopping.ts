@@ -191,3 +191,12 @@ export function linesWith(log: string, msg: string): any[] {
     })
     .filter((line) => line?.msg === msg);
 }
+
+/** The log without its access lines: what a failed stop test shows. */
+export function stopLines(log: string): string {
+  return log
+    .split('\n')
+    .filter((line) => !line.includes('"msg":"request"'))
+    .join('\n')
+    .slice(-4_000);
+}
