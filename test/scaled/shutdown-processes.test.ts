@@ -1,7 +1,19 @@
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEach, type Variant } from '../support/describe-each.js';
-import { alive, createSite, exitWithin, linesWith, prepareWorkload, runWorkload, startServe, startVerdict, stopLines, type Site } from './stopping.js';
+import {
+  alive,
+  createSite,
+  exitWithin,
+  linesWith,
+  prepareWorkload,
+  runWorkload,
+  startServe,
+  startVerdict,
+  stopLines,
+  type Site,
+  killLeftovers,
+} from './stopping.js';
 import { eventually } from './processes.js';
 
 // Issue 39, item 3: `verdict worker` and `serve --processes N` (the primary and each HTTP
@@ -29,6 +41,7 @@ function suite(variant: Variant) {
   beforeAll(async () => {
     site = await createSite(variant);
   });
+  afterEach(() => killLeftovers());
   afterAll(async () => {
     await site?.drop();
   });

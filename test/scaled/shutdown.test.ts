@@ -1,7 +1,7 @@
 import net from 'node:net';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEach, type Variant } from '../support/describe-each.js';
-import { createSite, exitWithin, linesWith, prepareWorkload, runWorkload, startServe, stopLines, type Site } from './stopping.js';
+import { createSite, exitWithin, linesWith, prepareWorkload, runWorkload, startServe, stopLines, type Site, killLeftovers } from './stopping.js';
 
 // Issue 39: after load, `verdict serve` ignored SIGTERM and ran forever. Its log's exit flush
 // (sonic-boom's flushSync) waited for the stdout pipe forever: while the reader did not read it,
@@ -19,6 +19,7 @@ function suite(variant: Variant) {
   beforeAll(async () => {
     site = await createSite(variant);
   });
+  afterEach(() => killLeftovers());
   afterAll(async () => {
     await site?.drop();
   });
@@ -78,6 +79,7 @@ describeEach('a stop that cannot finish', { dialects: ['sqlite'] }, (variant) =>
   beforeAll(async () => {
     site = await createSite(variant);
   });
+  afterEach(() => killLeftovers());
   afterAll(async () => {
     await site?.drop();
   });

@@ -49,9 +49,31 @@ export async function createSite(variant: Variant): Promise<Site> {
   return { env, key: JSON.parse(created.stdout).api_key.key, drop: () => database.drop() };
 }
 
-/** `verdict <args>` with its log piped to this test; stderr is collected into the same log. */
+/** Every process the stop tests started, so that a test failing before its stop leaves none behind. */
+const started = new Set<ChildProcess>();
+
+/** Kills (SIGKILL) what a test started and did not see exit; `serve --processes` children go with the primary's process group. */
+export function killLeftovers(): void {
+  for (const child of started) {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }
+  }
+  started.clear();
+}
+
+/** `verdict <args>` with its log piped to this test (in a process group of its own); stderr is collected into the same log. */
 export function startVerdict(args: string[], env: Record<string, string>): Verdict {
-  const child = spawn(process.execPath, ['bin/verdict.js', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/verdict.js', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  started.add(child);
   let log = '';
   let reading = true;
   child.stdout?.on('data', (chunk: Buffer) => {
