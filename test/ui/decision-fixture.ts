@@ -89,6 +89,7 @@ export async function makeDecisionFixture(server: TestServer, boot: Bootstrap): 
       kind: 'duration',
       aggregation: 'mean',
       property_path: 'ms',
+      unit: 'ms',
       higher_is_better: false,
     }),
     revenue: await createMetric(server, key, {
@@ -98,6 +99,7 @@ export async function makeDecisionFixture(server: TestServer, boot: Bootstrap): 
       kind: 'revenue',
       aggregation: 'sum',
       property_path: 'amount',
+      unit: 'USD',
     }),
   };
   const rule = { posterior_threshold: 0.95, min_sample_per_variant: 100, max_duration_days: 28 };

@@ -18,6 +18,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
   let boot: Bootstrap;
   let fixture: DecisionFixture;
   const consoleErrors: string[] = [];
+  const historyReads: string[] = [];
 
   beforeAll(async () => {
     ensureWebBuild();
@@ -30,6 +31,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
       if (message.type() === 'error' && !/status of 422/.test(message.text())) consoleErrors.push(message.text());
     });
     browser.page.on('pageerror', (error) => consoleErrors.push(error.message));
+    browser.page.on('request', (request) => {
+      if (request.url().includes('/results/history')) historyReads.push(request.url());
+    });
     await signIn(browser.page, server.url, boot.key);
   }, 180_000);
 
@@ -59,7 +63,13 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     // The scorecard: signups up (green) for guided, page load up, which is worse (red): lower is better.
     await expect(page.getByTestId('score-signup.conversion-guided').getAttribute('data-reading')).resolves.toBe('better');
     await expect(page.getByTestId('score-page.load_ms-guided').getAttribute('data-reading')).resolves.toBe('worse');
-    await expect(page.getByTestId('scorecard-row-page.load_ms').innerText()).resolves.toMatch(/Page load time[\s\S]*lower is better/);
+    // Each metric in its own terms: a rate in %, a duration in its unit, the lift in % with its sign.
+    await expect(page.getByTestId('scorecard-row-page.load_ms').innerText()).resolves.toMatch(/Page load time[\s\S]*lower is better\s+[\d,]+ ms/);
+    await expect(page.getByTestId('scorecard-row-signup.conversion').innerText()).resolves.toMatch(/higher is better\s+\d+\.\d\d%/);
+    await page.getByTestId('details-page.load_ms').locator('summary').click();
+    const loadTable = await page.getByRole('table', { name: 'Page load time: effect against the control' }).innerText();
+    expect(loadTable).toMatch(/\+\d+ ms \(\+\d+ ms to \+\d+ ms\)/);
+    await expect(page.getByRole('table', { name: 'Page load time: posterior per variant' }).innerText()).resolves.not.toMatch(/Conversions|Converted/);
     await expect(page.getByTestId('score-signup.conversion-guided').innerText()).resolves.toMatch(/^\+\d+\.\d%/);
 
     const text = await mainText(page);
@@ -69,6 +79,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     expect(text).not.toMatch(/signup\.conversion|page\.load_ms/);
     await screenshot(page, 'decisions-results');
     expect(consoleErrors).toEqual([]);
+    // The chart reads the compact history, never every full snapshot.
+    expect(historyReads.length).toBeGreaterThan(0);
+    expect(historyReads.every((url) => url.includes('fields=summary'))).toBe(true);
   });
 
   it('never offers to stop and ship a stopped experiment', async () => {
@@ -122,6 +135,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     await expect(page.getByTestId('experiment-row-pricing-page').innerText()).resolves.toContain('not started');
     expect(await mainText(page)).not.toMatch(ULID);
     await screenshot(page, 'decisions-list');
+    expect(historyReads.every((url) => url.includes('fields=summary'))).toBe(true);
     expect(consoleErrors).toEqual([]);
   });
 

@@ -82,6 +82,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: effects, guardrail 
     await page.getByLabel('Event key').fill('page.load');
     await page.getByLabel('Aggregation').selectOption('mean');
     await page.getByLabel('Property path').fill('ms');
+    await page.getByLabel('Unit', { exact: true }).fill('ms');
     await page.getByLabel('Direction').selectOption('false');
     await page.getByLabel('Capping').selectOption('percentile');
     await page.getByLabel('Cap percentile').fill('0.99');
@@ -99,6 +100,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: effects, guardrail 
     const stored = (await server.request('GET', '/v1/metrics?limit=200', { key: boot.key })).body.data as any[];
     expect(stored.find((m) => m.key === 'load-time')).toMatchObject({
       kind: 'duration',
+      unit: 'ms',
       higher_is_better: false,
       capping: { type: 'percentile', value: 0.99 },
     });

@@ -72,3 +72,6 @@ export interface SessionInfo {
   key: { id: string; name: string; prefix: string; last_four: string };
   workspace: { id: string; name: string; slug: string };
 }
+
+/** One entry of `GET .../results/history?fields=summary`: what the history chart and the list need. */
+export type SnapshotSummary = SnapshotSummaryHistory['snapshots'][number];

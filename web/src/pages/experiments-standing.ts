@@ -1,9 +1,9 @@
-// How each experiment stands, for the list: from its latest snapshot in the history, which is
-// not a peek (reading /results through the UI would log one per listed experiment).
+// How each experiment stands, for the list: from its latest snapshot's summary in the history,
+// which is not a peek (reading /results through the UI would log one per listed experiment) and
+// is under 1 kB a snapshot.
 import { api } from '../api.js';
-import type { Experiment, Snapshot, SnapshotHistory } from '../types.js';
-import { focusVariant, type RecommendationCode } from './results-model.js';
-import { liftOf } from './results-scorecard.js';
+import type { Experiment, SnapshotSummary, SnapshotSummaryHistory } from '../types.js';
+import type { RecommendationCode } from './results-model.js';
 
 export interface Standing {
   recommendation: RecommendationCode;
@@ -13,28 +13,39 @@ export interface Standing {
   lift: { variant: string; mean: number; low: number; high: number; chance: number } | null;
 }
 
-/** The latest snapshot: first among the recent ones, else the whole history (oldest first). */
-async function latestSnapshot(experiment: Experiment): Promise<Snapshot | null> {
-  const path = `/v1/experiments/${experiment.id}/results/history`;
+/** The latest summary: first among the recent ones, else the whole history (oldest first). */
+async function latestSummary(experiment: Experiment): Promise<SnapshotSummary | null> {
+  const path = `/v1/experiments/${experiment.id}/results/history?fields=summary&limit=200`;
   const end = experiment.stopped_at ? Date.parse(experiment.stopped_at) : Date.now();
   const recent = new Date(end - Math.max(2 * experiment.decision_rule.snapshot_cadence_minutes * 60_000, 86_400_000)).toISOString();
-  const first = await api<SnapshotHistory>('GET', `${path}?limit=200&since=${encodeURIComponent(recent)}`);
-  const found = first.snapshots.at(-1) ?? (await api<SnapshotHistory>('GET', `${path}?limit=200`)).snapshots.at(-1);
-  return (found as Snapshot | undefined) ?? null;
+  const first = await api<SnapshotSummaryHistory>('GET', `${path}&since=${encodeURIComponent(recent)}`);
+  return first.snapshots.at(-1) ?? (await api<SnapshotSummaryHistory>('GET', path)).snapshots.at(-1) ?? null;
+}
+
+/** The treatment the list talks about: the recommended one, else the one most likely to beat the control. */
+function focusOf(summary: SnapshotSummary): SnapshotSummary['per_variant'][number] | undefined {
+  const treatments = summary.per_variant.filter((v) => !v.is_control);
+  return (
+    treatments.find((v) => v.variant_key === summary.recommendation.variant_key) ??
+    [...treatments].sort((a, b) => (b.chance_to_beat_control ?? 0) - (a.chance_to_beat_control ?? 0))[0]
+  );
 }
 
 export async function latestStanding(experiment: Experiment): Promise<Standing | null> {
   if (!experiment.started_at) return null;
-  const snapshot = await latestSnapshot(experiment);
-  if (!snapshot) return null;
-  const recommendation = snapshot.decision.recommendation;
-  const variant = focusVariant(snapshot, recommendation);
-  const cell = liftOf(variant?.effect);
+  const summary = await latestSummary(experiment);
+  if (!summary) return null;
+  const variant = focusOf(summary);
+  const relative = variant?.relative;
+  const interval = relative?.credible_interval_95;
   return {
-    recommendation: recommendation.action,
-    variantKey: recommendation.variant_key,
-    srm: snapshot.srm_warning,
-    smallestSample: Math.min(...snapshot.per_variant.map((v) => v.sample_size)),
-    lift: variant && cell?.relative ? { variant: variant.variant_key, mean: cell.mean, low: cell.low, high: cell.high, chance: cell.chance } : null,
+    recommendation: summary.recommendation.action,
+    variantKey: summary.recommendation.variant_key,
+    srm: summary.srm_warning,
+    smallestSample: Math.min(...summary.per_variant.map((v) => v.sample_size)),
+    lift:
+      variant && relative && interval && relative.mean !== null
+        ? { variant: variant.variant_key, mean: relative.mean, low: interval[0], high: interval[1], chance: variant.chance_to_beat_control ?? 0.5 }
+        : null,
   };
 }

@@ -12,6 +12,7 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
     name: metric.name,
     description: metric.description ?? '',
     property_path: metric.property_path ?? '',
+    unit: metric.unit ?? '',
     unit_dedup_window: metric.unit_dedup_window,
     ...effectFieldsOf(metric),
   });
@@ -21,6 +22,7 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
       name: form.name,
       description: form.description || null,
       higher_is_better: form.higher_is_better === 'true',
+      ...(metric.kind === 'binary' ? {} : { unit: form.unit || null }),
       ...(readsEvents ? { unit_dedup_window: form.unit_dedup_window, property_path: form.property_path || null } : {}),
       ...(metric.kind === 'binary' || metric.kind === 'ratio' ? {} : { capping: cappingOf(form) }),
     });
@@ -32,6 +34,9 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
       <div class="row">
         <Field label="Name" required value={form.name} onInput={bind('name')} />
         <Field label="Description" value={form.description} onInput={bind('description')} />
+        {metric.kind === 'binary' ? null : (
+          <Field label="Unit" value={form.unit} maxLength={16} onInput={bind('unit')} hint="Shown beside the values, e.g. ms or USD." />
+        )}
       </div>
       {metric.kind === 'ratio' ? null : (
         <div class="row">
@@ -82,6 +87,7 @@ export function MetricDetail({ id }: { id: string }) {
           ['Kind', m.kind],
           ['Event', m.event_key ? <code>{m.event_key}</code> : '—'],
           ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}`],
+          ['Unit', m.kind === 'binary' ? 'a rate (%)' : (m.unit ?? 'none')],
           ['Direction', m.higher_is_better ? 'higher is better' : 'lower is better'],
           ['Capping', m.capping ? `${m.capping.type} ${m.capping.value}` : 'none'],
           ['Updated', dateTime(m.updated_at)],

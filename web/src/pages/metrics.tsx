@@ -24,6 +24,7 @@ const blank = {
   aggregation: 'count',
   unit_dedup_window: 'P7D',
   property_path: '',
+  unit: '',
   higher_is_better: 'true',
   capping_type: '',
   capping_value: '',
@@ -40,6 +41,7 @@ function bodyOf(form: MetricFormFields): Record<string, unknown> {
     kind: form.kind,
     higher_is_better: form.higher_is_better === 'true',
     ...(form.description ? { description: form.description } : {}),
+    ...(form.unit && form.kind !== 'binary' ? { unit: form.unit } : {}),
   };
   if (form.kind === 'ratio') return { ...common, numerator_metric_id: form.numerator_metric_id, denominator_metric_id: form.denominator_metric_id };
   return {
@@ -124,6 +126,9 @@ function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Me
             hint="ISO 8601 duration after the first exposure, e.g. P7D."
           />
           <Field label="Property path" value={form.property_path} onInput={set('property_path')} hint="For sum and mean: where the number is, e.g. amount." />
+          {form.kind === 'binary' ? null : (
+            <Field label="Unit" value={form.unit} maxLength={16} onInput={set('unit')} hint="Shown beside the values, e.g. ms or USD (optional)." />
+          )}
         </div>
       )}
       <DirectionAndCapping form={form} bind={set} kind={form.kind} />

@@ -1,55 +1,62 @@
-// The primary metric's lift against the control over the snapshots, for the history chart.
+// The primary metric's lift against the control over the snapshots, for the history chart, read
+// from the compact history (`?fields=summary`: under 1 kB a snapshot instead of about 20 kB).
 import { api } from '../api.js';
 import type { LiftPoint } from '../charts/history-chart.js';
-import { lift } from '../format.js';
-import type { Effect, Snapshot, SnapshotHistory } from '../types.js';
-import { liftOf } from './results-scorecard.js';
+import type { Snapshot, SnapshotSummaryHistory, SnapshotSummary } from '../types.js';
 
-/** One snapshot as the chart needs it: when, and each variant's effect on the primary metric. */
-export interface HistoryEntry {
-  computed_at: string;
-  variants: { variant_key: string; is_control: boolean; effect: Effect | null }[];
-}
+export type LiftHistory = SnapshotSummary[];
 
-export type LiftHistory = HistoryEntry[];
-
-/** Every snapshot of the experiment, oldest first (not a peek: the history is not logged). */
+/** Every snapshot's summary, oldest first (not a peek: the history is not logged). */
 export async function loadHistory(id: string): Promise<LiftHistory> {
   try {
-    const answer = await api<SnapshotHistory>('GET', `/v1/experiments/${id}/results/history?limit=200`);
-    return answer.snapshots.map((snapshot) => ({ computed_at: snapshot.computed_at, variants: snapshot.per_variant }));
+    return (await api<SnapshotSummaryHistory>('GET', `/v1/experiments/${id}/results/history?fields=summary&limit=200`)).snapshots;
   } catch {
     return [];
   }
 }
 
+/** The latest full snapshot as a summary entry, so the chart ends where the page's numbers are. */
+function summaryOf(snapshot: Snapshot): SnapshotSummary {
+  return {
+    id: snapshot.id,
+    computed_at: snapshot.computed_at,
+    trigger: snapshot.trigger,
+    primary_metric_id: snapshot.primary_metric?.id ?? null,
+    verdict: snapshot.decision.verdict,
+    srm_warning: snapshot.srm_warning,
+    recommendation: snapshot.decision.recommendation,
+    per_variant: snapshot.per_variant.map((v) => ({
+      variant_key: v.variant_key,
+      is_control: v.is_control,
+      sample_size: v.sample_size,
+      relative:
+        v.effect?.relative.credible_interval_95 && v.effect.relative.mean !== null
+          ? { mean: v.effect.relative.mean, credible_interval_95: v.effect.relative.credible_interval_95 }
+          : null,
+      chance_to_beat_control: v.effect?.chance_to_beat_control ?? null,
+    })),
+  } as SnapshotSummary;
+}
+
 export interface LiftSeries {
   points: Map<string, LiftPoint[]>;
-  /** True when every point is a relative lift (else differences in the metric's terms). */
-  relative: boolean;
-  format: (value: number) => string;
   count: number;
 }
 
-/** Per treatment, its lift at each snapshot that has one; the latest snapshot included. */
+/** Per treatment, its relative lift at each snapshot that has one; the latest snapshot included. */
 export function liftHistory(history: LiftHistory, latest: Snapshot): LiftSeries {
-  const entries = history.some((entry) => entry.computed_at === latest.computed_at)
-    ? history
-    : [...history, { computed_at: latest.computed_at, variants: latest.per_variant }];
+  const entries = history.some((entry) => entry.id === latest.id) ? [...history] : [...history, summaryOf(latest)];
   entries.sort((a, b) => Date.parse(a.computed_at) - Date.parse(b.computed_at));
-  const cells = entries.flatMap((entry) =>
-    entry.variants.flatMap((variant) => {
-      const cell = variant.is_control ? null : liftOf(variant.effect);
-      return cell ? [{ key: variant.variant_key, t: Date.parse(entry.computed_at), cell }] : [];
-    }),
-  );
-  const relative = cells.every(({ cell }) => cell.relative);
   const points = new Map<string, LiftPoint[]>();
-  for (const { key, t, cell } of cells) {
-    if (relative !== cell.relative) continue;
-    const series = points.get(key) ?? [];
-    series.push({ t, mean: cell.mean, low: cell.low, high: cell.high });
-    points.set(key, series);
+  for (const entry of entries) {
+    if (entry.primary_metric_id !== (latest.primary_metric?.id ?? null)) continue;
+    for (const variant of entry.per_variant) {
+      const relative = variant.relative;
+      if (variant.is_control || !relative?.credible_interval_95 || relative.mean === null) continue;
+      const series = points.get(variant.variant_key) ?? [];
+      series.push({ t: Date.parse(entry.computed_at), mean: relative.mean, low: relative.credible_interval_95[0], high: relative.credible_interval_95[1] });
+      points.set(variant.variant_key, series);
+    }
   }
-  return { points, relative, format: (value) => lift(value, 0), count: entries.length };
+  return { points, count: entries.length };
 }

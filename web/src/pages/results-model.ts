@@ -21,12 +21,6 @@ export interface MetricView {
   format: MetricFormat;
 }
 
-/** Fields a newer server adds to metrics (a unit, a guardrail's kind in the snapshot): read when present. */
-interface Named {
-  unit?: string | null;
-  kind?: MetricKind;
-}
-
 function controlMean(perVariant: VariantPosterior[]): number | null {
   const control = perVariant.find((v) => v.is_control) ?? perVariant[0];
   return control?.posterior.mean ?? control?.observed_rate ?? null;
@@ -38,9 +32,8 @@ export function metricViews(snapshot: Snapshot, catalogue: Metric[]): MetricView
   const views: MetricView[] = [];
   const primary = snapshot.primary_metric;
   if (primary) {
-    const known = byId.get(primary.id) as (Metric & Named) | undefined;
-    const named = primary as typeof primary & Named;
-    const unit = named.unit ?? known?.unit ?? null;
+    const known = byId.get(primary.id);
+    const unit = primary.unit ?? known?.unit ?? null;
     views.push({
       id: primary.id,
       key: primary.key,
@@ -56,10 +49,10 @@ export function metricViews(snapshot: Snapshot, catalogue: Metric[]): MetricView
     });
   }
   for (const guardrail of snapshot.guardrails ?? []) {
-    const known = byId.get(guardrail.metric_id) as (Metric & Named) | undefined;
-    const named = guardrail as typeof guardrail & Named;
-    const kind = named.kind ?? known?.kind ?? 'count';
-    const unit = named.unit ?? known?.unit ?? null;
+    // The snapshot does not carry a guardrail's kind: the catalogue does (a deleted metric reads as a number).
+    const known = byId.get(guardrail.metric_id);
+    const kind: MetricKind = known?.kind ?? 'count';
+    const unit = guardrail.unit ?? known?.unit ?? null;
     views.push({
       id: guardrail.metric_id,
       key: guardrail.metric_key,

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Page } from '../api.js';
 import { HistoryChart } from '../charts/history-chart.js';
 import { ErrorBox, Loading, PageTitle, StatusBadge } from '../components/ui.js';
-import { dateTime } from '../format.js';
+import { dateTime, lift } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import type { ApiKey, Experiment, Metric, Snapshot } from '../types.js';
@@ -109,7 +109,7 @@ function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () 
       {primary ? (
         <section aria-labelledby="history-title">
           <h2 id="history-title">Lift over time: {primary.name}</h2>
-          <HistoryChart series={series.points} format={series.relative ? series.format : primary.format.difference} count={series.count} />
+          <HistoryChart series={series.points} format={(value) => lift(value, 0)} count={series.count} />
         </section>
       ) : null}
       <Breakdowns snapshot={latest} metric={primary} nameOf={nameOf} dimension={focus.dimension} onDimension={focus.setDimension} />
