@@ -70,6 +70,8 @@ function eventsOf(units: { unit_id: string; variant: string; n: number }[]): Out
     const behaviour = BEHAVIOUR[variant] ?? { signup: 0.1, loadMs: 1000 };
     const u = spread(n);
     const events: OutgoingEvent[] = [{ event_key: 'page.load', unit_id, occurred_at: now, properties: { ms: Math.round(behaviour.loadMs * (0.8 + 0.4 * u)) } }];
+    // A backfill: some units' page loads from ten days before their exposure arrive late and count in no metric.
+    if (n % 50 === 0) events.push({ event_key: 'page.load', unit_id, occurred_at: now - 10 * 86_400_000, properties: { ms: 900 } });
     if (u < behaviour.signup) {
       events.push({ event_key: 'signup', unit_id, occurred_at: now });
       events.push({ event_key: 'purchase', unit_id, occurred_at: now, properties: { amount: 20 + Math.round(40 * u) } });

@@ -72,6 +72,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     await expect(page.getByRole('table', { name: 'Page load time: posterior per variant' }).innerText()).resolves.not.toMatch(/Conversions|Converted/);
     await expect(page.getByTestId('score-signup.conversion-guided').innerText()).resolves.toMatch(/^\+\d+\.\d%/);
 
+    // Backfilled events from before the exposure are late but count in no metric, and the page says so.
+    await expect(page.getByTestId('check-late').innerText()).resolves.toMatch(
+      /Late events: \d+ .* 0 count in a metric.* \d+ happened before the unit’s exposure/,
+    );
     const text = await mainText(page);
     expect(text).not.toMatch(ULID);
     expect(text).not.toMatch(/\de[+-]\d/);

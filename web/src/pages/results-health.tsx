@@ -1,6 +1,22 @@
 import { integer, pValue } from '../format.js';
 import type { Snapshot } from '../types.js';
 
+/** What the late events did: counted in a metric, or not (before the unit's exposure, or outside the metric's window). */
+function LateEvents({ snapshot }: { snapshot: Snapshot }) {
+  const late = snapshot.late_event_count ?? 0;
+  if (late === 0) return <>None so far.</>;
+  const split = snapshot.late_events;
+  if (!split) {
+    return <>Only those after the unit’s exposure, inside the metric’s window, count in a metric. Earlier snapshots did not have them.</>;
+  }
+  return (
+    <>
+      {integer(split.counted)} count in a metric (earlier snapshots did not have them, so results may have shifted); {integer(split.before_exposure)} happened
+      before the unit’s exposure and {integer(split.outside_window)} outside the metric’s window, so they count in none.
+    </>
+  );
+}
+
 /** SRM, late events, weight changes and peeks: the things that make results less trustworthy. */
 export function HealthChecks({ snapshot }: { snapshot: Snapshot }) {
   const late = snapshot.late_event_count ?? 0;
@@ -15,12 +31,9 @@ export function HealthChecks({ snapshot }: { snapshot: Snapshot }) {
             ? 'Below 0.001: units go missing or are counted twice in some variant. Find the cause before trusting any number on this page.'
             : 'The observed split is consistent with the weights (a warning shows below 0.001).'}
         </li>
-        <li>
+        <li data-testid="check-late">
           <strong>Late events: {integer(late)}</strong> — events of this experiment’s metrics from its units that arrived 7 to 30 days after they happened (from
-          apps that were offline, or a backfill).{' '}
-          {late > 0
-            ? 'Only those that happened after the unit’s exposure, inside the metric’s window, count in a metric; events from before the exposure count in none. Earlier snapshots did not have them.'
-            : 'None so far.'}
+          apps that were offline, or a backfill). <LateEvents snapshot={snapshot} />
         </li>
         <li>
           <strong>Weights changed since start: {snapshot.weights_changed_since_start ? 'yes' : 'no'}</strong>

@@ -80,9 +80,9 @@ export function CupedNote({ cuped }: { cuped: CupedReport | null | undefined }) 
     <p class="muted cuped-note">
       CUPED is on ({cuped.lookback_days}-day lookback): it removed {(100 * cuped.variance_reduction).toFixed(1)}% of the variance, which narrows the intervals
       by {(100 * narrowing).toFixed(1)}% (θ = {cuped.theta?.toPrecision(3)}).{' '}
-      {useful
+      {useful && !cuped.note
         ? 'Posteriors, effects and the decision use the adjusted values; the observed mean is unadjusted.'
-        : 'That is no practical gain: the units’ behaviour before exposure barely predicts this metric (typical of new users).'}
+        : (cuped.note ?? 'That is no practical gain: the units’ behaviour before exposure barely predicts this metric (typical of new users).')}
     </p>
   );
 }
