@@ -89,7 +89,11 @@ function runtimeStage(stage: Stage, buildDir: string, runDir: string): { env: Re
   let health: string[] = [];
   for (const line of stage.lines) {
     const copy = /^COPY\s+--from=build\s+\/app\/(\S+)\s+(\S+)$/i.exec(line);
-    if (copy) run(`COPY --from=build ${copy[1]}`, 'cp', ['-a', path.join(buildDir, copy[1]!), path.join(runDir, copy[2]!)], { cwd: runDir });
+    if (copy) {
+      // Like Docker, create the destination's parent directories.
+      fs.mkdirSync(path.dirname(path.join(runDir, copy[2]!)), { recursive: true });
+      run(`COPY --from=build ${copy[1]}`, 'cp', ['-a', path.join(buildDir, copy[1]!), path.join(runDir, copy[2]!)], { cwd: runDir });
+    }
     const envLine = /^ENV\s+(.+)$/i.exec(line);
     if (envLine) for (const pair of envLine[1]!.split(/\s+/)) env[pair.split('=')[0]!] = pair.split('=').slice(1).join('=');
     const cmdLine = /^CMD\s+(\[.+\])$/i.exec(line);
