@@ -5,10 +5,14 @@ export function registerAnalyze(program: Command): void {
   program
     .command('analyze')
     .description(
-      'Compute an analysis snapshot of an experiment now, store it in its history (audit-logged as experiment.results_computed) ' + 'and print it as JSON.',
+      'Compute an analysis snapshot of an experiment now, store it in its history (audit-logged as experiment.results_computed) ' +
+        'and print it as JSON. By default the experiment’s rollups are refreshed with what is new and aggregated (incremental).',
     )
     .argument('<experiment_id>', 'the experiment id (ULID)')
-    .action(async (experimentId: string) => {
+    .option('--full', 'compute from all raw events, leaving the rollups alone (the incremental result’s oracle)')
+    .option('--rebuild', 'drop the experiment’s rollups and build them again from raw events, then compute from them')
+    .action(async (experimentId: string, flags: { full?: boolean; rebuild?: boolean }) => {
+      if (flags.full && flags.rebuild) throw new Error('--full leaves the rollups alone; --rebuild builds them: choose one');
       const config = loadConfig();
       const { migrateAndWarnIfNew, requireExistingDatabase } = await import('./database-check.js');
       requireExistingDatabase(config);
@@ -19,7 +23,12 @@ export function registerAnalyze(program: Command): void {
       // Logs go to stderr so stdout carries only the snapshot (pipe it to jq).
       const ctx = await createContext(config, createCommandLogger('warn'), { relay: false });
       try {
-        const snapshot = await computeById(ctx, experimentId, { trigger: 'cli', audit: { actorId: null, via: 'cli' } });
+        const snapshot = await computeById(ctx, experimentId, {
+          trigger: 'cli',
+          mode: flags.full ? 'full' : 'incremental',
+          rebuild: flags.rebuild === true,
+          audit: { actorId: null, via: 'cli' },
+        });
         if (!snapshot) throw new Error(`no started experiment with id ${experimentId}`);
         process.stdout.write(JSON.stringify(snapshot, null, 2) + '\n');
       } finally {

@@ -88,7 +88,7 @@ describeEachDialect(
       expect(await enqueueDueAnalyses(server().ctx)).toEqual([]);
       await runQueuedJobs(server());
       const [scheduled] = await snapshotsOf(server(), key, experiment.id);
-      expect(scheduled).toMatchObject({ trigger: 'schedule', computed_at: new Date(T0 + MINUTE).toISOString() });
+      expect(scheduled).toMatchObject({ trigger: 'schedule', computed_at: new Date(T0 + MINUTE).toISOString(), computation: { mode: 'incremental' } });
       expect(scheduled.traffic.map((t: any) => t.exposed_units)).toEqual([3, 2]);
 
       clock.set(T0 + 30 * MINUTE);
@@ -135,11 +135,19 @@ describeEachDialect(
       expect((await snapshotsOf(server(), key, experiment.id)).at(-1)?.id).toBe(printed.id);
       const audit = await server().request('GET', `/v1/audit?target_id=${experiment.id}&action=experiment.results_computed`, { key });
       expect(audit.body.data[0]).toMatchObject({ actor_id: null, payload: { snapshot_id: printed.id, via: 'cli' } });
-      if (dialect !== 'sqlite') return; // the failure path does not depend on the database
+      expect(printed.computation).toMatchObject({ mode: 'incremental', units_refreshed: 5 });
+      const run = (...flags: string[]) =>
+        spawnSync(process.execPath, ['bin/verdict.js', 'analyze', experiment.id, ...flags], { env, encoding: 'utf8', timeout: 60_000 });
+      // --rebuild drops the rollups and builds every unit again.
+      const rebuilt = run('--rebuild');
+      expect(JSON.parse(rebuilt.stdout).computation).toMatchObject({ mode: 'incremental', units_refreshed: 5 });
+      if (dialect !== 'sqlite') return; // the failure paths do not depend on the database
+      expect(run('--full', '--rebuild').stderr).toMatch(/choose one/);
       const missing = spawnSync(process.execPath, ['bin/verdict.js', 'analyze', '01J00000000000000000000000'], { env, encoding: 'utf8', timeout: 60_000 });
       expect(missing.status).not.toBe(0);
       expect(missing.stderr).toMatch(/no started experiment/);
-    });
+      // Five CLI processes, each loading the whole program.
+    }, 90_000);
   },
   { clock },
 );

@@ -1660,6 +1660,17 @@ export type GetExperimentResultsResponse = {
       significant_after_correction: boolean;
     }>;
   }>;
+  /** null in snapshots computed before incremental analysis existed */
+  computation: {
+    /** incremental: the rollups were refreshed with what is new and aggregated; full: computed from all raw events, rollups untouched */
+    mode: "incremental" | "full";
+    /** raw event rows the computation read (incremental: the refresh’s new events and the events of units it rebuilt; full: the rows the main pass joined) */
+    events_read: number;
+    /** units whose rollups the refresh rebuilt or updated (0 for a full computation) */
+    units_refreshed: number;
+    /** from the request to the snapshot, before it was stored */
+    duration_ms: number;
+  } | null;
 };
 
 /** GET /v1/experiments/{id}/results/history: 200 body */
@@ -1930,6 +1941,17 @@ export type GetExperimentResultsHistoryResponse = {
         significant_after_correction: boolean;
       }>;
     }>;
+    /** null in snapshots computed before incremental analysis existed */
+    computation: {
+      /** incremental: the rollups were refreshed with what is new and aggregated; full: computed from all raw events, rollups untouched */
+      mode: "incremental" | "full";
+      /** raw event rows the computation read (incremental: the refresh’s new events and the events of units it rebuilt; full: the rows the main pass joined) */
+      events_read: number;
+      /** units whose rollups the refresh rebuilt or updated (0 for a full computation) */
+      units_refreshed: number;
+      /** from the request to the snapshot, before it was stored */
+      duration_ms: number;
+    } | null;
   }>;
   /** pass as cursor for the next (newer) page; null at the end */
   next_cursor: string | null;

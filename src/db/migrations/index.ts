@@ -10,6 +10,7 @@ import * as sessions from './0008_sessions.js';
 import * as metricEffects from './0009_metric_effects.js';
 import * as varianceReduction from './0010_experiment_variance_reduction.js';
 import * as dimensions from './0011_dimensions.js';
+import * as analysisRollups from './0012_analysis_rollups.js';
 import * as metricUnit from './0013_metric_unit.js';
 import * as bandits from './0016_bandits.js';
 
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0009_metric_effects': metricEffects,
   '0010_experiment_variance_reduction': varianceReduction,
   '0011_dimensions': dimensions,
+  '0012_analysis_rollups': analysisRollups,
   '0013_metric_unit': metricUnit,
   '0016_bandits': bandits,
 };

@@ -15,6 +15,45 @@ export interface AnalysisSnapshotsTable {
   document: string;
 }
 
+/** Incremental analysis: a live exposure of the experiment as of its last rollup refresh. */
+export interface AnalysisRollupUnitsTable {
+  experiment_id: string;
+  unit_id: string;
+  /** The exposure's id. */
+  id: string;
+  variant_key: string;
+  exposed_at: number;
+  source_key_id: string | null;
+}
+
+/** Incremental analysis: what rebuilds one unit's value of one metric (docs/analysis.md "Incremental analysis"). */
+export interface AnalysisRollupValuesTable {
+  experiment_id: string;
+  unit_id: string;
+  metric_id: string;
+  /** Events counted in the unit's window. */
+  cnt: number;
+  /** Sum and count of the numbers at property_path among them. */
+  vsum: number;
+  vcnt: number;
+  /** The same over the CUPED lookback (0 without one). */
+  pre_cnt: number;
+  pre_vsum: number;
+  pre_vcnt: number;
+}
+
+/** Incremental analysis: per experiment, the last refresh's watermark and each metric's definition hash (JSON texts). */
+export interface AnalysisRollupStateTable {
+  experiment_id: string;
+  workspace_id: string;
+  watermark: string;
+  definitions: string;
+  refreshed_at: number;
+}
+
 export interface AnalysisTables {
   analysis_snapshots: AnalysisSnapshotsTable;
+  analysis_rollup_units: AnalysisRollupUnitsTable;
+  analysis_rollup_values: AnalysisRollupValuesTable;
+  analysis_rollup_state: AnalysisRollupStateTable;
 }

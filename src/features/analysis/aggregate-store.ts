@@ -21,10 +21,12 @@ import type { DialectSeam } from '../../db/dialect.js';
 import type { ReadPool } from '../../db/read-pool.js';
 import type { MetricAggregation, MetricKind } from '../../db/tables/catalogue.js';
 import { covariateColumns, longestLookbackOf } from './cuped-totals.js';
-import { analysisSettingsOf } from './dialect-settings.js';
+import { countLiveUnits, liveUnitsOf, rollupJoin, rollupValueColumns, unitGroupOf, unitIdAfter, unitsTable, type UnitSource } from './unit-source.js';
 
 /** What the SQL needs to know about one metric. */
 export interface MetricSpec {
+  /** The metric's id: its rows in the rollups (unit-source.ts). */
+  metric_id?: string;
   event_key: string;
   kind: MetricKind;
   aggregation: MetricAggregation;
@@ -104,6 +106,8 @@ export interface AggregationInput {
   eventsBefore: number | null;
   /** Units per statement, or null for one statement over the whole experiment (see dialect-settings.ts). */
   chunkUnits: number | null;
+  /** Raw events (the full computation, the default) or the rollups (unit-source.ts). */
+  source?: UnitSource;
 }
 
 type Row = Record<string, unknown>;
@@ -207,11 +211,16 @@ export function eventJoin(input: Pick<AggregationInput, 'metrics' | 'workspaceId
         AND e.unit_id = x.unit_id AND e.occurred_at >= ${from} AND e.occurred_at < x.exposed_at + ${widest}${before}`;
 }
 
-/**
- * One chunk: the inner query reduces each unit to its metric values (the live-exposure index
- * delivers units in unit_id order, so the per-unit GROUP BY streams), the outer one sums them
- * per variant. Only per-variant rows leave the database.
- */
+/** The join that gives each unit `x` what its values are computed from: its raw events, or its rollup rows. */
+export function valueJoin(input: Pick<AggregationInput, 'metrics' | 'workspaceId' | 'eventsBefore' | 'source'>): RawBuilder<unknown> {
+  return input.source === 'rollups' ? rollupJoin(input.metrics) : eventJoin(input);
+}
+
+/** The per-unit value columns (m{i}, d{i}, p{i}) from the input's source. */
+export function valueColumns(seam: DialectSeam, input: Pick<AggregationInput, 'metrics' | 'source'>): RawBuilder<unknown>[] {
+  return input.source === 'rollups' ? rollupValueColumns(input.metrics) : unitValueColumns(seam, input.metrics);
+}
+
 /** Every per-unit value the statement computes: each metric, and each ratio's denominator. */
 function unitColumnsOf(metrics: readonly MetricSpec[]): MetricSpec[] {
   return metrics.flatMap((metric) => (metric.denominator ? [metric, metric.denominator] : [metric]));
@@ -237,14 +246,16 @@ export function unitValueColumns(seam: DialectSeam, metrics: readonly MetricSpec
  */
 export function unitValuesQuery(
   seam: DialectSeam,
-  input: Pick<AggregationInput, 'workspaceId' | 'experimentId' | 'eventsBefore'>,
+  input: Pick<AggregationInput, 'workspaceId' | 'experimentId' | 'eventsBefore' | 'source'>,
   metric: MetricSpec,
 ): RawBuilder<Row> {
-  const only = { ...input, metrics: [{ ...metric, denominator: undefined }] };
-  return sql<Row>`SELECT ${unitValue(seam, metric)} AS m0
-      FROM exposures AS x${eventJoin(only)}
-      WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL
-      GROUP BY ${analysisSettingsOf(seam).unitGroup}`;
+  const source = input.source ?? 'events';
+  const only = { ...input, metrics: [{ ...metric, denominator: undefined, lookback_ms: null }] };
+  const value = source === 'rollups' ? rollupValueColumns(only.metrics)[0] : sql`, ${unitValue(seam, metric)} AS m0`;
+  return sql<Row>`SELECT 0 AS unused${value}
+      FROM ${unitsTable(source)}${valueJoin(only)}
+      WHERE ${liveUnitsOf(source, input.experimentId)}
+      GROUP BY ${unitGroupOf(seam, source)}`;
 }
 
 /** How many of its largest nonzero values each statement returns per pending percentile metric (index). */
@@ -258,8 +269,14 @@ export type TopLimits = ReadonlyMap<number, number>;
  * top_value), read from the same materialised per-unit rows, so the cap costs no second pass.
  */
 function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after: string | null; through: string | null }, tops: TopLimits): RawBuilder<Row> {
-  const values = unitValueColumns(seam, input.metrics);
-  const columns = input.metrics.flatMap((metric, index) => metricColumns(metric, index));
+  const source = input.source ?? 'events';
+  // From raw events, the joined rows are counted too (the snapshot's computation.events_read).
+  const readsEvents = source === 'events' && unitColumnsOf(input.metrics).length > 0;
+  const values = [...valueColumns(seam, input), ...(readsEvents ? [sql`, COUNT(e.event_key) AS ev`] : [])];
+  const columns: Column[] = [
+    ...input.metrics.flatMap((metric, index) => metricColumns(metric, index)),
+    ...(readsEvents ? [['ev', sql`SUM(u.ev)`] as Column] : []),
+  ];
   const selected = sql.join(
     columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`),
     sql``,
@@ -267,9 +284,9 @@ function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after:
   const lower = bounds.after === null ? sql`` : sql` AND x.unit_id > ${bounds.after}`;
   const upper = bounds.through === null ? sql`` : sql` AND x.unit_id <= ${bounds.through}`;
   const perUnit = sql`SELECT x.variant_key AS variant_key${sql.join(values, sql``)}
-      FROM exposures AS x${eventJoin(input)}
-      WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
-      GROUP BY ${analysisSettingsOf(seam).unitGroup}`;
+      FROM ${unitsTable(source)}${valueJoin(input)}
+      WHERE ${liveUnitsOf(source, input.experimentId)}${lower}${upper}
+      GROUP BY ${unitGroupOf(seam, source)}`;
   if (tops.size === 0) return sql<Row>`SELECT u.variant_key AS variant_key, COUNT(*) AS units${selected} FROM (${perUnit}) AS u GROUP BY u.variant_key`;
   const nulls = sql.join(
     columns.map(() => sql`, NULL`),
@@ -287,14 +304,7 @@ function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after:
 /** The last unit_id of the chunk that starts after `after`, or null when the rest fits in one chunk. */
 async function chunkEnd(executor: Executor, input: AggregationInput, after: string | null): Promise<string | null> {
   if (input.chunkUnits === null) return null;
-  let query = executor.selectFrom('exposures').select('unit_id').where('experiment_id', '=', input.experimentId).where('superseded_at', 'is', null);
-  if (after !== null) query = query.where('unit_id', '>', after);
-  const row = await query
-    .orderBy('unit_id')
-    .limit(1)
-    .offset(input.chunkUnits - 1)
-    .executeTakeFirst();
-  return row?.unit_id ?? null;
+  return unitIdAfter(executor, input.source ?? 'events', input.experimentId, after, input.chunkUnits - 1);
 }
 
 export function toNumber(value: unknown): number {
@@ -331,16 +341,6 @@ function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metr
   }
 }
 
-async function liveUnits(executor: Executor, experimentId: string): Promise<number> {
-  const row = await executor
-    .selectFrom('exposures')
-    .select((eb) => eb.fn.countAll().as('units'))
-    .where('experiment_id', '=', experimentId)
-    .where('superseded_at', 'is', null)
-    .executeTakeFirst();
-  return toNumber(row?.units);
-}
-
 /** The chunks' upper bounds (unit_id, inclusive), the last one null (open-ended). */
 async function chunkBounds(executor: Executor, input: AggregationInput): Promise<Array<string | null>> {
   const bounds: Array<string | null> = [];
@@ -366,6 +366,8 @@ export interface TopLists {
 
 export interface Aggregation {
   totals: Map<string, VariantTotals>;
+  /** Raw event rows the statements joined (0 from rollups). */
+  eventsRead: number;
   /** By metric index, for the metrics with a pending percentile cap. */
   tops: Map<number, TopLists>;
 }
@@ -398,7 +400,7 @@ export async function aggregateByVariant(
   const bounds = await chunkBounds(executor, input);
   const pending = input.metrics.some((metric) => metric.percentile);
   // One statement over the whole experiment (PostgreSQL) returns as many values as its units need.
-  const statementUnits = input.chunkUnits ?? (pending ? await liveUnits(executor, input.experimentId) : 0);
+  const statementUnits = input.chunkUnits ?? (pending ? await countLiveUnits(executor, input.source ?? 'events', input.experimentId) : 0);
   const limits: TopLimits = new Map(
     input.metrics.flatMap((metric, index) => (metric.percentile ? [[index, topLimit(metric.percentile, statementUnits)] as const] : [])),
   );
@@ -407,13 +409,12 @@ export async function aggregateByVariant(
   );
   const totals = new Map<string, VariantTotals>();
   const tops = new Map<number, TopLists>();
+  let eventsRead = 0;
   for (const rows of await reads.all(queries)) {
-    addChunk(
-      totals,
-      rows.filter((row) => toNumber(row.part) !== 1),
-      input.metrics.length,
-    );
+    const sums = rows.filter((row) => toNumber(row.part) !== 1);
+    addChunk(totals, sums, input.metrics.length);
+    for (const row of sums) eventsRead += toNumber(row.ev);
     if (limits.size > 0) collectTops(tops, rows, limits);
   }
-  return { totals, tops };
+  return { totals, tops, eventsRead };
 }

@@ -8,6 +8,7 @@ import { buildBreakdowns } from './breakdowns.js';
 import type { AnalysisDeps } from './index.js';
 import type { Breakdown } from './schemas.js';
 import { aggregateBreakdowns, type BreakdownKey } from './breakdowns-store.js';
+import type { UnitSource } from './unit-source.js';
 
 export interface BreakdownPassInput {
   experiment: Experiment;
@@ -20,6 +21,7 @@ export interface BreakdownPassInput {
   /** The experiment-level totals (which variants are analysed). */
   totals: ReadonlyMap<string, VariantTotals>;
   chunkUnits: number | null;
+  source: UnitSource;
 }
 
 /** The experiment's dimensions, then `source`, always. */
@@ -38,6 +40,7 @@ export async function computeBreakdowns(ctx: AnalysisDeps, input: BreakdownPassI
     primary,
     eventsBefore: row.stopped_at,
     chunkUnits: input.chunkUnits,
+    source: input.source,
   });
   const built = buildBreakdowns({
     variants: experiment.variants,

@@ -18,8 +18,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 import type { ReadPool } from '../../db/read-pool.js';
-import { analysisSettingsOf } from './dialect-settings.js';
-import { EMPTY_TOTALS, eventJoin, metricColumns, toNumber, unitValueColumns, type MetricSpec, type VariantTotals } from './aggregate-store.js';
+import { EMPTY_TOTALS, metricColumns, toNumber, valueColumns, valueJoin, type MetricSpec, type VariantTotals } from './aggregate-store.js';
+import { liveUnitsOf, unitGroupOf, unitIdAfter, unitsTable, type UnitSource } from './unit-source.js';
 
 /** Values shown per breakdown; the rest are summed into `(other)`. */
 export const TOP_VALUES = 20;
@@ -40,6 +40,8 @@ export interface BreakdownInput {
   primary: MetricSpec | null;
   eventsBefore: number | null;
   chunkUnits: number | null;
+  /** Raw events (the default) or the rollups (unit-source.ts). */
+  source?: UnitSource;
 }
 
 /** Per breakdown: its top values (bucket i is values[i]) and the totals per bucket and variant. */
@@ -91,8 +93,9 @@ function topValuesQuery(seam: DialectSeam, input: BreakdownInput): RawBuilder<Ro
     const tie = seam.inCodePointOrder(r);
     return sql`SELECT * FROM (SELECT ${sql.lit(index)} AS breakdown, ${r} AS v, COUNT(*) AS units FROM r WHERE ${r} IS NOT NULL GROUP BY ${r} ORDER BY COUNT(*) DESC, ${tie} LIMIT ${sql.lit(TOP_VALUES)}) AS ${sql.ref(`t${index}`)}`;
   });
-  return sql<Row>`WITH r AS MATERIALIZED (SELECT 0 AS unused${rawColumns(seam, input.breakdowns, false)} FROM exposures AS x${join}
-      WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL)
+  const source = input.source ?? 'events';
+  return sql<Row>`WITH r AS MATERIALIZED (SELECT 0 AS unused${rawColumns(seam, input.breakdowns, false)} FROM ${unitsTable(source)}${join}
+      WHERE ${liveUnitsOf(source, input.experimentId)})
     ${sql.join(parts, sql` UNION ALL `)}`;
 }
 
@@ -117,10 +120,12 @@ function chunkQuery(seam: DialectSeam, input: BreakdownInput, tops: readonly str
   const join = usesAssignments(input.breakdowns) ? assignmentJoin : sql``;
   const lower = chunk.after === null ? sql`` : sql` AND x.unit_id > ${chunk.after}`;
   const upper = chunk.through === null ? sql`` : sql` AND x.unit_id <= ${chunk.through}`;
-  const perUnit = sql`SELECT x.variant_key AS variant_key${rawColumns(seam, input.breakdowns, true)}${sql.join(unitValueColumns(seam, metrics), sql``)}
-      FROM exposures AS x${join}${eventJoin({ metrics, workspaceId: input.workspaceId, eventsBefore: input.eventsBefore })}
-      WHERE x.experiment_id = ${input.experimentId} AND x.superseded_at IS NULL${lower}${upper}
-      GROUP BY ${analysisSettingsOf(seam).unitGroup}`;
+  const source = input.source ?? 'events';
+  const values = { metrics, workspaceId: input.workspaceId, eventsBefore: input.eventsBefore, source };
+  const perUnit = sql`SELECT x.variant_key AS variant_key${rawColumns(seam, input.breakdowns, true)}${sql.join(valueColumns(seam, values), sql``)}
+      FROM ${unitsTable(source)}${join}${valueJoin(values)}
+      WHERE ${liveUnitsOf(source, input.experimentId)}${lower}${upper}
+      GROUP BY ${unitGroupOf(seam, source)}`;
   const columns = metrics.flatMap((metric, index) => metricColumns(metric, index));
   const selected = sql.join(
     columns.map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`),
@@ -143,14 +148,7 @@ async function chunksOf(executor: Executor, input: BreakdownInput): Promise<Chun
   const chunks: Chunk[] = [];
   let after: string | null = null;
   for (;;) {
-    let query = executor.selectFrom('exposures').select('unit_id').where('experiment_id', '=', input.experimentId).where('superseded_at', 'is', null);
-    if (after !== null) query = query.where('unit_id', '>', after);
-    const row = await query
-      .orderBy('unit_id')
-      .limit(1)
-      .offset(input.chunkUnits - 1)
-      .executeTakeFirst();
-    const through: string | null = row?.unit_id ?? null;
+    const through: string | null = await unitIdAfter(executor, input.source ?? 'events', input.experimentId, after, input.chunkUnits - 1);
     chunks.push({ after, through });
     if (through === null) return chunks;
     after = through;

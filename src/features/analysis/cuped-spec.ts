@@ -11,6 +11,7 @@ import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
 import type { ResolvedSpec } from './metric-totals.js';
 import { percentileCap } from './percentile-cap.js';
+import type { UnitSource } from './unit-source.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -20,11 +21,17 @@ export function cupedLookbackMs(experiment: Experiment): number | null {
 }
 
 /** The spec with its covariate (and a pending percentile cap resolved), or as it was. */
-export async function withCovariate(ctx: AnalysisDeps, row: ExperimentRow, resolved: ResolvedSpec, lookbackMs: number | null): Promise<ResolvedSpec> {
+export async function withCovariate(
+  ctx: AnalysisDeps,
+  row: ExperimentRow,
+  resolved: ResolvedSpec,
+  lookbackMs: number | null,
+  source: UnitSource = 'events',
+): Promise<ResolvedSpec> {
   const { spec } = resolved;
   if (lookbackMs === null || spec.denominator || spec.kind === 'ratio') return resolved;
   if (!spec.percentile) return { spec: { ...spec, lookback_ms: lookbackMs } };
-  const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at };
+  const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
   const cap = await percentileCap(ctx.db, ctx.seam, ctx.reads, scope, spec, spec.percentile);
   return { spec: { ...spec, cap, percentile: null, lookback_ms: lookbackMs } };
 }

@@ -12,11 +12,13 @@ import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/read.js'
 import { aggregateByVariant, type MetricSpec, type VariantTotals } from './aggregate-store.js';
 import type { AnalysisDeps } from './index.js';
 import { percentileCap, resolveFromTopValues, topLimit } from './percentile-cap.js';
+import type { UnitSource } from './unit-source.js';
 
 /** The SQL's view of one metric that reads events, with its cap when already known. */
 function eventMetricSpec(metric: MetricRow, cap: number | null, percentile: number | null = null): MetricSpec {
   const reads = metric.aggregation !== 'count' && metric.property_path !== null;
   return {
+    metric_id: metric.id,
     event_key: metric.event_key,
     kind: metric.kind,
     aggregation: metric.aggregation,
@@ -27,19 +29,19 @@ function eventMetricSpec(metric: MetricRow, cap: number | null, percentile: numb
   };
 }
 
-function scopeOf(row: ExperimentRow) {
-  return { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at };
+export function scopeOf(row: ExperimentRow, source: UnitSource) {
+  return { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
 }
 
 /**
  * A ratio component's cap: an absolute cap's value, a percentile cap computed over the
  * experiment's units now by its own statement (null when no unit has a nonzero value), or null.
  */
-async function componentCap(ctx: AnalysisDeps, row: ExperimentRow, metric: MetricRow): Promise<number | null> {
+async function componentCap(ctx: AnalysisDeps, row: ExperimentRow, metric: MetricRow, source: UnitSource): Promise<number | null> {
   const capping = cappingOf(metric);
   if (capping === null) return null;
   if (capping.type === 'absolute') return capping.value;
-  return percentileCap(ctx.db, ctx.seam, ctx.reads, scopeOf(row), eventMetricSpec(metric, null), capping.value);
+  return percentileCap(ctx.db, ctx.seam, ctx.reads, scopeOf(row, source), eventMetricSpec(metric, null), capping.value);
 }
 
 export interface ResolvedSpec {
@@ -47,7 +49,13 @@ export interface ResolvedSpec {
 }
 
 /** A metric's SQL spec; a ratio's spec is its numerator's with the denominator's beside it. */
-export async function resolveSpec(ctx: AnalysisDeps, row: ExperimentRow, metric: MetricRow, components: ReadonlyMap<string, MetricRow>): Promise<ResolvedSpec> {
+export async function resolveSpec(
+  ctx: AnalysisDeps,
+  row: ExperimentRow,
+  metric: MetricRow,
+  components: ReadonlyMap<string, MetricRow>,
+  source: UnitSource = 'events',
+): Promise<ResolvedSpec> {
   if (metric.kind !== 'ratio') {
     const capping = cappingOf(metric);
     if (capping?.type === 'percentile') return { spec: eventMetricSpec(metric, null, capping.value) };
@@ -56,14 +64,16 @@ export async function resolveSpec(ctx: AnalysisDeps, row: ExperimentRow, metric:
   const numerator = components.get(metric.numerator_metric_id ?? '');
   const denominator = components.get(metric.denominator_metric_id ?? '');
   if (!numerator || !denominator) throw new Error(`ratio metric ${metric.id} lost a component after loadMetrics checked it`);
-  const spec = eventMetricSpec(numerator, await componentCap(ctx, row, numerator));
-  return { spec: { ...spec, denominator: eventMetricSpec(denominator, await componentCap(ctx, row, denominator)) } };
+  const spec = eventMetricSpec(numerator, await componentCap(ctx, row, numerator, source));
+  return { spec: { ...spec, denominator: eventMetricSpec(denominator, await componentCap(ctx, row, denominator, source)) } };
 }
 
 interface CappedTotals {
   totals: Map<string, VariantTotals>;
   /** Per metric, the cap its values were held to (null when uncapped). */
   capsApplied: (number | null)[];
+  /** Raw event rows the passes joined (0 from rollups). */
+  eventsRead: number;
 }
 
 /**
@@ -77,20 +87,24 @@ export async function aggregateWithCaps(
   row: ExperimentRow,
   resolved: readonly ResolvedSpec[],
   chunkUnits: number | null,
+  source: UnitSource = 'events',
 ): Promise<CappedTotals> {
-  const input = { ...scopeOf(row), metrics: resolved.map((item) => item.spec), chunkUnits };
-  const { totals, tops } = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, input, (quantile, units) => topLimit(quantile, units, chunkUnits !== null));
+  const input = { ...scopeOf(row, source), metrics: resolved.map((item) => item.spec), chunkUnits };
+  const { totals, tops, eventsRead } = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, input, (quantile, units) =>
+    topLimit(quantile, units, chunkUnits !== null),
+  );
   const caps = resolved.map((item, index) =>
     item.spec.percentile ? resolveFromTopValues(totals, index, item.spec.percentile, tops.get(index)) : (item.spec.cap ?? null),
   );
-  if (caps.every((cap) => cap !== undefined)) return { totals, capsApplied: caps as (number | null)[] };
+  if (caps.every((cap) => cap !== undefined)) return { totals, capsApplied: caps as (number | null)[], eventsRead };
   const known: (number | null)[] = [];
   for (const [index, item] of resolved.entries()) {
     const cap = caps[index];
-    known.push(cap !== undefined ? cap : await percentileCap(ctx.db, ctx.seam, ctx.reads, scopeOf(row), item.spec, item.spec.percentile as number));
+    known.push(cap !== undefined ? cap : await percentileCap(ctx.db, ctx.seam, ctx.reads, scopeOf(row, source), item.spec, item.spec.percentile as number));
   }
   const again = { ...input, metrics: resolved.map((item, index) => ({ ...item.spec, cap: known[index] ?? null, percentile: null })) };
-  return { totals: (await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, again)).totals, capsApplied: known };
+  const second = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, again);
+  return { totals: second.totals, capsApplied: known, eventsRead: eventsRead + second.eventsRead };
 }
 
 interface LoadedMetrics {

@@ -21,11 +21,13 @@ import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 import type { ReadPool } from '../../db/read-pool.js';
 import { unitValuesQuery, type MetricSpec, type TopLists, type VariantTotals } from './aggregate-store.js';
+import type { UnitSource } from './unit-source.js';
 
 export interface CapScope {
   workspaceId: string;
   experimentId: string;
   eventsBefore: number | null;
+  source?: UnitSource;
 }
 
 function numberOf(value: unknown): number {

@@ -11,11 +11,11 @@ import { parsePeriods } from '../experiments/allocation.js';
 import { toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import type { BanditInput } from './bandit-analysis.js';
 import type { MetricRow } from '../metrics/read.js';
-import { eventJoin, metricColumns, toNumber, unitValueColumns, type MetricSpec } from './aggregate-store.js';
-import { analysisSettingsOf } from './dialect-settings.js';
+import { metricColumns, toNumber, valueColumns, valueJoin, type MetricSpec } from './aggregate-store.js';
 import type { AnalysisDeps } from './index.js';
 import { loadMetrics, resolveSpec } from './metric-totals.js';
 import { percentileCap } from './percentile-cap.js';
+import { liveUnitsOf, unitGroupOf, unitsTable, type UnitSource } from './unit-source.js';
 
 export interface PeriodTotals {
   /** The primary metric these are sums of. */
@@ -37,13 +37,19 @@ function periodOf(starts: readonly number[]): RawBuilder<number> {
   return sql<number>`(CASE${sql.join(later, sql``)} ELSE 0 END)`;
 }
 
-function periodQuery(ctx: AnalysisDeps, row: ExperimentRow, spec: MetricSpec, starts: readonly number[]): RawBuilder<Record<string, unknown>> {
-  const input = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, metrics: [spec] };
+function periodQuery(
+  ctx: AnalysisDeps,
+  row: ExperimentRow,
+  spec: MetricSpec,
+  starts: readonly number[],
+  source: UnitSource,
+): RawBuilder<Record<string, unknown>> {
+  const input = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, metrics: [spec], source };
   const columns = metricColumns(spec, 0).map(([alias, expression]) => sql`, ${expression} AS ${sql.ref(alias)}`);
-  const perUnit = sql`SELECT x.variant_key AS variant_key, MAX(x.exposed_at) AS exposed_at${sql.join(unitValueColumns(ctx.seam, [spec]), sql``)}
-      FROM exposures AS x${eventJoin(input)}
-      WHERE x.experiment_id = ${row.id} AND x.superseded_at IS NULL
-      GROUP BY ${analysisSettingsOf(ctx.seam).unitGroup}`;
+  const perUnit = sql`SELECT x.variant_key AS variant_key, MAX(x.exposed_at) AS exposed_at${sql.join(valueColumns(ctx.seam, input), sql``)}
+      FROM ${unitsTable(source)}${valueJoin(input)}
+      WHERE ${liveUnitsOf(source, row.id)}
+      GROUP BY ${unitGroupOf(ctx.seam, source)}`;
   return sql`SELECT u.period AS period, u.variant_key AS variant_key, COUNT(*) AS units${sql.join(columns, sql``)}
     FROM (SELECT ${periodOf(starts)} AS period, v.* FROM (${perUnit}) AS v) AS u
     GROUP BY u.period, u.variant_key`;
@@ -59,18 +65,19 @@ export async function primaryPeriodTotals(
   row: ExperimentRow,
   starts: readonly number[],
   variantKeys: readonly string[],
+  source: UnitSource = 'events',
 ): Promise<PeriodTotals | null> {
   const { primary, components } = await loadMetrics(ctx, { ...toExperiment(row), guardrail_metric_ids: [] });
   if (!primary || primary.kind === 'ratio') return null;
-  let { spec } = await resolveSpec(ctx, row, primary, components);
+  let { spec } = await resolveSpec(ctx, row, primary, components, source);
   if (spec.percentile) {
-    const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at };
+    const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
     spec = { ...spec, cap: await percentileCap(ctx.db, ctx.seam, ctx.reads, scope, spec, spec.percentile), percentile: null };
   }
   const periodCount = Math.max(1, starts.length);
   const units = new Map(variantKeys.map((key) => [key, new Array<number>(periodCount).fill(0)]));
   const cells = new Map(variantKeys.map((key) => [key, Array.from({ length: periodCount }, () => ({ n: 0, sum: 0, sumOfSquares: 0 }))]));
-  const [rows = []] = await ctx.reads.all([periodQuery(ctx, row, spec, starts).compile(ctx.db)]);
+  const [rows = []] = await ctx.reads.all([periodQuery(ctx, row, spec, starts, source).compile(ctx.db)]);
   for (const result of rows) {
     const key = String(result.variant_key);
     const period = toNumber(result.period);
@@ -88,7 +95,7 @@ export async function primaryPeriodTotals(
  * totals; null for a fixed allocation, or when the primary metric cannot be stratified (the
  * snapshot is then computed as for a fixed split).
  */
-export async function banditInputOf(ctx: AnalysisDeps, experiment: Experiment, row: ExperimentRow): Promise<BanditInput | null> {
+export async function banditInputOf(ctx: AnalysisDeps, experiment: Experiment, row: ExperimentRow, source: UnitSource = 'events'): Promise<BanditInput | null> {
   if (experiment.allocation.type !== 'bandit' || row.started_at === null) return null;
   const stored = parsePeriods(row.allocation_periods);
   const weights = Object.fromEntries(experiment.variants.map((variant) => [variant.key, variant.weight]));
@@ -99,6 +106,7 @@ export async function banditInputOf(ctx: AnalysisDeps, experiment: Experiment, r
     row,
     periods.map((period) => period.started_at),
     keys,
+    source,
   );
   if (!totals) return null;
   return { stopAtProbBest: experiment.allocation.stop_at_prob_best, periods, units: totals.units, cells: totals.cells };

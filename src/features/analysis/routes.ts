@@ -5,7 +5,7 @@ import { problemDoc } from '../../http/schemas.js';
 import type { AnalysisDeps } from './index.js';
 import Type from 'typebox';
 import { AnalysisSummaryHistorySchema } from './history-summary.js';
-import { AnalysisSnapshotHistorySchema, AnalysisSnapshotSchema, HistoryQuery, ResultsParams } from './schemas.js';
+import { AnalysisSnapshotHistorySchema, AnalysisSnapshotSchema, ComputeQuery, HistoryQuery, ResultsParams } from './schemas.js';
 import { computeForCaller, latestResults, resultsHistory } from './service.js';
 
 const route = routeOptionsFor('analysis');
@@ -50,11 +50,14 @@ export function analysisRoutes(ctx: AnalysisDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/v1/experiments/:id/results/compute',
       route('computeExperimentResults', {
-        description: 'Computes and stores a snapshot now, beside the cadence-driven background analysis. Audit-logged (experiment.results_computed).',
+        description:
+          'Computes and stores a snapshot now, beside the cadence-driven background analysis. Audit-logged (experiment.results_computed). ' +
+          'mode=incremental (the default) refreshes the experiment’s per-unit rollups with what is new and aggregates them; mode=full computes from all raw events and leaves the rollups alone (the same numbers: an operator’s check).',
         params: ResultsParams,
+        querystring: ComputeQuery,
         response: { 201: AnalysisSnapshotSchema, 404: notFound, 409: problemDoc('the experiment has not started') },
       }),
-      async (request, reply) => reply.code(201).send(await computeForCaller(ctx, principalOf(request), request.params.id)),
+      async (request, reply) => reply.code(201).send(await computeForCaller(ctx, principalOf(request), request.params.id, request.query.mode ?? 'incremental')),
     );
   };
 }

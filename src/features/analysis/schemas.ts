@@ -231,6 +231,36 @@ export const BreakdownSchema = Type.Object(
 );
 export type Breakdown = Static<typeof BreakdownSchema>;
 
+export const ComputationSchema = Type.Object(
+  {
+    mode: Type.Enum(['incremental', 'full'], {
+      description: 'incremental: the rollups were refreshed with what is new and aggregated; full: computed from all raw events, rollups untouched',
+    }),
+    events_read: Type.Integer({
+      description:
+        'raw event rows the computation read (incremental: the refresh’s new events and the events of units it rebuilt; full: the rows the main pass joined)',
+    }),
+    units_refreshed: Type.Integer({ description: 'units whose rollups the refresh rebuilt or updated (0 for a full computation)' }),
+    duration_ms: Type.Number({ description: 'from the request to the snapshot, before it was stored' }),
+  },
+  { description: 'how the snapshot was computed (docs/analysis.md "Incremental analysis")' },
+);
+export type Computation = Static<typeof ComputationSchema>;
+
+export const ComputeQuery = Type.Object(
+  {
+    mode: Type.Optional(
+      Type.Enum(['incremental', 'full'], {
+        default: 'incremental',
+        description:
+          'incremental (default): refresh the rollups with what is new, then aggregate them; full: compute from all raw events, leaving the rollups alone',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ComputeQuery = Static<typeof ComputeQuery>;
+
 export const AnalysisSnapshotSchema = Type.Object(
   {
     id: Id,
@@ -273,6 +303,7 @@ export const AnalysisSnapshotSchema = Type.Object(
     breakdowns: Type.Array(BreakdownSchema, {
       description: 'the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed)',
     }),
+    computation: Type.Union([ComputationSchema, Type.Null()], { description: 'null in snapshots computed before incremental analysis existed' }),
   },
   { description: 'one computed analysis of an experiment (see docs/analysis.md)' },
 );

@@ -16,8 +16,12 @@ import { analysisSettingsOf } from './dialect-settings.js';
 import { computeBreakdowns } from './breakdowns-pass.js';
 import type { AnalysisDeps } from './index.js';
 import { aggregateWithCaps, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
-import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type CupedReport, type HistoryQuery } from './schemas.js';
+import { refreshRollups, type RefreshOptions, type RefreshResult } from './rollup-refresh.js';
+import type { RollupSlot } from './rollup-sql.js';
+import { rollupSlots } from './rollup-slots.js';
+import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
+import type { UnitSource } from './unit-source.js';
 import {
   COMPUTED_ACTION,
   PEEK_ACTION,
@@ -31,8 +35,17 @@ import {
   type SnapshotRow,
 } from './store.js';
 
+/** incremental: refresh the rollups with what is new and aggregate them; full: from all raw events, rollups untouched. */
+export type ComputationMode = 'incremental' | 'full';
+
 export interface ComputeOptions {
   trigger: SnapshotTrigger;
+  /** Default incremental. */
+  mode?: ComputationMode;
+  /** Incremental only: drop the experiment's rollups and build them again from raw events. */
+  rebuild?: boolean;
+  /** Tests: passed to the refresh (rollup-refresh.ts). */
+  refresh?: Pick<RefreshOptions, 'beforeCommit'>;
   /** Set when a person or key asked for the snapshot: it is then audit-logged with the insert. */
   audit?: { actorId: string | null; via: string } | undefined;
   /** Units per aggregation statement (default: the database's, from dialect-settings.ts); tests vary it. */
@@ -66,26 +79,38 @@ function analysedPrimary(primary: MetricRow, cap: number | null, cuped: CupedRep
 }
 
 interface Analysis {
-  document: SnapshotDocument;
+  document: Omit<SnapshotDocument, 'computation'>;
   satisfied: boolean;
+  computation: Omit<Computation, 'duration_ms'>;
 }
 
-async function analyse(
-  ctx: AnalysisDeps,
-  experiment: Experiment,
-  row: ExperimentRow,
-  computedAt: number,
-  chunkUnits: number | null,
-  withBreakdowns = true,
-): Promise<Analysis> {
+interface AnalyseOptions {
+  computedAt: number;
+  chunkUnits: number | null;
+  withBreakdowns: boolean;
+  mode: ComputationMode;
+  rebuild: boolean;
+  refresh: Pick<RefreshOptions, 'beforeCommit'> | undefined;
+}
+
+/** Incremental: brings the rollups up to date first (rollup-refresh.ts); a full computation leaves them alone. */
+async function refreshedFor(ctx: AnalysisDeps, row: ExperimentRow, slots: RollupSlot[], options: AnalyseOptions): Promise<RefreshResult> {
+  if (options.mode === 'full') return { events_read: 0, units_refreshed: 0 };
+  return refreshRollups(ctx, row, slots, { rebuild: options.rebuild, ...options.refresh });
+}
+
+async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
+  const { computedAt, chunkUnits } = options;
   const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
-  const unadjusted: ResolvedSpec[] = [];
-  for (const metric of metrics) unadjusted.push(await resolveSpec(ctx, row, metric, components));
   const lookbackMs = cupedLookbackMs(experiment);
+  const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
+  const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), options);
+  const unadjusted: ResolvedSpec[] = [];
+  for (const metric of metrics) unadjusted.push(await resolveSpec(ctx, row, metric, components, source));
   const resolved: ResolvedSpec[] = [];
-  for (const spec of unadjusted) resolved.push(await withCovariate(ctx, row, spec, lookbackMs));
-  const { totals, capsApplied } = await aggregateWithCaps(ctx, row, resolved, chunkUnits);
+  for (const spec of unadjusted) resolved.push(await withCovariate(ctx, row, spec, lookbackMs, source));
+  const { totals, capsApplied, eventsRead } = await aggregateWithCaps(ctx, row, resolved, chunkUnits, source);
   const lateEvents = await countLateEvents(
     ctx.db,
     { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at },
@@ -104,14 +129,15 @@ async function analyse(
     capsApplied,
     previous: previousEvidence(await findLatestSnapshot(ctx.db, row.workspace_id, row.id)),
     cuped: experiment.variance_reduction,
-    bandit: await banditInputOf(ctx, experiment, row),
+    bandit: await banditInputOf(ctx, experiment, row, source),
   });
   const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, ...rest } = built;
   // Slices are analysed on the primary metric's own values, without the CUPED covariate.
   const primarySpec = primary ? (unadjusted[0]?.spec ?? null) : null;
-  const breakdowns = !withBreakdowns
+  const primaryCap = primary ? (capsApplied[0] ?? null) : null;
+  const breakdowns = !options.withBreakdowns
     ? []
-    : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap: primary ? (capsApplied[0] ?? null) : null, totals, chunkUnits });
+    : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap, totals, chunkUnits, source });
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
@@ -122,8 +148,9 @@ async function analyse(
     breakdowns: await labelSources(ctx, row.workspace_id, breakdowns),
   };
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));
-  const document: SnapshotDocument = { ...unrecommended, decision: { ...unrecommended.decision, recommendation } };
-  return { document, satisfied };
+  const document: Analysis['document'] = { ...unrecommended, decision: { ...unrecommended.decision, recommendation } };
+  const computation = { mode: options.mode, events_read: refreshed.events_read + eventsRead, units_refreshed: refreshed.units_refreshed };
+  return { document, satisfied, computation };
 }
 
 /**
@@ -137,7 +164,16 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
   const started = performance.now();
   const computedAt = ctx.clock.now();
   const chunkUnits = options.chunkUnits === undefined ? analysisSettingsOf(ctx.seam).chunkUnits : options.chunkUnits;
-  const { document, satisfied } = await analyse(ctx, experiment, row, computedAt, chunkUnits, options.breakdowns !== false);
+  const analysis = await analyse(ctx, experiment, row, {
+    computedAt,
+    chunkUnits,
+    withBreakdowns: options.breakdowns !== false,
+    mode: options.mode ?? 'incremental',
+    rebuild: options.rebuild === true,
+    refresh: options.refresh,
+  });
+  const { satisfied } = analysis;
+  const document: SnapshotDocument = { ...analysis.document, computation: { ...analysis.computation, duration_ms: Math.round(performance.now() - started) } };
   const snapshot: SnapshotRow = {
     id: newId(),
     workspace_id: row.workspace_id,
@@ -162,6 +198,7 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
         via: audit.via,
         verdict: document.decision.verdict,
         decision_rule_satisfied: snapshot.decision_rule_satisfied === 1,
+        mode: document.computation?.mode ?? null,
       },
       at: computedAt,
     });
@@ -177,9 +214,14 @@ async function experimentOf(ctx: AnalysisDeps, workspaceId: string, id: string):
 }
 
 /** POST /v1/experiments/{id}/results/compute: audit-logged with the caller's key. */
-export async function computeForCaller(ctx: AnalysisDeps, principal: Principal, experimentId: string): Promise<AnalysisSnapshot> {
+export async function computeForCaller(
+  ctx: AnalysisDeps,
+  principal: Principal,
+  experimentId: string,
+  mode: ComputationMode = 'incremental',
+): Promise<AnalysisSnapshot> {
   const row = await experimentOf(ctx, principal.workspaceId, experimentId);
-  return computeSnapshot(ctx, row, { trigger: 'api', audit: { actorId: principal.keyId, via: principal.via } });
+  return computeSnapshot(ctx, row, { trigger: 'api', mode, audit: { actorId: principal.keyId, via: principal.via } });
 }
 
 /** The background job and the CLI: by id alone; null when the experiment is gone or never started. */

@@ -1,0 +1,150 @@
+/**
+ * The incremental refresh of an experiment's rollups (docs/analysis.md "Incremental analysis").
+ * One transaction, so a refresh interrupted anywhere (kill -9 included) leaves the rollups and
+ * their watermark as the last complete refresh left them:
+ * 1. the watermark of what this transaction sees, and the state of the last refresh;
+ * 2. without a state (first refresh, `--rebuild`) or with a watermark that no longer holds:
+ *    every unit and every metric's rows are built from raw events;
+ * 3. otherwise, units whose exposure changed since (new, logged late, superseded, re-assigned)
+ *    are replaced and their rows built from all their events; metrics whose definition hash
+ *    changed (or that are new to the experiment) are built for all units; every other metric's
+ *    rows gain the events committed since the watermark (late ones included);
+ * 4. the new watermark and the definition hashes are stored.
+ * Two refreshes of one experiment never overlap: SQLite's write lock serialises them (BEGIN
+ * IMMEDIATE), and on PostgreSQL a session advisory lock per experiment is taken before the
+ * REPEATABLE READ transaction starts, so each refresh's snapshot includes the previous one's commit.
+ */
+import { createHash } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { ExperimentRow } from '../experiments/read.js';
+import type { AnalysisDeps } from './index.js';
+import { addNewEvents, buildSlot, countNewEvents, dropSlots, eventsInSlot, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
+import { currentWatermark, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
+
+export interface RefreshResult {
+  /** Raw event rows the refresh read. */
+  events_read: number;
+  /** Units whose rows were rebuilt or gained events. */
+  units_refreshed: number;
+}
+
+export interface RefreshOptions {
+  /** Build everything from raw events, whatever the state says. */
+  rebuild?: boolean;
+  /** Tests: runs inside the transaction after every write and before the watermark is stored. */
+  beforeCommit?: () => Promise<void>;
+}
+
+/**
+ * The definition hash of a metric's rows: everything that decides which events they count and
+ * their numbers, and the stop. Capping and direction apply when rows are aggregated: not in it.
+ */
+export function slotHash(slot: RollupSlot, stoppedAt: number | null): string {
+  const defined = [slot.event_key, slot.value_keys, slot.window_ms, slot.lookback_ms, stoppedAt];
+  return createHash('sha256').update(JSON.stringify(defined)).digest('hex').slice(0, 32);
+}
+
+interface State {
+  watermark: Watermark;
+  definitions: Record<string, string>;
+}
+
+async function loadState(executor: Executor, experimentId: string): Promise<State | null> {
+  const row = await executor
+    .selectFrom('analysis_rollup_state')
+    .select(['watermark', 'definitions'])
+    .where('experiment_id', '=', experimentId)
+    .executeTakeFirst();
+  if (!row) return null;
+  return { watermark: JSON.parse(row.watermark) as Watermark, definitions: JSON.parse(row.definitions) as Record<string, string> };
+}
+
+async function saveState(executor: Executor, row: ExperimentRow, state: State, now: number): Promise<void> {
+  const values = { watermark: JSON.stringify(state.watermark), definitions: JSON.stringify(state.definitions), refreshed_at: now };
+  await executor
+    .insertInto('analysis_rollup_state')
+    .values({ experiment_id: row.id, workspace_id: row.workspace_id, ...values })
+    .onConflict((oc) => oc.column('experiment_id').doUpdateSet(values))
+    .execute();
+}
+
+/** Builds the slots for the units `units` selects (all when null); returns the events read. */
+async function buildSlots(
+  ctx: AnalysisDeps,
+  trx: Executor,
+  scope: RollupScope,
+  slots: readonly RollupSlot[],
+  units: RawBuilder<unknown> | null,
+): Promise<number> {
+  let events = 0;
+  for (const slot of slots) {
+    await buildSlot(trx, ctx.seam, scope, slot, units);
+    events += await eventsInSlot(trx, scope, slot.metric_id, units);
+  }
+  return events;
+}
+
+async function fromScratch(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[]): Promise<RefreshResult> {
+  const units = await replaceUnits(trx, scope.experimentId, null);
+  return { events_read: await buildSlots(ctx, trx, scope, slots, null), units_refreshed: units };
+}
+
+async function countUnits(trx: Executor, experimentId: string): Promise<number> {
+  const result = await sql<{ units: unknown }>`SELECT COUNT(*) AS units FROM analysis_rollup_units WHERE experiment_id = ${experimentId}`.execute(trx);
+  return Number(result.rows[0]?.units ?? 0);
+}
+
+async function sinceWatermark(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<RefreshResult> {
+  const hashes = new Map(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
+  const stale = slots.filter((slot) => state.definitions[slot.metric_id] !== hashes.get(slot.metric_id));
+  const current = slots.filter((slot) => !stale.includes(slot));
+  const gone = Object.keys(state.definitions).filter((id) => !hashes.has(id));
+  await dropSlots(trx, scope.experimentId, [...gone, ...stale.map((slot) => slot.metric_id)]);
+  const changed = unitsChangedAfter(state.watermark, scope.experimentId);
+  const replaced = await replaceUnits(trx, scope.experimentId, changed);
+  const inChanged = sql`x.unit_id IN (${changed})`;
+  const notChanged = sql`x.unit_id NOT IN (${changed})`;
+  let eventsRead = await buildSlots(ctx, trx, scope, current, inChanged);
+  const keys = [...new Set(current.map((slot) => slot.event_key))];
+  const added =
+    keys.length === 0 ? { events: 0, units: 0 } : await countNewEvents(trx, scope, eventsAfter(state.watermark, scope.workspaceId, keys), notChanged);
+  for (const slot of current) await addNewEvents(trx, ctx.seam, scope, slot, eventsAfter(state.watermark, scope.workspaceId, [slot.event_key]), notChanged);
+  eventsRead += added.events + (await buildSlots(ctx, trx, scope, stale, null));
+  const unitsRefreshed = stale.length > 0 ? await countUnits(trx, scope.experimentId) : replaced + added.units;
+  return { events_read: eventsRead, units_refreshed: unitsRefreshed };
+}
+
+/** Runs `work` in the refresh's transaction, never beside another refresh of the same experiment. */
+async function inRefreshTransaction<T>(ctx: AnalysisDeps, experimentId: string, work: (trx: Executor) => Promise<T>): Promise<T> {
+  if (ctx.seam.name === 'sqlite') return ctx.db.transaction().execute(work);
+  const lock = sql`hashtextextended(${`verdict.analysis.rollups:${experimentId}`}, 0)`;
+  return ctx.db.connection().execute(async (connection) => {
+    await sql`SELECT pg_advisory_lock(${lock})`.execute(connection);
+    try {
+      return await connection.transaction().setIsolationLevel('repeatable read').execute(work);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${lock})`.execute(connection);
+    }
+  });
+}
+
+/** Brings the experiment's rollups up to date for these slots. */
+export async function refreshRollups(
+  ctx: AnalysisDeps,
+  row: ExperimentRow,
+  slots: readonly RollupSlot[],
+  options: RefreshOptions = {},
+): Promise<RefreshResult> {
+  const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at };
+  return inRefreshTransaction(ctx, row.id, async (trx) => {
+    const watermark = await currentWatermark(trx, ctx.seam);
+    const state = options.rebuild ? null : await loadState(trx, row.id);
+    const trusted = state !== null && (await watermarkHolds(trx, ctx.seam, state.watermark));
+    const result = trusted ? await sinceWatermark(ctx, trx, scope, slots, state) : await fromScratch(ctx, trx, scope, slots);
+    await options.beforeCommit?.();
+    const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
+    await saveState(trx, row, { watermark, definitions }, ctx.clock.now());
+    return result;
+  });
+}

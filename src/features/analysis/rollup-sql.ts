@@ -1,0 +1,147 @@
+/**
+ * The statements of a rollup refresh (docs/analysis.md "Incremental analysis"), on SQLite and
+ * PostgreSQL. Each writes rows of analysis_rollup_values for one metric (a slot) from raw events
+ * joined to the refreshed units (analysis_rollup_units `x`), with the metric's window and CUPED
+ * lookback applied as the rows are written:
+ * - window:   x.exposed_at <= occurred_at < x.exposed_at + window (cnt, vsum, vcnt);
+ * - lookback: x.exposed_at - lookback <= occurred_at < x.exposed_at (pre_cnt, pre_vsum, pre_vcnt);
+ * - both before the experiment's stop, when it has stopped.
+ * What is new since the last refresh (events, changed exposures) is a condition of the watermark
+ * (rollup-watermark.ts), passed in as SQL.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { DialectSeam } from '../../db/dialect.js';
+
+/** One metric's rows: what decides which events count and their numbers. */
+export interface RollupSlot {
+  metric_id: string;
+  event_key: string;
+  /** Keys of property_path when the metric sums or averages numbers; null otherwise. */
+  value_keys: readonly string[] | null;
+  window_ms: number;
+  /** The CUPED lookback (0 without one). */
+  lookback_ms: number;
+}
+
+export interface RollupScope {
+  workspaceId: string;
+  experimentId: string;
+  /** The experiment's stop: events at or after it never count. */
+  stoppedAt: number | null;
+}
+
+const COLUMNS = sql`experiment_id, unit_id, metric_id, cnt, vsum, vcnt, pre_cnt, pre_vsum, pre_vcnt`;
+
+/** The six sums of one unit's joined events `e` (grouped per unit `x`). */
+function slotAggregates(seam: DialectSeam, slot: RollupSlot): RawBuilder<unknown> {
+  const inWindow = sql`e.occurred_at >= x.exposed_at`;
+  const count = (when: RawBuilder<unknown>) => sql`SUM(CASE WHEN ${when} THEN 1 ELSE 0 END)`;
+  if (slot.value_keys === null) return sql`${count(inWindow)}, 0, 0, ${count(sql`NOT (${inWindow})`)}, 0, 0`;
+  const value = seam.jsonNumberAt('e.properties', slot.value_keys);
+  const numbers = (when: RawBuilder<unknown>) => sql`COALESCE(SUM(CASE WHEN ${when} THEN ${value} END), 0), COUNT(CASE WHEN ${when} THEN ${value} END)`;
+  return sql`${count(inWindow)}, ${numbers(inWindow)}, ${count(sql`NOT (${inWindow})`)}, ${numbers(sql`NOT (${inWindow})`)}`;
+}
+
+/** The events of `slot` that the unit `x` counts in its window or lookback, among `e` of the unit. */
+function slotWindow(scope: RollupScope, slot: RollupSlot): RawBuilder<unknown> {
+  const stop = scope.stoppedAt === null ? sql`` : sql` AND e.occurred_at < ${scope.stoppedAt}`;
+  return sql`e.event_key = ${slot.event_key} AND e.occurred_at >= x.exposed_at - ${slot.lookback_ms} AND e.occurred_at < x.exposed_at + ${slot.window_ms}${stop}`;
+}
+
+/** The events of `slot` that the unit `x` counts in its window or lookback. */
+function slotEvents(scope: RollupScope, slot: RollupSlot): RawBuilder<unknown> {
+  return sql`e.workspace_id = ${scope.workspaceId} AND e.unit_id = x.unit_id AND ${slotWindow(scope, slot)}`;
+}
+
+/**
+ * Writes the slot's rows of the refreshed units that `units` selects (a condition on `x`, or
+ * all of them), from all their events. The units must have no row of the slot yet.
+ */
+export async function buildSlot(executor: Executor, seam: DialectSeam, scope: RollupScope, slot: RollupSlot, units: RawBuilder<unknown> | null): Promise<void> {
+  const only = units === null ? sql`` : sql` AND ${units}`;
+  await sql`INSERT INTO analysis_rollup_values (${COLUMNS})
+    SELECT x.experiment_id, x.unit_id, ${slot.metric_id}, ${slotAggregates(seam, slot)}
+    FROM analysis_rollup_units AS x JOIN events AS e ON ${slotEvents(scope, slot)}
+    WHERE x.experiment_id = ${scope.experimentId}${only}
+    GROUP BY x.experiment_id, x.unit_id`.execute(executor);
+}
+
+/**
+ * The new events (`fresh`: a condition on `e` that names the workspace and keys), read once into
+ * `fresh`. Statements then drive from them (CROSS JOIN keeps SQLite's planner from scanning every
+ * unit of the experiment instead) and find each one's unit by primary key.
+ */
+function freshEvents(fresh: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`WITH fresh AS MATERIALIZED (SELECT e.unit_id AS unit_id, e.event_key AS event_key, e.occurred_at AS occurred_at, e.properties AS properties
+    FROM events AS e WHERE ${fresh})`;
+}
+
+/**
+ * Adds the new events (`fresh`, a condition on `e` naming the workspace and the slot's key) to the
+ * slot's rows of the refreshed units that `units` selects: a unit's row gains their counts and
+ * sums, or is created.
+ */
+export async function addNewEvents(
+  executor: Executor,
+  seam: DialectSeam,
+  scope: RollupScope,
+  slot: RollupSlot,
+  fresh: RawBuilder<unknown>,
+  units: RawBuilder<unknown>,
+): Promise<void> {
+  const added = (column: string) => sql`${sql.raw(column)} = analysis_rollup_values.${sql.raw(column)} + excluded.${sql.raw(column)}`;
+  const updates = ['cnt', 'vsum', 'vcnt', 'pre_cnt', 'pre_vsum', 'pre_vcnt'].map(added);
+  await sql`${freshEvents(fresh)} INSERT INTO analysis_rollup_values (${COLUMNS})
+    SELECT x.experiment_id, x.unit_id, ${slot.metric_id}, ${slotAggregates(seam, slot)}
+    FROM fresh AS e CROSS JOIN analysis_rollup_units AS x
+    WHERE x.experiment_id = ${scope.experimentId} AND x.unit_id = e.unit_id AND ${slotWindow(scope, slot)} AND ${units}
+    GROUP BY x.experiment_id, x.unit_id
+    ON CONFLICT (experiment_id, unit_id, metric_id) DO UPDATE SET ${sql.join(updates)}`.execute(executor);
+}
+
+/** How many new events (`fresh`, naming the workspace and keys) belong to the refreshed units that `units` selects, and how many units they touch. */
+export async function countNewEvents(
+  executor: Executor,
+  scope: RollupScope,
+  fresh: RawBuilder<unknown>,
+  units: RawBuilder<unknown>,
+): Promise<{ events: number; units: number }> {
+  const result = await sql<{ events: unknown; units: unknown }>`${freshEvents(fresh)} SELECT COUNT(*) AS events, COUNT(DISTINCT x.unit_id) AS units
+    FROM fresh AS e CROSS JOIN analysis_rollup_units AS x
+    WHERE x.experiment_id = ${scope.experimentId} AND x.unit_id = e.unit_id AND ${units}`.execute(executor);
+  const row = result.rows[0];
+  return { events: Number(row?.events ?? 0), units: Number(row?.units ?? 0) };
+}
+
+/** The events the slot's rows of the selected units were built from (each counted event is in exactly one of cnt and pre_cnt). */
+export async function eventsInSlot(executor: Executor, scope: RollupScope, slotId: string, units: RawBuilder<unknown> | null): Promise<number> {
+  const only = units === null ? sql`` : sql` AND ${units}`;
+  const result = await sql<{ events: unknown }>`SELECT COALESCE(SUM(x.cnt + x.pre_cnt), 0) AS events FROM analysis_rollup_values AS x
+    WHERE x.experiment_id = ${scope.experimentId} AND x.metric_id = ${slotId}${only}`.execute(executor);
+  return Number(result.rows[0]?.events ?? 0);
+}
+
+/** Replaces the refreshed units that `changed` (a query of unit ids) names by their live exposures now; their rows of every slot go. */
+export async function replaceUnits(executor: Executor, experimentId: string, changed: RawBuilder<unknown> | null): Promise<number> {
+  const only = changed === null ? sql`` : sql` AND unit_id IN (${changed})`;
+  await sql`DELETE FROM analysis_rollup_values WHERE experiment_id = ${experimentId}${only}`.execute(executor);
+  await sql`DELETE FROM analysis_rollup_units WHERE experiment_id = ${experimentId}${only}`.execute(executor);
+  const inserted = await sql`INSERT INTO analysis_rollup_units (experiment_id, unit_id, id, variant_key, exposed_at, source_key_id)
+    SELECT experiment_id, unit_id, id, variant_key, exposed_at, source_key_id FROM exposures
+    WHERE experiment_id = ${experimentId} AND superseded_at IS NULL${only}`.execute(executor);
+  return Number(inserted.numAffectedRows ?? 0);
+}
+
+/** Drops the rows of these slots. */
+export async function dropSlots(executor: Executor, experimentId: string, slotIds: readonly string[]): Promise<void> {
+  if (slotIds.length === 0) return;
+  await sql`DELETE FROM analysis_rollup_values WHERE experiment_id = ${experimentId} AND metric_id IN (${sql.join([...slotIds])})`.execute(executor);
+}
+
+/** Drops all of the experiment's rollups and its state: the next refresh builds them from scratch. */
+export async function dropRollups(executor: Executor, experimentId: string): Promise<void> {
+  await sql`DELETE FROM analysis_rollup_values WHERE experiment_id = ${experimentId}`.execute(executor);
+  await sql`DELETE FROM analysis_rollup_units WHERE experiment_id = ${experimentId}`.execute(executor);
+  await sql`DELETE FROM analysis_rollup_state WHERE experiment_id = ${experimentId}`.execute(executor);
+}

@@ -1,0 +1,85 @@
+/**
+ * Where a computation's per-unit values come from (docs/analysis.md "Incremental analysis"):
+ * - `events`: the full computation. The units are the live exposures, each unit's value an
+ *   aggregate over its raw events joined through `events_metric_idx`.
+ * - `rollups`: the incremental one. The units are the live exposures as of the last refresh
+ *   (analysis_rollup_units), each unit's value rebuilt from its rows of analysis_rollup_values
+ *   (counted events, sum and count of numbers, the same over the CUPED lookback); no raw event is
+ *   read.
+ * Everything above the per-unit values (per-variant sums, percentile caps, CUPED and ratio sums,
+ * breakdowns) is the same SQL for both, so the two agree whenever the per-unit values do.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { DialectSeam } from '../../db/dialect.js';
+import type { MetricSpec } from './aggregate-store.js';
+import { analysisSettingsOf } from './dialect-settings.js';
+
+export type UnitSource = 'events' | 'rollups';
+
+/** The units table, as `x`. */
+export function unitsTable(source: UnitSource): RawBuilder<unknown> {
+  return source === 'rollups' ? sql`analysis_rollup_units AS x` : sql`exposures AS x`;
+}
+
+/** The experiment's live units among `x`. */
+export function liveUnitsOf(source: UnitSource, experimentId: string): RawBuilder<unknown> {
+  return source === 'rollups' ? sql`x.experiment_id = ${experimentId}` : sql`x.experiment_id = ${experimentId} AND x.superseded_at IS NULL`;
+}
+
+/** What a per-unit query groups by: the dialect's choice over exposures, the primary key over rollup units. */
+export function unitGroupOf(seam: DialectSeam, source: UnitSource): RawBuilder<unknown> {
+  return source === 'rollups' ? sql`x.experiment_id, x.unit_id` : analysisSettingsOf(seam).unitGroup;
+}
+
+/** The rollup rows of the metrics' slots, joined to each unit `x` as `r`. */
+export function rollupJoin(metrics: readonly MetricSpec[]): RawBuilder<unknown> {
+  const slots = [...new Set(metrics.flatMap((metric) => [metric, ...(metric.denominator ? [metric.denominator] : [])]).map(slotOf))];
+  if (slots.length === 0) return sql``;
+  return sql` LEFT JOIN analysis_rollup_values AS r ON r.experiment_id = x.experiment_id AND r.unit_id = x.unit_id AND r.metric_id IN (${sql.join(slots)})`;
+}
+
+function slotOf(metric: MetricSpec): string {
+  if (!metric.metric_id) throw new Error('a metric analysed from rollups needs its metric_id');
+  return metric.metric_id;
+}
+
+/**
+ * The unit's value of one metric from its rollup row (one row per unit and metric, so MAX picks
+ * it), as the full computation's unitValue gives it from raw events: binary 0/1, count the
+ * counted events, sum the sum of the numbers and mean their average (NULL without a number).
+ */
+export function rollupValue(metric: MetricSpec, period: 'window' | 'lookback'): RawBuilder<unknown> {
+  const slot = slotOf(metric);
+  const [cnt, vsum, vcnt] = period === 'window' ? ['r.cnt', 'r.vsum', 'r.vcnt'] : ['r.pre_cnt', 'r.pre_vsum', 'r.pre_vcnt'];
+  const counted = sql`MAX(CASE WHEN r.metric_id = ${slot} THEN ${sql.ref(cnt)} END)`;
+  if (metric.kind === 'binary') return sql`(CASE WHEN ${counted} > 0 THEN 1 ELSE 0 END)`;
+  if (metric.aggregation === 'count' || metric.value_keys === null) return sql`COALESCE(${counted}, 0)`;
+  const numbered = sql`r.metric_id = ${slot} AND ${sql.ref(vcnt)} > 0`;
+  if (metric.aggregation === 'sum') return sql`MAX(CASE WHEN ${numbered} THEN ${sql.ref(vsum)} END)`;
+  return sql`MAX(CASE WHEN ${numbered} THEN ${sql.ref(vsum)} / ${sql.ref(vcnt)} END)`;
+}
+
+/** The per-unit columns m{i}, d{i} (a ratio's denominator) and p{i} (a CUPED covariate) from rollups. */
+export function rollupValueColumns(metrics: readonly MetricSpec[]): RawBuilder<unknown>[] {
+  return metrics.flatMap((metric, index) => [
+    sql`, ${rollupValue(metric, 'window')} AS ${sql.ref(`m${index}`)}`,
+    ...(metric.denominator ? [sql`, ${rollupValue(metric.denominator, 'window')} AS ${sql.ref(`d${index}`)}`] : []),
+    ...(metric.lookback_ms ? [sql`, ${rollupValue(metric, 'lookback')} AS ${sql.ref(`p${index}`)}`] : []),
+  ]);
+}
+
+/** The unit_id `offset` places after `after` among the experiment's live units (chunk bounds), or null past the end. */
+export async function unitIdAfter(executor: Executor, source: UnitSource, experimentId: string, after: string | null, offset: number): Promise<string | null> {
+  const lower = after === null ? sql`` : sql` AND x.unit_id > ${after}`;
+  const result = await sql<{ unit_id: string }>`SELECT x.unit_id AS unit_id FROM ${unitsTable(source)}
+    WHERE ${liveUnitsOf(source, experimentId)}${lower} ORDER BY x.unit_id LIMIT 1 OFFSET ${offset}`.execute(executor);
+  return result.rows[0]?.unit_id ?? null;
+}
+
+export async function countLiveUnits(executor: Executor, source: UnitSource, experimentId: string): Promise<number> {
+  const result = await sql<{ units: unknown }>`SELECT COUNT(*) AS units FROM ${unitsTable(source)} WHERE ${liveUnitsOf(source, experimentId)}`.execute(
+    executor,
+  );
+  return Number(result.rows[0]?.units ?? 0);
+}

@@ -1,0 +1,184 @@
+import { sql } from 'kysely';
+import { expect, it } from 'vitest';
+import type { BufferedEvent } from '../../src/buffer/types.js';
+import { computeById } from '../../src/features/analysis/service.js';
+import { insertEvents } from '../../src/features/events/store.js';
+import { newId } from '../../src/lib/ids.js';
+import { describeEachDialect } from '../support/each-dialect.js';
+import type { TestServer } from '../support/server.js';
+import { computeIn, expectSameAnalysis } from './incremental-support.js';
+import { HOUR, ManualClock, createExperiment, createMetric, exposeExactly, sendEvents, type OutgoingEvent } from './support.js';
+
+/**
+ * The faults of incremental analysis (docs/analysis.md "Incremental analysis"): drain
+ * transactions committing in the opposite order of their ids, a refresh that dies before it
+ * commits, and refreshes of one experiment running at once.
+ */
+const T0 = Date.UTC(2033, 5, 1, 12);
+const clock = new ManualClock(T0);
+
+interface Setup {
+  key: string;
+  workspaceId: string;
+  experiment: any;
+  units: string[];
+}
+
+async function setUp(server: TestServer, name: string): Promise<Setup> {
+  clock.set(T0);
+  const { key, environmentId, workspaceId } = await server.bootstrap(name);
+  const orders = await createMetric(server, key, { key: 'orders', event_key: 'buy', kind: 'count' });
+  const revenue = await createMetric(server, key, { key: 'revenue', event_key: 'buy', kind: 'revenue', property_path: 'amount', aggregation: 'sum' });
+  const experiment = await createExperiment(server, key, {
+    environment_id: environmentId,
+    key: name,
+    variants: [
+      { key: 'control', weight: 50, is_control: true },
+      { key: 'treatment', weight: 50 },
+    ],
+    primary_metric_id: orders,
+    guardrail_metric_ids: [revenue],
+    variance_reduction: { method: 'cuped', lookback_days: 7 },
+  });
+  const exposed = await exposeExactly(server, key, experiment, { control: 10, treatment: 10 }, name);
+  const units = [...exposed.control!, ...exposed.treatment!];
+  clock.advance(HOUR);
+  await sendEvents(
+    server,
+    key,
+    units.map((unit, i): OutgoingEvent => ({ event_key: 'buy', unit_id: unit, occurred_at: clock.now() - i * 1000, properties: { amount: i + 0.5 } })),
+  );
+  await computeIn(server, key, experiment.id, 'incremental');
+  return { key, workspaceId, experiment, units };
+}
+
+function drained(setup: Setup, unit: string, amount: number): BufferedEvent {
+  const now = clock.now();
+  return {
+    id: newId(),
+    workspace_id: setup.workspaceId,
+    unit_id: unit,
+    event_key: 'buy',
+    properties: JSON.stringify({ amount }),
+    occurred_at: now,
+    received_at: now,
+    late: 0,
+    client_event_id: null,
+  };
+}
+
+/** The experiment's rollup rows and state, to compare before and after. */
+async function rollupsOf(server: TestServer, experimentId: string) {
+  const db = server.ctx.db;
+  const values = await db
+    .selectFrom('analysis_rollup_values')
+    .selectAll()
+    .where('experiment_id', '=', experimentId)
+    .orderBy('unit_id')
+    .orderBy('metric_id')
+    .execute();
+  const units = await db.selectFrom('analysis_rollup_units').selectAll().where('experiment_id', '=', experimentId).orderBy('unit_id').execute();
+  const state = await db.selectFrom('analysis_rollup_state').selectAll().where('experiment_id', '=', experimentId).executeTakeFirst();
+  return { values, units, state };
+}
+
+describeEachDialect(
+  'incremental analysis under faults',
+  (server, dialect) => {
+    it('counts two drained transactions exactly once when they commit in the opposite order of their ids', async () => {
+      const setup = await setUp(server(), 'out-of-order');
+      clock.advance(HOUR);
+      const early = drained(setup, setup.units[0]!, 10);
+      const later = drained(setup, setup.units[1]!, 20);
+      expect(early.id < later.id).toBe(true);
+      let release: () => void = () => undefined;
+      if (dialect === 'postgres') {
+        // The early event's drain transaction starts first (so it also has the smaller
+        // transaction id) and stays open while the later one commits and a refresh runs.
+        let inserted: () => void = () => undefined;
+        const insertedEarly = new Promise<void>((resolve) => (inserted = resolve));
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const first = server()
+          .ctx.db.transaction()
+          .execute(async (trx) => {
+            await insertEvents(trx, [early]);
+            inserted();
+            await held;
+          });
+        await insertedEarly;
+        await server()
+          .ctx.db.transaction()
+          .execute((trx) => insertEvents(trx, [later]));
+        const middle = await computeIn(server(), setup.key, setup.experiment.id, 'incremental');
+        expect(middle.computation.events_read).toBe(1);
+        expectSameAnalysis(middle, await computeIn(server(), setup.key, setup.experiment.id, 'full'), 'with only the later commit');
+        release();
+        await first;
+        const xids = await sql<{
+          id: string;
+          xid: string;
+        }>`SELECT id, drain_xid::text AS xid FROM events WHERE id IN (${early.id}, ${later.id}) ORDER BY id`.execute(server().ctx.db);
+        expect(BigInt(xids.rows[0]!.xid) < BigInt(xids.rows[1]!.xid)).toBe(true);
+      } else {
+        // One writer at a time: the event with the smaller id is simply stored after the other.
+        await server()
+          .ctx.db.transaction()
+          .execute((trx) => insertEvents(trx, [later]));
+        const middle = await computeIn(server(), setup.key, setup.experiment.id, 'incremental');
+        expect(middle.computation.events_read).toBe(1);
+        await server()
+          .ctx.db.transaction()
+          .execute((trx) => insertEvents(trx, [early]));
+      }
+      const last = await computeIn(server(), setup.key, setup.experiment.id, 'incremental');
+      expect(last.computation.events_read).toBe(1);
+      const full = await computeIn(server(), setup.key, setup.experiment.id, 'full');
+      expectSameAnalysis(last, full, 'after both commits');
+      // 20 first events, then one each for units 0 and 1.
+      expect(last.per_variant.reduce((total: number, variant: any) => total + variant.observed_rate * variant.sample_size, 0)).toBeCloseTo(22, 9);
+    });
+
+    it('leaves the rollups as they were when a refresh dies before it commits, and the next refresh is exact', async () => {
+      const setup = await setUp(server(), 'interrupted');
+      const before = await rollupsOf(server(), setup.experiment.id);
+      clock.advance(HOUR);
+      await sendEvents(server(), setup.key, [{ event_key: 'buy', unit_id: setup.units[2]!, occurred_at: clock.now(), properties: { amount: 7 } }]);
+      expect((await server().request('DELETE', `/v1/assignments/${setup.experiment.key}/${setup.units[3]}`, { key: setup.key })).status).toBe(204);
+      const patched = await server().request('PATCH', `/v1/experiments/${setup.experiment.id}`, {
+        key: setup.key,
+        body: { variance_reduction: { method: 'cuped', lookback_days: 3 } },
+      });
+      expect(patched.status).toBe(200);
+      const dying = computeById(server().ctx, setup.experiment.id, {
+        trigger: 'api',
+        refresh: {
+          beforeCommit: async () => {
+            throw new Error('the process died here');
+          },
+        },
+      });
+      await expect(dying).rejects.toThrow('the process died here');
+      expect(await rollupsOf(server(), setup.experiment.id)).toEqual(before);
+      const next = await computeIn(server(), setup.key, setup.experiment.id, 'incremental');
+      expectSameAnalysis(next, await computeIn(server(), setup.key, setup.experiment.id, 'full'), 'after the interrupted refresh');
+    });
+
+    it('never double-counts when refreshes of one experiment run at once', async () => {
+      const setup = await setUp(server(), 'concurrent');
+      clock.advance(HOUR);
+      const events = setup.units.map((unit, i): OutgoingEvent => ({
+        event_key: 'buy',
+        unit_id: unit,
+        occurred_at: clock.now() - i,
+        properties: { amount: 2 * i },
+      }));
+      await sendEvents(server(), setup.key, events);
+      const snapshots = await Promise.all([1, 2, 3, 4].map(() => computeIn(server(), setup.key, setup.experiment.id, 'incremental')));
+      // Exactly one of them read the new events; every one equals the full computation.
+      expect(snapshots.map((snapshot) => snapshot.computation.events_read).sort((a, b) => a - b)).toEqual([0, 0, 0, events.length]);
+      const full = await computeIn(server(), setup.key, setup.experiment.id, 'full');
+      snapshots.forEach((snapshot, index) => expectSameAnalysis(snapshot, full, `concurrent refresh ${index}`));
+    });
+  },
+  { clock },
+);
