@@ -71,6 +71,19 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** The analysis's big reads: SQLite worker threads (0: on the main connection) and PostgreSQL work_mem. */
   analysis: { threads: number; workMem: string };
+  /** Outbound webhook deliveries (docs/webhooks.md "Outbound deliveries"). */
+  outbound: OutboundConfig;
+  /** Where people reach this service (e.g. https://verdict.example.com), for links in alerts; null leaves links out. */
+  publicUrl: string | null;
+}
+
+export interface OutboundConfig {
+  /** The first retry's delay; each later one doubles (with jitter). */
+  retryBaseMs: number;
+  /** A delivery attempt that has no complete answer by then failed. */
+  timeoutMs: number;
+  /** Send to private, loopback and link-local addresses too (tests, or endpoints inside a private network). */
+  allowPrivateNetworks: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -127,6 +140,13 @@ function workMem(env: Env): string {
   const raw = env.VERDICT_ANALYSIS_WORK_MEM || '256MB';
   if (!/^[1-9][0-9]*(kB|MB|GB)$/.test(raw)) throw new ConfigError(`VERDICT_ANALYSIS_WORK_MEM must be a PostgreSQL size such as 256MB, got "${raw}"`);
   return raw;
+}
+
+function publicUrlFrom(env: Env): string | null {
+  const raw = (env.VERDICT_PUBLIC_URL ?? '').trim();
+  if (raw === '') return null;
+  if (!/^https?:\/\/[^\s]+$/.test(raw)) throw new ConfigError(`VERDICT_PUBLIC_URL must be an http(s) URL such as https://verdict.example.com, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
 }
 
 function databaseFrom(env: Env, dataDir: string): DatabaseConfig {
@@ -187,6 +207,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       threads: integer(env, 'VERDICT_ANALYSIS_THREADS', Math.min(os.availableParallelism(), 4), 0),
       workMem: workMem(env),
     },
+    outbound: {
+      retryBaseMs: integer(env, 'VERDICT_WEBHOOK_RETRY_BASE_MS', 60_000, 1),
+      timeoutMs: integer(env, 'VERDICT_WEBHOOK_TIMEOUT_MS', 10_000, 1),
+      allowPrivateNetworks: flag(env, 'VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    },
+    publicUrl: publicUrlFrom(env),
   };
   if (config.port > 65535) throw new ConfigError('PORT must be at most 65535');
   if (config.shutdownTimeoutMs > MAX_SHUTDOWN_TIMEOUT_MS) {

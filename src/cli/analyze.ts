@@ -19,11 +19,14 @@ export function registerAnalyze(program: Command): void {
       await migrateAndWarnIfNew(config);
       const { createContext } = await import('../context.js');
       const { computeById } = await import('../features/analysis/service.js');
+      const { createSlices } = await import('../features/index.js');
       const { createCommandLogger } = await import('../logger.js');
       // Logs go to stderr so stdout carries only the snapshot (pipe it to jq).
       const ctx = await createContext(config, createCommandLogger('warn'), { relay: false });
       try {
-        const snapshot = await computeById(ctx, experimentId, {
+        // Alerts and auto-stop hear of this snapshot as of any other (their deliveries wait for a worker).
+        const { alerts } = createSlices(ctx);
+        const snapshot = await computeById({ ...ctx, onSnapshot: alerts.onSnapshot }, experimentId, {
           trigger: 'cli',
           mode: flags.full ? 'full' : 'incremental',
           rebuild: flags.rebuild === true,

@@ -2,6 +2,7 @@ import type { Generated } from 'kysely';
 import type { AnalysisTables } from './tables/analysis.js';
 import type { CatalogueTables } from './tables/catalogue.js';
 import type { EventTables } from './tables/events.js';
+import type { OutboundTables } from './tables/outbound.js';
 import type { ExperimentTables } from './tables/experiments.js';
 import type { SessionTables } from './tables/sessions.js';
 import type { TemplateTables } from './tables/templates.js';
@@ -74,7 +75,7 @@ export interface JobsTable {
 }
 
 /** Every table; each feature area adds its own interface to the extends list. */
-export interface Database extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables {
+export interface Database extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables, OutboundTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

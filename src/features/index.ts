@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { metricsRoutes } from '../observability/routes.js';
+import { createAlerts } from './alerts/index.js';
 import { createAnalysis } from './analysis/index.js';
 import { createApiKeys } from './api-keys/index.js';
 import { createAssignment } from './assignment/index.js';
@@ -20,6 +21,7 @@ import { createSessions } from './sessions/index.js';
 import { createTaskTool } from './task-tool/index.js';
 import { createTemplates } from './templates/index.js';
 import { createUi } from './ui/index.js';
+import { createWebhookEndpoints } from './webhook-endpoints/index.js';
 import { createWebhookSources } from './webhook-sources/index.js';
 import { createWorkspaces } from './workspaces/index.js';
 
@@ -41,7 +43,16 @@ export function createSlices(ctx: AppContext) {
   const segments = createSegments(ctx);
   const templates = createTemplates(ctx);
   const renders = createRenders(ctx);
-  const experiments = createExperiments(ctx);
+  const webhookEndpoints = createWebhookEndpoints(ctx);
+  // Alerts stop experiments through the experiments slice, which tells alerts of its starts and
+  // stops: the closure below is only called once both exist.
+  const alerts = createAlerts({
+    config: ctx.config,
+    clock: ctx.clock,
+    publish: webhookEndpoints.publish,
+    stopAutomatically: (trx, request) => experiments.stopAutomatically(trx, request),
+  });
+  const experiments = createExperiments({ ...ctx, lifecycle: alerts.onLifecycle });
   const mutexGroups = createMutexGroups(ctx);
   const assignment = createAssignment(ctx);
   const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });
@@ -57,7 +68,7 @@ export function createSlices(ctx: AppContext) {
   });
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
-  const analysis = createAnalysis(ctx);
+  const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot });
   const sessions = createSessions(ctx);
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };
@@ -77,6 +88,8 @@ export function createSlices(ctx: AppContext) {
     assignment,
     ofrep,
     webhookSources,
+    webhookEndpoints,
+    alerts,
     inbound,
     leads,
     taskTool,

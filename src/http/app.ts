@@ -37,6 +37,7 @@ function features(slices: Slices) {
     slices.assignment.routes,
     slices.ofrep.routes,
     slices.webhookSources.routes,
+    slices.webhookEndpoints.routes,
     slices.inbound.routes,
     slices.leads.routes,
     slices.taskTool.routes,

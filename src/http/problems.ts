@@ -104,6 +104,10 @@ export const problems = {
   assignedVariantDiffers: conflict('assigned-variant-differs', 'Assigned variant differs'),
   /** A delivery to a webhook source that is disabled. */
   sourceDisabled: conflict('source-disabled', 'Source disabled'),
+  /** A redelivery of an outbound delivery whose next attempt is already scheduled. */
+  deliveryPending: conflict('delivery-pending', 'Delivery pending'),
+  /** A test ping or redelivery to a webhook endpoint that is disabled. */
+  endpointDisabled: conflict('endpoint-disabled', 'Endpoint disabled'),
   /** A freeze of a template draft that no longer compiles. */
   draftDoesNotCompile: conflict('draft-does-not-compile', 'Draft does not compile'),
   /** An output of a render that failed. */

@@ -21,7 +21,8 @@ export function registerJobHandlers(ctx: AppContext, slices: Slices = createSlic
   slices.renders.registerJobs();
   slices.taskTool.registerJobs();
   slices.inbound.registerJobs();
-  registerAnalysisJobs(ctx);
   registerBanditJobs(ctx);
   registerRetentionJobs(ctx);
+  slices.webhookEndpoints.registerJobs();
+  registerAnalysisJobs(ctx, { onSnapshot: slices.alerts.onSnapshot, onFailed: slices.alerts.onAnalysisFailed });
 }

@@ -12,6 +12,7 @@ import * as varianceReduction from './0010_experiment_variance_reduction.js';
 import * as dimensions from './0011_dimensions.js';
 import * as analysisRollups from './0012_analysis_rollups.js';
 import * as metricUnit from './0013_metric_unit.js';
+import * as outboundWebhooks from './0014_outbound_webhooks.js';
 import * as bandits from './0016_bandits.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0011_dimensions': dimensions,
   '0012_analysis_rollups': analysisRollups,
   '0013_metric_unit': metricUnit,
+  '0014_outbound_webhooks': outboundWebhooks,
   '0016_bandits': bandits,
 };
 

@@ -29,6 +29,8 @@ export interface ExperimentsTable {
   /** A bandit's periods [{started_at, weights, seed}] as JSON text; null reads as none (0016). */
   allocation_periods: ColumnType<string | null, string | null | undefined, string | null>;
   weights_changed: number;
+  /** AutoStop ({on_recommendation, on_guardrail_regression, on_srm}) as JSON text, or null for all off (0014). */
+  auto_stop: ColumnType<string | null, string | null | undefined, string | null>;
   started_at: number | null;
   stopped_at: number | null;
   stop_reason: string | null;

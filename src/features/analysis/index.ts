@@ -1,9 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import type { SnapshotListener } from './read.js';
 import { analysisRoutes } from './routes.js';
 
 /** What the analysis slice needs: the database and its read pool, the dialect seam, the clock and the snapshot timings. Other slices read it through read.ts. */
-export type AnalysisDeps = Pick<AppContext, 'db' | 'seam' | 'reads' | 'clock' | 'metrics'>;
+export type AnalysisDeps = Pick<AppContext, 'db' | 'seam' | 'reads' | 'clock' | 'metrics'> & {
+  /** Told of each stored snapshot in the transaction that stores it (the alerts slice, given by the root). */
+  onSnapshot?: SnapshotListener | undefined;
+};
 
 export interface AnalysisSlice {
   routes: FastifyPluginAsyncTypebox;

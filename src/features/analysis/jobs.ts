@@ -11,6 +11,7 @@
 import type { AppContext } from '../../context.js';
 import type { SnapshotTrigger } from '../../db/tables/analysis.js';
 import { parseDecisionRule } from '../experiments/read.js';
+import type { AnalysisFailureListener, SnapshotListener } from './read.js';
 import { computeById } from './service.js';
 import { listAnalysisCandidates, type AnalysisCandidate } from './store.js';
 
@@ -77,8 +78,14 @@ function computePayloadOf(payload: unknown): ComputePayload {
   return { experiment_id: given.experiment_id, trigger };
 }
 
-/** Wires the analysis into the job queue (called from jobs/handlers.ts). */
-export function registerAnalysisJobs(ctx: AppContext): void {
+export interface AnalysisListeners {
+  onSnapshot?: SnapshotListener | undefined;
+  onFailed?: AnalysisFailureListener | undefined;
+}
+
+/** Wires the analysis into the job queue (called from jobs/handlers.ts, with the alerts slice's listeners). */
+export function registerAnalysisJobs(context: AppContext, listeners: AnalysisListeners = {}): void {
+  const ctx = { ...context, onSnapshot: listeners.onSnapshot };
   ctx.jobs.register(ANALYSIS_SCHEDULE_JOB, async (_payload, { logger }) => {
     const enqueued = await enqueueDueAnalyses(ctx);
     if (enqueued.length > 0) logger.info({ enqueued }, 'analysis snapshots enqueued');
@@ -88,6 +95,11 @@ export function registerAnalysisJobs(ctx: AppContext): void {
     const snapshot = await computeById(ctx, experimentId, { trigger });
     if (snapshot) logger.info({ experiment_id: experimentId, snapshot_id: snapshot.id, verdict: snapshot.decision.verdict }, 'analysis snapshot computed');
     else logger.warn({ experiment_id: experimentId }, 'analysis skipped: the experiment is gone or never started');
+  }, {
+    onFailed: async (trx, failure) => {
+      const given = failure.payload as Partial<ComputePayload> | null;
+      if (listeners.onFailed && typeof given?.experiment_id === 'string') await listeners.onFailed(trx, { experimentId: given.experiment_id, reason: failure.reason });
+    },
   });
   ctx.jobs.every(ANALYSIS_SCHEDULE_JOB, SCHEDULE_EVERY_MS);
 }

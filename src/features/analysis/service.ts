@@ -184,9 +184,11 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
     document: JSON.stringify(document),
   };
   const audit = options.audit;
-  await ctx.db.transaction().execute(async (trx) => {
+  const afterCommit = await ctx.db.transaction().execute(async (trx) => {
     await insertSnapshot(trx, snapshot);
-    if (!audit) return;
+    // Alerts and auto-stop commit with the snapshot or not at all.
+    const listened = await ctx.onSnapshot?.(trx, { experiment: row, snapshot: toSnapshot(snapshot) });
+    if (!audit) return listened;
     await recordAudit(trx, {
       workspaceId: row.workspace_id,
       actorId: audit.actorId,
@@ -202,7 +204,9 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
       },
       at: computedAt,
     });
+    return listened;
   });
+  afterCommit?.();
   ctx.metrics.observeSnapshot(options.trigger, (performance.now() - started) / 1000);
   return toSnapshot(snapshot);
 }

@@ -11,12 +11,12 @@ import type { ExperimentsTable } from '../../db/tables/experiments.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { parseAllocation, parsePeriods } from './allocation.js';
-import { withDefaults } from './rules.js';
-import type { DecisionRule, Experiment, Variant, VarianceReduction } from './schemas.js';
+import { normalizeAutoStop, withDefaults } from './rules.js';
+import type { AutoStop, DecisionRule, Experiment, Variant, VarianceReduction } from './schemas.js';
 import { experimentWarnings } from './warnings.js';
 
 export type ExperimentRow = Selectable<ExperimentsTable>;
-export type { DecisionRule, Experiment, Variant } from './schemas.js';
+export type { AutoStop, DecisionRule, Experiment, Variant } from './schemas.js';
 
 /** The stored variants, in their stored order (part of the bucketing rule). */
 export function parseVariants(stored: string): Variant[] {
@@ -31,6 +31,11 @@ export function parseDecisionRule(stored: string): DecisionRule {
 /** The stored audience expression tree (validated when it was saved), or null for everyone. */
 export function parseAudience(stored: string | null): Record<string, unknown> | null {
   return stored === null ? null : (JSON.parse(stored) as Record<string, unknown>);
+}
+
+/** The stored auto-stop switches (null: all off). */
+export function parseAutoStop(stored: string | null | undefined): AutoStop {
+  return normalizeAutoStop(stored ? (JSON.parse(stored) as AutoStop) : null);
 }
 
 /** The stored dimension names (attributes whose values a first assignment keeps). */
@@ -60,6 +65,7 @@ export function toExperiment(row: ExperimentRow): Experiment {
     dimensions: parseDimensions(row.dimensions),
     allocation: parseAllocation(row.allocation),
     allocation_periods: parsePeriods(row.allocation_periods).map((period) => ({ ...period, started_at: toIso(period.started_at) })),
+    auto_stop: parseAutoStop(row.auto_stop),
     weights_changed_since_start: row.weights_changed === 1,
     started_at: toIsoOrNull(row.started_at),
     stopped_at: toIsoOrNull(row.stopped_at),

@@ -3,7 +3,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { validateAudience } from '../assignment/audience.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
-import { CUPED_LOOKBACK_DAYS, DEFAULT_DECISION_RULE, type DecisionRule, type Variant, type VariantInput, type VarianceReduction } from './schemas.js';
+import { CUPED_LOOKBACK_DAYS, DEFAULT_DECISION_RULE, type AutoStop, type AutoStopInput, type DecisionRule, type Variant, type VariantInput, type VarianceReduction } from './schemas.js';
 
 /** Weight, key and control rules the schema cannot express; pointers are into the request body. */
 export function variantErrors(variants: VariantInput[]): FieldError[] {
@@ -68,7 +68,8 @@ export function dimensionErrors(dimensions: string[] | undefined): FieldError[] 
 
 /** Fields a running experiment may change: changing anything else would corrupt the running test. */
 // variance_reduction only changes how snapshots are computed, not who is exposed or what is counted.
-const CHANGEABLE_WHILE_RUNNING = new Set(['name', 'hypothesis', 'audience', 'decision_rule', 'variants', 'variance_reduction', 'dimensions']);
+// auto_stop only decides what happens after a snapshot.
+const CHANGEABLE_WHILE_RUNNING = new Set(['name', 'hypothesis', 'audience', 'decision_rule', 'variants', 'variance_reduction', 'dimensions', 'auto_stop']);
 
 export function assertPatchAllowed(status: ExperimentStatus, changed: string[], variantKeysChanged: boolean): void {
   if (status === 'stopped' || status === 'archived') {
@@ -78,7 +79,7 @@ export function assertPatchAllowed(status: ExperimentStatus, changed: string[], 
   const blocked = changed.filter((field) => !CHANGEABLE_WHILE_RUNNING.has(field));
   if (blocked.length > 0) {
     throw problems.experimentNotEditable(
-      `while running only name, hypothesis, audience, decision_rule, variance_reduction, dimensions and variant weights may change; not ${blocked.join(', ')}`,
+      `while running only name, hypothesis, audience, decision_rule, variance_reduction, dimensions, auto_stop and variant weights may change; not ${blocked.join(', ')}`,
     );
   }
   if (variantKeysChanged) throw problems.experimentNotEditable('while running the set of variant keys cannot change; only their weights');
@@ -89,4 +90,23 @@ export function changedFields(patch: Record<string, unknown>, current: Record<st
   return Object.entries(patch)
     .filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(current[field]))
     .map(([field]) => field);
+}
+
+/** Every switch filled in (omitted ones are off). */
+export function normalizeAutoStop(input: AutoStopInput | null | undefined): AutoStop {
+  return { on_recommendation: input?.on_recommendation === true, on_guardrail_regression: input?.on_guardrail_regression === true, on_srm: input?.on_srm === true };
+}
+
+/** The decision rules whose error rate holds however often the analysis looks (docs/statistics.md section 7). */
+export const ALWAYS_VALID_METHODS: ReadonlySet<DecisionRule['method']> = new Set(['bayesian.always_valid_evalue', 'frequentist.sequential_msprt']);
+
+export const POSTERIOR_THRESHOLD_AUTO_STOP_MESSAGE =
+  'auto_stop.on_recommendation needs an always-valid decision rule (bayesian.always_valid_evalue or frequentist.sequential_msprt): ' +
+  'bayesian.posterior_threshold is valid at one planned look, but an automatic stop looks at every snapshot, and under continuous monitoring ' +
+  'its false-positive rate is 5.7-11% rather than its nominal 1 - posterior_threshold (docs/statistics.md section 7 measures 6.5-8.2% at the default 0.995 over 40 looks)';
+
+/** A stop on the recommendation under a rule that is not valid under continuous monitoring is refused. */
+export function autoStopErrors(autoStop: AutoStop, method: DecisionRule['method'], pointer: string): FieldError[] {
+  if (!autoStop.on_recommendation || ALWAYS_VALID_METHODS.has(method)) return [];
+  return [{ pointer, message: POSTERIOR_THRESHOLD_AUTO_STOP_MESSAGE }];
 }

@@ -86,6 +86,27 @@ export const VarianceReductionSchema = Type.Union([Type.Object({ method: Type.Li
   description: 'CUPED variance reduction with its lookback, or null when off',
 });
 export type VarianceReduction = Static<typeof VarianceReductionSchema>;
+export const AutoStopInput = Type.Object(
+  {
+    on_recommendation: Type.Optional(
+      Type.Boolean({
+        description:
+          'stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule',
+      }),
+    ),
+    on_guardrail_regression: Type.Optional(Type.Boolean({ description: 'stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units' })),
+    on_srm: Type.Optional(Type.Boolean({ description: 'stop (reason bug) when a sample-ratio mismatch is detected' })),
+  },
+  { additionalProperties: false, description: 'automatic stops; omitted switches are off (docs/experiments.md "Auto-stop")' },
+);
+export type AutoStopInput = Static<typeof AutoStopInput>;
+
+export const AutoStopSchema = Type.Object(
+  { on_recommendation: Type.Boolean(), on_guardrail_regression: Type.Boolean(), on_srm: Type.Boolean() },
+  { description: 'which conditions stop the experiment automatically, in the transaction that stores the snapshot that meets them' },
+);
+export type AutoStop = Static<typeof AutoStopSchema>;
+
 export const MAX_DIMENSIONS = 5;
 
 const Dimensions = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
@@ -110,6 +131,7 @@ const experimentInputFields = {
   variance_reduction: Type.Optional(VarianceReductionInput),
   dimensions: Type.Optional(Dimensions),
   allocation: Type.Optional(AllocationInput),
+  auto_stop: Type.Optional(AutoStopInput),
 };
 
 export const ExperimentInput = Type.Object(experimentInputFields, { additionalProperties: false });
@@ -140,6 +162,7 @@ export const ExperimentSchema = Type.Object({
   dimensions: Type.Array(Type.String(), { description: 'attribute names whose values from the first assignment break the results down' }),
   allocation: AllocationSchema,
   allocation_periods: AllocationPeriods,
+  auto_stop: AutoStopSchema,
   weights_changed_since_start: Type.Boolean(),
   started_at: NullableTimestamp,
   stopped_at: NullableTimestamp,

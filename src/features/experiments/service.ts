@@ -9,6 +9,8 @@ import { referenceErrors } from './references.js';
 import {
   assertPatchAllowed,
   audienceErrors,
+  autoStopErrors,
+  normalizeAutoStop,
   changedFields,
   dimensionErrors,
   normalizeVariants,
@@ -17,12 +19,15 @@ import {
   withDefaults,
 } from './rules.js';
 import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput } from './schemas.js';
+import type { AutoStopRequest, StoppedBy } from './lifecycle.js';
 import { findExperiment, lockExperiment, toExperiment, type ExperimentRow } from './read.js';
 import { insertExperiment, updateExperiment } from './store.js';
 
 interface Actor {
   workspaceId: string;
   actorId: string;
+  /** How the actor reached the API: a session is a person in the admin UI, a bearer a key. */
+  via?: 'bearer' | 'session';
 }
 
 function duplicateKey(key: string | undefined) {
@@ -40,6 +45,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
     ...audienceErrors(input.audience),
     ...dimensionErrors(input.dimensions),
     ...allocationErrors(allocation, input.variants.length, input.primary_metric_id),
+    ...autoStopErrors(normalizeAutoStop(input.auto_stop), withDefaults(input.decision_rule).method, '/auto_stop/on_recommendation'),
   ];
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const experiment = await uniqueViolationAs(
@@ -68,6 +74,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
           dimensions: JSON.stringify(input.dimensions ?? []),
           allocation: allocation.type === 'fixed' ? null : JSON.stringify(allocation),
           allocation_periods: null,
+          auto_stop: JSON.stringify(normalizeAutoStop(input.auto_stop)),
           weights_changed: 0,
           started_at: null,
           stopped_at: null,
@@ -117,6 +124,8 @@ export async function patchExperiment(ctx: ExperimentsDeps, actor: Actor, id: st
         assertPatchAllowed(row.status, changed, variantKeysChanged);
         if (changed.length === 0) return { before: current, after: current };
         assertAllocationPatch(current, patch, changed);
+        const autoStop = autoStopAfterPatch(current, patch);
+        if (autoStop.length > 0) throw problems.validation(autoStop);
         const refErrors = await referenceErrors(trx, actor.workspaceId, pick(patch, changed));
         if (refErrors.length > 0) throw problems.validation(refErrors);
         const now = ctx.clock.now();
@@ -135,6 +144,14 @@ export async function patchExperiment(ctx: ExperimentsDeps, actor: Actor, id: st
   return after;
 }
 
+/** The auto-stop switches and the decision rule as the patch would leave them, checked together. */
+function autoStopAfterPatch(current: Experiment, patch: ExperimentPatch) {
+  const autoStop = patch.auto_stop === undefined ? current.auto_stop : normalizeAutoStop(patch.auto_stop);
+  const method = withDefaults(patch.decision_rule, current.decision_rule).method;
+  const pointer = patch.auto_stop?.on_recommendation ? '/auto_stop/on_recommendation' : '/decision_rule/method';
+  return autoStopErrors(autoStop, method, pointer);
+}
+
 /** Both sides in the stored form (defaults filled, controls explicit, no ids) so only real changes count. */
 function comparable(source: ExperimentPatch | Experiment, current: Experiment): Record<string, unknown> {
   const result: Record<string, unknown> = { ...source };
@@ -145,6 +162,7 @@ function comparable(source: ExperimentPatch | Experiment, current: Experiment): 
   if (source.decision_rule) result.decision_rule = withDefaults(source.decision_rule, current.decision_rule);
   if (source.variance_reduction !== undefined) result.variance_reduction = normalizeVarianceReduction(source.variance_reduction);
   if (source.allocation !== undefined) result.allocation = normalizeAllocation(source.allocation);
+  if (source.auto_stop !== undefined) result.auto_stop = normalizeAutoStop(source.auto_stop);
   return result;
 }
 
@@ -196,6 +214,7 @@ function rowChanges(row: ExperimentRow, current: Experiment, patch: ExperimentPa
     const allocation = normalizeAllocation(patch.allocation);
     changes.allocation = allocation.type === 'fixed' ? null : JSON.stringify(allocation);
   }
+  if (has('auto_stop')) changes.auto_stop = JSON.stringify(normalizeAutoStop(patch.auto_stop));
   if (has('variants') && patch.variants) {
     // Keep the stored order (it is part of the bucketing rule) when only weights change.
     const ordered = row.status === 'running' ? current.variants.map((v) => patch.variants?.find((p) => p.key === v.key) ?? v) : patch.variants;
@@ -218,7 +237,10 @@ async function transition(ctx: ExperimentsDeps, actor: Actor, id: string, kind: 
     await updateExperiment(trx, row.id, changes);
     const updated = toExperiment({ ...row, ...changes });
     const payload = kind === 'stop' ? { from: row.status, reason: stop?.reason, outcome_notes: stop?.outcome_notes ?? null } : { from: row.status };
-    await audit(trx, actor, `experiment.${kind === 'archive' ? 'archived' : kind === 'start' ? 'started' : 'stopped'}`, row.id, payload, now);
+    const stoppedBy: StoppedBy = actor.via === 'session' ? 'person' : 'key';
+    await audit(trx, actor, `experiment.${kind === 'archive' ? 'archived' : kind === 'start' ? 'started' : 'stopped'}`, row.id, kind === 'stop' ? { ...payload, stopped_by: stoppedBy } : payload, now);
+    if (kind === 'start') await ctx.lifecycle?.(trx, { kind: 'started', experiment: updated, actorId: actor.actorId });
+    if (kind === 'stop') await ctx.lifecycle?.(trx, { kind: 'stopped', experiment: updated, actorId: actor.actorId, stoppedBy, snapshotId: null });
     return updated;
   });
   publish(ctx, result, []);
@@ -255,4 +277,22 @@ export async function getExperiment(ctx: ExperimentsDeps, workspaceId: string, i
   const row = await findExperiment(ctx.db, workspaceId, id);
   if (!row) throw problems.notFound(`no experiment with id ${id}`);
   return toExperiment(row);
+}
+
+/**
+ * Stops a running experiment because a snapshot met one of its auto-stop conditions, in the
+ * caller's transaction (the one storing that snapshot). Null when it is no longer running. The
+ * change notice goes out through the returned function, after the caller commits.
+ */
+export async function stopAutomatically(ctx: ExperimentsDeps, trx: Tx, request: AutoStopRequest): Promise<{ experiment: Experiment; afterCommit: () => void } | null> {
+  const row = await lockExperiment(trx, ctx.seam, request.workspaceId, request.experimentId);
+  if (!row || row.status !== 'running') return null;
+  const now = ctx.clock.now();
+  const changes: Partial<ExperimentRow> = { status: 'stopped', stopped_at: now, stop_reason: request.reason, outcome_notes: request.notes, updated_at: now };
+  await updateExperiment(trx, row.id, changes);
+  const updated = toExperiment({ ...row, ...changes });
+  const payload = { from: row.status, reason: request.reason, outcome_notes: request.notes, stopped_by: 'auto', snapshot_id: request.snapshotId, condition: request.condition };
+  await recordAudit(trx, { workspaceId: row.workspace_id, actorId: null, action: 'experiment.stopped', targetType: 'experiment', targetId: row.id, payload, at: now });
+  await ctx.lifecycle?.(trx, { kind: 'stopped', experiment: updated, actorId: null, stoppedBy: 'auto', snapshotId: request.snapshotId });
+  return { experiment: updated, afterCommit: () => publish(ctx, updated, []) };
 }

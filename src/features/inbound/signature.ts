@@ -7,6 +7,7 @@
 // HMAC-SHA256 of the raw body alone. Both compare digests in constant time, and both take the
 // body as bytes: verifying a re-parsed and re-serialised JSON body is the classic failure.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { computeSignature } from '../../lib/webhook-signing.js';
 
 export type HeaderValue = string | readonly string[] | null | undefined;
 
@@ -72,11 +73,8 @@ export function parseSignatureHeader(header: string): ParsedSignatureHeader | nu
   return { timestamp: Number(timestampText), timestampText, signatures };
 }
 
-/** Hex HMAC-SHA256 of `<t>.<raw body>`; `t` as a string is signed verbatim. */
-export function computeSignature(secret: string, t: number | string, rawBody: Uint8Array): string {
-  assertBytes(rawBody);
-  return createHmac('sha256', secret).update(`${t}.`, 'utf8').update(rawBody).digest('hex');
-}
+// The signer is shared with outbound deliveries (lib/webhook-signing.ts).
+export { computeSignature };
 
 /** Hex HMAC-SHA256 of the raw body alone, as the task tool signs its callbacks. */
 export function computeTaskToolSignature(secret: string, rawBody: Uint8Array): string {

@@ -1,0 +1,90 @@
+// What a snapshot says, as alert conditions: pure functions of the snapshot and the experiment,
+// so that which conditions hold is decided in one place and tested without a database.
+import type { AnalysisSnapshot, VariantPosterior } from '../analysis/read.js';
+import type { Experiment } from '../experiments/read.js';
+
+export type RecommendationValue = 'ship' | 'rollback' | 'investigate' | 'no_difference' | 'keep_running';
+
+/** The recommendation of decisions §15, as the analysis adds it to `decision` (absent in older snapshots). */
+export interface Recommendation {
+  recommendation: RecommendationValue;
+  variant_key: string | null;
+  reasons: Array<{ code: string; message: string }>;
+}
+
+type StoredRecommendation = Partial<Recommendation> & { action?: RecommendationValue };
+
+/** The snapshot's recommendation, whichever name its value has (`action` or `recommendation`). */
+export function recommendationOf(snapshot: AnalysisSnapshot): Recommendation | null {
+  const stored = (snapshot.decision as { recommendation?: StoredRecommendation | null }).recommendation;
+  const value = stored?.action ?? stored?.recommendation;
+  if (!stored || typeof value !== 'string') return null;
+  return { recommendation: value, variant_key: stored.variant_key ?? null, reasons: stored.reasons ?? [] };
+}
+
+/** Every variant that takes traffic has min_sample_per_variant exposed units: only then may anything about the effect fire. */
+export function minSampleReached(experiment: Experiment, snapshot: AnalysisSnapshot): boolean {
+  const min = experiment.decision_rule.min_sample_per_variant;
+  const live = snapshot.traffic.filter((variant) => variant.weight > 0);
+  return live.length > 0 && live.every((variant) => variant.exposed_units >= min);
+}
+
+/** The slice with the smallest SRM p-value over every breakdown, the first place to look for a broken split. */
+export function worstSrmSlice(snapshot: AnalysisSnapshot): { dimension: string; value: string; p: number } | null {
+  let worst: { dimension: string; value: string; p: number } | null = null;
+  for (const breakdown of snapshot.breakdowns) {
+    for (const slice of breakdown.values) {
+      const p = slice.srm_chi_squared_p;
+      if (p !== null && (worst === null || p < worst.p)) worst = { dimension: breakdown.dimension, value: slice.value, p };
+    }
+  }
+  return worst;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Why the experiment has no data: no exposures after a day running, or a metric with no events. Empty when it has. */
+export function noDataReasons(experiment: Experiment, snapshot: AnalysisSnapshot): string[] {
+  const startedAt = experiment.started_at === null ? null : Date.parse(experiment.started_at);
+  if (startedAt === null || Date.parse(snapshot.computed_at) - startedAt < DAY_MS) return [];
+  const units = snapshot.traffic.reduce((sum, variant) => sum + variant.exposed_units, 0);
+  if (units === 0) return ['no exposures in the first 24 hours of running'];
+  const silent = (perVariant: VariantPosterior[]) => perVariant.length > 0 && perVariant.every((variant) => variant.conversions === 0);
+  const reasons: string[] = [];
+  if (snapshot.primary_metric && silent(snapshot.per_variant)) reasons.push(`no events for the primary metric ${snapshot.primary_metric.key}`);
+  for (const guardrail of snapshot.guardrails) {
+    if (silent(guardrail.per_variant)) reasons.push(`no events for the guardrail metric ${guardrail.metric_key}`);
+  }
+  return reasons;
+}
+
+/** The states a snapshot puts each condition in; `value` tells one active state from another. */
+export interface ConditionState {
+  condition: string;
+  active: boolean;
+  value: string | null;
+}
+
+/**
+ * Each condition of the snapshot. The recommendation is active while it is something to act on
+ * (anything but keep_running), and its value is the recommendation with its variant, so a change
+ * from ship to rollback fires again. Effect conditions wait for the minimum sample.
+ */
+export function conditionsOf(experiment: Experiment, snapshot: AnalysisSnapshot): ConditionState[] {
+  const sampled = minSampleReached(experiment, snapshot);
+  const states: ConditionState[] = [{ condition: 'srm', active: snapshot.srm_warning, value: null }];
+  const recommendation = recommendationOf(snapshot);
+  if (recommendation) {
+    const effectBased = recommendation.recommendation !== 'investigate' && recommendation.recommendation !== 'keep_running';
+    const active = recommendation.recommendation !== 'keep_running' && (sampled || !effectBased);
+    states.push({ condition: 'recommendation', active, value: active ? `${recommendation.recommendation}:${recommendation.variant_key ?? ''}` : null });
+  }
+  const regressed = new Set(sampled ? snapshot.decision.guardrail_regressions.map((regression) => regression.metric_id) : []);
+  for (const guardrail of snapshot.guardrails) {
+    states.push({ condition: `guardrail:${guardrail.metric_id}`, active: regressed.has(guardrail.metric_id), value: null });
+  }
+  const noData = noDataReasons(experiment, snapshot);
+  states.push({ condition: 'no_data', active: noData.length > 0, value: noData.length > 0 ? noData.join('; ') : null });
+  states.push({ condition: 'analysis_failed', active: false, value: null });
+  return states;
+}

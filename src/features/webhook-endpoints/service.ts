@@ -1,0 +1,195 @@
+import dns from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { Executor } from '../../db/database.js';
+import { problems } from '../../http/problems.js';
+import { newId } from '../../lib/ids.js';
+import { toIso } from '../../lib/time.js';
+import { recordAudit } from '../audit/recorder.js';
+import { newWebhookSecret } from '../workspaces/webhook-secret.js';
+import { enqueueAttempt } from './delivery-job.js';
+import type { WebhookEndpointsDeps } from './index.js';
+import { refusedAddressReason } from './network-policy.js';
+import { createDelivery, deliveryBody, envelopeOf, RETRY_WINDOW_MS } from './publish.js';
+import type { WebhookEndpointInput, WebhookEndpointPatch } from './schemas.js';
+import {
+  deleteEndpoint,
+  findEndpoint,
+  insertEndpoint,
+  lockDelivery,
+  lockEndpoint,
+  toEndpointDelivery,
+  toWebhookEndpoint,
+  updateDelivery,
+  updateEndpoint,
+  type WebhookEndpointRow,
+} from './store.js';
+
+/** After a rotation the replaced secret keeps signing this long (a second v1 in every signature). */
+export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+const DNS_CHECK_TIMEOUT_MS = 2_000;
+
+interface Actor {
+  workspaceId: string;
+  actorId: string;
+}
+
+function notFound(id: string) {
+  return problems.notFound(`no webhook endpoint with id ${id}`);
+}
+
+async function audit(trx: Executor, actor: Actor, action: string, endpointId: string, payload: Record<string, unknown>, at: number) {
+  await recordAudit(trx, { ...actor, action, targetType: 'webhook_endpoint', targetId: endpointId, payload, at });
+}
+
+/**
+ * What is wrong with the URL now, as warnings (the endpoint is saved anyway: DNS may change, and
+ * the override may be set later). Deliveries check again at connect time; this is only a hint.
+ */
+export async function urlWarnings(ctx: WebhookEndpointsDeps, url: string): Promise<string[]> {
+  if (ctx.config.outbound.allowPrivateNetworks) return [];
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const refusal = (address: string) =>
+    `${host === address ? host : `${host} resolves to ${address}, which`} is a private, loopback, link-local or reserved address: ` +
+    'deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1';
+  if (isIP(host) !== 0) return refusedAddressReason(host) ? [refusal(host)] : [];
+  try {
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out')), DNS_CHECK_TIMEOUT_MS).unref());
+    const addresses = await Promise.race([dns.lookup(host, { all: true }), timeout]);
+    const blocked = addresses.find((entry) => refusedAddressReason(entry.address) !== null);
+    return blocked ? [refusal(blocked.address)] : [];
+  } catch (error) {
+    return [`${host} does not resolve now (${error instanceof Error ? error.message : String(error)}); deliveries fail until it does`];
+  }
+}
+
+export async function createEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, input: WebhookEndpointInput) {
+  const warnings = await urlWarnings(ctx, input.url);
+  const secret = newWebhookSecret();
+  return ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.clock.now();
+    const row: WebhookEndpointRow = {
+      id: newId(),
+      workspace_id: actor.workspaceId,
+      url: input.url,
+      description: input.description ?? '',
+      event_types: JSON.stringify(input.event_types.includes('*') ? ['*'] : input.event_types),
+      enabled: input.enabled === false ? 0 : 1,
+      format: input.format ?? 'verdict',
+      secret_enc: ctx.secrets.seal(secret),
+      previous_secret_enc: null,
+      previous_secret_expires_at: null,
+      failing_since: null,
+      disabled_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertEndpoint(trx, row);
+    const endpoint = toWebhookEndpoint(row, now);
+    const { url, description, event_types, enabled, format } = endpoint;
+    await audit(trx, actor, 'webhook_endpoint.created', row.id, { url, description, event_types, enabled, format, warnings }, now);
+    return { ...endpoint, warnings, secret };
+  });
+}
+
+export async function getEndpoint(ctx: WebhookEndpointsDeps, workspaceId: string, id: string) {
+  const row = await findEndpoint(ctx.db, workspaceId, id);
+  if (!row) throw notFound(id);
+  return toWebhookEndpoint(row, ctx.clock.now());
+}
+
+function changesOf(current: WebhookEndpointRow, patch: WebhookEndpointPatch): Record<string, { from: unknown; to: unknown }> {
+  const before = toWebhookEndpoint(current, 0) as unknown as Record<string, unknown>;
+  const normalized: Record<string, unknown> = { ...patch };
+  if (patch.event_types) normalized.event_types = patch.event_types.includes('*') ? ['*'] : patch.event_types;
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const [field, to] of Object.entries(normalized)) {
+    if (to !== undefined && JSON.stringify(to) !== JSON.stringify(before[field])) changes[field] = { from: before[field], to };
+  }
+  return changes;
+}
+
+/** Changes what was given; an unchanged body changes nothing and logs nothing. Re-enabling clears the failure run. */
+export async function patchEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id: string, patch: WebhookEndpointPatch) {
+  const warnings = patch.url ? await urlWarnings(ctx, patch.url) : [];
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await lockEndpoint(trx, ctx.seam, actor.workspaceId, id);
+    if (!current) throw notFound(id);
+    const now = ctx.clock.now();
+    const changes = changesOf(current, patch);
+    if (Object.keys(changes).length === 0) return { ...toWebhookEndpoint(current, now), warnings };
+    const updated: WebhookEndpointRow = {
+      ...current,
+      url: patch.url ?? current.url,
+      description: patch.description ?? current.description,
+      event_types: changes.event_types ? JSON.stringify(changes.event_types.to) : current.event_types,
+      format: patch.format ?? current.format,
+      enabled: patch.enabled === undefined ? current.enabled : patch.enabled ? 1 : 0,
+      updated_at: now,
+    };
+    if (changes.enabled && patch.enabled) Object.assign(updated, { failing_since: null, disabled_reason: null });
+    const { id: _id, workspace_id: _workspace, created_at: _created, ...columns } = updated;
+    await updateEndpoint(trx, id, columns);
+    await audit(trx, actor, 'webhook_endpoint.updated', id, { changes, warnings }, now);
+    return { ...toWebhookEndpoint(updated, now), warnings };
+  });
+}
+
+export async function removeEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id: string): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const current = await lockEndpoint(trx, ctx.seam, actor.workspaceId, id);
+    if (!current) throw notFound(id);
+    await deleteEndpoint(trx, id);
+    await audit(trx, actor, 'webhook_endpoint.deleted', id, { url: current.url }, ctx.clock.now());
+  });
+}
+
+/** A new secret; the replaced one keeps signing for 24 hours (a second rotation retires the oldest at once). */
+export async function rotateEndpointSecret(ctx: WebhookEndpointsDeps, actor: Actor, id: string) {
+  const secret = newWebhookSecret();
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await lockEndpoint(trx, ctx.seam, actor.workspaceId, id);
+    if (!current) throw notFound(id);
+    const now = ctx.clock.now();
+    const expiresAt = now + SECRET_ROTATION_GRACE_MS;
+    const changes = { secret_enc: ctx.secrets.seal(secret), previous_secret_enc: current.secret_enc, previous_secret_expires_at: expiresAt, updated_at: now };
+    await updateEndpoint(trx, id, changes);
+    await audit(trx, actor, 'webhook_endpoint.secret_rotated', id, { previous_secret_expires_at: toIso(expiresAt) }, now);
+    return { ...toWebhookEndpoint({ ...current, ...changes }, now), warnings: [], secret };
+  });
+}
+
+/** Sends a `ping` event to this endpoint only (whatever its event types). */
+export async function pingEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id: string) {
+  return ctx.db.transaction().execute(async (trx) => {
+    const endpoint = await lockEndpoint(trx, ctx.seam, actor.workspaceId, id);
+    if (!endpoint) throw notFound(id);
+    if (endpoint.enabled !== 1) throw problems.endpointDisabled('the endpoint is disabled; enable it (PATCH enabled: true) to send to it');
+    const now = ctx.clock.now();
+    const eventId = newId();
+    const data = { endpoint_id: endpoint.id, message: 'A test event from Verdict: this endpoint receives deliveries.' };
+    const envelope = envelopeOf(eventId, { workspaceId: actor.workspaceId, type: 'ping', data }, now);
+    const summary = { headline: 'Verdict test message: this channel will receive experiment alerts.', fields: [], link: null };
+    const deliveryId = await createDelivery(ctx, trx, endpoint, { id: eventId, type: 'ping', body: deliveryBody(endpoint, envelope, summary) }, now);
+    await audit(trx, actor, 'webhook_endpoint.pinged', id, { event_id: eventId, delivery_id: deliveryId }, now);
+    const delivery = await lockDelivery(trx, ctx.seam, id, deliveryId);
+    return toEndpointDelivery(delivery as NonNullable<typeof delivery>);
+  });
+}
+
+/** Sends a finished delivery again now (same body, same event id), with a new three-day retry window. */
+export async function redeliver(ctx: WebhookEndpointsDeps, actor: Actor, id: string, deliveryId: string) {
+  return ctx.db.transaction().execute(async (trx) => {
+    const endpoint = await lockEndpoint(trx, ctx.seam, actor.workspaceId, id);
+    if (!endpoint) throw notFound(id);
+    const delivery = await lockDelivery(trx, ctx.seam, id, deliveryId);
+    if (!delivery) throw problems.notFound(`no delivery with id ${deliveryId} for this endpoint`);
+    if (endpoint.enabled !== 1) throw problems.endpointDisabled('the endpoint is disabled; enable it (PATCH enabled: true) to send to it');
+    if (delivery.status === 'pending') throw problems.deliveryPending('an attempt of this delivery is already scheduled (see next_attempt_at)');
+    const now = ctx.clock.now();
+    const changes = { status: 'pending' as const, next_attempt_at: now, retry_until: now + RETRY_WINDOW_MS, updated_at: now };
+    await updateDelivery(trx, delivery.id, changes);
+    await enqueueAttempt(ctx, trx, { deliveryId: delivery.id, attempt: delivery.attempts + 1, runAt: now, tag: 'redeliver' });
+    await audit(trx, actor, 'webhook_endpoint.redelivered', id, { delivery_id: delivery.id, event_id: delivery.event_id }, now);
+    return toEndpointDelivery({ ...delivery, ...changes });
+  });
+}
