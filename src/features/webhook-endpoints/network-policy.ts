@@ -36,12 +36,24 @@ for (const [network, prefix] of V4) refused.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of V6) refused.addSubnet(network, prefix, 'ipv6');
 
 const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
+// The same in hex, as the WHATWG URL parser writes it: [::ffff:127.0.0.1] becomes ::ffff:7f00:1.
+const MAPPED_V4_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i;
+
+/** The IPv4 address an IPv4-mapped IPv6 address carries, or the address itself. */
+function unmapped(address: string): string {
+  const dotted = MAPPED_V4.exec(address);
+  if (dotted?.[1]) return dotted[1];
+  const hex = MAPPED_V4_HEX.exec(address);
+  if (!hex?.[1] || !hex[2]) return address;
+  const high = parseInt(hex[1], 16);
+  const low = parseInt(hex[2], 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
 
 /** Why the address may not be connected to, or null when it may. */
 export function refusedAddressReason(address: string): string | null {
   const bare = address.replace(/^\[|\]$/g, '');
-  const mapped = MAPPED_V4.exec(bare);
-  const ip = mapped?.[1] ?? bare;
+  const ip = unmapped(bare);
   const family = isIP(ip);
   if (family === 0) return `"${address}" is not an IP address`;
   const blocked = refused.check(ip, family === 4 ? 'ipv4' : 'ipv6');
