@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
 }
@@ -22,7 +23,7 @@ export class Receiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        this.received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+        this.received.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
         const behaviour = this.script.shift() ?? 200;
         if (behaviour === 'hang') {
           this.#hanging.add(response);
