@@ -286,7 +286,10 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description: 'Issues a new `inbound_secret` (returned once); the previous secret keeps verifying for 24 hours. Audit-logged.',
   },
   // Outbound webhooks (docs/webhooks.md "Outbound deliveries")
-  listWebhookEndpoints: { summary: 'List webhook endpoints', description: `The workspace’s outbound endpoints, oldest first; secrets are never listed. ${PAGED}` },
+  listWebhookEndpoints: {
+    summary: 'List webhook endpoints',
+    description: `The workspace’s outbound endpoints, oldest first; secrets are never listed. ${PAGED}`,
+  },
   createWebhookEndpoint: {
     summary: 'Create a webhook endpoint',
     description:
@@ -295,12 +298,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   getWebhookEndpoint: { summary: 'Get a webhook endpoint', description: 'One endpoint by id, without its secret; 404 when there is none in the workspace.' },
   updateWebhookEndpoint: {
     summary: 'Update a webhook endpoint',
-    description: 'Changes url, description, event_types, enabled or format. Setting enabled: true re-enables an endpoint Verdict disabled after three days of failures. An unchanged body changes nothing and logs nothing.',
+    description:
+      'Changes url, description, event_types, enabled or format. Setting enabled: true re-enables an endpoint Verdict disabled after three days of failures. An unchanged body changes nothing and logs nothing.',
   },
-  deleteWebhookEndpoint: { summary: 'Delete a webhook endpoint', description: 'Deletes the endpoint and its delivery log; attempts not yet made are not made. Audit-logged.' },
+  deleteWebhookEndpoint: {
+    summary: 'Delete a webhook endpoint',
+    description: 'Deletes the endpoint and its delivery log; attempts not yet made are not made. Audit-logged.',
+  },
   rotateWebhookEndpointSecret: {
     summary: 'Rotate a webhook endpoint’s secret',
-    description: 'Issues a new signing secret (returned once). For 24 hours every delivery carries two `v1=` signatures, one per secret, so a receiver can switch at its own pace. Audit-logged.',
+    description:
+      'Issues a new signing secret (returned once). For 24 hours every delivery carries two `v1=` signatures, one per secret, so a receiver can switch at its own pace. Audit-logged.',
   },
   listWebhookEndpointDeliveries: {
     summary: 'List an endpoint’s deliveries',
@@ -308,11 +316,13 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   redeliverWebhookEndpointDelivery: {
     summary: 'Redeliver an event',
-    description: 'Sends a finished (succeeded or failed) delivery again now: the same body and event id, with the next attempt number and a new three-day retry window. 409 while an attempt is scheduled or the endpoint is disabled.',
+    description:
+      'Sends a finished (succeeded or failed) delivery again now: the same body and event id, with the next attempt number and a new three-day retry window. 409 while an attempt is scheduled or the endpoint is disabled.',
   },
   testWebhookEndpoint: {
     summary: 'Send a test ping',
-    description: 'Sends a `ping` event to this endpoint, whatever its event types, and returns the delivery (202). 409 when the endpoint is disabled. Audit-logged.',
+    description:
+      'Sends a `ping` event to this endpoint, whatever its event types, and returns the delivery (202). 409 when the endpoint is disabled. Audit-logged.',
   },
   receiveInboundWebhook: {
     summary: 'Receive a signed inbound webhook',

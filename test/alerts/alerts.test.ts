@@ -137,7 +137,10 @@ describeEach('alerts', {}, ({ dialect }) => {
       auto_stop: { on_recommendation: true },
     });
     expect(valid.auto_stop.on_recommendation).toBe(true);
-    const switchRule = await server.request('PATCH', `/v1/experiments/${valid.id}`, { key: ws.key, body: { decision_rule: { method: 'bayesian.posterior_threshold' } } });
+    const switchRule = await server.request('PATCH', `/v1/experiments/${valid.id}`, {
+      key: ws.key,
+      body: { decision_rule: { method: 'bayesian.posterior_threshold' } },
+    });
     expect(switchRule.status).toBe(422);
     expect(switchRule.body.errors[0].pointer).toBe('/decision_rule/method');
     const after = await server.request('GET', `/v1/experiments/${valid.id}`, { key: ws.key });
@@ -165,6 +168,9 @@ describeEach('alerts to Slack', {}, ({ dialect }) => {
     const fields = numbers.fields.map((field: { text: string }) => field.text);
     expect(fields[0]).toMatch(/^\*Effect of treatment\*\n\+\d+\.\d% \(95% interval \+\d+\.\d% to \+\d+\.\d%\)$/);
     expect(fields[1]).toMatch(/^\*Chance to beat control\*\n\d+\.\d%$/);
-    expect(context).toEqual({ type: 'context', elements: [{ type: 'mrkdwn', text: `<${PUBLIC_URL}/ui/experiments/${experiment.id}/results|Open in Verdict>` }] });
+    expect(context).toEqual({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: `<${PUBLIC_URL}/ui/experiments/${experiment.id}/results|Open in Verdict>` }],
+    });
   });
 });

@@ -27,7 +27,10 @@ async function deliveries(server: TestServer, key: string, endpointId: string) {
 }
 
 async function settled(server: TestServer, key: string, endpointId: string, deliveryId: string, status = 'succeeded') {
-  return waitFor(async () => (await deliveries(server, key, endpointId)).find((item) => item.id === deliveryId && item.status === status), `delivery ${status}`);
+  return waitFor(
+    async () => (await deliveries(server, key, endpointId)).find((item) => item.id === deliveryId && item.status === status),
+    `delivery ${status}`,
+  );
 }
 
 describeEach('outbound webhook endpoints', {}, ({ dialect }) => {
@@ -55,9 +58,19 @@ describeEach('outbound webhook endpoints', {}, ({ dialect }) => {
   }
 
   it('creates, lists, reads, edits and deletes endpoints; the secret is shown once; each change is audit-logged', async () => {
-    const created = await createEndpoint(server, key, { url: 'https://hooks.example.com/verdict', description: 'ops', event_types: ['experiment.srm_detected'] });
+    const created = await createEndpoint(server, key, {
+      url: 'https://hooks.example.com/verdict',
+      description: 'ops',
+      event_types: ['experiment.srm_detected'],
+    });
     expect(created.secret).toMatch(/^whsec_[0-9A-Za-z]{32,}$/);
-    expect(created).toMatchObject({ url: 'https://hooks.example.com/verdict', description: 'ops', event_types: ['experiment.srm_detected'], enabled: true, format: 'verdict' });
+    expect(created).toMatchObject({
+      url: 'https://hooks.example.com/verdict',
+      description: 'ops',
+      event_types: ['experiment.srm_detected'],
+      enabled: true,
+      format: 'verdict',
+    });
     const read = await server.request('GET', `/v1/webhook-endpoints/${created.id}`, { key });
     expect(read.status).toBe(200);
     expect(read.body.secret).toBeUndefined();
@@ -65,7 +78,10 @@ describeEach('outbound webhook endpoints', {}, ({ dialect }) => {
     expect(listed.body.data.map((item: any) => item.id)).toContain(created.id);
     expect(JSON.stringify(listed.body)).not.toContain(created.secret);
 
-    const patched = await server.request('PATCH', `/v1/webhook-endpoints/${created.id}`, { key, body: { event_types: ['*'], format: 'slack', enabled: false } });
+    const patched = await server.request('PATCH', `/v1/webhook-endpoints/${created.id}`, {
+      key,
+      body: { event_types: ['*'], format: 'slack', enabled: false },
+    });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toMatchObject({ event_types: ['*'], format: 'slack', enabled: false });
 
@@ -166,7 +182,10 @@ describeEach('outbound webhook endpoints', {}, ({ dialect }) => {
     const again = await server.request('POST', `/v1/webhook-endpoints/${endpoint.id}/deliveries/${ping.body.id}/redeliver`, { key });
     expect(again.status, again.text).toBe(202);
     expect(again.body.status).toBe('pending');
-    await waitFor(async () => (await deliveries(server, key, endpoint.id)).find((item) => item.attempts === 2 && item.status === 'succeeded'), 'the redelivery');
+    await waitFor(
+      async () => (await deliveries(server, key, endpoint.id)).find((item) => item.attempts === 2 && item.status === 'succeeded'),
+      'the redelivery',
+    );
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
     expect(receiver.received[1]!.headers['verdict-delivery-attempt']).toBe('2');

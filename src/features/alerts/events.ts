@@ -137,7 +137,11 @@ export function analysisFailed(experiment: ExperimentRef, reason: string, public
     workspaceId: experiment.workspace_id,
     type: 'experiment.analysis_failed',
     data: { experiment: experimentData(experiment), reason, link: linkTo(publicUrl, experiment.id, '') },
-    summary: { headline: `${experiment.name}: the analysis failed`, fields: [{ label: 'Error', value: reason.slice(0, 500) }], link: linkTo(publicUrl, experiment.id, '') },
+    summary: {
+      headline: `${experiment.name}: the analysis failed`,
+      fields: [{ label: 'Error', value: reason.slice(0, 500) }],
+      link: linkTo(publicUrl, experiment.id, ''),
+    },
   };
 }
 

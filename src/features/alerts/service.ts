@@ -34,12 +34,22 @@ export function autoStopFor(experiment: Experiment, snapshot: AnalysisSnapshot):
   const snapshotId = snapshot.id;
   if (autoStop.on_srm && snapshot.srm_warning) {
     const p = snapshot.srm_chi_squared_p;
-    return { reason: 'bug', condition: 'srm', snapshotId, notes: `Stopped automatically: sample-ratio mismatch (p = ${p?.toExponential(2)}) in snapshot ${snapshotId}.` };
+    return {
+      reason: 'bug',
+      condition: 'srm',
+      snapshotId,
+      notes: `Stopped automatically: sample-ratio mismatch (p = ${p?.toExponential(2)}) in snapshot ${snapshotId}.`,
+    };
   }
   const regressions = snapshot.decision.guardrail_regressions;
   if (autoStop.on_guardrail_regression && regressions.length > 0 && minSampleReached(experiment, snapshot)) {
     const names = regressions.map((item) => `${item.metric_key} (${item.variant_key})`).join(', ');
-    return { reason: 'lost', condition: 'guardrail_regression', snapshotId, notes: `Stopped automatically: guardrail regressed: ${names}, in snapshot ${snapshotId}.` };
+    return {
+      reason: 'lost',
+      condition: 'guardrail_regression',
+      snapshotId,
+      notes: `Stopped automatically: guardrail regressed: ${names}, in snapshot ${snapshotId}.`,
+    };
   }
   const recommendation = recommendationOf(snapshot);
   if (!autoStop.on_recommendation || !recommendation || !minSampleReached(experiment, snapshot)) return null;
@@ -47,7 +57,12 @@ export function autoStopFor(experiment: Experiment, snapshot: AnalysisSnapshot):
   const value = recommendation.recommendation;
   if (value !== 'ship' && value !== 'rollback' && value !== 'no_difference') return null;
   const variant = recommendation.variant_key ? ` ${recommendation.variant_key}` : '';
-  return { reason: reasons[value], condition: 'recommendation', snapshotId, notes: `Stopped automatically: recommendation ${value}${variant} in snapshot ${snapshotId}.` };
+  return {
+    reason: reasons[value],
+    condition: 'recommendation',
+    snapshotId,
+    notes: `Stopped automatically: recommendation ${value}${variant} in snapshot ${snapshotId}.`,
+  };
 }
 
 /** Evaluates a stored snapshot of a running experiment: alerts first, then the auto-stop. */

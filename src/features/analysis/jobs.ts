@@ -90,16 +90,21 @@ export function registerAnalysisJobs(context: AppContext, listeners: AnalysisLis
     const enqueued = await enqueueDueAnalyses(ctx);
     if (enqueued.length > 0) logger.info({ enqueued }, 'analysis snapshots enqueued');
   });
-  ctx.jobs.register(ANALYSIS_COMPUTE_JOB, async (payload, { logger }) => {
-    const { experiment_id: experimentId, trigger } = computePayloadOf(payload);
-    const snapshot = await computeById(ctx, experimentId, { trigger });
-    if (snapshot) logger.info({ experiment_id: experimentId, snapshot_id: snapshot.id, verdict: snapshot.decision.verdict }, 'analysis snapshot computed');
-    else logger.warn({ experiment_id: experimentId }, 'analysis skipped: the experiment is gone or never started');
-  }, {
-    onFailed: async (trx, failure) => {
-      const given = failure.payload as Partial<ComputePayload> | null;
-      if (listeners.onFailed && typeof given?.experiment_id === 'string') await listeners.onFailed(trx, { experimentId: given.experiment_id, reason: failure.reason });
+  ctx.jobs.register(
+    ANALYSIS_COMPUTE_JOB,
+    async (payload, { logger }) => {
+      const { experiment_id: experimentId, trigger } = computePayloadOf(payload);
+      const snapshot = await computeById(ctx, experimentId, { trigger });
+      if (snapshot) logger.info({ experiment_id: experimentId, snapshot_id: snapshot.id, verdict: snapshot.decision.verdict }, 'analysis snapshot computed');
+      else logger.warn({ experiment_id: experimentId }, 'analysis skipped: the experiment is gone or never started');
     },
-  });
+    {
+      onFailed: async (trx, failure) => {
+        const given = failure.payload as Partial<ComputePayload> | null;
+        if (listeners.onFailed && typeof given?.experiment_id === 'string')
+          await listeners.onFailed(trx, { experimentId: given.experiment_id, reason: failure.reason });
+      },
+    },
+  );
   ctx.jobs.every(ANALYSIS_SCHEDULE_JOB, SCHEDULE_EVERY_MS);
 }

@@ -3,7 +3,16 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { validateAudience } from '../assignment/audience.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
-import { CUPED_LOOKBACK_DAYS, DEFAULT_DECISION_RULE, type AutoStop, type AutoStopInput, type DecisionRule, type Variant, type VariantInput, type VarianceReduction } from './schemas.js';
+import {
+  CUPED_LOOKBACK_DAYS,
+  DEFAULT_DECISION_RULE,
+  type AutoStop,
+  type AutoStopInput,
+  type DecisionRule,
+  type Variant,
+  type VariantInput,
+  type VarianceReduction,
+} from './schemas.js';
 
 /** Weight, key and control rules the schema cannot express; pointers are into the request body. */
 export function variantErrors(variants: VariantInput[]): FieldError[] {
@@ -94,7 +103,11 @@ export function changedFields(patch: Record<string, unknown>, current: Record<st
 
 /** Every switch filled in (omitted ones are off). */
 export function normalizeAutoStop(input: AutoStopInput | null | undefined): AutoStop {
-  return { on_recommendation: input?.on_recommendation === true, on_guardrail_regression: input?.on_guardrail_regression === true, on_srm: input?.on_srm === true };
+  return {
+    on_recommendation: input?.on_recommendation === true,
+    on_guardrail_regression: input?.on_guardrail_regression === true,
+    on_srm: input?.on_srm === true,
+  };
 }
 
 /** The decision rules whose error rate holds however often the analysis looks (docs/statistics.md section 7). */

@@ -94,7 +94,9 @@ export const AutoStopInput = Type.Object(
           'stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule',
       }),
     ),
-    on_guardrail_regression: Type.Optional(Type.Boolean({ description: 'stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units' })),
+    on_guardrail_regression: Type.Optional(
+      Type.Boolean({ description: 'stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units' }),
+    ),
     on_srm: Type.Optional(Type.Boolean({ description: 'stop (reason bug) when a sample-ratio mismatch is detected' })),
   },
   { additionalProperties: false, description: 'automatic stops; omitted switches are off (docs/experiments.md "Auto-stop")' },

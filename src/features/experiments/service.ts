@@ -238,7 +238,14 @@ async function transition(ctx: ExperimentsDeps, actor: Actor, id: string, kind: 
     const updated = toExperiment({ ...row, ...changes });
     const payload = kind === 'stop' ? { from: row.status, reason: stop?.reason, outcome_notes: stop?.outcome_notes ?? null } : { from: row.status };
     const stoppedBy: StoppedBy = actor.via === 'session' ? 'person' : 'key';
-    await audit(trx, actor, `experiment.${kind === 'archive' ? 'archived' : kind === 'start' ? 'started' : 'stopped'}`, row.id, kind === 'stop' ? { ...payload, stopped_by: stoppedBy } : payload, now);
+    await audit(
+      trx,
+      actor,
+      `experiment.${kind === 'archive' ? 'archived' : kind === 'start' ? 'started' : 'stopped'}`,
+      row.id,
+      kind === 'stop' ? { ...payload, stopped_by: stoppedBy } : payload,
+      now,
+    );
     if (kind === 'start') await ctx.lifecycle?.(trx, { kind: 'started', experiment: updated, actorId: actor.actorId });
     if (kind === 'stop') await ctx.lifecycle?.(trx, { kind: 'stopped', experiment: updated, actorId: actor.actorId, stoppedBy, snapshotId: null });
     return updated;
@@ -284,15 +291,34 @@ export async function getExperiment(ctx: ExperimentsDeps, workspaceId: string, i
  * caller's transaction (the one storing that snapshot). Null when it is no longer running. The
  * change notice goes out through the returned function, after the caller commits.
  */
-export async function stopAutomatically(ctx: ExperimentsDeps, trx: Tx, request: AutoStopRequest): Promise<{ experiment: Experiment; afterCommit: () => void } | null> {
+export async function stopAutomatically(
+  ctx: ExperimentsDeps,
+  trx: Tx,
+  request: AutoStopRequest,
+): Promise<{ experiment: Experiment; afterCommit: () => void } | null> {
   const row = await lockExperiment(trx, ctx.seam, request.workspaceId, request.experimentId);
   if (!row || row.status !== 'running') return null;
   const now = ctx.clock.now();
   const changes: Partial<ExperimentRow> = { status: 'stopped', stopped_at: now, stop_reason: request.reason, outcome_notes: request.notes, updated_at: now };
   await updateExperiment(trx, row.id, changes);
   const updated = toExperiment({ ...row, ...changes });
-  const payload = { from: row.status, reason: request.reason, outcome_notes: request.notes, stopped_by: 'auto', snapshot_id: request.snapshotId, condition: request.condition };
-  await recordAudit(trx, { workspaceId: row.workspace_id, actorId: null, action: 'experiment.stopped', targetType: 'experiment', targetId: row.id, payload, at: now });
+  const payload = {
+    from: row.status,
+    reason: request.reason,
+    outcome_notes: request.notes,
+    stopped_by: 'auto',
+    snapshot_id: request.snapshotId,
+    condition: request.condition,
+  };
+  await recordAudit(trx, {
+    workspaceId: row.workspace_id,
+    actorId: null,
+    action: 'experiment.stopped',
+    targetType: 'experiment',
+    targetId: row.id,
+    payload,
+    at: now,
+  });
   await ctx.lifecycle?.(trx, { kind: 'stopped', experiment: updated, actorId: null, stoppedBy: 'auto', snapshotId: request.snapshotId });
   return { experiment: updated, afterCommit: () => publish(ctx, updated, []) };
 }

@@ -24,7 +24,11 @@ export interface AttemptPayload {
   attempt: number;
 }
 
-export async function enqueueAttempt(ctx: WebhookEndpointsDeps, executor: Executor, next: { deliveryId: string; attempt: number; runAt: number; tag?: string }) {
+export async function enqueueAttempt(
+  ctx: WebhookEndpointsDeps,
+  executor: Executor,
+  next: { deliveryId: string; attempt: number; runAt: number; tag?: string },
+) {
   const payload: AttemptPayload = { delivery_id: next.deliveryId, attempt: next.attempt };
   await ctx.enqueue(executor, {
     name: DELIVERY_JOB,

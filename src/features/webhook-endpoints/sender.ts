@@ -20,8 +20,7 @@ export interface SendOptions {
 }
 
 export type SendResult =
-  | { ok: true; status: number; body: string; durationMs: number }
-  | { ok: false; status: number | null; body: string | null; durationMs: number; error: string };
+  { ok: true; status: number; body: string; durationMs: number } | { ok: false; status: number | null; body: string | null; durationMs: number; error: string };
 
 export class RefusedAddressError extends Error {
   override name = 'RefusedAddressError';
@@ -35,7 +34,11 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
       const list = addresses as dns.LookupAddress[];
       const blocked = allowPrivate ? undefined : list.find((entry) => refusedAddressReason(entry.address) !== null);
       if (blocked) {
-        return callback(new RefusedAddressError(`refused: ${hostname} resolves to ${blocked.address}, a private, loopback, link-local or reserved address`), '', 0);
+        return callback(
+          new RefusedAddressError(`refused: ${hostname} resolves to ${blocked.address}, a private, loopback, link-local or reserved address`),
+          '',
+          0,
+        );
       }
       if (options.all) return callback(null, list);
       const first = list[0];
