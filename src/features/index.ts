@@ -32,6 +32,23 @@ import { createWorkspaces } from './workspaces/index.js';
  * register their jobs. Building a slice makes closures and caches only (no I/O). Slices that
  * others read expose read.ts; none reaches into another's store.ts.
  */
+/**
+ * Outbound webhooks, alerts and experiments, which know of each other only through functions:
+ * alerts publish through the endpoints slice and stop experiments through the experiments slice,
+ * which tells alerts of its starts and stops (the closure is only called once both exist).
+ */
+function createNotifyingSlices(ctx: AppContext) {
+  const webhookEndpoints = createWebhookEndpoints(ctx);
+  const alerts = createAlerts({
+    config: ctx.config,
+    clock: ctx.clock,
+    publish: webhookEndpoints.publish,
+    stopAutomatically: (trx, request) => experiments.stopAutomatically(trx, request),
+  });
+  const experiments = createExperiments({ ...ctx, lifecycle: alerts.onLifecycle });
+  return { webhookEndpoints, alerts, experiments };
+}
+
 export function createSlices(ctx: AppContext) {
   const health = createHealth(ctx);
   const workspaces = createWorkspaces(ctx);
@@ -43,16 +60,7 @@ export function createSlices(ctx: AppContext) {
   const segments = createSegments(ctx);
   const templates = createTemplates(ctx);
   const renders = createRenders(ctx);
-  const webhookEndpoints = createWebhookEndpoints(ctx);
-  // Alerts stop experiments through the experiments slice, which tells alerts of its starts and
-  // stops: the closure below is only called once both exist.
-  const alerts = createAlerts({
-    config: ctx.config,
-    clock: ctx.clock,
-    publish: webhookEndpoints.publish,
-    stopAutomatically: (trx, request) => experiments.stopAutomatically(trx, request),
-  });
-  const experiments = createExperiments({ ...ctx, lifecycle: alerts.onLifecycle });
+  const { webhookEndpoints, alerts, experiments } = createNotifyingSlices(ctx);
   const mutexGroups = createMutexGroups(ctx);
   const assignment = createAssignment(ctx);
   const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });

@@ -175,7 +175,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   updateExperiment: {
     summary: 'Update an experiment',
     description:
-      'Any subset of the create body. Drafts change freely; running experiments only name, hypothesis, audience, decision_rule, dimensions and variant weights (not the set of keys), and a weight change sets `weights_changed_since_start`; stopped and archived ones not at all. Those refusals answer 409. Audit-logged.',
+      'Any subset of the create body. Drafts change freely; running experiments only name, hypothesis, audience, decision_rule, variance_reduction, dimensions, auto_stop and variant weights (not the set of keys), and a weight change sets `weights_changed_since_start`; stopped and archived ones not at all. Those refusals answer 409. Audit-logged.',
   },
   archiveExperiment: {
     summary: 'Archive an experiment',

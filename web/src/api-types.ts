@@ -677,6 +677,12 @@ export type ListExperimentsResponse = {
       /** the seed of the Thompson draws that set these weights; null for the starting weights */
       seed: number | null;
     }>;
+    /** which conditions stop the experiment automatically, in the transaction that stores the snapshot that meets them */
+    auto_stop: {
+      on_recommendation: boolean;
+      on_guardrail_regression: boolean;
+      on_srm: boolean;
+    };
     weights_changed_since_start: boolean;
     /** ISO 8601 UTC with milliseconds, or null; format: date-time */
     started_at: string | null;
@@ -763,6 +769,15 @@ export type CreateExperimentRequest = {
     /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
     stop_at_prob_best?: number;
   };
+  /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+  auto_stop?: {
+    /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+    on_recommendation?: boolean;
+    /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+    on_guardrail_regression?: boolean;
+    /** stop (reason bug) when a sample-ratio mismatch is detected */
+    on_srm?: boolean;
+  };
 };
 
 /** POST /v1/experiments: 201 body */
@@ -836,6 +851,12 @@ export type CreateExperimentResponse = {
     /** the seed of the Thompson draws that set these weights; null for the starting weights */
     seed: number | null;
   }>;
+  /** which conditions stop the experiment automatically, in the transaction that stores the snapshot that meets them */
+  auto_stop: {
+    on_recommendation: boolean;
+    on_guardrail_regression: boolean;
+    on_srm: boolean;
+  };
   weights_changed_since_start: boolean;
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   started_at: string | null;
@@ -922,6 +943,15 @@ export type UpdateExperimentRequest = {
     weight_floor?: number;
     /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
     stop_at_prob_best?: number;
+  };
+  /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+  auto_stop?: {
+    /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+    on_recommendation?: boolean;
+    /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+    on_guardrail_regression?: boolean;
+    /** stop (reason bug) when a sample-ratio mismatch is detected */
+    on_srm?: boolean;
   };
 };
 
@@ -1222,6 +1252,207 @@ export type UpdateWebhookSourceResponse = GetWebhookSourceResponse;
 
 /** POST /v1/webhook-sources/{id}/rotate-secret: 200 body */
 export type RotateWebhookSourceSecretResponse = CreateWebhookSourceResponse;
+
+/** GET /v1/webhook-endpoints: 200 body */
+export type ListWebhookEndpointsResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    url: string;
+    description: string;
+    event_types: Array<string>;
+    /** a disabled endpoint is sent nothing new */
+    enabled: boolean;
+    /** verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret */
+    format: "verdict" | "slack";
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    previous_secret_expires_at: string | null;
+    /** when the current run of failed attempts began; after three days of failures the endpoint is disabled; format: date-time */
+    failing_since: string | null;
+    /** why Verdict disabled the endpoint, or null */
+    disabled_reason: string | null;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/webhook-endpoints: request body */
+export type CreateWebhookEndpointRequest = {
+  /** where deliveries are POSTed (http or https) */
+  url: string;
+  description?: string;
+  /** the event types delivered, or ["*"] for all of them */
+  event_types: Array<"experiment.started" | "experiment.stopped" | "experiment.recommendation_changed" | "experiment.guardrail_regressed" | "experiment.srm_detected" | "experiment.srm_cleared" | "experiment.no_data" | "experiment.analysis_failed" | "*">;
+  enabled?: boolean;
+  /** verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret */
+  format?: "verdict" | "slack";
+};
+
+/** POST /v1/webhook-endpoints: 201 body */
+export type CreateWebhookEndpointResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  url: string;
+  description: string;
+  event_types: Array<string>;
+  /** a disabled endpoint is sent nothing new */
+  enabled: boolean;
+  /** verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret */
+  format: "verdict" | "slack";
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  previous_secret_expires_at: string | null;
+  /** when the current run of failed attempts began; after three days of failures the endpoint is disabled; format: date-time */
+  failing_since: string | null;
+  /** why Verdict disabled the endpoint, or null */
+  disabled_reason: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+  /** problems found with the URL now, e.g. a host that resolves to a private address (deliveries to it will be refused) */
+  warnings: Array<string>;
+  /** whsec_...; signs Verdict-Signature. Returned only now: store it. */
+  secret: string;
+};
+
+/** GET /v1/webhook-endpoints/{id}: 200 body */
+export type GetWebhookEndpointResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  url: string;
+  description: string;
+  event_types: Array<string>;
+  /** a disabled endpoint is sent nothing new */
+  enabled: boolean;
+  /** verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret */
+  format: "verdict" | "slack";
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  previous_secret_expires_at: string | null;
+  /** when the current run of failed attempts began; after three days of failures the endpoint is disabled; format: date-time */
+  failing_since: string | null;
+  /** why Verdict disabled the endpoint, or null */
+  disabled_reason: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** PATCH /v1/webhook-endpoints/{id}: request body */
+export type UpdateWebhookEndpointRequest = {
+  /** where deliveries are POSTed (http or https) */
+  url?: string;
+  description?: string;
+  /** the event types delivered, or ["*"] for all of them */
+  event_types?: Array<"experiment.started" | "experiment.stopped" | "experiment.recommendation_changed" | "experiment.guardrail_regressed" | "experiment.srm_detected" | "experiment.srm_cleared" | "experiment.no_data" | "experiment.analysis_failed" | "*">;
+  /** true re-enables an endpoint Verdict disabled, and clears its failure run */
+  enabled?: boolean;
+  /** verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret */
+  format?: "verdict" | "slack";
+};
+
+/** PATCH /v1/webhook-endpoints/{id}: 200 body */
+export type UpdateWebhookEndpointResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  url: string;
+  description: string;
+  event_types: Array<string>;
+  /** a disabled endpoint is sent nothing new */
+  enabled: boolean;
+  /** verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret */
+  format: "verdict" | "slack";
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  previous_secret_expires_at: string | null;
+  /** when the current run of failed attempts began; after three days of failures the endpoint is disabled; format: date-time */
+  failing_since: string | null;
+  /** why Verdict disabled the endpoint, or null */
+  disabled_reason: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+  /** problems found with the URL now, e.g. a host that resolves to a private address (deliveries to it will be refused) */
+  warnings: Array<string>;
+};
+
+/** POST /v1/webhook-endpoints/{id}/rotate-secret: 200 body */
+export type RotateWebhookEndpointSecretResponse = CreateWebhookEndpointResponse;
+
+/** GET /v1/webhook-endpoints/{id}/deliveries: 200 body */
+export type ListWebhookEndpointDeliveriesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    endpoint_id: string;
+    /** ULID */
+    event_id: string;
+    event_type: string;
+    /** pending: an attempt is due (see next_attempt_at); succeeded: a 2xx answered; failed: retries ran out or the endpoint was disabled */
+    status: "pending" | "succeeded" | "failed";
+    /** attempts made so far */
+    attempts: number;
+    /** the last attempt’s HTTP status; null when it got no answer */
+    response_status: number | null;
+    /** the first 1 KB of the last response body */
+    response_body: string | null;
+    /** how long the last attempt took */
+    duration_ms: number | null;
+    /** why the last attempt failed (a refused address, a timeout, a status), or null */
+    last_error: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    next_attempt_at: string | null;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    delivered_at: string | null;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver: 202 body */
+export type RedeliverWebhookEndpointDeliveryResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  endpoint_id: string;
+  /** ULID */
+  event_id: string;
+  event_type: string;
+  /** pending: an attempt is due (see next_attempt_at); succeeded: a 2xx answered; failed: retries ran out or the endpoint was disabled */
+  status: "pending" | "succeeded" | "failed";
+  /** attempts made so far */
+  attempts: number;
+  /** the last attempt’s HTTP status; null when it got no answer */
+  response_status: number | null;
+  /** the first 1 KB of the last response body */
+  response_body: string | null;
+  /** how long the last attempt took */
+  duration_ms: number | null;
+  /** why the last attempt failed (a refused address, a timeout, a status), or null */
+  last_error: string | null;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  next_attempt_at: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  delivered_at: string | null;
+};
+
+/** POST /v1/webhook-endpoints/{id}/test: 202 body */
+export type TestWebhookEndpointResponse = RedeliverWebhookEndpointDeliveryResponse;
 
 /** POST /webhooks/inbound/{workspace_id}/{source_slug}: request body */
 export type ReceiveInboundWebhookRequest = {

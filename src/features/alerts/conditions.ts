@@ -1,25 +1,19 @@
 // What a snapshot says, as alert conditions: pure functions of the snapshot and the experiment,
 // so that which conditions hold is decided in one place and tested without a database.
-import type { AnalysisSnapshot, VariantPosterior } from '../analysis/read.js';
+import type { AnalysisSnapshot, RecommendationAction, VariantPosterior } from '../analysis/read.js';
 import type { Experiment } from '../experiments/read.js';
 
-export type RecommendationValue = 'ship' | 'rollback' | 'investigate' | 'no_difference' | 'keep_running';
-
-/** The recommendation of decisions §15, as the analysis adds it to `decision` (absent in older snapshots). */
+/** The snapshot's recommendation (decisions §15), with `recommendation` naming its action. */
 export interface Recommendation {
-  recommendation: RecommendationValue;
+  recommendation: RecommendationAction;
   variant_key: string | null;
   reasons: Array<{ code: string; message: string }>;
 }
 
-type StoredRecommendation = Partial<Recommendation> & { action?: RecommendationValue };
-
-/** The snapshot's recommendation, whichever name its value has (`action` or `recommendation`). */
 export function recommendationOf(snapshot: AnalysisSnapshot): Recommendation | null {
-  const stored = (snapshot.decision as { recommendation?: StoredRecommendation | null }).recommendation;
-  const value = stored?.action ?? stored?.recommendation;
-  if (!stored || typeof value !== 'string') return null;
-  return { recommendation: value, variant_key: stored.variant_key ?? null, reasons: stored.reasons ?? [] };
+  const stored = snapshot.decision.recommendation as AnalysisSnapshot['decision']['recommendation'] | undefined;
+  if (!stored) return null;
+  return { recommendation: stored.action, variant_key: stored.variant_key, reasons: stored.reasons };
 }
 
 /** Every variant that takes traffic has min_sample_per_variant exposed units: only then may anything about the effect fire. */

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/database.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisSnapshot } from './schemas.js';
 
-export type { AnalysisSnapshot, VariantPosterior } from './schemas.js';
+export type { AnalysisSnapshot, RecommendationAction, VariantPosterior } from './schemas.js';
 
 /**
  * Called in the transaction that inserts a snapshot; whatever it writes commits with the snapshot
