@@ -1,11 +1,14 @@
 // Alerts and auto-stop through HTTP: a snapshot that meets a condition sends its event once, and
 // again only after the condition cleared; lifecycle moves send experiment.started and .stopped;
 // auto-stop stops in the transaction that stores the snapshot, audit-logged with the snapshot.
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { exposeExactly } from '../analysis/support.js';
 import { describeEach } from '../support/describe-each.js';
 import { auditOf } from '../webhooks/support.js';
 import { computeNow, harmfulWinner, PUBLIC_URL, startedExperiment, useAlertsServer } from './support.js';
+
+// Each test exposes hundreds of units through HTTP and computes several snapshots: slow on a busy machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 describeEach('alerts', {}, ({ dialect }) => {
   const env = useAlertsServer(dialect);

@@ -1,6 +1,6 @@
 // Recommendation alerts and auto-stop on the recommendation (always-valid rules only), no_data
 // after a day without exposures, and analysis_failed when the analysis job fails for good.
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { enqueueJob } from '../../src/jobs/queue.js';
 import { createMetric, exposeExactly, sendEvents } from '../analysis/support.js';
 import { describeEach } from '../support/describe-each.js';
@@ -8,6 +8,9 @@ import { ManualClock } from '../support/clock.js';
 import type { TestServer } from '../support/server.js';
 import { auditOf, waitFor } from '../webhooks/support.js';
 import { computeNow, PUBLIC_URL, startedExperiment, useAlertsServer, type Workspace } from './support.js';
+
+// Each test exposes hundreds of units through HTTP and computes several snapshots: slow on a busy machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const HOUR = 3600_000;
 const clock = new ManualClock();
