@@ -8,6 +8,8 @@ import type { Config } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { describeEach } from '../support/describe-each.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { Receiver, verifies } from '../webhooks/receiver.js';
+import { startWorker, waitFor } from '../webhooks/support.js';
 
 // `verdict secrets rotate` (docs/deployment.md, "The secret key"): with the servers stopped it
 // re-encrypts every stored webhook secret under a new key; a server started with the new key
@@ -38,6 +40,8 @@ describeEach('verdict secrets rotate', {}, ({ dialect }) => {
   let server: TestServer | undefined;
   let key: string;
   let inbound: { path: string; secret: string };
+  let outbound: { id: string; secrets: string[] };
+  const receiver = new Receiver();
   let oldKeyFile: string;
   let rotated: { stdout: string; stderr: string };
 
@@ -51,23 +55,30 @@ describeEach('verdict secrets rotate', {}, ({ dialect }) => {
     const again = await before.request('POST', `/v1/webhook-sources/${source.body.id}/rotate-secret`, { key });
     expect(again.status, again.text).toBe(200);
     inbound = { path: source.body.inbound_path, secret: again.body.inbound_secret };
+    // An outbound endpoint with a rotated secret: both its secrets are sealed and must still sign.
+    const url = `http://127.0.0.1:${await receiver.listen()}/hook`;
+    const endpoint = await before.request('POST', '/v1/webhook-endpoints', { key, body: { url, event_types: ['*'] } });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    const rotatedEndpoint = await before.request('POST', `/v1/webhook-endpoints/${endpoint.body.id}/rotate-secret`, { key });
+    outbound = { id: endpoint.body.id, secrets: [endpoint.body.secret, rotatedEndpoint.body.secret] };
     await before.close();
     oldKeyFile = dialect === 'sqlite' ? fs.readFileSync(path.join(database.dataDir, 'secret.key'), 'utf8') : '';
     rotated = await rotate(cliEnv(database, oldKey));
   }, 120_000);
 
   afterAll(async () => {
+    await receiver.close();
     await server?.close();
     await database?.drop();
   });
 
   async function startWith(secretKey: string | null): Promise<TestServer> {
-    const config: Partial<Config> = { secretKey };
+    const config: Partial<Config> = { secretKey, outbound: { retryBaseMs: 100, timeoutMs: 5_000, allowPrivateNetworks: true } };
     return startTestServer(dialect, { database, config });
   }
 
   it('re-encrypts the stored secrets under a new key and says how many', () => {
-    expect(rotated.stderr).toMatch(/re-encrypted 3 secrets of 1 workspaces/);
+    expect(rotated.stderr).toMatch(/re-encrypted 5 secrets of 1 workspaces/);
     if (dialect === 'sqlite') {
       expect(fs.readFileSync(path.join(database.dataDir, 'secret.key'), 'utf8')).not.toBe(oldKeyFile);
       expect(fs.existsSync(path.join(database.dataDir, 'secret.key.next'))).toBe(false);
@@ -87,7 +98,19 @@ describeEach('verdict secrets rotate', {}, ({ dialect }) => {
     expect(delivery.status, delivery.text).toBe(202);
     const audit = await server.request('GET', '/v1/audit?action=secret_key.rotated', { key });
     expect(audit.body.data).toHaveLength(1);
-    expect(audit.body.data[0].payload).toEqual({ secrets_reencrypted: 3, via: 'cli' });
+    expect(audit.body.data[0].payload).toEqual({ secrets_reencrypted: 5, via: 'cli' });
+  });
+
+  it('a server with the new key signs outbound deliveries with the endpoint’s unchanged secrets', async () => {
+    const worker = startWorker(server!);
+    try {
+      const ping = await server!.request('POST', `/v1/webhook-endpoints/${outbound.id}/test`, { key });
+      expect(ping.status, ping.text).toBe(202);
+      const [delivered] = await waitFor(async () => (receiver.received.length > 0 ? receiver.received : null), 'the ping');
+      for (const secret of outbound.secrets) expect(verifies(delivered!.headers['verdict-signature'], delivered!.body, secret)).toBe(true);
+    } finally {
+      await worker.stop(0);
+    }
   });
 
   it('refuses, changing nothing, when the current key does not open the stored secrets', async () => {

@@ -4,7 +4,8 @@ import { recordAudit } from '../audit/recorder.js';
 
 /**
  * Re-encrypts every stored secret (each workspace's webhook secret, each webhook source's current
- * and previous inbound secret, each workspace's previous task-tool secret) from one secret key to
+ * and previous inbound secret, each webhook endpoint's current and previous signing secret, each
+ * workspace's previous task-tool secret) from one secret key to
  * another, in one transaction, with one `secret_key.rotated` audit entry per workspace. Nothing
  * changes unless every secret opens with the current key.
  */
@@ -33,6 +34,11 @@ export async function resealAllSecrets(db: Db, from: SecretBox, to: SecretBox, a
       const secret_enc = reseal(row.workspace_id, row.secret_enc);
       const previous_secret_enc = row.previous_secret_enc === null ? null : reseal(row.workspace_id, row.previous_secret_enc);
       await trx.updateTable('webhook_sources').set({ secret_enc, previous_secret_enc }).where('id', '=', row.id).execute();
+    }
+    for (const row of await trx.selectFrom('webhook_endpoints').select(['id', 'workspace_id', 'secret_enc', 'previous_secret_enc']).execute()) {
+      const secret_enc = reseal(row.workspace_id, row.secret_enc);
+      const previous_secret_enc = row.previous_secret_enc === null ? null : reseal(row.workspace_id, row.previous_secret_enc);
+      await trx.updateTable('webhook_endpoints').set({ secret_enc, previous_secret_enc }).where('id', '=', row.id).execute();
     }
     for (const row of await trx
       .selectFrom('task_tool_settings')
