@@ -6,7 +6,7 @@ export function registerAnalyze(program: Command): void {
     .command('analyze')
     .description(
       'Compute an analysis snapshot of an experiment now, store it in its history (audit-logged as experiment.results_computed) ' +
-        'and print it as JSON. By default the experiment’s rollups are refreshed with what is new and aggregated (incremental).',
+        'and print it as JSON. By default incremental on PostgreSQL (the rollups refreshed with what is new, then aggregated) and full on SQLite (docs/analysis.md).',
     )
     .argument('<experiment_id>', 'the experiment id (ULID)')
     .option('--full', 'compute from all raw events, leaving the rollups alone (the incremental result’s oracle)')
@@ -28,7 +28,7 @@ export function registerAnalyze(program: Command): void {
         const { alerts } = createSlices(ctx);
         const snapshot = await computeById({ ...ctx, onSnapshot: alerts.onSnapshot }, experimentId, {
           trigger: 'cli',
-          mode: flags.full ? 'full' : 'incremental',
+          mode: flags.full ? 'full' : flags.rebuild === true ? 'incremental' : undefined,
           rebuild: flags.rebuild === true,
           audit: { actorId: null, via: 'cli' },
         });

@@ -214,9 +214,9 @@ async function runScenario(server: TestServer): Promise<EndToEnd> {
     exposed.map((unit_id) => ({ event_key: 'purchase', unit_id, occurred_at: T0 + HOUR, properties: { order: { total: 500 } } })),
   );
   clock.set(T0 + PHASE_CLOCK.C);
-  const first = await compute(server, key, experiment.id);
+  const first = await compute(server, key, experiment.id, 'incremental');
   const served = await server.request('GET', `/v1/experiments/${experiment.id}/results`, { key });
-  const again = await compute(server, key, experiment.id);
+  const again = await compute(server, key, experiment.id, 'incremental');
   const latest = await server.request('GET', `/v1/experiments/${experiment.id}/results`, { key });
   return { key, experiment, beforeFirst, first, served, again, latest };
 }

@@ -100,8 +100,9 @@ export async function sendEvents(server: TestServer, key: string, events: readon
   await drainEvents(server);
 }
 
-export async function compute(server: TestServer, key: string, experimentId: string): Promise<any> {
-  const response = await server.request('POST', `/v1/experiments/${experimentId}/results/compute`, { key });
+export async function compute(server: TestServer, key: string, experimentId: string, mode?: 'incremental' | 'full'): Promise<any> {
+  const query = mode ? `?mode=${mode}` : '';
+  const response = await server.request('POST', `/v1/experiments/${experimentId}/results/compute${query}`, { key });
   expect(response.status, response.text).toBe(201);
   return response.body;
 }

@@ -57,7 +57,7 @@ export function analysisRoutes(ctx: AnalysisDeps): FastifyPluginAsyncTypebox {
         querystring: ComputeQuery,
         response: { 201: AnalysisSnapshotSchema, 404: notFound, 409: problemDoc('the experiment has not started') },
       }),
-      async (request, reply) => reply.code(201).send(await computeForCaller(ctx, principalOf(request), request.params.id, request.query.mode ?? 'incremental')),
+      async (request, reply) => reply.code(201).send(await computeForCaller(ctx, principalOf(request), request.params.id, request.query.mode)),
     );
   };
 }

@@ -251,9 +251,8 @@ export const ComputeQuery = Type.Object(
   {
     mode: Type.Optional(
       Type.Enum(['incremental', 'full'], {
-        default: 'incremental',
         description:
-          'incremental (default): refresh the rollups with what is new, then aggregate them; full: compute from all raw events, leaving the rollups alone',
+          'incremental: refresh the rollups with what is new, then aggregate them; full: compute from all raw events, leaving the rollups alone. Default: incremental on PostgreSQL, full on SQLite (docs/analysis.md)',
       }),
     ),
   },

@@ -168,7 +168,7 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
     computedAt,
     chunkUnits,
     withBreakdowns: options.breakdowns !== false,
-    mode: options.mode ?? 'incremental',
+    mode: options.mode ?? analysisSettingsOf(ctx.seam).defaultMode,
     rebuild: options.rebuild === true,
     refresh: options.refresh,
   });
@@ -218,12 +218,7 @@ async function experimentOf(ctx: AnalysisDeps, workspaceId: string, id: string):
 }
 
 /** POST /v1/experiments/{id}/results/compute: audit-logged with the caller's key. */
-export async function computeForCaller(
-  ctx: AnalysisDeps,
-  principal: Principal,
-  experimentId: string,
-  mode: ComputationMode = 'incremental',
-): Promise<AnalysisSnapshot> {
+export async function computeForCaller(ctx: AnalysisDeps, principal: Principal, experimentId: string, mode?: ComputationMode): Promise<AnalysisSnapshot> {
   const row = await experimentOf(ctx, principal.workspaceId, experimentId);
   return computeSnapshot(ctx, row, { trigger: 'api', mode, audit: { actorId: principal.keyId, via: principal.via } });
 }

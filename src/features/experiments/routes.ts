@@ -76,7 +76,8 @@ function lifecycleRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/v1/experiments/:id/stop',
       route('stopExperiment', { params: ExperimentParams, body: StopExperimentInput, response: { 200: ExperimentSchema, 404: notFound, 409: conflict } }),
-      async (request) => withPlanningWarning(ctx.db, await stopExperiment(ctx, { ...actorOf(request), via: principalOf(request).via }, request.params.id, request.body)),
+      async (request) =>
+        withPlanningWarning(ctx.db, await stopExperiment(ctx, { ...actorOf(request), via: principalOf(request).via }, request.params.id, request.body)),
     );
   };
 }
