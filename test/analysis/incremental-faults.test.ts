@@ -151,6 +151,7 @@ describeEachDialect(
       expect(patched.status).toBe(200);
       const dying = computeById(server().ctx, setup.experiment.id, {
         trigger: 'api',
+        mode: 'incremental',
         refresh: {
           beforeCommit: async () => {
             throw new Error('the process died here');
