@@ -31,6 +31,73 @@ describeEach('alerts', {}, ({ dialect }) => {
     expect(stops[0]._headers['verdict-event-id']).toBe(stops[0].id);
   });
 
+  it('names who stopped it in experiment.stopped and on the experiment: a key, a person through the admin UI, or auto with the snapshot', async () => {
+    const { server } = env();
+    const ws = await env().workspace();
+    const byKey = await startedExperiment(server, ws, 'stop-by-key');
+    const keyStop = await server.request('POST', `/v1/experiments/${byKey.id}/stop`, { key: ws.key, body: { reason: 'business' } });
+    expect(keyStop.body).toMatchObject({ stopped_by: 'key', stop_snapshot_id: null });
+
+    const byPerson = await startedExperiment(server, ws, 'stop-by-person');
+    const signIn = await server.request('POST', '/ui/session', { body: { key: ws.key } });
+    expect(signIn.status, signIn.text).toBe(201);
+    const cookie = /verdict_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')?.[0] ?? '';
+    const personStop = await server.request('POST', `/v1/experiments/${byPerson.id}/stop`, {
+      headers: { cookie, 'x-csrf-token': signIn.body.csrf_token },
+      body: { reason: 'lost', outcome_notes: 'hurt signups' },
+    });
+    expect(personStop.status, personStop.text).toBe(200);
+    expect(personStop.body).toMatchObject({ stopped_by: 'person', stop_snapshot_id: null });
+
+    const byAuto = await startedExperiment(server, ws, 'stop-by-auto', { auto_stop: { on_srm: true } });
+    await exposeExactly(server, ws.key, byAuto, { control: 200, treatment: 100 }, 'a');
+    const snapshot = await computeNow(server, ws.key, byAuto.id);
+    const autoRead = await server.request('GET', `/v1/experiments/${byAuto.id}`, { key: ws.key });
+    expect(autoRead.body).toMatchObject({ status: 'stopped', stopped_by: 'auto', stop_snapshot_id: snapshot.id });
+
+    const stops = await ws.events('experiment.stopped');
+    const byExperiment = Object.fromEntries(stops.map((event) => [event.data.experiment.key, event.data]));
+    expect(byExperiment['stop-by-key']).toMatchObject({ stopped_by: 'key', actor_key_id: ws.keyId, snapshot_id: null, reason: 'business' });
+    expect(byExperiment['stop-by-person']).toMatchObject({ stopped_by: 'person', actor_key_id: ws.keyId, snapshot_id: null, outcome_notes: 'hurt signups' });
+    expect(byExperiment['stop-by-auto']).toMatchObject({ stopped_by: 'auto', actor_key_id: null, snapshot_id: snapshot.id, reason: 'bug' });
+    const draft = (await server.request('GET', `/v1/experiments/${(await startedExperiment(server, ws, 'never-stopped')).id}`, { key: ws.key })).body;
+    expect(draft).toMatchObject({ status: 'running', stopped_by: null, stop_snapshot_id: null });
+  });
+
+  it('holds back effect alerts and the guardrail auto-stop until every variant has min_sample_per_variant units', async () => {
+    const { server } = env();
+    const ws = await env().workspace();
+    // The same data as the guardrail tests (100 units per variant), planned for 500 per variant.
+    const { experiment } = await harmfulWinner(server, ws, 'gated', {
+      decision_rule: { method: 'bayesian.posterior_threshold', posterior_threshold: 0.95, min_sample_per_variant: 500 },
+      auto_stop: { on_guardrail_regression: true },
+    });
+    const early = await computeNow(server, ws.key, experiment.id);
+    // Everything but the sample would alert: a clear winner, a clearly harmed guardrail, a sound split.
+    const winner = early.per_variant.find((variant: any) => variant.variant_key === 'treatment');
+    const harmed = early.guardrails[0].per_variant.find((variant: any) => variant.variant_key === 'treatment');
+    expect(winner.effect.chance_to_beat_control).toBeGreaterThan(0.99);
+    expect(harmed.effect.chance_to_beat_control).toBeLessThan(0.01);
+    expect(early.srm_warning).toBe(false);
+    expect(early.decision.guardrail_regressions).toEqual([]);
+    expect(early.decision.recommendation).toMatchObject({ action: 'keep_running', reasons: [{ code: 'below_min_sample' }] });
+    await computeNow(server, ws.key, experiment.id);
+    expect(await ws.events('experiment.guardrail_regressed')).toEqual([]);
+    expect(await ws.events('experiment.recommendation_changed')).toEqual([]);
+    expect((await server.request('GET', `/v1/experiments/${experiment.id}`, { key: ws.key })).body.status).toBe('running');
+
+    // Lower the plan to the sample it has: the next snapshot alerts and stops.
+    const lowered = await server.request('PATCH', `/v1/experiments/${experiment.id}`, {
+      key: ws.key,
+      body: { decision_rule: { method: 'bayesian.posterior_threshold', posterior_threshold: 0.95, min_sample_per_variant: 100 } },
+    });
+    expect(lowered.status, lowered.text).toBe(200);
+    const sampled = await computeNow(server, ws.key, experiment.id);
+    expect((await ws.events('experiment.guardrail_regressed')).map((event) => event.data.snapshot_id)).toEqual([sampled.id]);
+    expect((await ws.events('experiment.recommendation_changed')).map((event) => event.data.recommendation)).toEqual(['rollback']);
+    expect((await server.request('GET', `/v1/experiments/${experiment.id}`, { key: ws.key })).body).toMatchObject({ status: 'stopped', stop_reason: 'lost' });
+  });
+
   it('fires srm_detected once across ten snapshots that see it, srm_cleared when it clears, and again when it returns', async () => {
     const { server } = env();
     const ws = await env().workspace();

@@ -103,6 +103,23 @@ describeEach('recommendation alerts and auto-stop', {}, ({ dialect }) => {
     expect(events[0].data).toMatchObject({ snapshot_id: late.id, reasons: ['no exposures in the first 24 hours of running'] });
   });
 
+  it('sends no_data once for a metric with no events after 24 hours, naming the metric, while units are exposed', async () => {
+    const { server } = env();
+    const ws = await env().workspace();
+    const metric = await createMetric(server, ws.key, { key: 'never-sent', event_key: 'never.sent', kind: 'binary' });
+    const experiment = await startedExperiment(server, ws, 'silent-metric', { primary_metric_id: metric });
+    await exposeExactly(server, ws.key, experiment, { control: 30, treatment: 30 }, 'silent-metric-u');
+    const early = await computeNow(server, ws.key, experiment.id);
+    expect(early.traffic.every((variant: any) => variant.exposed_units === 30)).toBe(true);
+    clock.advance(25 * HOUR);
+    const late = await computeNow(server, ws.key, experiment.id);
+    await computeNow(server, ws.key, experiment.id);
+    const events = await ws.events('experiment.no_data');
+    expect(events).toHaveLength(1);
+    expect(events[0].data).toMatchObject({ experiment: { id: experiment.id }, snapshot_id: late.id, reasons: ['no events for the primary metric never-sent'] });
+    expect(events[0].data.traffic.map((variant: any) => variant.exposed_units)).toEqual([30, 30]);
+  });
+
   it('sends analysis_failed once when the analysis job fails for good, and not again until a snapshot succeeds', async () => {
     const { server } = env();
     const ws = await env().workspace();

@@ -24,6 +24,7 @@ export interface AlertsEnv {
 
 export interface Workspace {
   key: string;
+  keyId: string;
   environmentId: string;
   secret: string;
   workspaceId: string;
@@ -52,6 +53,7 @@ export function useAlertsServer(dialect: DialectName, options: { clock?: Clock; 
         expect(created.status, created.text).toBe(201);
         return {
           key: boot.key,
+          keyId: boot.keyId,
           environmentId: boot.environmentId,
           secret: created.body.secret,
           workspaceId: boot.workspaceId,

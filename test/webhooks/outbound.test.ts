@@ -193,6 +193,44 @@ describeEach('outbound webhook endpoints', {}, ({ dialect }) => {
     expect(unknown.status).toBe(404);
   });
 
+  it('reads at most 1 KB of a response: a receiver answering 200 with an endless body is a success, its first 1 KB kept', async () => {
+    await newReceiver();
+    receiver.script.push('endless');
+    const endpoint = await createEndpoint(server, key, { url });
+    const ping = await server.request('POST', `/v1/webhook-endpoints/${endpoint.id}/test`, { key });
+    // Within the 400 ms deadline: a sender that read the whole body would time out and fail.
+    const done = await settled(server, key, endpoint.id, ping.body.id);
+    expect(done).toMatchObject({ attempts: 1, response_status: 200, last_error: null });
+    expect(done.response_body).toBe('0123456789'.repeat(103).slice(0, 1024));
+    expect(done.duration_ms).toBeLessThan(TIMEOUT_MS);
+    // The sender hung up: what was written is what fits in the sockets' buffers, not the gigabyte on offer.
+    expect(receiver.endlessBytesWritten).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('answers 409 to a redelivery while an attempt is scheduled, and to one on a disabled endpoint', async () => {
+    const endpoint = await createEndpoint(server, key, { url: `http://127.0.0.1:${await freePort()}/nobody` });
+    const ping = await server.request('POST', `/v1/webhook-endpoints/${endpoint.id}/test`, { key });
+    const pending = await waitFor(async () => (await deliveries(server, key, endpoint.id)).find((item) => item.attempts >= 1), 'the first attempt');
+    expect(pending.status).toBe('pending');
+    expect(pending.next_attempt_at).not.toBeNull();
+    const redeliver = `/v1/webhook-endpoints/${endpoint.id}/deliveries/${ping.body.id}/redeliver`;
+    const scheduled = await server.request('POST', redeliver, { key });
+    expect(scheduled.status, scheduled.text).toBe(409);
+    expect(scheduled.headers.get('content-type')).toContain('application/problem+json');
+    expect(scheduled.body.detail).toMatch(/already scheduled/);
+
+    const disabled = await server.request('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { key, body: { enabled: false } });
+    expect(disabled.status, disabled.text).toBe(200);
+    // Disabling fails what waited for a retry at once.
+    const [failed] = await deliveries(server, key, endpoint.id);
+    expect(failed).toMatchObject({ id: ping.body.id, status: 'failed', next_attempt_at: null, last_error: 'not retried: the endpoint was disabled' });
+    const onDisabled = await server.request('POST', redeliver, { key });
+    expect(onDisabled.status, onDisabled.text).toBe(409);
+    expect(onDisabled.body.detail).toMatch(/disabled/);
+    const redelivered = (await auditOf(server, key, `target_id=${endpoint.id}`)).filter((entry) => entry.action === 'webhook_endpoint.redelivered');
+    expect(redelivered).toEqual([]);
+  });
+
   it('posts Slack’s incoming-webhook JSON, unsigned, to a slack endpoint', async () => {
     await newReceiver();
     const endpoint = await createEndpoint(server, key, { url, format: 'slack' });

@@ -8,8 +8,14 @@ export interface Received {
   body: string;
 }
 
-/** What the receiver does with the next request: answer a status, or never answer. */
-export type Behaviour = number | 'hang';
+/**
+ * What the receiver does with the next request: answer a status, never answer, or answer 200 with
+ * a body that never ends (ASCII digits written until the sender hangs up).
+ */
+export type Behaviour = number | 'hang' | 'endless';
+
+/** An endless body stops here (1 GB), so a sender that reads it all fails its deadline rather than the machine. */
+const ENDLESS_LIMIT = 1024 ** 3;
 
 /** A local HTTP server that records what it is sent and answers as scripted (200 once the script runs out). */
 export class Receiver {
@@ -17,6 +23,8 @@ export class Receiver {
   readonly script: Behaviour[] = [];
   readonly #server: http.Server;
   readonly #hanging = new Set<http.ServerResponse>();
+  /** How much of an endless body was written before the sender stopped reading. */
+  endlessBytesWritten = 0;
 
   constructor() {
     this.#server = http.createServer((request, response) => {
@@ -27,6 +35,20 @@ export class Receiver {
         const behaviour = this.script.shift() ?? 200;
         if (behaviour === 'hang') {
           this.#hanging.add(response);
+          return;
+        }
+        if (behaviour === 'endless') {
+          this.#hanging.add(response);
+          this.endlessBytesWritten = 0;
+          response.writeHead(200, { 'content-type': 'text/plain' });
+          const chunk = '0123456789'.repeat(1_000);
+          const writeMore = () => {
+            while (!response.destroyed && this.endlessBytesWritten < ENDLESS_LIMIT) {
+              this.endlessBytesWritten += chunk.length;
+              if (!response.write(chunk)) return void response.once('drain', writeMore);
+            }
+          };
+          writeMore();
           return;
         }
         response.writeHead(behaviour, { 'content-type': 'text/plain' }).end(`answered ${behaviour}`);

@@ -690,6 +690,10 @@ export type ListExperimentsResponse = {
     stopped_at: string | null;
     stop_reason: "won" | "lost" | "inconclusive" | "bug" | "business" | null;
     outcome_notes: string | null;
+    /** who stopped it: key (an API key), person (through the admin UI) or auto (an auto_stop condition; see stop_snapshot_id); null while not stopped, and for experiments stopped before Verdict recorded it */
+    stopped_by: "key" | "person" | "auto" | null;
+    /** the snapshot that stopped it, when stopped_by is auto (GET /v1/experiments/{id}/results/history lists it); else null */
+    stop_snapshot_id: string | null;
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -864,6 +868,10 @@ export type CreateExperimentResponse = {
   stopped_at: string | null;
   stop_reason: "won" | "lost" | "inconclusive" | "bug" | "business" | null;
   outcome_notes: string | null;
+  /** who stopped it: key (an API key), person (through the admin UI) or auto (an auto_stop condition; see stop_snapshot_id); null while not stopped, and for experiments stopped before Verdict recorded it */
+  stopped_by: "key" | "person" | "auto" | null;
+  /** the snapshot that stopped it, when stopped_by is auto (GET /v1/experiments/{id}/results/history lists it); else null */
+  stop_snapshot_id: string | null;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */

@@ -35,6 +35,10 @@ export interface ExperimentsTable {
   stopped_at: number | null;
   stop_reason: string | null;
   outcome_notes: string | null;
+  /** 'key', 'person' (an admin UI session) or 'auto'; null while not stopped and before 0023. */
+  stopped_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The snapshot whose auto-stop condition stopped it (stopped_by 'auto'), else null (0023). */
+  stop_snapshot_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
   updated_at: number;
 }

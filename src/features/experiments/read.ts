@@ -71,6 +71,8 @@ export function toExperiment(row: ExperimentRow): Experiment {
     stopped_at: toIsoOrNull(row.stopped_at),
     stop_reason: row.stop_reason as Experiment['stop_reason'],
     outcome_notes: row.outcome_notes,
+    stopped_by: row.stopped_by as Experiment['stopped_by'],
+    stop_snapshot_id: row.stop_snapshot_id,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
     warnings: experimentWarnings(decisionRule, variants, { status: row.status }),

@@ -170,6 +170,13 @@ export const ExperimentSchema = Type.Object({
   stopped_at: NullableTimestamp,
   stop_reason: Type.Union([StopReason, Type.Null()]),
   outcome_notes: Type.Union([Type.String(), Type.Null()]),
+  stopped_by: Type.Union([Type.Enum(['key', 'person', 'auto']), Type.Null()], {
+    description:
+      'who stopped it: key (an API key), person (through the admin UI) or auto (an auto_stop condition; see stop_snapshot_id); null while not stopped, and for experiments stopped before Verdict recorded it',
+  }),
+  stop_snapshot_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'the snapshot that stopped it, when stopped_by is auto (GET /v1/experiments/{id}/results/history lists it); else null',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
   warnings: Type.Array(ExperimentWarningSchema, {

@@ -80,6 +80,8 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
           stopped_at: null,
           stop_reason: null,
           outcome_notes: null,
+          stopped_by: null,
+          stop_snapshot_id: null,
           created_at: now,
           updated_at: now,
         };
@@ -232,12 +234,14 @@ async function transition(ctx: ExperimentsDeps, actor: Actor, id: string, kind: 
   const result = await ctx.db.transaction().execute(async (trx) => {
     const row = await loadForChange(ctx, trx, actor, id);
     const now = ctx.clock.now();
+    const stoppedBy: StoppedBy = actor.via === 'session' ? 'person' : 'key';
     const changes = transitionChanges(row, kind, now, stop);
     if (!changes) return toExperiment(row);
+    // Archiving a running experiment stops it too: whoever archived it stopped it.
+    if (changes.stopped_at !== undefined) Object.assign(changes, { stopped_by: stoppedBy, stop_snapshot_id: null });
     await updateExperiment(trx, row.id, changes);
     const updated = toExperiment({ ...row, ...changes });
     const payload = kind === 'stop' ? { from: row.status, reason: stop?.reason, outcome_notes: stop?.outcome_notes ?? null } : { from: row.status };
-    const stoppedBy: StoppedBy = actor.via === 'session' ? 'person' : 'key';
     await audit(
       trx,
       actor,
@@ -299,7 +303,15 @@ export async function stopAutomatically(
   const row = await lockExperiment(trx, ctx.seam, request.workspaceId, request.experimentId);
   if (!row || row.status !== 'running') return null;
   const now = ctx.clock.now();
-  const changes: Partial<ExperimentRow> = { status: 'stopped', stopped_at: now, stop_reason: request.reason, outcome_notes: request.notes, updated_at: now };
+  const changes: Partial<ExperimentRow> = {
+    status: 'stopped',
+    stopped_at: now,
+    stop_reason: request.reason,
+    outcome_notes: request.notes,
+    stopped_by: 'auto',
+    stop_snapshot_id: request.snapshotId,
+    updated_at: now,
+  };
   await updateExperiment(trx, row.id, changes);
   const updated = toExperiment({ ...row, ...changes });
   const payload = {

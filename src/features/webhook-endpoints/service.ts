@@ -13,6 +13,7 @@ import { createDelivery, deliveryBody, envelopeOf, RETRY_WINDOW_MS } from './pub
 import type { WebhookEndpointInput, WebhookEndpointPatch } from './schemas.js';
 import {
   deleteEndpoint,
+  failPendingDeliveries,
   findEndpoint,
   insertEndpoint,
   lockDelivery,
@@ -129,6 +130,8 @@ export async function patchEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id:
     if (changes.enabled && patch.enabled) Object.assign(updated, { failing_since: null, disabled_reason: null });
     const { id: _id, workspace_id: _workspace, created_at: _created, ...columns } = updated;
     await updateEndpoint(trx, id, columns);
+    // As when Verdict disables it: what was waiting for a retry is not sent, and the log says so now.
+    if (changes.enabled && !patch.enabled) await failPendingDeliveries(trx, id, 'not retried: the endpoint was disabled', now);
     await audit(trx, actor, 'webhook_endpoint.updated', id, { changes, warnings }, now);
     return { ...toWebhookEndpoint(updated, now), warnings };
   });
