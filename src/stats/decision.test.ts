@@ -35,7 +35,7 @@ describe('decide: bayesian.posterior_threshold', () => {
     ]);
     const decision = decide({ variants, rule: settings, days_elapsed: 3 });
     expect(decision).toMatchObject({ satisfied: false, verdict: 'keep_running', variant_key: null });
-    expect(decision.reason).toContain('min_sample_per_variant');
+    expect(decision.reason).toBe('control, treatment have fewer units than the minimum sample of 1,000 per variant');
   });
 
   it('declares the variant whose prob_best reaches the threshold', () => {
@@ -159,5 +159,37 @@ describe('decide: always-valid rules', () => {
     const first = decide({ variants, rule: settings, days_elapsed: 2 });
     expect(decide({ variants, rule: settings, days_elapsed: 2 })).toEqual(first);
     expect(JSON.stringify(variants)).toBe(snapshot);
+  });
+});
+
+describe('decide: reasons in words', () => {
+  it('words every verdict of every rule without field names, for a person to read', () => {
+    const clear = binaryVariants([
+      ['control', 5000, 500],
+      ['treatment', 5000, 600],
+    ]);
+    const close = binaryVariants([
+      ['control', 5000, 500],
+      ['treatment', 5000, 510],
+    ]);
+    const alike = binaryVariants([
+      ['control', 400_000, 40_000],
+      ['treatment', 400_000, 40_000],
+    ]);
+    const reasons: string[] = [];
+    for (const method of ['bayesian.posterior_threshold', 'bayesian.always_valid_evalue', 'frequentist.sequential_msprt'] as const) {
+      const settings = rule({ method, posterior_threshold: 0.95, min_sample_per_variant: 1000, minimum_detectable_effect: 0.05 });
+      for (const variants of [clear, close, alike]) {
+        for (const days_elapsed of [3, 28.25]) reasons.push(decide({ variants, rule: settings, days_elapsed }).reason);
+      }
+    }
+    const posterior = rule({ posterior_threshold: 0.95, min_sample_per_variant: 1000 });
+    expect(decide({ variants: clear, rule: posterior, days_elapsed: 3 }).reason).toMatch(
+      /^treatment has a 99\.\d\d% chance of being best, at least the 95% the rule asks for$/,
+    );
+    expect(decide({ variants: close, rule: posterior, days_elapsed: 28.25 }).reason).toMatch(
+      /^the planned maximum of 28 days is over \(28\.3 days running\); /,
+    );
+    for (const reason of reasons) expect(reason).not.toMatch(/\b[a-z]+_[a-z_]+\b|>=|prob_best/);
   });
 });

@@ -15,6 +15,7 @@ import normalDist from '@stdlib/stats-base-dists-normal';
 import { bernoulliMoments } from './normal.js';
 import { gaussianMixtureTest, msprtMixingVariance, msprtTest, runningMinimumPValue } from './sequential.js';
 import type { SequentialTestResult } from './sequential.js';
+import { chanceText, daysText, unitsText } from './rule-words.js';
 import type { ArmMoments, Decision, DecisionRuleSettings, DecisionVariant } from './types.js';
 
 /** The spec's DecisionRule defaults (docs/statistics.md "5. Decision rules"). */
@@ -99,24 +100,25 @@ function posteriorThresholdOutcome(variants: readonly DecisionVariant[], rule: D
   const short = variants.filter((variant) => variant.sample_size < rule.min_sample_per_variant);
   if (short.length > 0) {
     const keys = short.map((variant) => variant.variant_key).join(', ');
-    return { kind: 'undecided', reason: `${keys} below min_sample_per_variant ${rule.min_sample_per_variant}` };
+    const verb = short.length === 1 ? 'has' : 'have';
+    return { kind: 'undecided', reason: `${keys} ${verb} fewer units than the minimum sample of ${unitsText(rule.min_sample_per_variant)} per variant` };
   }
   const leader = [...variants].sort((a, b) => (b.prob_best ?? -1) - (a.prob_best ?? -1))[0];
   if (leader === undefined || leader.prob_best === null || variants.some((variant) => variant.prob_best === null)) {
-    return { kind: 'undecided', reason: 'prob_best is not available for every variant' };
+    return { kind: 'undecided', reason: 'the chance of being best is not known for every variant yet' };
   }
   if (leader.prob_best >= threshold) {
-    const reason = `${leader.variant_key} has prob_best ${leader.prob_best.toFixed(4)} >= ${threshold}`;
+    const reason = `${leader.variant_key} has a ${chanceText(leader.prob_best)} chance of being best, at least the ${chanceText(threshold)} the rule asks for`;
     return { kind: 'winner', variantKey: leader.variant_key, reason };
   }
   const control = controlOf(variants);
   const margin = practicalMargin(rule, control);
   const treatments = variants.filter((variant) => variant !== control);
   if (margin > 0 && treatments.every((treatment) => probWithinMargin(control, treatment, margin) >= threshold)) {
-    const reason = `P(|difference| < ${margin.toPrecision(3)}) >= ${threshold} for every treatment`;
+    const reason = `with at least ${chanceText(threshold)} certainty, every variant is within ${margin.toPrecision(3)} of the control (the minimum detectable effect)`;
     return { kind: 'no_difference', reason };
   }
-  const reason = `highest prob_best is ${leader.variant_key} at ${leader.prob_best.toFixed(4)} < ${threshold}`;
+  const reason = `the best chance of being best is ${leader.variant_key}'s ${chanceText(leader.prob_best)}, short of the ${chanceText(threshold)} the rule asks for`;
   return { kind: 'undecided', reason };
 }
 
@@ -150,7 +152,7 @@ export function sequentialEvidence(input: Omit<DecisionInput, 'days_elapsed'>): 
 }
 
 function describeEvidence(evidence: TreatmentEvidence): string {
-  return `${evidence.variant_key}: difference ${evidence.delta.toPrecision(4)}, always-valid p ${evidence.running_p_value.toPrecision(3)} (alpha ${evidence.alpha.toPrecision(3)})`;
+  return `${evidence.variant_key}: difference ${evidence.delta.toPrecision(4)}, always-valid p = ${evidence.running_p_value.toPrecision(3)} (significant below ${evidence.alpha.toPrecision(3)})`;
 }
 
 function sequentialOutcome(input: Omit<DecisionInput, 'days_elapsed'>): Outcome {
@@ -161,20 +163,20 @@ function sequentialOutcome(input: Omit<DecisionInput, 'days_elapsed'>): Outcome 
   const better = evidence.filter((item) => item.significant && sign * item.delta > 0);
   if (better.length > 0) {
     const best = [...better].sort((a, b) => sign * (b.delta - a.delta))[0] as TreatmentEvidence;
-    return { kind: 'winner', variantKey: best.variant_key, reason: `beats control; ${describeEvidence(best)}` };
+    return { kind: 'winner', variantKey: best.variant_key, reason: `beats the control; ${describeEvidence(best)}` };
   }
   const worse = evidence.filter((item) => item.significant && sign * item.delta < 0);
   if (evidence.length > 0 && worse.length === evidence.length) {
-    const reason = `every treatment is worse than control; ${worse.map(describeEvidence).join('; ')}`;
+    const reason = `every variant is worse than the control; ${worse.map(describeEvidence).join('; ')}`;
     return { kind: 'winner', variantKey: control.variant_key, reason };
   }
   const margin = practicalMargin(input.rule, control);
   const inside = (item: TreatmentEvidence): boolean => Math.abs(item.delta) + item.halfWidth < margin && Number.isFinite(item.halfWidth);
   if (evidence.length > 0 && margin > 0 && evidence.every(inside)) {
-    const reason = `every always-valid interval lies within +-${margin.toPrecision(3)}`;
+    const reason = `every variant's always-valid interval lies within ±${margin.toPrecision(3)} of the control (the minimum detectable effect)`;
     return { kind: 'no_difference', reason };
   }
-  const summary = evidence.length > 0 ? evidence.map(describeEvidence).join('; ') : 'no treatment to compare';
+  const summary = evidence.length > 0 ? evidence.map(describeEvidence).join('; ') : 'no variant to compare with the control';
   return { kind: 'undecided', reason: `not significant yet; ${summary}` };
 }
 
@@ -192,7 +194,7 @@ export function decide(input: DecisionInput): Decision {
     return { satisfied: false, verdict: 'no_difference', variant_key: null, reason: outcome.reason };
   }
   if (input.days_elapsed >= rule.max_duration_days) {
-    const reason = `${input.days_elapsed} days elapsed >= max_duration_days ${rule.max_duration_days}; ${outcome.reason}`;
+    const reason = `the planned maximum of ${daysText(rule.max_duration_days)} is over (${daysText(input.days_elapsed)} running); ${outcome.reason}`;
     return { satisfied: false, verdict: 'max_duration_reached', variant_key: null, reason };
   }
   return { satisfied: false, verdict: 'keep_running', variant_key: null, reason: outcome.reason };

@@ -71,3 +71,5 @@ export type { CupedArm, CupedResult, CupedSums } from './cuped.js';
 
 export { banditExpectedUnits, banditUpdate, flooredWeights, stratifiedEstimates, thompsonProbBest, toIntegerPercentages } from './bandit.js';
 export type { BanditUpdate, StratifiedEstimate, ThompsonOptions } from './bandit.js';
+
+export { chanceText, daysText, pValueText, ruleName, unitsText } from './rule-words.js';

@@ -273,7 +273,7 @@ describeEachDialect(
         days_elapsed: 17,
         always_valid_p_values: null,
       });
-      expect(snapshot.decision.reason).toMatch(/treatment has prob_best 0\.9977/);
+      expect(snapshot.decision.reason).toMatch(/^treatment has a 99\.77% chance of being best, at least the 95% the rule asks for$/);
     });
 
     it('serves the same snapshot as the latest results, and a recomputation gives the same numbers', () => {

@@ -27,7 +27,10 @@ describeEachDialect('experiment planning warnings', (server) => {
     expect(warning).toMatchObject({ code: 'underpowered', min_sample_per_variant: 20000, power: 0.8, assumed_baseline_rate: 0.1 });
     expect(warning.estimated_units_per_variant).toBeGreaterThan(525_000);
     expect(warning.estimated_units_per_variant).toBeLessThan(535_000);
-    expect(warning.message).toContain('bayesian.posterior_threshold');
+    expect(warning.message).toContain('The Bayesian rule (chance of being best) needs about');
+    expect(warning.message).toContain('the planned minimum sample of 20,000 units per variant');
+    // Read by a person: no field names or rule ids in the words (the machine-readable fields stand beside them).
+    expect(warning.message).not.toMatch(/\b[a-z]+_[a-z_]+\b|bayesian\.|frequentist\./);
     expect(warning.message).toContain(warning.estimated_units_per_variant.toLocaleString('en-US'));
     const read = await server().request('GET', `/v1/experiments/${created.id}`, { key });
     expect(read.body.warnings).toEqual(created.warnings);
@@ -40,7 +43,8 @@ describeEachDialect('experiment planning warnings', (server) => {
     const [warning] = created.warnings;
     expect(warning.code).toBe('underpowered');
     expect(warning.estimated_units_per_variant).toBeGreaterThan(40 * 20_000);
-    expect(warning.message).toMatch(/mSPRT mixture is tuned to the MDE/);
+    expect(warning.message).toMatch(/mSPRT mixture is tuned to the minimum detectable effect/);
+    expect(warning.message).not.toMatch(/\b[a-z]+_[a-z_]+\b|bayesian\.|frequentist\./);
     const atFifty = Number(/Even at 50%, the least noisy rate, it needs about ([\d,]+)/.exec(warning.message)?.[1]?.replaceAll(',', ''));
     expect(atFifty).toBeGreaterThan(5 * 20_000);
   });

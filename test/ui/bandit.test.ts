@@ -40,6 +40,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation a
     await page.getByLabel('Burn-in (hours)').fill('12');
     await page.getByRole('button', { name: 'Create experiment' }).click();
     await page.getByText(/Allocation: bandit \(Thompson sampling\): 12 h burn-in/).waitFor();
+    // Said in words, not field names.
+    const allocation = await page.getByTestId('allocation').innerText();
+    expect(allocation).toContain('at least 1% of new units for every variant, a winner once a variant has a 95% chance of being best');
+    expect(allocation).not.toMatch(/prob_best|weight_floor|_/);
     const experimentId = page.url().split('/').pop() ?? '';
     const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
     expect(stored.body.allocation).toEqual({

@@ -275,7 +275,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.goto(ui.at(`/experiments/${experimentId}`));
     await page.getByLabel('Unit id').fill('qa unit/1');
     await page.getByRole('button', { name: 'Look up' }).click();
-    await page.getByText(`qa unit/1 is in "${bucketed.variant}" (bucketed)`).waitFor();
+    await page.getByText(`qa unit/1 is in "${bucketed.variant}" (bucketed by its unit id)`).waitFor();
 
     const other = bucketed.variant === 'control' ? 'treatment' : 'control';
     await page.getByLabel('Variant to pin').selectOption(other);

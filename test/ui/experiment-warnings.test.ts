@@ -38,7 +38,8 @@ describe.skipIf(!chromiumAvailable())('experiment page planning warning in Chrom
     const text = await warning.innerText();
     expect(text).toContain('Too few units planned for this rule.');
     expect(text).toContain(`about ${estimate.toLocaleString('en-US')} units per variant`);
-    expect(text).toContain('min_sample_per_variant (20000)');
+    expect(text).toContain('the planned minimum sample of 20,000 units per variant');
+    expect(text).not.toMatch(/min_sample_per_variant|minimum_detectable_effect|frequentist\./);
     await screenshot(page, 'experiment-underpowered-warning');
 
     await page.getByRole('button', { name: 'Edit', exact: true }).click();

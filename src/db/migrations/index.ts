@@ -15,6 +15,7 @@ import * as metricUnit from './0013_metric_unit.js';
 import * as outboundWebhooks from './0014_outbound_webhooks.js';
 import * as bandits from './0016_bandits.js';
 import * as experimentStoppedBy from './0023_experiment_stopped_by.js';
+import * as auditActorIndex from './0024_audit_actor_index.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0014_outbound_webhooks': outboundWebhooks,
   '0016_bandits': bandits,
   '0023_experiment_stopped_by': experimentStoppedBy,
+  '0024_audit_actor_index': auditActorIndex,
 };
 
 export const migrationProvider: MigrationProvider = {

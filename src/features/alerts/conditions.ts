@@ -45,9 +45,11 @@ export function noDataReasons(experiment: Experiment, snapshot: AnalysisSnapshot
   if (units === 0) return ['no exposures in the first 24 hours of running'];
   const silent = (perVariant: VariantPosterior[]) => perVariant.length > 0 && perVariant.every((variant) => variant.conversions === 0);
   const reasons: string[] = [];
-  if (snapshot.primary_metric && silent(snapshot.per_variant)) reasons.push(`no events for the primary metric ${snapshot.primary_metric.key}`);
+  // Named as people know the metrics; the key only for snapshots stored before names were carried.
+  if (snapshot.primary_metric && silent(snapshot.per_variant))
+    reasons.push(`no events for the primary metric ${snapshot.primary_metric.name || snapshot.primary_metric.key}`);
   for (const guardrail of snapshot.guardrails) {
-    if (silent(guardrail.per_variant)) reasons.push(`no events for the guardrail metric ${guardrail.metric_key}`);
+    if (silent(guardrail.per_variant)) reasons.push(`no events for the guardrail metric ${guardrail.metric_name || guardrail.metric_key}`);
   }
   return reasons;
 }

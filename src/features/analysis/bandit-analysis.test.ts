@@ -15,6 +15,18 @@ describe('banditDecision: a variant’s prob_best reaching stop_at_prob_best', (
     expect(banditDecision([analysis('a', 0.06), analysis('b', 0.94)], 0.95, 30, 30)).toMatchObject({ verdict: 'max_duration_reached', variant_key: null });
     expect(banditDecision([analysis('a', null), analysis('b', null)], 0.95, 1, 30).reason).toMatch(/none computed yet/);
   });
+
+  it('says why in words, without field names', () => {
+    const reasons = [
+      banditDecision([analysis('a', 0.05), analysis('b', 0.95)], 0.95, 3, 30).reason,
+      banditDecision([analysis('a', 0.06), analysis('b', 0.94)], 0.95, 3, 30).reason,
+      banditDecision([analysis('a', 0.06), analysis('b', 0.94)], 0.95, 30, 30).reason,
+    ];
+    expect(reasons[0]).toBe("the bandit's stopping rule: b has a 95% chance of being best, at least the 95% set to name a winner (not an always-valid test)");
+    expect(reasons[1]).toBe("no variant's chance of being best has reached the 95% set to name a winner yet (best: b, 94%)");
+    expect(reasons[2]).toBe('the planned maximum of 30 days is over; the best chance of being best: b, 94%');
+    for (const reason of reasons) expect(reason).not.toMatch(/prob_best|stop_at|max_duration/);
+  });
 });
 
 describe('banditSrm: observed units against Σ_p N_p·w_vp', () => {

@@ -8,6 +8,8 @@
 import {
   analyzeNormalArms,
   banditExpectedUnits,
+  chanceText,
+  daysText,
   momentsFromSums,
   sampleRatioMismatch,
   stratifiedEstimates,
@@ -92,9 +94,9 @@ export function banditSrm(variants: readonly Variant[], bandit: BanditInput): Sr
 export function banditDecision(analyses: readonly VariantAnalysis[], stopAt: number, daysElapsed: number, maxDurationDays: number): Decision {
   const ranked = analyses.filter((analysis) => analysis.prob_best !== null).sort((a, b) => (b.prob_best as number) - (a.prob_best as number));
   const best = ranked[0];
-  const bestText = best ? `${best.variant_key} at ${(best.prob_best as number).toFixed(3)}` : 'none computed yet';
+  const bestText = best ? `${best.variant_key}, ${chanceText(best.prob_best as number)}` : 'none computed yet';
   if (best && (best.prob_best as number) >= stopAt) {
-    const reason = `bandit stopping rule: prob_best of ${best.variant_key} is ${(best.prob_best as number).toFixed(3)}, at least stop_at_prob_best ${stopAt} (not an always-valid test)`;
+    const reason = `the bandit's stopping rule: ${best.variant_key} has a ${chanceText(best.prob_best as number)} chance of being best, at least the ${chanceText(stopAt)} set to name a winner (not an always-valid test)`;
     return { satisfied: true, verdict: 'winner', variant_key: best.variant_key, reason };
   }
   if (daysElapsed >= maxDurationDays) {
@@ -102,13 +104,13 @@ export function banditDecision(analyses: readonly VariantAnalysis[], stopAt: num
       satisfied: false,
       verdict: 'max_duration_reached',
       variant_key: null,
-      reason: `max_duration_days ${maxDurationDays} reached; best prob_best ${bestText}`,
+      reason: `the planned maximum of ${daysText(maxDurationDays)} is over; the best chance of being best: ${bestText}`,
     };
   }
   return {
     satisfied: false,
     verdict: 'keep_running',
     variant_key: null,
-    reason: `no prob_best has reached stop_at_prob_best ${stopAt} yet (best: ${bestText})`,
+    reason: `no variant's chance of being best has reached the ${chanceText(stopAt)} set to name a winner yet (best: ${bestText})`,
   };
 }

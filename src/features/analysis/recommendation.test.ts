@@ -39,7 +39,7 @@ describe('recommend', () => {
   it('ships the winner when every check passes, naming the metric and the lift', () => {
     const result = recommend(healthyWinner(), running);
     expect(result).toMatchObject({ action: 'ship', variant_key: 'treatment', reasons: [{ code: 'rule_satisfied' }] });
-    expect(result.reasons[0]?.message).toContain('Sign-ups (signup)');
+    expect(result.reasons[0]?.message).toContain('on Sign-ups by');
     expect(result.reasons[0]?.message).toContain('+12.0% (95% interval +5.0% to +19.0%)');
     expect(result.reasons[0]?.message).toContain('stop the experiment');
   });
@@ -72,7 +72,7 @@ describe('recommend', () => {
     const result = recommend(input, running);
     expect(result).toMatchObject({ action: 'investigate', variant_key: null });
     expect(codes(input)).toEqual(['srm']);
-    expect(result.reasons[0]?.message).toContain('1.50e-12');
+    expect(result.reasons[0]?.message).toContain('p < 0.0001');
     expect(result.reasons[0]?.message).toContain('country = US, source = ios app');
     expect(result.reasons[0]?.message).not.toContain('FR');
   });
@@ -95,7 +95,7 @@ describe('recommend', () => {
     });
     const result = recommend(input, running);
     expect(result).toMatchObject({ action: 'investigate', reasons: [{ code: 'no_metric_events' }] });
-    expect(result.reasons[0]?.message).toContain('Page load time (load_ms)');
+    expect(result.reasons[0]?.message).toContain('Page load time');
   });
 
   it('lists every failed check together', () => {
@@ -118,7 +118,7 @@ describe('recommend', () => {
     const input = healthyWinner({ decision: { ...healthyWinner().decision, guardrail_regressions: [regression] } });
     const result = recommend(input, running);
     expect(result).toMatchObject({ action: 'rollback', variant_key: 'control', reasons: [{ code: 'guardrail_regression' }] });
-    expect(result.reasons[0]?.message).toContain('Page load time (load_ms)');
+    expect(result.reasons[0]?.message).toContain('Page load time');
     expect(result.reasons[0]?.message).toContain('0.2%');
   });
 
@@ -171,6 +171,44 @@ describe('recommend', () => {
       const input = healthyWinner(Object.assign({}, ...failures.filter((_, index) => mask & (1 << index))));
       expect(recommend(input, running).action, `failures ${mask}`).not.toBe('ship');
     }
+  });
+
+  it('words every reason for a person: names, not keys, field names or rule ids', () => {
+    const short = [{ variant_key: 'control', weight: 50, exposed_units: 10 }];
+    const inputs: Array<[RecommendationInput, RecommendationContext]> = [
+      [healthyWinner(), running],
+      [healthyWinner({ srm_warning: true, srm_chi_squared_p: 2e-4 }), running],
+      [healthyWinner({ per_variant: [arm('control', 0), arm('treatment', 0)] }), running],
+      [healthyWinner({ traffic: short }), running],
+      [healthyWinner({ traffic: short }), stopped],
+      [healthyWinner({ decision: { ...healthyWinner().decision, verdict: 'winner', variant_key: 'control' } }), running],
+      [
+        healthyWinner({ decision: { ...healthyWinner().decision, verdict: 'no_difference', variant_key: null, method: 'frequentist.sequential_msprt' } }),
+        running,
+      ],
+      [healthyWinner({ decision: { ...healthyWinner().decision, verdict: 'max_duration_reached', variant_key: null }, traffic: short }), running],
+      [healthyWinner({ decision: { ...healthyWinner().decision, verdict: 'keep_running', variant_key: null } }), running],
+      [healthyWinner({ decision: { ...healthyWinner().decision, verdict: 'keep_running', variant_key: null } }), stopped],
+      [
+        healthyWinner({
+          decision: {
+            ...healthyWinner().decision,
+            guardrail_regressions: [
+              { metric_id: 'm', metric_key: 'load_ms', metric_name: 'Page load time', variant_key: 'treatment', chance_to_beat_control: 0.01 },
+            ],
+          },
+        }),
+        running,
+      ],
+    ];
+    const messages = inputs.flatMap(([input, context]) => recommend(input, context).reasons.map((item) => item.message));
+    expect(messages.length).toBeGreaterThanOrEqual(inputs.length);
+    for (const message of messages) {
+      expect(message).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
+      expect(message).not.toMatch(/bayesian\.|frequentist\.|load_ms|\(signup\)|e-\d/);
+    }
+    expect(messages.join(' ')).toMatch(/the sequential test \(mSPRT\)/i);
+    expect(messages.join(' ')).toContain('at least 1,000 units per variant');
   });
 
   it('has every reason code documented in docs/analysis.md', () => {

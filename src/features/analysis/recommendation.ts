@@ -15,7 +15,7 @@
  * 5. no_difference: the rule ruled out an effect of the minimum detectable size, or the planned
  *    duration ended (with the planned sample) without a winner.
  */
-import { resolveDecisionRule, type DecisionRuleSettings } from '../../stats/index.js';
+import { pValueText, resolveDecisionRule, ruleName, type DecisionRuleSettings } from '../../stats/index.js';
 import type { AnalysedMetric, Breakdown, Recommendation, RecommendationReason, SnapshotDecision, Traffic } from './schemas.js';
 
 /** What a recommendation reads from a primary-metric or guardrail result. */
@@ -45,6 +45,7 @@ export interface RecommendationContext {
   stopped: boolean;
 }
 
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 const reason = (code: RecommendationReason['code'], message: string): RecommendationReason => ({ code, message });
 const count = (value: number) => value.toLocaleString('en-US');
 const percent = (value: number) => `${value >= 0 ? '+' : ''}${(100 * value).toFixed(1)}%`;
@@ -52,8 +53,14 @@ const percent = (value: number) => `${value >= 0 ? '+' : ''}${(100 * value).toFi
 /** Slices named in an SRM message, beyond which it says "and N more". */
 const SLICES_NAMED = 3;
 
+/** A metric as people know it: its name (its key only in snapshots stored before names were carried). */
 function metricName(metric: { key: string; name?: string | undefined }): string {
-  return metric.name && metric.name !== metric.key ? `${metric.name} (${metric.key})` : metric.key;
+  return metric.name || metric.key;
+}
+
+/** The decision rule by its name in words ("the sequential test (mSPRT)"), never its method id. */
+function rule(input: RecommendationInput): string {
+  return ruleName(input.decision.method);
 }
 
 function exposedUnits(input: RecommendationInput): number {
@@ -64,7 +71,7 @@ function srmReason(input: RecommendationInput): RecommendationReason {
   const slices = input.breakdowns.flatMap((breakdown) =>
     breakdown.values.filter((value) => value.srm_warning).map((value) => `${breakdown.dimension} = ${value.label ?? value.value}`),
   );
-  const p = input.srm_chi_squared_p === null ? '' : ` (SRM p = ${input.srm_chi_squared_p.toExponential(2)} < 0.001)`;
+  const p = input.srm_chi_squared_p === null ? '' : ` (sample ratio test ${pValueText(input.srm_chi_squared_p)}, below 0.001)`;
   const where =
     slices.length === 0
       ? ' No single slice of the breakdowns explains it, so look upstream (the assignment, the weights, exposure logging in every client).'
@@ -119,7 +126,7 @@ function shortVariants(input: RecommendationInput, context: RecommendationContex
 }
 
 function belowMinSample(short: readonly string[], context: RecommendationContext): RecommendationReason {
-  const plan = `min_sample_per_variant is ${count(context.min_sample_per_variant)} units`;
+  const plan = `The plan asks for at least ${count(context.min_sample_per_variant)} units per variant`;
   const advice = context.stopped
     ? 'The experiment stopped short of its planned sample, so its results cannot settle the question.'
     : 'Keep the experiment running until every variant reaches it.';
@@ -159,7 +166,7 @@ function primaryName(input: RecommendationInput): string {
 function winnerRecommendation(input: RecommendationInput, context: RecommendationContext, winner: string): Recommendation {
   const control = controlOf(input);
   if (winner === control) {
-    const message = `The decision rule (${input.decision.method}) finds ${control}, the control, best on ${primaryName(input)}: every other variant does worse. Give everyone ${control}.`;
+    const message = `${capitalised(rule(input))} finds ${control}, the control, best on ${primaryName(input)}: every other variant does worse. Give everyone ${control}.`;
     return { action: 'rollback', variant_key: control, reasons: [reason('control_won', message)] };
   }
   const regressions = regressionReasons(input);
@@ -167,7 +174,7 @@ function winnerRecommendation(input: RecommendationInput, context: Recommendatio
   const short = shortVariants(input, context);
   if (short.length > 0) return { action: 'keep_running', variant_key: null, reasons: [belowMinSample(short, context)] };
   const next = context.stopped ? `Ship ${winner}.` : `You can stop the experiment and ship ${winner}.`;
-  const message = `${winner} beats ${control} on ${primaryName(input)}${liftOf(input, winner)} under the decision rule (${input.decision.method}); the split matches the weights, no guardrail regressed and every variant reached min_sample_per_variant. ${next}`;
+  const message = `${winner} beats ${control} on ${primaryName(input)}${liftOf(input, winner)} under ${rule(input)}; the split matches the weights, no guardrail regressed and every variant reached the planned minimum sample. ${next}`;
   return { action: 'ship', variant_key: winner, reasons: [reason('rule_satisfied', message)] };
 }
 
@@ -183,12 +190,12 @@ function undecidedRecommendation(input: RecommendationInput, context: Recommenda
   }
   if (short.length > 0) return { action: 'keep_running', variant_key: null, reasons: [belowMinSample(short, context)] };
   if (verdict === 'no_difference') {
-    const message = `The decision rule (${input.decision.method}) rules out a difference as large as the minimum detectable effect on ${primaryName(input)}: the variants perform alike.`;
+    const message = `${capitalised(rule(input))} rules out a difference as large as the minimum detectable effect on ${primaryName(input)}: the variants perform alike.`;
     return { action: 'no_difference', variant_key: null, reasons: [reason('no_difference', message)] };
   }
   const message = context.stopped
-    ? `The experiment stopped (${days}) before the decision rule (${input.decision.method}) found a winner or ruled out a difference on ${primaryName(input)}: the results are inconclusive.`
-    : `The decision rule (${input.decision.method}) has not found a winner or ruled out a difference on ${primaryName(input)} yet (${days}): keep the experiment running.`;
+    ? `The experiment stopped (${days}) before ${rule(input)} found a winner or ruled out a difference on ${primaryName(input)}: the results are inconclusive.`
+    : `${capitalised(rule(input))} has not found a winner or ruled out a difference on ${primaryName(input)} yet (${days}): keep the experiment running.`;
   return { action: 'keep_running', variant_key: null, reasons: [reason('rule_not_satisfied', message)] };
 }
 

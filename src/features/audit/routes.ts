@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
+import { problems } from '../../http/problems.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import type { AuditDeps } from './index.js';
 import { AuditList, AuditQuery } from './schemas.js';
@@ -12,12 +13,16 @@ export function auditRoutes(ctx: AuditDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/v1/audit',
       route('listAudit', {
-        description: 'Every mutation and every admin-UI peek, newest first. Filters combine with AND.',
+        description:
+          'Every mutation and every admin-UI peek, newest first. Filters combine with AND: by action, target, actor (one API key, or every entry with no key behind it) and time. 400 for actor_id together with actor_type system (a system entry has no key).',
         querystring: AuditQuery,
         response: { 200: AuditList },
       }),
       async (request) => {
         const { since, until, ...rest } = request.query;
+        if (rest.actor_id !== undefined && rest.actor_type === 'system') {
+          throw problems.invalidParameters([{ parameter: 'actor_type', message: 'must be api_key or left out with actor_id: a system entry has no API key' }]);
+        }
         const filters = {
           ...rest,
           since: since === undefined ? undefined : Date.parse(since),

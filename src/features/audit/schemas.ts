@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Id, ListOf, PageQuery, Timestamp } from '../../http/schemas.js';
+import { ID_PATTERN, Id, ListOf, PageQuery, Timestamp } from '../../http/schemas.js';
 
 export const AuditEntrySchema = Type.Object(
   {
@@ -20,6 +20,14 @@ export const AuditQuery = Type.Object(
     action: Type.Optional(Type.String({ maxLength: 128 })),
     target_type: Type.Optional(Type.String({ maxLength: 128 })),
     target_id: Type.Optional(Type.String({ maxLength: 256 })),
+    actor_id: Type.Optional(
+      Type.String({ pattern: ID_PATTERN, description: 'only what this API key did (its id, as in actor_id); a key of another workspace matches nothing' }),
+    ),
+    actor_type: Type.Optional(
+      Type.Enum(['api_key', 'system'], {
+        description: 'api_key: what any API key did (the API and the admin UI); system: what had no key behind it (the CLI, background jobs)',
+      }),
+    ),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'entries created at or after' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'entries created before' })),
   },

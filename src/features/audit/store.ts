@@ -6,6 +6,9 @@ export interface AuditFilters {
   action?: string;
   target_type?: string;
   target_id?: string;
+  actor_id?: string;
+  /** system: entries with no API key behind them (actor_id null). */
+  actor_type?: 'api_key' | 'system';
   since?: number;
   until?: number;
 }
@@ -15,6 +18,9 @@ export async function listAudit(executor: Executor, workspaceId: string, filters
   if (filters.action) query = query.where('action', '=', filters.action);
   if (filters.target_type) query = query.where('target_type', '=', filters.target_type);
   if (filters.target_id) query = query.where('target_id', '=', filters.target_id);
+  if (filters.actor_id) query = query.where('actor_id', '=', filters.actor_id);
+  if (filters.actor_type === 'system') query = query.where('actor_id', 'is', null);
+  if (filters.actor_type === 'api_key') query = query.where('actor_id', 'is not', null);
   if (filters.since !== undefined) query = query.where('created_at', '>=', filters.since);
   if (filters.until !== undefined) query = query.where('created_at', '<', filters.until);
   return paginate(

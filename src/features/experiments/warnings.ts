@@ -5,6 +5,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { DEFAULT_POWER, binaryBaseline, estimateUnitsPerVariant } from '../../stats/power.js';
+import { ruleName, unitsText } from '../../stats/rule-words.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
 import type { MetricRow } from '../metrics/read.js';
 import type { DecisionRule, Variant } from './schemas.js';
@@ -41,8 +42,9 @@ const count = (units: number | null) => (units === null ? 'more than a billion' 
 
 const RULE_HINTS: Record<DecisionRule['method'], string> = {
   'bayesian.posterior_threshold': 'With fewer units the rule will often declare no winner even when the lift is real.',
-  'bayesian.always_valid_evalue': 'The e-value is tuned to 2 x min_sample_per_variant units, and short of the estimate it rarely reaches 1/alpha.',
-  'frequentist.sequential_msprt': 'The mSPRT mixture is tuned to the MDE, so it is slow to detect larger lifts too (docs/statistics.md section 9).',
+  'bayesian.always_valid_evalue':
+    'The e-value is tuned to twice the planned minimum sample, and short of the estimate it rarely reaches the evidence the rule asks for.',
+  'frequentist.sequential_msprt': 'The mSPRT mixture is tuned to the minimum detectable effect, so it is slow to detect larger lifts too.',
 };
 
 /** What the warning needs to know beyond the rule: whether it still matters, and the primary metric's kind. */
@@ -73,14 +75,15 @@ export function experimentWarnings(rule: DecisionRule, variants: readonly Varian
   const estimateAt = (rate: number) => estimateUnitsPerVariant({ rule, variantCount, baseline: binaryBaseline(rate, rule.minimum_detectable_effect) });
   const estimate = estimateAt(ASSUMED_BASELINE_RATE);
   if (estimate !== null && estimate <= FAR_ABOVE_FACTOR * rule.min_sample_per_variant) return [];
-  const ratio = estimate === null ? ', far more than' : `: ${(estimate / rule.min_sample_per_variant).toFixed(1)} x`;
+  const ratio = estimate === null ? ', far more than' : `: ${(estimate / rule.min_sample_per_variant).toFixed(1)} times`;
   const lift = `${+(rule.minimum_detectable_effect * 100).toPrecision(4)}%`;
+  const described = ruleName(rule.method);
   const message =
-    `${rule.method} with minimum_detectable_effect ${rule.minimum_detectable_effect} needs ${count(estimate)} units per variant ` +
-    `to detect a ${lift} lift with ${DEFAULT_POWER * 100}% power, assuming a ${ASSUMED_BASELINE_RATE * 100}% conversion rate${ratio} ` +
-    `min_sample_per_variant (${rule.min_sample_per_variant}). Even at ${LEAST_NOISY_RATE * 100}%, the least noisy rate, it needs ` +
+    `${described.charAt(0).toUpperCase()}${described.slice(1)} needs ${count(estimate)} units per variant ` +
+    `to detect a ${lift} lift (the minimum detectable effect) with ${DEFAULT_POWER * 100}% power, assuming a ${ASSUMED_BASELINE_RATE * 100}% conversion rate${ratio} ` +
+    `the planned minimum sample of ${unitsText(rule.min_sample_per_variant)} units per variant. Even at ${LEAST_NOISY_RATE * 100}%, the least noisy rate, it needs ` +
     `${count(estimateAt(LEAST_NOISY_RATE))}. ${RULE_HINTS[rule.method]} ` +
-    'Raise min_sample_per_variant to plan for it, or choose a larger minimum_detectable_effect.';
+    'Raise the minimum sample per variant to plan for it, or choose a larger minimum detectable effect.';
   return [
     {
       code: 'underpowered',

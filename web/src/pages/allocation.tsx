@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { colorOf, timeLabel } from '../charts/scale.js';
 import { Checkbox, Field } from '../components/ui.js';
+import { percent } from '../format.js';
 import type { Experiment } from '../types.js';
 import { PatchForm, type EditorProps } from './experiment-edit.js';
 
@@ -56,7 +57,9 @@ export function allocationFromText(text: AllocationText) {
 
 export function describeAllocation(value: Allocation | undefined): string {
   if (!value || value.type !== 'bandit') return 'fixed weights';
-  return `bandit (Thompson sampling): ${value.burn_in_hours} h burn-in, an update every ${value.update_every_minutes} min once each variant has ${value.min_units_per_variant} units, floor ${value.weight_floor}, winner at prob_best ${value.stop_at_prob_best}. Its snapshots are stratified by period and decided by that stopping rule (not an always-valid one), not by the decision rule's method.`;
+  const floor = percent(value.weight_floor, value.weight_floor * 100 >= 1 ? 0 : 1);
+  const winnerAt = percent(value.stop_at_prob_best, 0);
+  return `bandit (Thompson sampling): ${value.burn_in_hours} h burn-in, an update every ${value.update_every_minutes} min once each variant has ${value.min_units_per_variant} units, at least ${floor} of new units for every variant, a winner once a variant has a ${winnerAt} chance of being best. Its results are weighed period by period and decided by that stopping rule (not an always-valid one), not by the decision rule.`;
 }
 
 /** The bandit toggle and its settings, shared by the new-experiment form and the editor. */
@@ -81,7 +84,12 @@ export function AllocationFields({ value, onValue }: { value: AllocationText; on
           {number('update_every_minutes', 'Update every (minutes)', 'At least 15.')}
           {number('min_units_per_variant', 'Units per variant before updating', 'No update until every variant has this many units.')}
           {number('weight_floor', 'Weight floor', 'Each variant keeps at least this share; below 1 / number of variants.', 'any')}
-          {number('stop_at_prob_best', 'Winner at prob_best', 'The bandit’s stopping rule (not an always-valid test).', 'any')}
+          {number(
+            'stop_at_prob_best',
+            'Winner at chance of being best',
+            'The bandit’s stopping rule, from 0 to 1 (0.95 = 95%; not an always-valid test).',
+            'any',
+          )}
         </>
       ) : null}
     </fieldset>

@@ -10,12 +10,21 @@ interface Lookup {
   assignment: Assignment | null;
 }
 
+/** How the unit got its assignment, in words (the API's reason codes are for programs). */
+const REASON_WORDS: Record<Assignment['reason'], string> = {
+  bucketed: 'bucketed by its unit id',
+  forced: 'pinned here',
+  mutex_holdout: 'held out by its mutual exclusion group',
+  audience_excluded: 'outside the audience',
+};
+
 /** What a stored assignment means, in a sentence. */
 function describe({ unit, assignment }: Lookup): string {
   if (!assignment) return `${unit} has no stored assignment in this experiment; the next assign buckets it.`;
   const exposure = assignment.exposure_logged_at ? `, exposed ${dateTime(assignment.exposure_logged_at)}` : ', no exposure logged';
-  if (assignment.variant === null) return `${unit} is held out (${assignment.reason})${exposure}.`;
-  return `${unit} is in "${assignment.variant}" (${assignment.reason})${exposure}.`;
+  const how = REASON_WORDS[assignment.reason] ?? assignment.reason;
+  if (assignment.variant === null) return `${unit} is held out (${how})${exposure}.`;
+  return `${unit} is in "${assignment.variant}" (${how})${exposure}.`;
 }
 
 interface PinControlsProps {

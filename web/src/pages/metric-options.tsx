@@ -48,7 +48,7 @@ export function DirectionAndCapping({ form, bind, kind }: { form: EffectFields; 
         value={form.higher_is_better}
         options={directions}
         onChange={bind('higher_is_better')}
-        hint="Which way is good: the effect’s colours, prob_best and the verdict follow it."
+        hint="Which way is good: the effect’s colours, the chance of being best and the verdict follow it."
       />
       {cappable ? (
         <>
