@@ -3,32 +3,16 @@
 // VERDICT_DATABASE_URL is set: a scratch database is created on that server and dropped after),
 // then computes the snapshot in a fresh child process so its peak RSS is the computation's alone.
 // Run: npm run bench:analysis -- --units 10000,100000    (figures: docs/analysis.md)
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { sql, type RawBuilder } from 'kysely';
-import type { DatabaseConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { computeById } from '../src/features/analysis/service.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
-import {
-  benchMetric,
-  DAY,
-  EVENTS_PER_UNIT,
-  insertRunningExperiment,
-  openBenchContext,
-  openBenchContextAt,
-  padded,
-  SEED_BATCH,
-  sequence,
-  standardMetrics,
-} from './lib/analysis-seed.js';
-import { scratchPostgres } from './lib/scratch-postgres.js';
+import { benchMetric, DAY, EVENTS_PER_UNIT, insertRunningExperiment, openBenchContext, openBenchContextAt, standardMetrics } from './lib/analysis-seed.js';
+import { analyzeTables, runJsonChild, scratchDatabase, seedEvents, seedUnits } from './lib/bench-facts.js';
 
 const T0 = Date.UTC(2031, 0, 1);
 
@@ -56,43 +40,12 @@ async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; 
   return { workspaceId: workspace.id, experimentId, extraGuardrails: [...guardrails, capped.id, ratio.id] };
 }
 
-/**
- * Unit i is exposed at T0 + (i mod 1 day, in seconds), in control when i is even. Each unit has
- * five events: three page loads (load_ms), a view (a key no metric uses) and either a purchase
- * (10% of control, 11% of treatment units; 1 in 97 of them late) or an unrelated event. Events
- * are inserted round by round (every unit's first event, then every unit's second...), the order
- * of arrival, so one unit's events are spread over the table as they would be in production.
- */
+/** Each unit's five events (bench/lib/bench-facts.ts); 1 in 97 purchases arrives 8 days late. */
 async function seedFacts(ctx: AppContext, ids: { workspaceId: string; experimentId: string }, units: number): Promise<void> {
-  const exposedAt = (i: RawBuilder<unknown>) => sql`(${sql.lit(T0)} + ((${i}) % 86400) * 1000)`;
-  for (let from = 0; from < units; from += SEED_BATCH) {
-    const to = Math.min(units, from + SEED_BATCH);
-    const n = sql.ref('seq.n');
-    await sql`INSERT INTO exposures (id, workspace_id, experiment_id, unit_id, variant_key, exposed_at, superseded_at, source)
-      SELECT ${padded(ctx, 'x', n)}, ${ids.workspaceId}, ${ids.experimentId}, ${padded(ctx, 'u', n)},
-        CASE WHEN ${n} % 2 = 0 THEN 'control' ELSE 'treatment' END, ${exposedAt(n)}, NULL, 'assign'
-      FROM (${sequence(ctx, from, to)}) AS seq`.execute(ctx.db);
-  }
-  const total = units * EVENTS_PER_UNIT;
-  for (let from = 0; from < total; from += SEED_BATCH) {
-    const to = Math.min(total, from + SEED_BATCH);
-    const i = sql.ref('ev.i');
-    const j = sql.ref('ev.j');
-    const buys = sql`(${i} % 1000) < (CASE WHEN ${i} % 2 = 0 THEN 100 ELSE 110 END)`;
-    const lateBuy = sql`(${j} = 4 AND ${buys} AND ${i} % 97 = 0)`;
-    await sql`INSERT INTO events (id, workspace_id, unit_id, event_key, properties, occurred_at, received_at, late, client_event_id)
-      SELECT ${padded(ctx, 'e', sql.ref('ev.n'))}, ${ids.workspaceId}, ${padded(ctx, 'u', i)},
-        CASE WHEN ${j} < 3 THEN 'page_load' WHEN ${j} = 3 THEN 'view' WHEN ${buys} THEN 'purchase' ELSE 'other' END,
-        CASE WHEN ${j} < 3 THEN '{"timing":{"load_ms":' || (100 + (${i} * 7 + ${j}) % 200) || '}}'
-             WHEN ${j} = 4 THEN '{"order":{"total":' || (10 + ${i} % 90) || '.5}}' ELSE '{}' END,
-        ${exposedAt(i)} + (${j} + 1) * 60000,
-        ${exposedAt(i)} + (${j} + 1) * 60000 + CASE WHEN ${lateBuy} THEN ${sql.lit(8 * DAY)} ELSE 1000 END,
-        CASE WHEN ${lateBuy} THEN 1 ELSE 0 END, NULL
-      FROM (SELECT seq.n AS n, seq.n % ${sql.lit(units)} AS i, seq.n / ${sql.lit(units)} AS j FROM (${sequence(ctx, from, to)}) AS seq) AS ev`.execute(ctx.db);
-  }
-  // Planner statistics, and on PostgreSQL the visibility map autovacuum would set, without which
-  // every index-only scan of events_metric_idx would visit the table too.
-  await (ctx.seam.name === 'postgres' ? sql`VACUUM ANALYZE` : sql`ANALYZE`).execute(ctx.db);
+  const scope = { ...ids, t0: T0 };
+  await seedUnits(ctx, scope, 0, units);
+  await seedEvents(ctx, scope, { from: 0, to: units * EVENTS_PER_UNIT, firstUnit: 0, units, shift: 0, late: 'some purchases', prefix: 'e' });
+  await analyzeTables(ctx);
 }
 
 interface ComputeFigures {
@@ -156,54 +109,15 @@ async function pairedMode(databaseUrl: string, experimentId: string, runs: numbe
 }
 
 function runPairedChild(databaseUrl: string, experimentId: string, runs: number, lists: string[]): number[][] {
-  const script = fileURLToPath(import.meta.url);
-  const child = spawnSync(process.execPath, [...process.execArgv, script, 'paired', databaseUrl, experimentId, String(runs), ...lists], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  if (child.status !== 0) throw new Error(`paired compute process failed: ${child.stderr}`);
-  return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '[]') as number[][];
+  return runJsonChild<number[][]>(fileURLToPath(import.meta.url), ['paired', databaseUrl, experimentId, String(runs), ...lists]);
 }
 
 function runComputeChild(databaseUrl: string, experimentId: string, runs: number): ComputeFigures {
-  const script = fileURLToPath(import.meta.url);
-  const child = spawnSync(process.execPath, [...process.execArgv, script, 'compute', databaseUrl, experimentId, String(runs)], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  if (child.status !== 0) throw new Error(`compute process failed: ${child.stderr}`);
-  return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as ComputeFigures;
-}
-
-interface Scratch {
-  label: string;
-  config: DatabaseConfig;
-  url: string;
-  dataDir: string;
-  drop(): Promise<void>;
-}
-
-async function scratchDatabase(kind: 'sqlite' | 'postgres', baseUrl: string | undefined): Promise<Scratch> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-analysis-'));
-  if (kind === 'sqlite') {
-    const file = path.join(dataDir, 'verdict.sqlite');
-    return { label: 'sqlite', config: { kind, file }, url: file, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
-  }
-  const database = await scratchPostgres(baseUrl as string, 'bench');
-  return {
-    label: 'postgres',
-    config: { kind, url: database.url },
-    url: database.url,
-    dataDir,
-    drop: async () => {
-      await database.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return runJsonChild<ComputeFigures>(fileURLToPath(import.meta.url), ['compute', databaseUrl, experimentId, String(runs)]);
 }
 
 async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number, keep: boolean): Promise<void> {
-  const scratch = await scratchDatabase(kind, process.env.VERDICT_DATABASE_URL);
+  const scratch = await scratchDatabase(kind, process.env.VERDICT_DATABASE_URL, 'analysis');
   try {
     const ctx = await openBenchContext(scratch.config, scratch.dataDir, true, T0 + 20 * DAY);
     const seedStarted = performance.now();

@@ -8,31 +8,17 @@
 //   4. the incremental refresh (the figure of interest) and the full computation of the same data.
 // Prints both times, their ratio, events_read and peak RSS.
 // Run: npm run bench:incremental -- --units 1000000
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { sql, type RawBuilder } from 'kysely';
-import type { DatabaseConfig } from '../src/config.js';
+import { sql } from 'kysely';
 import type { AppContext } from '../src/context.js';
 import { computeById } from '../src/features/analysis/service.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
-import {
-  DAY,
-  EVENTS_PER_UNIT,
-  insertRunningExperiment,
-  openBenchContext,
-  openBenchContextAt,
-  padded,
-  SEED_BATCH,
-  sequence,
-  standardMetrics,
-} from './lib/analysis-seed.js';
-import { scratchPostgres } from './lib/scratch-postgres.js';
+import { DAY, EVENTS_PER_UNIT, insertRunningExperiment, openBenchContext, openBenchContextAt, standardMetrics } from './lib/analysis-seed.js';
+import { analyzeTables, runJsonChild, scratchDatabase, seedEvents, seedUnits } from './lib/bench-facts.js';
 
 const T0 = Date.UTC(2031, 0, 1);
 const NOW = T0 + 20 * DAY;
@@ -51,52 +37,6 @@ async function seedDefinitions(ctx: AppContext): Promise<Ids> {
   return { workspaceId: workspace.id, experimentId };
 }
 
-const exposedAt = (i: RawBuilder<unknown>) => sql`(${sql.lit(T0)} + ((${i}) % 86400) * 1000)`;
-
-/** Units [from, to), exposed at T0 + (i mod 1 day, in seconds), control when i is even. */
-async function seedUnits(ctx: AppContext, ids: Ids, from: number, to: number): Promise<void> {
-  for (let start = from; start < to; start += SEED_BATCH) {
-    const n = sql.ref('seq.n');
-    await sql`INSERT INTO exposures (id, workspace_id, experiment_id, unit_id, variant_key, exposed_at, superseded_at, source)
-      SELECT ${padded(ctx, 'x', n)}, ${ids.workspaceId}, ${ids.experimentId}, ${padded(ctx, 'u', n)},
-        CASE WHEN ${n} % 2 = 0 THEN 'control' ELSE 'treatment' END, ${exposedAt(n)}, NULL, 'assign'
-      FROM (${sequence(ctx, start, Math.min(to, start + SEED_BATCH))}) AS seq`.execute(ctx.db);
-  }
-}
-
-interface EventBatch {
-  /** Event numbers [from, to): event n is unit (n mod units)'s event number (n div units), of `units` units starting at `firstUnit`. */
-  from: number;
-  to: number;
-  firstUnit: number;
-  units: number;
-  /** Added to occurred_at (minutes after the exposure) and received_at. */
-  shift: number;
-  /** Late: received 8 days after they occurred. */
-  late: boolean;
-  prefix: string;
-}
-
-/** Events as bench/analysis.ts seeds them: three page loads, a view and a purchase (10%/11% of units) or another event. */
-async function seedEvents(ctx: AppContext, ids: Ids, batch: EventBatch): Promise<void> {
-  for (let start = batch.from; start < batch.to; start += SEED_BATCH) {
-    const i = sql.ref('ev.i');
-    const j = sql.ref('ev.j');
-    const buys = sql`(${i} % 1000) < (CASE WHEN ${i} % 2 = 0 THEN 100 ELSE 110 END)`;
-    const occurred = sql`${exposedAt(i)} + (${j} + 1) * 60000 + ${sql.lit(batch.shift)}`;
-    const received = batch.late ? sql`${occurred} + ${sql.lit(8 * DAY)}` : sql`${occurred} + 1000`;
-    await sql`INSERT INTO events (id, workspace_id, unit_id, event_key, properties, occurred_at, received_at, late, client_event_id)
-      SELECT ${padded(ctx, batch.prefix, sql.ref('ev.n'))}, ${ids.workspaceId}, ${padded(ctx, 'u', i)},
-        CASE WHEN ${j} < 3 THEN 'page_load' WHEN ${j} = 3 THEN 'view' WHEN ${buys} THEN 'purchase' ELSE 'other' END,
-        CASE WHEN ${j} < 3 THEN '{"timing":{"load_ms":' || (100 + (${i} * 7 + ${j}) % 200) || '}}'
-             WHEN ${j} = 4 THEN '{"order":{"total":' || (10 + ${i} % 90) || '.5}}' ELSE '{}' END,
-        ${occurred}, ${received}, ${sql.lit(batch.late ? 1 : 0)}, NULL
-      FROM (SELECT seq.n AS n, ${sql.lit(batch.firstUnit)} + (seq.n - ${sql.lit(batch.from)}) % ${sql.lit(batch.units)} AS i,
-              (seq.n - ${sql.lit(batch.from)}) / ${sql.lit(batch.units)} AS j
-            FROM (${sequence(ctx, start, Math.min(batch.to, start + SEED_BATCH))}) AS seq) AS ev`.execute(ctx.db);
-  }
-}
-
 /**
  * +1% of the events: 60% new events of existing units (a day later), 20% late ones of existing
  * units, 20% the five events each of new units (exposed like the others).
@@ -106,11 +46,12 @@ async function seedIncrement(ctx: AppContext, ids: Ids, units: number): Promise<
   const fresh = Math.round(added * 0.6);
   const late = Math.round(added * 0.2);
   const newUnits = Math.max(1, Math.round((added - fresh - late) / EVENTS_PER_UNIT));
-  await seedEvents(ctx, ids, { from: 0, to: fresh, firstUnit: 0, units: Math.max(1, Math.round(fresh / 3)), shift: DAY, late: false, prefix: 'f' });
-  await seedEvents(ctx, ids, { from: 0, to: late, firstUnit: 7, units: late, shift: 2 * 60_000, late: true, prefix: 'l' });
-  await seedUnits(ctx, ids, units, units + newUnits);
-  await seedEvents(ctx, ids, { from: 0, to: newUnits * EVENTS_PER_UNIT, firstUnit: units, units: newUnits, shift: 0, late: false, prefix: 'n' });
-  await (ctx.seam.name === 'postgres' ? sql`ANALYZE` : sql`ANALYZE`).execute(ctx.db);
+  const scope = { ...ids, t0: T0 };
+  await seedEvents(ctx, scope, { from: 0, to: fresh, firstUnit: 0, units: Math.max(1, Math.round(fresh / 3)), shift: DAY, late: 'none', prefix: 'f' });
+  await seedEvents(ctx, scope, { from: 0, to: late, firstUnit: 7, units: late, shift: 2 * 60_000, late: 'all', prefix: 'l' });
+  await seedUnits(ctx, scope, units, units + newUnits);
+  await seedEvents(ctx, scope, { from: 0, to: newUnits * EVENTS_PER_UNIT, firstUnit: units, units: newUnits, shift: 0, late: 'none', prefix: 'n' });
+  await sql`ANALYZE`.execute(ctx.db);
   return fresh + late + newUnits * EVENTS_PER_UNIT;
 }
 
@@ -144,45 +85,22 @@ async function computeMode(databaseUrl: string, experimentId: string, mode: 'ful
 }
 
 function runChild(databaseUrl: string, experimentId: string, mode: 'full' | 'incremental'): Figures {
-  const script = fileURLToPath(import.meta.url);
-  const child = spawnSync(process.execPath, [...process.execArgv, script, 'compute', databaseUrl, experimentId, mode], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  if (child.status !== 0) throw new Error(`compute process failed: ${child.stderr}`);
-  return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as Figures;
-}
-
-async function scratchDatabase(kind: 'sqlite' | 'postgres'): Promise<{ config: DatabaseConfig; url: string; dataDir: string; drop(): Promise<void> }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-incremental-'));
-  if (kind === 'sqlite') {
-    const file = path.join(dataDir, 'verdict.sqlite');
-    return { config: { kind, file }, url: file, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
-  }
-  const database = await scratchPostgres(process.env.VERDICT_DATABASE_URL as string, 'bench');
-  return {
-    config: { kind, url: database.url },
-    url: database.url,
-    dataDir,
-    drop: async () => {
-      await database.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return runJsonChild<Figures>(fileURLToPath(import.meta.url), ['compute', databaseUrl, experimentId, mode]);
 }
 
 const line = (label: string, figures: Figures) =>
   `  ${label.padEnd(34)} ${figures.seconds.toFixed(2).padStart(7)} s (cpu ${figures.cpu_seconds.toFixed(2)})  events_read ${figures.events_read.toLocaleString('en-US').padStart(10)}  ` +
   `units_refreshed ${figures.units_refreshed.toLocaleString('en-US').padStart(9)}  peak RSS ${figures.max_rss_mb.toFixed(0)} MB  units ${figures.units.join('/')}`;
 
-async function benchOne(kind: 'sqlite' | 'postgres', units: number): Promise<void> {
-  const scratch = await scratchDatabase(kind);
+async function benchOne(kind: 'sqlite' | 'postgres', units: number, keep: boolean): Promise<void> {
+  const scratch = await scratchDatabase(kind, process.env.VERDICT_DATABASE_URL, 'incremental');
+  let ids: Ids | undefined;
   try {
     const ctx = await openBenchContext(scratch.config, scratch.dataDir, true, NOW);
-    const ids = await seedDefinitions(ctx);
-    await seedUnits(ctx, ids, 0, units);
-    await seedEvents(ctx, ids, { from: 0, to: units * EVENTS_PER_UNIT, firstUnit: 0, units, shift: 0, late: false, prefix: 'e' });
-    await (kind === 'postgres' ? sql`VACUUM ANALYZE` : sql`ANALYZE`).execute(ctx.db);
+    ids = await seedDefinitions(ctx);
+    await seedUnits(ctx, { ...ids, t0: T0 }, 0, units);
+    await seedEvents(ctx, { ...ids, t0: T0 }, { from: 0, to: units * EVENTS_PER_UNIT, firstUnit: 0, units, shift: 0, late: 'none', prefix: 'e' });
+    await analyzeTables(ctx);
     console.log(`${kind}: ${units.toLocaleString('en-US')} units, ${(units * EVENTS_PER_UNIT).toLocaleString('en-US')} events`);
     console.log(line('full computation', runChild(scratch.url, ids.experimentId, 'full')));
     console.log(line('first incremental (builds rollups)', runChild(scratch.url, ids.experimentId, 'incremental')));
@@ -199,7 +117,8 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number): Promise<voi
       `  ratio refresh / full: ${(refresh.seconds / full.seconds).toFixed(3)}x wall, ${(refresh.cpu_seconds / full.cpu_seconds).toFixed(3)}x cpu; units agree: ${agree}\n`,
     );
   } finally {
-    await scratch.drop();
+    if (keep) console.log(`kept ${scratch.url}, experiment ${ids?.experimentId} (drop it when done)`);
+    else await scratch.drop();
   }
 }
 
@@ -207,13 +126,14 @@ const program = new Command().name('bench:incremental').description('The increme
 program
   .option('-u, --units <list>', 'comma-separated unit counts', '100000')
   .option('--sqlite-only', 'skip PostgreSQL even when VERDICT_DATABASE_URL is set')
-  .action(async (options: { units: string; sqliteOnly?: boolean }) => {
+  .option('--keep', 'keep the scratch databases (to profile the refresh afterwards)')
+  .action(async (options: { units: string; sqliteOnly?: boolean; keep?: boolean }) => {
     const kinds: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
     console.log(
       `Incremental analysis: 4 metrics (binary, revenue sum, duration mean, count), 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`,
     );
     for (const units of options.units.split(',').map(Number)) {
-      for (const kind of kinds) await benchOne(kind, units);
+      for (const kind of kinds) await benchOne(kind, units, options.keep === true);
     }
   });
 program

@@ -14,6 +14,7 @@ import * as analysisRollups from './0012_analysis_rollups.js';
 import * as metricUnit from './0013_metric_unit.js';
 import * as outboundWebhooks from './0014_outbound_webhooks.js';
 import * as bandits from './0016_bandits.js';
+import * as analysisRollupTotals from './0017_analysis_rollup_totals.js';
 import * as experimentStoppedBy from './0023_experiment_stopped_by.js';
 import * as auditActorIndex from './0024_audit_actor_index.js';
 
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0013_metric_unit': metricUnit,
   '0014_outbound_webhooks': outboundWebhooks,
   '0016_bandits': bandits,
+  '0017_analysis_rollup_totals': analysisRollupTotals,
   '0023_experiment_stopped_by': experimentStoppedBy,
   '0024_audit_actor_index': auditActorIndex,
 };

@@ -24,6 +24,8 @@ export interface AnalysisRollupUnitsTable {
   variant_key: string;
   exposed_at: number;
   source_key_id: string | null;
+  /** The assignment's dimension values (JSON) as of the refresh. */
+  dimension_values: string | null;
 }
 
 /** Incremental analysis: what rebuilds one unit's value of one metric (docs/analysis.md "Incremental analysis"). */
@@ -49,6 +51,26 @@ export interface AnalysisRollupStateTable {
   watermark: string;
   definitions: string;
   refreshed_at: number;
+  /** The hash of what analysis_rollup_totals sums (null: no totals kept). */
+  totals_plan: string | null;
+  /** A SQLite build in steps, in progress (JSON), or null. */
+  progress: string | null;
+}
+
+/** Incremental analysis: per slice and variant, units and exact sums of each metric (JSON text). */
+export interface AnalysisRollupTotalsTable {
+  experiment_id: string;
+  /** JSON [breakdown index, value]: [-1, null] for the whole experiment. */
+  slice: string;
+  variant_key: string;
+  units: number;
+  sums: string;
+}
+
+/** Incremental analysis: units a refresh in progress changes. */
+export interface AnalysisRollupTouchedTable {
+  experiment_id: string;
+  unit_id: string;
 }
 
 export interface AnalysisTables {
@@ -56,4 +78,6 @@ export interface AnalysisTables {
   analysis_rollup_units: AnalysisRollupUnitsTable;
   analysis_rollup_values: AnalysisRollupValuesTable;
   analysis_rollup_state: AnalysisRollupStateTable;
+  analysis_rollup_totals: AnalysisRollupTotalsTable;
+  analysis_rollup_touched: AnalysisRollupTouchedTable;
 }

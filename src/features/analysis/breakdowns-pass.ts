@@ -7,7 +7,7 @@ import { analysedVariants } from './build.js';
 import { buildBreakdowns } from './breakdowns.js';
 import type { AnalysisDeps } from './index.js';
 import type { Breakdown } from './schemas.js';
-import { aggregateBreakdowns, type BreakdownKey } from './breakdowns-store.js';
+import { aggregateBreakdowns, type BreakdownKey, type BreakdownTotals } from './breakdowns-store.js';
 import type { UnitSource } from './unit-source.js';
 
 export interface BreakdownPassInput {
@@ -22,6 +22,8 @@ export interface BreakdownPassInput {
   totals: ReadonlyMap<string, VariantTotals>;
   chunkUnits: number | null;
   source: UnitSource;
+  /** The slices' totals when already known (the maintained totals, rollup-totals.ts): no pass then. */
+  known?: BreakdownTotals[] | null;
 }
 
 /** The experiment's dimensions, then `source`, always. */
@@ -33,15 +35,17 @@ export async function computeBreakdowns(ctx: AnalysisDeps, input: BreakdownPassI
   const { row, experiment } = input;
   // A percentile cap is the whole experiment's, so slices use the value the main pass found.
   const primary = input.primarySpec ? { ...input.primarySpec, cap: input.primaryCap, percentile: null } : null;
-  const totals = await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, {
-    workspaceId: row.workspace_id,
-    experimentId: row.id,
-    breakdowns: breakdownKeys(experiment.dimensions),
-    primary,
-    eventsBefore: row.stopped_at,
-    chunkUnits: input.chunkUnits,
-    source: input.source,
-  });
+  const totals =
+    input.known ??
+    (await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, {
+      workspaceId: row.workspace_id,
+      experimentId: row.id,
+      breakdowns: breakdownKeys(experiment.dimensions),
+      primary,
+      eventsBefore: row.stopped_at,
+      chunkUnits: input.chunkUnits,
+      source: input.source,
+    }));
   const built = buildBreakdowns({
     variants: experiment.variants,
     analysed: analysedVariants({ variants: experiment.variants, totals: input.totals }),

@@ -55,13 +55,14 @@ export interface BreakdownTotals {
 type Row = Record<string, unknown>;
 
 /** The unit's raw value of a breakdown (text or NULL), for a query over exposures `x` joined to assignments `a`. */
-function rawValue(seam: DialectSeam, key: BreakdownKey): RawBuilder<string | null> {
+function rawValue(seam: DialectSeam, key: BreakdownKey, source: UnitSource): RawBuilder<string | null> {
   if (key.kind === 'source') return sql<string | null>`x.source_key_id`;
-  return seam.jsonTextAt('a.dimension_values', key.name);
+  // The rollup units keep their assignment's values as of their refresh (rollup-sql.ts replaceUnits).
+  return seam.jsonTextAt(source === 'rollups' ? 'x.dimension_values' : 'a.dimension_values', key.name);
 }
 
-function usesAssignments(breakdowns: readonly BreakdownKey[]): boolean {
-  return breakdowns.some((key) => key.kind === 'dimension');
+function usesAssignments(breakdowns: readonly BreakdownKey[], source: UnitSource): boolean {
+  return source === 'events' && breakdowns.some((key) => key.kind === 'dimension');
 }
 
 const assignmentJoin = sql` LEFT JOIN assignments AS a ON a.experiment_id = x.experiment_id AND a.unit_id = x.unit_id`;
@@ -71,10 +72,10 @@ const assignmentJoin = sql` LEFT JOIN assignments AS a ON a.experiment_id = x.ex
  * grouped per unit the assignment's columns need an aggregate: PostgreSQL's group key, the
  * exposure id, does not determine them; MAX picks the one joined row's value).
  */
-function rawColumns(seam: DialectSeam, breakdowns: readonly BreakdownKey[], grouped: boolean): RawBuilder<unknown> {
+export function rawColumns(seam: DialectSeam, breakdowns: readonly BreakdownKey[], grouped: boolean, source: UnitSource): RawBuilder<unknown> {
   return sql.join(
     breakdowns.map((key, index) => {
-      const raw = grouped && key.kind === 'dimension' ? sql`MAX(${rawValue(seam, key)})` : rawValue(seam, key);
+      const raw = grouped && key.kind === 'dimension' ? sql`MAX(${rawValue(seam, key, source)})` : rawValue(seam, key, source);
       return sql`, ${raw} AS ${sql.ref(`r${index}`)}`;
     }),
     sql``,
@@ -86,15 +87,15 @@ function rawColumns(seam: DialectSeam, breakdowns: readonly BreakdownKey[], grou
  * values are read once (one join, one JSON parse per dimension), then ranked per breakdown.
  */
 function topValuesQuery(seam: DialectSeam, input: BreakdownInput): RawBuilder<Row> {
-  const join = usesAssignments(input.breakdowns) ? assignmentJoin : sql``;
+  const source = input.source ?? 'events';
+  const join = usesAssignments(input.breakdowns, source) ? assignmentJoin : sql``;
   const parts = input.breakdowns.map((_, index) => {
     const r = sql.ref(`r.r${index}`);
     // Ties in code-point order, as the direct pass ranks them (PostgreSQL's default collation may not be).
     const tie = seam.inCodePointOrder(r);
     return sql`SELECT * FROM (SELECT ${sql.lit(index)} AS breakdown, ${r} AS v, COUNT(*) AS units FROM r WHERE ${r} IS NOT NULL GROUP BY ${r} ORDER BY COUNT(*) DESC, ${tie} LIMIT ${sql.lit(TOP_VALUES)}) AS ${sql.ref(`t${index}`)}`;
   });
-  const source = input.source ?? 'events';
-  return sql<Row>`WITH r AS MATERIALIZED (SELECT 0 AS unused${rawColumns(seam, input.breakdowns, false)} FROM ${unitsTable(source)}${join}
+  return sql<Row>`WITH r AS MATERIALIZED (SELECT 0 AS unused${rawColumns(seam, input.breakdowns, false, source)} FROM ${unitsTable(source)}${join}
       WHERE ${liveUnitsOf(source, input.experimentId)})
     ${sql.join(parts, sql` UNION ALL `)}`;
 }
@@ -117,12 +118,12 @@ interface Chunk {
  */
 function chunkQuery(seam: DialectSeam, input: BreakdownInput, tops: readonly string[][] | null, chunk: Chunk): RawBuilder<Row> {
   const metrics = input.primary ? [input.primary] : [];
-  const join = usesAssignments(input.breakdowns) ? assignmentJoin : sql``;
+  const source = input.source ?? 'events';
+  const join = usesAssignments(input.breakdowns, source) ? assignmentJoin : sql``;
   const lower = chunk.after === null ? sql`` : sql` AND x.unit_id > ${chunk.after}`;
   const upper = chunk.through === null ? sql`` : sql` AND x.unit_id <= ${chunk.through}`;
-  const source = input.source ?? 'events';
   const values = { metrics, workspaceId: input.workspaceId, eventsBefore: input.eventsBefore, source };
-  const perUnit = sql`SELECT x.variant_key AS variant_key${rawColumns(seam, input.breakdowns, true)}${sql.join(valueColumns(seam, values), sql``)}
+  const perUnit = sql`SELECT x.variant_key AS variant_key${rawColumns(seam, input.breakdowns, true, source)}${sql.join(valueColumns(seam, values), sql``)}
       FROM ${unitsTable(source)}${join}${valueJoin(values)}
       WHERE ${liveUnitsOf(source, input.experimentId)}${lower}${upper}
       GROUP BY ${unitGroupOf(seam, source)}`;
@@ -181,7 +182,7 @@ const DIRECT_VALUES = 5_000;
 /** Chunk statements run together in the direct pass (so an early stop wastes little). */
 const DIRECT_BATCH = 8;
 
-type RawTotals = Map<string | null, Map<string, VariantTotals>>;
+export type RawTotals = Map<string | null, Map<string, VariantTotals>>;
 
 function unitsIn(variants: ReadonlyMap<string, VariantTotals>): number {
   let units = 0;
@@ -190,7 +191,7 @@ function unitsIn(variants: ReadonlyMap<string, VariantTotals>): number {
 }
 
 /** Folds a breakdown's per-value totals into its top values, (other) and (none). */
-function foldRaw(key: BreakdownKey, raw: RawTotals, metricCount: number): BreakdownTotals {
+export function foldRaw(key: BreakdownKey, raw: RawTotals, metricCount: number): BreakdownTotals {
   const ranked = [...raw].flatMap(([value, variants]) => (value === null ? [] : [{ value, units: unitsIn(variants), variants }]));
   ranked.sort((a, b) => b.units - a.units || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   const buckets = new Map<number, Map<string, VariantTotals>>();

@@ -44,6 +44,23 @@ async function componentCap(ctx: AnalysisDeps, row: ExperimentRow, metric: Metri
   return percentileCap(ctx.db, ctx.seam, ctx.reads, scopeOf(row, source), eventMetricSpec(metric, null), capping.value);
 }
 
+/**
+ * A metric's spec for the maintained totals (rollup-totals.ts), known without reading data: an
+ * absolute cap as its value, a percentile cap (the metric's or a ratio component's) pending, and
+ * the CUPED lookback for every metric but a ratio.
+ */
+export function planSpec(metric: MetricRow, components: ReadonlyMap<string, MetricRow>, lookbackMs: number | null): MetricSpec {
+  const known = (item: MetricRow) => {
+    const capping = cappingOf(item);
+    return capping?.type === 'percentile' ? eventMetricSpec(item, null, capping.value) : eventMetricSpec(item, capping?.value ?? null);
+  };
+  if (metric.kind !== 'ratio') return lookbackMs === null ? known(metric) : { ...known(metric), lookback_ms: lookbackMs };
+  const numerator = components.get(metric.numerator_metric_id ?? '');
+  const denominator = components.get(metric.denominator_metric_id ?? '');
+  if (!numerator || !denominator) throw new Error(`ratio metric ${metric.id} lost a component after loadMetrics checked it`);
+  return { ...known(numerator), denominator: known(denominator) };
+}
+
 export interface ResolvedSpec {
   spec: MetricSpec;
 }

@@ -20,6 +20,7 @@ import type { Executor } from '../../db/database.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
 import { addNewEvents, buildSlot, countNewEvents, dropSlots, eventsInSlot, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
+import { maintainTotals, planHash, rebuildTotals, type TotalsPlan } from './rollup-totals.js';
 import { currentWatermark, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
 
 export interface RefreshResult {
@@ -32,6 +33,8 @@ export interface RefreshResult {
 export interface RefreshOptions {
   /** Build everything from raw events, whatever the state says. */
   rebuild?: boolean;
+  /** The per-variant and per-slice totals to keep up to date with the rollups (rollup-totals.ts); none without. */
+  plan?: TotalsPlan | null | undefined;
   /** Tests: runs inside the transaction after every write and before the watermark is stored. */
   beforeCommit?: () => Promise<void>;
 }
@@ -48,20 +51,31 @@ export function slotHash(slot: RollupSlot, stoppedAt: number | null): string {
 interface State {
   watermark: Watermark;
   definitions: Record<string, string>;
+  /** The hash of the plan the totals were kept for, or null. */
+  totalsPlan: string | null;
 }
 
 async function loadState(executor: Executor, experimentId: string): Promise<State | null> {
   const row = await executor
     .selectFrom('analysis_rollup_state')
-    .select(['watermark', 'definitions'])
+    .select(['watermark', 'definitions', 'totals_plan'])
     .where('experiment_id', '=', experimentId)
     .executeTakeFirst();
   if (!row) return null;
-  return { watermark: JSON.parse(row.watermark) as Watermark, definitions: JSON.parse(row.definitions) as Record<string, string> };
+  return {
+    watermark: JSON.parse(row.watermark) as Watermark,
+    definitions: JSON.parse(row.definitions) as Record<string, string>,
+    totalsPlan: row.totals_plan,
+  };
 }
 
 async function saveState(executor: Executor, row: ExperimentRow, state: State, now: number): Promise<void> {
-  const values = { watermark: JSON.stringify(state.watermark), definitions: JSON.stringify(state.definitions), refreshed_at: now };
+  const values = {
+    watermark: JSON.stringify(state.watermark),
+    definitions: JSON.stringify(state.definitions),
+    totals_plan: state.totalsPlan,
+    refreshed_at: now,
+  };
   await executor
     .insertInto('analysis_rollup_state')
     .values({ experiment_id: row.id, workspace_id: row.workspace_id, ...values })
@@ -95,9 +109,23 @@ async function countUnits(trx: Executor, experimentId: string): Promise<number> 
   return Number(result.rows[0]?.units ?? 0);
 }
 
+function staleSlots(slots: readonly RollupSlot[], state: State, stoppedAt: number | null): RollupSlot[] {
+  return slots.filter((slot) => state.definitions[slot.metric_id] !== slotHash(slot, stoppedAt));
+}
+
+/** Lists the units a refresh since the watermark changes: those whose exposure changed, and those with new events of the slots. */
+async function touchUnits(trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<void> {
+  const keys = [...new Set(slots.map((slot) => slot.event_key))];
+  const changed = unitsChangedAfter(state.watermark, scope.experimentId);
+  const withEvents =
+    keys.length === 0 ? sql`` : sql` UNION SELECT e.unit_id AS unit_id FROM events AS e WHERE ${eventsAfter(state.watermark, scope.workspaceId, keys)}`;
+  await sql`INSERT INTO analysis_rollup_touched (experiment_id, unit_id)
+    SELECT ${scope.experimentId}, t.unit_id FROM (${changed}${withEvents}) AS t`.execute(trx);
+}
+
 async function sinceWatermark(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<RefreshResult> {
   const hashes = new Map(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
-  const stale = slots.filter((slot) => state.definitions[slot.metric_id] !== hashes.get(slot.metric_id));
+  const stale = staleSlots(slots, state, scope.stoppedAt);
   const current = slots.filter((slot) => !stale.includes(slot));
   const gone = Object.keys(state.definitions).filter((id) => !hashes.has(id));
   await dropSlots(trx, scope.experimentId, [...gone, ...stale.map((slot) => slot.metric_id)]);
@@ -113,6 +141,37 @@ async function sinceWatermark(ctx: AnalysisDeps, trx: Executor, scope: RollupSco
   eventsRead += added.events + (await buildSlots(ctx, trx, scope, stale, null));
   const unitsRefreshed = stale.length > 0 ? await countUnits(trx, scope.experimentId) : replaced + added.units;
   return { events_read: eventsRead, units_refreshed: unitsRefreshed };
+}
+
+/**
+ * Brings the rollups up to date in the transaction, and the totals of `plan` with them: by the
+ * touched units' differences when the totals are current and no metric is rebuilt for every
+ * unit, otherwise by adding them up again.
+ */
+async function refreshIn(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State | null, plan: TotalsPlan | null) {
+  if (state === null) {
+    const result = await fromScratch(ctx, trx, scope, slots);
+    if (plan) await rebuildTotals(trx, ctx.seam, scope.experimentId, plan);
+    return result;
+  }
+  const incremental = plan !== null && state.totalsPlan === planHash(plan) && staleSlots(slots, state, scope.stoppedAt).length === 0;
+  if (!incremental) {
+    const result = await sinceWatermark(ctx, trx, scope, slots, state);
+    if (plan) await rebuildTotals(trx, ctx.seam, scope.experimentId, plan);
+    return result;
+  }
+  let result: RefreshResult = { events_read: 0, units_refreshed: 0 };
+  await maintainTotals(
+    trx,
+    ctx.seam,
+    scope.experimentId,
+    plan,
+    () => touchUnits(trx, scope, slots, state),
+    async () => {
+      result = await sinceWatermark(ctx, trx, scope, slots, state);
+    },
+  );
+  return result;
 }
 
 /** Runs `work` in the refresh's transaction, never beside another refresh of the same experiment. */
@@ -141,10 +200,11 @@ export async function refreshRollups(
     const watermark = await currentWatermark(trx, ctx.seam);
     const state = options.rebuild ? null : await loadState(trx, row.id);
     const trusted = state !== null && (await watermarkHolds(trx, ctx.seam, state.watermark));
-    const result = trusted ? await sinceWatermark(ctx, trx, scope, slots, state) : await fromScratch(ctx, trx, scope, slots);
+    const plan = options.plan ?? null;
+    const result = await refreshIn(ctx, trx, scope, slots, trusted ? state : null, plan);
     await options.beforeCommit?.();
     const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
-    await saveState(trx, row, { watermark, definitions }, ctx.clock.now());
+    await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, ctx.clock.now());
     return result;
   });
 }

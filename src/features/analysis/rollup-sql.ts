@@ -127,9 +127,10 @@ export async function replaceUnits(executor: Executor, experimentId: string, cha
   const only = changed === null ? sql`` : sql` AND unit_id IN (${changed})`;
   await sql`DELETE FROM analysis_rollup_values WHERE experiment_id = ${experimentId}${only}`.execute(executor);
   await sql`DELETE FROM analysis_rollup_units WHERE experiment_id = ${experimentId}${only}`.execute(executor);
-  const inserted = await sql`INSERT INTO analysis_rollup_units (experiment_id, unit_id, id, variant_key, exposed_at, source_key_id)
-    SELECT experiment_id, unit_id, id, variant_key, exposed_at, source_key_id FROM exposures
-    WHERE experiment_id = ${experimentId} AND superseded_at IS NULL${only}`.execute(executor);
+  const inserted = await sql`INSERT INTO analysis_rollup_units (experiment_id, unit_id, id, variant_key, exposed_at, source_key_id, dimension_values)
+    SELECT x.experiment_id, x.unit_id, x.id, x.variant_key, x.exposed_at, x.source_key_id, a.dimension_values FROM exposures AS x
+    LEFT JOIN assignments AS a ON a.experiment_id = x.experiment_id AND a.unit_id = x.unit_id
+    WHERE x.experiment_id = ${experimentId} AND x.superseded_at IS NULL${changed === null ? sql`` : sql` AND x.unit_id IN (${changed})`}`.execute(executor);
   return Number(inserted.numAffectedRows ?? 0);
 }
 
@@ -143,5 +144,6 @@ export async function dropSlots(executor: Executor, experimentId: string, slotId
 export async function dropRollups(executor: Executor, experimentId: string): Promise<void> {
   await sql`DELETE FROM analysis_rollup_values WHERE experiment_id = ${experimentId}`.execute(executor);
   await sql`DELETE FROM analysis_rollup_units WHERE experiment_id = ${experimentId}`.execute(executor);
+  await sql`DELETE FROM analysis_rollup_totals WHERE experiment_id = ${experimentId}`.execute(executor);
   await sql`DELETE FROM analysis_rollup_state WHERE experiment_id = ${experimentId}`.execute(executor);
 }

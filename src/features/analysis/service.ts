@@ -13,14 +13,17 @@ import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
 import { analysisSettingsOf } from './dialect-settings.js';
-import { computeBreakdowns } from './breakdowns-pass.js';
+import { breakdownKeys, computeBreakdowns } from './breakdowns-pass.js';
+import type { BreakdownTotals } from './breakdowns-store.js';
+import { maintainable, readTotals, type TotalsPlan } from './rollup-totals.js';
 import type { AnalysisDeps } from './index.js';
-import { aggregateWithCaps, loadMetrics, resolveSpec, type ResolvedSpec } from './metric-totals.js';
+import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { refreshRollups, type RefreshOptions, type RefreshResult } from './rollup-refresh.js';
 import type { RollupSlot } from './rollup-sql.js';
 import { rollupSlots } from './rollup-slots.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
+import { EMPTY_TOTALS, type MetricSpec, type VariantTotals } from './aggregate-store.js';
 import type { UnitSource } from './unit-source.js';
 import {
   COMPUTED_ACTION,
@@ -94,9 +97,88 @@ interface AnalyseOptions {
 }
 
 /** Incremental: brings the rollups up to date first (rollup-refresh.ts); a full computation leaves them alone. */
-async function refreshedFor(ctx: AnalysisDeps, row: ExperimentRow, slots: RollupSlot[], options: AnalyseOptions): Promise<RefreshResult> {
+async function refreshedFor(
+  ctx: AnalysisDeps,
+  row: ExperimentRow,
+  slots: RollupSlot[],
+  options: AnalyseOptions,
+  plan: TotalsPlan | null,
+): Promise<RefreshResult> {
   if (options.mode === 'full') return { events_read: 0, units_refreshed: 0 };
-  return refreshRollups(ctx, row, slots, { rebuild: options.rebuild, ...options.refresh });
+  return refreshRollups(ctx, row, slots, { rebuild: options.rebuild, plan, ...options.refresh });
+}
+
+interface MetricsTotals {
+  totals: Map<string, VariantTotals>;
+  capsApplied: (number | null)[];
+  eventsRead: number;
+  /** Per metric, its spec as analysed (covariate included), and the primary's without it. */
+  specs: MetricSpec[];
+  primarySpec: MetricSpec | null;
+  /** The slices' totals when the maintained ones serve (null: the breakdowns pass computes them). */
+  breakdowns: BreakdownTotals[] | null;
+}
+
+/** Every metric's totals by the general pass, from raw events or every unit's rollups; with `only`, just those metrics (others stay empty). */
+async function passTotals(
+  ctx: AnalysisDeps,
+  row: ExperimentRow,
+  metrics: readonly MetricRow[],
+  context: { components: ReadonlyMap<string, MetricRow>; lookbackMs: number | null; chunkUnits: number | null; source: UnitSource },
+): Promise<MetricsTotals> {
+  const unadjusted: ResolvedSpec[] = [];
+  for (const metric of metrics) unadjusted.push(await resolveSpec(ctx, row, metric, context.components, context.source));
+  const resolved: ResolvedSpec[] = [];
+  for (const spec of unadjusted) resolved.push(await withCovariate(ctx, row, spec, context.lookbackMs, context.source));
+  const { totals, capsApplied, eventsRead } = await aggregateWithCaps(ctx, row, resolved, context.chunkUnits, context.source);
+  const specs = resolved.map((item) => item.spec);
+  return { totals, capsApplied, eventsRead, specs, primarySpec: unadjusted[0]?.spec ?? null, breakdowns: null };
+}
+
+/**
+ * Incremental: every metric's totals from the maintained ones (rollup-totals.ts), but a metric
+ * with a percentile cap (the cap moves with every unit), whose totals the general pass computes
+ * from the rollups; the breakdowns' too when the primary metric is maintained.
+ */
+async function maintainedTotals(
+  ctx: AnalysisDeps,
+  row: ExperimentRow,
+  metrics: readonly MetricRow[],
+  plan: TotalsPlan,
+  context: { components: ReadonlyMap<string, MetricRow>; lookbackMs: number | null; chunkUnits: number | null },
+): Promise<MetricsTotals> {
+  const stored = await readTotals(ctx.db, row.id, plan);
+  // Indexes of the metrics the pass computes, and each one's place among the pass's metrics.
+  const pending = metrics.flatMap((_, index) => (maintainable(plan.metrics[index] as MetricSpec) ? [] : [index]));
+  const pass =
+    pending.length > 0
+      ? await passTotals(
+          ctx,
+          row,
+          pending.map((index) => metrics[index] as MetricRow),
+          { ...context, source: 'rollups' },
+        )
+      : null;
+  const passed = (index: number) => pending.indexOf(index);
+  const specs = metrics.map((_, index) => (passed(index) >= 0 ? pass?.specs[passed(index)] : undefined) ?? (plan.metrics[index] as MetricSpec));
+  const capsApplied = metrics.map((_, index) =>
+    passed(index) >= 0 ? (pass?.capsApplied[passed(index)] ?? null) : ((plan.metrics[index] as MetricSpec).cap ?? null),
+  );
+  for (const [key, variant] of pass?.totals ?? []) {
+    const entry = stored.totals.get(key) ?? { variant_key: key, units: variant.units, metrics: metrics.map(() => ({ ...EMPTY_TOTALS })) };
+    pending.forEach((index, at) => (entry.metrics[index] = variant.metrics[at] ?? { ...EMPTY_TOTALS }));
+    stored.totals.set(key, entry);
+  }
+  const primaryMaintained = plan.primary === null || maintainable(plan.primary);
+  const primarySpec = plan.primary === null ? null : primaryMaintained ? plan.primary : passed(0) === 0 ? (pass?.primarySpec ?? null) : null;
+  return {
+    totals: stored.totals,
+    capsApplied,
+    eventsRead: pass?.eventsRead ?? 0,
+    specs,
+    primarySpec,
+    breakdowns: primaryMaintained ? stored.breakdowns : null,
+  };
 }
 
 async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
@@ -105,17 +187,19 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const lookbackMs = cupedLookbackMs(experiment);
   const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
-  const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), options);
-  const unadjusted: ResolvedSpec[] = [];
-  for (const metric of metrics) unadjusted.push(await resolveSpec(ctx, row, metric, components, source));
-  const resolved: ResolvedSpec[] = [];
-  for (const spec of unadjusted) resolved.push(await withCovariate(ctx, row, spec, lookbackMs, source));
-  const { totals, capsApplied, eventsRead } = await aggregateWithCaps(ctx, row, resolved, chunkUnits, source);
-  const lateEvents = await countLateEvents(
-    ctx.db,
-    { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at },
-    resolved.map((item) => item.spec),
-  );
+  const plan: TotalsPlan | null =
+    options.mode === 'incremental'
+      ? {
+          metrics: metrics.map((metric) => planSpec(metric, components, lookbackMs)),
+          breakdowns: breakdownKeys(experiment.dimensions),
+          primary: primary ? planSpec(primary, components, null) : null,
+        }
+      : null;
+  const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), options, plan);
+  const context = { components, lookbackMs, chunkUnits };
+  const computed = plan ? await maintainedTotals(ctx, row, metrics, plan, context) : await passTotals(ctx, row, metrics, { ...context, source });
+  const { totals, capsApplied, eventsRead } = computed;
+  const lateEvents = await countLateEvents(ctx.db, { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
   const built = buildSnapshot({
     variants: experiment.variants,
@@ -133,11 +217,11 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
   });
   const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, ...rest } = built;
   // Slices are analysed on the primary metric's own values, without the CUPED covariate.
-  const primarySpec = primary ? (unadjusted[0]?.spec ?? null) : null;
+  const primarySpec = primary ? computed.primarySpec : null;
   const primaryCap = primary ? (capsApplied[0] ?? null) : null;
   const breakdowns = !options.withBreakdowns
     ? []
-    : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap, totals, chunkUnits, source });
+    : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap, totals, chunkUnits, source, known: computed.breakdowns });
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,

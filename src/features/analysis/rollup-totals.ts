@@ -1,0 +1,311 @@
+/**
+ * Maintained totals (docs/analysis.md "Incremental analysis", decisions §13): per slice (the whole
+ * experiment, or one value of one breakdown) and variant, the units and each metric's sufficient
+ * statistics, kept in analysis_rollup_totals and brought up to date by each refreshed unit's
+ * old-to-new difference, so that a snapshot from rollups reads a few rows instead of every unit.
+ *
+ * - A unit's contribution is what the per-variant SQL (aggregate-store.ts metricColumns,
+ *   cuped-totals.ts) adds for it, computed here from the same per-unit values (unit-source.ts).
+ * - Sums are exact (lib/exact-sum.ts): subtracting a unit's old contribution and adding its new
+ *   one a million times leaves exactly the sum of the current contributions.
+ * - The totals are of one plan (the metrics' specs with their absolute caps, CUPED, the
+ *   breakdowns); another plan, a rebuilt metric or a first build rebuilds them from the rollups
+ *   (rebuildTotals). A metric with a percentile cap (its own or a ratio component's) is kept
+ *   uncapped and its snapshot values come from the rollups by the general pass instead.
+ */
+import { createHash } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { DialectSeam } from '../../db/dialect.js';
+import { exactAdd, exactNegate, exactOf, exactProduct, exactToNumber, formatExact, parseExact, ZERO, type Exact } from '../../lib/exact-sum.js';
+import { EMPTY_TOTALS, toNumber, type MetricSpec, type MetricTotals, type VariantTotals } from './aggregate-store.js';
+import { foldRaw, rawColumns, type BreakdownKey, type BreakdownTotals, type RawTotals } from './breakdowns-store.js';
+import { rollupJoin, rollupValueColumns, unitIdAfter } from './unit-source.js';
+
+/** What the totals are sums of. */
+export interface TotalsPlan {
+  /** The snapshot's metrics in order (primary first), CUPED covariates included. */
+  metrics: MetricSpec[];
+  breakdowns: BreakdownKey[];
+  /** The primary metric as the slices analyse it (no covariate), or null. */
+  primary: MetricSpec | null;
+}
+
+/** Raised when the plan's meaning changes, so stored totals of an older meaning are rebuilt. */
+const PLAN_VERSION = 1;
+
+export function planHash(plan: TotalsPlan): string {
+  return createHash('sha256')
+    .update(JSON.stringify([PLAN_VERSION, plan]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/** A metric whose capped sums can be maintained: no percentile cap, which moves at every snapshot. */
+export function maintainable(spec: MetricSpec): boolean {
+  return !spec.percentile && !spec.denominator?.percentile;
+}
+
+interface Sums {
+  n: number;
+  c: number;
+  z: number;
+  s: Exact;
+  q: Exact;
+  sy: Exact;
+  qy: Exact;
+  xy: Exact;
+  px: Exact;
+  pxx: Exact;
+  pxy: Exact;
+}
+
+const EXACT_KEYS = ['s', 'q', 'sy', 'qy', 'xy', 'px', 'pxx', 'pxy'] as const;
+
+function emptySums(): Sums {
+  return { n: 0, c: 0, z: 0, s: ZERO, q: ZERO, sy: ZERO, qy: ZERO, xy: ZERO, px: ZERO, pxx: ZERO, pxy: ZERO };
+}
+
+interface Cell {
+  slice: string;
+  variant: string;
+  units: number;
+  metrics: Sums[];
+}
+
+type Cells = Map<string, Cell>;
+
+const MAIN_SLICE = JSON.stringify([-1, null]);
+
+function cellOf(cells: Cells, slice: string, variant: string, metricCount: number): Cell {
+  const key = `${slice}\u0000${variant}`;
+  let cell = cells.get(key);
+  if (!cell) {
+    cell = { slice, variant, units: 0, metrics: Array.from({ length: metricCount }, emptySums) };
+    cells.set(key, cell);
+  }
+  return cell;
+}
+
+const capped = (value: number | null, cap: number | null | undefined): number | null =>
+  value === null || cap === null || cap === undefined ? value : value > cap ? cap : value;
+
+function addExact(sums: Sums, key: (typeof EXACT_KEYS)[number], term: Exact, sign: 1 | -1): void {
+  if (term.m === 0n) return;
+  sums[key] = exactAdd(sums[key], sign === 1 ? term : exactNegate(term));
+}
+
+/** One unit's terms of metricColumns (ratio or not) and covariateColumns, times sign. */
+function addUnit(sums: Sums, spec: MetricSpec, values: { m: number | null; d: number | null; p: number | null }, sign: 1 | -1): void {
+  if (spec.denominator) {
+    const x = capped(values.m, spec.cap) ?? 0;
+    const y = capped(values.d, spec.denominator.cap) ?? 0;
+    sums.n += sign;
+    sums.c += y !== 0 ? sign : 0;
+    addExact(sums, 's', exactOf(x), sign);
+    addExact(sums, 'q', exactProduct(x, x), sign);
+    addExact(sums, 'sy', exactOf(y), sign);
+    addExact(sums, 'qy', exactProduct(y, y), sign);
+    addExact(sums, 'xy', exactProduct(x, y), sign);
+    return;
+  }
+  const value = capped(values.m, spec.cap);
+  const meanOnly = spec.aggregation === 'mean' && spec.kind !== 'binary';
+  if (!meanOnly || value !== null) sums.n += sign;
+  const v = value ?? 0;
+  if (spec.kind === 'binary') sums.c += v * sign;
+  else if (spec.aggregation === 'count') sums.c += v > 0 ? sign : 0;
+  else sums.c += value !== null ? sign : 0;
+  if (spec.percentile && v !== 0) sums.z += sign;
+  addExact(sums, 's', exactOf(v), sign);
+  addExact(sums, 'q', exactProduct(v, v), sign);
+  if (!spec.lookback_ms || (meanOnly && value === null)) return;
+  const x = capped(values.p, spec.cap) ?? 0;
+  addExact(sums, 'px', exactOf(x), sign);
+  addExact(sums, 'pxx', exactProduct(x, x), sign);
+  addExact(sums, 'pxy', exactProduct(x, v), sign);
+}
+
+const valueOf = (raw: unknown): number | null => (raw === null || raw === undefined ? null : toNumber(raw));
+
+/** Adds (sign 1) or takes away (sign -1) the contributions of these per-unit rows. */
+function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string, unknown>[], sign: 1 | -1): void {
+  const count = plan.metrics.length;
+  for (const row of rows) {
+    const variant = String(row.variant_key);
+    const main = cellOf(cells, MAIN_SLICE, variant, count);
+    main.units += sign;
+    plan.metrics.forEach((spec, index) => {
+      addUnit(main.metrics[index] as Sums, spec, { m: valueOf(row[`m${index}`]), d: valueOf(row[`d${index}`]), p: valueOf(row[`p${index}`]) }, sign);
+    });
+    plan.breakdowns.forEach((_, k) => {
+      const raw = row[`r${k}`];
+      const slice = JSON.stringify([k, raw === null || raw === undefined ? null : String(raw)]);
+      const cell = cellOf(cells, slice, variant, plan.primary ? 1 : 0);
+      cell.units += sign;
+      if (plan.primary) addUnit(cell.metrics[0] as Sums, plan.primary, { m: valueOf(row.m0), d: valueOf(row.d0), p: null }, sign);
+    });
+  }
+}
+
+/** The per-unit values (m{i}, d{i}, p{i}) and breakdown values (r{k}) of the refreshed units `units` selects. */
+async function unitRows(executor: Executor, seam: DialectSeam, experimentId: string, plan: TotalsPlan, units: RawBuilder<unknown>) {
+  const values = sql.join(rollupValueColumns(plan.metrics), sql``);
+  const result = await sql<Record<string, unknown>>`SELECT x.variant_key AS variant_key${rawColumns(seam, plan.breakdowns, true, 'rollups')}${values}
+    FROM analysis_rollup_units AS x${rollupJoin(plan.metrics)}
+    WHERE x.experiment_id = ${experimentId} AND ${units}
+    GROUP BY x.experiment_id, x.unit_id`.execute(executor);
+  return result.rows;
+}
+
+const touchedUnits = (experimentId: string) => sql`x.unit_id IN (SELECT t.unit_id FROM analysis_rollup_touched AS t WHERE t.experiment_id = ${experimentId})`;
+
+function formatSums(sums: Sums): unknown[] {
+  return [sums.n, sums.c, sums.z, ...EXACT_KEYS.map((key) => formatExact(sums[key]))];
+}
+
+function parseSums(stored: unknown[]): Sums {
+  const [n, c, z, ...exact] = stored as [number, number, number, ...string[]];
+  const sums = { ...emptySums(), n, c, z };
+  EXACT_KEYS.forEach((key, index) => (sums[key] = parseExact(exact[index] ?? '0')));
+  return sums;
+}
+
+/** Adds the cells' differences to the stored totals; a cell left without units goes. */
+async function applyCells(executor: Executor, experimentId: string, cells: Cells): Promise<void> {
+  if (cells.size === 0) return;
+  const stored = await executor.selectFrom('analysis_rollup_totals').selectAll().where('experiment_id', '=', experimentId).execute();
+  const known = new Map(stored.map((row) => [`${row.slice}\u0000${row.variant_key}`, row]));
+  for (const [key, delta] of cells) {
+    const row = known.get(key);
+    const before = row ? (JSON.parse(row.sums) as unknown[][]).map(parseSums) : delta.metrics.map(emptySums);
+    const units = Number(row?.units ?? 0) + delta.units;
+    const after = before.map((sums, index) => {
+      const change = delta.metrics[index] ?? emptySums();
+      const merged: Sums = { ...sums, n: sums.n + change.n, c: sums.c + change.c, z: sums.z + change.z };
+      for (const exactKey of EXACT_KEYS) merged[exactKey] = exactAdd(sums[exactKey], change[exactKey]);
+      return merged;
+    });
+    const where = { experiment_id: experimentId, slice: delta.slice, variant_key: delta.variant };
+    if (units === 0) {
+      await executor
+        .deleteFrom('analysis_rollup_totals')
+        .where('experiment_id', '=', experimentId)
+        .where('slice', '=', delta.slice)
+        .where('variant_key', '=', delta.variant)
+        .execute();
+      continue;
+    }
+    const values = { units, sums: JSON.stringify(after.map(formatSums)) };
+    await executor
+      .insertInto('analysis_rollup_totals')
+      .values({ ...where, ...values })
+      .onConflict((oc) => oc.columns(['experiment_id', 'slice', 'variant_key']).doUpdateSet(values))
+      .execute();
+  }
+}
+
+/**
+ * A refresh that changes some units: `touch` lists them (in analysis_rollup_touched), their old
+ * contributions are taken away, `write` changes the rollups, and their new ones are added.
+ */
+export async function maintainTotals(
+  executor: Executor,
+  seam: DialectSeam,
+  experimentId: string,
+  plan: TotalsPlan,
+  touch: () => Promise<void>,
+  write: () => Promise<void>,
+): Promise<void> {
+  await sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`.execute(executor);
+  await touch();
+  const cells: Cells = new Map();
+  accumulate(cells, plan, await unitRows(executor, seam, experimentId, plan, touchedUnits(experimentId)), -1);
+  await write();
+  accumulate(cells, plan, await unitRows(executor, seam, experimentId, plan, touchedUnits(experimentId)), 1);
+  await applyCells(executor, experimentId, cells);
+  await sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`.execute(executor);
+}
+
+/** Units per statement when totals are rebuilt from every unit's rollups. */
+const REBUILD_UNITS = 10_000;
+
+/** Adds the contributions of the units in (after, through] (through null: to the end) to `cells`. */
+export async function addUnitRange(
+  executor: Executor,
+  seam: DialectSeam,
+  experimentId: string,
+  plan: TotalsPlan,
+  cells: Cells,
+  range: { after: string | null; through: string | null },
+): Promise<void> {
+  const lower = range.after === null ? sql`1 = 1` : sql`x.unit_id > ${range.after}`;
+  const upper = range.through === null ? sql`` : sql` AND x.unit_id <= ${range.through}`;
+  accumulate(cells, plan, await unitRows(executor, seam, experimentId, plan, sql`${lower}${upper}`), 1);
+}
+
+/** Drops the experiment's totals and adds them up again from every unit's rollups, a chunk of units at a time. */
+export async function rebuildTotals(executor: Executor, seam: DialectSeam, experimentId: string, plan: TotalsPlan): Promise<void> {
+  await sql`DELETE FROM analysis_rollup_totals WHERE experiment_id = ${experimentId}`.execute(executor);
+  const cells: Cells = new Map();
+  let after: string | null = null;
+  do {
+    const through: string | null = await unitIdAfter(executor, 'rollups', experimentId, after, REBUILD_UNITS - 1);
+    await addUnitRange(executor, seam, experimentId, plan, cells, { after, through });
+    after = through;
+  } while (after !== null);
+  await applyCells(executor, experimentId, cells);
+}
+
+export function newCells(): Cells {
+  return new Map();
+}
+
+export { applyCells };
+
+function toTotals(sums: Sums | undefined): MetricTotals {
+  if (!sums) return { ...EMPTY_TOTALS };
+  return {
+    n: sums.n,
+    sum: exactToNumber(sums.s),
+    sum_of_squares: exactToNumber(sums.q),
+    conversions: sums.c,
+    sum_y: exactToNumber(sums.sy),
+    sum_of_squares_y: exactToNumber(sums.qy),
+    sum_xy: exactToNumber(sums.xy),
+    nonzero: sums.z,
+    pre_sum: exactToNumber(sums.px),
+    pre_sum_of_squares: exactToNumber(sums.pxx),
+    pre_cross: exactToNumber(sums.pxy),
+  };
+}
+
+export interface StoredTotals {
+  /** Per variant, every metric of the plan (a percentile-capped one uncapped). */
+  totals: Map<string, VariantTotals>;
+  /** Per breakdown, as aggregateBreakdowns gives them. */
+  breakdowns: BreakdownTotals[];
+}
+
+/** The experiment's maintained totals, as the general pass would give them. */
+export async function readTotals(executor: Executor, experimentId: string, plan: TotalsPlan): Promise<StoredTotals> {
+  const rows = await executor.selectFrom('analysis_rollup_totals').selectAll().where('experiment_id', '=', experimentId).execute();
+  const totals = new Map<string, VariantTotals>();
+  const raw: RawTotals[] = plan.breakdowns.map(() => new Map());
+  for (const row of rows) {
+    const [k, value] = JSON.parse(row.slice) as [number, string | null];
+    const sums = (JSON.parse(row.sums) as unknown[][]).map(parseSums);
+    const entry: VariantTotals = { variant_key: row.variant_key, units: Number(row.units), metrics: sums.map(toTotals) };
+    if (k < 0) {
+      totals.set(row.variant_key, entry);
+      continue;
+    }
+    const values = raw[k];
+    if (!values) continue;
+    const variants = values.get(value) ?? new Map<string, VariantTotals>();
+    variants.set(row.variant_key, entry);
+    values.set(value, variants);
+  }
+  const breakdowns = plan.breakdowns.map((key, k) => foldRaw(key, raw[k] ?? new Map(), plan.primary ? 1 : 0));
+  return { totals, breakdowns };
+}
