@@ -1,4 +1,5 @@
 import type { Db, Executor } from '../../db/database.js';
+import { resealedColumns } from '../../lib/rotating-secret.js';
 import type { SecretBox } from '../../lib/secrets.js';
 import { recordAudit } from '../audit/recorder.js';
 
@@ -30,15 +31,11 @@ export async function resealAllSecrets(db: Db, from: SecretBox, to: SecretBox, a
         .where('id', '=', row.id)
         .execute();
     }
-    for (const row of await trx.selectFrom('webhook_sources').select(['id', 'workspace_id', 'secret_enc', 'previous_secret_enc']).execute()) {
-      const secret_enc = reseal(row.workspace_id, row.secret_enc);
-      const previous_secret_enc = row.previous_secret_enc === null ? null : reseal(row.workspace_id, row.previous_secret_enc);
-      await trx.updateTable('webhook_sources').set({ secret_enc, previous_secret_enc }).where('id', '=', row.id).execute();
-    }
-    for (const row of await trx.selectFrom('webhook_endpoints').select(['id', 'workspace_id', 'secret_enc', 'previous_secret_enc']).execute()) {
-      const secret_enc = reseal(row.workspace_id, row.secret_enc);
-      const previous_secret_enc = row.previous_secret_enc === null ? null : reseal(row.workspace_id, row.previous_secret_enc);
-      await trx.updateTable('webhook_endpoints').set({ secret_enc, previous_secret_enc }).where('id', '=', row.id).execute();
+    for (const table of ['webhook_sources', 'webhook_endpoints'] as const) {
+      for (const row of await trx.selectFrom(table).select(['id', 'workspace_id', 'secret_enc', 'previous_secret_enc']).execute()) {
+        const columns = resealedColumns(row, (sealed) => reseal(row.workspace_id, sealed));
+        await trx.updateTable(table).set(columns).where('id', '=', row.id).execute();
+      }
     }
     for (const row of await trx
       .selectFrom('task_tool_settings')

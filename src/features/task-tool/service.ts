@@ -1,5 +1,6 @@
 import type { FieldError } from '../../http/problems.js';
 import { problems } from '../../http/problems.js';
+import { previousSecretExpiry, rotatedColumns, workingSecrets } from '../../lib/rotating-secret.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findWorkspaceSecret, lockWorkspaceSecret, newWebhookSecret, replaceWorkspaceSecret } from '../workspaces/webhook-secret.js';
@@ -7,18 +8,14 @@ import type { TaskToolDeps } from './index.js';
 import type { TaskToolSettingsInput } from './schemas.js';
 import { findSettings, parseMapping, saveMapping, savePreviousSecret, type StatusMapping, type TaskToolSettingsRow } from './store.js';
 
-/** After a rotation the replaced workspace webhook secret keeps verifying this long. */
-export const WORKSPACE_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
-
 function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function toSettings(row: TaskToolSettingsRow | undefined, now: number) {
-  const previousValid = row?.previous_secret_expires_at != null && row.previous_secret_expires_at > now;
   return {
     status_mapping: row ? parseMapping(row.status_mapping) : {},
-    previous_secret_expires_at: previousValid ? toIsoOrNull(row?.previous_secret_expires_at) : null,
+    previous_secret_expires_at: row ? previousSecretExpiry(row, now) : null,
     updated_at: toIsoOrNull(row?.updated_at),
   };
 }
@@ -78,9 +75,10 @@ export async function rotateWorkspaceWebhookSecret(ctx: TaskToolDeps, workspaceI
     const current = await lockWorkspaceSecret(trx, ctx.seam, workspaceId);
     if (current === undefined) throw problems.notFound('the workspace of this key no longer exists');
     const now = ctx.clock.now();
-    const expiresAt = now + WORKSPACE_SECRET_GRACE_MS;
-    await replaceWorkspaceSecret(trx, workspaceId, ctx.secrets.seal(secret));
-    await savePreviousSecret(trx, workspaceId, current, expiresAt, now);
+    const rotated = rotatedColumns(ctx.secrets, { secret_enc: current }, secret, now);
+    const expiresAt = rotated.previous_secret_expires_at;
+    await replaceWorkspaceSecret(trx, workspaceId, rotated.secret_enc);
+    await savePreviousSecret(trx, workspaceId, rotated.previous_secret_enc, expiresAt, now);
     const payload = { previous_secret_expires_at: toIso(expiresAt) };
     await recordAudit(trx, {
       workspaceId,
@@ -99,10 +97,7 @@ export async function rotateWorkspaceWebhookSecret(ctx: TaskToolDeps, workspaceI
 export async function workspaceWebhookSecrets(ctx: TaskToolDeps, workspaceId: string, now: number): Promise<string[] | undefined> {
   const sealed = await findWorkspaceSecret(ctx.db, workspaceId);
   if (sealed === undefined) return undefined;
-  const secrets = [ctx.secrets.open(sealed)];
   const settings = await findSettings(ctx.db, workspaceId);
-  if (settings?.previous_secret_enc && settings.previous_secret_expires_at !== null && settings.previous_secret_expires_at > now) {
-    secrets.push(ctx.secrets.open(settings.previous_secret_enc));
-  }
-  return secrets;
+  const previous = { previous_secret_enc: settings?.previous_secret_enc ?? null, previous_secret_expires_at: settings?.previous_secret_expires_at ?? null };
+  return workingSecrets(ctx.secrets, { secret_enc: sealed, ...previous }, now);
 }

@@ -5,6 +5,7 @@
 // records once. A receiver deduplicates by the event id.
 import type { Executor } from '../../db/database.js';
 import { recordAudit } from '../audit/recorder.js';
+import { workingSecrets } from '../../lib/rotating-secret.js';
 import { signatureHeader } from '../../lib/webhook-signing.js';
 import type { WebhookEndpointsDeps } from './index.js';
 import { sendDelivery, type SendResult } from './sender.js';
@@ -48,15 +49,6 @@ export function retryDelayMs(baseMs: number, attempt: number, random: () => numb
   return Math.round(exponential / 2 + (exponential / 2) * random());
 }
 
-/** The secrets that sign now: the current one, and the previous one during its 24 hours. */
-function signingSecrets(ctx: WebhookEndpointsDeps, endpoint: WebhookEndpointRow, now: number): string[] {
-  const secrets = [ctx.secrets.open(endpoint.secret_enc)];
-  if (endpoint.previous_secret_enc !== null && endpoint.previous_secret_expires_at !== null && endpoint.previous_secret_expires_at > now) {
-    secrets.push(ctx.secrets.open(endpoint.previous_secret_enc));
-  }
-  return secrets;
-}
-
 function headersFor(ctx: WebhookEndpointsDeps, endpoint: WebhookEndpointRow, delivery: EndpointDeliveryRow, attempt: number, now: number) {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -67,7 +59,7 @@ function headersFor(ctx: WebhookEndpointsDeps, endpoint: WebhookEndpointRow, del
   };
   // A Slack URL is the secret itself; Slack ignores signatures, so none is sent.
   if (endpoint.format === 'verdict') {
-    headers['verdict-signature'] = signatureHeader(signingSecrets(ctx, endpoint, now), Math.floor(now / 1000), Buffer.from(delivery.body, 'utf8'));
+    headers['verdict-signature'] = signatureHeader(workingSecrets(ctx.secrets, endpoint, now), Math.floor(now / 1000), Buffer.from(delivery.body, 'utf8'));
   }
   return headers;
 }

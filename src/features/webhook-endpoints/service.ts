@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Executor } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
+import { rotatedColumns } from '../../lib/rotating-secret.js';
 import { toIso } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
 import { newWebhookSecret } from '../workspaces/webhook-secret.js';
@@ -25,8 +26,6 @@ import {
   type WebhookEndpointRow,
 } from './store.js';
 
-/** After a rotation the replaced secret keeps signing this long (a second v1 in every signature). */
-export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 const DNS_CHECK_TIMEOUT_MS = 2_000;
 
 interface Actor {
@@ -146,17 +145,16 @@ export async function removeEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id
   });
 }
 
-/** A new secret; the replaced one keeps signing for 24 hours (a second rotation retires the oldest at once). */
+/** A new secret; the replaced one keeps signing for 24 hours, a second v1 in every signature (a second rotation retires the oldest at once). */
 export async function rotateEndpointSecret(ctx: WebhookEndpointsDeps, actor: Actor, id: string) {
   const secret = newWebhookSecret();
   return ctx.db.transaction().execute(async (trx) => {
     const current = await lockEndpoint(trx, ctx.seam, actor.workspaceId, id);
     if (!current) throw notFound(id);
     const now = ctx.clock.now();
-    const expiresAt = now + SECRET_ROTATION_GRACE_MS;
-    const changes = { secret_enc: ctx.secrets.seal(secret), previous_secret_enc: current.secret_enc, previous_secret_expires_at: expiresAt, updated_at: now };
+    const changes = { ...rotatedColumns(ctx.secrets, current, secret, now), updated_at: now };
     await updateEndpoint(trx, id, changes);
-    await audit(trx, actor, 'webhook_endpoint.secret_rotated', id, { previous_secret_expires_at: toIso(expiresAt) }, now);
+    await audit(trx, actor, 'webhook_endpoint.secret_rotated', id, { previous_secret_expires_at: toIso(changes.previous_secret_expires_at) }, now);
     return { ...toWebhookEndpoint({ ...current, ...changes }, now), warnings: [], secret };
   });
 }

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 import type { OutboundDeliveryStatus, WebhookEndpointDeliveriesTable, WebhookEndpointsTable } from '../../db/tables/outbound.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
+import { previousSecretExpiry } from '../../lib/rotating-secret.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import type { EndpointDelivery, WebhookEndpoint } from './schemas.js';
 
@@ -11,7 +12,6 @@ export type EndpointDeliveryRow = Selectable<WebhookEndpointDeliveriesTable>;
 
 /** The API shape; the previous secret's expiry is shown only while that secret still signs. */
 export function toWebhookEndpoint(row: WebhookEndpointRow, now: number): WebhookEndpoint {
-  const previousValid = row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
   return {
     id: row.id,
     workspace_id: row.workspace_id,
@@ -20,7 +20,7 @@ export function toWebhookEndpoint(row: WebhookEndpointRow, now: number): Webhook
     event_types: JSON.parse(row.event_types) as string[],
     enabled: row.enabled === 1,
     format: row.format,
-    previous_secret_expires_at: previousValid ? toIsoOrNull(row.previous_secret_expires_at) : null,
+    previous_secret_expires_at: previousSecretExpiry(row, now),
     failing_since: toIsoOrNull(row.failing_since),
     disabled_reason: row.disabled_reason,
     created_at: toIso(row.created_at),

@@ -1,15 +1,13 @@
 import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems, type Problem } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
+import { rotatedColumns, workingSecrets } from '../../lib/rotating-secret.js';
 import { toIso } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
 import { newWebhookSecret } from '../workspaces/webhook-secret.js';
 import type { WebhookSourcesDeps } from './index.js';
 import type { WebhookSourceInput, WebhookSourcePatch } from './schemas.js';
 import { findWebhookSource, insertWebhookSource, lockWebhookSource, toWebhookSource, updateWebhookSource, type WebhookSourceRow } from './store.js';
-
-/** After a rotation the replaced secret keeps verifying this long, so senders can switch over. */
-export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 function slugTaken(slug: string): Problem {
   return problems.keyTaken(`a webhook source with slug "${slug}" already exists in this workspace`);
@@ -21,11 +19,7 @@ function notFound(id: string): Problem {
 
 /** Every secret that verifies right now: the current one, and the previous one inside its grace period. */
 export function verifyingSecrets(ctx: Pick<WebhookSourcesDeps, 'secrets'>, row: WebhookSourceRow, now: number): string[] {
-  const secrets = [ctx.secrets.open(row.secret_enc)];
-  if (row.previous_secret_enc !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now) {
-    secrets.push(ctx.secrets.open(row.previous_secret_enc));
-  }
-  return secrets;
+  return workingSecrets(ctx.secrets, row, now);
 }
 
 export async function createWebhookSource(ctx: WebhookSourcesDeps, workspaceId: string, actorId: string, input: WebhookSourceInput) {
@@ -118,21 +112,10 @@ export async function rotateWebhookSourceSecret(ctx: WebhookSourcesDeps, workspa
     const current = await lockWebhookSource(trx, ctx.seam, workspaceId, id);
     if (!current) throw notFound(id);
     const now = ctx.clock.now();
-    const expiresAt = now + SECRET_ROTATION_GRACE_MS;
-    const updated: WebhookSourceRow = {
-      ...current,
-      secret_enc: ctx.secrets.seal(secret),
-      previous_secret_enc: current.secret_enc,
-      previous_secret_expires_at: expiresAt,
-      updated_at: now,
-    };
-    await updateWebhookSource(trx, workspaceId, id, {
-      secret_enc: updated.secret_enc,
-      previous_secret_enc: updated.previous_secret_enc,
-      previous_secret_expires_at: expiresAt,
-      updated_at: now,
-    });
-    const payload = { slug: current.slug, previous_secret_expires_at: toIso(expiresAt) };
+    const changes = { ...rotatedColumns(ctx.secrets, current, secret, now), updated_at: now };
+    await updateWebhookSource(trx, workspaceId, id, changes);
+    const updated: WebhookSourceRow = { ...current, ...changes };
+    const payload = { slug: current.slug, previous_secret_expires_at: toIso(changes.previous_secret_expires_at) };
     await recordAudit(trx, { workspaceId, actorId, action: 'webhook_source.secret_rotated', targetType: 'webhook_source', targetId: id, payload, at: now });
     return { ...toWebhookSource(updated, now), inbound_secret: secret };
   });

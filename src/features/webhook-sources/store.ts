@@ -3,7 +3,8 @@ import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 import type { WebhookSourcesTable } from '../../db/tables/webhooks.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
-import { toIso, toIsoOrNull } from '../../lib/time.js';
+import { previousSecretExpiry } from '../../lib/rotating-secret.js';
+import { toIso } from '../../lib/time.js';
 
 export type WebhookSourceRow = Selectable<WebhookSourcesTable>;
 
@@ -13,7 +14,6 @@ export function inboundPath(workspaceId: string, slug: string): string {
 
 /** The API shape; the previous secret's expiry is shown only while that secret still verifies. */
 export function toWebhookSource(row: WebhookSourceRow, now: number) {
-  const previousValid = row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
   return {
     id: row.id,
     workspace_id: row.workspace_id,
@@ -21,7 +21,7 @@ export function toWebhookSource(row: WebhookSourceRow, now: number) {
     name: row.name,
     enabled: row.enabled === 1,
     inbound_path: inboundPath(row.workspace_id, row.slug),
-    previous_secret_expires_at: previousValid ? toIsoOrNull(row.previous_secret_expires_at) : null,
+    previous_secret_expires_at: previousSecretExpiry(row, now),
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };
