@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import pino from 'pino';
 import { beforeAll, expect, it } from 'vitest';
 import {
   ANALYSIS_COMPUTE_JOB,
@@ -9,40 +8,13 @@ import {
   enqueueDueAnalyses,
   finalJobKey,
 } from '../../src/features/analysis/jobs.js';
-import { Worker } from '../../src/jobs/worker.js';
 import { describeEachDialect } from '../support/each-dialect.js';
+import { runQueuedJobs } from '../support/jobs.js';
 import type { TestServer } from '../support/server.js';
 import { HOUR, MINUTE, ManualClock, createExperiment, exposeExactly } from './support.js';
 
 const T0 = Date.UTC(2031, 9, 1, 9);
 const clock = new ManualClock(T0);
-
-/** Runs the queued jobs on a worker of the test server's process until every one has finished. */
-async function runQueuedJobs(server: TestServer): Promise<void> {
-  const { ctx } = server;
-  const worker = new Worker({
-    db: ctx.db,
-    seam: ctx.seam,
-    registry: ctx.jobs,
-    logger: pino({ level: 'silent' }),
-    clock: ctx.clock,
-    pollIntervalMs: 10,
-    leaseMs: 10_000,
-    concurrency: 2,
-  });
-  worker.start();
-  try {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const open = await ctx.db.selectFrom('jobs').select('id').where('status', 'in', ['queued', 'running']).execute();
-      if (open.length === 0) return;
-      if (Date.now() > deadline) throw new Error('jobs did not finish');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    await worker.stop();
-  }
-}
 
 async function snapshotsOf(server: TestServer, key: string, experimentId: string): Promise<any[]> {
   const history = await server.request('GET', `/v1/experiments/${experimentId}/results/history`, { key });
@@ -88,7 +60,7 @@ describeEachDialect(
       expect(first).toEqual([cadenceJobKey(experiment.id, T0 + MINUTE, HOUR)]);
       // A second scheduler (or the next tick) in the same period finds the job already there.
       expect(await enqueueDueAnalyses(server().ctx)).toEqual([]);
-      await runQueuedJobs(server());
+      await runQueuedJobs(server(), { concurrency: 2 });
       const [scheduled] = await snapshotsOf(server(), key, experiment.id);
       expect(scheduled).toMatchObject({ trigger: 'schedule', computed_at: new Date(T0 + MINUTE).toISOString(), computation: { mode: defaultModeOf(dialect) } });
       expect(scheduled.traffic.map((t: any) => t.exposed_units)).toEqual([3, 2]);
@@ -97,7 +69,7 @@ describeEachDialect(
       expect(await enqueueDueAnalyses(server().ctx)).toEqual([]);
       clock.set(T0 + 61 * MINUTE);
       expect(await enqueueDueAnalyses(server().ctx)).toEqual([cadenceJobKey(experiment.id, T0 + 61 * MINUTE, HOUR)]);
-      await runQueuedJobs(server());
+      await runQueuedJobs(server(), { concurrency: 2 });
       expect(await snapshotsOf(server(), key, experiment.id)).toHaveLength(2);
 
       // The same experiment, stopped: one final snapshot, then nothing more.
@@ -105,7 +77,7 @@ describeEachDialect(
       expect((await server().request('POST', `/v1/experiments/${experiment.id}/stop`, { key, body: { reason: 'business' } })).status).toBe(200);
       clock.set(T0 + 71 * MINUTE);
       expect(await enqueueDueAnalyses(server().ctx)).toEqual([finalJobKey(experiment.id)]);
-      await runQueuedJobs(server());
+      await runQueuedJobs(server(), { concurrency: 2 });
       const snapshots = await snapshotsOf(server(), key, experiment.id);
       expect(snapshots.map((snapshot) => snapshot.trigger)).toEqual(['schedule', 'schedule', 'final']);
       clock.set(T0 + 3 * HOUR);

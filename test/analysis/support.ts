@@ -77,6 +77,27 @@ export async function exposeExactly(
   return units;
 }
 
+/** Two arms, half the traffic each: the experiment most tests need. */
+export const TWO_ARMS = [
+  { key: 'control', weight: 50 },
+  { key: 'treatment', weight: 50 },
+];
+
+/** Assigns each unit through POST /v1/assign (100 requests at a time); returns their variants, in order. */
+export async function assignUnits(server: TestServer, key: string, experimentKey: string, unitIds: readonly string[]): Promise<string[]> {
+  const variants: string[] = [];
+  for (let start = 0; start < unitIds.length; start += 100) {
+    const answers = await Promise.all(
+      unitIds.slice(start, start + 100).map((unit_id) => server.request('POST', '/v1/assign', { key, body: { experiment_key: experimentKey, unit_id } })),
+    );
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(200);
+      variants.push(answer.body.variant as string);
+    }
+  }
+  return variants;
+}
+
 export interface OutgoingEvent {
   event_key: string;
   unit_id: string;

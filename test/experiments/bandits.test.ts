@@ -1,12 +1,12 @@
-import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BANDIT_REWEIGHT_JOB, BANDIT_SCHEDULE_JOB, enqueueDueReweights } from '../../src/features/bandits/jobs.js';
-import { Worker } from '../../src/jobs/worker.js';
 import { sampleRatioMismatch } from '../../src/stats/index.js';
 import {
   HOUR,
   MINUTE,
   ManualClock,
+  TWO_ARMS,
+  assignUnits,
   compute,
   createExperiment,
   createMetric,
@@ -16,60 +16,14 @@ import {
   type OutgoingEvent,
 } from '../analysis/support.js';
 import { describeEachDialect } from '../support/each-dialect.js';
-import type { TestServer } from '../support/server.js';
+import { runQueuedJobs } from '../support/jobs.js';
 
 const T0 = Date.UTC(2032, 2, 1, 9);
 const clock = new ManualClock(T0);
 
-/** Runs the queued jobs on a worker of the test server's process until every one has finished. */
-async function runQueuedJobs(server: TestServer): Promise<void> {
-  const { ctx } = server;
-  const worker = new Worker({
-    db: ctx.db,
-    seam: ctx.seam,
-    registry: ctx.jobs,
-    logger: pino({ level: 'silent' }),
-    clock: ctx.clock,
-    pollIntervalMs: 10,
-    leaseMs: 10_000,
-    concurrency: 1,
-  });
-  worker.start();
-  try {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const open = await ctx.db.selectFrom('jobs').select('id').where('status', 'in', ['queued', 'running']).execute();
-      if (open.length === 0) return;
-      if (Date.now() > deadline) throw new Error('jobs did not finish');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    await worker.stop();
-  }
-}
-
-const VARIANTS = [
-  { key: 'control', weight: 50 },
-  { key: 'treatment', weight: 50 },
-];
-
 /** Conversions for the first `count` units of a list, one hour after the start. */
 function conversions(units: readonly string[], count: number): OutgoingEvent[] {
   return units.slice(0, count).map((unit_id) => ({ event_key: 'purchase', unit_id, occurred_at: T0 + HOUR }));
-}
-
-async function assign(server: TestServer, key: string, experimentKey: string, unitIds: readonly string[]): Promise<string[]> {
-  const variants: string[] = [];
-  for (let start = 0; start < unitIds.length; start += 100) {
-    const answers = await Promise.all(
-      unitIds.slice(start, start + 100).map((unit_id) => server.request('POST', '/v1/assign', { key, body: { experiment_key: experimentKey, unit_id } })),
-    );
-    for (const answer of answers) {
-      expect(answer.status, answer.text).toBe(200);
-      variants.push(answer.body.variant as string);
-    }
-  }
-  return variants;
 }
 
 describeEachDialect(
@@ -83,7 +37,7 @@ describeEachDialect(
       metricId = await createMetric(server(), key, { key: 'purchased', event_key: 'purchase', kind: 'binary' });
     });
 
-    const base = () => ({ environment_id: environmentId, name: 'Bandit', hypothesis: 'the best arm wins traffic', unit_type: 'user', variants: VARIANTS });
+    const base = () => ({ environment_id: environmentId, name: 'Bandit', hypothesis: 'the best arm wins traffic', unit_type: 'user', variants: TWO_ARMS });
 
     describe('allocation settings', () => {
       it('fills the defaults of a bandit and shows fixed by default', async () => {
@@ -192,12 +146,12 @@ describeEachDialect(
 
       // Old units keep their variants.
       const old = [...(units.control as string[]).slice(0, 50), ...(units.treatment as string[]).slice(0, 50)];
-      const again = await assign(server(), key, 'bandit-flow', old);
+      const again = await assignUnits(server(), key, 'bandit-flow', old);
       expect(again).toEqual([...old.map((_, i) => (i < 50 ? 'control' : 'treatment'))]);
 
       // New units follow 10 / 90 within sampling error (4 standard deviations).
       const fresh = Array.from({ length: 1000 }, (_, i) => `new-${i}`);
-      const variants = await assign(server(), key, 'bandit-flow', fresh);
+      const variants = await assignUnits(server(), key, 'bandit-flow', fresh);
       const treated = variants.filter((variant) => variant === 'treatment').length;
       expect(Math.abs(treated - 900)).toBeLessThanOrEqual(4 * Math.sqrt(1000 * 0.9 * 0.1));
 

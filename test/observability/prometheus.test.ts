@@ -1,8 +1,7 @@
-import pino from 'pino';
 import { beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startEventDrainer } from '../../src/features/events/background.js';
-import { Worker } from '../../src/jobs/worker.js';
+import { startTestWorker } from '../support/jobs.js';
 import { createExperiment, exposeExactly } from '../analysis/support.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { scrape, type Exposition } from '../support/prometheus.js';
@@ -104,17 +103,7 @@ describeEachDialect('GET /metrics', (server) => {
     expect(waiting.get('verdict_metrics_source_up', { source: 'database' })).toBe(1);
 
     // A worker that has no handler for them fails both due jobs for good.
-    const worker = new Worker({
-      db: ctx.db,
-      seam: ctx.seam,
-      registry: ctx.jobs,
-      logger: pino({ level: 'silent' }),
-      clock: ctx.clock,
-      pollIntervalMs: 20,
-      leaseMs: 10_000,
-      concurrency: 4,
-    });
-    worker.start();
+    const worker = startTestWorker(server(), { concurrency: 4 });
     try {
       await eventually(async () => (await scrape(server().url)).get('verdict_jobs_failed') === 2);
     } finally {

@@ -1,12 +1,11 @@
-import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { RETENTION_PURGE_JOB } from '../../src/features/retention/jobs.js';
 import { purgeExpiredEvents } from '../../src/features/retention/purge.js';
 import { enqueueJob } from '../../src/jobs/queue.js';
-import { Worker } from '../../src/jobs/worker.js';
-import { DAY, HOUR, ManualClock, compute, createExperiment, createMetric, sendEvents } from '../analysis/support.js';
+import { DAY, HOUR, ManualClock, TWO_ARMS, assignUnits, compute, createExperiment, createMetric, sendEvents } from '../analysis/support.js';
 import { describeEachDialect } from '../support/each-dialect.js';
+import { runQueuedJobs } from '../support/jobs.js';
 import type { Bootstrap, TestServer } from '../support/server.js';
 
 // VERDICT_EVENT_RETENTION_DAYS through the real service: the hourly job purges raw events older
@@ -18,36 +17,8 @@ const RETENTION_DAYS = 30;
 const clock = new ManualClock(T0);
 
 async function runJob(server: TestServer): Promise<void> {
-  const { ctx } = server;
-  await enqueueJob(ctx.db, { name: RETENTION_PURGE_JOB, jobKey: `${RETENTION_PURGE_JOB}@test-${clock.now()}` }, clock.now());
-  const worker = new Worker({
-    db: ctx.db,
-    seam: ctx.seam,
-    registry: ctx.jobs,
-    logger: pino({ level: 'silent' }),
-    clock,
-    pollIntervalMs: 10,
-    leaseMs: 10_000,
-    concurrency: 1,
-  });
-  worker.start();
-  try {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const open = await ctx.db
-        .selectFrom('jobs')
-        .select(['status', 'last_error'])
-        .where('name', '=', RETENTION_PURGE_JOB)
-        .where('status', '!=', 'succeeded')
-        .execute();
-      if (open.some((job) => job.status === 'failed')) throw new Error(`the purge failed: ${open[0]?.last_error}`);
-      if (open.length === 0) return;
-      if (Date.now() > deadline) throw new Error('the purge did not finish');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    await worker.stop();
-  }
+  await enqueueJob(server.ctx.db, { name: RETENTION_PURGE_JOB, jobKey: `${RETENTION_PURGE_JOB}@test-${clock.now()}` }, clock.now());
+  await runQueuedJobs(server, { name: RETENTION_PURGE_JOB });
 }
 
 async function eventTimes(server: TestServer, workspaceId: string): Promise<number[]> {
@@ -64,16 +35,6 @@ async function purgeEntries(server: TestServer, key: string): Promise<any[]> {
   expect(answer.status, answer.text).toBe(200);
   return answer.body.data;
 }
-
-async function assign(server: TestServer, key: string, experimentKey: string, unitId: string): Promise<void> {
-  const answer = await server.request('POST', '/v1/assign', { key, body: { experiment_key: experimentKey, unit_id: unitId } });
-  expect(answer.status, answer.text).toBe(200);
-}
-
-const twoVariants = [
-  { key: 'control', weight: 50 },
-  { key: 'treatment', weight: 50 },
-];
 
 describe('VERDICT_EVENT_RETENTION_DAYS', () => {
   it('is off when unset and must be a whole number of days when set', () => {
@@ -97,14 +58,14 @@ describeEachDialect(
       acme = await server().bootstrap('Acme');
       other = await server().bootstrap('Other');
       const metric = await createMetric(server(), acme.key, { key: 'purchase', event_key: 'purchase', kind: 'binary' });
-      const base = { environment_id: acme.environmentId, variants: twoVariants, primary_metric_id: metric };
+      const base = { environment_id: acme.environmentId, variants: TWO_ARMS, primary_metric_id: metric };
       // Running since T0 with a 14-day CUPED lookback: it reads events from T0 - 14 days on.
       ids.running = (await createExperiment(server(), acme.key, { ...base, key: 'running', variance_reduction: { method: 'cuped', lookback_days: 14 } })).id;
       ids.archivedEarly = (await createExperiment(server(), acme.key, { ...base, key: 'archived-early' })).id;
       ids.archivedLate = (await createExperiment(server(), acme.key, { ...base, key: 'archived-late' })).id;
-      for (const unit of ['u1', 'u2', 'u3']) await assign(server(), acme.key, 'running', unit);
-      for (const unit of ['u4', 'u5']) await assign(server(), acme.key, 'archived-early', unit);
-      for (const unit of ['u6', 'u7']) await assign(server(), acme.key, 'archived-late', unit);
+      await assignUnits(server(), acme.key, 'running', ['u1', 'u2', 'u3']);
+      await assignUnits(server(), acme.key, 'archived-early', ['u4', 'u5']);
+      await assignUnits(server(), acme.key, 'archived-late', ['u6', 'u7']);
       clock.set(T0 + 4 * HOUR); // events are not accepted from the future
       await sendEvents(server(), acme.key, [
         { event_key: 'purchase', unit_id: 'u1', occurred_at: T0 - 20 * DAY }, // before the lookback: may go

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { insertEvents } from '../../src/features/events/store.js';
-import { Worker } from '../../src/jobs/worker.js';
+import type { Worker } from '../../src/jobs/worker.js';
+import { startTestWorker } from '../support/jobs.js';
 import type { Clock } from '../../src/lib/time.js';
 import type { DialectName } from '../support/databases.js';
 import { describeEach } from '../support/describe-each.js';
@@ -95,19 +95,7 @@ export async function auditOf(server: TestServer, key: string, query: string) {
 
 /** A worker on the test server's database and clock, woken by enqueues on this process. */
 export function startWorker(server: TestServer): Worker {
-  const worker = new Worker({
-    db: server.ctx.db,
-    seam: server.ctx.seam,
-    registry: server.ctx.jobs,
-    logger: pino({ level: 'silent' }),
-    clock: server.ctx.clock,
-    pollIntervalMs: 20,
-    leaseMs: 5_000,
-    concurrency: 2,
-  });
-  server.ctx.onJobEnqueued = () => worker.wake();
-  worker.start();
-  return worker;
+  return startTestWorker(server, { leaseMs: 5_000, wakeOnEnqueue: true });
 }
 
 export async function waitFor<T>(probe: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 10_000): Promise<T> {
