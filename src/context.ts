@@ -1,11 +1,12 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
-import { createEventBuffer } from './buffer/index.js';
+import { createEventBuffer, createWriterThread } from './buffer/index.js';
 import type { EventBuffer } from './buffer/types.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase, warnOfConnectionLoss, type Db, type Executor } from './db/database.js';
 import type { DialectSeam } from './db/dialect.js';
 import type { ReadPool } from './db/read-pool.js';
+import { inlineWrites, type WriteRunner } from './db/write-tasks.js';
 import { Authenticator } from './features/api-keys/authenticator.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
 import { JobRegistry } from './jobs/registry.js';
@@ -33,6 +34,8 @@ export interface AppContext {
   jobs: JobRegistry;
   /** Holds acknowledged events until the drainer stores them (embedded table or Redis). */
   buffer: EventBuffer;
+  /** Where write transactions on a hot path run (first assignments): the buffer's writer thread on SQLite, see db/write-tasks.ts. */
+  writes: WriteRunner;
   /** This app's Prometheus figures (GET /metrics), in a registry of its own. */
   metrics: AppMetrics;
   /** Enqueues inside the caller's transaction and nudges a local worker once it commits. */
@@ -83,6 +86,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
       (listener) => process.on('message', listener),
     );
   }
+  const writerThread = createWriterThread(config, db);
   const context: AppContext = {
     config,
     db,
@@ -94,7 +98,8 @@ export async function createContext(config: Config, logger: Logger, options: Con
     authenticator,
     changes,
     jobs: new JobRegistry(),
-    buffer: createEventBuffer(config, { db, seam, clock, logger }),
+    buffer: createEventBuffer(config, { db, seam, clock, logger }, writerThread),
+    writes: writerThread ?? inlineWrites(db),
     metrics,
     onJobEnqueued: null,
     async enqueue(executor, enqueueOptions) {

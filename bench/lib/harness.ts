@@ -100,7 +100,11 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
  * PostgreSQL/Redis), bootstraps a workspace with the CLI, and returns its key. `nodeArgs` go to
  * the server's node (for example --cpu-prof, to see where a scenario spends its time).
  */
-export async function startBenchServer(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchServer> {
+export async function startBenchServer(
+  extraEnv: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  beforeServe: (dataDir: string, workspaceId: string) => Promise<void> = async () => undefined,
+): Promise<BenchServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-'));
   const port = await freePort();
   // Verdict's default configuration, log level included, as users run it: the request log is
@@ -112,6 +116,7 @@ export async function startBenchServer(extraEnv: Record<string, string> = {}, no
   const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Bench', '--json'], { cwd: root, env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`bootstrap failed: ${created.stderr}`);
   const bootstrap = JSON.parse(created.stdout) as { api_key: { key: string }; workspace: { id: string } };
+  await beforeServe(dataDir, bootstrap.workspace.id);
   const child = spawn(process.execPath, [...nodeArgs, 'bin/verdict.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url, child);

@@ -18,8 +18,18 @@ export interface BufferDependencies {
   logger: Logger;
 }
 
-/** The configured buffer: Redis when VERDICT_REDIS_URL is set, a table in the main database otherwise. */
-export function createEventBuffer(config: Config, deps: BufferDependencies): EventBuffer {
+/**
+ * The embedded buffer's writer thread, when it has one (a SQLite file, the thread not turned off):
+ * the API's other acknowledged writes run there too (context.ts `writes`).
+ */
+export function createWriterThread(config: Config, db: Db): ThreadBufferWriter | null {
+  const { database } = config;
+  if (config.buffer.kind === 'redis' || !config.events.writerThread || database.kind !== 'sqlite' || database.file === ':memory:') return null;
+  return new ThreadBufferWriter(database.file, db);
+}
+
+/** The configured buffer: Redis when VERDICT_REDIS_URL is set, a table in the main database otherwise (written on `writerThread` if given). */
+export function createEventBuffer(config: Config, deps: BufferDependencies, writerThread: ThreadBufferWriter | null = null): EventBuffer {
   const logger = deps.logger.child({ component: 'event-buffer' });
   if (config.buffer.kind === 'redis') {
     return new RedisEventBuffer({
@@ -31,13 +41,11 @@ export function createEventBuffer(config: Config, deps: BufferDependencies): Eve
       claimIdleMs: config.events.claimIdleMs,
     });
   }
-  const { database } = config;
-  const threaded = config.events.writerThread && database.kind === 'sqlite' && database.file !== ':memory:';
   return new EmbeddedEventBuffer({
     db: deps.db,
     seam: deps.seam,
     clock: deps.clock,
     maxPending: config.events.maxPending,
-    ...(threaded ? { writer: new ThreadBufferWriter(database.file, deps.db) } : {}),
+    ...(writerThread ? { writer: writerThread } : {}),
   });
 }

@@ -1,5 +1,6 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
+import type { WriteRunner, WriteTask } from '../db/write-tasks.js';
 import { countPending } from './embedded-store.js';
 import type { BufferWriter, CommittedGroup } from './embedded-writer.js';
 import { BufferUnavailableError, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
@@ -42,7 +43,7 @@ type Call = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 
  * that never ingests never starts it. If it dies, the calls in flight fail as unavailable (the
  * caller answers 503; nothing was acknowledged) and the next call starts a new one.
  */
-export class ThreadBufferWriter implements BufferWriter {
+export class ThreadBufferWriter implements BufferWriter, WriteRunner {
   // The thread joins the groups it receives while a commit runs into its next one, so handing
   // them over at once keeps it from idling while this thread answers the last group's requests.
   readonly groupsInFlight = 8;
@@ -73,6 +74,11 @@ export class ThreadBufferWriter implements BufferWriter {
     if (pending === 0) return { drained: 0, more: false };
     const slice = pending > BACKLOG ? maxEvents : Math.min(maxEvents, DRAIN_SLICE);
     return (await this.#call({ op: 'drain', persist: persist.location, maxEvents: slice })) as DrainResult;
+  }
+
+  /** A write transaction of the API's on the thread (db/write-tasks.ts); it queues with the appends for SQLite's one write lock. */
+  run<Input, Result>(task: WriteTask<Input, Result>, input: Input): Promise<Result> {
+    return this.#call({ op: 'write', task: task.location, input }) as Promise<Result>;
   }
 
   /** On the thread too: an hour's expired keys can take many transactions to delete. */

@@ -4,6 +4,7 @@ import { sqliteSeam } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { openSqlite, sqliteDialectOn } from '../db/sqlite.js';
 import { GroupCommit } from '../db/group-commit.js';
+import type { WriteTask } from '../db/write-tasks.js';
 import { InlineBufferWriter, MAX_EVENTS_PER_GROUP, type CommittedGroup } from './embedded-writer.js';
 import { PreparedAppendStatements } from './prepared-append.js';
 import type { BufferedEvent, ModuleExport, PersistEvents } from './types.js';
@@ -43,20 +44,21 @@ async function commitHandovers(handovers: Handover[]): Promise<CommittedGroup[]>
   });
 }
 
-const persistFunctions = new Map<string, Promise<PersistEvents>>();
+const exportedFunctions = new Map<string, Promise<unknown>>();
 
-function persistAt(location: ModuleExport): Promise<PersistEvents> {
+/** A function another module exports (the drain's persist function, a write task), imported once. */
+function functionAt<F>(location: ModuleExport): Promise<F> {
   const key = `${location.moduleUrl}#${location.exportName}`;
-  let loaded = persistFunctions.get(key);
+  let loaded = exportedFunctions.get(key);
   if (!loaded) {
     loaded = import(location.moduleUrl).then((module: Record<string, unknown>) => {
-      const persist = module[location.exportName];
-      if (typeof persist !== 'function') throw new Error(`${key} is not a function`);
-      return persist as PersistEvents;
+      const exported = module[location.exportName];
+      if (typeof exported !== 'function') throw new Error(`${key} is not a function`);
+      return exported;
     });
-    persistFunctions.set(key, loaded);
+    exportedFunctions.set(key, loaded);
   }
-  return loaded;
+  return loaded as Promise<F>;
 }
 
 async function answer(request: WriterRequest): Promise<unknown> {
@@ -64,7 +66,11 @@ async function answer(request: WriterRequest): Promise<unknown> {
     case 'append':
       return appends.submit({ groups: request.groups, now: request.now });
     case 'drain':
-      return writer.drain(await persistAt(request.persist), request.maxEvents);
+      return writer.drain(await functionAt<PersistEvents>(request.persist), request.maxEvents);
+    case 'write': {
+      const task = await functionAt<WriteTask<unknown, unknown>>(request.task);
+      return db.transaction().execute((trx) => task(trx, request.input));
+    }
     case 'purge':
       return writer.purgeExpiredKeys(request.now);
     case 'close':

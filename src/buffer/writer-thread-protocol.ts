@@ -5,6 +5,7 @@ export type WriterRequest =
   | { id: number; op: 'append'; groups: BufferedEvent[][]; now: number }
   | { id: number; op: 'drain'; persist: ModuleExport; maxEvents: number }
   | { id: number; op: 'purge'; now: number }
+  | { id: number; op: 'write'; task: ModuleExport; input: unknown }
   | { id: number; op: 'close' };
 
 /** The answer to request `id`: its result, or the error it failed with (code kept, for SQLITE_BUSY). */

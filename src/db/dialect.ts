@@ -1,3 +1,4 @@
+import { BufferUnavailableError } from '../buffer/types.js';
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -57,10 +58,11 @@ export const sqliteSeam: DialectSeam = {
   // Every SQLite transaction here starts with BEGIN IMMEDIATE and so already excludes writers.
   forUpdate: (query) => query,
   isConnectionError: (error) => errorCode(error) === 'SQLITE_CANTOPEN',
-  // SQLITE_BUSY reaches us only after the connection waited its whole busy wait (sqlite.ts).
+  // SQLITE_BUSY reaches us only after the connection waited its whole busy wait (sqlite.ts); a
+  // write on the writer thread (db/write-tasks.ts) fails as the buffer does if the thread stops.
   isUnavailable: (error) => {
     const code = errorCode(error);
-    return code === 'SQLITE_CANTOPEN' || code?.startsWith('SQLITE_BUSY') === true;
+    return code === 'SQLITE_CANTOPEN' || code?.startsWith('SQLITE_BUSY') === true || error instanceof BufferUnavailableError;
   },
   // json_type tells numbers from booleans (json_extract reads true as 1); SQLite caches the
   // parsed document within a statement, so the second call does not parse again.

@@ -1,9 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { GroupCommit } from '../../db/group-commit.js';
 import type { CacheStats } from '../../observability/metrics.js';
-import type { Tx } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
-import { newId } from '../../lib/ids.js';
 import { toIsoOrNull } from '../../lib/time.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { evaluateAudience } from './audience.js';
@@ -12,10 +10,11 @@ import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
 import { dimensionValuesOf } from './dimension-values.js';
 import type { AssignmentDeps } from './index.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
-import { claimMutex, findAssignment, insertAssignments, insertExposure, insertFirstExposures, markExposureLogged, type AssignmentRow } from './store.js';
+import { writeFirstAssignments, type FirstAssignmentWrite, type StoredAssignment } from './first-writes.js';
+import { findAssignment, insertExposure, markExposureLogged } from './store.js';
 
 /** A stored assignment as cached; the ISO form of its exposure time is filled on first use. */
-type StickyResult = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'> & {
+type StickyResult = StoredAssignment & {
   /** The answer made of it, built on first use and shared by every later answer (frozen). */
   answer?: Assignment;
 };
@@ -29,6 +28,19 @@ interface FirstAssignment {
   dimensionValues: string | null;
   /** The API key that asked, recorded as the exposure's source. */
   sourceKeyId: string | null;
+}
+
+function toWrite({ definition, unitId, variantKey, logExposure, dimensionValues, sourceKeyId }: FirstAssignment): FirstAssignmentWrite {
+  return {
+    workspaceId: definition.workspaceId,
+    experimentId: definition.id,
+    mutexGroupId: definition.mutexGroupId,
+    unitId,
+    variantKey,
+    logExposure,
+    dimensionValues,
+    sourceKeyId,
+  };
 }
 
 /**
@@ -167,67 +179,19 @@ export class Assigner {
   }
 
   /**
-   * Writes a group in one transaction; should it fail anyway (a deadlock, a serialization
-   * error), each item is retried in a transaction of its own.
+   * Writes a group in one transaction (on the writer thread with SQLite: db/write-tasks.ts);
+   * should it fail anyway (a deadlock, a serialization error), each item is retried in a
+   * transaction of its own.
    */
   async #writeGroup(items: FirstAssignment[]): Promise<StickyResult[]> {
+    const now = this.#ctx.clock.now();
+    const writes = items.map(toWrite);
     try {
-      return await this.#ctx.db.transaction().execute((trx) => this.#writeFirsts(trx, items));
+      return await this.#ctx.writes.run(writeFirstAssignments, { items: writes, now });
     } catch (error) {
       if (items.length === 1) throw error;
-      return Promise.all(items.map(async (item) => (await this.#ctx.db.transaction().execute((trx) => this.#writeFirsts(trx, [item])))[0] as StickyResult));
+      return Promise.all(writes.map(async (item) => (await this.#ctx.writes.run(writeFirstAssignments, { items: [item], now }))[0] as StickyResult));
     }
-  }
-
-  /**
-   * Mutex claims one by one, then every assignment in multi-row statements, then the exposures
-   * of the rows that were stored; a lost race answers the row stored first. Everything goes in
-   * (unit, experiment) order, so concurrent groups on other processes take row locks in the
-   * same order and cannot deadlock each other. Requests for the same new pair share one row.
-   */
-  async #writeFirsts(trx: Tx, items: readonly FirstAssignment[]): Promise<StickyResult[]> {
-    const now = this.#ctx.clock.now();
-    const rows = new Map<string, AssignmentRow>();
-    const sources = new Map<string, string | null>();
-    for (const item of [...items].sort(compareFirst)) {
-      const key = stickyKey(item.definition.id, item.unitId);
-      if (rows.has(key)) continue;
-      rows.set(key, await this.#firstRow(trx, item, now));
-      sources.set(key, item.sourceKeyId);
-    }
-    const stored = await insertAssignments(trx, [...rows.values()]);
-    const exposed = [...rows.entries()].filter(([, row]) => stored.has(row.id) && row.exposure_logged_at !== null && row.variant_key !== null);
-    await insertFirstExposures(
-      trx,
-      exposed.map(([key, row]) => ({
-        workspace_id: row.workspace_id,
-        experiment_id: row.experiment_id,
-        unit_id: row.unit_id,
-        variant_key: row.variant_key as string,
-        exposed_at: now,
-        source: 'assign' as const,
-        source_key_id: sources.get(key) ?? null,
-      })),
-    );
-    const results = new Map<string, StickyResult>();
-    for (const [key, row] of rows) results.set(key, stored.has(row.id) ? row : ((await findAssignment(trx, row.experiment_id, row.unit_id)) as AssignmentRow));
-    return items.map((item) => results.get(stickyKey(item.definition.id, item.unitId)) as StickyResult);
-  }
-
-  /** The row a first assignment would store, after claiming the unit in the mutex group (or holding it out). */
-  async #firstRow(trx: Tx, { definition, unitId, variantKey, logExposure, dimensionValues }: FirstAssignment, now: number): Promise<AssignmentRow> {
-    const holdout = definition.mutexGroupId ? !(await claimMutex(trx, definition.mutexGroupId, unitId, definition.id, now)) : false;
-    return {
-      id: newId(),
-      workspace_id: definition.workspaceId,
-      experiment_id: definition.id,
-      unit_id: unitId,
-      variant_key: holdout ? null : variantKey,
-      reason: holdout ? 'mutex_holdout' : 'bucketed',
-      exposure_logged_at: logExposure && !holdout ? now : null,
-      created_at: now,
-      dimension_values: dimensionValues,
-    };
   }
 
   /**
@@ -275,11 +239,6 @@ function refusal(definition: ExperimentDefinition | null, principal: Principal):
   if (!definition || definition.status !== 'running') return 'not_running';
   if (principal.environmentId && definition.environmentId !== principal.environmentId) return 'other_environment';
   return null;
-}
-
-function compareFirst(a: FirstAssignment, b: FirstAssignment): number {
-  if (a.unitId !== b.unitId) return a.unitId < b.unitId ? -1 : 1;
-  return a.definition.id < b.definition.id ? -1 : a.definition.id > b.definition.id ? 1 : 0;
 }
 
 function stickyKey(experimentId: string, unitId: string): string {

@@ -5,10 +5,11 @@ import { assignmentRoutes } from './routes.js';
 
 /**
  * What the assignment slice needs: the database, the dialect seam, the clock, the change feed
- * (its caches drop what changed), the cache settings of the configuration and the cache counters.
+ * (its caches drop what changed), the cache settings of the configuration, the cache counters and
+ * where first assignments are written (`writes`).
  * It reads experiments and segments through their read.ts.
  */
-export type AssignmentDeps = Pick<AppContext, 'db' | 'seam' | 'clock' | 'changes' | 'config' | 'metrics'>;
+export type AssignmentDeps = Pick<AppContext, 'db' | 'seam' | 'clock' | 'changes' | 'config' | 'metrics' | 'writes'>;
 
 export interface AssignmentSlice {
   routes: FastifyPluginAsyncTypebox;

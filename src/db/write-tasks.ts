@@ -1,0 +1,24 @@
+import type { ModuleExport } from '../buffer/types.js';
+import type { Db, Tx } from './database.js';
+
+/**
+ * The body of a write transaction that may run on another thread: it names its module and
+ * export (`location`) so that thread can import it, and its input and result are plain data
+ * (structured clone).
+ */
+export type WriteTask<Input, Result> = ((trx: Tx, input: Input) => Promise<Result>) & { location: ModuleExport };
+
+/**
+ * Where the API's acknowledged writes run. On a SQLite file, the event buffer's writer thread:
+ * better-sqlite3 runs each statement and each commit's fsync synchronously, and a commit can
+ * also run a WAL checkpoint, so on the API's thread a commit stopped every request in flight
+ * (hundreds of milliseconds on a busy disk; docs/benchmarks.md "Latency under sustained load").
+ * Elsewhere, a transaction on the caller's database.
+ */
+export interface WriteRunner {
+  run<Input, Result>(task: WriteTask<Input, Result>, input: Input): Promise<Result>;
+}
+
+export function inlineWrites(db: Db): WriteRunner {
+  return { run: (task, input) => db.transaction().execute((trx) => task(trx, input)) };
+}
