@@ -15,6 +15,8 @@ import { Results } from './pages/results.js';
 import { Segments } from './pages/segments.js';
 import { TemplateDetail } from './pages/template.js';
 import { Templates } from './pages/templates.js';
+import { WebhookEndpointDetail } from './pages/webhook-endpoint.js';
+import { WebhookEndpoints } from './pages/webhook-endpoints.js';
 import { WebhookSourceDetail } from './pages/webhook-source.js';
 import { WebhookSources } from './pages/webhook-sources.js';
 import { Link, match, navigate, useLocation, type Location } from './router.js';
@@ -38,6 +40,8 @@ const pages: [string, Page][] = [
   ['/templates/:id', (p) => <TemplateDetail key={p.id} id={p.id ?? ''} />],
   ['/webhook-sources', () => <WebhookSources />],
   ['/webhook-sources/:id', (p) => <WebhookSourceDetail key={p.id} id={p.id ?? ''} />],
+  ['/webhook-endpoints', () => <WebhookEndpoints />],
+  ['/webhook-endpoints/:id', (p) => <WebhookEndpointDetail key={p.id} id={p.id ?? ''} />],
   ['/leads', () => <Leads />],
 ];
 

@@ -57,6 +57,16 @@ export type WebhookSource = Api.GetWebhookSourceResponse;
 export type NewWebhookSource = Api.CreateWebhookSourceResponse;
 export type Delivery = Api.ListWebhookDeliveriesResponse['data'][number];
 
+/** An outbound webhook endpoint as read: never its signing secret. */
+export type WebhookEndpoint = Api.GetWebhookEndpointResponse;
+/** The answer to creating an endpoint or rotating its secret: the only time `secret` is shown. */
+export type NewWebhookEndpoint = Api.CreateWebhookEndpointResponse;
+export type WebhookEventType = Api.CreateWebhookEndpointRequest['event_types'][number];
+/** One event sent (or being sent) to an endpoint, with the state of its attempts. */
+export type EndpointDelivery = Api.ListWebhookEndpointDeliveriesResponse['data'][number];
+/** Which conditions stop an experiment by themselves. */
+export type AutoStop = Experiment['auto_stop'];
+
 export type Lead = Api.GetLeadResponse;
 export type TaskToolSettings = Api.GetTaskToolSettingsResponse;
 

@@ -12,6 +12,7 @@ const sections: [string, string][] = [
   ['/audit', 'Audit log'],
   ['/templates', 'Templates'],
   ['/webhook-sources', 'Webhook sources'],
+  ['/webhook-endpoints', 'Webhook endpoints'],
   ['/leads', 'Leads'],
 ];
 

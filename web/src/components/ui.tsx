@@ -218,7 +218,8 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
   return (
     <div class="secret" role="region" aria-label={label}>
       <p>
-        <strong>{label}</strong> — shown only now. Store it somewhere safe; the server keeps only a hash or an encrypted copy and will not show it again.
+        <strong>{label}</strong> — shown only now: <strong>you will not see it again</strong>. Copy it and store it somewhere safe; the server keeps only a hash
+        or an encrypted copy.
       </p>
       <code class="secret-value" data-testid="secret">
         {secret}

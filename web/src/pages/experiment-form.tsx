@@ -11,6 +11,7 @@ import { MetricFields } from './metric-fields.js';
 import { DEFAULT_RULE, DecisionRuleFields, ruleFromText, type RuleText } from './decision-rule.js';
 import { DEFAULT_CUPED, VarianceReductionFields, cupedFromText, type CupedText } from './variance-reduction.js';
 import { AllocationFields, DEFAULT_ALLOCATION, allocationFromText, type AllocationText } from './allocation.js';
+import { AUTO_STOP_OFF, AutoStopFields, autoStopFor } from './auto-stop.js';
 import type { Environment, Experiment, Metric, MutexGroup, Segment } from '../types.js';
 
 interface VariantRow {
@@ -109,6 +110,7 @@ function useExperimentDraft() {
   const [rule, setRule] = useState<RuleText>(DEFAULT_RULE);
   const [cuped, setCuped] = useState<CupedText>(DEFAULT_CUPED);
   const [allocation, setAllocation] = useState<AllocationText>(DEFAULT_ALLOCATION);
+  const [autoStop, setAutoStop] = useState(AUTO_STOP_OFF);
   const body = (environments: Environment[]) => ({
     environment_id: fields.environment_id || environments[0]?.id || '',
     key: fields.key,
@@ -129,27 +131,11 @@ function useExperimentDraft() {
     decision_rule: ruleFromText(rule),
     variance_reduction: cupedFromText(cuped),
     allocation: allocationFromText(allocation),
+    auto_stop: autoStopFor(autoStop, ruleFromText(rule).method),
   });
   const audienceState = { audience, setAudience, audienceMistake, setAudienceMistake };
-  return {
-    fields,
-    setFields,
-    bindField,
-    rows,
-    setRows,
-    control,
-    setControl,
-    guardrails,
-    setGuardrails,
-    rule,
-    setRule,
-    cuped,
-    setCuped,
-    body,
-    ...audienceState,
-    allocation,
-    setAllocation,
-  };
+  const settings = { rule, setRule, cuped, setCuped, allocation, setAllocation, autoStop, setAutoStop };
+  return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, body, ...audienceState, ...settings };
 }
 
 /** The experiment's environment, key, name, hypothesis and unit type. */
@@ -238,6 +224,12 @@ export function ExperimentForm() {
         <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} errorAt={submit.errorAt} />
         <MetricsFieldset draft={draft} metrics={metrics} groups={choices.data?.groups ?? []} />
         <DecisionRuleFields rule={rule} onRule={draft.setRule} />
+        <AutoStopFields
+          value={draft.autoStop}
+          onValue={draft.setAutoStop}
+          method={ruleFromText(rule).method}
+          error={submit.errorAt('/auto_stop/on_recommendation')}
+        />
         <VarianceReductionFields value={draft.cuped} onValue={draft.setCuped} />
         <AllocationFields value={draft.allocation} onValue={draft.setAllocation} />
         <RuleBuilder

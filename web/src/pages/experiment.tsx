@@ -11,6 +11,7 @@ import { describeRule, LifecycleButtons, PlanningWarnings, ruleName, StopForm, W
 import { UnitTools } from './experiment-units.js';
 import { AllocationEditor, WeightsOverTime, describeAllocation } from './allocation.js';
 import { VarianceReductionEditor } from './variance-reduction.js';
+import { AutoStopEditor, describeAutoStop } from './auto-stop.js';
 
 interface Catalogue {
   environments: Environment[];
@@ -45,6 +46,31 @@ export function runningDays(e: Experiment, now = Date.now()): string {
   return e.stopped_at ? `ran ${integer(days)} day${days === 1 ? '' : 's'}` : `day ${integer(days + 1)} of ${integer(e.decision_rule.max_duration_days)}`;
 }
 
+/**
+ * Who stopped it. An automatic stop names the snapshot that met the condition and why (the
+ * outcome notes say what it found), since nobody pressed Stop and someone will ask.
+ */
+function StoppedBy({ experiment: e }: { experiment: Experiment }) {
+  if (!e.stopped_by || !e.stopped_at) return null;
+  if (e.stopped_by !== 'auto') {
+    return (
+      <p class="muted" data-testid="stopped-by">
+        Stopped {e.stopped_by === 'person' ? 'by a person in the admin UI' : 'through the API'} on {dateTime(e.stopped_at)}.
+      </p>
+    );
+  }
+  return (
+    <p class="notice" data-testid="stopped-by">
+      Stopped automatically by snapshot{' '}
+      <Link href={`/experiments/${e.id}/results`}>
+        <code>{e.stop_snapshot_id}</code>
+      </Link>{' '}
+      on {dateTime(e.stopped_at)}, as <strong>{stopReasonWords[e.stop_reason ?? ''] ?? 'no reason'}</strong>
+      {e.outcome_notes ? `: ${e.outcome_notes.replace(/^Stopped automatically: /, '').replace(/,? in snapshot [0-9A-Z]+\.?$/, '.')}` : '.'}
+    </p>
+  );
+}
+
 /** The experiment at a glance: what it tests, on whom, measured how, and where it stands. */
 function Summary({ experiment: e, catalogue: cat }: { experiment: Experiment; catalogue: Catalogue | null | undefined }) {
   const metricName = (metricId: string) => cat?.metrics.find((m) => m.id === metricId)?.name ?? 'a deleted metric';
@@ -73,6 +99,7 @@ function Summary({ experiment: e, catalogue: cat }: { experiment: Experiment; ca
           ['Audience', describeAudience((e.audience as Rule | null) ?? null, segmentName)],
           ['Dimensions', e.dimensions.length ? e.dimensions.join(', ') : 'none'],
           ['Variance reduction', e.variance_reduction ? `CUPED, ${e.variance_reduction.lookback_days}-day lookback` : 'off'],
+          ['Auto-stop', describeAutoStop(e.auto_stop)],
           ['Key', <code>{e.key}</code>],
           ['Environment', cat?.environments.find((env) => env.id === e.environment_id)?.name ?? '…'],
           ['Unit', e.unit_type],
@@ -104,6 +131,7 @@ function Editors({ experiment: e, catalogue: cat, onChanged }: { experiment: Exp
       {e.status === 'draft' && cat ? <MetricsEditor key={`m-${e.updated_at}`} experiment={e} metrics={cat.metrics} onChanged={onChanged} /> : null}
       <DecisionRuleEditor key={`r-${e.updated_at}`} experiment={e} onChanged={onChanged} />
       <VarianceReductionEditor key={`c-${e.updated_at}`} experiment={e} onChanged={onChanged} />
+      <AutoStopEditor key={`s-${e.updated_at}`} experiment={e} onChanged={onChanged} />
     </section>
   );
 }
@@ -145,6 +173,7 @@ export function ExperimentDetail({ id }: { id: string }) {
       </PageTitle>
       {stopping && e.status === 'running' ? <StopForm experiment={e} onChanged={reload} onCancel={() => setStopping(false)} /> : null}
       {e.status === 'archived' ? <p class="muted">Archived: nothing more can change.</p> : null}
+      <StoppedBy experiment={e} />
       <Summary experiment={e} catalogue={catalogue.data} />
       {editable ? <PlanningWarnings warnings={e.warnings ?? []} /> : null}
       {editing ? <Editors experiment={e} catalogue={catalogue.data} onChanged={reload} /> : null}
