@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from '../../src/jobs/worker.js';
-import { createExperiment, exposeExactly } from '../analysis/support.js';
+import { createExperiment, exposeExactly, TWO_ARMS } from '../analysis/support.js';
 import { freePort } from '../support/net.js';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
 import { Receiver, verifies } from '../webhooks/receiver.js';
@@ -11,11 +11,6 @@ import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, t
 // Issue #35 in Chromium: webhook endpoints (the secret once, edits, a test ping, the delivery log
 // with redelivery, rotation, deletion), the auto-stop switches on the experiment forms, and an
 // experiment page that says which snapshot stopped it. No page logs a console error.
-
-const TWO_ARMS = [
-  { key: 'control', weight: 50, is_control: true },
-  { key: 'treatment', weight: 50 },
-];
 
 describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoints and auto-stop (#35)', () => {
   let server: TestServer;
