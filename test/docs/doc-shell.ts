@@ -2,7 +2,7 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../support/net.js';
+import { freePort, stopProcess, waitHealthy } from '../support/processes.js';
 
 export interface BlockRun {
   exitCode: number;
@@ -46,12 +46,14 @@ export class DocShell {
       VERDICT_DATA_DIR: path.join(this.workDir, 'data'),
       VERDICT_LOG_LEVEL: 'warn',
     };
+    // Not spawnVerdict: the server gets the reader's environment only, without this run's VERDICT_ variables.
     this.server = spawn(process.execPath, ['bin/verdict.js', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
       cwd: this.workDir,
       env: { ...this.env, VERDICT_ANALYSIS_THREADS: '0', VERDICT_JOB_POLL_MS: '200' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    await this.waitHealthy(`http://127.0.0.1:${port}`);
+    // Generous: the CI machine may be busy with the rest of the suite.
+    await waitHealthy(`http://127.0.0.1:${port}`, this.server, { timeoutMs: 150_000 });
     const names = spawnSync('bash', ['-c', 'compgen -v'], { env: this.env, encoding: 'utf8' }).stdout;
     fs.writeFileSync(path.join(this.workDir, '.docs-test-baseline'), names);
   }
@@ -63,20 +65,6 @@ export class DocShell {
     const shim = path.join(this.shimDir, 'curl');
     fs.writeFileSync(shim, `#!/bin/sh\nexec ${realCurl} -w '%{stderr}docs-test-http-status %{http_code}\\n' "$@"\n`);
     fs.chmodSync(shim, 0o755);
-  }
-
-  private async waitHealthy(url: string): Promise<void> {
-    const deadline = Date.now() + 150_000; // generous: the CI machine may be busy with the rest of the suite
-    while (Date.now() < deadline) {
-      if (this.server?.exitCode !== null) throw new Error(`the server exited with ${this.server?.exitCode}`);
-      try {
-        if ((await fetch(`${url}/v1/healthz`)).ok) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`${url} did not become healthy`);
   }
 
   /** Runs one block as the reader would paste it (with `set -eo pipefail`), then saves its state. */
@@ -114,12 +102,7 @@ export class DocShell {
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (server && server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    if (this.server) await stopProcess(this.server);
     fs.rmSync(this.workDir, { recursive: true, force: true });
   }
 }

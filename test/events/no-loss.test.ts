@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -7,6 +7,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { createWorkspaces } from '../../src/features/workspaces/index.js';
 import { createTestDatabase, type DialectName, type TestDatabase } from '../support/databases.js';
 import { describeEach } from '../support/describe-each.js';
+import { spawnVerdict, waitHealthy } from '../support/processes.js';
 import { freePort, privateRedis, uniquePrefix, waitFor, type BufferMode, type PrivateRedis } from './support.js';
 
 const CONCURRENCY = 24;
@@ -24,23 +25,12 @@ interface SentEvent {
   client_event_id?: string;
 }
 
-/** `verdict serve` as a real child process, the way an operator runs it. */
+/** `verdict serve` as a real child process, the way an operator runs it, once it answers. */
 async function startServe(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['bin/verdict.js', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnVerdict(['serve'], env, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  const url = `http://127.0.0.1:${env.PORT ?? ''}`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`verdict serve exited (${child.exitCode}): ${stderr}`);
-      return fetch(`${url}/v1/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-    },
-    60_000,
-    'verdict serve to answer',
-  );
+  await waitHealthy(`http://127.0.0.1:${env.PORT ?? ''}`, child, { output: () => stderr });
   return child;
 }
 

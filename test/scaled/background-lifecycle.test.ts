@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
 import { INVOICE_BODY, INVOICE_DATA, waitForRender } from '../templates/support.js';
-import { eventually, freePort, stopProcess } from './processes.js';
+import { eventually, freePort, stopProcess } from '../support/processes.js';
 
 interface Spawned {
   child: ChildProcess;

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scrape } from '../support/prometheus.js';
-import { eventually, freePort, startProcess, stopProcess } from './processes.js';
+import { eventually, freePort, spawnVerdict, stopProcess } from '../support/processes.js';
 
 /** A GET on a connection of its own: the cluster hands each new connection to the next process. */
 function getOnNewConnection(url: string): Promise<{ status: number }> {
@@ -32,7 +32,7 @@ describe('GET /metrics of serve --processes 2', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-cluster-metrics-'));
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    primary = startProcess(['serve', '--processes', '2', '--port', String(port)], { VERDICT_DATA_DIR: dataDir, VERDICT_LOG_LEVEL: 'warn', HOST: '127.0.0.1' });
+    primary = spawnVerdict(['serve', '--processes', '2', '--port', String(port)], { VERDICT_DATA_DIR: dataDir, VERDICT_LOG_LEVEL: 'warn', HOST: '127.0.0.1' });
     // Both processes answer their first scrape only once both are up.
     await eventually(async () => (await serving(url)) && (await scrape(url)).get('verdict_cluster_processes', { state: 'reporting' }) === 2, 60_000);
   }, 90_000);
@@ -71,7 +71,7 @@ describe('GET /metrics of serve with VERDICT_METRICS=0', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-metrics-off-'));
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    server = startProcess(['serve', '--port', String(port)], { VERDICT_DATA_DIR: dataDir, VERDICT_LOG_LEVEL: 'warn', HOST: '127.0.0.1', VERDICT_METRICS: '0' });
+    server = spawnVerdict(['serve', '--port', String(port)], { VERDICT_DATA_DIR: dataDir, VERDICT_LOG_LEVEL: 'warn', HOST: '127.0.0.1', VERDICT_METRICS: '0' });
     await eventually(() => serving(url), 60_000);
   }, 90_000);
 

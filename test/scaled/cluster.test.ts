@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, freePort, stopProcess } from './processes.js';
+import { eventually, freePort, stopProcess } from '../support/processes.js';
 
 interface Answer {
   status: number;

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, eventually, startDeployment, type Deployment } from './processes.js';
+import { call, startDeployment, type Deployment } from './processes.js';
+import { eventually } from '../support/processes.js';
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
 
 const redisUrl = process.env.VERDICT_TEST_REDIS_URL;

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, eventually, startDeployment, type Deployment } from './processes.js';
+import { call, startDeployment, type Deployment } from './processes.js';
+import { eventually } from '../support/processes.js';
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
 
 const redisUrl = process.env.VERDICT_TEST_REDIS_URL;

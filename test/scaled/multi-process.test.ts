@@ -5,7 +5,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { describeEach } from '../support/describe-each.js';
-import { call, eventually, startDeployment, type Deployment } from './processes.js';
+import { call, startDeployment, type Deployment } from './processes.js';
+import { eventually } from '../support/processes.js';
 
 const redisUrl = process.env.VERDICT_TEST_REDIS_URL;
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './processes.js';
+import { freePort } from '../support/processes.js';
 
 /**
  * A PostgreSQL cluster of the test's own (initdb into a temporary folder, on a free port), so a

@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEach, type Variant } from '../support/describe-each.js';
 import {
   alive,
-  createSite,
   exitWithin,
   linesWith,
   prepareWorkload,
@@ -11,10 +10,13 @@ import {
   startServe,
   startVerdict,
   stopLines,
+  useSite,
+  useSuiteServe,
   type Site,
-  killLeftovers,
+  type Verdict,
+  type Workload,
 } from './stopping.js';
-import { eventually } from './processes.js';
+import { eventually } from '../support/processes.js';
 
 // Issue 39, item 3: `verdict worker` and `serve --processes N` (the primary and each HTTP
 // process) stop within the deadline under load and after it, with the log's reader stalled then
@@ -36,84 +38,83 @@ function servingChildren(primaryPid: number): number[] {
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
-function suite(variant: Variant) {
-  let site: Site;
-  beforeAll(async () => {
-    site = await createSite(variant);
-  });
-  afterEach(() => killLeftovers());
-  afterAll(async () => {
-    await site?.drop();
-  });
+/** A `verdict worker` on the site, once it has started. */
+async function startWorker(site: Site): Promise<Verdict> {
+  const worker = startVerdict(['worker'], { ...site.env, ...env });
+  await eventually(async () => linesWith(worker.log(), 'worker started').length === 1, 60_000);
+  return worker;
+}
 
-  it('verdict worker: a SIGTERM under load ends it, its log reader stalled and then gone', async () => {
-    const serve = await startServe(site, ['--no-workers']);
-    const worker = startVerdict(['worker'], { ...site.env, ...env });
-    try {
-      await eventually(async () => linesWith(worker.log(), 'worker started').length === 1, 60_000);
-      const workload = await prepareWorkload(serve.url, site.key, UNITS);
+/** `serve --processes 2` on the site, once both HTTP processes run, with the workload prepared. */
+async function startCluster(site: Site) {
+  const primary = await startServe(site, ['--processes', '2'], env);
+  const pid = primary.child.pid as number;
+  await eventually(async () => servingChildren(pid).length === 2, 60_000);
+  const children = servingChildren(pid);
+  const workload = await prepareWorkload(primary.url, site.key, UNITS);
+  return { primary, children, workload };
+}
+
+/** Waits for the primary's exit; its code, and the HTTP processes still alive then (killed, so none is left behind). */
+async function clusterExit(primary: Verdict, children: number[]): Promise<{ code: number | null | 'still running'; left: number[] }> {
+  const code = await exitWithin(primary, STOP_BOUND_MS);
+  const left = children.filter(alive);
+  for (const child of left) process.kill(child, 'SIGKILL');
+  return { code, left };
+}
+
+function suite(variant: Variant) {
+  const site = useSite(variant);
+
+  describe('verdict worker', () => {
+    // The API the load goes to: not under test here, so one serves both tests.
+    const api = useSuiteServe(site, ['--no-workers']);
+    let workload: Workload;
+    beforeAll(async () => {
+      workload = await prepareWorkload(api().url, site().key, UNITS);
+    });
+
+    it('a SIGTERM under load ends it, its log reader stalled and then gone', async () => {
+      const worker = await startWorker(site());
       worker.setReader('stalled');
-      const load = runWorkload(serve.url, site.key, workload, 1).catch(() => 0);
+      const load = runWorkload(api().url, site().key, workload, 1).catch(() => 0);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       worker.child.kill('SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       worker.setReader('gone');
       expect(await exitWithin(worker, STOP_BOUND_MS)).toBe(0);
       await load;
-    } finally {
-      serve.child.kill('SIGTERM');
-      await exitWithin(serve, STOP_BOUND_MS);
-    }
-  }, 120_000);
+    }, 120_000);
 
-  it('verdict worker: a SIGTERM after load stops it cleanly with its log read', async () => {
-    const serve = await startServe(site, ['--no-workers']);
-    const worker = startVerdict(['worker'], { ...site.env, ...env });
-    try {
-      await eventually(async () => linesWith(worker.log(), 'worker started').length === 1, 60_000);
-      const workload = await prepareWorkload(serve.url, site.key, UNITS);
-      expect(await runWorkload(serve.url, site.key, workload, 1)).toBeGreaterThan(0);
+    it('a SIGTERM after load stops it cleanly with its log read', async () => {
+      const worker = await startWorker(site());
+      expect(await runWorkload(api().url, site().key, workload, 1)).toBeGreaterThan(0);
       worker.child.kill('SIGTERM');
       expect(await exitWithin(worker, STOP_BOUND_MS), stopLines(worker.log())).toBe(0);
       expect(linesWith(worker.log(), 'shutting down')).toEqual([expect.objectContaining({ signal: 'SIGTERM', timeout_ms: TIMEOUT_MS })]);
       expect(linesWith(worker.log(), 'stopped')).toHaveLength(1);
-    } finally {
-      serve.child.kill('SIGTERM');
-      await exitWithin(serve, STOP_BOUND_MS);
-    }
-  }, 120_000);
+    }, 120_000);
+  });
 
   it('serve --processes 2: a SIGTERM under load ends the primary and each process, the log reader stalled and then gone', async () => {
-    const primary = await startServe(site, ['--processes', '2'], env);
-    const pid = primary.child.pid as number;
-    await eventually(async () => servingChildren(pid).length === 2, 60_000);
-    const children = servingChildren(pid);
-    const workload = await prepareWorkload(primary.url, site.key, UNITS);
+    const { primary, children, workload } = await startCluster(site());
     primary.setReader('stalled');
-    const load = runWorkload(primary.url, site.key, workload, 1).catch(() => 0);
+    const load = runWorkload(primary.url, site().key, workload, 1).catch(() => 0);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     primary.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     primary.setReader('gone');
-    const code = await exitWithin(primary, STOP_BOUND_MS);
-    const left = children.filter(alive);
-    for (const child of left) process.kill(child, 'SIGKILL');
+    const { code, left } = await clusterExit(primary, children);
     expect(code, stopLines(primary.log())).toBe(0);
     expect(left).toEqual([]);
     await load;
   }, 120_000);
 
   it('serve --processes 2: a SIGTERM after load stops the primary and each process cleanly with the log read', async () => {
-    const primary = await startServe(site, ['--processes', '2'], env);
-    const pid = primary.child.pid as number;
-    await eventually(async () => servingChildren(pid).length === 2, 60_000);
-    const children = servingChildren(pid);
-    const workload = await prepareWorkload(primary.url, site.key, UNITS);
-    expect(await runWorkload(primary.url, site.key, workload, 1)).toBeGreaterThan(0);
+    const { primary, children, workload } = await startCluster(site());
+    expect(await runWorkload(primary.url, site().key, workload, 1)).toBeGreaterThan(0);
     primary.child.kill('SIGTERM');
-    const code = await exitWithin(primary, STOP_BOUND_MS);
-    const left = children.filter(alive);
-    for (const child of left) process.kill(child, 'SIGKILL');
+    const { code, left } = await clusterExit(primary, children);
     expect(code, stopLines(primary.log())).toBe(0);
     expect(left).toEqual([]);
     expect(linesWith(primary.log(), 'shutting down the HTTP processes')).toEqual([expect.objectContaining({ signal: 'SIGTERM', processes: 2 })]);

@@ -1,7 +1,7 @@
 import net from 'node:net';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeEach, type Variant } from '../support/describe-each.js';
-import { createSite, exitWithin, linesWith, prepareWorkload, runWorkload, startServe, stopLines, type Site, killLeftovers } from './stopping.js';
+import { exitWithin, linesWith, prepareWorkload, runWorkload, startServe, stopLines, useSite } from './stopping.js';
 
 // Issue 39: after load, `verdict serve` ignored SIGTERM and ran forever. Its log's exit flush
 // (sonic-boom's flushSync) waited for the stdout pipe forever: while the reader did not read it,
@@ -15,21 +15,14 @@ const STOP_BOUND_MS = TIMEOUT_MS + 2_000 + 3_000;
 const UNITS = 1_000;
 
 function suite(variant: Variant) {
-  let site: Site;
-  beforeAll(async () => {
-    site = await createSite(variant);
-  });
-  afterEach(() => killLeftovers());
-  afterAll(async () => {
-    await site?.drop();
-  });
+  const site = useSite(variant);
   const env = { VERDICT_SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS) };
 
   it('a SIGTERM under load ends the process although its log reader stopped reading (the pipe still open)', async () => {
-    const serve = await startServe(site, [], env);
-    const workload = await prepareWorkload(serve.url, site.key, UNITS);
+    const serve = await startServe(site(), [], env);
+    const workload = await prepareWorkload(serve.url, site().key, UNITS);
     serve.setReader('stalled');
-    const load = runWorkload(serve.url, site.key, workload, 1.5).catch(() => 0);
+    const load = runWorkload(serve.url, site().key, workload, 1.5).catch(() => 0);
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     serve.child.kill('SIGTERM');
     expect(await exitWithin(serve, STOP_BOUND_MS)).toBe(0);
@@ -37,10 +30,10 @@ function suite(variant: Variant) {
   }, 90_000);
 
   it('a SIGTERM after load ends the process when its log reader goes away during the stop (the pipe closed)', async () => {
-    const serve = await startServe(site, [], env);
-    const workload = await prepareWorkload(serve.url, site.key, 200);
+    const serve = await startServe(site(), [], env);
+    const workload = await prepareWorkload(serve.url, site().key, 200);
     serve.setReader('stalled');
-    expect(await runWorkload(serve.url, site.key, workload, 1)).toBeGreaterThan(0);
+    expect(await runWorkload(serve.url, site().key, workload, 1)).toBeGreaterThan(0);
     serve.child.kill('SIGTERM');
     // By now the stop itself is over and the process is writing its last lines at exit.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -49,9 +42,9 @@ function suite(variant: Variant) {
   }, 90_000);
 
   it('a SIGTERM after load, delivered twice as to a process group under npm start, stops the process cleanly with its log read', async () => {
-    const serve = await startServe(site, [], env);
-    const workload = await prepareWorkload(serve.url, site.key, 200);
-    expect(await runWorkload(serve.url, site.key, workload, 1)).toBeGreaterThan(0);
+    const serve = await startServe(site(), [], env);
+    const workload = await prepareWorkload(serve.url, site().key, 200);
+    expect(await runWorkload(serve.url, site().key, workload, 1)).toBeGreaterThan(0);
     serve.child.kill('SIGTERM');
     serve.child.kill('SIGTERM');
     expect(await exitWithin(serve, STOP_BOUND_MS), stopLines(serve.log())).toBe(0);
@@ -75,17 +68,10 @@ async function openUnfinishedRequest(url: string): Promise<net.Socket> {
 }
 
 describeEach('a stop that cannot finish', { dialects: ['sqlite'] }, (variant) => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await createSite(variant);
-  });
-  afterEach(() => killLeftovers());
-  afterAll(async () => {
-    await site?.drop();
-  });
+  const site = useSite(variant);
 
   it('ends at the shutdown deadline with status 1, naming what it was still waiting for', async () => {
-    const serve = await startServe(site, [], { VERDICT_SHUTDOWN_TIMEOUT_MS: '1500' });
+    const serve = await startServe(site(), [], { VERDICT_SHUTDOWN_TIMEOUT_MS: '1500' });
     const socket = await openUnfinishedRequest(serve.url);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = performance.now();
@@ -99,7 +85,7 @@ describeEach('a stop that cannot finish', { dialects: ['sqlite'] }, (variant) =>
   }, 60_000);
 
   it('ends at once, with status 1, on a second signal during the stop', async () => {
-    const serve = await startServe(site, [], { VERDICT_SHUTDOWN_TIMEOUT_MS: '60000' });
+    const serve = await startServe(site(), [], { VERDICT_SHUTDOWN_TIMEOUT_MS: '60000' });
     const socket = await openUnfinishedRequest(serve.url);
     await new Promise((resolve) => setTimeout(resolve, 200));
     serve.child.kill('SIGTERM');

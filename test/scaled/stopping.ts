@@ -1,11 +1,12 @@
 // Support for the stop tests (shutdown*.test.ts): real `verdict` processes on a private database,
 // the workload of issue 39 on them, and a log reader that reads, stalls or goes away.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import autocannon from 'autocannon';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { testRedisUrl, type Variant } from '../support/describe-each.js';
-import { eventually, freePort } from './processes.js';
+import { createWorkspaceWithCli, freePort, spawnVerdict, waitHealthy } from '../support/processes.js';
 
 /** What the test does with the process's stdout, the service log: read it, stop reading it (the pipe stays open), or close it. */
 export type Reader = 'reading' | 'stalled' | 'gone';
@@ -41,12 +42,24 @@ export async function createSite(variant: Variant): Promise<Site> {
     env.VERDICT_REDIS_URL = redisUrl;
     env.VERDICT_REDIS_PREFIX = `verdict-stop-${crypto.randomUUID().slice(0, 8)}:`;
   }
-  const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Stop', '--json'], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
+  const { key } = createWorkspaceWithCli(env, 'Stop');
+  return { env, key, drop: () => database.drop() };
+}
+
+/** The suite's site, created before its tests and dropped after them; no process a test started outlives the test. */
+export function useSite(variant: Variant): () => Site {
+  let site: Site | undefined;
+  beforeAll(async () => {
+    site = await createSite(variant);
   });
-  if (created.status !== 0) throw new Error(created.stderr);
-  return { env, key: JSON.parse(created.stdout).api_key.key, drop: () => database.drop() };
+  afterEach(() => killLeftovers());
+  afterAll(async () => {
+    await site?.drop();
+  });
+  return () => {
+    if (!site) throw new Error('the site has not been created');
+    return site;
+  };
 }
 
 /** Every process the stop tests started, so that a test failing before its stop leaves none behind. */
@@ -54,25 +67,42 @@ const started = new Set<ChildProcess>();
 
 /** Kills (SIGKILL) what a test started and did not see exit; `serve --processes` children go with the primary's process group. */
 export function killLeftovers(): void {
-  for (const child of started) {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
+  for (const child of started) killGroup(child);
+  started.clear();
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
     }
   }
-  started.clear();
+}
+
+/**
+ * `verdict serve` for the tests of a suite (started before them, killed after them), not for a
+ * test to stop: the API a `verdict worker` under test shares its database with.
+ */
+export function useSuiteServe(site: () => Site, args: string[] = []): () => Verdict & { url: string } {
+  let serve: (Verdict & { url: string }) | undefined;
+  beforeAll(async () => {
+    serve = await startServe(site(), args);
+    started.delete(serve.child); // it outlives each test
+  });
+  afterAll(() => {
+    if (serve) killGroup(serve.child);
+  });
+  return () => {
+    if (!serve) throw new Error("the suite's serve has not started");
+    return serve;
+  };
 }
 
 /** `verdict <args>` with its log piped to this test (in a process group of its own); stderr is collected into the same log. */
 export function startVerdict(args: string[], env: Record<string, string>): Verdict {
-  const child = spawn(process.execPath, ['bin/verdict.js', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawnVerdict(args, env, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   started.add(child);
   let log = '';
   let reading = true;
@@ -98,10 +128,7 @@ export async function startServe(site: Site, args: string[] = [], env: Record<st
   const port = await freePort();
   const verdict = startVerdict(['serve', '--port', String(port), ...args], { ...site.env, ...env });
   const url = `http://127.0.0.1:${port}`;
-  await eventually(async () => {
-    if (verdict.child.exitCode !== null) throw new Error(`serve exited with ${verdict.child.exitCode}: ${verdict.log()}`);
-    return (await fetch(`${url}/v1/healthz`).catch(() => null))?.ok;
-  }, 60_000);
+  await waitHealthy(url, verdict.child, { output: verdict.log });
   return { ...verdict, url };
 }
 

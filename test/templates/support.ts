@@ -1,27 +1,15 @@
 import { expect } from 'vitest';
-import { Worker } from '../../src/jobs/worker.js';
+import { startTestWorker } from '../support/jobs.js';
 import type { TestServer } from '../support/server.js';
 
 export { pdfText } from './pdf-text.js';
 
 /** The job worker a `verdict serve` runs, on the test server's context (the test server runs none). */
 export function startRenderWorker(server: TestServer): { stop(): Promise<void> } {
-  const { ctx } = server;
-  const worker = new Worker({
-    db: ctx.db,
-    seam: ctx.seam,
-    registry: ctx.jobs,
-    logger: ctx.logger,
-    clock: ctx.clock,
-    pollIntervalMs: 25,
-    leaseMs: 30_000,
-    concurrency: 4,
-  });
-  ctx.onJobEnqueued = () => worker.wake();
-  worker.start();
+  const worker = startTestWorker(server, { logger: server.ctx.logger, pollIntervalMs: 25, leaseMs: 30_000, concurrency: 4, wakeOnEnqueue: true });
   return {
     async stop() {
-      ctx.onJobEnqueued = null;
+      server.ctx.onJobEnqueued = null;
       await worker.stop();
     },
   };

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEach } from '../support/describe-each.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { startProcess, stopProcess } from '../scaled/processes.js';
+import { spawnVerdict, stopProcess } from '../support/processes.js';
 import { Receiver, verifies } from './receiver.js';
 import { waitFor } from './support.js';
 
@@ -25,7 +25,7 @@ describeEach('outbound deliveries survive a killed worker', { concurrent: true }
 
   function startWorkerProcess(): ChildProcess {
     const config = server.database.config;
-    const child = startProcess(['worker'], {
+    const child = spawnVerdict(['worker'], {
       VERDICT_DATABASE_URL: config.kind === 'sqlite' ? `sqlite:${config.file}` : config.url,
       VERDICT_DATA_DIR: server.database.dataDir,
       VERDICT_JOB_LEASE_MS: '1000',
