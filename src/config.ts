@@ -6,6 +6,13 @@ export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgre
 /** Where acknowledged events wait before the drainer moves them into the events table. */
 export type BufferConfig = { kind: 'embedded' } | { kind: 'redis'; url: string; prefix: string };
 
+/**
+ * Where events live and the analysis runs when VERDICT_CLICKHOUSE_URL is set (docs/deployment.md
+ * "ClickHouse"): a ClickHouse server or cluster over HTTP, or the engine embedded in this process
+ * (npm `chdb`, installed on demand). Null: events and analysis stay in the primary database.
+ */
+export type ClickHouseConfig = { kind: 'server'; url: string; cluster: string | null } | { kind: 'embedded'; path: string; cluster: null };
+
 export interface EventIngestConfig {
   /** More pending (acknowledged, not yet persisted) events than this answers 429. */
   maxPending: number;
@@ -25,6 +32,8 @@ export interface Config {
   dataDir: string;
   database: DatabaseConfig;
   buffer: BufferConfig;
+  /** VERDICT_CLICKHOUSE_URL and VERDICT_CLICKHOUSE_CLUSTER; null when unset. */
+  clickhouse: ClickHouseConfig | null;
   events: EventIngestConfig;
   logLevel: string;
   /** Largest accepted request body in bytes. */
@@ -164,6 +173,36 @@ function bufferFrom(env: Env): BufferConfig {
   return { kind: 'redis', url, prefix: env.VERDICT_REDIS_PREFIX || 'verdict:' };
 }
 
+const CLUSTER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function clickhouseFrom(env: Env): ClickHouseConfig | null {
+  const url = (env.VERDICT_CLICKHOUSE_URL ?? '').trim();
+  const cluster = (env.VERDICT_CLICKHOUSE_CLUSTER ?? '').trim() || null;
+  if (url === '') {
+    if (cluster !== null) throw new ConfigError('VERDICT_CLICKHOUSE_CLUSTER is set but VERDICT_CLICKHOUSE_URL is not: name the cluster of a ClickHouse server');
+    return null;
+  }
+  if (cluster !== null && !CLUSTER_NAME.test(cluster))
+    throw new ConfigError(`VERDICT_CLICKHOUSE_CLUSTER must be a cluster name such as verdict_cluster, got "${cluster}"`);
+  if (url.startsWith('chdb:')) {
+    const file = url.slice('chdb:'.length);
+    if (file === '') throw new ConfigError('VERDICT_CLICKHOUSE_URL=chdb:PATH needs the directory of the embedded engine, such as chdb:./data/clickhouse');
+    if (cluster !== null)
+      throw new ConfigError('VERDICT_CLICKHOUSE_CLUSTER needs a ClickHouse server (http://...); the embedded engine (chdb:) has no cluster');
+    return { kind: 'embedded', path: path.resolve(file), cluster: null };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = new URL('invalid:');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError('VERDICT_CLICKHOUSE_URL must be http(s)://user:password@host:8123/database (a ClickHouse server) or chdb:PATH (the embedded engine)');
+  }
+  return { kind: 'server', url, cluster };
+}
+
 function eventIngestFrom(env: Env): EventIngestConfig {
   return {
     maxPending: integer(env, 'VERDICT_BUFFER_MAX_PENDING', 100_000, 1),
@@ -183,6 +222,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir,
     database: databaseFrom(env, dataDir),
     buffer: bufferFrom(env),
+    clickhouse: clickhouseFrom(env),
     events: eventIngestFrom(env),
     logLevel: env.VERDICT_LOG_LEVEL || env.LOG_LEVEL || 'info',
     bodyLimit: integer(env, 'VERDICT_BODY_LIMIT_BYTES', 1024 * 1024, 1024),

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { createEventBuffer, createWriterThread } from './buffer/index.js';
 import type { EventBuffer } from './buffer/types.js';
 import type { Config } from './config.js';
+import type { ClickHouse } from './clickhouse/client.js';
+import { openClickHouseFor } from './clickhouse/schema.js';
 import { migrateToLatest, openDatabase, warnOfConnectionLoss, type Db, type Executor } from './db/database.js';
 import type { DialectSeam } from './db/dialect.js';
 import type { ReadPool } from './db/read-pool.js';
@@ -32,6 +34,8 @@ export interface AppContext {
   /** Committed changes that in-process caches listen to. */
   changes: ChangeFeed;
   jobs: JobRegistry;
+  /** Where events are stored and analysed when VERDICT_CLICKHOUSE_URL is set; null keeps them in the primary database. */
+  clickhouse: ClickHouse | null;
   /** Holds acknowledged events until the drainer stores them (embedded table or Redis). */
   buffer: EventBuffer;
   /** Where write transactions on a hot path run (first assignments): the buffer's writer thread on SQLite, see db/write-tasks.ts. */
@@ -60,6 +64,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     const { applied } = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
   }
+  const clickhouse = config.clickhouse ? await openClickHouseFor(config.clickhouse, logger, options.migrate === true) : null;
   const clock = options.clock ?? systemClock;
   const metrics = new AppMetrics();
   const authenticator = new Authenticator({
@@ -100,6 +105,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     jobs: new JobRegistry(),
     buffer: createEventBuffer(config, { db, seam, clock, logger }, writerThread),
     writes: writerThread ?? inlineWrites(db),
+    clickhouse,
     metrics,
     onJobEnqueued: null,
     async enqueue(executor, enqueueOptions) {
@@ -112,18 +118,25 @@ export async function createContext(config: Config, logger: Logger, options: Con
     async close() {
       for (const step of context.closeSteps()) await step.run();
     },
-    closeSteps: () => closeSteps(relay, context.buffer, authenticator, destroy),
+    closeSteps: () => closeSteps(relay, context.buffer, authenticator, destroy, clickhouse),
   };
   registerScrapeGauges(metrics.registry, { db, buffer: context.buffer, clock, logger, maxPending: config.events.maxPending });
   return context;
 }
 
 /** What closing a context does, in order, each step named. */
-function closeSteps(relay: RedisChangeRelay | null, buffer: EventBuffer, authenticator: Authenticator, destroy: () => Promise<void>) {
+function closeSteps(
+  relay: RedisChangeRelay | null,
+  buffer: EventBuffer,
+  authenticator: Authenticator,
+  destroy: () => Promise<void>,
+  clickhouse: ClickHouse | null,
+) {
   return [
     { name: 'the cache-change relay (Redis)', run: async () => relay?.close() },
     { name: 'the event buffer (events being committed)', run: () => buffer.close() },
     { name: "recording the API keys' last use", run: () => authenticator.close() },
     { name: 'the database connections', run: () => destroy() },
+    ...(clickhouse ? [{ name: 'ClickHouse', run: () => clickhouse.close() }] : []),
   ];
 }

@@ -25,6 +25,8 @@ export interface BufferDependencies {
 export function createWriterThread(config: Config, db: Db): ThreadBufferWriter | null {
   const { database } = config;
   if (config.buffer.kind === 'redis' || !config.events.writerThread || database.kind !== 'sqlite' || database.file === ':memory:') return null;
+  // The drain into ClickHouse runs where its client is, on this thread (with the writes beside it).
+  if (config.clickhouse !== null) return null;
   return new ThreadBufferWriter(database.file, db);
 }
 

@@ -11,5 +11,12 @@ export function registerMigrate(program: Command): void {
       // Creating the database may be the point of this run; the warning names where, in case it is not.
       const { applied } = await migrateAndWarnIfNew(config);
       process.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n');
+      if (config.clickhouse) {
+        const { openClickHouse } = await import('../clickhouse/client.js');
+        const { migrateClickHouse } = await import('../clickhouse/schema.js');
+        const clickhouse = await openClickHouse(config.clickhouse);
+        const changed = await migrateClickHouse(clickhouse).finally(() => clickhouse.close());
+        process.stdout.write(changed.length > 0 ? `ClickHouse applied: ${changed.join(', ')}\n` : 'ClickHouse is up to date\n');
+      }
     });
 }

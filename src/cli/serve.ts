@@ -25,6 +25,8 @@ export function registerServe(program: Command): void {
         ...(options.host ? { host: options.host } : {}),
         ...(options.processes ? { apiProcesses: processCount(options.processes) } : {}),
       });
+      const { checkServeWithClickHouse } = await import('../clickhouse/process-rules.js');
+      checkServeWithClickHouse(config, options.workers);
       // Loaded on demand so `verdict --help` and the light commands start fast.
       const { processIndex, reportStartupFailure } = await import('./cluster.js');
       const index = processIndex();
@@ -54,6 +56,13 @@ async function startPrimary(config: Config): Promise<void> {
   loadSecretBox(config.secretKey, config.dataDir);
   const { applied } = await migrateDatabase(config.database);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
+  if (config.clickhouse) {
+    const { openClickHouse } = await import('../clickhouse/client.js');
+    const { migrateClickHouse } = await import('../clickhouse/schema.js');
+    const clickhouse = await openClickHouse(config.clickhouse);
+    const changed = await migrateClickHouse(clickhouse).finally(() => clickhouse.close());
+    if (changed.length > 0) logger.info({ applied: changed }, 'ClickHouse migrated');
+  }
   runPrimary(config.apiProcesses, logger, config.shutdownTimeoutMs);
 }
 

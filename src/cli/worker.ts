@@ -11,6 +11,8 @@ export function registerWorker(program: Command): void {
     .option('-c, --concurrency <n>', 'jobs run at the same time (default: $VERDICT_JOB_CONCURRENCY or 4)')
     .action(async (options: { concurrency?: string }) => {
       const base = loadConfig();
+      const { checkWorkerWithClickHouse } = await import('../clickhouse/process-rules.js');
+      checkWorkerWithClickHouse(base);
       const concurrency = options.concurrency ? Number(options.concurrency) : base.jobs.concurrency;
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency must be a positive integer');
       const { openRuntime, startBackground } = await import('./runtime.js');

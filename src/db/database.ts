@@ -103,7 +103,9 @@ export async function migrateDatabase(config: DatabaseConfig): Promise<Migration
 }
 
 export async function migrateToLatest(db: Db): Promise<MigrationReport> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // Numbers are reserved per change and land in any order (0023 may ship before 0020): a database
+  // that has later ones applies an earlier newcomer too, instead of refusing to start.
+  const migrator = new Migrator({ db, provider: migrationProvider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };

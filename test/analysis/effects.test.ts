@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { computeById } from '../../src/features/analysis/service.js';
-import { describeEachDialect } from '../support/each-dialect.js';
+import { describeEachStore } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
 import {
   compute,
@@ -147,7 +147,7 @@ async function setUpEffects(server: TestServer, workspace: string): Promise<Effe
   return { key, experiment, ids };
 }
 
-describeEachDialect(
+describeEachStore(
   'effects, direction, guardrail regressions, capping and ratio metrics through HTTP',
   (server) => {
     // A read-only fixture, set up once: no test edits its metrics or its experiment (the test that

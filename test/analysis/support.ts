@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { chooseVariant } from '../../src/features/assignment/bucketing.js';
-import { insertEvents } from '../../src/features/events/store.js';
+import { eventPersistence } from '../../src/features/events/background.js';
 import type { TestServer } from '../support/server.js';
 export { ManualClock } from '../support/clock.js';
 
@@ -8,10 +8,10 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** Moves every buffered event into the events table now (what the drainer does in the background). */
+/** Moves every buffered event into the events table (or ClickHouse's) now (what the drainer does in the background). */
 export async function drainEvents(server: TestServer): Promise<void> {
   for (;;) {
-    const { more } = await server.ctx.buffer.drain(insertEvents, 5_000);
+    const { more } = await server.ctx.buffer.drain(eventPersistence(server.ctx), 5_000);
     if (!more && (await server.ctx.buffer.status()).pending === 0) return;
   }
 }

@@ -7,6 +7,7 @@ import { loggerOptions } from '../../src/logger.js';
 import { registerJobHandlers } from '../../src/jobs/handlers.js';
 import type { Clock } from '../../src/lib/time.js';
 import { createSlices } from '../../src/features/index.js';
+import { migrateClickHouse } from '../../src/clickhouse/schema.js';
 import { createTestDatabase, type DialectName, type TestDatabase } from './databases.js';
 
 export interface ApiResponse<T = any> {
@@ -68,6 +69,7 @@ export async function startTestServer(dialect: DialectName, options: TestServerO
     migrate: dialect === 'sqlite',
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  if (ctx.clickhouse) await migrateClickHouse(ctx.clickhouse);
   const slices = createSlices(ctx);
   registerJobHandlers(ctx, slices);
   const app = await buildApp(ctx, slices);

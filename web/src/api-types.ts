@@ -1909,6 +1909,8 @@ export type GetExperimentResultsResponse = {
     units_refreshed: number;
     /** from the request to the snapshot, before it was stored */
     duration_ms: number;
+    /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
+    store: "sqlite" | "postgres" | "clickhouse" | null;
   } | null;
 };
 
@@ -2190,6 +2192,8 @@ export type GetExperimentResultsHistoryResponse = {
       units_refreshed: number;
       /** from the request to the snapshot, before it was stored */
       duration_ms: number;
+      /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
+      store: "sqlite" | "postgres" | "clickhouse" | null;
     } | null;
   }>;
   /** pass as cursor for the next (newer) page; null at the end */

@@ -15,6 +15,7 @@ import * as metricUnit from './0013_metric_unit.js';
 import * as outboundWebhooks from './0014_outbound_webhooks.js';
 import * as bandits from './0016_bandits.js';
 import * as analysisRollupTotals from './0017_analysis_rollup_totals.js';
+import * as clickhouseMirror from './0020_clickhouse_mirror.js';
 import * as experimentStoppedBy from './0023_experiment_stopped_by.js';
 import * as auditActorIndex from './0024_audit_actor_index.js';
 
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0014_outbound_webhooks': outboundWebhooks,
   '0016_bandits': bandits,
   '0017_analysis_rollup_totals': analysisRollupTotals,
+  '0020_clickhouse_mirror': clickhouseMirror,
   '0023_experiment_stopped_by': experimentStoppedBy,
   '0024_audit_actor_index': auditActorIndex,
 };

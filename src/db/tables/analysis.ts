@@ -73,6 +73,13 @@ export interface AnalysisRollupTouchedTable {
   unit_id: string;
 }
 
+/** ClickHouse: how far an experiment's exposures were copied there (JSON watermark) and the copies' last version. */
+export interface ClickHouseExposureMarksTable {
+  experiment_id: string;
+  watermark: string;
+  version: number;
+}
+
 export interface AnalysisTables {
   analysis_snapshots: AnalysisSnapshotsTable;
   analysis_rollup_units: AnalysisRollupUnitsTable;
@@ -80,4 +87,5 @@ export interface AnalysisTables {
   analysis_rollup_state: AnalysisRollupStateTable;
   analysis_rollup_totals: AnalysisRollupTotalsTable;
   analysis_rollup_touched: AnalysisRollupTouchedTable;
+  clickhouse_exposure_marks: ClickHouseExposureMarksTable;
 }

@@ -7,7 +7,8 @@ import { analysedVariants } from './build.js';
 import { buildBreakdowns } from './breakdowns.js';
 import type { AnalysisDeps } from './index.js';
 import type { Breakdown } from './schemas.js';
-import { aggregateBreakdowns, type BreakdownKey, type BreakdownTotals } from './breakdowns-store.js';
+import type { BreakdownKey, BreakdownTotals } from './breakdowns-store.js';
+import { breakdownsIn } from './store-seam.js';
 import type { UnitSource } from './unit-source.js';
 
 export interface BreakdownPassInput {
@@ -37,7 +38,7 @@ export async function computeBreakdowns(ctx: AnalysisDeps, input: BreakdownPassI
   const primary = input.primarySpec ? { ...input.primarySpec, cap: input.primaryCap, percentile: null } : null;
   const totals =
     input.known ??
-    (await aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, {
+    (await breakdownsIn(ctx, {
       workspaceId: row.workspace_id,
       experimentId: row.id,
       breakdowns: breakdownKeys(experiment.dimensions),

@@ -10,7 +10,7 @@ import type { Experiment } from '../experiments/schemas.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
 import type { ResolvedSpec } from './metric-totals.js';
-import { percentileCap } from './percentile-cap.js';
+import { percentileCapIn } from './store-seam.js';
 import type { UnitSource } from './unit-source.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -32,6 +32,6 @@ export async function withCovariate(
   if (lookbackMs === null || spec.denominator || spec.kind === 'ratio') return resolved;
   if (!spec.percentile) return { spec: { ...spec, lookback_ms: lookbackMs } };
   const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
-  const cap = await percentileCap(ctx.db, ctx.seam, ctx.reads, scope, spec, spec.percentile);
+  const cap = await percentileCapIn(ctx, scope, spec, spec.percentile);
   return { spec: { ...spec, cap, percentile: null, lookback_ms: lookbackMs } };
 }

@@ -5,6 +5,8 @@ import { analysisRoutes } from './routes.js';
 
 /** What the analysis slice needs: the database and its read pool, the dialect seam, the clock and the snapshot timings. Other slices read it through read.ts. */
 export type AnalysisDeps = Pick<AppContext, 'db' | 'seam' | 'reads' | 'clock' | 'metrics'> & {
+  /** Set when events live in ClickHouse: the computations run there (store-seam.ts). */
+  clickhouse?: AppContext['clickhouse'];
   /** Told of each stored snapshot in the transaction that stores it (the alerts slice, given by the root). */
   onSnapshot?: SnapshotListener | undefined;
 };

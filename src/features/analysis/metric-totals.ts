@@ -9,9 +9,10 @@ import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import { parsePropertyPath } from '../metrics/property-path.js';
 import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/read.js';
-import { aggregateByVariant, type MetricSpec, type VariantTotals } from './aggregate-store.js';
+import type { MetricSpec, VariantTotals } from './aggregate-store.js';
 import type { AnalysisDeps } from './index.js';
-import { percentileCap, resolveFromTopValues, topLimit } from './percentile-cap.js';
+import { resolveFromTopValues, topLimit } from './percentile-cap.js';
+import { aggregateIn, percentileCapIn } from './store-seam.js';
 import type { UnitSource } from './unit-source.js';
 
 /** The SQL's view of one metric that reads events, with its cap when already known. */
@@ -41,7 +42,7 @@ async function componentCap(ctx: AnalysisDeps, row: ExperimentRow, metric: Metri
   const capping = cappingOf(metric);
   if (capping === null) return null;
   if (capping.type === 'absolute') return capping.value;
-  return percentileCap(ctx.db, ctx.seam, ctx.reads, scopeOf(row, source), eventMetricSpec(metric, null), capping.value);
+  return percentileCapIn(ctx, scopeOf(row, source), eventMetricSpec(metric, null), capping.value);
 }
 
 /**
@@ -107,9 +108,7 @@ export async function aggregateWithCaps(
   source: UnitSource = 'events',
 ): Promise<CappedTotals> {
   const input = { ...scopeOf(row, source), metrics: resolved.map((item) => item.spec), chunkUnits };
-  const { totals, tops, eventsRead } = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, input, (quantile, units) =>
-    topLimit(quantile, units, chunkUnits !== null),
-  );
+  const { totals, tops, eventsRead } = await aggregateIn(ctx, input, (quantile, units) => topLimit(quantile, units, chunkUnits !== null));
   const caps = resolved.map((item, index) =>
     item.spec.percentile ? resolveFromTopValues(totals, index, item.spec.percentile, tops.get(index)) : (item.spec.cap ?? null),
   );
@@ -117,10 +116,10 @@ export async function aggregateWithCaps(
   const known: (number | null)[] = [];
   for (const [index, item] of resolved.entries()) {
     const cap = caps[index];
-    known.push(cap !== undefined ? cap : await percentileCap(ctx.db, ctx.seam, ctx.reads, scopeOf(row, source), item.spec, item.spec.percentile as number));
+    known.push(cap !== undefined ? cap : await percentileCapIn(ctx, scopeOf(row, source), item.spec, item.spec.percentile as number));
   }
   const again = { ...input, metrics: resolved.map((item, index) => ({ ...item.spec, cap: known[index] ?? null, percentile: null })) };
-  const second = await aggregateByVariant(ctx.db, ctx.seam, ctx.reads, again);
+  const second = await aggregateIn(ctx, again);
   return { totals: second.totals, capsApplied: known, eventsRead: eventsRead + second.eventsRead };
 }
 

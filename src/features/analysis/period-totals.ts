@@ -14,7 +14,8 @@ import type { MetricRow } from '../metrics/read.js';
 import { metricColumns, toNumber, valueColumns, valueJoin, type MetricSpec } from './aggregate-store.js';
 import type { AnalysisDeps } from './index.js';
 import { loadMetrics, resolveSpec } from './metric-totals.js';
-import { percentileCap } from './percentile-cap.js';
+import { periodRowsInClickHouse } from './clickhouse-store.js';
+import { percentileCapIn } from './store-seam.js';
 import { liveUnitsOf, unitGroupOf, unitsTable, type UnitSource } from './unit-source.js';
 
 export interface PeriodTotals {
@@ -72,12 +73,14 @@ export async function primaryPeriodTotals(
   let { spec } = await resolveSpec(ctx, row, primary, components, source);
   if (spec.percentile) {
     const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
-    spec = { ...spec, cap: await percentileCap(ctx.db, ctx.seam, ctx.reads, scope, spec, spec.percentile), percentile: null };
+    spec = { ...spec, cap: await percentileCapIn(ctx, scope, spec, spec.percentile), percentile: null };
   }
   const periodCount = Math.max(1, starts.length);
   const units = new Map(variantKeys.map((key) => [key, new Array<number>(periodCount).fill(0)]));
   const cells = new Map(variantKeys.map((key) => [key, Array.from({ length: periodCount }, () => ({ n: 0, sum: 0, sumOfSquares: 0 }))]));
-  const [rows = []] = await ctx.reads.all([periodQuery(ctx, row, spec, starts, source).compile(ctx.db)]);
+  const rows = ctx.clickhouse
+    ? await periodRowsInClickHouse(ctx.clickhouse, { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, spec, starts)
+    : ((await ctx.reads.all([periodQuery(ctx, row, spec, starts, source).compile(ctx.db)]))[0] ?? []);
   for (const result of rows) {
     const key = String(result.variant_key);
     const period = toNumber(result.period);

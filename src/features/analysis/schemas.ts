@@ -242,6 +242,10 @@ export const ComputationSchema = Type.Object(
     }),
     units_refreshed: Type.Integer({ description: 'units whose rollups the refresh rebuilt or updated (0 for a full computation)' }),
     duration_ms: Type.Number({ description: 'from the request to the snapshot, before it was stored' }),
+    store: Type.Union([Type.Enum(['sqlite', 'postgres', 'clickhouse']), Type.Null()], {
+      description:
+        'where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed',
+    }),
   },
   { description: 'how the snapshot was computed (docs/analysis.md "Incremental analysis")' },
 );
@@ -252,7 +256,7 @@ export const ComputeQuery = Type.Object(
     mode: Type.Optional(
       Type.Enum(['incremental', 'full'], {
         description:
-          'incremental: refresh the rollups with what is new, then aggregate them; full: compute from all raw events, leaving the rollups alone. Default: incremental on PostgreSQL, full on SQLite (docs/analysis.md)',
+          'incremental: refresh the rollups with what is new, then aggregate them; full: compute from all raw events, leaving the rollups alone. Default: incremental on PostgreSQL, full on SQLite (docs/analysis.md). With ClickHouse every snapshot is computed in full there (its rollups are not built yet)',
       }),
     ),
   },

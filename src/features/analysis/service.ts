@@ -5,7 +5,6 @@ import { newId } from '../../lib/ids.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
-import { countLateEvents } from './late-events.js';
 import { buildSnapshot, reportedCap, type PreviousEvidence } from './build.js';
 import { labelSources } from './breakdown-labels.js';
 import { recommend, recommendationContext } from './recommendation.js';
@@ -25,6 +24,8 @@ import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type 
 import type { MetricRow } from '../metrics/read.js';
 import { EMPTY_TOTALS, type MetricSpec, type VariantTotals } from './aggregate-store.js';
 import type { UnitSource } from './unit-source.js';
+import { mirrorExposures } from './clickhouse-mirror.js';
+import { computationStoreOf, lateEventsIn } from './store-seam.js';
 import {
   COMPUTED_ACTION,
   PEEK_ACTION,
@@ -183,6 +184,7 @@ async function maintainedTotals(
 
 async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
   const { computedAt, chunkUnits } = options;
+  if (ctx.clickhouse) await mirrorExposures(ctx, ctx.clickhouse, row.id);
   const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const lookbackMs = cupedLookbackMs(experiment);
@@ -199,7 +201,7 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
   const context = { components, lookbackMs, chunkUnits };
   const computed = plan ? await maintainedTotals(ctx, row, metrics, plan, context) : await passTotals(ctx, row, metrics, { ...context, source });
   const { totals, capsApplied, eventsRead } = computed;
-  const lateEvents = await countLateEvents(ctx.db, { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
+  const lateEvents = await lateEventsIn(ctx, { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
   const built = buildSnapshot({
     variants: experiment.variants,
@@ -233,7 +235,12 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
   };
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));
   const document: Analysis['document'] = { ...unrecommended, decision: { ...unrecommended.decision, recommendation } };
-  const computation = { mode: options.mode, events_read: refreshed.events_read + eventsRead, units_refreshed: refreshed.units_refreshed };
+  const computation = {
+    mode: options.mode,
+    events_read: refreshed.events_read + eventsRead,
+    units_refreshed: refreshed.units_refreshed,
+    store: computationStoreOf(ctx),
+  };
   return { document, satisfied, computation };
 }
 
@@ -247,12 +254,14 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
   const experiment = toExperiment(row);
   const started = performance.now();
   const computedAt = ctx.clock.now();
-  const chunkUnits = options.chunkUnits === undefined ? analysisSettingsOf(ctx.seam).chunkUnits : options.chunkUnits;
+  // ClickHouse runs one statement per experiment, and has no rollups yet: every snapshot there is full.
+  const inClickHouse = Boolean(ctx.clickhouse);
+  const chunkUnits = inClickHouse ? null : options.chunkUnits === undefined ? analysisSettingsOf(ctx.seam).chunkUnits : options.chunkUnits;
   const analysis = await analyse(ctx, experiment, row, {
     computedAt,
     chunkUnits,
     withBreakdowns: options.breakdowns !== false,
-    mode: options.mode ?? analysisSettingsOf(ctx.seam).defaultMode,
+    mode: inClickHouse ? 'full' : (options.mode ?? analysisSettingsOf(ctx.seam).defaultMode),
     rebuild: options.rebuild === true,
     refresh: options.refresh,
   });

@@ -1,0 +1,82 @@
+/**
+ * aggregateBreakdowns's counterpart in ClickHouse (docs/analysis.md "Breakdowns by dimension"):
+ * the TOP_VALUES values of each breakdown with the most live units (from the mirrored exposures
+ * alone, ties in byte order as the SQL pass ranks them), then one pass over the per-unit values in
+ * which each unit is repeated once per breakdown (ARRAY JOIN) with its bucket: the value's index
+ * among the top ones, NONE_BUCKET without a value, OTHER_BUCKET otherwise. The events are read once.
+ */
+import type { ClickHouse } from '../../clickhouse/client.js';
+import { EMPTY_TOTALS, toNumber, type VariantTotals } from './aggregate-store.js';
+import { NONE_BUCKET, OTHER_BUCKET, TOP_VALUES, type BreakdownInput, type BreakdownKey, type BreakdownTotals } from './breakdowns-store.js';
+import { metricAggregates, Params, unitValuesQuery } from './clickhouse-sql.js';
+import { queryRows } from './clickhouse-store.js';
+
+/** The unit's raw value of a breakdown, from the mirrored exposure row (text or NULL). */
+function rawValue(params: Params, key: BreakdownKey): string {
+  if (key.kind === 'source') return 'source_key_id';
+  const name = params.string(key.name);
+  return `multiIf(JSONType(dimension_values, ${name}) = 'String', JSONExtractString(dimension_values, ${name}),
+    JSONType(dimension_values, ${name}) IN ('Int64', 'UInt64', 'Double', 'Bool'), JSONExtractRaw(dimension_values, ${name}), NULL)`;
+}
+
+function rawColumns(params: Params, breakdowns: readonly BreakdownKey[]): string {
+  return breakdowns.map((key, index) => `, ${rawValue(params, key)} AS r${index}`).join('');
+}
+
+async function topValues(ch: ClickHouse, input: BreakdownInput): Promise<string[][]> {
+  const params = new Params();
+  const units = `SELECT 0 AS unused${rawColumns(params, input.breakdowns)} FROM exposures FINAL
+    WHERE experiment_id = ${params.string(input.experimentId)} AND superseded_at IS NULL`;
+  const parts = input.breakdowns.map(
+    (_, index) => `SELECT * FROM (SELECT ${index} AS breakdown, toString(r${index}) AS v, count() AS units FROM (${units})
+      WHERE r${index} IS NOT NULL GROUP BY v ORDER BY units DESC, v LIMIT ${TOP_VALUES})`,
+  );
+  const rows = await queryRows(ch, parts.join(' UNION ALL '), params);
+  const tops: string[][] = input.breakdowns.map(() => []);
+  const ordered = [...rows].sort(
+    (a, b) => toNumber(a.breakdown) - toNumber(b.breakdown) || toNumber(b.units) - toNumber(a.units) || (String(a.v) < String(b.v) ? -1 : 1),
+  );
+  for (const row of ordered) tops[toNumber(row.breakdown)]?.push(String(row.v));
+  return tops;
+}
+
+function bucketOf(params: Params, index: number, values: readonly string[]): string {
+  const raw = `u.r${index}`;
+  const known = values.map((value, rank) => `${raw} = ${params.string(value)}, ${rank}`);
+  return `multiIf(isNull(${raw}), ${NONE_BUCKET}, ${[...known, String(OTHER_BUCKET)].join(', ')})`;
+}
+
+export async function breakdownsInClickHouse(ch: ClickHouse, input: BreakdownInput): Promise<BreakdownTotals[]> {
+  if (input.breakdowns.length === 0) return [];
+  const tops = await topValues(ch, input);
+  const params = new Params();
+  const metrics = input.primary ? [input.primary] : [];
+  const pairs = input.breakdowns.map((_, index) => `(${index}, ${bucketOf(params, index, tops[index] ?? [])})`).join(', ');
+  const columns = metrics.flatMap((metric, index) => metricAggregates(params, metric, index));
+  const units = unitValuesQuery(params, input, metrics, rawColumns(params, input.breakdowns));
+  const query = `SELECT slot.1 AS breakdown, slot.2 AS bucket, u.variant_key AS variant_key, count() AS units${columns.map((column) => `, ${column}`).join('')}
+    FROM (${units}) AS u ARRAY JOIN [${pairs}] AS slot GROUP BY breakdown, bucket, variant_key`;
+  const result: BreakdownTotals[] = input.breakdowns.map((key, index) => ({ key, values: tops[index] ?? [], buckets: new Map() }));
+  for (const row of await queryRows(ch, query, params)) {
+    const buckets = result[toNumber(row.breakdown)]?.buckets;
+    if (!buckets) continue;
+    const bucket = toNumber(row.bucket);
+    const variants = buckets.get(bucket) ?? new Map<string, VariantTotals>();
+    const key = String(row.variant_key);
+    const entry = variants.get(key) ?? { variant_key: key, units: 0, metrics: metrics.map(() => ({ ...EMPTY_TOTALS })) };
+    entry.units += toNumber(row.units);
+    const metric = entry.metrics[0];
+    if (metric) {
+      metric.n += toNumber(row.n0);
+      metric.sum += toNumber(row.s0);
+      metric.sum_of_squares += toNumber(row.q0);
+      metric.conversions += toNumber(row.c0);
+      metric.sum_y += toNumber(row.sy0);
+      metric.sum_of_squares_y += toNumber(row.qy0);
+      metric.sum_xy += toNumber(row.xy0);
+    }
+    variants.set(key, entry);
+    buckets.set(bucket, variants);
+  }
+  return result;
+}

@@ -1,0 +1,175 @@
+/**
+ * The analysis's per-unit values in ClickHouse (docs/analysis.md "ClickHouse"): the same
+ * definitions as aggregate-store.ts (a unit counts once, in the variant of its live exposure; its
+ * events count for a metric inside exposed_at <= occurred_at < exposed_at + window, before the
+ * stop; the CUPED covariate over the lookback), written for ClickHouse's engine:
+ * - events are joined to the live units by unit_id with the units as the hash table (the small
+ *   side), and reduced to one row per unit that has events; the live units are then LEFT JOINed
+ *   to those rows, so a unit without events gets NULL (count and binary: 0) as in SQL;
+ * - every read of events collapses duplicate inserts (FINAL; clickhouse/schema.ts);
+ * - sums are exact: each term becomes Decimal256 with DECIMAL_SCALE digits after the point and
+ *   the sum is integer arithmetic, so the order in which threads (or shards) add them up cannot
+ *   change a bit of the result. A plain Float64 sum in parallel does (issue #34 saw two results in
+ *   six runs). Terms are Float64 computed per unit (deterministic), within 1e-9 relative of SQL.
+ */
+import type { MetricSpec } from './aggregate-store.js';
+
+/** Digits after the point of the exact sums: terms are exact to 1e-20; Decimal256 leaves 56 digits before it. */
+export const DECIMAL_SCALE = 20;
+
+/** A statement's parameters, bound by ClickHouse ({name:Type}): no value is ever spliced into the text. */
+export class Params {
+  readonly values: Record<string, unknown> = {};
+  #next = 0;
+
+  #bind(value: unknown, type: string): string {
+    const name = `p${this.#next++}`;
+    this.values[name] = value;
+    return `{${name}:${type}}`;
+  }
+  string(value: string): string {
+    return this.#bind(value, 'String');
+  }
+  strings(values: readonly string[]): string {
+    return this.#bind([...values], 'Array(String)');
+  }
+  int(value: number): string {
+    if (!Number.isSafeInteger(value)) throw new Error(`not an integer parameter: ${value}`);
+    return this.#bind(value, 'Int64');
+  }
+  float(value: number): string {
+    return this.#bind(value, 'Float64');
+  }
+}
+
+/** The exact sum of a Float64 expression (NULL terms add 0), as Float64. */
+export function exactSum(expression: string): string {
+  return `toFloat64(sum(toDecimal256(ifNull(${expression}, 0), ${DECIMAL_SCALE})))`;
+}
+
+/** The number at the JSON path of `e.properties` (integers and reals only, as the SQL dialects read it), or NULL. */
+function jsonNumber(params: Params, keys: readonly string[]): string {
+  const path = keys.map((key) => params.string(key)).join(', ');
+  return `if(JSONType(e.properties, ${path}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(e.properties, ${path}), NULL)`;
+}
+
+export interface UnitScope {
+  workspaceId: string;
+  experimentId: string;
+  /** The stop: events at or after it count in no metric; null while running. */
+  eventsBefore: number | null;
+}
+
+/** The experiment's live units (one per unit: the primary database's live-exposure index guarantees it). */
+export function liveUnits(params: Params, experimentId: string, extra = ''): string {
+  return `SELECT unit_id, variant_key, exposed_at${extra} FROM exposures FINAL WHERE experiment_id = ${params.string(experimentId)} AND superseded_at IS NULL`;
+}
+
+type Period = 'window' | 'lookback';
+
+function counted(params: Params, metric: MetricSpec, period: Period): string {
+  const key = `e.event_key = ${params.string(metric.event_key)}`;
+  if (period === 'lookback') return `${key} AND e.occurred_at < x.exposed_at AND e.occurred_at >= x.exposed_at - ${params.int(metric.lookback_ms ?? 0)}`;
+  return `${key} AND e.occurred_at >= x.exposed_at AND e.occurred_at < x.exposed_at + ${params.int(metric.window_ms)}`;
+}
+
+/** A unit's value of one metric over its joined events `e` (grouped per unit); NULL when it has no value. */
+function unitValue(params: Params, metric: MetricSpec, period: Period): string {
+  const when = counted(params, metric, period);
+  if (metric.kind === 'binary') return `toFloat64(countIf(${when}) > 0)`;
+  if (metric.aggregation === 'count' || metric.value_keys === null) return `toFloat64(countIf(${when}))`;
+  const value = jsonNumber(params, metric.value_keys);
+  const numbered = `${when} AND isNotNull(${value})`;
+  const sum = `toFloat64(sumIf(toDecimal256(ifNull(${value}, 0), ${DECIMAL_SCALE}), ${numbered}))`;
+  const numbers = `countIf(${numbered})`;
+  return metric.aggregation === 'sum' ? `if(${numbers} > 0, ${sum}, NULL)` : `if(${numbers} > 0, ${sum} / ${numbers}, NULL)`;
+}
+
+/** Count and binary metrics: a unit without events has 0; sum and mean: no value (NULL). */
+function withoutEvents(metric: MetricSpec, column: string): string {
+  return metric.kind === 'binary' || metric.aggregation === 'count' || metric.value_keys === null ? `ifNull(${column}, 0)` : column;
+}
+
+interface UnitColumn {
+  alias: string;
+  metric: MetricSpec;
+  period: Period;
+}
+
+/** m{i} for metric i, d{i} for a ratio's denominator, p{i} for a CUPED covariate. */
+function unitColumns(metrics: readonly MetricSpec[]): UnitColumn[] {
+  return metrics.flatMap((metric, index) => [
+    { alias: `m${index}`, metric, period: 'window' as const },
+    ...(metric.denominator ? [{ alias: `d${index}`, metric: metric.denominator, period: 'window' as const }] : []),
+    ...(metric.lookback_ms ? [{ alias: `p${index}`, metric, period: 'lookback' as const }] : []),
+  ]);
+}
+
+/**
+ * One row per live unit: unit_id, variant_key, exposed_at, the value columns and `ev` (the events
+ * joined, the snapshot's events_read), plus `extra` columns of the exposure (breakdowns).
+ */
+export function unitValuesQuery(params: Params, scope: UnitScope, metrics: readonly MetricSpec[], extra = ''): string {
+  const columns = unitColumns(metrics);
+  const units = liveUnits(params, scope.experimentId, extra);
+  if (columns.length === 0) return `SELECT x.*, toUInt64(0) AS ev FROM (${units}) AS x`;
+  const specs = columns.map((column) => column.metric);
+  const keys = [...new Set(specs.map((metric) => metric.event_key))];
+  const widest = Math.max(...specs.map((metric) => metric.window_ms));
+  const longest = metrics.reduce((most, metric) => Math.max(most, metric.lookback_ms ?? 0), 0);
+  const stop = scope.eventsBefore === null ? '' : ` AND occurred_at < ${params.int(scope.eventsBefore)}`;
+  const values = columns.map((column) => `${unitValue(params, column.metric, column.period)} AS ${column.alias}`).join(', ');
+  const perUnit = `SELECT e.unit_id AS unit_id, ${values}, count() AS ev
+    FROM (SELECT unit_id, event_key, occurred_at, properties FROM events FINAL
+          WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}${stop}) AS e
+    INNER JOIN (${liveUnits(params, scope.experimentId)}) AS x ON e.unit_id = x.unit_id
+    WHERE e.occurred_at >= x.exposed_at - ${params.int(longest)} AND e.occurred_at < x.exposed_at + ${params.int(widest)}
+    GROUP BY e.unit_id`;
+  const selected = columns.map((column) => `${withoutEvents(column.metric, `a.${column.alias}`)} AS ${column.alias}`).join(', ');
+  return `SELECT x.*, ${selected}, ifNull(a.ev, 0) AS ev FROM (${units}) AS x LEFT JOIN (${perUnit}) AS a ON a.unit_id = x.unit_id`;
+}
+
+/** The value capped from above; NULL stays NULL. */
+function capped(params: Params, column: string, cap: number | null): string {
+  return cap === null ? column : `if(${column} > ${params.float(cap)}, ${params.float(cap)}, ${column})`;
+}
+
+/**
+ * The per-variant aggregates of metric i over the unit rows `u` (aggregate-store.ts's metricColumns,
+ * with exact sums): n, s, q, c; z for a pending percentile cap; px, pxx, pxy for CUPED; sy, qy, xy for a ratio.
+ */
+export function metricAggregates(params: Params, metric: MetricSpec, index: number): string[] {
+  const m = capped(params, `u.m${index}`, metric.cap);
+  if (metric.denominator) {
+    const x = `ifNull(${m}, 0)`;
+    const y = `ifNull(${capped(params, `u.d${index}`, metric.denominator.cap)}, 0)`;
+    return [
+      `count() AS n${index}`,
+      `${exactSum(x)} AS s${index}`,
+      `${exactSum(`${x} * ${x}`)} AS q${index}`,
+      `countIf(${y} != 0) AS c${index}`,
+      `${exactSum(y)} AS sy${index}`,
+      `${exactSum(`${y} * ${y}`)} AS qy${index}`,
+      `${exactSum(`${x} * ${y}`)} AS xy${index}`,
+    ];
+  }
+  const mean = metric.aggregation === 'mean' && metric.kind !== 'binary';
+  let conversions: string;
+  if (metric.kind === 'binary') conversions = exactSum(m);
+  else if (metric.aggregation === 'count') conversions = `countIf(${m} > 0)`;
+  else conversions = `count(${m})`;
+  const columns = [
+    `${mean ? `count(${m})` : 'count()'} AS n${index}`,
+    `${exactSum(m)} AS s${index}`,
+    `${exactSum(`${m} * ${m}`)} AS q${index}`,
+    `${conversions} AS c${index}`,
+  ];
+  if (metric.percentile) columns.push(`countIf(${m} != 0) AS z${index}`);
+  if (metric.lookback_ms) {
+    const x = `ifNull(${capped(params, `u.p${index}`, metric.cap)}, 0)`;
+    const y = `ifNull(${m}, 0)`;
+    const only = (term: string) => (mean ? `if(isNotNull(${m}), ${term}, 0)` : term);
+    columns.push(`${exactSum(only(x))} AS px${index}`, `${exactSum(only(`${x} * ${x}`))} AS pxx${index}`, `${exactSum(only(`${x} * ${y}`))} AS pxy${index}`);
+  }
+  return columns;
+}

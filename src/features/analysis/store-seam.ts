@@ -1,0 +1,40 @@
+/**
+ * Where a computation's sums come from (docs/architecture.md "The analysis store seam"): the
+ * primary database's SQL (aggregate-store.ts and its neighbours, on SQLite or PostgreSQL) or
+ * ClickHouse (clickhouse-store.ts) when VERDICT_CLICKHOUSE_URL is set. Each function returns the
+ * same shape from either, so caps, CUPED, the build and the recommendation never ask which.
+ */
+import { aggregateByVariant, type Aggregation, type AggregationInput, type MetricSpec } from './aggregate-store.js';
+import { breakdownsInClickHouse } from './clickhouse-breakdowns.js';
+import { aggregateInClickHouse, lateEventsInClickHouse, percentileCapInClickHouse } from './clickhouse-store.js';
+import { aggregateBreakdowns, type BreakdownInput, type BreakdownTotals } from './breakdowns-store.js';
+import type { AnalysisDeps } from './index.js';
+import { countLateEvents, type LateEvents, type LateEventScope } from './late-events.js';
+import { percentileCap, type CapScope } from './percentile-cap.js';
+
+/** Where a snapshot was computed (its `computation.store`). */
+export type ComputationStore = 'sqlite' | 'postgres' | 'clickhouse';
+
+export function computationStoreOf(ctx: Pick<AnalysisDeps, 'seam' | 'clickhouse'>): ComputationStore {
+  return ctx.clickhouse ? 'clickhouse' : ctx.seam.name;
+}
+
+export function aggregateIn(ctx: AnalysisDeps, input: AggregationInput, topLimit: (quantile: number, units: number) => number = () => 0): Promise<Aggregation> {
+  if (ctx.clickhouse) return aggregateInClickHouse(ctx.clickhouse, input, topLimit);
+  return aggregateByVariant(ctx.db, ctx.seam, ctx.reads, input, topLimit);
+}
+
+export function percentileCapIn(ctx: AnalysisDeps, scope: CapScope, metric: MetricSpec, quantile: number): Promise<number | null> {
+  if (ctx.clickhouse) return percentileCapInClickHouse(ctx.clickhouse, scope, metric, quantile);
+  return percentileCap(ctx.db, ctx.seam, ctx.reads, scope, metric, quantile);
+}
+
+export function lateEventsIn(ctx: AnalysisDeps, scope: LateEventScope, metrics: readonly MetricSpec[]): Promise<LateEvents> {
+  if (ctx.clickhouse) return lateEventsInClickHouse(ctx.clickhouse, scope, metrics);
+  return countLateEvents(ctx.db, scope, metrics);
+}
+
+export function breakdownsIn(ctx: AnalysisDeps, input: BreakdownInput): Promise<BreakdownTotals[]> {
+  if (ctx.clickhouse) return breakdownsInClickHouse(ctx.clickhouse, input);
+  return aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, input);
+}
