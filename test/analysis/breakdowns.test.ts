@@ -4,7 +4,7 @@ import { chooseVariant } from '../../src/features/assignment/bucketing.js';
 import { computeById } from '../../src/features/analysis/service.js';
 import { aggregateBreakdowns } from '../../src/features/analysis/breakdowns-store.js';
 import { breakdownKeys } from '../../src/features/analysis/breakdowns-pass.js';
-import { describeEachDialect } from '../support/each-dialect.js';
+import { describeEachStore } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
 import { HOUR, ManualClock, compute, createExperiment, createMetric, expectClose, sendEvents, type OutgoingEvent } from './support.js';
 
@@ -196,7 +196,7 @@ async function setUpBreakdowns(server: TestServer): Promise<Breakdowns> {
   return { key, keyIds: { a: boot.keyId, b: created.body.id }, experiment, units, assigned, patchStatus: patched.status, patchText: patched.text, logged };
 }
 
-describeEachDialect(
+describeEachStore(
   'dimension breakdowns through HTTP',
   (server) => {
     // A read-only fixture, set up once: no test changes its experiment, units or events.

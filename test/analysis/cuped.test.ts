@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { computeById } from '../../src/features/analysis/service.js';
-import { describeEachDialect } from '../support/each-dialect.js';
+import { describeEachStore } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
 import {
   compute,
@@ -159,7 +159,7 @@ async function setUpCuped(server: TestServer, workspace: string): Promise<{ key:
   return { key, experiment };
 }
 
-describeEachDialect(
+describeEachStore(
   'CUPED through HTTP',
   (server) => {
     // A read-only fixture, set up once: no test changes its experiment (the test that switches

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { parsePropertyPath } from '../../src/features/metrics/property-path.js';
 import { newId } from '../../src/lib/ids.js';
-import { describeEachDialect } from '../support/each-dialect.js';
+import { describeEachStore } from '../support/each-dialect.js';
 
 // The seam reads the number a sum or mean metric aggregates; both databases must agree on what
 // is a number and must resolve any key a property_path may name.
@@ -38,7 +38,7 @@ const CASES: Array<[string, number | null]> = [
   ['order.nested.deep', 5],
 ];
 
-describeEachDialect('analysis: the JSON number at a property_path', (server) => {
+describeEachStore('analysis: the JSON number at a property_path', (server) => {
   it('reads JSON numbers only, at any key a property_path can name', async () => {
     const { ctx } = server();
     const id = newId();
