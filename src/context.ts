@@ -58,12 +58,13 @@ export interface ContextOptions {
   relay?: boolean;
 }
 
+function logMigrated(logger: Logger, message: string, applied: readonly string[]): void {
+  if (applied.length > 0) logger.info({ applied }, message);
+}
+
 export async function createContext(config: Config, logger: Logger, options: ContextOptions = {}): Promise<AppContext> {
   const { db, seam, reads, destroy } = openDatabase(config.database, config.analysis, warnOfConnectionLoss(logger));
-  if (options.migrate) {
-    const { applied } = await migrateToLatest(db);
-    if (applied.length > 0) logger.info({ applied }, 'database migrated');
-  }
+  if (options.migrate) logMigrated(logger, 'database migrated', (await migrateToLatest(db)).applied);
   const clickhouse = config.clickhouse ? await openClickHouseFor(config.clickhouse, logger, options.migrate === true) : null;
   const clock = options.clock ?? systemClock;
   const metrics = new AppMetrics();
