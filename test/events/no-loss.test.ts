@@ -30,7 +30,12 @@ async function startServe(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawnVerdict(['serve'], env, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  await waitHealthy(`http://127.0.0.1:${env.PORT ?? ''}`, child, { output: () => stderr });
+  try {
+    await waitHealthy(`http://127.0.0.1:${env.PORT ?? ''}`, child, { output: () => stderr });
+  } catch (error) {
+    child.kill('SIGKILL'); // one that never answered is not left running
+    throw error;
+  }
   return child;
 }
 
