@@ -104,6 +104,18 @@ describeEach('outbound webhook endpoints', {}, ({ dialect }) => {
     expect((await server.request('GET', `/v1/webhook-endpoints/${endpoint.id}`, { key: other })).status).toBe(404);
     expect((await server.request('POST', `/v1/webhook-endpoints/${endpoint.id}/test`, { key: other })).status).toBe(404);
     expect((await server.request('GET', '/v1/webhook-endpoints', { key: other })).body.data).toEqual([]);
+    // Server keys only: a client key (the kind shipped in browsers and apps) neither reads nor changes endpoints.
+    const client = (await server.request('POST', '/v1/api-keys', { key, body: { name: 'sdk', kind: 'client' } })).body.key;
+    for (const [method, path] of [
+      ['GET', '/v1/webhook-endpoints'],
+      ['POST', '/v1/webhook-endpoints'],
+      ['GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`],
+      ['POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`],
+    ] as const) {
+      const body = method === 'POST' && path === '/v1/webhook-endpoints' ? { url: 'https://hooks.example.com/c', event_types: ['*'] } : undefined;
+      const refused = await server.request(method, path, { key: client, ...(body ? { body } : {}) });
+      expect(refused.status, `${method} ${path}`).toBe(403);
+    }
   });
 
   it('delivers a signed ping: the receiver verifies Verdict-Signature with the documented algorithm', async () => {
