@@ -245,12 +245,43 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     await table.waitFor();
     const update = table.getByRole('row').filter({ hasText: 'experiment updated' }).first();
     await expect(update.getByTestId('audit-target').getByRole('link', { name: 'Pricing page v2', exact: true }).count()).resolves.toBe(1);
-    await expect(update.getByTestId('audit-actor').innerText()).resolves.toBe('Bootstrap server key');
+    await expect(update.getByTestId('audit-actor').getByRole('link').first().innerText()).resolves.toBe('Bootstrap server key');
     await expect(update.getByRole('table', { name: 'Changes' }).innerText()).resolves.toMatch(/name\s+Pricing page\s+Pricing page v2/);
     await expect(table.getByTestId('audit-target').filter({ hasText: 'Guided onboarding' }).count()).resolves.toBeGreaterThan(0);
     expect(await mainText(page)).not.toMatch(ULID);
     await update.getByRole('link', { name: 'Pricing page v2', exact: true }).click();
     await page.getByTestId('experiment-summary').waitFor();
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('filters the audit log by who acted: one API key by name, or the system', async () => {
+    const { page } = browser;
+    const growth = await server.request('POST', '/v1/api-keys', { key: boot.key, body: { name: 'Growth team', kind: 'server' } });
+    expect(growth.status).toBe(201);
+    const renamed = await server.request('PATCH', `/v1/experiments/${fixture.draft.id}`, { key: growth.body.key, body: { name: 'Pricing page v3' } });
+    expect(renamed.status).toBe(200);
+    await page.goto(`${server.url}/ui/audit`);
+    const table = page.getByRole('table', { name: 'Audit entries' });
+    await table.waitFor();
+    await page.getByLabel('Actor').selectOption({ label: 'Growth team' });
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(new RegExp(`actor_id=${growth.body.id}`));
+    await expect(table.getByTestId('audit-actor').allInnerTexts()).resolves.toEqual([expect.stringMatching(/^Growth team/)]);
+    await expect(table.innerText()).resolves.toMatch(/Pricing page v2\s+Pricing page v3/);
+    // The system: what no key did (the workspace's creation, its first key).
+    await page.getByLabel('Actor').selectOption({ label: 'The system (command line, background jobs)' });
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/actor_type=system/);
+    await table.getByText('workspace created').waitFor();
+    for (const actor of await table.getByTestId('audit-actor').allInnerTexts()) expect(actor).toMatch(/^the system \(command line or a background job\)/);
+    // "what it did" beside an actor filters by that actor.
+    await page.goto(`${server.url}/ui/audit?target_id=${fixture.draft.id}`);
+    await table.waitFor();
+    await table.getByRole('link', { name: 'What Growth team did' }).first().click();
+    await page.waitForURL(new RegExp(`actor_id=${growth.body.id}`));
+    await expect(page.getByLabel('Actor').inputValue()).resolves.toBe(`key:${growth.body.id}`);
+    expect(await mainText(page)).not.toMatch(ULID);
+    await screenshot(page, 'decisions-audit-actor');
     expect(consoleErrors).toEqual([]);
   });
 });

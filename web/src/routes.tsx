@@ -35,7 +35,8 @@ const pages: [string, Page][] = [
   ['/mutex-groups', () => <MutexGroups />],
   ['/environments', () => <Environments />],
   ['/api-keys', () => <ApiKeys />],
-  ['/audit', (_p, where) => <AuditLog initial={Object.fromEntries(where.search)} />],
+  // Keyed by the query, so the filter form shows the filters of the URL (a link, Clear, the back button).
+  ['/audit', (_p, where) => <AuditLog key={where.search.toString()} initial={Object.fromEntries(where.search)} />],
   ['/templates', () => <Templates />],
   ['/templates/:id', (p) => <TemplateDetail key={p.id} id={p.id ?? ''} />],
   ['/webhook-sources', () => <WebhookSources />],

@@ -71,7 +71,7 @@ export async function loadNames(entries: AuditEntry[], workspaceName: string): P
     }),
   );
   return {
-    actor: (id) => (id === null ? 'the command line' : (known.get(id) ?? 'a deleted API key')),
+    actor: (id) => (id === null ? 'the system (command line or a background job)' : (known.get(id) ?? 'a deleted API key')),
     target: (entry) => {
       if (entry.target_type === 'workspace') return workspaceName;
       if (entry.target_type === 'session') return 'a UI session';

@@ -4,11 +4,37 @@ import { dateTime } from '../format.js';
 import { useFormFields, useResource } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { currentSession } from '../session.js';
-import type { AuditEntry } from '../types.js';
+import type { ApiKey, AuditEntry } from '../types.js';
 import { loadNames, TARGET_TYPES, targetHref, targetLabel, type Names } from './audit-names.js';
 import { Payload } from './audit-payload.js';
 
-type Filters = Record<'action' | 'target_type' | 'target_id' | 'since' | 'until', string>;
+type Filters = Record<'action' | 'target_type' | 'target_id' | 'actor_id' | 'actor_type' | 'since' | 'until', string>;
+
+/** The actor picker's value: one key ("key:<id>"), any key, or the system; the API takes actor_id or actor_type. */
+function actorChoice(filters: Pick<Filters, 'actor_id' | 'actor_type'>): string {
+  if (filters.actor_id) return `key:${filters.actor_id}`;
+  return filters.actor_type ? `type:${filters.actor_type}` : '';
+}
+
+function actorFilters(choice: string): Pick<Filters, 'actor_id' | 'actor_type'> {
+  if (choice.startsWith('key:')) return { actor_id: choice.slice(4), actor_type: '' };
+  if (choice.startsWith('type:')) return { actor_id: '', actor_type: choice.slice(5) };
+  return { actor_id: '', actor_type: '' };
+}
+
+/** Who can have acted: any key, the system, and each API key of the workspace by name (revoked ones too). */
+function ActorSelect({ value, onChange }: { value: string; onChange: (event: { currentTarget: { value: string } }) => void }) {
+  const keys = useResource(() => api<Page<ApiKey>>('GET', '/v1/api-keys?limit=200&include_revoked=true'), []);
+  const options = [
+    { value: '', label: 'Anyone' },
+    { value: 'type:api_key', label: 'Any API key (the API and the UI)' },
+    { value: 'type:system', label: 'The system (command line, background jobs)' },
+    ...(keys.data?.data ?? []).map((key) => ({ value: `key:${key.id}`, label: key.revoked_at ? `${key.name} (revoked)` : key.name })),
+  ];
+  // A key not (yet) in the list keeps its choice visible rather than showing "Anyone".
+  if (value && !options.some((option) => option.value === value)) options.push({ value, label: 'an API key' });
+  return <Select label="Actor" value={value} options={options} onChange={onChange} />;
+}
 
 /** datetime-local has no zone: read it as local time and send UTC, as the API expects. */
 function toIso(local: string): string | undefined {
@@ -39,7 +65,17 @@ function AuditRow({ entry, names }: { entry: AuditEntry; names: Names }) {
           </Link>
         </div>
       </td>
-      <td data-testid="audit-actor">{entry.actor_id ? <Link href="/api-keys">{names.actor(entry.actor_id)}</Link> : names.actor(null)}</td>
+      <td data-testid="audit-actor">
+        {entry.actor_id ? <Link href="/api-keys">{names.actor(entry.actor_id)}</Link> : names.actor(null)}
+        <div class="hint">
+          <Link
+            href={`/audit${query(entry.actor_id ? { actor_id: entry.actor_id } : { actor_type: 'system' })}`}
+            aria-label={`What ${names.actor(entry.actor_id)} did`}
+          >
+            what it did
+          </Link>
+        </div>
+      </td>
       <td>{Object.keys(entry.payload).length ? <Payload payload={entry.payload} /> : <span class="muted">—</span>}</td>
     </tr>
   );
@@ -48,19 +84,29 @@ function AuditRow({ entry, names }: { entry: AuditEntry; names: Names }) {
 async function loadEntries(applied: Filters, cursor: string | undefined): Promise<Page<AuditEntry> & { names: Names }> {
   const page = await api<Page<AuditEntry>>(
     'GET',
-    `/v1/audit${query({ action: applied.action, target_type: applied.target_type, target_id: applied.target_id, since: toIso(applied.since), until: toIso(applied.until), cursor })}`,
+    `/v1/audit${query({
+      action: applied.action,
+      target_type: applied.target_type,
+      target_id: applied.target_id,
+      actor_id: applied.actor_id,
+      actor_type: applied.actor_type,
+      since: toIso(applied.since),
+      until: toIso(applied.until),
+      cursor,
+    })}`,
   );
   return { ...page, names: await loadNames(page.data, currentSession.workspaceName) };
 }
 
 export function AuditLog({ initial }: { initial: Record<string, string> }) {
-  const applied: Filters = { action: '', target_type: '', target_id: '', since: '', until: '', ...initial };
-  const { form, bind: set } = useFormFields(applied);
+  const applied: Filters = { action: '', target_type: '', target_id: '', actor_id: '', actor_type: '', since: '', until: '', ...initial };
+  const { form, bind: set } = useFormFields({ ...applied, actor: actorChoice(applied) });
   const { cursor, pager } = usePager([applied]);
   const list = useResource(() => loadEntries(applied, cursor), [JSON.stringify(applied), cursor]);
   const apply = (event: Event) => {
     event.preventDefault();
-    navigate(`/audit${query(form)}`, true);
+    const { actor, ...rest } = form;
+    navigate(`/audit${query({ ...rest, ...actorFilters(actor) })}`, true);
   };
 
   return (
@@ -77,6 +123,7 @@ export function AuditLog({ initial }: { initial: Record<string, string> }) {
             onChange={set('target_type')}
           />
           <Field label="Target id" value={form.target_id} onInput={set('target_id')} hint="Set by “its history” on an entry" />
+          <ActorSelect value={form.actor} onChange={set('actor')} />
           <Field label="Since" type="datetime-local" value={form.since} onInput={set('since')} />
           <Field label="Until" type="datetime-local" value={form.until} onInput={set('until')} />
         </div>
