@@ -71,6 +71,25 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     expect(loadTable).toMatch(/\+\d+ ms \(\+\d+ ms to \+\d+ ms\)/);
     await expect(page.getByRole('table', { name: 'Page load time: posterior per variant' }).innerText()).resolves.not.toMatch(/Conversions|Converted/);
     await expect(page.getByTestId('score-signup.conversion-guided').innerText()).resolves.toMatch(/^\+\d+\.\d%/);
+    // Variant colours name variants, never outcomes: no red or green in the per-variant chart or
+    // the history; the effect chart's colours follow the metric's direction (guided is slower: red).
+    const outcomeColours = ['#1a7f37', '#cf222e'];
+    const variantFills = [
+      ...(await page
+        .getByTestId('interval-chart')
+        .first()
+        .locator('circle.interval-mean')
+        .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('fill')))),
+      ...(await page
+        .getByTestId('history-chart')
+        .locator('circle')
+        .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('fill')))),
+    ];
+    expect(variantFills.length).toBeGreaterThanOrEqual(7);
+    for (const fill of variantFills) expect(outcomeColours).not.toContain(fill);
+    const slower = page.getByTestId('details-page.load_ms').getByTestId('effect-guided');
+    await expect(slower.getAttribute('data-reading')).resolves.toBe('worse');
+    await expect(slower.locator('circle').getAttribute('fill')).resolves.toBe('#cf222e');
 
     // Backfilled events from before the exposure are late but count in no metric, and the page says so.
     await expect(page.getByTestId('check-late').innerText()).resolves.toMatch(
@@ -86,6 +105,30 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     // The chart reads the compact history, never every full snapshot.
     expect(historyReads.length).toBeGreaterThan(0);
     expect(historyReads.every((url) => url.includes('fields=summary'))).toBe(true);
+  });
+
+  it('ends the lift chart at the page’s snapshot from the server’s summaries, even one computed after the history was read', async () => {
+    const { page } = browser;
+    // The history answered as if read just before the latest snapshot was computed: the page asks
+    // the server for the missing summary (?since=) rather than deriving one from the full snapshot.
+    await page.route(/\/results\/history\?fields=summary&limit=200$/, async (route) => {
+      const answer = await route.fetch();
+      const body = await answer.json();
+      await route.fulfill({ response: answer, json: { ...body, snapshots: body.snapshots.slice(0, -1) } });
+    });
+    const reads = historyReads.length;
+    try {
+      await page.goto(`${server.url}/ui/experiments/${fixture.broken.id}/results`);
+      await page.getByTestId('history-chart').waitFor();
+      // Two snapshots, two treatments: four points.
+      await expect(page.getByTestId('history-chart').locator('circle').count()).resolves.toBe(4);
+    } finally {
+      await page.unrouteAll();
+    }
+    const since = historyReads.slice(reads).filter((url) => url.includes('since='));
+    expect(since).toHaveLength(1);
+    expect(since[0]).toContain('fields=summary');
+    expect(consoleErrors).toEqual([]);
   });
 
   it('never offers to stop and ship a stopped experiment', async () => {
@@ -159,6 +202,21 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     const dimensions = page.locator('.field-invalid').filter({ has: page.getByLabel('Dimensions') });
     await dimensions.locator('.field-error').waitFor();
     expect(await mainText(page)).not.toMatch(ULID);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('offers dimensions and an audience builder on the create form, whose key patterns work in Chromium', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/experiments`);
+    await page.getByRole('link', { name: 'New experiment' }).click();
+    await page.getByLabel('Dimensions').waitFor();
+    await page.getByTestId('rule-builder').first().waitFor();
+    // The pattern compiles under the v flag (else Chromium logs an error and skips the check).
+    const key = page.getByLabel('Key', { exact: true });
+    await key.fill('Bad Key!');
+    await expect(key.evaluate((input) => (input as unknown as { validity: { patternMismatch: boolean } }).validity.patternMismatch)).resolves.toBe(true);
+    await key.fill('good-key.v2');
+    await expect(key.evaluate((input) => (input as unknown as { validity: { patternMismatch: boolean } }).validity.patternMismatch)).resolves.toBe(false);
     expect(consoleErrors).toEqual([]);
   });
 

@@ -70,6 +70,15 @@ export function useFormFields<T extends Record<string, string>>(
  * Sends a form and keeps the server's 422 problems by pointer, so each shows beside its field
  * (`errorAt('/key')`); the summary under the form names the problem without repeating pointers.
  */
+/** The field a pointer names, for the summary under a form: "/data/items/0/title" -> "title". */
+function fieldNameOf(pointer: string): string {
+  const named = pointer
+    .split('/')
+    .filter((part) => part && !/^\d+$/.test(part))
+    .pop();
+  return (named ?? '').replace(/~1/g, '/').replace(/~0/g, '~').replace(/_/g, ' ');
+}
+
 export function useSubmit(): {
   busy: boolean;
   error: string | null;
@@ -92,7 +101,7 @@ export function useSubmit(): {
       setErrors(fields);
       setError(
         fields.length > 0 && caught instanceof ApiError
-          ? `${caught.problem.title} (marked beside the fields): ${fields.map((e) => e.message).join('; ')}`
+          ? `${caught.problem.title} (marked beside the fields): ${fields.map((e) => `${fieldNameOf(e.pointer ?? '')} ${e.message}`.trim()).join('; ')}`
           : errorText(caught),
       );
       return false;

@@ -123,6 +123,31 @@ function SchemaValue(props: ValueProps) {
   );
 }
 
+/** "/data/items/0/title" as "items 1 › title": where a problem is, in the form's own words. */
+function placeOf(pointer: string): string {
+  const parts = pointer
+    .replace(/^\/data\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return parts.map((part) => (/^\d+$/.test(part) ? String(Number(part) + 1) : part)).join(' › ') || 'the merge data';
+}
+
+/** The server's problems while the JSON view is open, each named by its place (the form marks them beside the fields). */
+function JsonProblems({ errors }: { errors: FieldError[] }) {
+  const shown = errors.filter((error) => error.pointer?.startsWith('/data'));
+  if (shown.length === 0) return null;
+  return (
+    <ul class="field-error" data-testid="merge-data-problems">
+      {shown.map((error) => (
+        <li key={`${error.pointer}-${error.message}`}>
+          {placeOf(error.pointer ?? '')}: {error.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** The merge data's form, with a JSON view; `invalid` names a JSON mistake in that view. */
 export function SchemaForm({
   schema,
@@ -150,7 +175,10 @@ export function SchemaForm({
         </button>
       </div>
       {mode === 'json' ? (
-        <JsonView label="Merge data (JSON)" state={view} />
+        <>
+          <JsonView label="Merge data (JSON)" state={view} />
+          <JsonProblems errors={errors} />
+        </>
       ) : empty ? (
         <p class="muted">This version has no merge fields.</p>
       ) : (

@@ -1,8 +1,8 @@
 // How each experiment stands, for the list: from its latest snapshot's summary in the history,
 // which is not a peek (reading /results through the UI would log one per listed experiment) and
 // is under 1 kB a snapshot.
-import { api } from '../api.js';
-import type { Experiment, SnapshotSummary, SnapshotSummaryHistory } from '../types.js';
+import type { Experiment, SnapshotSummary } from '../types.js';
+import { loadSummaries } from './results-history.js';
 import type { RecommendationCode } from './results-model.js';
 
 export interface Standing {
@@ -13,13 +13,11 @@ export interface Standing {
   lift: { variant: string; mean: number; low: number; high: number; chance: number } | null;
 }
 
-/** The latest summary: first among the recent ones, else the whole history (oldest first). */
+/** The latest summary: the last of the recent ones, else the last of the whole history (oldest first, every page). */
 async function latestSummary(experiment: Experiment): Promise<SnapshotSummary | null> {
-  const path = `/v1/experiments/${experiment.id}/results/history?fields=summary&limit=200`;
   const end = experiment.stopped_at ? Date.parse(experiment.stopped_at) : Date.now();
   const recent = new Date(end - Math.max(2 * experiment.decision_rule.snapshot_cadence_minutes * 60_000, 86_400_000)).toISOString();
-  const first = await api<SnapshotSummaryHistory>('GET', `${path}&since=${encodeURIComponent(recent)}`);
-  return first.snapshots.at(-1) ?? (await api<SnapshotSummaryHistory>('GET', path)).snapshots.at(-1) ?? null;
+  return (await loadSummaries(experiment.id, recent)).at(-1) ?? (await loadSummaries(experiment.id)).at(-1) ?? null;
 }
 
 /** The treatment the list talks about: the recommended one, else the one most likely to beat the control. */

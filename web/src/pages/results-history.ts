@@ -1,41 +1,47 @@
 // The primary metric's lift against the control over the snapshots, for the history chart, read
-// from the compact history (`?fields=summary`: under 1 kB a snapshot instead of about 20 kB).
+// from the compact history the server computes (`?fields=summary`: under 1 kB a snapshot instead of
+// about 20 kB).
 import { api } from '../api.js';
 import type { LiftPoint } from '../charts/history-chart.js';
 import type { Snapshot, SnapshotSummaryHistory, SnapshotSummary } from '../types.js';
 
 export type LiftHistory = SnapshotSummary[];
 
-/** Every snapshot's summary, oldest first (not a peek: the history is not logged). */
-export async function loadHistory(id: string): Promise<LiftHistory> {
-  try {
-    return (await api<SnapshotSummaryHistory>('GET', `/v1/experiments/${id}/results/history?fields=summary&limit=200`)).snapshots;
-  } catch {
-    return [];
+/** Pages of 200 a history is read in, at most: 4,000 snapshots, over five months at a 1-hour cadence. */
+const MAX_PAGES = 20;
+
+/**
+ * The compact summaries of an experiment's snapshots, oldest first, every page of them (or those
+ * computed at or after `since`). The server computes each summary (`?fields=summary`); the UI
+ * never derives one from a full snapshot. Not a peek: the history is not logged.
+ */
+export async function loadSummaries(id: string, since?: string): Promise<SnapshotSummary[]> {
+  const base = `/v1/experiments/${id}/results/history?fields=summary&limit=200${since ? `&since=${encodeURIComponent(since)}` : ''}`;
+  const summaries: SnapshotSummary[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const answer: SnapshotSummaryHistory = await api<SnapshotSummaryHistory>('GET', cursor ? `${base}&cursor=${encodeURIComponent(cursor)}` : base);
+    summaries.push(...answer.snapshots);
+    cursor = answer.next_cursor;
+    if (!cursor) break;
   }
+  return summaries;
 }
 
-/** The latest full snapshot as a summary entry, so the chart ends where the page's numbers are. */
-function summaryOf(snapshot: Snapshot): SnapshotSummary {
-  return {
-    id: snapshot.id,
-    computed_at: snapshot.computed_at,
-    trigger: snapshot.trigger,
-    primary_metric_id: snapshot.primary_metric?.id ?? null,
-    verdict: snapshot.decision.verdict,
-    srm_warning: snapshot.srm_warning,
-    recommendation: snapshot.decision.recommendation,
-    per_variant: snapshot.per_variant.map((v) => ({
-      variant_key: v.variant_key,
-      is_control: v.is_control,
-      sample_size: v.sample_size,
-      relative:
-        v.effect?.relative.credible_interval_95 && v.effect.relative.mean !== null
-          ? { mean: v.effect.relative.mean, credible_interval_95: v.effect.relative.credible_interval_95 }
-          : null,
-      chance_to_beat_control: v.effect?.chance_to_beat_control ?? null,
-    })),
-  } as SnapshotSummary;
+/** The history for the chart; empty when it cannot be read (the page's numbers still show). */
+export async function loadHistory(id: string): Promise<LiftHistory> {
+  return loadSummaries(id).catch(() => []);
+}
+
+/**
+ * The history ending at the page's snapshot: when that snapshot was computed after the history
+ * was read (or lies past its last page), its summary is read from the server, never recomputed here.
+ */
+export async function historyThrough(id: string, history: LiftHistory, latest: Snapshot | null): Promise<LiftHistory> {
+  if (!latest || history.some((entry) => entry.id === latest.id)) return history;
+  const newer = await loadSummaries(id, latest.computed_at).catch(() => []);
+  const known = new Set(history.map((entry) => entry.id));
+  return [...history, ...newer.filter((entry) => !known.has(entry.id))];
 }
 
 export interface LiftSeries {
@@ -43,9 +49,9 @@ export interface LiftSeries {
   count: number;
 }
 
-/** Per treatment, its relative lift at each snapshot that has one; the latest snapshot included. */
+/** Per treatment, its relative lift at each snapshot that has one, on the latest snapshot's primary metric. */
 export function liftHistory(history: LiftHistory, latest: Snapshot): LiftSeries {
-  const entries = history.some((entry) => entry.id === latest.id) ? [...history] : [...history, summaryOf(latest)];
+  const entries = [...history];
   entries.sort((a, b) => Date.parse(a.computed_at) - Date.parse(b.computed_at));
   const points = new Map<string, LiftPoint[]>();
   for (const entry of entries) {

@@ -9,7 +9,7 @@ import type { ApiKey, Experiment, Metric, Snapshot } from '../types.js';
 import { Breakdowns, srmSlices, SrmSliceWarning, type SliceNamer } from './results-breakdowns.js';
 import { DecisionHeader } from './results-header.js';
 import { HealthChecks } from './results-health.js';
-import { liftHistory, loadHistory, type LiftHistory } from './results-history.js';
+import { historyThrough, liftHistory, loadHistory, type LiftHistory } from './results-history.js';
 import { metricViews } from './results-model.js';
 import { MetricDetails } from './results-parts.js';
 import { Scorecard } from './results-scorecard.js';
@@ -39,7 +39,7 @@ async function loadResults(id: string): Promise<ResultsData> {
     api<Page<Metric>>('GET', '/v1/metrics?limit=200'),
     api<Page<ApiKey>>('GET', '/v1/api-keys?limit=200&include_revoked=true').catch(() => ({ data: [] as ApiKey[], next_cursor: null })),
   ]);
-  return { experiment, latest, history, metrics: metrics.data, keys: keys.data };
+  return { experiment, latest, history: await historyThrough(id, history, latest), metrics: metrics.data, keys: keys.data };
 }
 
 /** Source slices are API key ids: shown by the key's name (from the snapshot, else the key list). */

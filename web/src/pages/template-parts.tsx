@@ -82,6 +82,19 @@ function useRender(id: string | null): Render | null {
   return render;
 }
 
+/** The output a browser shows best, for the preview: HTML, else Markdown or text (a PDF is a download). */
+const PREVIEWED: RenderFormat[] = ['html', 'markdown', 'text'];
+
+/**
+ * The rendered output itself, so a person sees what the merge data made. Sandboxed with no
+ * permissions (and the server sends the HTML with a CSP sandbox): merge data is untrusted.
+ */
+function RenderPreview({ render }: { render: Render }) {
+  const format = PREVIEWED.find((candidate) => render.outputs.some((output) => output.format === candidate));
+  if (!format) return null;
+  return <iframe class="render-preview" title={`Rendered ${format}`} sandbox="" src={`/v1/renders/${render.id}/outputs/${format}`} />;
+}
+
 function RenderStatus({ render }: { render: Render }) {
   return (
     <div role="status" class="render-status">
@@ -101,6 +114,7 @@ function RenderStatus({ render }: { render: Render }) {
           ))}
         </ul>
       ) : null}
+      {render.status === 'resolved' ? <RenderPreview render={render} /> : null}
     </div>
   );
 }
