@@ -179,6 +179,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     await expect(broken.getByTestId('list-progress').innerText()).resolves.toMatch(/\d+ \/ 100/);
     const stopped = page.getByTestId('experiment-row-short-signup-form');
     await expect(stopped.innerText()).resolves.toMatch(/stopped\s+won/);
+    await expect(stopped.innerText()).resolves.toContain('ran less than a day');
     await expect(page.getByTestId('experiment-row-pricing-page').innerText()).resolves.toContain('not started');
     expect(await mainText(page)).not.toMatch(ULID);
     await screenshot(page, 'decisions-list');
@@ -194,6 +195,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     await expect(summary.innerText()).resolves.toMatch(/Signup conversion[\s\S]*Page load time, Revenue per user/);
     await expect(page.getByRole('form', { name: 'Edit details' }).count()).resolves.toBe(0);
     await expect(page.locator('.page-title').getByRole('button', { name: 'Stop…' }).count()).resolves.toBe(1);
+    // The plan in words: the rule by name, no field names or rule ids.
+    const summaryText = await summary.innerText();
+    expect(summaryText).not.toMatch(/bayesian\.|frequentist\.|min_sample_per_variant|posterior_threshold|max_duration_days/);
+    await screenshot(page, 'decisions-experiment');
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await page.getByRole('form', { name: 'Edit details' }).waitFor();
     // A server 422 shows beside the field its pointer names.

@@ -43,7 +43,8 @@ export function runningDays(e: Experiment, now = Date.now()): string {
   if (!e.started_at) return 'not started';
   const end = e.stopped_at ? Date.parse(e.stopped_at) : now;
   const days = Math.floor((end - Date.parse(e.started_at)) / 86_400_000);
-  return e.stopped_at ? `ran ${integer(days)} day${days === 1 ? '' : 's'}` : `day ${integer(days + 1)} of ${integer(e.decision_rule.max_duration_days)}`;
+  if (!e.stopped_at) return `day ${integer(days + 1)} of ${integer(e.decision_rule.max_duration_days)}`;
+  return days === 0 ? 'ran less than a day' : `ran ${integer(days)} day${days === 1 ? '' : 's'}`;
 }
 
 /**
