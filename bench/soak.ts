@@ -43,7 +43,7 @@ function streams(verdict: Target, bare: Target, options: Options, recorder: Reco
   const units = Number(options.units);
   let newUnit = 0;
   let eventSeq = 0;
-  const acked = { count: 0, inFlight: 0 };
+  const acked = { count: 0, inFlight: 0, unanswered: 0 };
   const timed = (kind: Kind, target: Target, path: string, body: string, onOk: (body?: string) => void = () => undefined, readBody = false) => {
     const started = performance.now();
     const activeAtStart = state.active;
@@ -60,7 +60,12 @@ function streams(verdict: Target, bare: Target, options: Options, recorder: Reco
             onOk(outcome.body);
           } else recorder.error(`${kind} ${outcome.status}`);
         },
-        (error: Error) => recorder.error(`${kind} ${error.message}`),
+        (error: Error) => {
+          recorder.error(`${kind} ${error.message}`);
+          // A request without an answer may still have been stored: the count allows for its events.
+          if (kind === 'event') acked.unanswered += 1;
+          if (kind === 'batch') acked.unanswered += batchSize;
+        },
       );
   };
   const event = () => ({
@@ -220,7 +225,7 @@ interface Targets {
 async function run(server: BenchServer, { verdict, control, bare }: Targets, base: SoakBase, options: Options): Promise<void> {
   const recorder = new Recorder();
   const state = new SnapshotState();
-  const list = streams(verdict, bare, options, recorder, state) as Stream[] & { acked: { count: number; inFlight: number } };
+  const list = streams(verdict, bare, options, recorder, state) as Stream[] & { acked: { count: number; inFlight: number; unanswered: number } };
   console.log(
     `load: ${options.assigns} assigns/s (${(Number(options.newUnits) * 100).toFixed(0)}% new units, ${SOAK_EXPERIMENTS.length} experiments), ${options.singles} single events/s, ` +
       `${options.batches} batches of ${options.batchSize}/s, bare route ${options.bare}/s; a mode=${options.mode} snapshot every ${options.snapshotEvery} s; ${options.duration} s\n`,

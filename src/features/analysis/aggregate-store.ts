@@ -21,7 +21,7 @@ import type { DialectSeam } from '../../db/dialect.js';
 import type { ReadPool } from '../../db/read-pool.js';
 import type { MetricAggregation, MetricKind } from '../../db/tables/catalogue.js';
 import { covariateColumns, longestLookbackOf } from './cuped-totals.js';
-import { countLiveUnits, liveUnitsOf, rollupJoin, rollupValueColumns, unitGroupOf, unitIdAfter, unitsTable, type UnitSource } from './unit-source.js';
+import { countLiveUnits, liveUnitsOf, rollupJoin, rollupValueColumns, unitChunkBounds, unitGroupOf, unitsTable, type UnitSource } from './unit-source.js';
 
 /** What the SQL needs to know about one metric. */
 export interface MetricSpec {
@@ -301,12 +301,6 @@ function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after:
     SELECT 0 AS part, u.variant_key AS variant_key, COUNT(*) AS units${selected}, NULL AS top_metric, NULL AS top_value FROM u GROUP BY u.variant_key${sql.join(topParts, sql``)}`;
 }
 
-/** The last unit_id of the chunk that starts after `after`, or null when the rest fits in one chunk. */
-async function chunkEnd(executor: Executor, input: AggregationInput, after: string | null): Promise<string | null> {
-  if (input.chunkUnits === null) return null;
-  return unitIdAfter(executor, input.source ?? 'events', input.experimentId, after, input.chunkUnits - 1);
-}
-
 export function toNumber(value: unknown): number {
   if (value === null || value === undefined) return 0;
   const number = typeof value === 'number' ? value : Number(value);
@@ -342,14 +336,9 @@ function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metr
 }
 
 /** The chunks' upper bounds (unit_id, inclusive), the last one null (open-ended). */
-async function chunkBounds(executor: Executor, input: AggregationInput): Promise<Array<string | null>> {
-  const bounds: Array<string | null> = [];
-  let after: string | null = null;
-  do {
-    after = await chunkEnd(executor, input, after);
-    bounds.push(after);
-  } while (after !== null);
-  return bounds;
+async function chunkBounds(executor: Executor, reads: ReadPool, input: AggregationInput): Promise<Array<string | null>> {
+  if (input.chunkUnits === null) return [null];
+  return unitChunkBounds(executor, reads, input.source ?? 'events', input.experimentId, input.chunkUnits);
 }
 
 /** One returned top value of a pending percentile metric. */
@@ -397,7 +386,7 @@ export async function aggregateByVariant(
   input: AggregationInput,
   topLimit: (quantile: number, statementUnits: number) => number = () => 0,
 ): Promise<Aggregation> {
-  const bounds = await chunkBounds(executor, input);
+  const bounds = await chunkBounds(executor, reads, input);
   const pending = input.metrics.some((metric) => metric.percentile);
   // One statement over the whole experiment (PostgreSQL) returns as many values as its units need.
   const statementUnits = input.chunkUnits ?? (pending ? await countLiveUnits(executor, input.source ?? 'events', input.experimentId) : 0);

@@ -19,7 +19,7 @@ import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 import type { ReadPool } from '../../db/read-pool.js';
 import { EMPTY_TOTALS, metricColumns, toNumber, valueColumns, valueJoin, type MetricSpec, type VariantTotals } from './aggregate-store.js';
-import { liveUnitsOf, unitGroupOf, unitIdAfter, unitsTable, type UnitSource } from './unit-source.js';
+import { liveUnitsOf, unitChunkBounds, unitGroupOf, unitsTable, type UnitSource } from './unit-source.js';
 
 /** Values shown per breakdown; the rest are summed into `(other)`. */
 export const TOP_VALUES = 20;
@@ -143,17 +143,11 @@ function chunkQuery(seam: DialectSeam, input: BreakdownInput, tops: readonly str
   return sql<Row>`WITH u AS MATERIALIZED (${perUnit}) ${sql.join(parts, sql` UNION ALL `)}${limit}`;
 }
 
-/** The chunks' bounds (unit_id), keyset-paged through the live-exposure index. */
-async function chunksOf(executor: Executor, input: BreakdownInput): Promise<Chunk[]> {
+/** The chunks' bounds (unit_id), from the live units' order (unit-source.ts). */
+async function chunksOf(executor: Executor, reads: ReadPool, input: BreakdownInput): Promise<Chunk[]> {
   if (input.chunkUnits === null) return [{ after: null, through: null }];
-  const chunks: Chunk[] = [];
-  let after: string | null = null;
-  for (;;) {
-    const through: string | null = await unitIdAfter(executor, input.source ?? 'events', input.experimentId, after, input.chunkUnits - 1);
-    chunks.push({ after, through });
-    if (through === null) return chunks;
-    after = through;
-  }
+  const bounds = await unitChunkBounds(executor, reads, input.source ?? 'events', input.experimentId, input.chunkUnits);
+  return bounds.map((through, index) => ({ after: index === 0 ? null : (bounds[index - 1] ?? null), through }));
 }
 
 function addRow<K>(buckets: Map<K, Map<string, VariantTotals>> | undefined, bucket: K, row: Row, metricCount: number): void {
@@ -279,7 +273,7 @@ export async function aggregateBreakdowns(
   options: { twoPhase?: boolean } = {},
 ): Promise<BreakdownTotals[]> {
   if (input.breakdowns.length === 0) return [];
-  const chunks = await chunksOf(executor, input);
+  const chunks = await chunksOf(executor, reads, input);
   const direct = options.twoPhase ? null : await directPass(executor, seam, reads, input, chunks);
   return direct ?? twoPhasePass(executor, seam, reads, input, chunks);
 }

@@ -12,6 +12,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
+import type { ReadPool } from '../../db/read-pool.js';
 import type { MetricSpec } from './aggregate-store.js';
 import { analysisSettingsOf } from './dialect-settings.js';
 
@@ -75,6 +76,25 @@ export async function unitIdAfter(executor: Executor, source: UnitSource, experi
   const result = await sql<{ unit_id: string }>`SELECT x.unit_id AS unit_id FROM ${unitsTable(source)}
     WHERE ${liveUnitsOf(source, experimentId)}${lower} ORDER BY x.unit_id LIMIT 1 OFFSET ${offset}`.execute(executor);
   return result.rows[0]?.unit_id ?? null;
+}
+
+/**
+ * The chunks' upper bounds (unit_id, inclusive) of `chunkUnits` live units each, the last one
+ * null (open-ended): the unit at every chunkUnits-th position, in one statement on the read pool.
+ * Paging with OFFSET on the caller's connection held a SQLite API thread for each chunk's index
+ * scan (70–90 ms per 10,000 units on a busy machine; docs/benchmarks.md "Latency under sustained load").
+ */
+export async function unitChunkBounds(
+  executor: Executor,
+  reads: ReadPool,
+  source: UnitSource,
+  experimentId: string,
+  chunkUnits: number,
+): Promise<Array<string | null>> {
+  const query = sql<{ unit_id: string }>`SELECT unit_id FROM (SELECT x.unit_id AS unit_id, ROW_NUMBER() OVER (ORDER BY x.unit_id) AS n
+    FROM ${unitsTable(source)} WHERE ${liveUnitsOf(source, experimentId)}) AS numbered WHERE n % ${sql.lit(chunkUnits)} = 0 ORDER BY unit_id`;
+  const [rows = []] = await reads.all([query.compile(executor)]);
+  return [...rows.map((row) => String(row.unit_id)), null];
 }
 
 export async function countLiveUnits(executor: Executor, source: UnitSource, experimentId: string): Promise<number> {
