@@ -6,7 +6,7 @@ export function registerAnalyze(program: Command): void {
     .command('analyze')
     .description(
       'Compute an analysis snapshot of an experiment now, store it in its history (audit-logged as experiment.results_computed) ' +
-        'and print it as JSON. By default incremental on PostgreSQL (the rollups refreshed with what is new, then aggregated) and full on SQLite (docs/analysis.md).',
+        'and print it as JSON. By default incremental (the rollups refreshed with what is new, then aggregated; docs/analysis.md).',
     )
     .argument('<experiment_id>', 'the experiment id (ULID)')
     .option('--full', 'compute from all raw events, leaving the rollups alone (the incremental result’s oracle)')

@@ -25,8 +25,6 @@ async function snapshotsOf(server: TestServer, key: string, experimentId: string
 describeEachDialect(
   'analysis in the background',
   (server, dialect) => {
-    // SQLite's refresh writes in one transaction on the API's connection (dialect-settings.ts).
-    const defaultModeOf = (name: string) => (name === 'sqlite' ? 'full' : 'incremental');
     // The scheduler looks at every experiment of the database, so the tests share one workspace
     // and each makes the experiment it needs, out of the others' way: the cadence test's
     // experiment ends stopped with its final snapshot (never due again), the CLI test's stopped
@@ -62,7 +60,7 @@ describeEachDialect(
       expect(await enqueueDueAnalyses(server().ctx)).toEqual([]);
       await runQueuedJobs(server(), { concurrency: 2 });
       const [scheduled] = await snapshotsOf(server(), key, experiment.id);
-      expect(scheduled).toMatchObject({ trigger: 'schedule', computed_at: new Date(T0 + MINUTE).toISOString(), computation: { mode: defaultModeOf(dialect) } });
+      expect(scheduled).toMatchObject({ trigger: 'schedule', computed_at: new Date(T0 + MINUTE).toISOString(), computation: { mode: 'incremental' } });
       expect(scheduled.traffic.map((t: any) => t.exposed_units)).toEqual([3, 2]);
 
       clock.set(T0 + 30 * MINUTE);
@@ -109,8 +107,8 @@ describeEachDialect(
       expect((await snapshotsOf(server(), key, experiment.id)).at(-1)?.id).toBe(printed.id);
       const audit = await server().request('GET', `/v1/audit?target_id=${experiment.id}&action=experiment.results_computed`, { key });
       expect(audit.body.data[0]).toMatchObject({ actor_id: null, payload: { snapshot_id: printed.id, via: 'cli' } });
-      // Without a flag the CLI computes as the cadence does: incremental on PostgreSQL, full on SQLite.
-      expect(printed.computation).toMatchObject(dialect === 'sqlite' ? { mode: 'full', units_refreshed: 0 } : { mode: 'incremental', units_refreshed: 5 });
+      // Without a flag the CLI computes as the cadence does: incrementally.
+      expect(printed.computation).toMatchObject({ mode: 'incremental', units_refreshed: 5 });
       const run = (...flags: string[]) =>
         spawnSync(process.execPath, ['bin/verdict.js', 'analyze', experiment.id, ...flags], { env, encoding: 'utf8', timeout: 60_000 });
       // --rebuild drops the rollups and builds every unit again.

@@ -22,17 +22,15 @@ export interface AnalysisDialectSettings {
    */
   readonly unitGroup: RawBuilder<unknown>;
   /**
-   * The computation a snapshot gets when none is asked for. On SQLite an incremental refresh
-   * writes its rollups in one write transaction on the process's one connection, which holds the
-   * API's database work and the event writer for the whole refresh (seconds at 200,000 units,
-   * about a minute for a first build at 1M), while a full computation only reads, on the read
-   * threads. Until the refresh runs in chunks off that connection, SQLite stays on `full`.
+   * The computation a snapshot gets when none is asked for: incremental on both. (On SQLite a
+   * refresh that builds every unit goes in short steps, rollup-steps.ts, so it never holds the
+   * API's one connection for long.)
    */
   readonly defaultMode: 'incremental' | 'full';
 }
 
 const SETTINGS: Record<DialectName, AnalysisDialectSettings> = {
-  sqlite: { chunkUnits: 10_000, unitGroup: sql`x.unit_id, x.variant_key`, defaultMode: 'full' },
+  sqlite: { chunkUnits: 10_000, unitGroup: sql`x.unit_id, x.variant_key`, defaultMode: 'incremental' },
   postgres: { chunkUnits: null, unitGroup: sql`x.id`, defaultMode: 'incremental' },
 };
 

@@ -20,6 +20,7 @@ import type { Executor } from '../../db/database.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
 import { addNewEvents, buildSlot, countNewEvents, dropSlots, eventsInSlot, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
+import { buildInSteps } from './rollup-steps.js';
 import { maintainTotals, planHash, rebuildTotals, type TotalsPlan } from './rollup-totals.js';
 import { currentWatermark, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
 
@@ -37,6 +38,10 @@ export interface RefreshOptions {
   plan?: TotalsPlan | null | undefined;
   /** Tests: runs inside the transaction after every write and before the watermark is stored. */
   beforeCommit?: () => Promise<void>;
+  /** Tests: runs after each committed step of a SQLite build in steps (rollup-steps.ts). */
+  afterStep?: () => Promise<void>;
+  /** Tests: units per step of a SQLite build in steps. */
+  stepUnits?: number;
 }
 
 /**
@@ -58,10 +63,11 @@ interface State {
 async function loadState(executor: Executor, experimentId: string): Promise<State | null> {
   const row = await executor
     .selectFrom('analysis_rollup_state')
-    .select(['watermark', 'definitions', 'totals_plan'])
+    .select(['watermark', 'definitions', 'totals_plan', 'progress'])
     .where('experiment_id', '=', experimentId)
     .executeTakeFirst();
-  if (!row) return null;
+  // A build in steps not finished yet describes no complete refresh.
+  if (!row || row.progress !== null) return null;
   return {
     watermark: JSON.parse(row.watermark) as Watermark,
     definitions: JSON.parse(row.definitions) as Record<string, string>,
@@ -74,6 +80,7 @@ async function saveState(executor: Executor, row: ExperimentRow, state: State, n
     watermark: JSON.stringify(state.watermark),
     definitions: JSON.stringify(state.definitions),
     totals_plan: state.totalsPlan,
+    progress: null,
     refreshed_at: now,
   };
   await executor
@@ -196,9 +203,10 @@ export async function refreshRollups(
   options: RefreshOptions = {},
 ): Promise<RefreshResult> {
   const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at };
-  return inRefreshTransaction(ctx, row.id, async (trx) => {
+  const stepped = ctx.seam.name === 'sqlite' ? await buildFirstInSteps(ctx, row, slots, options) : null;
+  const refreshed = await inRefreshTransaction(ctx, row.id, async (trx) => {
     const watermark = await currentWatermark(trx, ctx.seam);
-    const state = options.rebuild ? null : await loadState(trx, row.id);
+    const state = options.rebuild && !stepped ? null : await loadState(trx, row.id);
     const trusted = state !== null && (await watermarkHolds(trx, ctx.seam, state.watermark));
     const plan = options.plan ?? null;
     const result = await refreshIn(ctx, trx, scope, slots, trusted ? state : null, plan);
@@ -207,4 +215,31 @@ export async function refreshRollups(
     await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, ctx.clock.now());
     return result;
   });
+  if (!stepped) return refreshed;
+  return { events_read: stepped.events_read + refreshed.events_read, units_refreshed: stepped.units_refreshed + refreshed.units_refreshed };
+}
+
+/**
+ * SQLite: when the refresh would build every unit (no state, `--rebuild`, a watermark that no
+ * longer holds, a metric or the totals' plan to rebuild), the build goes first, in short steps
+ * (rollup-steps.ts), so that the refresh's own transaction is short. Null when none was needed.
+ */
+async function buildFirstInSteps(ctx: AnalysisDeps, row: ExperimentRow, slots: readonly RollupSlot[], options: RefreshOptions): Promise<RefreshResult | null> {
+  const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, row.stopped_at)]));
+  const plan = options.plan ?? null;
+  const hash = plan ? planHash(plan) : null;
+  const state = await loadState(ctx.db, row.id);
+  const current =
+    !options.rebuild &&
+    state !== null &&
+    (await watermarkHolds(ctx.db, ctx.seam, state.watermark)) &&
+    staleSlots(slots, state, row.stopped_at).length === 0 &&
+    (plan === null || state.totalsPlan === hash);
+  if (current) return null;
+  return buildInSteps(
+    ctx,
+    row,
+    { slots, definitions, plan, planHash: hash },
+    { restart: options.rebuild === true, afterStep: options.afterStep, stepUnits: options.stepUnits },
+  );
 }

@@ -29,6 +29,8 @@ export interface RollupScope {
   experimentId: string;
   /** The experiment's stop: events at or after it never count. */
   stoppedAt: number | null;
+  /** SQLite builds in steps (rollup-steps.ts): only the events up to this rowid, the watermark's. */
+  eventsThroughRowid?: number;
 }
 
 const COLUMNS = sql`experiment_id, unit_id, metric_id, cnt, vsum, vcnt, pre_cnt, pre_vsum, pre_vcnt`;
@@ -51,7 +53,8 @@ function slotWindow(scope: RollupScope, slot: RollupSlot): RawBuilder<unknown> {
 
 /** The events of `slot` that the unit `x` counts in its window or lookback. */
 function slotEvents(scope: RollupScope, slot: RollupSlot): RawBuilder<unknown> {
-  return sql`e.workspace_id = ${scope.workspaceId} AND e.unit_id = x.unit_id AND ${slotWindow(scope, slot)}`;
+  const through = scope.eventsThroughRowid === undefined ? sql`` : sql` AND e.rowid <= ${scope.eventsThroughRowid}`;
+  return sql`e.workspace_id = ${scope.workspaceId} AND e.unit_id = x.unit_id AND ${slotWindow(scope, slot)}${through}`;
 }
 
 /**

@@ -256,7 +256,7 @@ export const ComputeQuery = Type.Object(
     mode: Type.Optional(
       Type.Enum(['incremental', 'full'], {
         description:
-          'incremental: refresh the rollups with what is new, then aggregate them; full: compute from all raw events, leaving the rollups alone. Default: incremental on PostgreSQL, full on SQLite (docs/analysis.md). With ClickHouse every snapshot is computed in full there (its rollups are not built yet)',
+          'incremental: refresh the rollups with what is new, then aggregate them; full: compute from all raw events, leaving the rollups alone. Default: incremental (docs/analysis.md). With ClickHouse every snapshot is computed in full there (its rollups are not built yet)',
       }),
     ),
   },

@@ -49,7 +49,7 @@ export interface ComputeOptions {
   /** Incremental only: drop the experiment's rollups and build them again from raw events. */
   rebuild?: boolean;
   /** Tests: passed to the refresh (rollup-refresh.ts). */
-  refresh?: Pick<RefreshOptions, 'beforeCommit'>;
+  refresh?: Pick<RefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits'>;
   /** Set when a person or key asked for the snapshot: it is then audit-logged with the insert. */
   audit?: { actorId: string | null; via: string } | undefined;
   /** Units per aggregation statement (default: the database's, from dialect-settings.ts); tests vary it. */
@@ -94,7 +94,7 @@ interface AnalyseOptions {
   withBreakdowns: boolean;
   mode: ComputationMode;
   rebuild: boolean;
-  refresh: Pick<RefreshOptions, 'beforeCommit'> | undefined;
+  refresh: Pick<RefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits'> | undefined;
 }
 
 /** Incremental: brings the rollups up to date first (rollup-refresh.ts); a full computation leaves them alone. */
