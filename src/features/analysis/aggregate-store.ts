@@ -309,30 +309,33 @@ export function toNumber(value: unknown): number {
 }
 
 function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metricCount: number): void {
-  for (const row of rows) {
-    const key = String(row.variant_key);
-    const entry = totals.get(key) ?? {
-      variant_key: key,
-      units: 0,
-      metrics: Array.from({ length: metricCount }, () => ({ ...EMPTY_TOTALS })),
-    };
-    entry.units += toNumber(row.units);
-    entry.metrics.forEach((metric, index) => {
-      metric.n += toNumber(row[`n${index}`]);
-      metric.sum += toNumber(row[`s${index}`]);
-      metric.sum_of_squares += toNumber(row[`q${index}`]);
-      metric.conversions += toNumber(row[`c${index}`]);
-      // Absent (undefined) for metrics that are not ratios: toNumber reads it as 0.
-      metric.sum_y += toNumber(row[`sy${index}`]);
-      metric.sum_of_squares_y += toNumber(row[`qy${index}`]);
-      metric.sum_xy += toNumber(row[`xy${index}`]);
-      metric.nonzero += toNumber(row[`z${index}`]);
-      metric.pre_sum += toNumber(row[`px${index}`]);
-      metric.pre_sum_of_squares += toNumber(row[`pxx${index}`]);
-      metric.pre_cross += toNumber(row[`pxy${index}`]);
-    });
-    totals.set(key, entry);
-  }
+  for (const row of rows) addVariantRow(totals, row, metricCount);
+}
+
+/** Adds one per-variant aggregate row (columns n0, s0, ... per metric) to the running totals; shared by every store. */
+export function addVariantRow(totals: Map<string, VariantTotals>, row: Row, metricCount: number): void {
+  const key = String(row.variant_key);
+  const entry = totals.get(key) ?? {
+    variant_key: key,
+    units: 0,
+    metrics: Array.from({ length: metricCount }, () => ({ ...EMPTY_TOTALS })),
+  };
+  entry.units += toNumber(row.units);
+  entry.metrics.forEach((metric, index) => {
+    metric.n += toNumber(row[`n${index}`]);
+    metric.sum += toNumber(row[`s${index}`]);
+    metric.sum_of_squares += toNumber(row[`q${index}`]);
+    metric.conversions += toNumber(row[`c${index}`]);
+    // Absent (undefined) for metrics that are not ratios: toNumber reads it as 0.
+    metric.sum_y += toNumber(row[`sy${index}`]);
+    metric.sum_of_squares_y += toNumber(row[`qy${index}`]);
+    metric.sum_xy += toNumber(row[`xy${index}`]);
+    metric.nonzero += toNumber(row[`z${index}`]);
+    metric.pre_sum += toNumber(row[`px${index}`]);
+    metric.pre_sum_of_squares += toNumber(row[`pxx${index}`]);
+    metric.pre_cross += toNumber(row[`pxy${index}`]);
+  });
+  totals.set(key, entry);
 }
 
 /** The chunks' upper bounds (unit_id, inclusive), the last one null (open-ended). */

@@ -150,7 +150,8 @@ async function chunksOf(executor: Executor, reads: ReadPool, input: BreakdownInp
   return bounds.map((through, index) => ({ after: index === 0 ? null : (bounds[index - 1] ?? null), through }));
 }
 
-function addRow<K>(buckets: Map<K, Map<string, VariantTotals>> | undefined, bucket: K, row: Row, metricCount: number): void {
+/** Adds one per-slice aggregate row (the primary metric's columns n0, s0, ...) to its bucket; shared with the ClickHouse store. */
+export function addRow<K>(buckets: Map<K, Map<string, VariantTotals>> | undefined, bucket: K, row: Row, metricCount: number): void {
   if (!buckets) return;
   const variants = buckets.get(bucket) ?? new Map<string, VariantTotals>();
   const key = String(row.variant_key);

@@ -6,8 +6,8 @@
  * among the top ones, NONE_BUCKET without a value, OTHER_BUCKET otherwise. The events are read once.
  */
 import type { ClickHouse } from '../../clickhouse/client.js';
-import { EMPTY_TOTALS, toNumber, type VariantTotals } from './aggregate-store.js';
-import { NONE_BUCKET, OTHER_BUCKET, TOP_VALUES, type BreakdownInput, type BreakdownKey, type BreakdownTotals } from './breakdowns-store.js';
+import { toNumber } from './aggregate-store.js';
+import { addRow, NONE_BUCKET, OTHER_BUCKET, TOP_VALUES, type BreakdownInput, type BreakdownKey, type BreakdownTotals } from './breakdowns-store.js';
 import { metricAggregates, Params, unitValuesQuery } from './clickhouse-sql.js';
 import { queryRows } from './clickhouse-store.js';
 
@@ -57,26 +57,6 @@ export async function breakdownsInClickHouse(ch: ClickHouse, input: BreakdownInp
   const query = `SELECT slot.1 AS breakdown, slot.2 AS bucket, u.variant_key AS variant_key, count() AS units${columns.map((column) => `, ${column}`).join('')}
     FROM (${units}) AS u ARRAY JOIN [${pairs}] AS slot GROUP BY breakdown, bucket, variant_key`;
   const result: BreakdownTotals[] = input.breakdowns.map((key, index) => ({ key, values: tops[index] ?? [], buckets: new Map() }));
-  for (const row of await queryRows(ch, query, params)) {
-    const buckets = result[toNumber(row.breakdown)]?.buckets;
-    if (!buckets) continue;
-    const bucket = toNumber(row.bucket);
-    const variants = buckets.get(bucket) ?? new Map<string, VariantTotals>();
-    const key = String(row.variant_key);
-    const entry = variants.get(key) ?? { variant_key: key, units: 0, metrics: metrics.map(() => ({ ...EMPTY_TOTALS })) };
-    entry.units += toNumber(row.units);
-    const metric = entry.metrics[0];
-    if (metric) {
-      metric.n += toNumber(row.n0);
-      metric.sum += toNumber(row.s0);
-      metric.sum_of_squares += toNumber(row.q0);
-      metric.conversions += toNumber(row.c0);
-      metric.sum_y += toNumber(row.sy0);
-      metric.sum_of_squares_y += toNumber(row.qy0);
-      metric.sum_xy += toNumber(row.xy0);
-    }
-    variants.set(key, entry);
-    buckets.set(bucket, variants);
-  }
+  for (const row of await queryRows(ch, query, params)) addRow(result[toNumber(row.breakdown)]?.buckets, toNumber(row.bucket), row, metrics.length);
   return result;
 }

@@ -7,7 +7,7 @@
  * engine runs queries on its own threads).
  */
 import type { ClickHouse } from '../../clickhouse/client.js';
-import { EMPTY_TOTALS, toNumber, type Aggregation, type AggregationInput, type MetricSpec, type TopLists, type VariantTotals } from './aggregate-store.js';
+import { addVariantRow, toNumber, type Aggregation, type AggregationInput, type MetricSpec, type TopLists, type VariantTotals } from './aggregate-store.js';
 import type { CapScope } from './percentile-cap.js';
 import type { LateEvents, LateEventScope } from './late-events.js';
 import { metricAggregates, Params, unitValuesQuery, type UnitScope } from './clickhouse-sql.js';
@@ -20,26 +20,6 @@ const READ_SETTINGS = { do_not_merge_across_partitions_select_final: 1 } as cons
 export async function queryRows(ch: ClickHouse, query: string, params: Params): Promise<Row[]> {
   const result = await ch.client.query({ query, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS });
   return result.json<Row>();
-}
-
-function addTotals(totals: Map<string, VariantTotals>, row: Row, metricCount: number): void {
-  const key = String(row.variant_key);
-  const entry = totals.get(key) ?? { variant_key: key, units: 0, metrics: Array.from({ length: metricCount }, () => ({ ...EMPTY_TOTALS })) };
-  entry.units += toNumber(row.units);
-  entry.metrics.forEach((metric, index) => {
-    metric.n += toNumber(row[`n${index}`]);
-    metric.sum += toNumber(row[`s${index}`]);
-    metric.sum_of_squares += toNumber(row[`q${index}`]);
-    metric.conversions += toNumber(row[`c${index}`]);
-    metric.sum_y += toNumber(row[`sy${index}`]);
-    metric.sum_of_squares_y += toNumber(row[`qy${index}`]);
-    metric.sum_xy += toNumber(row[`xy${index}`]);
-    metric.nonzero += toNumber(row[`z${index}`]);
-    metric.pre_sum += toNumber(row[`px${index}`]);
-    metric.pre_sum_of_squares += toNumber(row[`pxx${index}`]);
-    metric.pre_cross += toNumber(row[`pxy${index}`]);
-  });
-  totals.set(key, entry);
 }
 
 /** Live units of the experiment (what a percentile metric's top-value limit is sized by). */
@@ -77,7 +57,7 @@ export async function aggregateInClickHouse(
   const topLists = new Map<number, TopLists>();
   let eventsRead = 0;
   for (const row of rows) {
-    addTotals(totals, row, input.metrics.length);
+    addVariantRow(totals, row, input.metrics.length);
     eventsRead += toNumber(row.ev);
     for (const [index, limit] of limits) {
       const values = (row[`t${index}`] as unknown[]).map((value) => ({ variant_key: String(row.variant_key), value: -toNumber(value) }));
