@@ -10,7 +10,8 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { startBareServer, startBenchServer, type BenchServer } from './lib/harness.js';
-import { OpenLoop, Target, type Samples, type Stream } from './lib/open-loop.js';
+import { OpenLoop, Target, type Stream } from './lib/open-loop.js';
+import type { Samples } from './lib/samples.js';
 import { seededUnit, seedSoakBase, SOAK_EXPERIMENTS, type SoakBase } from './lib/soak-seed.js';
 import { parseMetrics, printSummary, Recorder, treeRssMb, triple, WINDOW_HEADER, type Kind, type ServerFigures } from './lib/soak-report.js';
 

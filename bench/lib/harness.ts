@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { Samples } from './samples.js';
 
 export interface BenchServer {
   url: string;
@@ -214,32 +215,6 @@ export function processTreeCpuSeconds(pid: number): number | null {
   }
 }
 
-/** Response times (ms) of 2xx responses, kept whole: autocannon's own histogram rounds to whole milliseconds. */
-class LatencySamples {
-  #values = new Float64Array(1 << 16);
-  #count = 0;
-
-  add(ms: number): void {
-    if (this.#count === this.#values.length) {
-      const grown = new Float64Array(this.#values.length * 2);
-      grown.set(this.#values);
-      this.#values = grown;
-    }
-    this.#values[this.#count++] = ms;
-  }
-
-  mean(): number {
-    let sum = 0;
-    for (let index = 0; index < this.#count; index += 1) sum += this.#values[index] ?? 0;
-    return this.#count === 0 ? 0 : sum / this.#count;
-  }
-
-  percentiles(...ranks: number[]): number[] {
-    const sorted = this.#values.subarray(0, this.#count).sort();
-    return ranks.map((rank) => (this.#count === 0 ? 0 : (sorted[Math.min(this.#count - 1, Math.ceil((rank / 100) * this.#count) - 1)] ?? 0)));
-  }
-}
-
 function bodyRequests(spec: RequestSpec, bodies: string[]): autocannon.Request[] {
   return bodies.map((body) => ({ method: spec.method ?? 'GET', path: spec.path, headers: spec.headers, body }));
 }
@@ -260,7 +235,7 @@ function bodiesPerConnection(spec: RequestSpec, bodies: string[], connections: n
 }
 
 export async function load(url: string, spec: RequestSpec, options: LoadOptions): Promise<LoadResult> {
-  const samples = new LatencySamples();
+  const samples = new Samples();
   const settings: autocannon.Options = {
     url,
     connections: options.connections,

@@ -4,7 +4,7 @@
  * over the whole run.
  */
 import fs from 'node:fs';
-import { Samples } from './open-loop.js';
+import { Samples } from './samples.js';
 
 export type Kind = 'assign' | 'event' | 'batch' | 'bare';
 export const KINDS: Kind[] = ['assign', 'event', 'batch', 'bare'];
