@@ -29,6 +29,7 @@ interface Options {
   mode: string;
   window: string;
   idle: string;
+  summaryEvery: string;
 }
 
 const runId = Date.now().toString(36);
@@ -234,6 +235,7 @@ async function run(server: BenchServer, { verdict, control, bare }: Targets, bas
   console.log(WINDOW_HEADER);
   const loop = new OpenLoop(list);
   const windowSeconds = Number(options.window);
+  const summaryEvery = Number(options.summaryEvery);
   const context: WindowContext = { verdict: control, pid: server.pid, recorder, seconds: windowSeconds, last: { hits: 0, misses: 0 } };
   context.last = await serverFigures(control).then(({ figures }) => ({ hits: figures.stickyHits, misses: figures.stickyMisses }));
   loop.start();
@@ -242,6 +244,11 @@ async function run(server: BenchServer, { verdict, control, bare }: Targets, bas
   for (let at = windowSeconds; at <= Number(options.duration); at += windowSeconds) {
     await new Promise((resolve) => setTimeout(resolve, started + at * 1000 - performance.now()));
     await printWindow(at, context);
+    // An interim summary, so one long run gives both the 10-minute latency and the hour's memory.
+    if (summaryEvery > 0 && at % summaryEvery === 0 && at < Number(options.duration)) {
+      printSummary(recorder, `first ${at} s`);
+      console.log(`  RSS now ${treeRssMb(server.pid)?.toFixed(0)} MB\n\n${WINDOW_HEADER}`);
+    }
   }
   loop.stop();
   clearInterval(snapshots);
@@ -278,6 +285,7 @@ await new Command()
   .option('--snapshot-every <seconds>', 'start a snapshot this often (never two at once)', '60')
   .option('--mode <mode>', 'snapshot computation: full or incremental', 'full')
   .option('--window <seconds>', 'reporting window', '10')
+  .option('--summary-every <seconds>', 'also print the summary so far this often (0: only at the end)', '0')
   .option('--idle <seconds>', 'idle time after the load before the last RSS reading', '20')
   .action((options: Options) => soak(options))
   .parseAsync(process.argv);

@@ -103,9 +103,9 @@ export const WINDOW_HEADER =
   '    t  assign/s  event/s batch/s | assign p50/p99/max ms [during a snapshot] | single event p50/p99/max [during] | bare p99 | loop max | RSS MB  heap | pending | miss% | errors';
 
 /** The summary over the whole run: each kind with and without a snapshot running, and the worst window. */
-export function printSummary(recorder: Recorder): void {
+export function printSummary(recorder: Recorder, label = 'whole run'): void {
   const bare = recorder.total.get('bare') as Split;
-  console.log(`\nwhole run (p50 / p99 / max in ms; over ${STALL_MS} ms: count; p99 as a ratio to the bare route's p99 in the same state):`);
+  console.log(`\n${label} (p50 / p99 / max in ms; over ${STALL_MS} ms: count; p99 as a ratio to the bare route's p99 in the same state):`);
   for (const kind of KINDS) {
     const split = recorder.total.get(kind) as Split;
     const parts = (['quiet', 'snapshot'] as const).map((state) => {
