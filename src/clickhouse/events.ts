@@ -8,9 +8,19 @@
  *   the whole sorting key, and every read of events collapses them (FINAL, schema.ts).
  * Ingest never waits on this: while ClickHouse is away the drain fails, the events stay in the
  * buffer (429 once it is full) and the drainer retries.
+ *
+ * Each drain first takes the next drain sequence number in the primary database's transaction
+ * (clickhouse_drain_sequence; the row lock holds other drainers until this one commits) and writes
+ * it on its rows (drain_seq): a drain numbered at or below the committed number has been
+ * acknowledged by ClickHouse in full, so the committed number is the incremental analysis's
+ * watermark (features/analysis/clickhouse-rollups.ts). A drain killed before its commit gives its
+ * number back; rows it left in ClickHouse carry a number that a committed drain holds too, and
+ * their events, drained again, are copies that the refresh counts once (by id).
  */
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { BufferedEvent, PersistEvents } from '../buffer/types.js';
+import type { Executor } from '../db/database.js';
 import type { ClickHouse } from './client.js';
 
 function tokenOf(events: readonly BufferedEvent[]): string {
@@ -19,10 +29,19 @@ function tokenOf(events: readonly BufferedEvent[]): string {
   return hash.digest('hex');
 }
 
+/** The next drain sequence number, taken in the drainer's transaction (and given back if it rolls back). */
+async function nextDrainSeq(executor: Executor): Promise<number> {
+  const result = await sql<{ seq: unknown }>`UPDATE clickhouse_drain_sequence SET seq = seq + 1 WHERE id = 1 RETURNING seq`.execute(executor);
+  const seq = Number(result.rows[0]?.seq);
+  if (!Number.isSafeInteger(seq)) throw new Error('clickhouse_drain_sequence has no row: run `verdict migrate`');
+  return seq;
+}
+
 /** Inserts drained events into ClickHouse's events table. */
 export function persistToClickHouse(ch: ClickHouse): PersistEvents {
-  return async (_executor, events) => {
+  return async (executor, events) => {
     if (events.length === 0) return;
+    const drainSeq = await nextDrainSeq(executor);
     const values = events.map((event) => ({
       id: event.id,
       workspace_id: event.workspace_id,
@@ -32,6 +51,7 @@ export function persistToClickHouse(ch: ClickHouse): PersistEvents {
       occurred_at: event.occurred_at,
       received_at: event.received_at,
       late: event.late,
+      drain_seq: drainSeq,
     }));
     await ch.client.insert({
       table: 'events',

@@ -10,6 +10,12 @@
  * - exposures: the mirror of the primary database's exposures the analysis joins
  *   (exposures-mirror.ts), a ReplacingMergeTree by (experiment_id, unit_id, id) whose newest
  *   version carries the row's superseded mark.
+ * - events.drain_seq (0002): the number of the drain that inserted the row (clickhouse/events.ts),
+ *   the incremental analysis's watermark; rows from before it read 0.
+ * - rollup_units, rollup_values, rollup_state, rollup_changed (0002): the incremental analysis's
+ *   per-unit rollups (features/analysis/clickhouse-rollups.ts). Each refresh writes its rows with a
+ *   new version and commits by inserting its rollup_state row; reads take each key's newest row at
+ *   or below the committed version, so rows of a refresh killed before its commit are never read.
  * With a cluster, each table is a Replicated table on every shard behind a Distributed table of
  * the same name, sharded by cityHash64(unit_id): a unit's events and exposures meet on one shard,
  * so the per-unit aggregation stays local to it.
@@ -24,6 +30,8 @@ interface TableSpec {
   /** The MergeTree engine's family member and arguments after the Replicated path (e.g. "ReplacingMergeTree(version)"). */
   engine: { family: string; args: string[] };
   rest: string;
+  /** The Distributed table's sharding key (default: cityHash64(unit_id)). */
+  shardKey?: string;
 }
 
 const EVENTS: TableSpec = {
@@ -43,6 +51,49 @@ const EXPOSURES: TableSpec = {
   rest: 'ORDER BY (experiment_id, unit_id, id)',
 };
 
+const ROLLUP_UNITS: TableSpec = {
+  name: 'rollup_units',
+  columns: `experiment_id String, unit_id String, version UInt64, exposure_id String, variant_key String, exposed_at Int64`,
+  engine: { family: 'ReplacingMergeTree', args: ['version'] },
+  rest: 'ORDER BY (experiment_id, unit_id)',
+};
+
+const ROLLUP_VALUES: TableSpec = {
+  name: 'rollup_values',
+  columns: `experiment_id String, metric_id String, generation UInt64, unit_id String, version UInt64,
+    cnt UInt64, vsum Decimal256(20), vcnt UInt64, pre_cnt UInt64, pre_vsum Decimal256(20), pre_vcnt UInt64`,
+  engine: { family: 'ReplacingMergeTree', args: ['version'] },
+  rest: 'ORDER BY (experiment_id, metric_id, generation, unit_id)',
+};
+
+const ROLLUP_STATE: TableSpec = {
+  name: 'rollup_state',
+  columns: `experiment_id String, version UInt64, watermark UInt64, units_from UInt64,
+    slot_ids Array(String), slot_generations Array(UInt64), definitions String`,
+  engine: { family: 'ReplacingMergeTree', args: ['version'] },
+  rest: 'ORDER BY experiment_id',
+  shardKey: 'cityHash64(experiment_id)',
+};
+
+const ROLLUP_CHANGED: TableSpec = {
+  name: 'rollup_changed',
+  columns: `experiment_id String, version UInt64, unit_id String, created_at DateTime DEFAULT now()`,
+  engine: { family: 'MergeTree', args: [] },
+  rest: 'ORDER BY (experiment_id, version, unit_id) TTL created_at + INTERVAL 1 DAY',
+};
+
+/** events.drain_seq and its skip index (on the local tables with a cluster, the column on the Distributed one too). */
+function drainSeqStatements(cluster: string | null): string[] {
+  const column = 'ADD COLUMN IF NOT EXISTS drain_seq UInt64 DEFAULT 0';
+  const index = 'ADD INDEX IF NOT EXISTS events_drain_seq drain_seq TYPE minmax GRANULARITY 1';
+  if (cluster === null) return [`ALTER TABLE events ${column}`, `ALTER TABLE events ${index}`];
+  return [
+    `ALTER TABLE events_local${onCluster(cluster)} ${column}`,
+    `ALTER TABLE events_local${onCluster(cluster)} ${index}`,
+    `ALTER TABLE events${onCluster(cluster)} ${column}`,
+  ];
+}
+
 function onCluster(cluster: string | null): string {
   return cluster === null ? '' : ` ON CLUSTER ${cluster}`;
 }
@@ -58,7 +109,7 @@ export function tableStatements(spec: TableSpec, cluster: string | null): string
   const engine = `Replicated${spec.engine.family}(${[path, "'{replica}'", ...spec.engine.args].join(', ')})`;
   return [
     `CREATE TABLE IF NOT EXISTS ${local}${onCluster(cluster)} (${spec.columns}) ENGINE = ${engine} ${spec.rest}`,
-    `CREATE TABLE IF NOT EXISTS ${spec.name}${onCluster(cluster)} AS ${local} ENGINE = Distributed(${cluster}, currentDatabase(), ${local}, cityHash64(unit_id))`,
+    `CREATE TABLE IF NOT EXISTS ${spec.name}${onCluster(cluster)} AS ${local} ENGINE = Distributed(${cluster}, currentDatabase(), ${local}, ${spec.shardKey ?? 'cityHash64(unit_id)'})`,
   ];
 }
 
@@ -74,6 +125,13 @@ export function clickhouseMigrations(cluster: string | null): Array<{ name: stri
     {
       name: '0001_events_and_exposures',
       statements: [...tableStatements(EVENTS, cluster), ...tableStatements(EXPOSURES, cluster)].map((statement) => withDedupWindow(statement, cluster)),
+    },
+    {
+      name: '0002_incremental_rollups',
+      statements: [
+        ...drainSeqStatements(cluster),
+        ...[ROLLUP_UNITS, ROLLUP_VALUES, ROLLUP_STATE, ROLLUP_CHANGED].flatMap((spec) => tableStatements(spec, cluster)),
+      ],
     },
   ];
 }

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeEachDialect } from '../support/each-dialect.js';
+import { describeEachStore } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
 import { computeIn, expectSameAnalysis, random } from './incremental-support.js';
 import { DAY, HOUR, ManualClock, createExperiment, createMetric, drainEvents, exposeExactly, sendEvents, type OutgoingEvent } from './support.js';
@@ -11,7 +11,8 @@ import { DAY, HOUR, ManualClock, createExperiment, createMetric, drainEvents, ex
  * within 1e-9 relative). The stream has duplicates, late events (7 to 29 days old), events before
  * the exposure, exposures logged after their events, re-buckets and re-assignments, metric edits,
  * CUPED switched on, off and its lookback changed, a guardrail added while running, and a stop
- * followed by events after it. SEEDS seeds per database in CI; VERDICT_INCREMENTAL_SEEDS runs more.
+ * followed by events after it. SEEDS seeds per database in CI (and in ClickHouse, the "[clickhouse]"
+ * variant); VERDICT_INCREMENTAL_SEEDS runs more.
  */
 const T0 = Date.UTC(2033, 2, 1, 12);
 const clock = new ManualClock(T0);
@@ -192,7 +193,7 @@ async function runBatch(server: TestServer, world: World, batch: number, rand: (
   }
 }
 
-describeEachDialect(
+describeEachStore(
   'incremental analysis',
   (server) => {
     for (let seed = 1; seed <= SEEDS; seed += 1) {

@@ -80,6 +80,12 @@ export interface ClickHouseExposureMarksTable {
   version: number;
 }
 
+/** ClickHouse: the number of the last committed drain into ClickHouse (one row, id 1). */
+export interface ClickHouseDrainSequenceTable {
+  id: number;
+  seq: number;
+}
+
 export interface AnalysisTables {
   analysis_snapshots: AnalysisSnapshotsTable;
   analysis_rollup_units: AnalysisRollupUnitsTable;
@@ -88,4 +94,5 @@ export interface AnalysisTables {
   analysis_rollup_totals: AnalysisRollupTotalsTable;
   analysis_rollup_touched: AnalysisRollupTouchedTable;
   clickhouse_exposure_marks: ClickHouseExposureMarksTable;
+  clickhouse_drain_sequence: ClickHouseDrainSequenceTable;
 }

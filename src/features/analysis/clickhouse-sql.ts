@@ -13,6 +13,8 @@
  *   six runs). Terms are Float64 computed per unit (deterministic), within 1e-9 relative of SQL.
  */
 import type { MetricSpec } from './aggregate-store.js';
+import { rollupUnitValuesQuery } from './clickhouse-rollup-sql.js';
+import type { UnitSource } from './unit-source.js';
 
 /** Digits after the point of the exact sums: terms are exact to 1e-20; Decimal256 leaves 56 digits before it. */
 export const DECIMAL_SCALE = 20;
@@ -48,7 +50,7 @@ export function exactSum(expression: string): string {
 }
 
 /** The number at the JSON path of `e.properties` (integers and reals only, as the SQL dialects read it), or NULL. */
-function jsonNumber(params: Params, keys: readonly string[]): string {
+export function jsonNumber(params: Params, keys: readonly string[]): string {
   const path = keys.map((key) => params.string(key)).join(', ');
   return `if(JSONType(e.properties, ${path}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(e.properties, ${path}), NULL)`;
 }
@@ -58,6 +60,8 @@ export interface UnitScope {
   experimentId: string;
   /** The stop: events at or after it count in no metric; null while running. */
   eventsBefore: number | null;
+  /** Raw events (the default) or the rollups as of their last committed refresh (clickhouse-rollup-sql.ts). */
+  source?: UnitSource;
 }
 
 /** The experiment's live units (one per unit: the primary database's live-exposure index guarantees it). */
@@ -86,18 +90,18 @@ function unitValue(params: Params, metric: MetricSpec, period: Period): string {
 }
 
 /** Count and binary metrics: a unit without events has 0; sum and mean: no value (NULL). */
-function withoutEvents(metric: MetricSpec, column: string): string {
+export function withoutEvents(metric: MetricSpec, column: string): string {
   return metric.kind === 'binary' || metric.aggregation === 'count' || metric.value_keys === null ? `ifNull(${column}, 0)` : column;
 }
 
-interface UnitColumn {
+export interface UnitColumn {
   alias: string;
   metric: MetricSpec;
   period: Period;
 }
 
 /** m{i} for metric i, d{i} for a ratio's denominator, p{i} for a CUPED covariate. */
-function unitColumns(metrics: readonly MetricSpec[]): UnitColumn[] {
+export function unitColumns(metrics: readonly MetricSpec[]): UnitColumn[] {
   return metrics.flatMap((metric, index) => [
     { alias: `m${index}`, metric, period: 'window' as const },
     ...(metric.denominator ? [{ alias: `d${index}`, metric: metric.denominator, period: 'window' as const }] : []),
@@ -110,6 +114,7 @@ function unitColumns(metrics: readonly MetricSpec[]): UnitColumn[] {
  * joined, the snapshot's events_read), plus `extra` columns of the exposure (breakdowns).
  */
 export function unitValuesQuery(params: Params, scope: UnitScope, metrics: readonly MetricSpec[], extra = ''): string {
+  if (scope.source === 'rollups') return rollupUnitValuesQuery(params, scope, unitColumns(metrics), extra);
   const columns = unitColumns(metrics);
   const units = liveUnits(params, scope.experimentId, extra);
   if (columns.length === 0) return `SELECT x.*, toUInt64(0) AS ev FROM (${units}) AS x`;

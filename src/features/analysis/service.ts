@@ -25,6 +25,7 @@ import type { MetricRow } from '../metrics/read.js';
 import { EMPTY_TOTALS, type MetricSpec, type VariantTotals } from './aggregate-store.js';
 import type { UnitSource } from './unit-source.js';
 import { mirrorExposures } from './clickhouse-mirror.js';
+import { refreshInClickHouse } from './clickhouse-rollups.js';
 import { computationStoreOf, lateEventsIn } from './store-seam.js';
 import {
   COMPUTED_ACTION,
@@ -106,6 +107,7 @@ async function refreshedFor(
   plan: TotalsPlan | null,
 ): Promise<RefreshResult> {
   if (options.mode === 'full') return { events_read: 0, units_refreshed: 0 };
+  if (ctx.clickhouse) return refreshInClickHouse(ctx, ctx.clickhouse, row, slots, { rebuild: options.rebuild, beforeCommit: options.refresh?.beforeCommit });
   return refreshRollups(ctx, row, slots, { rebuild: options.rebuild, plan, ...options.refresh });
 }
 
@@ -189,8 +191,9 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const lookbackMs = cupedLookbackMs(experiment);
   const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
+  // ClickHouse aggregates every unit's rollups at each snapshot (fast there): no maintained totals.
   const plan: TotalsPlan | null =
-    options.mode === 'incremental'
+    options.mode === 'incremental' && !ctx.clickhouse
       ? {
           metrics: metrics.map((metric) => planSpec(metric, components, lookbackMs)),
           breakdowns: breakdownKeys(experiment.dimensions),
@@ -254,14 +257,14 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
   const experiment = toExperiment(row);
   const started = performance.now();
   const computedAt = ctx.clock.now();
-  // ClickHouse runs one statement per experiment, and has no rollups yet: every snapshot there is full.
+  // ClickHouse runs one statement per experiment (no chunks); its rollups are clickhouse-rollups.ts.
   const inClickHouse = Boolean(ctx.clickhouse);
   const chunkUnits = inClickHouse ? null : options.chunkUnits === undefined ? analysisSettingsOf(ctx.seam).chunkUnits : options.chunkUnits;
   const analysis = await analyse(ctx, experiment, row, {
     computedAt,
     chunkUnits,
     withBreakdowns: options.breakdowns !== false,
-    mode: inClickHouse ? 'full' : (options.mode ?? analysisSettingsOf(ctx.seam).defaultMode),
+    mode: options.mode ?? analysisSettingsOf(ctx.seam).defaultMode,
     rebuild: options.rebuild === true,
     refresh: options.refresh,
   });
