@@ -8,6 +8,7 @@ import { openClickHouseFor } from './clickhouse/schema.js';
 import { migrateToLatest, openDatabase, warnOfConnectionLoss, type Db, type Executor } from './db/database.js';
 import type { DialectSeam } from './db/dialect.js';
 import type { ReadPool } from './db/read-pool.js';
+import type { SideReads } from './db/side-reads.js';
 import { inlineWrites, type WriteRunner } from './db/write-tasks.js';
 import { Authenticator } from './features/api-keys/authenticator.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
@@ -27,6 +28,8 @@ export interface AppContext {
   seam: DialectSeam;
   /** Where the analysis's long reads run: SQLite worker threads, or PostgreSQL with a larger work_mem. */
   reads: ReadPool;
+  /** Hot-path single-row reads that never queue behind the API's own SQLite connection. */
+  sideReads: SideReads;
   logger: Logger;
   clock: Clock;
   secrets: SecretBox;
@@ -63,7 +66,7 @@ function logMigrated(logger: Logger, message: string, applied: readonly string[]
 }
 
 export async function createContext(config: Config, logger: Logger, options: ContextOptions = {}): Promise<AppContext> {
-  const { db, seam, reads, destroy } = openDatabase(config.database, config.analysis, warnOfConnectionLoss(logger));
+  const { db, seam, reads, sideReads, destroy } = openDatabase(config.database, config.analysis, warnOfConnectionLoss(logger));
   if (options.migrate) logMigrated(logger, 'database migrated', (await migrateToLatest(db)).applied);
   const clickhouse = config.clickhouse ? await openClickHouseFor(config.clickhouse, logger, options.migrate === true) : null;
   const clock = options.clock ?? systemClock;
@@ -98,6 +101,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     db,
     seam,
     reads,
+    sideReads,
     logger,
     clock,
     secrets: loadSecretBox(config.secretKey, config.dataDir),

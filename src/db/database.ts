@@ -6,6 +6,7 @@ import { postgresSeam, sqliteSeam, type DialectSeam } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
 import { inlineReads, postgresReads, SqliteThreadReads, type ReadPool } from './read-pool.js';
 import type { Database } from './schema.js';
+import { kyselySideReads, sqliteSideReads, type SideReads } from './side-reads.js';
 import { sqliteDialect } from './sqlite.js';
 
 export type Db = Kysely<Database>;
@@ -18,6 +19,8 @@ export interface DatabaseHandle {
   seam: DialectSeam;
   /** Where long analytical reads run (see read-pool.ts). */
   reads: ReadPool;
+  /** Hot-path single-row reads off the API's own SQLite connection (see side-reads.ts). */
+  sideReads: SideReads;
   destroy(): Promise<void>;
 }
 
@@ -43,16 +46,19 @@ export function openDatabase(
   if (config.kind === 'postgres') {
     const pool = postgresPool(config.url, onConnectionLoss);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, seam: postgresSeam, reads: postgresReads(db, analytical.workMem), destroy: () => db.destroy() };
+    return { db, seam: postgresSeam, reads: postgresReads(db, analytical.workMem), sideReads: kyselySideReads(db), destroy: () => db.destroy() };
   }
   const db = new Kysely<Database>({ dialect: sqliteDialect(config.file) });
   const threaded = analytical.threads > 0 && config.file !== ':memory:';
   const reads = threaded ? new SqliteThreadReads(config.file, analytical.threads) : inlineReads(db);
+  const sideReads = config.file === ':memory:' ? kyselySideReads(db) : sqliteSideReads(config.file, db);
   return {
     db,
     seam: sqliteSeam,
     reads,
+    sideReads,
     async destroy() {
+      sideReads.close();
       await reads.close();
       await db.destroy();
     },

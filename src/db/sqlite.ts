@@ -72,7 +72,8 @@ class PatientConnection implements DatabaseConnection {
   }
 }
 
-function isBusy(error: unknown): boolean {
+/** SQLITE_BUSY: the statement met another connection's lock and did nothing. */
+export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

@@ -74,6 +74,24 @@ describe.each([
     });
     expect(answered).toBe(200);
   });
+
+  it('answers a stored unit the cache does not hold while the API thread holds its own connection', async () => {
+    const experiment = await runningExperiment(server, key, environmentId, { key: `held-returning-${writerThread}` });
+    const first = await server.request('POST', '/v1/assign', { key, body: { experiment_key: experiment.key, unit_id: 'cached' } });
+    // A unit stored by another process (or dropped from this one's cache): only the database knows it.
+    const row = await server.ctx.db.selectFrom('assignments').selectAll().where('id', '=', first.body.assignment_id).executeTakeFirstOrThrow();
+    await server.ctx.db
+      .insertInto('assignments')
+      .values({ ...row, id: 'returning-row', unit_id: 'returning' })
+      .execute();
+    // The miss reads the stored row on the side connection (db/side-reads.ts), not on the one held here.
+    const answer = await server.ctx.db
+      .connection()
+      .execute(() => server.request('POST', '/v1/assign', { key, body: { experiment_key: experiment.key, unit_id: 'returning' } }));
+    expect(answer.status).toBe(200);
+    expect(answer.body.assignment_id).toBe('returning-row');
+    expect(answer.body.variant).toBe(row.variant_key);
+  });
 });
 
 describe('a first assignment whose writer thread stopped', () => {

@@ -11,7 +11,7 @@ import { dimensionValuesOf } from './dimension-values.js';
 import type { AssignmentDeps } from './index.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
 import { writeFirstAssignments, type FirstAssignmentWrite, type StoredAssignment } from './first-writes.js';
-import { findAssignment, insertExposure, markExposureLogged } from './store.js';
+import { findAssignmentAside, insertExposure, markExposureLogged } from './store.js';
 
 /** A stored assignment as cached; the ISO form of its exposure time is filled on first use. */
 type StickyResult = StoredAssignment & {
@@ -129,12 +129,13 @@ export class Assigner {
 
   /** What memory could not answer (`#fromMemory` came first): the stored assignment, or a first one. */
   async #assignUncached(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>, sourceKeyId: string | null): Promise<Assignment> {
-    // Without an audience a first assignment is stored unconditionally, and storing finds an
-    // existing one anyway (a lost insert reads the winner), so a cache miss skips the extra read.
-    // With one, the stored assignment must be found first: it wins over today's audience.
-    let known: StickyResult | undefined;
-    if (definition.audience === null) this.#stickyStats.miss();
-    else known = await this.#stored(definition.id, input.unit_id);
+    // The stored assignment is read first, on the side connection (db/side-reads.ts). A miss is
+    // most often a returning unit the cache no longer holds (more units than its 200,000
+    // entries, or one another process assigned), and one indexed read answers it; the write path
+    // would queue it behind the event appends for SQLite's one write lock (bench:soak at 340,000
+    // units: 8 assigns in 10 missed, and each waited for the writer thread). With an audience the
+    // stored assignment must be found first anyway: it wins over today's audience.
+    const known = await this.#stored(definition.id, input.unit_id);
     if (known) return present(definition.key, input.unit_id, known);
     if (!(await this.#inAudience(definition, input.context)))
       return { experiment_key: definition.key, unit_id: input.unit_id, variant: null, reason: 'audience_excluded' };
@@ -155,7 +156,7 @@ export class Assigner {
   async #stored(experimentId: string, unitId: string): Promise<StickyResult | undefined> {
     const cached = this.#cached(experimentId, unitId);
     if (cached) return cached;
-    const row = await findAssignment(this.#ctx.db, experimentId, unitId);
+    const row = await findAssignmentAside(this.#ctx.db, this.#ctx.sideReads, experimentId, unitId);
     if (row) this.#sticky.set(stickyKey(experimentId, unitId), row);
     return row;
   }

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { BulkInsert } from '../../db/bulk-insert.js';
-import type { Executor, Tx } from '../../db/database.js';
+import type { Db, Executor, Tx } from '../../db/database.js';
+import type { SideReads } from '../../db/side-reads.js';
 import type { AssignmentsTable, ExposuresTable } from '../../db/tables/experiments.js';
 import { newId } from '../../lib/ids.js';
 
@@ -44,7 +45,16 @@ export async function insertFirstExposures(trx: Tx, rows: ReadonlyArray<Omit<Exp
 }
 
 export async function findAssignment(executor: Executor, experimentId: string, unitId: string): Promise<AssignmentRow | undefined> {
-  return executor.selectFrom('assignments').selectAll().where('experiment_id', '=', experimentId).where('unit_id', '=', unitId).executeTakeFirst();
+  return assignmentQuery(executor, experimentId, unitId).executeTakeFirst();
+}
+
+/** The stored assignment, read through the side connection (db/side-reads.ts): a sticky-cache miss. */
+export async function findAssignmentAside(db: Db, reads: SideReads, experimentId: string, unitId: string): Promise<AssignmentRow | undefined> {
+  return reads.first(assignmentQuery(db, experimentId, unitId).compile());
+}
+
+function assignmentQuery(executor: Executor, experimentId: string, unitId: string) {
+  return executor.selectFrom('assignments').selectAll().where('experiment_id', '=', experimentId).where('unit_id', '=', unitId);
 }
 
 /**
