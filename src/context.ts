@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createEventBuffer, createWriterThread } from './buffer/index.js';
 import type { EventBuffer } from './buffer/types.js';
@@ -54,6 +55,9 @@ export interface AppContext {
   closeSteps(): Array<{ name: string; run: () => Promise<void> }>;
 }
 
+/** The API thread's checkpoint threshold beside a writer thread, in WAL pages (SQLite's default: 1,000). */
+export const API_THREAD_CHECKPOINT_PAGES = 10_000;
+
 export interface ContextOptions {
   migrate?: boolean;
   clock?: Clock;
@@ -96,6 +100,10 @@ export async function createContext(config: Config, logger: Logger, options: Con
     );
   }
   const writerThread = createWriterThread(config, db);
+  // Checkpoints then run on the writer thread, not inside a commit of the API thread (see
+  // writer-thread-main.ts). The thread starts at the first event or assignment; until then (an
+  // admin-only process) the API thread still checkpoints, past a WAL ten times the usual size.
+  if (writerThread) await sql`pragma wal_autocheckpoint = ${sql.lit(API_THREAD_CHECKPOINT_PAGES)}`.execute(db);
   const context: AppContext = {
     config,
     db,

@@ -80,6 +80,21 @@ async function answer(request: WriterRequest): Promise<unknown> {
   }
 }
 
+// Checkpoints belong on this thread: a checkpoint runs inside whichever commit passes the WAL's
+// threshold, and on the API thread that held every request while it copied pages and synced, so
+// context.ts raises the API connection's threshold tenfold. This thread's own commits checkpoint
+// at SQLite's default; the timer covers a WAL grown by the API thread's commits alone while no
+// event arrives. PASSIVE never waits for readers or writers.
+const CHECKPOINT_EVERY_MS = 5_000;
+setInterval(() => {
+  if (connection.inTransaction) return;
+  try {
+    connection.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy or locked: the next tick, or this thread's next commit, tries again.
+  }
+}, CHECKPOINT_EVERY_MS).unref();
+
 port.on('message', (request: WriterRequest) => {
   answer(request).then(
     (result) => port.postMessage({ id: request.id, result } satisfies WriterReply),

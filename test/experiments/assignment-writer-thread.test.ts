@@ -1,8 +1,10 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ThreadBufferWriter } from '../../src/buffer/thread-writer.js';
 import { BufferUnavailableError } from '../../src/buffer/types.js';
 import { sqliteSeam } from '../../src/db/dialect.js';
 import { loadConfig } from '../../src/config.js';
+import { API_THREAD_CHECKPOINT_PAGES } from '../../src/context.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { runningExperiment } from './helpers.js';
 
@@ -26,6 +28,11 @@ describe.each([
 
   it('writes them where the configuration says', () => {
     expect(server.ctx.writes instanceof ThreadBufferWriter).toBe(writerThread);
+  });
+
+  it('leaves WAL checkpoints to the writer thread when there is one: the API connection checkpoints only past ten times the usual WAL', async () => {
+    const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(server.ctx.db);
+    expect(rows[0]?.wal_autocheckpoint).toBe(writerThread ? API_THREAD_CHECKPOINT_PAGES : 1000);
   });
 
   it('stores each with its exposure, answers repeats with the stored row, and units asked together share one row each', async () => {
