@@ -120,7 +120,11 @@ export async function startBenchServer(
   await beforeServe(dataDir, bootstrap.workspace.id);
   const child = spawn(process.execPath, [...nodeArgs, 'bin/verdict.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url, child);
+  // A server that never became healthy must not outlive the benchmark that gave up on it.
+  await waitForHealth(url, child).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   return {
     url,
     pid: child.pid as number,
