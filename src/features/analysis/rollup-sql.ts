@@ -72,12 +72,28 @@ export async function buildSlot(executor: Executor, seam: DialectSeam, scope: Ro
 
 /**
  * The new events (`fresh`: a condition on `e` that names the workspace and keys), read once into
- * `fresh`. Statements then drive from them (CROSS JOIN keeps SQLite's planner from scanning every
- * unit of the experiment instead) and find each one's unit by primary key.
+ * `fresh`. Statements then drive from them and find each one's unit by primary key.
  */
 function freshEvents(fresh: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`WITH fresh AS MATERIALIZED (SELECT e.unit_id AS unit_id, e.event_key AS event_key, e.occurred_at AS occurred_at, e.properties AS properties
     FROM events AS e WHERE ${fresh})`;
+}
+
+/**
+ * The new events `e` each joined to its refreshed unit `x`, looked up by primary key (a FROM
+ * and the start of a WHERE clause). Left to
+ * themselves, the planners read every unit of the experiment instead: SQLite (kept from it by
+ * CROSS JOIN, which fixes the order), and PostgreSQL, which hashes all of them (a sequential scan
+ * of analysis_rollup_units, about 1 s per statement at 1M units, most of a refresh's time) because
+ * it costs a few thousand index lookups above one scan. A LATERAL subquery with OFFSET 0 is not
+ * flattened into a join, so PostgreSQL runs it once per new event, through the primary key.
+ */
+function freshWithUnits(seam: DialectSeam, experimentId: string): RawBuilder<unknown> {
+  const from =
+    seam.name === 'sqlite'
+      ? sql`fresh AS e CROSS JOIN analysis_rollup_units AS x`
+      : sql`fresh AS e CROSS JOIN LATERAL (SELECT * FROM analysis_rollup_units AS u WHERE u.experiment_id = ${experimentId} AND u.unit_id = e.unit_id OFFSET 0) AS x`;
+  return sql`${from} WHERE x.experiment_id = ${experimentId} AND x.unit_id = e.unit_id`;
 }
 
 /**
@@ -97,8 +113,7 @@ export async function addNewEvents(
   const updates = ['cnt', 'vsum', 'vcnt', 'pre_cnt', 'pre_vsum', 'pre_vcnt'].map(added);
   await sql`${freshEvents(fresh)} INSERT INTO analysis_rollup_values (${COLUMNS})
     SELECT x.experiment_id, x.unit_id, ${slot.metric_id}, ${slotAggregates(seam, slot)}
-    FROM fresh AS e CROSS JOIN analysis_rollup_units AS x
-    WHERE x.experiment_id = ${scope.experimentId} AND x.unit_id = e.unit_id AND ${slotWindow(scope, slot)} AND ${units}
+    FROM ${freshWithUnits(seam, scope.experimentId)} AND ${slotWindow(scope, slot)} AND ${units}
     GROUP BY x.experiment_id, x.unit_id
     ON CONFLICT (experiment_id, unit_id, metric_id) DO UPDATE SET ${sql.join(updates)}`.execute(executor);
 }
@@ -106,13 +121,13 @@ export async function addNewEvents(
 /** How many new events (`fresh`, naming the workspace and keys) belong to the refreshed units that `units` selects, and how many units they touch. */
 export async function countNewEvents(
   executor: Executor,
+  seam: DialectSeam,
   scope: RollupScope,
   fresh: RawBuilder<unknown>,
   units: RawBuilder<unknown>,
 ): Promise<{ events: number; units: number }> {
   const result = await sql<{ events: unknown; units: unknown }>`${freshEvents(fresh)} SELECT COUNT(*) AS events, COUNT(DISTINCT x.unit_id) AS units
-    FROM fresh AS e CROSS JOIN analysis_rollup_units AS x
-    WHERE x.experiment_id = ${scope.experimentId} AND x.unit_id = e.unit_id AND ${units}`.execute(executor);
+    FROM ${freshWithUnits(seam, scope.experimentId)} AND ${units}`.execute(executor);
   const row = result.rows[0];
   return { events: Number(row?.events ?? 0), units: Number(row?.units ?? 0) };
 }
