@@ -92,7 +92,7 @@ const line = (label: string, figures: Figures) =>
   `  ${label.padEnd(34)} ${figures.seconds.toFixed(2).padStart(7)} s (cpu ${figures.cpu_seconds.toFixed(2)})  events_read ${figures.events_read.toLocaleString('en-US').padStart(10)}  ` +
   `units_refreshed ${figures.units_refreshed.toLocaleString('en-US').padStart(9)}  peak RSS ${figures.max_rss_mb.toFixed(0)} MB  units ${figures.units.join('/')}`;
 
-async function benchOne(kind: 'sqlite' | 'postgres', units: number, keep: boolean): Promise<void> {
+async function benchOne(kind: 'sqlite' | 'postgres', units: number, keep: boolean, prepareOnly: boolean): Promise<void> {
   const scratch = await scratchDatabase(kind, process.env.VERDICT_DATABASE_URL, 'incremental');
   let ids: Ids | undefined;
   try {
@@ -108,6 +108,7 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, keep: boolea
     if (kind === 'postgres') await sql`VACUUM ANALYZE`.execute(ctx.db);
     await ctx.close();
     console.log(`  +${added.toLocaleString('en-US')} events (1%: new, late, and new units' events)`);
+    if (prepareOnly) return;
     const refresh = runChild(scratch.url, ids.experimentId, 'incremental');
     const full = runChild(scratch.url, ids.experimentId, 'full');
     console.log(line('incremental refresh after +1%', refresh));
@@ -117,7 +118,7 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, keep: boolea
       `  ratio refresh / full: ${(refresh.seconds / full.seconds).toFixed(3)}x wall, ${(refresh.cpu_seconds / full.cpu_seconds).toFixed(3)}x cpu; units agree: ${agree}\n`,
     );
   } finally {
-    if (keep) console.log(`kept ${scratch.url}, experiment ${ids?.experimentId} (drop it when done)`);
+    if (keep || prepareOnly) console.log(`kept ${scratch.url}, experiment ${ids?.experimentId} (drop it when done)`);
     else await scratch.drop();
   }
 }
@@ -126,14 +127,17 @@ const program = new Command().name('bench:incremental').description('The increme
 program
   .option('-u, --units <list>', 'comma-separated unit counts', '100000')
   .option('--sqlite-only', 'skip PostgreSQL even when VERDICT_DATABASE_URL is set')
-  .option('--keep', 'keep the scratch databases (to profile the refresh afterwards)')
-  .action(async (options: { units: string; sqliteOnly?: boolean; keep?: boolean }) => {
-    const kinds: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
+  .option('--postgres-only', 'skip SQLite (needs VERDICT_DATABASE_URL)')
+  .option('--keep', 'keep the scratch databases')
+  .option('--prepare-only', 'stop (keeping the database) before the refresh after +1%, to profile that refresh')
+  .action(async (options: { units: string; sqliteOnly?: boolean; postgresOnly?: boolean; keep?: boolean; prepareOnly?: boolean }) => {
+    const both: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
+    const kinds = options.postgresOnly ? both.filter((kind) => kind === 'postgres') : both;
     console.log(
       `Incremental analysis: 4 metrics (binary, revenue sum, duration mean, count), 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`,
     );
     for (const units of options.units.split(',').map(Number)) {
-      for (const kind of kinds) await benchOne(kind, units, options.keep === true);
+      for (const kind of kinds) await benchOne(kind, units, options.keep === true, options.prepareOnly === true);
     }
   });
 program
