@@ -168,8 +168,12 @@ async function refreshIn(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, s
     return result;
   }
   // Each statement from here on reads what is new, in milliseconds; PostgreSQL's JIT would spend
-  // 0.3 to 1 s compiling some of them (their estimates charge the changed units' list once per new event).
-  if (ctx.seam.name === 'postgres') await sql`SET LOCAL jit = off`.execute(trx);
+  // 0.3 to 1 s compiling some of them (their estimates charge the changed units' list once per new
+  // event), and their sorts of the new events by unit went to disk with the default 4 MB.
+  if (ctx.seam.name === 'postgres') {
+    await sql`SET LOCAL jit = off`.execute(trx);
+    await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
+  }
   let result: RefreshResult = { events_read: 0, units_refreshed: 0 };
   await maintainTotals(
     trx,
