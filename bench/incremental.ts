@@ -6,7 +6,9 @@
 //   2. the first incremental computation (builds the rollups);
 //   3. +1% events: new events of exposed units, late ones (8 days old) and new units with theirs;
 //   4. the incremental refresh (the figure of interest) and the full computation of the same data.
-// Prints both times, their ratio, events_read and peak RSS.
+// Prints both times, their ratio, events_read and peak RSS. With --private-postgres, PostgreSQL is a
+// server of the benchmark's own, and each computation also gets the server's CPU time (the work of
+// a PostgreSQL computation is in the server), a steadier figure than wall time on a loaded machine.
 // Run: npm run bench:incremental -- --units 1000000
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +21,8 @@ import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
 import { DAY, EVENTS_PER_UNIT, insertRunningExperiment, openBenchContext, openBenchContextAt, standardMetrics } from './lib/analysis-seed.js';
 import { analyzeTables, runJsonChild, scratchDatabase, seedEvents, seedUnits } from './lib/bench-facts.js';
+import { serverCpuSeconds } from './lib/server-cpu.js';
+import { startPrivatePostgres, type PrivatePostgres } from '../test/scaled/private-postgres.js';
 
 const T0 = Date.UTC(2031, 0, 1);
 const NOW = T0 + 20 * DAY;
@@ -58,6 +62,8 @@ async function seedIncrement(ctx: AppContext, ids: Ids, units: number): Promise<
 interface Figures {
   seconds: number;
   cpu_seconds: number;
+  /** The private PostgreSQL server's CPU during the computation; null on SQLite or a server of another's. */
+  server_cpu_seconds: number | null;
   max_rss_mb: number;
   events_read: number;
   units_refreshed: number;
@@ -65,17 +71,21 @@ interface Figures {
 }
 
 /** Child-process mode: one computation, its figures as JSON. */
-async function computeMode(databaseUrl: string, experimentId: string, mode: 'full' | 'incremental'): Promise<void> {
+async function computeMode(databaseUrl: string, experimentId: string, mode: 'full' | 'incremental', postmaster: number | null): Promise<void> {
   const ctx = await openBenchContextAt(databaseUrl, NOW);
+  const serverStarted = postmaster === null ? 0 : serverCpuSeconds(postmaster);
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
   const snapshot = await computeById(ctx, experimentId, { trigger: 'cli', mode });
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuStarted);
   await ctx.close();
+  // The closed connections' backends exit, and the postmaster reaps them (their CPU moves to it).
+  if (postmaster !== null) await new Promise((resolve) => setTimeout(resolve, 500));
   const figures: Figures = {
     seconds,
     cpu_seconds: (cpu.user + cpu.system) / 1e6,
+    server_cpu_seconds: postmaster === null ? null : serverCpuSeconds(postmaster) - serverStarted,
     max_rss_mb: process.resourceUsage().maxRSS / 1024,
     events_read: snapshot?.computation?.events_read ?? -1,
     units_refreshed: snapshot?.computation?.units_refreshed ?? -1,
@@ -84,16 +94,22 @@ async function computeMode(databaseUrl: string, experimentId: string, mode: 'ful
   process.stdout.write(JSON.stringify(figures) + '\n');
 }
 
+/** The private server's postmaster, when the benchmark started one (its computations get the server's CPU). */
+let privateServer: PrivatePostgres | null = null;
+
 function runChild(databaseUrl: string, experimentId: string, mode: 'full' | 'incremental'): Figures {
-  return runJsonChild<Figures>(fileURLToPath(import.meta.url), ['compute', databaseUrl, experimentId, mode]);
+  const postmaster = privateServer && databaseUrl.startsWith('postgres') ? [String(privateServer.pid())] : [];
+  return runJsonChild<Figures>(fileURLToPath(import.meta.url), ['compute', databaseUrl, experimentId, mode, ...postmaster]);
 }
 
+const cpuOf = (figures: Figures) => figures.cpu_seconds + (figures.server_cpu_seconds ?? 0);
+
 const line = (label: string, figures: Figures) =>
-  `  ${label.padEnd(34)} ${figures.seconds.toFixed(2).padStart(7)} s (cpu ${figures.cpu_seconds.toFixed(2)})  events_read ${figures.events_read.toLocaleString('en-US').padStart(10)}  ` +
+  `  ${label.padEnd(34)} ${figures.seconds.toFixed(2).padStart(7)} s (cpu ${figures.cpu_seconds.toFixed(2)}${figures.server_cpu_seconds === null ? '' : `, server cpu ${figures.server_cpu_seconds.toFixed(2)}`})  events_read ${figures.events_read.toLocaleString('en-US').padStart(10)}  ` +
   `units_refreshed ${figures.units_refreshed.toLocaleString('en-US').padStart(9)}  peak RSS ${figures.max_rss_mb.toFixed(0)} MB  units ${figures.units.join('/')}`;
 
-async function benchOne(kind: 'sqlite' | 'postgres', units: number, keep: boolean, prepareOnly: boolean): Promise<void> {
-  const scratch = await scratchDatabase(kind, process.env.VERDICT_DATABASE_URL, 'incremental');
+async function benchOne(kind: 'sqlite' | 'postgres', baseUrl: string | undefined, units: number, keep: boolean, prepareOnly: boolean): Promise<void> {
+  const scratch = await scratchDatabase(kind, baseUrl, 'incremental');
   let ids: Ids | undefined;
   try {
     const ctx = await openBenchContext(scratch.config, scratch.dataDir, true, NOW);
@@ -115,10 +131,10 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, keep: boolea
     console.log(line('full computation after +1%', full));
     const agree = JSON.stringify(refresh.units) === JSON.stringify(full.units);
     console.log(
-      `  ratio refresh / full: ${(refresh.seconds / full.seconds).toFixed(3)}x wall, ${(refresh.cpu_seconds / full.cpu_seconds).toFixed(3)}x cpu; units agree: ${agree}\n`,
+      `  ratio refresh / full: ${(refresh.seconds / full.seconds).toFixed(3)}x wall, ${(cpuOf(refresh) / cpuOf(full)).toFixed(3)}x cpu${refresh.server_cpu_seconds === null ? '' : ' (process and server)'}; units agree: ${agree}\n`,
     );
   } finally {
-    if (keep || prepareOnly) console.log(`kept ${scratch.url}, experiment ${ids?.experimentId} (drop it when done)`);
+    if (keep) console.log(`kept ${scratch.url}, experiment ${ids?.experimentId} (drop it when done)`);
     else await scratch.drop();
   }
 }
@@ -127,21 +143,33 @@ const program = new Command().name('bench:incremental').description('The increme
 program
   .option('-u, --units <list>', 'comma-separated unit counts', '100000')
   .option('--sqlite-only', 'skip PostgreSQL even when VERDICT_DATABASE_URL is set')
-  .option('--postgres-only', 'skip SQLite (needs VERDICT_DATABASE_URL)')
+  .option('--postgres-only', 'skip SQLite (needs VERDICT_DATABASE_URL or --private-postgres)')
+  .option('--private-postgres', 'run PostgreSQL on a server of its own (initdb, stock settings) and time its CPU too')
   .option('--keep', 'keep the scratch databases')
   .option('--prepare-only', 'stop (keeping the database) before the refresh after +1%, to profile that refresh')
-  .action(async (options: { units: string; sqliteOnly?: boolean; postgresOnly?: boolean; keep?: boolean; prepareOnly?: boolean }) => {
-    const both: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
-    const kinds = options.postgresOnly ? both.filter((kind) => kind === 'postgres') : both;
-    console.log(
-      `Incremental analysis: 4 metrics (binary, revenue sum, duration mean, count), 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`,
-    );
-    for (const units of options.units.split(',').map(Number)) {
-      for (const kind of kinds) await benchOne(kind, units, options.keep === true, options.prepareOnly === true);
-    }
-  });
+  .action(
+    async (options: { units: string; sqliteOnly?: boolean; postgresOnly?: boolean; keep?: boolean; prepareOnly?: boolean; privatePostgres?: boolean }) => {
+      if (options.privatePostgres && !options.sqliteOnly) privateServer = await startPrivatePostgres([]);
+      const baseUrl = privateServer?.url ?? process.env.VERDICT_DATABASE_URL;
+      const both: Array<'sqlite' | 'postgres'> = baseUrl && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
+      const kinds = options.postgresOnly ? both.filter((kind) => kind === 'postgres') : both;
+      console.log(
+        `Incremental analysis: 4 metrics (binary, revenue sum, duration mean, count), 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`,
+      );
+      try {
+        for (const units of options.units.split(',').map(Number)) {
+          for (const kind of kinds) await benchOne(kind, baseUrl, units, options.keep === true || options.prepareOnly === true, options.prepareOnly === true);
+        }
+      } finally {
+        // A kept database on the private server goes with it.
+        privateServer?.destroy();
+      }
+    },
+  );
 program
-  .command('compute <database> <experiment> <mode>', { hidden: true })
-  .action(async (database: string, experiment: string, mode: string) => computeMode(database, experiment, mode === 'full' ? 'full' : 'incremental'));
+  .command('compute <database> <experiment> <mode> [postmaster]', { hidden: true })
+  .action(async (database: string, experiment: string, mode: string, postmaster: string | undefined) =>
+    computeMode(database, experiment, mode === 'full' ? 'full' : 'incremental', postmaster === undefined ? null : Number(postmaster)),
+  );
 
 await program.parseAsync(process.argv);

@@ -11,6 +11,8 @@ import { freePort } from '../support/processes.js';
  */
 export interface PrivatePostgres {
   url: string;
+  /** The postmaster's process id (every server process is its child). */
+  pid(): number;
   stop(): void;
   start(): void;
   restart(): void;
@@ -31,7 +33,8 @@ export function privatePostgresAvailable(): boolean {
   return findBin('initdb') !== null && findBin('pg_ctl') !== null;
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/** `settings` are the server's -c options beyond its port and socket (the fault tests' default: fsync off). */
+export async function startPrivatePostgres(settings: readonly string[] = ['fsync=off']): Promise<PrivatePostgres> {
   const initdb = findBin('initdb') as string;
   const pgCtl = findBin('pg_ctl') as string;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-pg-'));
@@ -45,12 +48,13 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', 'mkdir', data]);
   else fs.mkdirSync(data);
   run(initdb, ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const options = [`-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, ...settings.map((setting) => `-c ${setting}`)].join(' ');
   const start = () => run(pgCtl, ['-D', data, '-o', options, '-w', '-l', path.join(dir, 'log'), 'start']);
   const stop = () => run(pgCtl, ['-D', data, '-m', 'fast', '-w', 'stop']);
   start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    pid: () => Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
     start,
     stop,
     restart: () => run(pgCtl, ['-D', data, '-o', options, '-m', 'fast', '-w', '-l', path.join(dir, 'log'), 'restart']),
