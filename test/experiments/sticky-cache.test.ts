@@ -51,3 +51,34 @@ describeEachDialect(
   },
   { config: { assignmentCacheTtlMs: 20, stickyCacheTtlMs: 20 } },
 );
+
+describeEachDialect(
+  'the sticky cache holds VERDICT_STICKY_CACHE_SIZE assignments',
+  (server) => {
+    it('answers the most recent units from memory and reads an older one back from the database, unchanged', async () => {
+      const { key, environmentId } = await server().bootstrap();
+      const experiment = await runningExperiment(server(), key, environmentId, { key: 'sticky-size' });
+      const assign = (unit_id: string) => server().request('POST', '/v1/assign', { key, body: { experiment_key: 'sticky-size', unit_id } });
+      const first = await assign('oldest');
+      for (const unit of ['second', 'newest']) expect((await assign(unit)).status).toBe(200);
+      // The cache holds two: 'oldest' was dropped. Its row stays, and is what answers it again.
+      await pause(80);
+      const misses = async () => {
+        const counter = await server().ctx.metrics.registry.getSingleMetric('verdict_cache_requests_total')?.get();
+        return counter?.values.find(({ labels }) => labels.cache === 'sticky_assignments' && labels.result === 'miss')?.value ?? 0;
+      };
+      const before = await misses();
+      const again = await assign('oldest');
+      expect(again.body).toEqual(first.body);
+      expect(await misses()).toBe(before + 1);
+      const rows = await server()
+        .ctx.db.selectFrom('assignments')
+        .select('id')
+        .where('experiment_id', '=', experiment.id)
+        .where('unit_id', '=', 'oldest')
+        .execute();
+      expect(rows).toHaveLength(1);
+    });
+  },
+  { config: { assignmentCacheTtlMs: 20, stickyCacheSize: 2 } },
+);

@@ -60,7 +60,7 @@ export class Assigner {
     this.#ctx = ctx;
     this.#firstWrites = new GroupCommit({ commit: (items) => this.#writeGroup(items), weigh: () => 1, maxWeight: 500 });
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
-    this.#sticky = new LRUCache({ max: 200_000, ttl: ctx.config.stickyCacheTtlMs });
+    this.#sticky = new LRUCache({ max: ctx.config.stickyCacheSize, ttl: ctx.config.stickyCacheTtlMs });
     this.#stickyStats = ctx.metrics.cache('sticky_assignments');
     ctx.changes.subscribe((change) => {
       if (change.topic === 'assignment') this.#sticky.delete(stickyKey(change.experimentId, change.unitId));
@@ -130,8 +130,8 @@ export class Assigner {
   /** What memory could not answer (`#fromMemory` came first): the stored assignment, or a first one. */
   async #assignUncached(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>, sourceKeyId: string | null): Promise<Assignment> {
     // The stored assignment is read first, on the side connection (db/side-reads.ts). A miss is
-    // most often a returning unit the cache no longer holds (more units than its 200,000
-    // entries, or one another process assigned), and one indexed read answers it; the write path
+    // most often a returning unit the cache no longer holds (more units than its entries,
+    // VERDICT_STICKY_CACHE_SIZE, or one another process assigned), and one indexed read answers it; the write path
     // would queue it behind the event appends for SQLite's one write lock (bench:soak at 340,000
     // units: 8 assigns in 10 missed, and each waited for the writer thread). With an audience the
     // stored assignment must be found first anyway: it wins over today's audience.
