@@ -16,6 +16,8 @@
  * watermark (features/analysis/clickhouse-rollups.ts). A drain killed before its commit gives its
  * number back; rows it left in ClickHouse carry a number that a committed drain holds too, and
  * their events, drained again, are copies that the refresh counts once (by id).
+ *
+ * Event retention (features/retention/purge.ts) deletes expired events here too.
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
@@ -60,4 +62,34 @@ export function persistToClickHouse(ch: ClickHouse): PersistEvents {
       clickhouse_settings: { insert_deduplication_token: tokenOf(events), insert_deduplicate: 1 },
     });
   };
+}
+
+/** Where rows are deleted: the table itself, or on a cluster every shard's local table (a Distributed table takes no DELETE). */
+function deleteTarget(ch: ClickHouse, table: string): string {
+  return ch.cluster === null ? table : `${table}_local ON CLUSTER ${ch.cluster}`;
+}
+
+/**
+ * Deletes the rows of `table` that `where` selects (lightweight DELETE, which returns once the rows
+ * are gone from every read); returns how many there were, counted as reads see them (FINAL).
+ */
+async function deleteRows(ch: ClickHouse, table: string, where: string, params: Record<string, unknown>): Promise<number> {
+  const counted = await ch.client.query({
+    query: `SELECT toString(count()) AS n FROM ${table} FINAL WHERE ${where}`,
+    query_params: params,
+    format: 'JSONEachRow',
+  });
+  const n = Number((await counted.json<{ n: string }>())[0]?.n ?? 0);
+  if (n > 0) await ch.client.command({ query: `DELETE FROM ${deleteTarget(ch, table)} WHERE ${where}`, query_params: params });
+  return n;
+}
+
+/** Retention: removes a workspace's events that occurred before `before`; returns how many. */
+export function deleteClickHouseEvents(ch: ClickHouse, workspaceId: string, before: number): Promise<number> {
+  return deleteRows(ch, 'events', 'workspace_id = {workspace:String} AND occurred_at < {before:Int64}', { workspace: workspaceId, before });
+}
+
+/** Retention: removes ClickHouse's copy of an archived experiment's exposures; returns how many. */
+export function deleteClickHouseExposures(ch: ClickHouse, experimentId: string): Promise<number> {
+  return deleteRows(ch, 'exposures', 'experiment_id = {experiment:String}', { experiment: experimentId });
 }

@@ -4,7 +4,7 @@ import { RETENTION_PURGE_JOB } from '../../src/features/retention/jobs.js';
 import { purgeExpiredEvents } from '../../src/features/retention/purge.js';
 import { enqueueJob } from '../../src/jobs/queue.js';
 import { DAY, HOUR, ManualClock, TWO_ARMS, assignUnits, compute, createExperiment, createMetric, sendEvents } from '../analysis/support.js';
-import { describeEachDialect } from '../support/each-dialect.js';
+import { describeEachStore } from '../support/each-dialect.js';
 import { runQueuedJobs } from '../support/jobs.js';
 import type { Bootstrap, TestServer } from '../support/server.js';
 
@@ -21,13 +21,35 @@ async function runJob(server: TestServer): Promise<void> {
   await runQueuedJobs(server, { name: RETENTION_PURGE_JOB });
 }
 
+/** The workspace's event times, read where its events are (ClickHouse, as the analysis reads them, when configured). */
 async function eventTimes(server: TestServer, workspaceId: string): Promise<number[]> {
+  const clickhouse = server.ctx.clickhouse;
+  if (clickhouse) {
+    const result = await clickhouse.client.query({
+      query: 'SELECT toString(occurred_at) AS t FROM events FINAL WHERE workspace_id = {workspace:String} ORDER BY occurred_at',
+      query_params: { workspace: workspaceId },
+      format: 'JSONEachRow',
+    });
+    return (await result.json<{ t: string }>()).map((row) => Number(row.t));
+  }
   const rows = await server.ctx.db.selectFrom('events').select('occurred_at').where('workspace_id', '=', workspaceId).orderBy('occurred_at').execute();
   return rows.map((row) => Number(row.occurred_at));
 }
 
 async function exposureCount(server: TestServer, experimentId: string): Promise<number> {
   return (await server.ctx.db.selectFrom('exposures').select('id').where('experiment_id', '=', experimentId).execute()).length;
+}
+
+/** ClickHouse's copy of an experiment's exposures (null without ClickHouse). */
+async function copiedExposures(server: TestServer, experimentId: string): Promise<number | null> {
+  const clickhouse = server.ctx.clickhouse;
+  if (!clickhouse) return null;
+  const result = await clickhouse.client.query({
+    query: 'SELECT toString(count()) AS n FROM exposures FINAL WHERE experiment_id = {experiment:String}',
+    query_params: { experiment: experimentId },
+    format: 'JSONEachRow',
+  });
+  return Number((await result.json<{ n: string }>())[0]?.n);
 }
 
 async function purgeEntries(server: TestServer, key: string): Promise<any[]> {
@@ -45,7 +67,7 @@ describe('VERDICT_EVENT_RETENTION_DAYS', () => {
   });
 });
 
-describeEachDialect(
+describeEachStore(
   'event retention',
   (server) => {
     let acme: Bootstrap;
@@ -78,6 +100,9 @@ describeEachDialect(
         other.key,
         [1, 2, 3].map((n) => ({ event_key: 'purchase', unit_id: `o${n}`, occurred_at: T0 + n * HOUR })),
       );
+      // Computed once each, so with ClickHouse their exposures are copied there too.
+      await compute(server(), acme.key, ids.archivedEarly);
+      await compute(server(), acme.key, ids.archivedLate);
       expect((await server().request('DELETE', `/v1/experiments/${ids.archivedEarly}`, { key: acme.key })).status).toBe(204);
       clock.set(T0 + 40 * DAY);
       expect((await server().request('DELETE', `/v1/experiments/${ids.archivedLate}`, { key: acme.key })).status).toBe(204);
@@ -105,6 +130,10 @@ describeEachDialect(
       expect(await exposureCount(server(), ids.archivedEarly)).toBe(0);
       expect(await exposureCount(server(), ids.archivedLate)).toBe(2);
       expect(await exposureCount(server(), ids.running)).toBe(3);
+      if (server().ctx.clickhouse) {
+        expect(await copiedExposures(server(), ids.archivedEarly)).toBe(0);
+        expect(await copiedExposures(server(), ids.archivedLate)).toBe(2);
+      }
       const archived = await server().request('GET', `/v1/experiments/${ids.archivedEarly}`, { key: acme.key });
       expect(archived.body.status).toBe('archived');
     });
@@ -132,11 +161,19 @@ describeEachDialect(
         [1, 2, 3, 4, 5].map((n) => ({ event_key: 'late', unit_id: `l${n}`, occurred_at: clock.now() - 20 * DAY })),
       );
       clock.set(clock.now() + 15 * DAY);
-      const purged = await purgeExpiredEvents({ db: server().ctx.db, retentionDays: RETENTION_DAYS, now: clock.now(), batchSize: 2 });
+      const purged = await purgeExpiredEvents({
+        db: server().ctx.db,
+        clickhouse: server().ctx.clickhouse,
+        retentionDays: RETENTION_DAYS,
+        now: clock.now(),
+        batchSize: 2,
+      });
       expect(purged).toEqual([expect.objectContaining({ workspace_id: other.workspaceId, events_removed: 5 })]);
       const [latest] = await purgeEntries(server(), other.key);
       expect(latest.payload.events_removed).toBe(5);
-      expect(await purgeExpiredEvents({ db: server().ctx.db, retentionDays: RETENTION_DAYS, now: clock.now(), batchSize: 2 })).toEqual([]);
+      expect(
+        await purgeExpiredEvents({ db: server().ctx.db, clickhouse: server().ctx.clickhouse, retentionDays: RETENTION_DAYS, now: clock.now(), batchSize: 2 }),
+      ).toEqual([]);
       expect(await eventTimes(server(), acme.workspaceId)).toEqual([T0 - 10 * DAY, T0 + HOUR, T0 + HOUR]);
     });
   },

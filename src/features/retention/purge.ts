@@ -1,4 +1,6 @@
 import { encodeTime } from 'ulid';
+import type { ClickHouse } from '../../clickhouse/client.js';
+import { deleteClickHouseEvents, deleteClickHouseExposures } from '../../clickhouse/events.js';
 import type { Db, Executor } from '../../db/database.js';
 import { recordAudit } from '../audit/recorder.js';
 
@@ -15,6 +17,11 @@ import { recordAudit } from '../audit/recorder.js';
  * (the drainer's inserts into `events`) never waits behind a long delete. The slice reads the
  * events and experiment tables directly: retention is maintenance across slices, not a feature of
  * one. Snapshots (and any rollups) are left alone: results already computed stay readable.
+ *
+ * With ClickHouse configured (VERDICT_CLICKHOUSE_URL) events live there, not in the events table:
+ * the same events go from ClickHouse too (one lightweight DELETE per workspace), and so does
+ * ClickHouse's copy of the purged exposures. ClickHouse is not in the primary database's
+ * transaction: the audit entry is brought up to date right after each delete there.
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -28,6 +35,8 @@ export interface PurgeDeps {
   now: number;
   batchSize?: number;
   signal?: AbortSignal;
+  /** Where events live when configured (their exposures are copied there too); null or absent: the primary database alone. */
+  clickhouse?: ClickHouse | null;
 }
 
 export interface WorkspacePurge {
@@ -175,6 +184,15 @@ async function purgeExposures(deps: PurgeDeps, audit: PurgeAudit, experimentId: 
   }
 }
 
+/** Removes from ClickHouse what `remove` deletes there and records it in the audit entry. */
+async function purgeInClickHouse(deps: PurgeDeps, audit: PurgeAudit, remove: (ch: ClickHouse) => Promise<number>, count: (removed: number) => void) {
+  if (!deps.clickhouse || deps.signal?.aborted) return;
+  const removed = await remove(deps.clickhouse);
+  if (removed === 0) return;
+  count(removed);
+  await deps.db.transaction().execute((trx) => audit.record(trx));
+}
+
 /** Purges every workspace; returns what each one lost (workspaces that lost nothing are left out). */
 export async function purgeExpiredEvents(deps: PurgeDeps): Promise<WorkspacePurge[]> {
   const cutoff = deps.now - deps.retentionDays * DAY_MS;
@@ -192,6 +210,12 @@ export async function purgeExpiredEvents(deps: PurgeDeps): Promise<WorkspacePurg
     };
     const audit = new PurgeAudit(summary, deps.retentionDays, deps.now);
     await purgeEvents(deps, audit, before);
+    await purgeInClickHouse(
+      deps,
+      audit,
+      (ch) => deleteClickHouseEvents(ch, id, before),
+      (n) => (summary.events_removed += n),
+    );
     const archived = await deps.db
       .selectFrom('experiments')
       .select('id')
@@ -200,7 +224,18 @@ export async function purgeExpiredEvents(deps: PurgeDeps): Promise<WorkspacePurg
       .where('updated_at', '<', cutoff)
       .orderBy('id')
       .execute();
-    for (const experiment of archived) await purgeExposures(deps, audit, experiment.id);
+    for (const experiment of archived) {
+      await purgeExposures(deps, audit, experiment.id);
+      // The copy counts nothing more than the rows above: the audit says what the primary database lost.
+      await purgeInClickHouse(
+        deps,
+        audit,
+        (ch) => deleteClickHouseExposures(ch, experiment.id),
+        () => undefined,
+      );
+      // With the copy gone, a later copy (if any) must start from scratch, not from its watermark.
+      if (deps.clickhouse) await deps.db.deleteFrom('clickhouse_exposure_marks').where('experiment_id', '=', experiment.id).execute();
+    }
     if (summary.events_removed > 0 || summary.exposures_removed > 0) results.push(summary);
   }
   return results;
