@@ -7,7 +7,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { createWorkspaces } from '../../src/features/workspaces/index.js';
 import { createTestDatabase, type DialectName, type TestDatabase } from '../support/databases.js';
 import { describeEach } from '../support/describe-each.js';
-import { spawnVerdict, waitHealthy } from '../support/processes.js';
+import { startServe } from '../support/processes.js';
 import { freePort, privateRedis, uniquePrefix, waitFor, type BufferMode, type PrivateRedis } from './support.js';
 
 const CONCURRENCY = 24;
@@ -23,20 +23,6 @@ interface SentEvent {
   event_key: string;
   unit_id: string;
   client_event_id?: string;
-}
-
-/** `verdict serve` as a real child process, the way an operator runs it, once it answers. */
-async function startServe(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawnVerdict(['serve'], env, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  try {
-    await waitHealthy(`http://127.0.0.1:${env.PORT ?? ''}`, child, { output: () => stderr });
-  } catch (error) {
-    child.kill('SIGKILL'); // one that never answered is not left running
-    throw error;
-  }
-  return child;
 }
 
 /** Sends events from many connections until `stop` says so; returns exactly those answered 202. */

@@ -34,6 +34,20 @@ export async function waitHealthy(url: string, child: ChildProcess, options: { t
   );
 }
 
+/** `verdict serve` as a real child process, the way an operator runs it, once it answers on $PORT; killed if it never does. */
+export async function startServe(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawnVerdict(['serve'], env, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  try {
+    await waitHealthy(`http://127.0.0.1:${env.PORT ?? ''}`, child, { output: () => stderr });
+  } catch (error) {
+    child.kill('SIGKILL'); // one that never answered is not left running
+    throw error;
+  }
+  return child;
+}
+
 /** Sends `signal` and waits for the exit; nothing when the process has already ended. */
 export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
