@@ -40,7 +40,8 @@ export async function startServe(env: Record<string, string>): Promise<ChildProc
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
   try {
-    await waitHealthy(`http://127.0.0.1:${env.PORT ?? ''}`, child, { output: () => stderr });
+    // Up to 180 s: on a loaded machine a start-up (the embedded ClickHouse engine's above all) took over 60 s.
+    await waitHealthy(`http://127.0.0.1:${env.PORT ?? ''}`, child, { output: () => stderr, timeoutMs: 180_000 });
   } catch (error) {
     child.kill('SIGKILL'); // one that never answered is not left running
     throw error;
