@@ -248,6 +248,12 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
 }
 
 /**
+ * ClickHouse computes in full unless asked for `mode=incremental`: its incremental path is exact
+ * but measured slower than the full computation (docs/analysis.md "Incremental analysis in ClickHouse").
+ */
+const CLICKHOUSE_DEFAULT_MODE: ComputationMode = 'full';
+
+/**
  * Computes and stores a snapshot of the experiment now. The reads run outside any transaction
  * (on SQLite a write transaction would block ingest for the whole computation); the insert and
  * its audit entry commit together.
@@ -264,7 +270,7 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
     computedAt,
     chunkUnits,
     withBreakdowns: options.breakdowns !== false,
-    mode: options.mode ?? analysisSettingsOf(ctx.seam).defaultMode,
+    mode: options.mode ?? (inClickHouse ? CLICKHOUSE_DEFAULT_MODE : analysisSettingsOf(ctx.seam).defaultMode),
     rebuild: options.rebuild === true,
     refresh: options.refresh,
   });
