@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clickhouseUnavailable } from '../support/clickhouse.js';
-import { createWorkspaceWithCli, freePort, spawnVerdict, stopProcess, waitHealthy } from '../support/processes.js';
+import { createWorkspaceWithCli, freePort, startServe, stopProcess } from '../support/processes.js';
 import type { TestServer } from '../support/server.js';
 import { expectSameAnalysis } from './incremental-support.js';
 import { createExperiment, createMetric, exposeExactly } from './support.js';
@@ -31,19 +31,6 @@ function httpClient(url: string): TestServer {
     return { status: response.status, headers: response.headers, body, text };
   };
   return { url, request } as unknown as TestServer;
-}
-
-async function startServe(env: Record<string, string>, url: string): Promise<ChildProcess> {
-  const child = spawnVerdict(['serve'], env, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  try {
-    await waitHealthy(url, child, { output: () => stderr });
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-  return child;
 }
 
 async function computeOver(server: TestServer, key: string, experimentId: string, mode: 'incremental' | 'full'): Promise<any> {
@@ -91,7 +78,7 @@ suite(`incremental refresh in ClickHouse under kill -9${reason ? ` (skipped: ${r
       PORT: String(port),
     };
     const { key, environmentId } = createWorkspaceWithCli(env, 'ClickHouse kill -9');
-    child = await startServe(env, url);
+    child = await startServe(env);
     const server = httpClient(url);
     const orders = await createMetric(server, key, { key: 'orders', event_key: 'buy', kind: 'count' });
     const revenue = await createMetric(server, key, { key: 'revenue', event_key: 'buy', kind: 'revenue', property_path: 'amount', aggregation: 'sum' });
@@ -136,7 +123,7 @@ suite(`incremental refresh in ClickHouse under kill -9${reason ? ` (skipped: ${r
       await new Promise((resolve) => setTimeout(resolve, took * fraction));
       await stopProcess(child, 'SIGKILL');
       if ((await dying) === 'killed') interrupted += 1;
-      child = await startServe(env, url);
+      child = await startServe(env);
       const incremental = await computeOver(server, key, experiment.id, 'incremental');
       const full = await computeOver(server, key, experiment.id, 'full');
       expectSameAnalysis(withoutClock(incremental), withoutClock(full), `after the kill at ${fraction} of a refresh`);
