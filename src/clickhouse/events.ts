@@ -1,11 +1,15 @@
 /**
  * The drain into ClickHouse: the buffer's drainer calls this inside its transaction and commits
  * (releasing the events from the buffer) only after ClickHouse acknowledged the insert. A drainer
- * killed between the two leaves the events buffered, and the next drain inserts them again:
- * - the insert carries a de-duplication token made of the batch's event ids, so a retried batch
- *   that is the same is dropped by ClickHouse itself;
- * - a batch cut differently (the buffer grew meanwhile) still inserts some rows twice; they share
- *   the whole sorting key, and every read of events collapses them (FINAL, schema.ts).
+ * killed between the two leaves the events buffered, and the next drain inserts them again. The
+ * copies share the whole sorting key, and every read of events collapses them (FINAL, schema.ts;
+ * one row per id in the incremental refresh). The insert is not de-duplicated by ClickHouse
+ * (insert_deduplicate = 0): a non-replicated table adds a block's hash to its de-duplication log
+ * before the part is committed, so a kill -9 between the two can leave the hash without the rows,
+ * and the retried drain of those acknowledged events would be dropped as a repeat. With the
+ * per-batch token, test/events/clickhouse-kill.test.ts once found 18 acknowledged events missing
+ * after a kill. The setting is given on every insert: the embedded engine keeps a statement's
+ * settings (SET) for the statements after it.
  * Ingest never waits on this: while ClickHouse is away the drain fails, the events stay in the
  * buffer (429 once it is full) and the drainer retries.
  *
@@ -19,17 +23,10 @@
  *
  * Event retention (features/retention/purge.ts) deletes expired events here too.
  */
-import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { BufferedEvent, PersistEvents } from '../buffer/types.js';
+import type { PersistEvents } from '../buffer/types.js';
 import type { Executor } from '../db/database.js';
 import type { ClickHouse } from './client.js';
-
-function tokenOf(events: readonly BufferedEvent[]): string {
-  const hash = createHash('sha256');
-  for (const event of events) hash.update(event.id).update('\n');
-  return hash.digest('hex');
-}
 
 /** The next drain sequence number, taken in the drainer's transaction (and given back if it rolls back). */
 async function nextDrainSeq(executor: Executor): Promise<number> {
@@ -59,7 +56,7 @@ export function persistToClickHouse(ch: ClickHouse): PersistEvents {
       table: 'events',
       values,
       format: 'JSONEachRow',
-      clickhouse_settings: { insert_deduplication_token: tokenOf(events), insert_deduplicate: 1 },
+      clickhouse_settings: { insert_deduplicate: 0 },
     });
   };
 }
