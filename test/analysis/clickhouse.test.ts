@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickhouseUnavailable, TEST_CLICKHOUSE } from '../support/clickhouse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { compute, createExperiment, createMetric, DAY, drainEvents, exposeExactly, HOUR, ManualClock, sendEvents, type OutgoingEvent } from './support.js';
-import { exactSum } from '../../src/features/analysis/clickhouse-sql.js';
+import { exactSum, metricAggregates, Params } from '../../src/features/analysis/clickhouse-sql.js';
 
 /**
  * docs/analysis.md "ClickHouse": the same scenario (every kind of metric, caps, a ratio, CUPED,
@@ -222,5 +222,19 @@ suite(`exact sums in ClickHouse${reason ? ` (skipped: ${reason})` : ''}`, () => 
       results.add(String(row?.s));
     }
     expect(results.size).toBe(1);
+  });
+
+  it("counts a binary metric's 50,000 converted units as exactly 50,000 (a Decimal256 sum came back as 50000.00000000001)", async () => {
+    const client = server.ctx.clickhouse!.client;
+    const params = new Params();
+    const binary = { event_key: 'buy', kind: 'binary', aggregation: 'count', window_ms: DAY, value_keys: null, cap: null } as const;
+    const columns = metricAggregates(params, binary, 0).join(', ');
+    const result = await client.query({
+      query: `SELECT ${columns} FROM (SELECT toFloat64(number % 10 = 0) AS m0 FROM numbers(500000)) AS u`,
+      query_params: params.values,
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json<Record<string, unknown>>();
+    expect([row?.n0, row?.s0, row?.q0, row?.c0].map(Number)).toEqual([500000, 50000, 50000, 50000]);
   });
 });

@@ -8,7 +8,7 @@
 import type { ClickHouse } from '../../clickhouse/client.js';
 import { toNumber } from './aggregate-store.js';
 import { addRow, NONE_BUCKET, OTHER_BUCKET, TOP_VALUES, type BreakdownInput, type BreakdownKey, type BreakdownTotals } from './breakdowns-store.js';
-import { metricAggregates, Params, unitValuesQuery } from './clickhouse-sql.js';
+import { metricAggregates, Params, unitValuesQuery, type ExposureColumn } from './clickhouse-sql.js';
 import { queryRows } from './clickhouse-store.js';
 
 /** The unit's raw value of a breakdown, from the mirrored exposure row (text or NULL). */
@@ -19,13 +19,14 @@ function rawValue(params: Params, key: BreakdownKey): string {
     JSONType(dimension_values, ${name}) IN ('Int64', 'UInt64', 'Double', 'Bool'), JSONExtractRaw(dimension_values, ${name}), NULL)`;
 }
 
-function rawColumns(params: Params, breakdowns: readonly BreakdownKey[]): string {
-  return breakdowns.map((key, index) => `, ${rawValue(params, key)} AS r${index}`).join('');
+function rawColumns(params: Params, breakdowns: readonly BreakdownKey[]): ExposureColumn[] {
+  return breakdowns.map((key, index) => ({ alias: `r${index}`, expression: rawValue(params, key) }));
 }
 
 async function topValues(ch: ClickHouse, input: BreakdownInput): Promise<string[][]> {
   const params = new Params();
-  const units = `SELECT 0 AS unused${rawColumns(params, input.breakdowns)} FROM exposures FINAL
+  const raw = rawColumns(params, input.breakdowns).map((column) => `, ${column.expression} AS ${column.alias}`);
+  const units = `SELECT 0 AS unused${raw.join('')} FROM exposures FINAL
     WHERE experiment_id = ${params.string(input.experimentId)} AND superseded_at IS NULL`;
   const parts = input.breakdowns.map(
     (_, index) => `SELECT * FROM (SELECT ${index} AS breakdown, toString(r${index}) AS v, count() AS units FROM (${units})

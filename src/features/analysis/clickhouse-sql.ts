@@ -44,9 +44,21 @@ export class Params {
   }
 }
 
-/** The exact sum of a Float64 expression (NULL terms add 0), as Float64. */
-export function exactSum(expression: string): string {
+/**
+ * The exact sum of a Float64 expression (NULL terms add 0), as Float64. `integral`: every term is
+ * a whole number (counts, binary values, their squares and products): summed as Int128, exact and
+ * converted to Float64 exactly. Decimal256 would not do for those: its conversion to Float64
+ * rounds twice, and 50,000 converted units came back as 50000.00000000001.
+ */
+export function exactSum(expression: string, integral = false): string {
+  if (integral) return `toFloat64(sum(toInt128(ifNull(${expression}, 0))))`;
   return `toFloat64(sum(toDecimal256(ifNull(${expression}, 0), ${DECIMAL_SCALE})))`;
+}
+
+/** Whether every per-unit value of the metric is a whole number: binary and count values, capped at a whole number if at all. */
+export function integralValues(metric: MetricSpec): boolean {
+  const counted = metric.kind === 'binary' || metric.aggregation === 'count' || metric.value_keys === null;
+  return counted && (metric.cap === null || Number.isInteger(metric.cap));
 }
 
 /** The number at the JSON path of `e.properties` (integers and reals only, as the SQL dialects read it), or NULL. */
@@ -77,15 +89,19 @@ function counted(params: Params, metric: MetricSpec, period: Period): string {
   return `${key} AND e.occurred_at >= x.exposed_at AND e.occurred_at < x.exposed_at + ${params.int(metric.window_ms)}`;
 }
 
-/** A unit's value of one metric over its joined events `e` (grouped per unit); NULL when it has no value. */
+/**
+ * A unit's value of one metric over its joined events `e` (grouped per unit); NULL when it has no
+ * value. A unit without events (the RIGHT JOIN's NULL row) has 0 for count and binary metrics, no
+ * value for sum and mean ones. The JSON number is read only where the event counts (`if` is
+ * evaluated lazily): most joined events belong to other metrics.
+ */
 function unitValue(params: Params, metric: MetricSpec, period: Period): string {
   const when = counted(params, metric, period);
   if (metric.kind === 'binary') return `toFloat64(countIf(${when}) > 0)`;
   if (metric.aggregation === 'count' || metric.value_keys === null) return `toFloat64(countIf(${when}))`;
-  const value = jsonNumber(params, metric.value_keys);
-  const numbered = `${when} AND isNotNull(${value})`;
-  const sum = `toFloat64(sumIf(toDecimal256(ifNull(${value}, 0), ${DECIMAL_SCALE}), ${numbered}))`;
-  const numbers = `countIf(${numbered})`;
+  const value = `if(${when}, ${jsonNumber(params, metric.value_keys)}, NULL)`;
+  const sum = `toFloat64(sum(toDecimal256(${value}, ${DECIMAL_SCALE})))`;
+  const numbers = `count(${value})`;
   return metric.aggregation === 'sum' ? `if(${numbers} > 0, ${sum}, NULL)` : `if(${numbers} > 0, ${sum} / ${numbers}, NULL)`;
 }
 
@@ -109,29 +125,38 @@ export function unitColumns(metrics: readonly MetricSpec[]): UnitColumn[] {
   ]);
 }
 
+/** A column of the exposure carried into the per-unit rows (breakdowns: a dimension's raw value). */
+export interface ExposureColumn {
+  alias: string;
+  expression: string;
+}
+
 /**
  * One row per live unit: unit_id, variant_key, exposed_at, the value columns and `ev` (the events
  * joined, the snapshot's events_read), plus `extra` columns of the exposure (breakdowns).
+ * One join: the experiment's events RIGHT JOIN its live units (the hash table is built on the
+ * units, the small side; a unit without events comes out once with NULLs), grouped per unit. The
+ * per-metric conditions hold each metric's window, so no event outside them counts.
  */
-export function unitValuesQuery(params: Params, scope: UnitScope, metrics: readonly MetricSpec[], extra = ''): string {
-  if (scope.source === 'rollups') return rollupUnitValuesQuery(params, scope, unitColumns(metrics), extra);
+export function unitValuesQuery(params: Params, scope: UnitScope, metrics: readonly MetricSpec[], extra: readonly ExposureColumn[] = []): string {
+  const exposureColumns = extra.map((column) => `, ${column.expression} AS ${column.alias}`).join('');
+  if (scope.source === 'rollups') return rollupUnitValuesQuery(params, scope, unitColumns(metrics), exposureColumns);
   const columns = unitColumns(metrics);
-  const units = liveUnits(params, scope.experimentId, extra);
+  const units = liveUnits(params, scope.experimentId, exposureColumns);
   if (columns.length === 0) return `SELECT x.*, toUInt64(0) AS ev FROM (${units}) AS x`;
   const specs = columns.map((column) => column.metric);
   const keys = [...new Set(specs.map((metric) => metric.event_key))];
   const widest = Math.max(...specs.map((metric) => metric.window_ms));
   const longest = metrics.reduce((most, metric) => Math.max(most, metric.lookback_ms ?? 0), 0);
   const stop = scope.eventsBefore === null ? '' : ` AND occurred_at < ${params.int(scope.eventsBefore)}`;
+  const carried = ['variant_key', 'exposed_at', ...extra.map((column) => column.alias)].map((alias) => `any(x.${alias}) AS ${alias}`).join(', ');
   const values = columns.map((column) => `${unitValue(params, column.metric, column.period)} AS ${column.alias}`).join(', ');
-  const perUnit = `SELECT e.unit_id AS unit_id, ${values}, count() AS ev
+  const read = `e.occurred_at >= x.exposed_at - ${params.int(longest)} AND e.occurred_at < x.exposed_at + ${params.int(widest)}`;
+  return `SELECT x.unit_id AS unit_id, ${carried}, ${values}, countIf(${read}) AS ev
     FROM (SELECT unit_id, event_key, occurred_at, properties FROM events FINAL
           WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}${stop}) AS e
-    INNER JOIN (${liveUnits(params, scope.experimentId)}) AS x ON e.unit_id = x.unit_id
-    WHERE e.occurred_at >= x.exposed_at - ${params.int(longest)} AND e.occurred_at < x.exposed_at + ${params.int(widest)}
-    GROUP BY e.unit_id`;
-  const selected = columns.map((column) => `${withoutEvents(column.metric, `a.${column.alias}`)} AS ${column.alias}`).join(', ');
-  return `SELECT x.*, ${selected}, ifNull(a.ev, 0) AS ev FROM (${units}) AS x LEFT JOIN (${perUnit}) AS a ON a.unit_id = x.unit_id`;
+    RIGHT JOIN (${units}) AS x ON e.unit_id = x.unit_id
+    GROUP BY x.unit_id`;
 }
 
 /** The value capped from above; NULL stays NULL. */
@@ -145,28 +170,30 @@ function capped(params: Params, column: string, cap: number | null): string {
  */
 export function metricAggregates(params: Params, metric: MetricSpec, index: number): string[] {
   const m = capped(params, `u.m${index}`, metric.cap);
+  const whole = integralValues(metric);
   if (metric.denominator) {
     const x = `ifNull(${m}, 0)`;
     const y = `ifNull(${capped(params, `u.d${index}`, metric.denominator.cap)}, 0)`;
+    const wholeY = integralValues(metric.denominator);
     return [
       `count() AS n${index}`,
-      `${exactSum(x)} AS s${index}`,
-      `${exactSum(`${x} * ${x}`)} AS q${index}`,
+      `${exactSum(x, whole)} AS s${index}`,
+      `${exactSum(`${x} * ${x}`, whole)} AS q${index}`,
       `countIf(${y} != 0) AS c${index}`,
-      `${exactSum(y)} AS sy${index}`,
-      `${exactSum(`${y} * ${y}`)} AS qy${index}`,
-      `${exactSum(`${x} * ${y}`)} AS xy${index}`,
+      `${exactSum(y, wholeY)} AS sy${index}`,
+      `${exactSum(`${y} * ${y}`, wholeY)} AS qy${index}`,
+      `${exactSum(`${x} * ${y}`, whole && wholeY)} AS xy${index}`,
     ];
   }
   const mean = metric.aggregation === 'mean' && metric.kind !== 'binary';
   let conversions: string;
-  if (metric.kind === 'binary') conversions = exactSum(m);
+  if (metric.kind === 'binary') conversions = exactSum(m, whole);
   else if (metric.aggregation === 'count') conversions = `countIf(${m} > 0)`;
   else conversions = `count(${m})`;
   const columns = [
     `${mean ? `count(${m})` : 'count()'} AS n${index}`,
-    `${exactSum(m)} AS s${index}`,
-    `${exactSum(`${m} * ${m}`)} AS q${index}`,
+    `${exactSum(m, whole)} AS s${index}`,
+    `${exactSum(`${m} * ${m}`, whole)} AS q${index}`,
     `${conversions} AS c${index}`,
   ];
   if (metric.percentile) columns.push(`countIf(${m} != 0) AS z${index}`);
@@ -174,7 +201,11 @@ export function metricAggregates(params: Params, metric: MetricSpec, index: numb
     const x = `ifNull(${capped(params, `u.p${index}`, metric.cap)}, 0)`;
     const y = `ifNull(${m}, 0)`;
     const only = (term: string) => (mean ? `if(isNotNull(${m}), ${term}, 0)` : term);
-    columns.push(`${exactSum(only(x))} AS px${index}`, `${exactSum(only(`${x} * ${x}`))} AS pxx${index}`, `${exactSum(only(`${x} * ${y}`))} AS pxy${index}`);
+    columns.push(
+      `${exactSum(only(x), whole)} AS px${index}`,
+      `${exactSum(only(`${x} * ${x}`), whole)} AS pxx${index}`,
+      `${exactSum(only(`${x} * ${y}`), whole)} AS pxy${index}`,
+    );
   }
   return columns;
 }
