@@ -3,88 +3,47 @@
 // VERDICT_DATABASE_URL is set: a scratch database is created on that server and dropped after),
 // then computes the snapshot in a fresh child process so its peak RSS is the computation's alone.
 // Run: npm run bench:analysis -- --units 10000,100000    (figures: docs/analysis.md)
+// With --clickhouse: the same snapshot in the embedded ClickHouse engine beside them (lib/clickhouse-comparison.ts).
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import type { AppContext } from '../src/context.js';
 import { computeById } from '../src/features/analysis/service.js';
-import { createWorkspace } from '../src/features/workspaces/service.js';
-import { newId } from '../src/lib/ids.js';
-import { benchMetric, DAY, EVENTS_PER_UNIT, insertRunningExperiment, openBenchContext, openBenchContextAt, standardMetrics } from './lib/analysis-seed.js';
-import { analyzeTables, runJsonChild, scratchDatabase, seedEvents, seedUnits } from './lib/bench-facts.js';
+import { CHDB_VERSION, chdbInstalled } from '../src/clickhouse/client.js';
+import { ANALYSIS_T0, DAY, EVENTS_PER_UNIT, openBenchContext, openBenchContextAt, seedAnalysisDefinitions } from './lib/analysis-seed.js';
+import { runJsonChild, scratchDatabase, seedAnalysisFacts } from './lib/bench-facts.js';
+import { compareWithClickHouse, type Store } from './lib/clickhouse-comparison.js';
+import { snapshotFigures, type ComputeFigures } from './lib/snapshot-figures.js';
 
-const T0 = Date.UTC(2031, 0, 1);
+const T0 = ANALYSIS_T0;
 
-/** Workspace, four metrics (binary, revenue sum, duration mean, count) and a running experiment. */
-async function seedDefinitions(ctx: AppContext): Promise<{ workspaceId: string; experimentId: string; extraGuardrails: string[] }> {
-  const { workspace, environment } = await createWorkspace(ctx, `Bench ${newId()}`);
-  const metrics = standardMetrics(workspace.id, T0);
-  // Added as guardrails for the second measurement: revenue capped at its 99th percentile (the
-  // usual use of capping: a few very large orders) and a ratio, revenue per pageview.
-  const capped = {
-    ...benchMetric(workspace.id, T0, 'revenue_p99', 'purchase', 'revenue', 'sum', 'order.total', 7 * DAY),
-    capping: JSON.stringify({ type: 'percentile', value: 0.99 }),
-  };
-  const ratio = {
-    ...benchMetric(workspace.id, T0, 'revenue_per_pageview', '', 'ratio', 'sum', null, 7 * DAY),
-    numerator_metric_id: metrics[1]?.id ?? null,
-    denominator_metric_id: metrics[3]?.id ?? null,
-  };
-  await ctx.db
-    .insertInto('metrics')
-    .values([...metrics, capped, ratio])
-    .execute();
-  const [primary, ...guardrails] = metrics.map((m) => m.id);
-  const experimentId = await insertRunningExperiment(ctx, { workspaceId: workspace.id, environmentId: environment.id, at: T0, primary, guardrails });
-  return { workspaceId: workspace.id, experimentId, extraGuardrails: [...guardrails, capped.id, ratio.id] };
+interface Options {
+  units: string;
+  runs: string;
+  sqliteOnly?: boolean;
+  keep?: boolean;
+  clickhouse?: boolean;
+  sqlUpTo: string;
+  drainEvents: string;
+  stores: string;
 }
 
-/** Each unit's five events (bench/lib/bench-facts.ts); 1 in 97 purchases arrives 8 days late. */
-async function seedFacts(ctx: AppContext, ids: { workspaceId: string; experimentId: string }, units: number): Promise<void> {
-  const scope = { ...ids, t0: T0 };
-  await seedUnits(ctx, scope, 0, units);
-  await seedEvents(ctx, scope, { from: 0, to: units * EVENTS_PER_UNIT, firstUnit: 0, units, shift: 0, late: 'some purchases', prefix: 'e' });
-  await analyzeTables(ctx);
-}
-
-interface ComputeFigures {
-  seconds: number[];
-  /** CPU seconds of the computing process: less sensitive than wall time to a busy machine (SQLite works in-process). */
-  cpu_seconds: number[];
-  max_rss_mb: number;
-  rss_before_mb: number;
-  verdict: string;
-  units: number[];
+async function clickhouseMode(options: Options): Promise<void> {
+  if (!(await chdbInstalled())) throw new Error(`--clickhouse needs the embedded ClickHouse engine: npm install --no-save chdb@${CHDB_VERSION}`);
+  const units = program.getOptionValueSource('units') === 'default' ? '1000000,4000000,20000000' : options.units;
+  if (options.sqliteOnly) delete process.env.VERDICT_DATABASE_URL;
+  await compareWithClickHouse({
+    units: units.split(',').map(Number),
+    runs: Number(options.runs),
+    sqlUpTo: Number(options.sqlUpTo),
+    drainEvents: Number(options.drainEvents),
+    stores: options.stores.split(',') as Store[],
+  });
 }
 
 /** Child-process mode: compute the snapshot `runs` times and print the figures as JSON. */
 async function computeMode(databaseUrl: string, experimentId: string, runs: number): Promise<void> {
-  const ctx = await openBenchContextAt(databaseUrl, T0 + 20 * DAY);
-  const rssBefore = process.memoryUsage().rss;
-  const seconds: number[] = [];
-  const cpuSeconds: number[] = [];
-  let verdict = '';
-  let units: number[] = [];
-  for (let run = 0; run < runs; run += 1) {
-    const started = performance.now();
-    const cpuStarted = process.cpuUsage();
-    const snapshot = await computeById(ctx, experimentId, { trigger: 'cli' });
-    seconds.push((performance.now() - started) / 1000);
-    const cpu = process.cpuUsage(cpuStarted);
-    cpuSeconds.push((cpu.user + cpu.system) / 1e6);
-    verdict = snapshot?.decision.verdict ?? 'none';
-    units = snapshot?.traffic.map((t) => t.exposed_units) ?? [];
-  }
-  await ctx.close();
-  const figures: ComputeFigures = {
-    seconds,
-    cpu_seconds: cpuSeconds,
-    max_rss_mb: process.resourceUsage().maxRSS / 1024,
-    rss_before_mb: rssBefore / 1024 / 1024,
-    verdict,
-    units,
-  };
+  const figures = await snapshotFigures(await openBenchContextAt(databaseUrl, T0 + 20 * DAY), experimentId, runs);
   process.stdout.write(JSON.stringify(figures) + '\n');
 }
 
@@ -121,8 +80,8 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
   try {
     const ctx = await openBenchContext(scratch.config, scratch.dataDir, true, T0 + 20 * DAY);
     const seedStarted = performance.now();
-    const ids = await seedDefinitions(ctx);
-    await seedFacts(ctx, ids, units);
+    const ids = await seedAnalysisDefinitions(ctx, T0);
+    await seedAnalysisFacts(ctx, { ...ids, t0: T0 }, units);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     const figures = runComputeChild(scratch.url, ids.experimentId, runs);
     const times = figures.seconds.map((s, run) => `${s.toFixed(2)} s (cpu ${figures.cpu_seconds[run]?.toFixed(2)})`).join(', ');
@@ -157,11 +116,16 @@ async function benchOne(kind: 'sqlite' | 'postgres', units: number, runs: number
 
 const program = new Command().name('bench:analysis').description('Seconds and peak memory of one analysis snapshot over N units with 5 events each.');
 program
-  .option('-u, --units <list>', 'comma-separated unit counts', '10000,100000')
+  .option('-u, --units <list>', 'comma-separated unit counts (with --clickhouse: 1000000,4000000,20000000, i.e. 5M, 20M and 100M events)', '10000,100000')
   .option('-r, --runs <n>', 'snapshots computed per size (the first one is cold)', '3')
   .option('--sqlite-only', 'skip PostgreSQL even when VERDICT_DATABASE_URL is set')
   .option('--keep', 'keep the scratch databases (to EXPLAIN the queries afterwards)')
-  .action(async (options: { units: string; runs: string; sqliteOnly?: boolean; keep?: boolean }) => {
+  .option('--clickhouse', 'the full snapshot in the embedded ClickHouse engine beside SQLite and PostgreSQL, and the drain into each')
+  .option('--sql-up-to <events>', 'with --clickhouse: seed SQLite and PostgreSQL up to this many events', '20000000')
+  .option('--stores <list>', 'with --clickhouse: the stores measured', 'sqlite,postgres,clickhouse')
+  .option('--drain-events <n>', 'with --clickhouse: events drained into each store for the drain rate (0: none)', '200000')
+  .action(async (options: Options) => {
+    if (options.clickhouse) return clickhouseMode(options);
     const kinds: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];
     console.log(
       `Analysis snapshot: 4 metrics (binary, revenue sum, duration mean, count), then the same with a p99-capped revenue and a ratio (revenue per pageview) added as guardrails; 2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs.\n`,

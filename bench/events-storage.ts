@@ -17,80 +17,14 @@ import { createContext, type AppContext } from '../src/context.js';
 import { insertEvents } from '../src/features/events/store.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';
+import { BATCH, batchOf, CONCURRENCY, measureAppend, measureDrain, UNITS } from './lib/drain-rate.js';
 import { scratchPostgres } from './lib/scratch-postgres.js';
 
-/** As in the HTTP benchmark: 500 events per request, unit ids user-0 .. user-499, a new client_event_id each. */
-const BATCH = 500;
-const UNITS = 500;
-/** Batches in flight at once, so group commit sees concurrent requests as the server does. */
-const CONCURRENCY = 16;
 const silent = pino({ level: 'silent' });
 
 interface Options {
   events: string;
   drainBatch: string;
-}
-
-function progress(label: string, done: number, total: number): void {
-  if (process.stdout.isTTY) process.stdout.write(`\r${label}: ${done.toLocaleString('en')} / ${total.toLocaleString('en')}`);
-}
-
-function endProgress(): void {
-  if (process.stdout.isTTY) process.stdout.write('\r\x1b[K');
-}
-
-function batchOf(workspaceId: string, run: string, first: number): BufferedEvent[] {
-  const now = Date.now();
-  return Array.from({ length: BATCH }, (_, i) => ({
-    id: newId(),
-    workspace_id: workspaceId,
-    unit_id: `user-${i % UNITS}`,
-    event_key: 'purchase',
-    properties: '{"amount":12.5,"currency":"EUR"}',
-    occurred_at: now,
-    received_at: now,
-    late: 0 as const,
-    client_event_id: `bench-${run}-${first + i}`,
-  }));
-}
-
-/** Appends `total` events in batches of 500, CONCURRENCY at a time; returns events per second. */
-async function measureAppend(ctx: AppContext, workspaceId: string, total: number): Promise<number> {
-  const run = Date.now().toString(36);
-  let next = 0;
-  const started = performance.now();
-  const lane = async () => {
-    while (next < total) {
-      const first = next;
-      next += BATCH;
-      const outcomes = await ctx.buffer.append(batchOf(workspaceId, run, first));
-      if (outcomes.some((outcome) => outcome !== 'accepted')) throw new Error('a new client_event_id was taken for a replay');
-      progress('append', Math.min(next, total), total);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  endProgress();
-  return total / ((performance.now() - started) / 1000);
-}
-
-/** Drains the buffer into the events table until it is empty; returns events per second. */
-async function measureDrain(ctx: AppContext, total: number, drainBatch: number): Promise<number> {
-  let drained = 0;
-  const started = performance.now();
-  for (;;) {
-    const result = await ctx.buffer.drain(insertEvents, drainBatch);
-    drained += result.drained;
-    progress('drain', drained, total);
-    if (!result.more && result.drained === 0) break;
-  }
-  endProgress();
-  if (drained !== total) throw new Error(`drained ${drained} events, appended ${total}`);
-  const stored = await ctx.db
-    .selectFrom('events')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  if (Number(stored.n) !== total) throw new Error(`the events table holds ${stored.n} rows, expected ${total}`);
-  return total / ((performance.now() - started) / 1000);
 }
 
 async function measurePipeline(database: DatabaseConfig, dataDir: string, total: number, drainBatch: number): Promise<void> {
@@ -100,7 +34,13 @@ async function measurePipeline(database: DatabaseConfig, dataDir: string, total:
   try {
     const { workspace } = await createWorkspace(ctx, `Bench ${newId()}`);
     const append = await measureAppend(ctx, workspace.id, total);
-    const drain = await measureDrain(ctx, total, drainBatch);
+    const drain = await measureDrain(ctx, total, drainBatch, insertEvents, async () => {
+      const stored = await ctx.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(stored.n);
+    });
     // On SQLite both take its one write lock in turn, so together they share it: 1 / (1/a + 1/d).
     // PostgreSQL can run them at once on other cores; the slower of the two then sets the pace.
     const together = database.kind === 'sqlite' ? 1 / (1 / append + 1 / drain) : Math.min(append, drain);

@@ -12,21 +12,35 @@ import { createContext, type AppContext } from '../../src/context.js';
 import type { Insertable } from 'kysely';
 import type { ExperimentsTable } from '../../src/db/tables/experiments.js';
 import { newId } from '../../src/lib/ids.js';
+import { createWorkspace } from '../../src/features/workspaces/service.js';
 
 export const EVENTS_PER_UNIT = 5;
 export const SEED_BATCH = 250_000;
 export const DAY = 24 * 60 * 60 * 1000;
+/** The start of bench:analysis's experiment: its units are exposed during the day after it. */
+export const ANALYSIS_T0 = Date.UTC(2031, 0, 1);
 
-/** A context on `database` whose clock stands at `now` (the seeded events' future). */
-export async function openBenchContext(database: DatabaseConfig, dataDir: string, migrate: boolean, now: number): Promise<AppContext> {
-  const config = loadConfig({ VERDICT_DATA_DIR: dataDir }, { database, logLevel: 'silent' });
+/** A context on `database` whose clock stands at `now` (the seeded events' future), with `env` added to its configuration. */
+export async function openBenchContext(
+  database: DatabaseConfig,
+  dataDir: string,
+  migrate: boolean,
+  now: number,
+  env: Record<string, string> = {},
+): Promise<AppContext> {
+  const config = loadConfig({ VERDICT_DATA_DIR: dataDir, ...env }, { database, logLevel: 'silent' });
   return createContext(config, pino({ level: 'silent' }), { migrate, clock: { now: () => now } });
 }
 
 /** The same, from the URL (or SQLite file) a parent process hands its timing child. */
-export async function openBenchContextAt(databaseUrl: string, now: number): Promise<AppContext> {
+export async function openBenchContextAt(databaseUrl: string, now: number, env: Record<string, string> = {}): Promise<AppContext> {
   const config: DatabaseConfig = databaseUrl.startsWith('postgres') ? { kind: 'postgres', url: databaseUrl } : { kind: 'sqlite', file: databaseUrl };
-  return openBenchContext(config, path.dirname(config.kind === 'sqlite' ? config.file : os.tmpdir()), false, now);
+  return openBenchContext(config, path.dirname(config.kind === 'sqlite' ? config.file : os.tmpdir()), false, now, env);
+}
+
+/** The configuration of events and analysis in the embedded ClickHouse engine at `directory`. */
+export function embeddedClickHouse(directory: string): Record<string, string> {
+  return { VERDICT_CLICKHOUSE_URL: `chdb:${directory}` };
 }
 
 /**
@@ -131,4 +145,35 @@ export async function insertRunningExperiment(
     })
     .execute();
   return id;
+}
+
+export interface AnalysisDefinitions {
+  workspaceId: string;
+  experimentId: string;
+  /** The standard guardrails, then a p99-capped revenue and a ratio (not in the experiment's list until a measurement adds them). */
+  extraGuardrails: string[];
+}
+
+/** bench:analysis's workspace, four metrics (binary, revenue sum, duration mean, count) and a running experiment started at `t0`. */
+export async function seedAnalysisDefinitions(ctx: AppContext, t0: number): Promise<AnalysisDefinitions> {
+  const { workspace, environment } = await createWorkspace(ctx, `Bench ${newId()}`);
+  const metrics = standardMetrics(workspace.id, t0);
+  // Added as guardrails for the second measurement: revenue capped at its 99th percentile (the
+  // usual use of capping: a few very large orders) and a ratio, revenue per pageview.
+  const capped = {
+    ...benchMetric(workspace.id, t0, 'revenue_p99', 'purchase', 'revenue', 'sum', 'order.total', 7 * DAY),
+    capping: JSON.stringify({ type: 'percentile', value: 0.99 }),
+  };
+  const ratio = {
+    ...benchMetric(workspace.id, t0, 'revenue_per_pageview', '', 'ratio', 'sum', null, 7 * DAY),
+    numerator_metric_id: metrics[1]?.id ?? null,
+    denominator_metric_id: metrics[3]?.id ?? null,
+  };
+  await ctx.db
+    .insertInto('metrics')
+    .values([...metrics, capped, ratio])
+    .execute();
+  const [primary, ...guardrails] = metrics.map((m) => m.id);
+  const experimentId = await insertRunningExperiment(ctx, { workspaceId: workspace.id, environmentId: environment.id, at: t0, primary, guardrails });
+  return { workspaceId: workspace.id, experimentId, extraGuardrails: [...guardrails, capped.id, ratio.id] };
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { sql, type RawBuilder } from 'kysely';
 import type { DatabaseConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
-import { DAY, padded, SEED_BATCH, sequence } from './analysis-seed.js';
+import { DAY, EVENTS_PER_UNIT, padded, SEED_BATCH, sequence } from './analysis-seed.js';
 import { scratchPostgres } from './scratch-postgres.js';
 
 export interface FactScope {
@@ -24,15 +24,20 @@ export interface FactScope {
 
 const exposedAt = (t0: number, i: RawBuilder<unknown>) => sql`(${sql.lit(t0)} + ((${i}) % 86400) * 1000)`;
 
+/** Rows seeded so far of a long seeding, for a progress line. */
+export type SeedProgress = (done: number, total: number) => void;
+
 /** Units [from, to), exposed at t0 + (i mod 1 day, in seconds), control when i is even. */
-export async function seedUnits(ctx: AppContext, scope: FactScope, from: number, to: number): Promise<void> {
+export async function seedUnits(ctx: AppContext, scope: FactScope, from: number, to: number, onProgress?: SeedProgress): Promise<void> {
   for (let start = from; start < to; start += SEED_BATCH) {
+    onProgress?.(start - from, to - from);
     const n = sql.ref('seq.n');
     await sql`INSERT INTO exposures (id, workspace_id, experiment_id, unit_id, variant_key, exposed_at, superseded_at, source)
       SELECT ${padded(ctx, 'x', n)}, ${scope.workspaceId}, ${scope.experimentId}, ${padded(ctx, 'u', n)},
         CASE WHEN ${n} % 2 = 0 THEN 'control' ELSE 'treatment' END, ${exposedAt(scope.t0, n)}, NULL, 'assign'
       FROM (${sequence(ctx, start, Math.min(to, start + SEED_BATCH))}) AS seq`.execute(ctx.db);
   }
+  onProgress?.(to - from, to - from);
 }
 
 export interface EventBatch {
@@ -53,8 +58,9 @@ export interface EventBatch {
  * Events round by round (every unit's first event, then every unit's second...), the order of
  * arrival, so one unit's events are spread over the table as they would be in production.
  */
-export async function seedEvents(ctx: AppContext, scope: FactScope, batch: EventBatch): Promise<void> {
+export async function seedEvents(ctx: AppContext, scope: FactScope, batch: EventBatch, onProgress?: SeedProgress): Promise<void> {
   for (let start = batch.from; start < batch.to; start += SEED_BATCH) {
+    onProgress?.(start - batch.from, batch.to - batch.from);
     const i = sql.ref('ev.i');
     const j = sql.ref('ev.j');
     const buys = sql`(${i} % 1000) < (CASE WHEN ${i} % 2 = 0 THEN 100 ELSE 110 END)`;
@@ -71,6 +77,15 @@ export async function seedEvents(ctx: AppContext, scope: FactScope, batch: Event
               (seq.n - ${sql.lit(batch.from)}) / ${sql.lit(batch.units)} AS j
             FROM (${sequence(ctx, start, Math.min(batch.to, start + SEED_BATCH))}) AS seq) AS ev`.execute(ctx.db);
   }
+  onProgress?.(batch.to - batch.from, batch.to - batch.from);
+}
+
+/** bench:analysis's facts: `units` units, each with five events; 1 in 97 purchases arrives 8 days late. */
+export async function seedAnalysisFacts(ctx: AppContext, scope: FactScope, units: number, onProgress?: (what: string) => SeedProgress): Promise<void> {
+  await seedUnits(ctx, scope, 0, units, onProgress?.('exposures'));
+  const events = { from: 0, to: units * EVENTS_PER_UNIT, firstUnit: 0, units, shift: 0, late: 'some purchases' as const, prefix: 'e' };
+  await seedEvents(ctx, scope, events, onProgress?.('events'));
+  await analyzeTables(ctx);
 }
 
 /**
@@ -110,11 +125,18 @@ export async function scratchDatabase(kind: 'sqlite' | 'postgres', baseUrl: stri
   };
 }
 
-/** Runs `script` with `args` in a fresh Node process (so its peak RSS is its own) and parses the JSON line it prints last. */
-export function runJsonChild<T>(script: string, args: readonly string[]): T {
+/**
+ * Runs `script` with `args` in a fresh Node process (so its peak RSS is its own) and parses the JSON
+ * line it prints last; with `showProgress`, what it writes to stderr (its progress) goes to ours.
+ */
+export function runJsonChild<T>(script: string, args: readonly string[], showProgress = false): T {
   // VERDICT_BENCH_CPU_PROF=DIR writes a V8 CPU profile of each child there (where its time goes).
   const profile = process.env.VERDICT_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.VERDICT_BENCH_CPU_PROF}`] : [];
-  const child = spawnSync(process.execPath, [...process.execArgv, ...profile, script, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (child.status !== 0) throw new Error(`${args[0] ?? 'child'} process failed: ${child.stderr}`);
+  const child = spawnSync(process.execPath, [...process.execArgv, ...profile, script, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+    stdio: ['ignore', 'pipe', showProgress ? 'inherit' : 'pipe'],
+  });
+  if (child.status !== 0) throw new Error(`${args[0] ?? 'child'} process failed: ${child.stderr ?? '(its messages are above)'}`);
   return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? 'null') as T;
 }
