@@ -82,7 +82,7 @@ program
 program
   .command('compute <database> <clickhouse> <experiment> <runs>')
   .action(async (database: string, clickhouse: string, experiment: string, runs: string) => {
-    print(await snapshotFigures(await openBenchContextAt(database, NOW, envOf(clickhouse)), experiment, Number(runs)));
+    print(await snapshotFigures(await openBenchContextAt(database, NOW, envOf(clickhouse)), experiment, Number(runs), 'full'));
   });
 program
   .command('drain <database> <clickhouse> <events>')

@@ -1,7 +1,7 @@
 /** What a timing child process of bench:analysis measures: wall and CPU seconds of each snapshot and the process's peak RSS. */
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../src/context.js';
-import { computeById } from '../../src/features/analysis/service.js';
+import { computeById, type ComputationMode } from '../../src/features/analysis/service.js';
 
 export interface ComputeFigures {
   seconds: number[];
@@ -15,8 +15,11 @@ export interface ComputeFigures {
   store: string;
 }
 
-/** Computes the snapshot `runs` times on `ctx` (a context of this process alone) and closes it. */
-export async function snapshotFigures(ctx: AppContext, experimentId: string, runs: number): Promise<ComputeFigures> {
+/**
+ * Computes the snapshot `runs` times on `ctx` (a context of this process alone) and closes it; in
+ * `mode` when given (bench:analysis --clickhouse: full, every event read), else the store's default.
+ */
+export async function snapshotFigures(ctx: AppContext, experimentId: string, runs: number, mode?: ComputationMode): Promise<ComputeFigures> {
   const rssBefore = process.memoryUsage().rss;
   const seconds: number[] = [];
   const cpuSeconds: number[] = [];
@@ -26,7 +29,7 @@ export async function snapshotFigures(ctx: AppContext, experimentId: string, run
   for (let run = 0; run < runs; run += 1) {
     const started = performance.now();
     const cpuStarted = process.cpuUsage();
-    const snapshot = await computeById(ctx, experimentId, { trigger: 'cli' });
+    const snapshot = await computeById(ctx, experimentId, { trigger: 'cli', mode });
     seconds.push((performance.now() - started) / 1000);
     const cpu = process.cpuUsage(cpuStarted);
     cpuSeconds.push((cpu.user + cpu.system) / 1e6);
