@@ -124,7 +124,7 @@ export async function compareWithClickHouse(options: ComparisonOptions): Promise
     (store) => options.stores.includes(store) && (store === 'sqlite' || process.env.VERDICT_DATABASE_URL),
   );
   console.log(
-    `Full analysis snapshot in ClickHouse (embedded, chdb ${CHDB_VERSION}) beside ${sqlStores.join(' and ')}: 4 metrics (binary, revenue sum, duration mean, count), ` +
+    `Full analysis snapshot in ClickHouse (embedded, chdb ${CHDB_VERSION})${sqlStores.length > 0 ? ` beside ${sqlStores.join(' and ')}` : ''}: 4 metrics (binary, revenue sum, duration mean, count), ` +
       `2 variants, ${EVENTS_PER_UNIT} events per unit; ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB; ${options.runs} snapshots per store (the first cold); ${load()}\n`,
   );
   for (const units of options.units) {
