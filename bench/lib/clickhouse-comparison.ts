@@ -97,9 +97,12 @@ function compareLine(units: number, results: Map<Store, ComputeFigures>): void {
   const clickhouse = median(results.get('clickhouse')?.seconds ?? []);
   const ratios = (['sqlite', 'postgres'] as const).flatMap((store) => {
     const figures = results.get(store);
-    return figures ? [`${(median(figures.seconds) / clickhouse).toFixed(1)}x faster than ${store}`] : [];
+    if (!figures) return [];
+    const ratio = median(figures.seconds) / clickhouse;
+    return [ratio >= 1 ? `${ratio.toFixed(1)}x faster than ${store}` : `${(1 / ratio).toFixed(1)}x slower than ${store}`];
   });
-  if (ratios.length > 0) console.log(`${''.padEnd(10)} at ${count(units * EVENTS_PER_UNIT)} events, ClickHouse's median snapshot is ${ratios.join(', ')}`);
+  if (ratios.length > 0)
+    console.log(`${''.padEnd(10)} at ${count(units * EVENTS_PER_UNIT)} events, ClickHouse's median snapshot (wall) is ${ratios.join(', ')}`);
 }
 
 /** The drain's events/s into each store, each in a child of its own on fresh scratch databases. */
