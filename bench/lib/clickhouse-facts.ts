@@ -44,7 +44,7 @@ async function insertChunks(ch: ClickHouse, insert: string, scope: FactScope, to
     await ch.client.command({
       query: insert,
       query_params: { workspace: scope.workspaceId, experiment: scope.experimentId, from, count },
-      clickhouse_settings: { max_insert_threads: 2 },
+      clickhouse_settings: { max_insert_threads: '2' },
     });
   }
   onProgress?.(total, total);
