@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/database.js';
 import type { WriteTask } from '../../db/write-tasks.js';
 import { newId } from '../../lib/ids.js';
-import { claimMutex, findAssignment, insertAssignments, insertFirstExposures, type AssignmentRow } from './store.js';
+import { claimMutex, findAssignment, insertAssignments, insertFirstExposures, type AssignmentRow, type CachedAssignment } from './store.js';
 
 /** One first assignment to store: plain data, so it can be handed to the writer thread. */
 export interface FirstAssignmentWrite {
@@ -18,7 +18,7 @@ export interface FirstAssignmentWrite {
 }
 
 /** What the assigner keeps of a stored assignment. */
-export type StoredAssignment = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'>;
+export type StoredAssignment = CachedAssignment;
 
 export interface FirstAssignmentsInput {
   items: FirstAssignmentWrite[];

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { CompiledQuery, Selectable } from 'kysely';
 import { BulkInsert } from '../../db/bulk-insert.js';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { SideReads } from '../../db/side-reads.js';
@@ -45,17 +45,30 @@ export async function insertFirstExposures(trx: Tx, rows: ReadonlyArray<Omit<Exp
 }
 
 export async function findAssignment(executor: Executor, experimentId: string, unitId: string): Promise<AssignmentRow | undefined> {
-  return assignmentQuery(executor, experimentId, unitId).executeTakeFirst();
+  return executor.selectFrom('assignments').selectAll().where('experiment_id', '=', experimentId).where('unit_id', '=', unitId).executeTakeFirst();
 }
+
+/** What the sticky cache keeps of a stored assignment: every other column would only cost memory. */
+export type CachedAssignment = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'>;
 
 /** The stored assignment, read through the side connection (db/side-reads.ts): a sticky-cache miss. */
-export async function findAssignmentAside(db: Db, reads: SideReads, experimentId: string, unitId: string): Promise<AssignmentRow | undefined> {
-  return reads.first(assignmentQuery(db, experimentId, unitId).compile());
+export async function findAssignmentAside(db: Db, reads: SideReads, experimentId: string, unitId: string): Promise<CachedAssignment | undefined> {
+  // Compiled once per database, not per miss: building and compiling the query was most of the
+  // garbage a miss made (a miss rate of 80% at 2,000 assigns/s in bench:soak).
+  let template = compiledLookups.get(db);
+  if (!template) {
+    template = db
+      .selectFrom('assignments')
+      .select(['id', 'variant_key', 'reason', 'exposure_logged_at'])
+      .where('experiment_id', '=', '')
+      .where('unit_id', '=', '')
+      .compile();
+    compiledLookups.set(db, template);
+  }
+  return reads.first({ ...template, parameters: [experimentId, unitId] });
 }
 
-function assignmentQuery(executor: Executor, experimentId: string, unitId: string) {
-  return executor.selectFrom('assignments').selectAll().where('experiment_id', '=', experimentId).where('unit_id', '=', unitId);
-}
+const compiledLookups = new WeakMap<Db, CompiledQuery<CachedAssignment>>();
 
 /**
  * Claims the unit for the experiment in its mutex group unless another experiment of the group
