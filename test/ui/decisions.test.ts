@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
 import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
 import { makeDecisionFixture, type DecisionFixture } from './decision-fixture.js';
@@ -329,7 +329,11 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     await page.getByLabel('Actor').selectOption({ label: 'Growth team' });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(new RegExp(`actor_id=${growth.body.id}`));
-    await expect(table.getByTestId('audit-actor').allInnerTexts()).resolves.toEqual([expect.stringMatching(/^Growth team/)]);
+    // The URL changes before the filtered entries arrive: the table is empty, or still the old one, for a moment.
+    await vi.waitFor(async () => expect(await table.getByTestId('audit-actor').allInnerTexts()).toEqual([expect.stringMatching(/^Growth team/)]), {
+      timeout: 10_000,
+      interval: 100,
+    });
     await expect(table.innerText()).resolves.toMatch(/Pricing page v2\s+Pricing page v3/);
     // The system: what no key did (the workspace's creation, its first key).
     await page.getByLabel('Actor').selectOption({ label: 'The system (command line, background jobs)' });
