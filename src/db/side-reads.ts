@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
 import type { Db } from './database.js';
-import { isBusy } from './sqlite.js';
+import { isBusy, withStatementCache } from './sqlite.js';
 
 /**
  * Single-row reads on a hot path that must not queue behind the API's own SQLite connection.
@@ -24,26 +24,18 @@ export function kyselySideReads(db: Db): SideReads {
   };
 }
 
-const MAX_CACHED_STATEMENTS = 100;
-
 /**
- * A read-only connection on the SQLite file, opened at first use (after the migrations).
+ * A read-only connection on the SQLite file, opened at first use (after the migrations), its
+ * statements cached as the API connection's are (withStatementCache).
  * busy_timeout stays 0: a reader meets SQLITE_BUSY only in rare moments (a WAL reset), and then
  * the read goes through the main connection instead of SQLite sleeping on the event loop.
  */
 export function sqliteSideReads(file: string, db: Db): SideReads {
   let connection: BetterSqlite3.Database | undefined;
-  const statements = new Map<string, BetterSqlite3.Statement>();
   const fallback = kyselySideReads(db);
   const statement = (sql: string) => {
-    connection ??= new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 0 });
-    let prepared = statements.get(sql);
-    if (!prepared) {
-      if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
-      prepared = connection.prepare(sql);
-      statements.set(sql, prepared);
-    }
-    return prepared;
+    connection ??= withStatementCache(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 0 }));
+    return connection.prepare(sql);
   };
   return {
     first<R>(query: CompiledQuery<R>): Promise<R | undefined> {
@@ -57,7 +49,6 @@ export function sqliteSideReads(file: string, db: Db): SideReads {
     close() {
       connection?.close();
       connection = undefined;
-      statements.clear();
     },
   };
 }

@@ -110,7 +110,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 /** Kysely prepares every query anew; caching statements keeps hot paths (assign, auth) cheap. */
-function withStatementCache(db: BetterSqlite3.Database): BetterSqlite3.Database {
+export function withStatementCache(db: BetterSqlite3.Database): BetterSqlite3.Database {
   const cache = new Map<string, BetterSqlite3.Statement>();
   const prepare = db.prepare.bind(db);
   return new Proxy(db, {

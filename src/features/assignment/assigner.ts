@@ -130,11 +130,12 @@ export class Assigner {
   /** What memory could not answer (`#fromMemory` came first): the stored assignment, or a first one. */
   async #assignUncached(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>, sourceKeyId: string | null): Promise<Assignment> {
     // The stored assignment is read first, on the side connection (db/side-reads.ts). A miss is
-    // most often a returning unit the cache no longer holds (more units than its entries,
-    // VERDICT_STICKY_CACHE_SIZE, or one another process assigned), and one indexed read answers it; the write path
-    // would queue it behind the event appends for SQLite's one write lock (bench:soak at 340,000
-    // units: 8 assigns in 10 missed, and each waited for the writer thread). With an audience the
-    // stored assignment must be found first anyway: it wins over today's audience.
+    // most often a returning unit the cache no longer holds (more units than
+    // VERDICT_STICKY_CACHE_SIZE, or one another process assigned), and one indexed read answers
+    // it; the write path would queue it behind the event appends for SQLite's one write lock
+    // (bench:soak at 340,000 units: 8 assigns in 10 missed, and each waited for the writer
+    // thread). With an audience the stored assignment must be found first anyway: it wins over
+    // today's audience.
     const known = await this.#stored(definition.id, input.unit_id);
     if (known) return present(definition.key, input.unit_id, known);
     if (!(await this.#inAudience(definition, input.context)))
