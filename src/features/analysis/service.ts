@@ -43,6 +43,9 @@ import {
 /** incremental: refresh the rollups with what is new and aggregate them; full: from all raw events, rollups untouched. */
 export type ComputationMode = 'incremental' | 'full';
 
+/** The refresh's test hooks a computation passes on (rollup-refresh.ts). */
+type RefreshHooks = Pick<RefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits'>;
+
 export interface ComputeOptions {
   trigger: SnapshotTrigger;
   /** Default incremental. */
@@ -50,7 +53,7 @@ export interface ComputeOptions {
   /** Incremental only: drop the experiment's rollups and build them again from raw events. */
   rebuild?: boolean;
   /** Tests: passed to the refresh (rollup-refresh.ts). */
-  refresh?: Pick<RefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits'>;
+  refresh?: RefreshHooks;
   /** Set when a person or key asked for the snapshot: it is then audit-logged with the insert. */
   audit?: { actorId: string | null; via: string } | undefined;
   /** Units per aggregation statement (default: the database's, from dialect-settings.ts); tests vary it. */
@@ -95,7 +98,7 @@ interface AnalyseOptions {
   withBreakdowns: boolean;
   mode: ComputationMode;
   rebuild: boolean;
-  refresh: Pick<RefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits'> | undefined;
+  refresh: RefreshHooks | undefined;
 }
 
 /** Incremental: brings the rollups up to date first (rollup-refresh.ts); a full computation leaves them alone. */
