@@ -140,7 +140,7 @@ async function printWindow(at: number, context: WindowContext): Promise<void> {
   const bareP99 = bareAll.count > 0 ? bareAll.summary().p99.toFixed(1) : '-';
   console.log(
     `${String(at).padStart(5)}  ${rate('assign').padStart(8)} ${rate('event').padStart(8)} ${rate('batch').padStart(7)} | ${split('assign').padEnd(38)} | ` +
-      `${split('event').padEnd(33)} | ${bareP99.padStart(8)} | ${figures.loopMaxMs.toFixed(0).padStart(8)} | ${(treeRssMb(context.pid) ?? 0).toFixed(0).padStart(6)} ${figures.heapMb.toFixed(0).padStart(5)} | ` +
+      `${split('event').padEnd(33)} | ${bareP99.padStart(8)} | ${figures.loopMaxMs.toFixed(0).padStart(8)} | ${figures.writerLongest.padEnd(13)} | ${(treeRssMb(context.pid) ?? 0).toFixed(0).padStart(6)} ${figures.heapMb.toFixed(0).padStart(5)} | ` +
       `${String(pending).padStart(7)} | ${((100 * misses) / Math.max(1, hits + misses)).toFixed(1).padStart(5)} | ${errors}`,
   );
 }

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createEventBuffer, createWriterThread } from './buffer/index.js';
 import type { EventBuffer } from './buffer/types.js';
+import type { ThreadBufferWriter } from './buffer/thread-writer.js';
 import type { Config } from './config.js';
 import type { ClickHouse } from './clickhouse/client.js';
 import { openClickHouseFor } from './clickhouse/schema.js';
@@ -99,11 +100,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
       (listener) => process.on('message', listener),
     );
   }
-  const writerThread = createWriterThread(config, db);
-  // Checkpoints then run on the writer thread, not inside a commit of the API thread (see
-  // writer-thread-main.ts). The thread starts at the first event or assignment; until then (an
-  // admin-only process) the API thread still checkpoints, past a WAL ten times the usual size.
-  if (writerThread) await sql`pragma wal_autocheckpoint = ${sql.lit(API_THREAD_CHECKPOINT_PAGES)}`.execute(db);
+  const writerThread = await openWriterThread(config, db, metrics);
   const context: AppContext = {
     config,
     db,
@@ -135,6 +132,18 @@ export async function createContext(config: Config, logger: Logger, options: Con
   };
   registerScrapeGauges(metrics.registry, { db, buffer: context.buffer, clock, logger, maxPending: config.events.maxPending });
   return context;
+}
+
+/** The SQLite buffer's writer thread (none on PostgreSQL or when turned off), its figures reported to `metrics`. */
+async function openWriterThread(config: Config, db: Db, metrics: AppMetrics): Promise<ThreadBufferWriter | null> {
+  const writerThread = createWriterThread(config, db);
+  if (!writerThread) return null;
+  writerThread.onStats((stats) => metrics.observeWriter(stats));
+  // Checkpoints then run on the writer thread, not inside a commit of the API thread (see
+  // writer-thread-main.ts). The thread starts at the first event or assignment; until then (an
+  // admin-only process) the API thread still checkpoints, past a WAL ten times the usual size.
+  await sql`pragma wal_autocheckpoint = ${sql.lit(API_THREAD_CHECKPOINT_PAGES)}`.execute(db);
+  return writerThread;
 }
 
 /** What closing a context does, in order, each step named. */

@@ -83,6 +83,8 @@ export function treeRssMb(pid: number): number | null {
 export interface ServerFigures {
   loopMaxMs: number;
   loopP99Ms: number;
+  /** The writer thread's longest piece of work since the previous window, and its kind ("-" without the thread). */
+  writerLongest: string;
   heapMb: number;
   stickyHits: number;
   stickyMisses: number;
@@ -93,14 +95,25 @@ export function parseMetrics(text: string): ServerFigures {
   return {
     loopMaxMs: value(/^nodejs_eventloop_lag_max_seconds (\S+)/m) * 1000,
     loopP99Ms: value(/^nodejs_eventloop_lag_p99_seconds (\S+)/m) * 1000,
+    writerLongest: writerLongest(text),
     heapMb: value(/^nodejs_heap_size_used_bytes (\S+)/m) / 1e6,
     stickyHits: value(/^verdict_cache_requests_total\{cache="sticky_assignments",result="hit"\} (\S+)/m),
     stickyMisses: value(/^verdict_cache_requests_total\{cache="sticky_assignments",result="miss"\} (\S+)/m),
   };
 }
 
+/** "38 drain": the longest piece of the writer thread's work in ms and what it was. */
+function writerLongest(text: string): string {
+  let longest: { ms: number; operation: string } | null = null;
+  for (const match of text.matchAll(/^verdict_buffer_writer_longest_seconds\{operation="(\w+)"\} (\S+)/gm)) {
+    const ms = Number(match[2]) * 1000;
+    if (!longest || ms > longest.ms) longest = { ms, operation: match[1] as string };
+  }
+  return longest ? `${longest.ms.toFixed(0)} ${longest.operation}` : '-';
+}
+
 export const WINDOW_HEADER =
-  '    t  assign/s  event/s batch/s | assign p50/p99/max ms [during a snapshot] | single event p50/p99/max [during] | bare p99 | loop max | RSS MB  heap | pending | miss% | errors';
+  '    t  assign/s  event/s batch/s | assign p50/p99/max ms [during a snapshot] | single event p50/p99/max [during] | bare p99 | loop max | writer max    | RSS MB  heap | pending | miss% | errors';
 
 /** The summary over the whole run: each kind with and without a snapshot running, and the worst window. */
 export function printSummary(recorder: Recorder, label = 'whole run'): void {

@@ -4,7 +4,8 @@ import type { WriteRunner, WriteTask } from '../db/write-tasks.js';
 import { countPending } from './embedded-store.js';
 import type { BufferWriter, CommittedGroup } from './embedded-writer.js';
 import { BufferUnavailableError, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
-import type { WriterReply, WriterRequest } from './writer-thread-protocol.js';
+import type { WriterReply, WriterRequest, WriterStatsMessage } from './writer-thread-protocol.js';
+import type { WriterStats } from './writer-stats.js';
 
 interface Pending {
   worker: Worker;
@@ -55,6 +56,7 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
   #nextId = 1;
 
   readonly #spawn: SpawnThread;
+  #statsListener: ((stats: WriterStats) => void) | null = null;
 
   /** `spawn` starts the thread (a parameter so a test can hold the thread it started). */
   constructor(file: string, db: Db, spawn: SpawnThread = (url, options) => new Worker(url, options)) {
@@ -86,6 +88,11 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
     return this.#call({ op: 'purge', now }) as Promise<number>;
   }
 
+  /** Hears the thread's time per kind of work, about once a second while it works (the /metrics figures). */
+  onStats(listener: (stats: WriterStats) => void): void {
+    this.#statsListener = listener;
+  }
+
   /** Lets the thread finish what it was sent, closes its connection, and ends it. */
   async close(): Promise<void> {
     const worker = this.#worker;
@@ -109,7 +116,10 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
 
   #start(): Worker {
     const worker = this.#spawn(new URL('./writer-thread.js', import.meta.url), { workerData: { file: this.#file } });
-    worker.on('message', (reply: WriterReply) => this.#settle(reply));
+    worker.on('message', (message: WriterReply | WriterStatsMessage) => {
+      if ('stats' in message) this.#statsListener?.(message.stats);
+      else this.#settle(message);
+    });
     worker.on('error', (error) => this.#fail(worker, error));
     worker.on('exit', (code) => this.#fail(worker, new Error(`the writer thread exited with code ${code}`)));
     this.#worker = worker;

@@ -8,7 +8,8 @@ import type { WriteTask } from '../db/write-tasks.js';
 import { InlineBufferWriter, MAX_EVENTS_PER_GROUP, type CommittedGroup } from './embedded-writer.js';
 import { PreparedAppendStatements } from './prepared-append.js';
 import type { BufferedEvent, ModuleExport, PersistEvents } from './types.js';
-import type { WriterReply, WriterRequest } from './writer-thread-protocol.js';
+import type { WriterReply, WriterRequest, WriterStatsMessage } from './writer-thread-protocol.js';
+import { timed, WriterTallies } from './writer-stats.js';
 
 // Runs on the writer thread: the same writes as the inline buffer, on this thread's own connection.
 const port = parentPort;
@@ -17,6 +18,7 @@ if (!port) throw new Error('writer-thread-main.ts runs only as a worker thread')
 const connection = openSqlite((workerData as { file: string }).file);
 const db = new Kysely<Database>({ dialect: sqliteDialectOn(() => connection) });
 const writer = new InlineBufferWriter(db, sqliteSeam, new PreparedAppendStatements(connection, db));
+const tallies = new WriterTallies();
 
 interface Handover {
   groups: BufferedEvent[][];
@@ -32,10 +34,8 @@ const appends = new GroupCommit<Handover, CommittedGroup>({
 
 async function commitHandovers(handovers: Handover[]): Promise<CommittedGroup[]> {
   const now = Math.max(...handovers.map((handover) => handover.now));
-  const { outcomes } = await writer.append(
-    handovers.flatMap((handover) => handover.groups),
-    now,
-  );
+  const groups = handovers.flatMap((handover) => handover.groups);
+  const { outcomes } = await timed(tallies, 'append', () => writer.append(groups, now));
   let next = 0;
   return handovers.map((handover) => {
     const own = outcomes.slice(next, next + handover.groups.length);
@@ -65,14 +65,16 @@ async function answer(request: WriterRequest): Promise<unknown> {
   switch (request.op) {
     case 'append':
       return appends.submit({ groups: request.groups, now: request.now });
-    case 'drain':
-      return writer.drain(await functionAt<PersistEvents>(request.persist), request.maxEvents);
+    case 'drain': {
+      const persist = await functionAt<PersistEvents>(request.persist);
+      return timed(tallies, 'drain', () => writer.drain(persist, request.maxEvents));
+    }
     case 'write': {
       const task = await functionAt<WriteTask<unknown, unknown>>(request.task);
-      return db.transaction().execute((trx) => task(trx, request.input));
+      return timed(tallies, 'write', () => db.transaction().execute((trx) => task(trx, request.input)));
     }
     case 'purge':
-      return writer.purgeExpiredKeys(request.now);
+      return timed(tallies, 'purge', () => writer.purgeExpiredKeys(request.now));
     case 'close':
       await appends.idle();
       await db.destroy();
@@ -88,12 +90,20 @@ async function answer(request: WriterRequest): Promise<unknown> {
 const CHECKPOINT_EVERY_MS = 5_000;
 setInterval(() => {
   if (connection.inTransaction) return;
+  const started = performance.now();
   try {
     connection.pragma('wal_checkpoint(PASSIVE)');
   } catch {
     // Busy or locked: the next tick, or this thread's next commit, tries again.
   }
+  tallies.record('checkpoint', performance.now() - started);
 }, CHECKPOINT_EVERY_MS).unref();
+
+const STATS_EVERY_MS = 1_000;
+setInterval(() => {
+  const stats = tallies.take();
+  if (stats) port.postMessage({ stats } satisfies WriterStatsMessage);
+}, STATS_EVERY_MS).unref();
 
 port.on('message', (request: WriterRequest) => {
   answer(request).then(

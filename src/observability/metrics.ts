@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { WRITER_OPERATIONS, type WriterStats } from '../buffer/writer-stats.js';
 import { HttpMetrics } from './http-metrics.js';
 
 /** The in-process caches whose hit ratio is exported. */
@@ -29,6 +30,8 @@ export class AppMetrics {
   readonly eventsDrained: Counter;
   readonly #snapshots: Counter<'trigger'>;
   readonly #snapshotDuration: Histogram<'trigger'>;
+  /** The writer thread's tallies: totals since start, and the longest piece since the last scrape. */
+  readonly #writer = new Map(WRITER_OPERATIONS.map((operation) => [operation, { count: 0, totalMs: 0, longestMs: 0 }]));
 
   constructor() {
     const registers = [this.registry];
@@ -70,6 +73,56 @@ export class AppMetrics {
       buckets: SNAPSHOT_BUCKETS,
       registers,
     });
+    this.#registerWriterMetrics(registers);
+  }
+
+  #registerWriterMetrics(registers: Registry[]): void {
+    const writer = this.#writer;
+    const labelNames = ['operation'];
+    new Counter({
+      name: 'verdict_buffer_writer_seconds_total',
+      help: "Time the event buffer's writer thread (embedded SQLite) spent in each kind of work",
+      labelNames,
+      registers,
+      collect() {
+        this.reset();
+        for (const [operation, tally] of writer) this.inc({ operation }, tally.totalMs / 1000);
+      },
+    });
+    new Counter({
+      name: 'verdict_buffer_writer_operations_total',
+      help: "Pieces of work the event buffer's writer thread ran, by kind (a group commit of appends, a drain, a write task, a purge, a checkpoint)",
+      labelNames,
+      registers,
+      collect() {
+        this.reset();
+        for (const [operation, tally] of writer) this.inc({ operation }, tally.count);
+      },
+    });
+    new Gauge({
+      name: 'verdict_buffer_writer_longest_seconds',
+      help: "The longest piece of each kind of work on the event buffer's writer thread since the previous scrape (what a queued event waited behind)",
+      labelNames,
+      registers,
+      collect() {
+        for (const [operation, tally] of writer) {
+          this.set({ operation }, tally.longestMs / 1000);
+          tally.longestMs = 0;
+        }
+      },
+    });
+  }
+
+  /** Adds the writer thread's latest tallies (ThreadBufferWriter.onStats). */
+  observeWriter(stats: WriterStats): void {
+    for (const operation of WRITER_OPERATIONS) {
+      const taken = stats[operation];
+      const tally = this.#writer.get(operation);
+      if (!taken || !tally) continue;
+      tally.count += taken.count;
+      tally.totalMs += taken.totalMs;
+      tally.longestMs = Math.max(tally.longestMs, taken.longestMs);
+    }
   }
 
   /** Called once per response (the only per-request cost of metrics). */

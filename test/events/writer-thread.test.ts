@@ -155,6 +155,48 @@ describe.each([
   });
 });
 
+describe("the writer thread's figures on /metrics", () => {
+  const series = (text: string, name: string, operation: string) =>
+    Number(new RegExp(`^${name}\\{operation="${operation}"\\} (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
+
+  it('counts the time and the pieces of each kind of work, and the longest since the previous scrape', async () => {
+    const server = await startTestServer('sqlite');
+    const drainer = startEventDrainer(server.ctx);
+    try {
+      const { key } = await server.bootstrap();
+      const before = (await server.request('GET', '/metrics')).text;
+      expect(series(before, 'verdict_buffer_writer_operations_total', 'append')).toBe(0);
+      for (let i = 0; i < 5; i += 1) {
+        const sent = await server.request('POST', '/v1/events', { key, body: { event_key: 'purchase', unit_id: `u${i}` } });
+        expect(sent.status).toBe(202);
+      }
+      await drained(server);
+      // The thread hands its tallies over about once a second.
+      let text = '';
+      for (let waited = 0; waited < 5_000; waited += 250) {
+        text = (await server.request('GET', '/metrics')).text;
+        if (series(text, 'verdict_buffer_writer_operations_total', 'drain') > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      const appends = series(text, 'verdict_buffer_writer_operations_total', 'append');
+      expect(appends).toBeGreaterThanOrEqual(1);
+      expect(appends).toBeLessThanOrEqual(5);
+      expect(series(text, 'verdict_buffer_writer_operations_total', 'drain')).toBeGreaterThanOrEqual(1);
+      expect(series(text, 'verdict_buffer_writer_seconds_total', 'append')).toBeGreaterThan(0);
+      const longest = series(text, 'verdict_buffer_writer_longest_seconds', 'append');
+      expect(longest).toBeGreaterThan(0);
+      expect(longest).toBeLessThanOrEqual(series(text, 'verdict_buffer_writer_seconds_total', 'append'));
+      // Scraped again with no new append: the longest restarts; the totals stay.
+      const again = (await server.request('GET', '/metrics')).text;
+      expect(series(again, 'verdict_buffer_writer_longest_seconds', 'append')).toBe(0);
+      expect(series(again, 'verdict_buffer_writer_operations_total', 'append')).toBe(appends);
+    } finally {
+      await drainer.stop();
+      await server.close();
+    }
+  });
+});
+
 describe('VERDICT_BUFFER_WRITER_THREAD', () => {
   it('is on by default and refuses anything but 1, 0, true or false, naming itself', () => {
     expect(loadConfig({}).events.writerThread).toBe(true);
