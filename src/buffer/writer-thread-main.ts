@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { Kysely } from 'kysely';
 import { sqliteSeam } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
@@ -77,27 +77,28 @@ async function answer(request: WriterRequest): Promise<unknown> {
       return timed(tallies, 'purge', () => writer.purgeExpiredKeys(request.now));
     case 'close':
       await appends.idle();
+      closing = true;
+      await checkpointer.terminate();
       await db.destroy();
       return null;
   }
 }
 
-// Checkpoints belong on this thread: a checkpoint runs inside whichever commit passes the WAL's
-// threshold, and on the API thread that held every request while it copied pages and synced, so
-// context.ts raises the API connection's threshold tenfold. This thread's own commits checkpoint
-// at SQLite's default; the timer covers a WAL grown by the API thread's commits alone while no
-// event arrives. PASSIVE never waits for readers or writers.
-const CHECKPOINT_EVERY_MS = 5_000;
-setInterval(() => {
-  if (connection.inTransaction) return;
-  const started = performance.now();
-  try {
-    connection.pragma('wal_checkpoint(PASSIVE)');
-  } catch {
-    // Busy or locked: the next tick, or this thread's next commit, tries again.
-  }
-  tallies.record('checkpoint', performance.now() - started);
-}, CHECKPOINT_EVERY_MS).unref();
+// Checkpoints run on a thread of their own (db/sqlite-checkpointer.js), beside this thread's
+// commits: run inside one of them (SQLite's automatic checkpoint), a checkpoint held every event
+// queued behind it. context.ts raises the API connection's threshold tenfold for the same reason.
+// Should the checkpointer stop, this thread's commits checkpoint again (SQLite's default), so the
+// WAL stays bounded.
+const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1_000;
+connection.pragma('wal_autocheckpoint = 0');
+const checkpointer = new Worker(new URL('../db/sqlite-checkpointer.js', import.meta.url), { workerData: { file: (workerData as { file: string }).file } });
+checkpointer.on('message', (message: { checkpointMs: number }) => tallies.record('checkpoint', message.checkpointMs));
+checkpointer.on('error', () => undefined);
+let closing = false;
+checkpointer.on('exit', () => {
+  if (!closing) connection.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`);
+});
+checkpointer.unref();
 
 const STATS_EVERY_MS = 1_000;
 setInterval(() => {

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedEventBuffer } from '../../src/buffer/embedded.js';
 import { ThreadBufferWriter } from '../../src/buffer/thread-writer.js';
@@ -190,6 +191,39 @@ describe("the writer thread's figures on /metrics", () => {
       const again = (await server.request('GET', '/metrics')).text;
       expect(series(again, 'verdict_buffer_writer_longest_seconds', 'append')).toBe(0);
       expect(series(again, 'verdict_buffer_writer_operations_total', 'append')).toBe(appends);
+    } finally {
+      await drainer.stop();
+      await server.close();
+    }
+  });
+});
+
+describe("the SQLite file's checkpoints", () => {
+  it('run on a thread of their own while events arrive, keeping the WAL short without a commit of the writer running them', async () => {
+    const server = await startTestServer('sqlite');
+    const drainer = startEventDrainer(server.ctx);
+    try {
+      const { key } = await server.bootstrap();
+      const properties = { note: 'x'.repeat(400) };
+      for (let batch = 0; batch < 12; batch += 1) {
+        const events = Array.from({ length: 500 }, (_, i) => ({ event_key: 'purchase', unit_id: `u${batch}-${i}`, properties }));
+        const sent = await server.request('POST', '/v1/events/batch', { key, body: { events } });
+        expect(sent.status).toBe(202);
+      }
+      await drained(server);
+      // The writer's commits never checkpoint and the API connection only past 10,000 pages: a
+      // WAL of 6,000 events' pages shrinks only if the checkpointer copies them.
+      let unCopied = Number.POSITIVE_INFINITY;
+      let checkpoints = 0;
+      for (let waited = 0; waited < 8_000 && (unCopied >= 500 || checkpoints === 0); waited += 250) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        const { rows } = await sql<{ log: number; checkpointed: number }>`pragma wal_checkpoint(NOOP)`.execute(server.ctx.db);
+        unCopied = (rows[0]?.log ?? 0) - (rows[0]?.checkpointed ?? 0);
+        const text = (await server.request('GET', '/metrics')).text;
+        checkpoints = Math.max(checkpoints, Number(/^verdict_buffer_writer_operations_total\{operation="checkpoint"\} (\S+)/m.exec(text)?.[1] ?? 0));
+      }
+      expect(checkpoints).toBeGreaterThanOrEqual(1);
+      expect(unCopied).toBeLessThan(500);
     } finally {
       await drainer.stop();
       await server.close();
