@@ -47,7 +47,7 @@ export async function computeBreakdowns(ctx: AnalysisDeps, input: BreakdownPassI
       chunkUnits: input.chunkUnits,
       source: input.source,
     }));
-  const built = buildBreakdowns({
+  const built = await buildBreakdowns({
     variants: experiment.variants,
     analysed: analysedVariants({ variants: experiment.variants, totals: input.totals }),
     primary: input.primary,

@@ -59,7 +59,7 @@ function binomial(random: () => number, n: number, p: number): number {
 }
 
 describe('Holm', () => {
-  it('rejects step-down: the k-th smallest p against alpha / (m - k), stopping at the first failure', () => {
+  it('rejects step-down: the k-th smallest p against alpha / (m - k), stopping at the first failure', async () => {
     // m = 4: thresholds 0.0125, 0.0167, 0.025, 0.05.
     expect(holmRejections([0.01, 0.04, 0.015, 0.03])).toEqual([true, false, true, false]);
     expect(holmRejections([0.012, 0.2, null])).toEqual([true, false, false]);
@@ -71,7 +71,7 @@ describe('Holm', () => {
 });
 
 describe('buildBreakdowns', () => {
-  it('lists the top values in order, then (other) and (none), each with its units, SRM and effect', () => {
+  it('lists the top values in order, then (other) and (none), each with its units, SRM and effect', async () => {
     const breakdown: BreakdownTotals = {
       key: { name: 'country', kind: 'dimension' },
       values: ['de', 'fr'],
@@ -82,7 +82,7 @@ describe('buildBreakdowns', () => {
         [OTHER_BUCKET, arms([5, 1], [6, 1])],
       ]),
     };
-    const [result] = buildBreakdowns({ variants, analysed: variants, primary: purchases, breakdowns: [breakdown] });
+    const [result] = await buildBreakdowns({ variants, analysed: variants, primary: purchases, breakdowns: [breakdown] });
     expect(result?.dimension).toBe('country');
     expect(result?.values.map((value) => [value.value, value.units])).toEqual([
       ['de', 900],
@@ -106,7 +106,7 @@ describe('buildBreakdowns', () => {
    * Holm at most 5%. Simulation error of a 5% share over 1,000 runs: sqrt(0.05 * 0.95 / 1000) =
    * 0.7 points, so the bound checked is 5% + 2 standard errors.
    */
-  it('keeps the chance of any false significant slice at 5% over 1,000 seeded A/A experiments', () => {
+  it('keeps the chance of any false significant slice at 5% over 1,000 seeded A/A experiments', async () => {
     const random = mulberry32(18);
     const runs = 1000;
     let anyCorrected = 0;
@@ -115,7 +115,7 @@ describe('buildBreakdowns', () => {
       const buckets = new Map<number, Map<string, VariantTotals>>();
       for (let slice = 0; slice < 20; slice += 1) buckets.set(slice, arms([200, binomial(random, 200, 0.1)], [200, binomial(random, 200, 0.1)]));
       const breakdown: BreakdownTotals = { key: { name: 'slice', kind: 'dimension' }, values: Array.from({ length: 20 }, (_, i) => `s${i}`), buckets };
-      const [result] = buildBreakdowns({ variants, analysed: variants, primary: purchases, breakdowns: [breakdown] });
+      const [result] = await buildBreakdowns({ variants, analysed: variants, primary: purchases, breakdowns: [breakdown] });
       const values = result?.values ?? [];
       if (values.some((value) => value.significant_after_correction)) anyCorrected += 1;
       if (values.some((value) => twoSidedTail(value.per_variant[1]?.effect?.chance_to_beat_control ?? 0.5) <= 0.05)) anyUncorrected += 1;
@@ -126,7 +126,7 @@ describe('buildBreakdowns', () => {
     expect(anyUncorrected / runs).toBeGreaterThan(0.5);
   });
 
-  it('marks a slice when any of its variants survives the correction', () => {
+  it('marks a slice when any of its variants survives the correction', async () => {
     const slice = (chances: number[]) => ({
       value: 'x',
       units: 1,

@@ -52,16 +52,22 @@ function sliceOf(input: BreakdownBuildInput, value: string, totals: ReadonlyMap<
 }
 
 /** The slices of one breakdown: its top values in order, then (other) and (none) when they have units. */
-function slicesOf(input: BreakdownBuildInput, breakdown: BreakdownTotals): Slice[] {
+async function slicesOf(input: BreakdownBuildInput, breakdown: BreakdownTotals): Promise<Slice[]> {
   const labelled: Array<[number, string]> = [
     ...breakdown.values.map((value, index): [number, string] => [index, value]),
     [OTHER_BUCKET, OTHER_LABEL],
     [NONE_BUCKET, NONE_LABEL],
   ];
-  return labelled.flatMap(([bucket, label]) => {
+  const slices: Slice[] = [];
+  for (const [bucket, label] of labelled) {
     const totals = breakdown.buckets.get(bucket);
-    return totals && totals.size > 0 ? [sliceOf(input, label, totals)] : [];
-  });
+    if (!totals || totals.size === 0) continue;
+    // A slice's statistics take a few milliseconds on the API's thread (exact Beta sums, interval
+    // roots); a snapshot has dozens of slices, so requests get the thread between them.
+    await new Promise((resolve) => setImmediate(resolve));
+    slices.push(sliceOf(input, label, totals));
+  }
+  return slices;
 }
 
 /** The tails 2·min(c, 1 − c) of a slice's non-control variants (null where no effect is defined). */
@@ -86,8 +92,9 @@ export function markSignificant(slices: readonly Slice[]): boolean[] {
   });
 }
 
-export function buildBreakdowns(input: BreakdownBuildInput): Breakdown[] {
-  const perBreakdown = input.breakdowns.map((breakdown) => slicesOf(input, breakdown));
+export async function buildBreakdowns(input: BreakdownBuildInput): Promise<Breakdown[]> {
+  const perBreakdown: Slice[][] = [];
+  for (const breakdown of input.breakdowns) perBreakdown.push(await slicesOf(input, breakdown));
   const significant = markSignificant(perBreakdown.flat());
   let index = 0;
   return input.breakdowns.map((breakdown, i) => ({
