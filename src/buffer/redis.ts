@@ -139,11 +139,12 @@ export class RedisEventBuffer implements EventBuffer {
 
   async drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult> {
     let entries: StreamEntry[];
+    let redelivered: boolean;
     let redis: ScriptedRedis;
     try {
       redis = await this.#client();
       await this.#ensureGroup(redis);
-      entries = await this.#nextEntries(redis);
+      ({ entries, redelivered } = await this.#nextEntries(redis));
     } catch (error) {
       throw asUnavailable(error);
     }
@@ -153,7 +154,7 @@ export class RedisEventBuffer implements EventBuffer {
       // On either failure the entries stay pending on this consumer; the next drain reads them
       // again first (a second insert of a committed event stores nothing).
       try {
-        if (events.length > 0) await this.#options.db.transaction().execute((trx) => persist(trx, events));
+        if (events.length > 0) await this.#options.db.transaction().execute((trx) => persist(trx, events, { redelivered }));
       } catch (error) {
         this.#ownBacklog = true;
         throw error; // the database's own error, not a Redis one
@@ -181,19 +182,19 @@ export class RedisEventBuffer implements EventBuffer {
   }
 
   /** Own unacknowledged entries first, then entries of dead consumers now and then, then new ones. */
-  async #nextEntries(redis: Redis): Promise<StreamEntry[]> {
+  async #nextEntries(redis: Redis): Promise<{ entries: StreamEntry[]; redelivered: boolean }> {
     if (this.#ownBacklog) {
       const own = await this.#read(redis, '0');
-      if (own.length > 0) return own;
+      if (own.length > 0) return { entries: own, redelivered: true };
       this.#ownBacklog = false;
     }
     const claimEveryMs = Math.max(Math.floor(this.#options.claimIdleMs / 4), 100);
     if (Date.now() - this.#lastClaimAt >= claimEveryMs) {
       this.#lastClaimAt = Date.now();
       const claimed = await this.#claimStale(redis);
-      if (claimed.length > 0) return claimed;
+      if (claimed.length > 0) return { entries: claimed, redelivered: true };
     }
-    return this.#read(redis, '>');
+    return { entries: await this.#read(redis, '>'), redelivered: false };
   }
 
   async #read(redis: Redis, from: '0' | '>'): Promise<StreamEntry[]> {

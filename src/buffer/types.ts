@@ -31,7 +31,16 @@ export interface ModuleExport {
  * Writes drained events to their final table inside the drainer's transaction. A function that
  * names its own module (`location`) can also run on the buffer's writer thread.
  */
-export type PersistEvents = ((executor: Executor, events: BufferedEvent[]) => Promise<void>) & { location?: ModuleExport };
+export type PersistEvents = ((executor: Executor, events: BufferedEvent[], options?: PersistOptions) => Promise<void>) & { location?: ModuleExport };
+
+export interface PersistOptions {
+  /**
+   * The events were delivered before and may already be committed (Redis: a drainer that died, or
+   * failed, between the database's commit and the buffer's acknowledgement). The events table's
+   * primary key stores such a repeat never; ClickHouse's drain looks them up (clickhouse/events.ts).
+   */
+  redelivered?: boolean;
+}
 
 export interface DrainResult {
   /** Events moved to the events table (and released from the buffer) by this call. */

@@ -1,30 +1,41 @@
 /**
  * The drain into ClickHouse: the buffer's drainer calls this inside its transaction and commits
- * (releasing the events from the buffer) only after ClickHouse acknowledged the insert. A drainer
- * killed between the two leaves the events buffered, and the next drain inserts them again. The
- * copies share the whole sorting key, and every read of events collapses them (FINAL, schema.ts;
- * one row per id in the incremental refresh). The insert is not de-duplicated by ClickHouse
- * (insert_deduplicate = 0): a non-replicated table adds a block's hash to its de-duplication log
- * before the part is committed, so a kill -9 between the two can leave the hash without the rows,
- * and the retried drain of those acknowledged events would be dropped as a repeat. With the
- * per-batch token, test/events/clickhouse-kill.test.ts once found 18 acknowledged events missing
- * after a kill. The setting is given on every insert: the embedded engine keeps a statement's
- * settings (SET) for the statements after it.
+ * (releasing the events from the buffer) only after ClickHouse acknowledged the insert. Reads of
+ * events need no FINAL (docs/analysis.md "ClickHouse"): no acknowledged event is ever stored twice
+ * where a read counts it.
+ *
+ * - Each drain first takes the next drain sequence number in the primary database's transaction
+ *   (clickhouse_drain_sequence; the row lock holds other drainers until this one commits) and
+ *   writes it on its rows (drain_seq). Every drain numbered at or below the committed number has
+ *   been acknowledged by ClickHouse in full and committed in the primary database: reads count
+ *   only those rows (`drain_seq <= committed`, committedDrain), and the committed number is the
+ *   incremental analysis's watermark (features/analysis/clickhouse-rollups.ts).
+ * - A drain killed (or failed) between its insert and its commit gives its number back, so its rows
+ *   carry a number above the committed one (never read), and its events stay in the buffer. The
+ *   next drain takes that number again and, holding the lock, deletes every row under it before
+ *   inserting its own: rows of an attempt that never committed are gone before the number commits.
+ * - A batch the buffer delivers again (Redis: a drainer died or failed between the database's
+ *   commit and the buffer's acknowledgement) may hold committed events: those already stored are
+ *   left out of the insert, as the events table's primary key leaves them out in SQL.
+ *
+ * Every attempt inserts under an insert de-duplication token of its own (a random UUID), so
+ * ClickHouse never drops an insert as a repeat of an earlier block: the embedded engine (chdb 3.4)
+ * drops a block identical to an earlier one even with insert_deduplicate = 0, which would lose the
+ * events of a drain retried with the same batch after its killed attempt's rows were deleted
+ * (test/analysis/clickhouse.test.ts). Without the token, a non-replicated table could also keep a
+ * block's hash in its de-duplication log without its rows after a kill -9 between the two
+ * (test/events/clickhouse-kill.test.ts once found 18 acknowledged events missing). A ClickHouse
+ * *server* that completes an insert after its client died and a later drain committed the number
+ * could still leave rows under a committed number; the embedded engine dies with its process, so
+ * it cannot.
  * Ingest never waits on this: while ClickHouse is away the drain fails, the events stay in the
  * buffer (429 once it is full) and the drainer retries.
  *
- * Each drain first takes the next drain sequence number in the primary database's transaction
- * (clickhouse_drain_sequence; the row lock holds other drainers until this one commits) and writes
- * it on its rows (drain_seq): a drain numbered at or below the committed number has been
- * acknowledged by ClickHouse in full, so the committed number is the incremental analysis's
- * watermark (features/analysis/clickhouse-rollups.ts). A drain killed before its commit gives its
- * number back; rows it left in ClickHouse carry a number that a committed drain holds too, and
- * their events, drained again, are copies that the refresh counts once (by id).
- *
  * Event retention (features/retention/purge.ts) deletes expired events here too.
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { PersistEvents } from '../buffer/types.js';
+import type { BufferedEvent, PersistEvents } from '../buffer/types.js';
 import type { Executor } from '../db/database.js';
 import type { ClickHouse } from './client.js';
 
@@ -36,12 +47,52 @@ async function nextDrainSeq(executor: Executor): Promise<number> {
   return seq;
 }
 
+/** The committed drain number: events in ClickHouse under a higher one belong to no committed drain and are not read. */
+export async function committedDrain(executor: Executor): Promise<number> {
+  const result = await sql<{ seq: unknown }>`SELECT seq FROM clickhouse_drain_sequence WHERE id = 1`.execute(executor);
+  return Number(result.rows[0]?.seq ?? 0);
+}
+
+async function firstValue(ch: ClickHouse, query: string, params: Record<string, unknown>): Promise<unknown[]> {
+  const result = await ch.client.query({ query, query_params: params, format: 'JSONCompactEachRow' });
+  return (await result.json<unknown[]>()).map((row) => row[0]);
+}
+
+/** Deletes the rows an earlier attempt of drain `seq` left (it never committed: the number came back to us). */
+async function dropUncommitted(ch: ClickHouse, seq: number): Promise<void> {
+  const [found] = await firstValue(ch, 'SELECT count() > 0 FROM events WHERE drain_seq = {seq:UInt64}', { seq });
+  if (Number(found) === 1)
+    await ch.client.command({ query: `DELETE FROM ${deleteTarget(ch, 'events')} WHERE drain_seq = {seq:UInt64}`, query_params: { seq } });
+}
+
+/** The events of a delivered-again batch that no committed drain stored yet. */
+async function notStored(ch: ClickHouse, events: BufferedEvent[], seq: number): Promise<BufferedEvent[]> {
+  const distinct = (pick: (event: BufferedEvent) => string) => [...new Set(events.map(pick))];
+  const stored = await firstValue(
+    ch,
+    `SELECT DISTINCT id FROM events WHERE workspace_id IN {workspaces:Array(String)} AND event_key IN {keys:Array(String)}
+      AND unit_id IN {units:Array(String)} AND id IN {ids:Array(String)} AND drain_seq < {seq:UInt64}`,
+    {
+      workspaces: distinct((event) => event.workspace_id),
+      keys: distinct((event) => event.event_key),
+      units: distinct((event) => event.unit_id),
+      ids: distinct((event) => event.id),
+      seq,
+    },
+  );
+  const known = new Set(stored.map(String));
+  return events.filter((event) => !known.has(event.id));
+}
+
 /** Inserts drained events into ClickHouse's events table. */
 export function persistToClickHouse(ch: ClickHouse): PersistEvents {
-  return async (executor, events) => {
+  return async (executor, events, options) => {
     if (events.length === 0) return;
     const drainSeq = await nextDrainSeq(executor);
-    const values = events.map((event) => ({
+    await dropUncommitted(ch, drainSeq);
+    const fresh = options?.redelivered ? await notStored(ch, events, drainSeq) : events;
+    if (fresh.length === 0) return;
+    const values = fresh.map((event) => ({
       id: event.id,
       workspace_id: event.workspace_id,
       unit_id: event.unit_id,
@@ -56,7 +107,7 @@ export function persistToClickHouse(ch: ClickHouse): PersistEvents {
       table: 'events',
       values,
       format: 'JSONEachRow',
-      clickhouse_settings: { insert_deduplicate: 0 },
+      clickhouse_settings: { insert_deduplicate: 0, insert_deduplication_token: randomUUID() },
     });
   };
 }

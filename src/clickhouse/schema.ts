@@ -4,14 +4,16 @@
  * and recorded in verdict_clickhouse_migrations.
  *
  * - events: ReplacingMergeTree ordered by (workspace_id, event_key, unit_id, occurred_at, id),
- *   partitioned by month. The drainer may insert a batch twice (a kill -9 between the insert and
- *   the buffer's commit); both copies share the whole sorting key, so merges keep one and reads
- *   collapse the rest with FINAL: every acknowledged event counts once.
+ *   partitioned by month. Reads need no FINAL: rows of a drain that never committed are never read
+ *   and deleted by the next drain, and a batch delivered again skips the events already stored
+ *   (clickhouse/events.ts). The engine stays a ReplacingMergeTree: copies written before 0003 share
+ *   the whole sorting key, so a merge keeps one.
  * - exposures: the mirror of the primary database's exposures the analysis joins
  *   (exposures-mirror.ts), a ReplacingMergeTree by (experiment_id, unit_id, id) whose newest
  *   version carries the row's superseded mark.
  * - events.drain_seq (0002): the number of the drain that inserted the row (clickhouse/events.ts),
  *   the incremental analysis's watermark; rows from before it read 0.
+ * - 0003 collapses such older copies once (OPTIMIZE ... FINAL), now that reads no longer do.
  * - rollup_units, rollup_values, rollup_state, rollup_changed (0002): the incremental analysis's
  *   per-unit rollups (features/analysis/clickhouse-rollups.ts). Each refresh writes its rows with a
  *   new version and commits by inserting its rollup_state row; reads take each key's newest row at
@@ -94,6 +96,11 @@ function drainSeqStatements(cluster: string | null): string[] {
   ];
 }
 
+/** 0003: reads of events stopped collapsing copies (FINAL); merge away the copies older drains may have left, once. */
+function collapseCopies(cluster: string | null): string[] {
+  return [cluster === null ? 'OPTIMIZE TABLE events FINAL' : `OPTIMIZE TABLE events_local${onCluster(cluster)} FINAL`];
+}
+
 function onCluster(cluster: string | null): string {
   return cluster === null ? '' : ` ON CLUSTER ${cluster}`;
 }
@@ -133,6 +140,7 @@ export function clickhouseMigrations(cluster: string | null): Array<{ name: stri
         ...[ROLLUP_UNITS, ROLLUP_VALUES, ROLLUP_STATE, ROLLUP_CHANGED].flatMap((spec) => tableStatements(spec, cluster)),
       ],
     },
+    { name: '0003_events_read_without_final', statements: collapseCopies(cluster) },
   ];
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickhouseUnavailable, TEST_CLICKHOUSE } from '../support/clickhouse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { compute, createExperiment, createMetric, DAY, drainEvents, exposeExactly, HOUR, ManualClock, sendEvents, type OutgoingEvent } from './support.js';
-import { exactSum, metricAggregates, Params } from '../../src/features/analysis/clickhouse-sql.js';
+import { exactSum, metricAggregates, Params, unitJoinKey } from '../../src/features/analysis/clickhouse-sql.js';
 
 /**
  * docs/analysis.md "ClickHouse": the same scenario (every kind of metric, caps, a ratio, CUPED,
@@ -163,7 +163,19 @@ suite(`analysis in ClickHouse${reason ? ` (skipped: ${reason})` : ''}`, () => {
     expect(documents.size).toBe(1);
   });
 
-  it('counts an event drained twice once (a retried drain)', async () => {
+  it('keeps units apart when their join keys collide', async () => {
+    const expected = comparable(await compute(clickhouse, ours.key, ours.experimentId, 'full'));
+    const key = unitJoinKey.expression;
+    // Three keys for every unit id: each live unit shares its key with a third of the others and their events.
+    unitJoinKey.expression = 'cityHash64(unit_id) % 3';
+    try {
+      expect(comparable(await compute(clickhouse, ours.key, ours.experimentId, 'full'))).toEqual(expected);
+    } finally {
+      unitJoinKey.expression = key;
+    }
+  });
+
+  it('counts once an event of a drain that never committed, and of a batch delivered again', async () => {
     const before = await compute(clickhouse, ours.key, ours.experimentId, 'full');
     const db = clickhouse.ctx.db;
     const exposure = await db
@@ -184,12 +196,30 @@ suite(`analysis in ClickHouse${reason ? ` (skipped: ${reason})` : ''}`, () => {
       late: 0 as const,
       client_event_id: null,
     };
+    const other = { ...event, id: '01JZZZZZZZZZZZZZZZZZZZZZZY' };
     const { persistToClickHouse } = await import('../../src/clickhouse/events.js');
-    const persist = persistToClickHouse(clickhouse.ctx.clickhouse!);
+    const ch = clickhouse.ctx.clickhouse!;
+    const persist = persistToClickHouse(ch);
+    const rows = async () => {
+      const result = await ch.client.query({ query: `SELECT id FROM events WHERE id IN ('${event.id}', '${other.id}') ORDER BY id`, format: 'JSONEachRow' });
+      return (await result.json<{ id: string }>()).map((row) => row.id);
+    };
+    // Inserted into ClickHouse, then the buffer's transaction rolls back (a drain killed before its commit).
+    const killed = new Error('killed before the commit');
+    const attempt = db.transaction().execute(async (trx) => {
+      await persist(trx, [event]);
+      throw killed;
+    });
+    await expect(attempt).rejects.toBe(killed);
+    expect(await rows()).toEqual([event.id]);
+    expect((await compute(clickhouse, ours.key, ours.experimentId, 'full')).computation.events_read).toBe(before.computation.events_read);
+    // The next drain takes the same number back and deletes that attempt's rows before its own insert.
     await persist(db, [event]);
-    await persist(db, [event]);
-    // The same event again in a batch cut differently (no insert token matches): FINAL collapses it.
-    await persist(db, [event, { ...event, id: '01JZZZZZZZZZZZZZZZZZZZZZZY' }]);
+    expect(await rows()).toEqual([event.id]);
+    // Delivered again (Redis: a drainer died between the commit and the acknowledgement), in a batch cut differently.
+    await persist(db, [event, other], { redelivered: true });
+    await persist(db, [event], { redelivered: true });
+    expect(await rows()).toEqual([other.id, event.id]);
     await drainEvents(clickhouse);
     const after = await compute(clickhouse, ours.key, ours.experimentId, 'full');
     expect(after.computation.events_read).toBe(before.computation.events_read + 2);

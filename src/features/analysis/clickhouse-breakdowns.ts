@@ -9,7 +9,7 @@ import type { ClickHouse } from '../../clickhouse/client.js';
 import { toNumber } from './aggregate-store.js';
 import { addRow, NONE_BUCKET, OTHER_BUCKET, TOP_VALUES, type BreakdownInput, type BreakdownKey, type BreakdownTotals } from './breakdowns-store.js';
 import { metricAggregates, Params, unitValuesQuery, type ExposureColumn } from './clickhouse-sql.js';
-import { queryRows } from './clickhouse-store.js';
+import { queryRows, type Drained } from './clickhouse-store.js';
 
 /** The unit's raw value of a breakdown, from the mirrored exposure row (text or NULL). */
 function rawValue(params: Params, key: BreakdownKey): string {
@@ -47,7 +47,7 @@ function bucketOf(params: Params, index: number, values: readonly string[]): str
   return `multiIf(isNull(${raw}), ${NONE_BUCKET}, ${[...known, String(OTHER_BUCKET)].join(', ')})`;
 }
 
-export async function breakdownsInClickHouse(ch: ClickHouse, input: BreakdownInput): Promise<BreakdownTotals[]> {
+export async function breakdownsInClickHouse(ch: ClickHouse, input: BreakdownInput & Drained): Promise<BreakdownTotals[]> {
   if (input.breakdowns.length === 0) return [];
   const tops = await topValues(ch, input);
   const params = new Params();

@@ -3,10 +3,13 @@
  * definitions as aggregate-store.ts (a unit counts once, in the variant of its live exposure; its
  * events count for a metric inside exposed_at <= occurred_at < exposed_at + window, before the
  * stop; the CUPED covariate over the lookback), written for ClickHouse's engine:
- * - events are joined to the live units by unit_id with the units as the hash table (the small
- *   side), and reduced to one row per unit that has events; the live units are then LEFT JOINed
- *   to those rows, so a unit without events gets NULL (count and binary: 0) as in SQL;
- * - every read of events collapses duplicate inserts (FINAL; clickhouse/schema.ts);
+ * - events are joined to the live units with the units as the hash table (the small side), on
+ *   cityHash64(unit_id): a UInt64 key hashes and compares faster than the String. Every condition
+ *   also asks e.unit_id = x.unit_id, so an event of another unit whose hash collides counts
+ *   nowhere, and the rows are grouped per live unit by its row number in the units' subquery
+ *   (unique, a UInt64), so two live units whose hashes collide stay two units;
+ * - events are read without FINAL, only those of committed drains (drain_seq <= the committed
+ *   number): no committed event is stored twice (clickhouse/events.ts);
  * - sums are exact: each term becomes Decimal256 with DECIMAL_SCALE digits after the point and
  *   the sum is integer arithmetic, so the order in which threads (or shards) add them up cannot
  *   change a bit of the result. A plain Float64 sum in parallel does (issue #34 saw two results in
@@ -74,6 +77,8 @@ export interface UnitScope {
   eventsBefore: number | null;
   /** Raw events (the default) or the rollups as of their last committed refresh (clickhouse-rollup-sql.ts). */
   source?: UnitSource;
+  /** The committed drain number (clickhouse/events.ts committedDrain): events under a higher one are not read. */
+  drained: number;
 }
 
 /** The experiment's live units (one per unit: the primary database's live-exposure index guarantees it). */
@@ -83,8 +88,18 @@ export function liveUnits(params: Params, experimentId: string, extra = ''): str
 
 type Period = 'window' | 'lookback';
 
+/**
+ * The join key of events and live units. Only its speed depends on it being nearly unique: the
+ * conditions and the grouping keep two units apart whatever it is, which the tests check by
+ * setting a key that collides on purpose.
+ */
+export const unitJoinKey = { expression: 'cityHash64(unit_id)' };
+
+/** The joined event is the unit's own (not one of another unit whose hash collides); false for a unit without events. */
+const OWN = 'e.unit_id = x.unit_id';
+
 function counted(params: Params, metric: MetricSpec, period: Period): string {
-  const key = `e.event_key = ${params.string(metric.event_key)}`;
+  const key = `${OWN} AND e.event_key = ${params.string(metric.event_key)}`;
   if (period === 'lookback') return `${key} AND e.occurred_at < x.exposed_at AND e.occurred_at >= x.exposed_at - ${params.int(metric.lookback_ms ?? 0)}`;
   return `${key} AND e.occurred_at >= x.exposed_at AND e.occurred_at < x.exposed_at + ${params.int(metric.window_ms)}`;
 }
@@ -132,8 +147,8 @@ export interface ExposureColumn {
 }
 
 /**
- * One row per live unit: unit_id, variant_key, exposed_at, the value columns and `ev` (the events
- * joined, the snapshot's events_read), plus `extra` columns of the exposure (breakdowns).
+ * One row per live unit: variant_key, exposed_at, the value columns and `ev` (the events joined,
+ * the snapshot's events_read), plus `extra` columns of the exposure (breakdowns).
  * One join: the experiment's events RIGHT JOIN its live units (the hash table is built on the
  * units, the small side; a unit without events comes out once with NULLs), grouped per unit. The
  * per-metric conditions hold each metric's window, so no event outside them counts.
@@ -151,12 +166,13 @@ export function unitValuesQuery(params: Params, scope: UnitScope, metrics: reado
   const stop = scope.eventsBefore === null ? '' : ` AND occurred_at < ${params.int(scope.eventsBefore)}`;
   const carried = ['variant_key', 'exposed_at', ...extra.map((column) => column.alias)].map((alias) => `any(x.${alias}) AS ${alias}`).join(', ');
   const values = columns.map((column) => `${unitValue(params, column.metric, column.period)} AS ${column.alias}`).join(', ');
-  const read = `e.occurred_at >= x.exposed_at - ${params.int(longest)} AND e.occurred_at < x.exposed_at + ${params.int(widest)}`;
-  return `SELECT x.unit_id AS unit_id, ${carried}, ${values}, countIf(${read}) AS ev
-    FROM (SELECT unit_id, event_key, occurred_at, properties FROM events FINAL
-          WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}${stop}) AS e
-    RIGHT JOIN (${units}) AS x ON e.unit_id = x.unit_id
-    GROUP BY x.unit_id`;
+  const read = `${OWN} AND e.occurred_at >= x.exposed_at - ${params.int(longest)} AND e.occurred_at < x.exposed_at + ${params.int(widest)}`;
+  return `SELECT ${carried}, ${values}, countIf(${read}) AS ev
+    FROM (SELECT ${unitJoinKey.expression} AS h, unit_id, event_key, occurred_at, properties FROM events
+          WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}
+            AND drain_seq <= ${params.int(scope.drained)}${stop}) AS e
+    RIGHT JOIN (SELECT ${unitJoinKey.expression} AS h, rowNumberInAllBlocks() AS row, * FROM (${units})) AS x ON e.h = x.h
+    GROUP BY x.row`;
 }
 
 /** The value capped from above; NULL stays NULL. */

@@ -14,8 +14,13 @@ import { metricAggregates, Params, unitValuesQuery, type UnitScope } from './cli
 
 type Row = Record<string, unknown>;
 
-/** Every read: duplicates of a retried insert share a partition, so FINAL need not merge across partitions. */
+/** Every read: the exposures' versions of one row share a partition, so FINAL need not merge across partitions. */
 const READ_SETTINGS = { do_not_merge_across_partitions_select_final: 1 } as const;
+
+/** What every read of events needs besides its scope: the committed drain number (clickhouse/events.ts committedDrain). */
+export interface Drained {
+  drained: number;
+}
 
 export async function queryRows(ch: ClickHouse, query: string, params: Params): Promise<Row[]> {
   const result = await ch.client.query({ query, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS });
@@ -39,7 +44,7 @@ async function countUnits(ch: ClickHouse, experimentId: string): Promise<number>
  */
 export async function aggregateInClickHouse(
   ch: ClickHouse,
-  input: AggregationInput,
+  input: AggregationInput & Drained,
   topLimit: (quantile: number, statementUnits: number) => number,
 ): Promise<Aggregation> {
   const params = new Params();
@@ -73,7 +78,7 @@ export async function aggregateInClickHouse(
 const SCALE = 1_000_000_000n;
 
 /** percentileCap's counterpart: the type-7 quantile of the nonzero per-unit values, from the two order statistics around it. */
-export async function percentileCapInClickHouse(ch: ClickHouse, scope: CapScope, metric: MetricSpec, quantile: number): Promise<number | null> {
+export async function percentileCapInClickHouse(ch: ClickHouse, scope: CapScope & Drained, metric: MetricSpec, quantile: number): Promise<number | null> {
   const only: MetricSpec = { ...metric, denominator: undefined, lookback_ms: null, cap: null, percentile: null };
   const counting = new Params();
   const values = (params: Params) => `SELECT u.m0 AS v FROM (${unitValuesQuery(params, scope, [only])}) AS u WHERE u.m0 != 0`;
@@ -91,7 +96,7 @@ export async function percentileCapInClickHouse(ch: ClickHouse, scope: CapScope,
 }
 
 /** countLateEvents's counterpart. */
-export async function lateEventsInClickHouse(ch: ClickHouse, scope: LateEventScope, metrics: readonly MetricSpec[]): Promise<LateEvents> {
+export async function lateEventsInClickHouse(ch: ClickHouse, scope: LateEventScope & Drained, metrics: readonly MetricSpec[]): Promise<LateEvents> {
   const windows = new Map<string, number>();
   for (const spec of metrics.flatMap((metric) => [metric, ...(metric.denominator ? [metric.denominator] : [])])) {
     windows.set(spec.event_key, Math.max(windows.get(spec.event_key) ?? 0, spec.window_ms));
@@ -102,11 +107,13 @@ export async function lateEventsInClickHouse(ch: ClickHouse, scope: LateEventSco
     .map(([key, window]) => `(e.event_key = ${params.string(key)} AND e.occurred_at < x.exposed_at + ${params.int(window)})`)
     .join(' OR ');
   const stop = scope.eventsBefore === null ? '' : ` AND e.occurred_at < ${params.int(scope.eventsBefore)}`;
+  // The late events are few: they are the hash table, and the live units are looked up in it.
   const query = `SELECT count() AS total, countIf(e.occurred_at < x.exposed_at) AS before_exposure,
       countIf(e.occurred_at >= x.exposed_at AND (${inWindow})${stop}) AS counted
-    FROM (SELECT unit_id, event_key, occurred_at FROM events FINAL
-          WHERE workspace_id = ${params.string(scope.workspaceId)} AND late = 1 AND event_key IN ${params.strings([...windows.keys()])}) AS e
-    INNER JOIN (SELECT unit_id, exposed_at FROM exposures FINAL WHERE experiment_id = ${params.string(scope.experimentId)} AND superseded_at IS NULL) AS x
+    FROM (SELECT unit_id, exposed_at FROM exposures FINAL WHERE experiment_id = ${params.string(scope.experimentId)} AND superseded_at IS NULL) AS x
+    INNER JOIN (SELECT unit_id, event_key, occurred_at FROM events
+          WHERE workspace_id = ${params.string(scope.workspaceId)} AND late = 1 AND event_key IN ${params.strings([...windows.keys()])}
+            AND drain_seq <= ${params.int(scope.drained)}) AS e
       ON x.unit_id = e.unit_id`;
   const [row] = await queryRows(ch, query, params);
   const total = toNumber(row?.total);

@@ -15,6 +15,7 @@ import { metricColumns, toNumber, valueColumns, valueJoin, type MetricSpec } fro
 import type { AnalysisDeps } from './index.js';
 import { loadMetrics, resolveSpec } from './metric-totals.js';
 import { periodRowsInClickHouse } from './clickhouse-store.js';
+import { committedDrain } from '../../clickhouse/events.js';
 import { percentileCapIn } from './store-seam.js';
 import { liveUnitsOf, unitGroupOf, unitsTable, type UnitSource } from './unit-source.js';
 
@@ -79,7 +80,12 @@ export async function primaryPeriodTotals(
   const units = new Map(variantKeys.map((key) => [key, new Array<number>(periodCount).fill(0)]));
   const cells = new Map(variantKeys.map((key) => [key, Array.from({ length: periodCount }, () => ({ n: 0, sum: 0, sumOfSquares: 0 }))]));
   const rows = ctx.clickhouse
-    ? await periodRowsInClickHouse(ctx.clickhouse, { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source }, spec, starts)
+    ? await periodRowsInClickHouse(
+        ctx.clickhouse,
+        { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source, drained: await committedDrain(ctx.db) },
+        spec,
+        starts,
+      )
     : ((await ctx.reads.all([periodQuery(ctx, row, spec, starts, source).compile(ctx.db)]))[0] ?? []);
   for (const result of rows) {
     const key = String(result.variant_key);

@@ -4,6 +4,7 @@
  * ClickHouse (clickhouse-store.ts) when VERDICT_CLICKHOUSE_URL is set. Each function returns the
  * same shape from either, so caps, CUPED, the build and the recommendation never ask which.
  */
+import { committedDrain } from '../../clickhouse/events.js';
 import { aggregateByVariant, type Aggregation, type AggregationInput, type MetricSpec } from './aggregate-store.js';
 import { breakdownsInClickHouse } from './clickhouse-breakdowns.js';
 import { aggregateInClickHouse, lateEventsInClickHouse, percentileCapInClickHouse } from './clickhouse-store.js';
@@ -19,22 +20,26 @@ export function computationStoreOf(ctx: Pick<AnalysisDeps, 'seam' | 'clickhouse'
   return ctx.clickhouse ? 'clickhouse' : ctx.seam.name;
 }
 
-export function aggregateIn(ctx: AnalysisDeps, input: AggregationInput, topLimit: (quantile: number, units: number) => number = () => 0): Promise<Aggregation> {
-  if (ctx.clickhouse) return aggregateInClickHouse(ctx.clickhouse, input, topLimit);
+export async function aggregateIn(
+  ctx: AnalysisDeps,
+  input: AggregationInput,
+  topLimit: (quantile: number, units: number) => number = () => 0,
+): Promise<Aggregation> {
+  if (ctx.clickhouse) return aggregateInClickHouse(ctx.clickhouse, { ...input, drained: await committedDrain(ctx.db) }, topLimit);
   return aggregateByVariant(ctx.db, ctx.seam, ctx.reads, input, topLimit);
 }
 
-export function percentileCapIn(ctx: AnalysisDeps, scope: CapScope, metric: MetricSpec, quantile: number): Promise<number | null> {
-  if (ctx.clickhouse) return percentileCapInClickHouse(ctx.clickhouse, scope, metric, quantile);
+export async function percentileCapIn(ctx: AnalysisDeps, scope: CapScope, metric: MetricSpec, quantile: number): Promise<number | null> {
+  if (ctx.clickhouse) return percentileCapInClickHouse(ctx.clickhouse, { ...scope, drained: await committedDrain(ctx.db) }, metric, quantile);
   return percentileCap(ctx.db, ctx.seam, ctx.reads, scope, metric, quantile);
 }
 
-export function lateEventsIn(ctx: AnalysisDeps, scope: LateEventScope, metrics: readonly MetricSpec[]): Promise<LateEvents> {
-  if (ctx.clickhouse) return lateEventsInClickHouse(ctx.clickhouse, scope, metrics);
+export async function lateEventsIn(ctx: AnalysisDeps, scope: LateEventScope, metrics: readonly MetricSpec[]): Promise<LateEvents> {
+  if (ctx.clickhouse) return lateEventsInClickHouse(ctx.clickhouse, { ...scope, drained: await committedDrain(ctx.db) }, metrics);
   return countLateEvents(ctx.db, scope, metrics);
 }
 
-export function breakdownsIn(ctx: AnalysisDeps, input: BreakdownInput): Promise<BreakdownTotals[]> {
-  if (ctx.clickhouse) return breakdownsInClickHouse(ctx.clickhouse, input);
+export async function breakdownsIn(ctx: AnalysisDeps, input: BreakdownInput): Promise<BreakdownTotals[]> {
+  if (ctx.clickhouse) return breakdownsInClickHouse(ctx.clickhouse, { ...input, drained: await committedDrain(ctx.db) });
   return aggregateBreakdowns(ctx.db, ctx.seam, ctx.reads, input);
 }
