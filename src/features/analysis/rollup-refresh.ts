@@ -19,7 +19,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
-import { addNewEvents, buildSlot, countNewEvents, dropSlots, eventsInSlot, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
+import { addStaged, stagedCounts, stagedUnits, stageNewEvents, type Staged } from './rollup-fresh.js';
+import { buildSlot, dropSlots, eventsInSlot, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
 import { buildInSteps } from './rollup-steps.js';
 import { maintainTotals, planHash, rebuildTotals, type TotalsPlan } from './rollup-totals.js';
 import { currentWatermark, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
@@ -120,31 +121,48 @@ function staleSlots(slots: readonly RollupSlot[], state: State, stoppedAt: numbe
   return slots.filter((slot) => state.definitions[slot.metric_id] !== slotHash(slot, stoppedAt));
 }
 
-/** Lists the units a refresh since the watermark changes: those whose exposure changed, and those with new events of the slots. */
-async function touchUnits(trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<void> {
+/**
+ * Stages the new events of the slots (rollup-fresh.ts) for the units whose exposure did not change
+ * since the watermark (those are built again from all of their events); null without a slot.
+ */
+async function stage(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<Staged | null> {
   const keys = [...new Set(slots.map((slot) => slot.event_key))];
+  if (keys.length === 0) return null;
+  const notChanged = sql`x.unit_id NOT IN (${unitsChangedAfter(state.watermark, scope.experimentId)})`;
+  return stageNewEvents(trx, ctx.seam, scope, slots, eventsAfter(state.watermark, scope.workspaceId, keys), notChanged);
+}
+
+/** Lists the units a refresh since the watermark changes: those whose exposure changed, and those with staged new events. */
+async function touchUnits(trx: Executor, scope: RollupScope, state: State, staged: Staged | null): Promise<void> {
   const changed = unitsChangedAfter(state.watermark, scope.experimentId);
-  const withEvents =
-    keys.length === 0 ? sql`` : sql` UNION SELECT e.unit_id AS unit_id FROM events AS e WHERE ${eventsAfter(state.watermark, scope.workspaceId, keys)}`;
+  const withEvents = staged === null ? sql`` : sql` UNION ${stagedUnits()}`;
   await sql`INSERT INTO analysis_rollup_touched (experiment_id, unit_id)
     SELECT ${scope.experimentId}, t.unit_id FROM (${changed}${withEvents}) AS t`.execute(trx);
 }
 
-async function sinceWatermark(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<RefreshResult> {
+/**
+ * Everything since the watermark: stale slots rebuilt, changed units replaced, and the new events
+ * added to the other units' rows of every current slot (staged here unless `staged` says they were).
+ */
+async function sinceWatermark(
+  ctx: AnalysisDeps,
+  trx: Executor,
+  scope: RollupScope,
+  slots: readonly RollupSlot[],
+  state: State,
+  staged?: Staged | null,
+): Promise<RefreshResult> {
   const hashes = new Map(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
   const stale = staleSlots(slots, state, scope.stoppedAt);
   const current = slots.filter((slot) => !stale.includes(slot));
+  const fresh = staged === undefined ? await stage(ctx, trx, scope, current, state) : staged;
   const gone = Object.keys(state.definitions).filter((id) => !hashes.has(id));
   await dropSlots(trx, scope.experimentId, [...gone, ...stale.map((slot) => slot.metric_id)]);
   const changed = unitsChangedAfter(state.watermark, scope.experimentId);
   const replaced = await replaceUnits(trx, scope.experimentId, changed);
-  const inChanged = sql`x.unit_id IN (${changed})`;
-  const notChanged = sql`x.unit_id NOT IN (${changed})`;
-  let eventsRead = await buildSlots(ctx, trx, scope, current, inChanged);
-  const keys = [...new Set(current.map((slot) => slot.event_key))];
-  const added =
-    keys.length === 0 ? { events: 0, units: 0 } : await countNewEvents(trx, ctx.seam, scope, eventsAfter(state.watermark, scope.workspaceId, keys), notChanged);
-  for (const slot of current) await addNewEvents(trx, ctx.seam, scope, slot, eventsAfter(state.watermark, scope.workspaceId, [slot.event_key]), notChanged);
+  let eventsRead = await buildSlots(ctx, trx, scope, current, sql`x.unit_id IN (${changed})`);
+  const added = fresh === null ? { events: 0, units: 0 } : await stagedCounts(trx);
+  if (fresh !== null) await addStaged(trx, ctx.seam, scope.experimentId, fresh);
   eventsRead += added.events + (await buildSlots(ctx, trx, scope, stale, null));
   const unitsRefreshed = stale.length > 0 ? await countUnits(trx, scope.experimentId) : replaced + added.units;
   return { events_read: eventsRead, units_refreshed: unitsRefreshed };
@@ -175,14 +193,19 @@ async function refreshIn(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, s
     await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
   }
   let result: RefreshResult = { events_read: 0, units_refreshed: 0 };
+  let staged: Staged | null = null;
   await maintainTotals(
     trx,
     ctx.seam,
     scope.experimentId,
     plan,
-    () => touchUnits(trx, scope, slots, state),
     async () => {
-      result = await sinceWatermark(ctx, trx, scope, slots, state);
+      // No slot is stale here: every slot gains the new events.
+      staged = await stage(ctx, trx, scope, slots, state);
+      await touchUnits(trx, scope, state, staged);
+    },
+    async () => {
+      result = await sinceWatermark(ctx, trx, scope, slots, state, staged);
     },
   );
   return result;

@@ -46,7 +46,7 @@ function slotAggregates(seam: DialectSeam, slot: RollupSlot): RawBuilder<unknown
 }
 
 /** The events of `slot` that the unit `x` counts in its window or lookback, among `e` of the unit. */
-function slotWindow(scope: RollupScope, slot: RollupSlot): RawBuilder<unknown> {
+export function slotWindow(scope: RollupScope, slot: RollupSlot): RawBuilder<unknown> {
   const stop = scope.stoppedAt === null ? sql`` : sql` AND e.occurred_at < ${scope.stoppedAt}`;
   return sql`e.event_key = ${slot.event_key} AND e.occurred_at >= x.exposed_at - ${slot.lookback_ms} AND e.occurred_at < x.exposed_at + ${slot.window_ms}${stop}`;
 }
@@ -74,7 +74,7 @@ export async function buildSlot(executor: Executor, seam: DialectSeam, scope: Ro
  * The new events (`fresh`: a condition on `e` that names the workspace and keys), read once into
  * `fresh`. Statements then drive from them and find each one's unit by primary key.
  */
-function freshEvents(fresh: RawBuilder<unknown>): RawBuilder<unknown> {
+export function freshEvents(fresh: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`WITH fresh AS MATERIALIZED (SELECT e.unit_id AS unit_id, e.event_key AS event_key, e.occurred_at AS occurred_at, e.properties AS properties
     FROM events AS e WHERE ${fresh})`;
 }
@@ -88,48 +88,12 @@ function freshEvents(fresh: RawBuilder<unknown>): RawBuilder<unknown> {
  * it costs a few thousand index lookups above one scan. A LATERAL subquery with OFFSET 0 is not
  * flattened into a join, so PostgreSQL runs it once per new event, through the primary key.
  */
-function freshWithUnits(seam: DialectSeam, experimentId: string): RawBuilder<unknown> {
+export function freshWithUnits(seam: DialectSeam, experimentId: string): RawBuilder<unknown> {
   const from =
     seam.name === 'sqlite'
       ? sql`fresh AS e CROSS JOIN analysis_rollup_units AS x`
       : sql`fresh AS e CROSS JOIN LATERAL (SELECT * FROM analysis_rollup_units AS u WHERE u.experiment_id = ${experimentId} AND u.unit_id = e.unit_id OFFSET 0) AS x`;
   return sql`${from} WHERE x.experiment_id = ${experimentId} AND x.unit_id = e.unit_id`;
-}
-
-/**
- * Adds the new events (`fresh`, a condition on `e` naming the workspace and the slot's key) to the
- * slot's rows of the refreshed units that `units` selects: a unit's row gains their counts and
- * sums, or is created.
- */
-export async function addNewEvents(
-  executor: Executor,
-  seam: DialectSeam,
-  scope: RollupScope,
-  slot: RollupSlot,
-  fresh: RawBuilder<unknown>,
-  units: RawBuilder<unknown>,
-): Promise<void> {
-  const added = (column: string) => sql`${sql.raw(column)} = analysis_rollup_values.${sql.raw(column)} + excluded.${sql.raw(column)}`;
-  const updates = ['cnt', 'vsum', 'vcnt', 'pre_cnt', 'pre_vsum', 'pre_vcnt'].map(added);
-  await sql`${freshEvents(fresh)} INSERT INTO analysis_rollup_values (${COLUMNS})
-    SELECT x.experiment_id, x.unit_id, ${slot.metric_id}, ${slotAggregates(seam, slot)}
-    FROM ${freshWithUnits(seam, scope.experimentId)} AND ${slotWindow(scope, slot)} AND ${units}
-    GROUP BY x.experiment_id, x.unit_id
-    ON CONFLICT (experiment_id, unit_id, metric_id) DO UPDATE SET ${sql.join(updates)}`.execute(executor);
-}
-
-/** How many new events (`fresh`, naming the workspace and keys) belong to the refreshed units that `units` selects, and how many units they touch. */
-export async function countNewEvents(
-  executor: Executor,
-  seam: DialectSeam,
-  scope: RollupScope,
-  fresh: RawBuilder<unknown>,
-  units: RawBuilder<unknown>,
-): Promise<{ events: number; units: number }> {
-  const result = await sql<{ events: unknown; units: unknown }>`${freshEvents(fresh)} SELECT COUNT(*) AS events, COUNT(DISTINCT x.unit_id) AS units
-    FROM ${freshWithUnits(seam, scope.experimentId)} AND ${units}`.execute(executor);
-  const row = result.rows[0];
-  return { events: Number(row?.events ?? 0), units: Number(row?.units ?? 0) };
 }
 
 /** The events the slot's rows of the selected units were built from (each counted event is in exactly one of cnt and pre_cnt). */

@@ -1,0 +1,101 @@
+/**
+ * The new events of a refresh, read once (docs/analysis.md "Incremental analysis"). One statement
+ * reads the events committed since the watermark of every slot's key, finds each one's refreshed
+ * unit once, and sums them per unit for every slot at once into a scratch table of the
+ * transaction (one row per unit, six columns per slot); the slots' rows then gain those sums, the
+ * maintained totals list the units from it, and events_read counts from it.
+ *
+ * Reading the new events once per slot (and again to count them and to list the units) looked
+ * each one's unit up four to six times: at 1M units and +50,000 events that was most of the
+ * refresh's SQL on SQLite (docs/analysis.md "Benchmark").
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { DialectSeam } from '../../db/dialect.js';
+import { freshEvents, freshWithUnits, slotWindow, type RollupScope, type RollupSlot } from './rollup-sql.js';
+
+/** The scratch table: SQLite's connection-private temp schema; PostgreSQL's, dropped at commit. */
+const STAGED = 'analysis_rollup_fresh';
+
+/** The new events summed per unit for these slots, in the scratch table. */
+export interface Staged {
+  slots: readonly RollupSlot[];
+}
+
+const column = (prefix: string, index: number) => sql.ref(`${prefix}${index}`);
+
+/** One slot's six sums over the unit's new events `e` that its window or lookback counts. */
+function stagedSums(seam: DialectSeam, scope: RollupScope, slot: RollupSlot, index: number): RawBuilder<unknown> {
+  const counted = slotWindow(scope, slot);
+  const window = sql`${counted} AND e.occurred_at >= x.exposed_at`;
+  const lookback = sql`${counted} AND e.occurred_at < x.exposed_at`;
+  const count = (when: RawBuilder<unknown>, name: string) => sql`SUM(CASE WHEN ${when} THEN 1 ELSE 0 END) AS ${column(name, index)}`;
+  if (slot.value_keys === null) {
+    const none = (name: string) => sql`0 AS ${column(name, index)}`;
+    return sql`${count(window, 'c')}, ${none('s')}, ${none('v')}, ${count(lookback, 'pc')}, ${none('ps')}, ${none('pv')}`;
+  }
+  const value = seam.jsonNumberAt('e.properties', slot.value_keys);
+  const numbers = (when: RawBuilder<unknown>, sum: string, counts: string) =>
+    sql`COALESCE(SUM(CASE WHEN ${when} THEN ${value} END), 0) AS ${column(sum, index)}, COUNT(CASE WHEN ${when} THEN ${value} END) AS ${column(counts, index)}`;
+  return sql`${count(window, 'c')}, ${numbers(window, 's', 'v')}, ${count(lookback, 'pc')}, ${numbers(lookback, 'ps', 'pv')}`;
+}
+
+/**
+ * Stages the new events (`fresh`: a condition on `e` naming the workspace and every slot's key)
+ * of the refreshed units that `units` selects (a condition on `x`). Units whose new events none of
+ * the slots counts still get a row: they have new events, so they are refreshed.
+ */
+export async function stageNewEvents(
+  executor: Executor,
+  seam: DialectSeam,
+  scope: RollupScope,
+  slots: readonly RollupSlot[],
+  fresh: RawBuilder<unknown>,
+  units: RawBuilder<unknown>,
+): Promise<Staged> {
+  await dropStaged(executor, seam);
+  const temporary = seam.name === 'postgres' ? sql`CREATE TEMPORARY TABLE ${sql.raw(STAGED)} ON COMMIT DROP` : sql`CREATE TEMPORARY TABLE ${sql.raw(STAGED)}`;
+  const sums = slots.map((slot, index) => sql`, ${stagedSums(seam, scope, slot, index)}`);
+  await sql`${temporary} AS ${freshEvents(fresh)}
+    SELECT x.unit_id AS unit_id, COUNT(*) AS n${sql.join(sums, sql``)}
+    FROM ${freshWithUnits(seam, scope.experimentId)} AND ${units}
+    GROUP BY x.unit_id`.execute(executor);
+  return { slots };
+}
+
+/** The staged units (a query of unit ids). */
+export function stagedUnits(): RawBuilder<unknown> {
+  return sql`SELECT f.unit_id FROM ${sql.raw(STAGED)} AS f`;
+}
+
+/** How many new events the staged units have, and how many units. */
+export async function stagedCounts(executor: Executor): Promise<{ events: number; units: number }> {
+  const result = await sql<{ events: unknown; units: unknown }>`SELECT COALESCE(SUM(f.n), 0) AS events, COUNT(*) AS units FROM ${sql.raw(STAGED)} AS f`.execute(
+    executor,
+  );
+  const row = result.rows[0];
+  return { events: Number(row?.events ?? 0), units: Number(row?.units ?? 0) };
+}
+
+const COLUMNS = sql`experiment_id, unit_id, metric_id, cnt, vsum, vcnt, pre_cnt, pre_vsum, pre_vcnt`;
+
+/** Every staged slot's rows gain the staged sums (a row is created for a unit without one); the scratch table then goes. */
+export async function addStaged(executor: Executor, seam: DialectSeam, experimentId: string, staged: Staged): Promise<void> {
+  const added = (name: string) => sql`${sql.raw(name)} = analysis_rollup_values.${sql.raw(name)} + excluded.${sql.raw(name)}`;
+  const updates = sql.join(['cnt', 'vsum', 'vcnt', 'pre_cnt', 'pre_vsum', 'pre_vcnt'].map(added));
+  for (const [index, slot] of staged.slots.entries()) {
+    const values = sql.join(['c', 's', 'v', 'pc', 'ps', 'pv'].map((name) => sql`f.${column(name, index)}`));
+    // The WHERE clause is also what SQLite needs to read ON CONFLICT as the upsert's, not a join's.
+    await sql`INSERT INTO analysis_rollup_values (${COLUMNS})
+      SELECT ${experimentId}, f.unit_id, ${slot.metric_id}, ${values} FROM ${sql.raw(STAGED)} AS f
+      WHERE f.${column('c', index)} + f.${column('pc', index)} > 0
+      ON CONFLICT (experiment_id, unit_id, metric_id) DO UPDATE SET ${updates}`.execute(executor);
+  }
+  await dropStaged(executor, seam);
+}
+
+/** Drops the scratch table (SQLite keeps a temp table on the connection after the commit). */
+export async function dropStaged(executor: Executor, seam: DialectSeam): Promise<void> {
+  const name = sql.raw(`${seam.name === 'postgres' ? 'pg_temp' : 'temp'}.${STAGED}`);
+  await sql`DROP TABLE IF EXISTS ${name}`.execute(executor);
+}
