@@ -6,9 +6,9 @@
  * among the top ones, NONE_BUCKET without a value, OTHER_BUCKET otherwise. The events are read once.
  */
 import type { ClickHouse } from '../../clickhouse/client.js';
-import { toNumber } from './aggregate-store.js';
+import { toNumber, type MetricSpec } from './aggregate-store.js';
 import { addRow, NONE_BUCKET, OTHER_BUCKET, TOP_VALUES, type BreakdownInput, type BreakdownKey, type BreakdownTotals } from './breakdowns-store.js';
-import { metricAggregates, Params, unitValuesQuery, type ExposureColumn } from './clickhouse-sql.js';
+import { liveUnits, metricAggregates, Params, unitValuesQuery, type ExposureColumn } from './clickhouse-sql.js';
 import { queryRows, type Drained } from './clickhouse-store.js';
 
 /** The unit's raw value of a breakdown, from the mirrored exposure row (text or NULL). */
@@ -47,17 +47,54 @@ function bucketOf(params: Params, index: number, values: readonly string[]): str
   return `multiIf(isNull(${raw}), ${NONE_BUCKET}, ${[...known, String(OTHER_BUCKET)].join(', ')})`;
 }
 
+/**
+ * Whether a unit without events adds nothing but itself (units, and n where n counts units) to a
+ * slice: its value is 0 (count, binary) or none (sum, mean), and a cap below 0 would change a 0.
+ */
+function emptyUnitsAddNothing(metric: MetricSpec): boolean {
+  return (metric.cap === null || metric.cap >= 0) && (metric.denominator === undefined || metric.denominator.cap === null || metric.denominator.cap >= 0);
+}
+
+/** n counts units (not values): ratios, and every metric but a mean of values. */
+function nCountsUnits(metric: MetricSpec): boolean {
+  return metric.denominator !== undefined || metric.kind === 'binary' || metric.aggregation !== 'mean';
+}
+
+const slotKey = (row: Record<string, unknown>) => `${toNumber(row.breakdown)} ${toNumber(row.bucket)} ${String(row.variant_key)}`;
+
+/**
+ * The slices' totals. Most units have no event of the primary metric, so the pass joins only the
+ * units with events (INNER JOIN) and counts every live unit per slice from the exposures alone;
+ * the difference, the units without events, adds units (and n where n counts units) and nothing else.
+ */
 export async function breakdownsInClickHouse(ch: ClickHouse, input: BreakdownInput & Drained): Promise<BreakdownTotals[]> {
   if (input.breakdowns.length === 0) return [];
   const tops = await topValues(ch, input);
   const params = new Params();
   const metrics = input.primary ? [input.primary] : [];
+  const split = input.primary !== null && emptyUnitsAddNothing(input.primary);
   const pairs = input.breakdowns.map((_, index) => `(${index}, ${bucketOf(params, index, tops[index] ?? [])})`).join(', ');
   const columns = metrics.flatMap((metric, index) => metricAggregates(params, metric, index));
-  const units = unitValuesQuery(params, input, metrics, rawColumns(params, input.breakdowns));
-  const query = `SELECT slot.1 AS breakdown, slot.2 AS bucket, u.variant_key AS variant_key, count() AS units${columns.map((column) => `, ${column}`).join('')}
-    FROM (${units}) AS u ARRAY JOIN [${pairs}] AS slot GROUP BY breakdown, bucket, variant_key`;
+  const raw = rawColumns(params, input.breakdowns);
+  const units = unitValuesQuery(params, input, metrics, raw, split);
+  const sliced = (from: string, selected: string) =>
+    `SELECT slot.1 AS breakdown, slot.2 AS bucket, u.variant_key AS variant_key, count() AS units${selected} FROM (${from}) AS u ARRAY JOIN [${pairs}] AS slot GROUP BY breakdown, bucket, variant_key`;
   const result: BreakdownTotals[] = input.breakdowns.map((key, index) => ({ key, values: tops[index] ?? [], buckets: new Map() }));
-  for (const row of await queryRows(ch, query, params)) addRow(result[toNumber(row.breakdown)]?.buckets, toNumber(row.bucket), row, metrics.length);
+  const rows = await queryRows(ch, sliced(units, columns.map((column) => `, ${column}`).join('')), params);
+  for (const row of rows) addRow(result[toNumber(row.breakdown)]?.buckets, toNumber(row.bucket), row, metrics.length);
+  if (!split || !input.primary) return result;
+  const withEvents = new Map(rows.map((row) => [slotKey(row), toNumber(row.units)]));
+  const everyUnit = liveUnits(params, input.experimentId, raw.map((column) => `, ${column.expression} AS ${column.alias}`).join(''));
+  const countsUnits = nCountsUnits(input.primary);
+  for (const row of await queryRows(ch, sliced(everyUnit, ''), params)) {
+    const without = toNumber(row.units) - (withEvents.get(slotKey(row)) ?? 0);
+    if (without > 0)
+      addRow(
+        result[toNumber(row.breakdown)]?.buckets,
+        toNumber(row.bucket),
+        { variant_key: row.variant_key, units: without, n0: countsUnits ? without : 0 },
+        1,
+      );
+  }
   return result;
 }

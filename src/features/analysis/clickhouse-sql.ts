@@ -152,8 +152,16 @@ export interface ExposureColumn {
  * One join: the experiment's events RIGHT JOIN its live units (the hash table is built on the
  * units, the small side; a unit without events comes out once with NULLs), grouped per unit. The
  * per-metric conditions hold each metric's window, so no event outside them counts.
+ * `withEvents`: only the units with an event of the metrics' keys (an INNER JOIN, not RIGHT): the
+ * caller accounts for the others, which saves grouping them when they are many.
  */
-export function unitValuesQuery(params: Params, scope: UnitScope, metrics: readonly MetricSpec[], extra: readonly ExposureColumn[] = []): string {
+export function unitValuesQuery(
+  params: Params,
+  scope: UnitScope,
+  metrics: readonly MetricSpec[],
+  extra: readonly ExposureColumn[] = [],
+  withEvents = false,
+): string {
   const exposureColumns = extra.map((column) => `, ${column.expression} AS ${column.alias}`).join('');
   if (scope.source === 'rollups') return rollupUnitValuesQuery(params, scope, unitColumns(metrics), exposureColumns);
   const columns = unitColumns(metrics);
@@ -171,7 +179,7 @@ export function unitValuesQuery(params: Params, scope: UnitScope, metrics: reado
     FROM (SELECT ${unitJoinKey.expression} AS h, unit_id, event_key, occurred_at, properties FROM events
           WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}
             AND drain_seq <= ${params.int(scope.drained)}${stop}) AS e
-    RIGHT JOIN (SELECT ${unitJoinKey.expression} AS h, rowNumberInAllBlocks() AS row, * FROM (${units})) AS x ON e.h = x.h
+    ${withEvents ? 'INNER' : 'RIGHT'} JOIN (SELECT ${unitJoinKey.expression} AS h, rowNumberInAllBlocks() AS row, * FROM (${units})) AS x ON e.h = x.h
     GROUP BY x.row`;
 }
 
