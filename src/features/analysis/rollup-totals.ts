@@ -58,12 +58,31 @@ interface Sums {
   px: Exact;
   pxx: Exact;
   pxy: Exact;
+  /**
+   * Integer terms added as doubles while every partial sum is a safe integer (exact), folded into
+   * the exact sums before they are read (foldSmall): a BigInt per term cost most of a refresh's
+   * time in JavaScript.
+   */
+  small: Record<ExactKey, number>;
 }
 
 const EXACT_KEYS = ['s', 'q', 'sy', 'qy', 'xy', 'px', 'pxx', 'pxy'] as const;
+type ExactKey = (typeof EXACT_KEYS)[number];
+
+const noSmall = (): Record<ExactKey, number> => ({ s: 0, q: 0, sy: 0, qy: 0, xy: 0, px: 0, pxx: 0, pxy: 0 });
 
 function emptySums(): Sums {
-  return { n: 0, c: 0, z: 0, s: ZERO, q: ZERO, sy: ZERO, qy: ZERO, xy: ZERO, px: ZERO, pxx: ZERO, pxy: ZERO };
+  return { n: 0, c: 0, z: 0, s: ZERO, q: ZERO, sy: ZERO, qy: ZERO, xy: ZERO, px: ZERO, pxx: ZERO, pxy: ZERO, small: noSmall() };
+}
+
+/** Moves the integer terms into the exact sums. */
+function foldSmall(sums: Sums): Sums {
+  for (const key of EXACT_KEYS) {
+    if (sums.small[key] === 0) continue;
+    sums[key] = exactAdd(sums[key], exactOf(sums.small[key]));
+    sums.small[key] = 0;
+  }
+  return sums;
 }
 
 interface Cell {
@@ -90,9 +109,20 @@ function cellOf(cells: Cells, slice: string, variant: string, metricCount: numbe
 const capped = (value: number | null, cap: number | null | undefined): number | null =>
   value === null || cap === null || cap === undefined ? value : value > cap ? cap : value;
 
-function addExact(sums: Sums, key: (typeof EXACT_KEYS)[number], term: Exact, sign: 1 | -1): void {
-  if (term.m === 0n) return;
-  sums[key] = exactAdd(sums[key], sign === 1 ? term : exactNegate(term));
+/** Adds x * y (y 1: x) times sign to the sum `key`, exactly. */
+function addTerm(sums: Sums, key: ExactKey, x: number, y: number, sign: 1 | -1): void {
+  if ((x === 0 || y === 0) && Number.isFinite(x) && Number.isFinite(y)) return;
+  const term = x * y;
+  // An integer product below 2^53 is exact in doubles, and so is a sum that stays a safe integer.
+  if (Number.isSafeInteger(term) && Number.isInteger(x) && Number.isInteger(y)) {
+    const next = sums.small[key] + sign * term;
+    if (Number.isSafeInteger(next)) {
+      sums.small[key] = next;
+      return;
+    }
+  }
+  const exact = y === 1 ? exactOf(x) : exactProduct(x, y);
+  sums[key] = exactAdd(sums[key], sign === 1 ? exact : exactNegate(exact));
 }
 
 /** One unit's terms of metricColumns (ratio or not) and covariateColumns, times sign. */
@@ -102,11 +132,11 @@ function addUnit(sums: Sums, spec: MetricSpec, values: { m: number | null; d: nu
     const y = capped(values.d, spec.denominator.cap) ?? 0;
     sums.n += sign;
     sums.c += y !== 0 ? sign : 0;
-    addExact(sums, 's', exactOf(x), sign);
-    addExact(sums, 'q', exactProduct(x, x), sign);
-    addExact(sums, 'sy', exactOf(y), sign);
-    addExact(sums, 'qy', exactProduct(y, y), sign);
-    addExact(sums, 'xy', exactProduct(x, y), sign);
+    addTerm(sums, 's', x, 1, sign);
+    addTerm(sums, 'q', x, x, sign);
+    addTerm(sums, 'sy', y, 1, sign);
+    addTerm(sums, 'qy', y, y, sign);
+    addTerm(sums, 'xy', x, y, sign);
     return;
   }
   const value = capped(values.m, spec.cap);
@@ -117,13 +147,13 @@ function addUnit(sums: Sums, spec: MetricSpec, values: { m: number | null; d: nu
   else if (spec.aggregation === 'count') sums.c += v > 0 ? sign : 0;
   else sums.c += value !== null ? sign : 0;
   if (spec.percentile && v !== 0) sums.z += sign;
-  addExact(sums, 's', exactOf(v), sign);
-  addExact(sums, 'q', exactProduct(v, v), sign);
+  addTerm(sums, 's', v, 1, sign);
+  addTerm(sums, 'q', v, v, sign);
   if (!spec.lookback_ms || (meanOnly && value === null)) return;
   const x = capped(values.p, spec.cap) ?? 0;
-  addExact(sums, 'px', exactOf(x), sign);
-  addExact(sums, 'pxx', exactProduct(x, x), sign);
-  addExact(sums, 'pxy', exactProduct(x, v), sign);
+  addTerm(sums, 'px', x, 1, sign);
+  addTerm(sums, 'pxx', x, x, sign);
+  addTerm(sums, 'pxy', x, v, sign);
 }
 
 const valueOf = (raw: unknown): number | null => (raw === null || raw === undefined ? null : toNumber(raw));
@@ -131,16 +161,30 @@ const valueOf = (raw: unknown): number | null => (raw === null || raw === undefi
 /** Adds (sign 1) or takes away (sign -1) the contributions of these per-unit rows. */
 function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string, unknown>[], sign: 1 | -1): void {
   const count = plan.metrics.length;
+  // Column names and slices made once, not per row (this loop runs for every refreshed unit, twice).
+  const names = plan.metrics.map((_, index) => ({ m: `m${index}`, d: `d${index}`, p: `p${index}` }));
+  const breakdowns = plan.breakdowns.map((_, k) => ({ column: `r${k}`, slices: new Map<string | null, string>() }));
   for (const row of rows) {
     const variant = String(row.variant_key);
     const main = cellOf(cells, MAIN_SLICE, variant, count);
     main.units += sign;
-    plan.metrics.forEach((spec, index) => {
-      addUnit(main.metrics[index] as Sums, spec, { m: valueOf(row[`m${index}`]), d: valueOf(row[`d${index}`]), p: valueOf(row[`p${index}`]) }, sign);
-    });
-    plan.breakdowns.forEach((_, k) => {
-      const raw = row[`r${k}`];
-      const slice = JSON.stringify([k, raw === null || raw === undefined ? null : String(raw)]);
+    for (let index = 0; index < count; index += 1) {
+      const name = names[index] as (typeof names)[number];
+      addUnit(
+        main.metrics[index] as Sums,
+        plan.metrics[index] as MetricSpec,
+        { m: valueOf(row[name.m]), d: valueOf(row[name.d]), p: valueOf(row[name.p]) },
+        sign,
+      );
+    }
+    breakdowns.forEach(({ column, slices }, k) => {
+      const raw = row[column];
+      const value = raw === null || raw === undefined ? null : String(raw);
+      let slice = slices.get(value);
+      if (slice === undefined) {
+        slice = JSON.stringify([k, value]);
+        slices.set(value, slice);
+      }
       const cell = cellOf(cells, slice, variant, plan.primary ? 1 : 0);
       cell.units += sign;
       if (plan.primary) addUnit(cell.metrics[0] as Sums, plan.primary, { m: valueOf(row.m0), d: valueOf(row.d0), p: null }, sign);
@@ -181,7 +225,7 @@ async function applyCells(executor: Executor, experimentId: string, cells: Cells
     const before = row ? (JSON.parse(row.sums) as unknown[][]).map(parseSums) : delta.metrics.map(emptySums);
     const units = Number(row?.units ?? 0) + delta.units;
     const after = before.map((sums, index) => {
-      const change = delta.metrics[index] ?? emptySums();
+      const change = foldSmall(delta.metrics[index] ?? emptySums());
       const merged: Sums = { ...sums, n: sums.n + change.n, c: sums.c + change.c, z: sums.z + change.z };
       for (const exactKey of EXACT_KEYS) merged[exactKey] = exactAdd(sums[exactKey], change[exactKey]);
       return merged;
