@@ -70,32 +70,6 @@ export async function buildSlot(executor: Executor, seam: DialectSeam, scope: Ro
     GROUP BY x.experiment_id, x.unit_id`.execute(executor);
 }
 
-/**
- * The new events (`fresh`: a condition on `e` that names the workspace and keys), read once into
- * `fresh`. Statements then drive from them and find each one's unit by primary key.
- */
-export function freshEvents(fresh: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`WITH fresh AS MATERIALIZED (SELECT e.unit_id AS unit_id, e.event_key AS event_key, e.occurred_at AS occurred_at, e.properties AS properties
-    FROM events AS e WHERE ${fresh})`;
-}
-
-/**
- * The new events `e` each joined to its refreshed unit `x`, looked up by primary key (a FROM
- * and the start of a WHERE clause). Left to
- * themselves, the planners read every unit of the experiment instead: SQLite (kept from it by
- * CROSS JOIN, which fixes the order), and PostgreSQL, which hashes all of them (a sequential scan
- * of analysis_rollup_units, about 1 s per statement at 1M units, most of a refresh's time) because
- * it costs a few thousand index lookups above one scan. A LATERAL subquery with OFFSET 0 is not
- * flattened into a join, so PostgreSQL runs it once per new event, through the primary key.
- */
-export function freshWithUnits(seam: DialectSeam, experimentId: string): RawBuilder<unknown> {
-  const from =
-    seam.name === 'sqlite'
-      ? sql`fresh AS e CROSS JOIN analysis_rollup_units AS x`
-      : sql`fresh AS e CROSS JOIN LATERAL (SELECT * FROM analysis_rollup_units AS u WHERE u.experiment_id = ${experimentId} AND u.unit_id = e.unit_id OFFSET 0) AS x`;
-  return sql`${from} WHERE x.experiment_id = ${experimentId} AND x.unit_id = e.unit_id`;
-}
-
 /** The events the slot's rows of the selected units were built from (each counted event is in exactly one of cnt and pre_cnt). */
 export async function eventsInSlot(executor: Executor, scope: RollupScope, slotId: string, units: RawBuilder<unknown> | null): Promise<number> {
   const only = units === null ? sql`` : sql` AND ${units}`;
