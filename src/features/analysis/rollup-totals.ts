@@ -202,7 +202,27 @@ async function unitRows(executor: Executor, seam: DialectSeam, experimentId: str
   return result.rows;
 }
 
-const touchedUnits = (experimentId: string) => sql`x.unit_id IN (SELECT t.unit_id FROM analysis_rollup_touched AS t WHERE t.experiment_id = ${experimentId})`;
+/**
+ * unitRows of the touched units. SQLite: driven from the touched list (each unit by primary key,
+ * its rollup rows as one range); PostgreSQL plans the IN list itself.
+ */
+async function touchedRows(executor: Executor, seam: DialectSeam, experimentId: string, plan: TotalsPlan) {
+  if (seam.name !== 'sqlite') {
+    return unitRows(
+      executor,
+      seam,
+      experimentId,
+      plan,
+      sql`x.unit_id IN (SELECT t.unit_id FROM analysis_rollup_touched AS t WHERE t.experiment_id = ${experimentId})`,
+    );
+  }
+  const values = sql.join(rollupValueColumns(plan.metrics), sql``);
+  const result = await sql<Record<string, unknown>>`SELECT x.variant_key AS variant_key${rawColumns(seam, plan.breakdowns, true, 'rollups')}${values}
+    FROM analysis_rollup_touched AS t CROSS JOIN analysis_rollup_units AS x${rollupJoin(plan.metrics, true)}
+    WHERE t.experiment_id = ${experimentId} AND x.experiment_id = t.experiment_id AND x.unit_id = t.unit_id
+    GROUP BY t.unit_id`.execute(executor);
+  return result.rows;
+}
 
 function formatSums(sums: Sums): unknown[] {
   return [sums.n, sums.c, sums.z, ...EXACT_KEYS.map((key) => formatExact(sums[key]))];
@@ -264,9 +284,9 @@ export async function maintainTotals(
   await sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`.execute(executor);
   await touch();
   const cells: Cells = new Map();
-  accumulate(cells, plan, await unitRows(executor, seam, experimentId, plan, touchedUnits(experimentId)), -1);
+  accumulate(cells, plan, await touchedRows(executor, seam, experimentId, plan), -1);
   await write();
-  accumulate(cells, plan, await unitRows(executor, seam, experimentId, plan, touchedUnits(experimentId)), 1);
+  accumulate(cells, plan, await touchedRows(executor, seam, experimentId, plan), 1);
   await applyCells(executor, experimentId, cells);
   await sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`.execute(executor);
 }

