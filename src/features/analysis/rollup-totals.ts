@@ -164,9 +164,24 @@ function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string
   // Column names and slices made once, not per row (this loop runs for every refreshed unit, twice).
   const names = plan.metrics.map((_, index) => ({ m: `m${index}`, d: `d${index}`, p: `p${index}` }));
   const breakdowns = plan.breakdowns.map((_, k) => ({ column: `r${k}`, slices: new Map<string | null, string>() }));
+  // Cells by slice, then variant, without building a key per row.
+  const found = new Map<string, Map<string, Cell>>();
+  const cellFor = (slice: string, variant: string, metricCount: number): Cell => {
+    let variants = found.get(slice);
+    if (!variants) {
+      variants = new Map();
+      found.set(slice, variants);
+    }
+    let cell = variants.get(variant);
+    if (!cell) {
+      cell = cellOf(cells, slice, variant, metricCount);
+      variants.set(variant, cell);
+    }
+    return cell;
+  };
   for (const row of rows) {
     const variant = String(row.variant_key);
-    const main = cellOf(cells, MAIN_SLICE, variant, count);
+    const main = cellFor(MAIN_SLICE, variant, count);
     main.units += sign;
     for (let index = 0; index < count; index += 1) {
       const name = names[index] as (typeof names)[number];
@@ -185,7 +200,7 @@ function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string
         slice = JSON.stringify([k, value]);
         slices.set(value, slice);
       }
-      const cell = cellOf(cells, slice, variant, plan.primary ? 1 : 0);
+      const cell = cellFor(slice, variant, plan.primary ? 1 : 0);
       cell.units += sign;
       if (plan.primary) addUnit(cell.metrics[0] as Sums, plan.primary, { m: valueOf(row.m0), d: valueOf(row.d0), p: null }, sign);
     });
