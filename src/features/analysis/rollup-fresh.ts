@@ -14,12 +14,20 @@ import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 import { slotWindow, type RollupScope, type RollupSlot } from './rollup-sql.js';
 
-/** The scratch table: SQLite's connection-private temp schema; PostgreSQL's, dropped at commit. */
-const STAGED = 'analysis_rollup_fresh';
+/**
+ * The scratch tables (SQLite's connection-private temp schema; PostgreSQL's, dropped at commit):
+ * the new events of unchanged units, and all the events of the units built again.
+ */
+type StagedTable = 'analysis_rollup_fresh' | 'analysis_rollup_built';
 
-/** The new events summed per unit for these slots, in the scratch table. */
+/** Events summed per unit for these slots, in a scratch table. */
 export interface Staged {
   slots: readonly RollupSlot[];
+  table: StagedTable;
+}
+
+function createStaged(seam: DialectSeam, table: StagedTable): RawBuilder<unknown> {
+  return seam.name === 'postgres' ? sql`CREATE TEMPORARY TABLE ${sql.raw(table)} ON COMMIT DROP` : sql`CREATE TEMPORARY TABLE ${sql.raw(table)}`;
 }
 
 /**
@@ -77,27 +85,62 @@ export async function stageNewEvents(
   fresh: RawBuilder<unknown>,
   units: RawBuilder<unknown>,
 ): Promise<Staged> {
-  await dropStaged(executor, seam);
-  const temporary = seam.name === 'postgres' ? sql`CREATE TEMPORARY TABLE ${sql.raw(STAGED)} ON COMMIT DROP` : sql`CREATE TEMPORARY TABLE ${sql.raw(STAGED)}`;
+  const staged: Staged = { slots, table: 'analysis_rollup_fresh' };
+  await dropStaged(executor, seam, staged);
   const sums = slots.map((slot, index) => sql`, ${stagedSums(seam, scope, slot, index)}`);
   const joined = freshWithUnits(seam, scope.experimentId, fresh);
-  await sql`${temporary} AS ${joined.with}
+  await sql`${createStaged(seam, staged.table)} AS ${joined.with}
     SELECT x.unit_id AS unit_id, COUNT(*) AS n${sql.join(sums, sql``)}
     FROM ${joined.from} AND ${units}
     GROUP BY x.unit_id`.execute(executor);
-  return { slots };
+  return staged;
+}
+
+/**
+ * Stages all the events of the refreshed units that `units` selects (a condition on `x`), each
+ * unit's events of every slot's key read once (one slot at a time read a key's events once per
+ * slot of that key). Their rows must not exist yet.
+ */
+export async function stageUnits(
+  executor: Executor,
+  seam: DialectSeam,
+  scope: RollupScope,
+  slots: readonly RollupSlot[],
+  units: RawBuilder<unknown>,
+): Promise<Staged> {
+  const staged: Staged = { slots, table: 'analysis_rollup_built' };
+  await dropStaged(executor, seam, staged);
+  const keys = [...new Set(slots.map((slot) => slot.event_key))];
+  const sums = slots.map((slot, index) => sql`, ${stagedSums(seam, scope, slot, index)}`);
+  await sql`${createStaged(seam, staged.table)} AS
+    SELECT x.unit_id AS unit_id, COUNT(*) AS n${sql.join(sums, sql``)}
+    FROM analysis_rollup_units AS x JOIN events AS e ON e.workspace_id = ${scope.workspaceId} AND e.event_key IN (${sql.join(keys)}) AND e.unit_id = x.unit_id
+    WHERE x.experiment_id = ${scope.experimentId} AND ${units}
+    GROUP BY x.unit_id`.execute(executor);
+  return staged;
+}
+
+/** The events the staged rows count, once per slot that counts them (as the slots' rows say: cnt + pre_cnt). */
+export async function stagedSlotEvents(executor: Executor, staged: Staged): Promise<number> {
+  if (staged.slots.length === 0) return 0;
+  const terms = staged.slots.map((_, index) => sql`f.${column('c', index)} + f.${column('pc', index)}`);
+  const result = await sql<{ events: unknown }>`SELECT COALESCE(SUM(${sql.join(terms, sql` + `)}), 0) AS events FROM ${sql.raw(staged.table)} AS f`.execute(
+    executor,
+  );
+  return Number(result.rows[0]?.events ?? 0);
 }
 
 /** The staged units (a query of unit ids). */
-export function stagedUnits(): RawBuilder<unknown> {
-  return sql`SELECT f.unit_id FROM ${sql.raw(STAGED)} AS f`;
+export function stagedUnits(staged: Staged): RawBuilder<unknown> {
+  return sql`SELECT f.unit_id FROM ${sql.raw(staged.table)} AS f`;
 }
 
 /** How many new events the staged units have, and how many units. */
-export async function stagedCounts(executor: Executor): Promise<{ events: number; units: number }> {
-  const result = await sql<{ events: unknown; units: unknown }>`SELECT COALESCE(SUM(f.n), 0) AS events, COUNT(*) AS units FROM ${sql.raw(STAGED)} AS f`.execute(
-    executor,
-  );
+export async function stagedCounts(executor: Executor, staged: Staged): Promise<{ events: number; units: number }> {
+  const result = await sql<{
+    events: unknown;
+    units: unknown;
+  }>`SELECT COALESCE(SUM(f.n), 0) AS events, COUNT(*) AS units FROM ${sql.raw(staged.table)} AS f`.execute(executor);
   const row = result.rows[0];
   return { events: Number(row?.events ?? 0), units: Number(row?.units ?? 0) };
 }
@@ -112,15 +155,15 @@ export async function addStaged(executor: Executor, seam: DialectSeam, experimen
     const values = sql.join(['c', 's', 'v', 'pc', 'ps', 'pv'].map((name) => sql`f.${column(name, index)}`));
     // The WHERE clause is also what SQLite needs to read ON CONFLICT as the upsert's, not a join's.
     await sql`INSERT INTO analysis_rollup_values (${COLUMNS})
-      SELECT ${experimentId}, f.unit_id, ${slot.metric_id}, ${values} FROM ${sql.raw(STAGED)} AS f
+      SELECT ${experimentId}, f.unit_id, ${slot.metric_id}, ${values} FROM ${sql.raw(staged.table)} AS f
       WHERE f.${column('c', index)} + f.${column('pc', index)} > 0
       ON CONFLICT (experiment_id, unit_id, metric_id) DO UPDATE SET ${updates}`.execute(executor);
   }
-  await dropStaged(executor, seam);
+  await dropStaged(executor, seam, staged);
 }
 
 /** Drops the scratch table (SQLite keeps a temp table on the connection after the commit). */
-export async function dropStaged(executor: Executor, seam: DialectSeam): Promise<void> {
-  const name = sql.raw(`${seam.name === 'postgres' ? 'pg_temp' : 'temp'}.${STAGED}`);
+export async function dropStaged(executor: Executor, seam: DialectSeam, staged: Staged): Promise<void> {
+  const name = sql.raw(`${seam.name === 'postgres' ? 'pg_temp' : 'temp'}.${staged.table}`);
   await sql`DROP TABLE IF EXISTS ${name}`.execute(executor);
 }

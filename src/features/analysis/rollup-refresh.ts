@@ -19,7 +19,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
-import { addStaged, stagedCounts, stagedUnits, stageNewEvents, type Staged } from './rollup-fresh.js';
+import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './rollup-fresh.js';
 import { buildSlot, dropSlots, eventsInSlot, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
 import { buildInSteps } from './rollup-steps.js';
 import { maintainTotals, planHash, rebuildTotals, type TotalsPlan } from './rollup-totals.js';
@@ -135,7 +135,7 @@ async function stage(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots
 /** Lists the units a refresh since the watermark changes: those whose exposure changed, and those with staged new events. */
 async function touchUnits(trx: Executor, scope: RollupScope, state: State, staged: Staged | null): Promise<void> {
   const changed = unitsChangedAfter(state.watermark, scope.experimentId);
-  const withEvents = staged === null ? sql`` : sql` UNION ${stagedUnits()}`;
+  const withEvents = staged === null ? sql`` : sql` UNION ${stagedUnits(staged)}`;
   await sql`INSERT INTO analysis_rollup_touched (experiment_id, unit_id)
     SELECT ${scope.experimentId}, t.unit_id FROM (${changed}${withEvents}) AS t`.execute(trx);
 }
@@ -160,8 +160,13 @@ async function sinceWatermark(
   await dropSlots(trx, scope.experimentId, [...gone, ...stale.map((slot) => slot.metric_id)]);
   const changed = unitsChangedAfter(state.watermark, scope.experimentId);
   const replaced = await replaceUnits(trx, scope.experimentId, changed);
-  let eventsRead = await buildSlots(ctx, trx, scope, current, sql`x.unit_id IN (${changed})`);
-  const added = fresh === null ? { events: 0, units: 0 } : await stagedCounts(trx);
+  let eventsRead = 0;
+  if (current.length > 0) {
+    const built = await stageUnits(trx, ctx.seam, scope, current, sql`x.unit_id IN (${changed})`);
+    eventsRead += await stagedSlotEvents(trx, built);
+    await addStaged(trx, ctx.seam, scope.experimentId, built);
+  }
+  const added = fresh === null ? { events: 0, units: 0 } : await stagedCounts(trx, fresh);
   if (fresh !== null) await addStaged(trx, ctx.seam, scope.experimentId, fresh);
   eventsRead += added.events + (await buildSlots(ctx, trx, scope, stale, null));
   const unitsRefreshed = stale.length > 0 ? await countUnits(trx, scope.experimentId) : replaced + added.units;
