@@ -77,27 +77,24 @@ async function answer(request: WriterRequest): Promise<unknown> {
       return timed(tallies, 'purge', () => writer.purgeExpiredKeys(request.now));
     case 'close':
       await appends.idle();
-      closing = true;
       await checkpointer.terminate();
       await db.destroy();
       return null;
   }
 }
 
-// Checkpoints run on a thread of their own (db/sqlite-checkpointer.js), beside this thread's
-// commits: run inside one of them (SQLite's automatic checkpoint), a checkpoint held every event
-// queued behind it. context.ts raises the API connection's threshold tenfold for the same reason.
-// Should the checkpointer stop, this thread's commits checkpoint again (SQLite's default), so the
-// WAL stays bounded.
-const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1_000;
-connection.pragma('wal_autocheckpoint = 0');
+// The WAL is checkpointed in two parts. A thread of its own (db/sqlite-checkpointer.js) copies
+// most of the WAL's pages into the database file and syncs it, beside this thread's commits. The
+// rest stays here, in the commit that takes the WAL past SQLite's threshold (1,000 pages, the
+// default): only this thread's own checkpoint, between its writes, can copy the WAL to its very
+// end, after which the next write starts the WAL file over. A checkpointer alone never catches a
+// writer that keeps appending, and the WAL grew by gigabytes (docs/events.md "Checkpoints"). With
+// most pages already copied, the part left here is short. context.ts raises the API connection's
+// threshold tenfold, so that thread rarely checkpoints at all.
 const checkpointer = new Worker(new URL('../db/sqlite-checkpointer.js', import.meta.url), { workerData: { file: (workerData as { file: string }).file } });
 checkpointer.on('message', (message: { checkpointMs: number }) => tallies.record('checkpoint', message.checkpointMs));
+// The checkpointer only saves this thread work: if it stops, this thread's checkpoints copy it all.
 checkpointer.on('error', () => undefined);
-let closing = false;
-checkpointer.on('exit', () => {
-  if (!closing) connection.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`);
-});
 checkpointer.unref();
 
 const STATS_EVERY_MS = 1_000;

@@ -75,7 +75,7 @@ describe("the writer thread's prepared append", () => {
   }
 
   it('decides and stores exactly as the Kysely statements do, across statement sizes, chunks, repeats and expired keys', async () => {
-    // 300 distinct keys take statements of 256, 32, 8 and 4 rows; 610 events take two chunks.
+    // 300 distinct keys take statements of 256, 32, 8 and 4 rows; 612 events take seven chunks of at most 100.
     const many = Array.from({ length: 300 }, (_, index) => event(`k-${index}`, index % 2 === 0 ? 'ws_a' : 'ws_b', `u${index % 7}`));
     const anonymous = Array.from({ length: 310 }, () => event(null));
     const repeatedInRequest = [event('dup'), event('dup')];
@@ -97,7 +97,7 @@ describe("the writer thread's prepared append", () => {
     const [stored, storedPrepared] = await Promise.all([contents(kysely), contents(prepared)]);
     expect(storedPrepared).toEqual(stored);
     expect(stored.keys).toHaveLength(300 + 1 + 1 + 1);
-    expect(stored.chunks.map((chunk) => chunk.event_count)).toEqual([500, 112, 1, 2]);
+    expect(stored.chunks.map((chunk) => chunk.event_count)).toEqual([100, 100, 100, 100, 100, 100, 12, 1, 2]);
   });
 
   it('stores nothing of a group whose transaction fails', async () => {
