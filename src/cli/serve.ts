@@ -57,11 +57,9 @@ async function startPrimary(config: Config): Promise<void> {
   const { applied } = await migrateDatabase(config.database);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
   if (config.clickhouse) {
-    const { openClickHouse } = await import('../clickhouse/client.js');
-    const { migrateClickHouse } = await import('../clickhouse/schema.js');
-    const clickhouse = await openClickHouse(config.clickhouse);
-    const changed = await migrateClickHouse(clickhouse).finally(() => clickhouse.close());
-    if (changed.length > 0) logger.info({ applied: changed }, 'ClickHouse migrated');
+    // Kept open while ClickHouse cannot be reached: this process retries the migration until it answers.
+    const { openClickHouseFor } = await import('../clickhouse/schema.js');
+    await openClickHouseFor(config.clickhouse, logger, true);
   }
   runPrimary(config.apiProcesses, logger, config.shutdownTimeoutMs);
 }

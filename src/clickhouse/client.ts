@@ -4,7 +4,7 @@
  * through `chdb/connection`). `chdb` is not part of the default install: it is loaded here on
  * demand, and its absence is a start-up error that says how to install it.
  */
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseConfig } from '../config.js';
 
 /** The chdb release the embedded engine is tested with (.ci/run installs it). */
@@ -58,6 +58,15 @@ export async function openClickHouse(config: ClickHouseConfig): Promise<ClickHou
     const client = createClient({ connection, clickhouse_settings: SETTINGS } as unknown as Parameters<typeof createClient>[0]);
     return { kind: 'embedded', client, cluster: null, close: () => client.close() };
   }
-  const client = createClient({ url: config.url, clickhouse_settings: SETTINGS, request_timeout: 600_000 });
+  const client = createClient({
+    url: config.url,
+    // A long analysis statement sends progress headers, so no proxy or load balancer between
+    // closes the connection for being idle while ClickHouse computes.
+    clickhouse_settings: { ...SETTINGS, send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '30000' },
+    request_timeout: 600_000,
+    // The client's own console logging is off: every error reaches the caller, which logs it
+    // (pino, with the rest of Verdict's log) or answers with it.
+    log: { level: ClickHouseLogLevel.OFF },
+  });
   return { kind: 'server', client, cluster: config.cluster, close: () => client.close() };
 }

@@ -25,6 +25,7 @@
 import type { Logger } from 'pino';
 import type { ClickHouseConfig } from '../config.js';
 import { openClickHouse, type ClickHouse } from './client.js';
+import { migrateWhenReachable } from './reachability.js';
 
 interface TableSpec {
   name: string;
@@ -165,11 +166,20 @@ export async function migrateClickHouse(ch: ClickHouse): Promise<string[]> {
   return now;
 }
 
-/** Opens ClickHouse for a process, migrating it first when the process migrates the primary database. */
+/**
+ * Opens ClickHouse for a process, migrating it first when the process migrates the primary
+ * database. A server that cannot be reached does not stop the start: the migration is retried in
+ * the background until it answers (reachability.ts), and closing the connection ends the retries.
+ */
 export async function openClickHouseFor(config: ClickHouseConfig, logger: Logger, migrate: boolean): Promise<ClickHouse> {
   const clickhouse = await openClickHouse(config);
   if (!migrate) return clickhouse;
-  const applied = await migrateClickHouse(clickhouse);
-  if (applied.length > 0) logger.info({ applied }, 'ClickHouse migrated');
-  return clickhouse;
+  const retries = await migrateWhenReachable(clickhouse, migrateClickHouse, logger);
+  return {
+    ...clickhouse,
+    close: async () => {
+      retries.stop();
+      await clickhouse.close();
+    },
+  };
 }

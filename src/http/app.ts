@@ -13,6 +13,7 @@ import { answerClientError, answerFrameworkError, installErrorHandling } from '.
 import { installJsonBodyParser } from './json-body.js';
 import { installOpenApi } from './openapi.js';
 import { problems } from './problems.js';
+import { isClickHouseUnreachable } from '../clickhouse/reachability.js';
 import { requestLoggerFactory } from './request-logger.js';
 import { TurnBatchedResponse } from './turn-batched-response.js';
 import { validatorCompiler } from './validation.js';
@@ -85,7 +86,7 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
     done();
   });
 
-  installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error));
+  installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error) || (ctx.clickhouse !== null && isClickHouseUnreachable(error)));
   await installCors(app, ctx.config.corsOrigins);
   installAuth(app, ctx.authenticator, slices.sessions.authenticator);
   await installOpenApi(app);

@@ -51,6 +51,8 @@ export interface TestServerOptions {
   logLines?: string[];
   /** Reuse another test server's database, to act as a second process on it. */
   database?: TestDatabase;
+  /** Leave ClickHouse's migration to the context alone (a server that cannot be reached is not migrated here). */
+  skipClickHouseMigration?: boolean;
 }
 
 function testLogger(lines: string[] | undefined) {
@@ -69,7 +71,7 @@ export async function startTestServer(dialect: DialectName, options: TestServerO
     migrate: dialect === 'sqlite',
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  if (ctx.clickhouse) await migrateClickHouse(ctx.clickhouse);
+  if (ctx.clickhouse && !options.skipClickHouseMigration) await migrateClickHouse(ctx.clickhouse);
   const slices = createSlices(ctx);
   registerJobHandlers(ctx, slices);
   const app = await buildApp(ctx, slices);
