@@ -102,15 +102,12 @@ export function parseMetrics(text: string): ServerFigures {
   };
 }
 
-/**
- * "38 drain": the longest piece of the writer thread's work in ms and what it was. Checkpoints are
- * left out: the checkpointer thread runs them beside the writer's commits, which do not wait.
- */
+/** "38 drain": the longest piece of the writer thread's work in ms and what it was. */
 function writerLongest(text: string): string {
   let longest: { ms: number; operation: string } | null = null;
   for (const match of text.matchAll(/^verdict_buffer_writer_longest_seconds\{operation="(\w+)"\} (\S+)/gm)) {
     const ms = Number(match[2]) * 1000;
-    if (match[1] !== 'checkpoint' && (!longest || ms > longest.ms)) longest = { ms, operation: match[1] as string };
+    if (!longest || ms > longest.ms) longest = { ms, operation: match[1] as string };
   }
   return longest ? `${longest.ms.toFixed(0)} ${longest.operation}` : '-';
 }

@@ -91,7 +91,7 @@ export class AppMetrics {
     });
     new Counter({
       name: 'verdict_buffer_writer_operations_total',
-      help: "Pieces of work the event buffer's writer thread ran, by kind (a group commit of appends, a drain, a write task, a purge; checkpoint: the checkpointer thread's, beside the writer)",
+      help: "Pieces of work the event buffer's writer thread ran, by kind (a group commit of appends, a drain, a write task, a purge, a timed checkpoint)",
       labelNames,
       registers,
       collect() {
