@@ -6,9 +6,11 @@
  * statement) is not this: start-up still fails on it, saying why.
  */
 import type { Logger } from 'pino';
+import { SOCKET_ERROR_CODES } from '../lib/socket-errors.js';
 import type { ClickHouse } from './client.js';
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+// ENOTFOUND too: a server name that does not resolve (yet) is away as well.
+const NETWORK_CODES = new Set<string>([...SOCKET_ERROR_CODES, 'ENOTFOUND']);
 
 /** Whether the error says the ClickHouse server could not be reached (not that it refused a query). */
 export function isClickHouseUnreachable(error: unknown): boolean {

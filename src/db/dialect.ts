@@ -1,5 +1,6 @@
 import { BufferUnavailableError } from '../buffer/types.js';
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { SOCKET_ERROR_CODES } from '../lib/socket-errors.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -77,7 +78,7 @@ export const sqliteSeam: DialectSeam = {
 };
 
 const PG_CONNECTION_CODES = new Set([
-  ...['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'],
+  ...SOCKET_ERROR_CODES,
   // admin_shutdown, crash_shutdown, cannot_connect_now; the connection_exception class; too_many_connections
   ...['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300'],
 ]);
