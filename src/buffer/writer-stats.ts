@@ -14,25 +14,26 @@ export interface OperationTally {
 
 export type WriterStats = Partial<Record<WriterOperation, OperationTally>>;
 
+/** Adds `from` into `into`: counts and times add up, the longest is the longer of the two. */
+export function addTally(into: OperationTally, from: OperationTally): void {
+  into.count += from.count;
+  into.totalMs += from.totalMs;
+  into.longestMs = Math.max(into.longestMs, from.longestMs);
+}
+
 /** Tallies kept on the thread and handed over (then restarted) about once a second. */
 export class WriterTallies {
   #tallies: WriterStats = {};
-  #any = false;
 
   record(operation: WriterOperation, ms: number): void {
-    const tally = (this.#tallies[operation] ??= { count: 0, totalMs: 0, longestMs: 0 });
-    tally.count += 1;
-    tally.totalMs += ms;
-    tally.longestMs = Math.max(tally.longestMs, ms);
-    this.#any = true;
+    addTally((this.#tallies[operation] ??= { count: 0, totalMs: 0, longestMs: 0 }), { count: 1, totalMs: ms, longestMs: ms });
   }
 
   /** The tallies since the last call, or null when nothing ran. */
   take(): WriterStats | null {
-    if (!this.#any) return null;
     const taken = this.#tallies;
+    if (Object.keys(taken).length === 0) return null;
     this.#tallies = {};
-    this.#any = false;
     return taken;
   }
 }

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { WRITER_OPERATIONS, type WriterStats } from '../buffer/writer-stats.js';
+import { addTally, WRITER_OPERATIONS, type WriterStats } from '../buffer/writer-stats.js';
 import { HttpMetrics } from './http-metrics.js';
 
 /** The in-process caches whose hit ratio is exported. */
@@ -118,10 +118,7 @@ export class AppMetrics {
     for (const operation of WRITER_OPERATIONS) {
       const taken = stats[operation];
       const tally = this.#writer.get(operation);
-      if (!taken || !tally) continue;
-      tally.count += taken.count;
-      tally.totalMs += taken.totalMs;
-      tally.longestMs = Math.max(tally.longestMs, taken.longestMs);
+      if (taken && tally) addTally(tally, taken);
     }
   }
 
