@@ -53,14 +53,14 @@ export async function committedDrain(executor: Executor): Promise<number> {
   return Number(result.rows[0]?.seq ?? 0);
 }
 
-async function firstValue(ch: ClickHouse, query: string, params: Record<string, unknown>): Promise<unknown[]> {
+async function firstColumn(ch: ClickHouse, query: string, params: Record<string, unknown>): Promise<unknown[]> {
   const result = await ch.client.query({ query, query_params: params, format: 'JSONCompactEachRow' });
   return (await result.json<unknown[]>()).map((row) => row[0]);
 }
 
 /** Deletes the rows an earlier attempt of drain `seq` left (it never committed: the number came back to us). */
 async function dropUncommitted(ch: ClickHouse, seq: number): Promise<void> {
-  const [found] = await firstValue(ch, 'SELECT count() > 0 FROM events WHERE drain_seq = {seq:UInt64}', { seq });
+  const [found] = await firstColumn(ch, 'SELECT count() > 0 FROM events WHERE drain_seq = {seq:UInt64}', { seq });
   if (Number(found) === 1)
     await ch.client.command({ query: `DELETE FROM ${deleteTarget(ch, 'events')} WHERE drain_seq = {seq:UInt64}`, query_params: { seq } });
 }
@@ -68,7 +68,7 @@ async function dropUncommitted(ch: ClickHouse, seq: number): Promise<void> {
 /** The events of a delivered-again batch that no committed drain stored yet. */
 async function notStored(ch: ClickHouse, events: BufferedEvent[], seq: number): Promise<BufferedEvent[]> {
   const distinct = (pick: (event: BufferedEvent) => string) => [...new Set(events.map(pick))];
-  const stored = await firstValue(
+  const stored = await firstColumn(
     ch,
     `SELECT DISTINCT id FROM events WHERE workspace_id IN {workspaces:Array(String)} AND event_key IN {keys:Array(String)}
       AND unit_id IN {units:Array(String)} AND id IN {ids:Array(String)} AND drain_seq < {seq:UInt64}`,
