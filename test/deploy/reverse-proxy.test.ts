@@ -5,7 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/net.js';
+import { freePort, waitForPorts } from '../support/net.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The TLS configurations docs/deployment.md gives (deploy/nginx.conf, deploy/Caddyfile) and the
@@ -64,7 +64,9 @@ describe.skipIf(!has('nginx'))('deploy/nginx.conf: TLS in front of Verdict', () 
     cert = fs.readFileSync(path.join(dir, 'fullchain.pem'));
     server = await startTestServer('sqlite');
     key = (await server.bootstrap('Proxied')).key;
-    [httpsPort, httpPort] = [await freePort(), await freePort()];
+    httpsPort = await freePort();
+    do httpPort = await freePort();
+    while (httpPort === httpsPort);
     // The repository's server blocks as written, with this test's ports and certificate paths.
     const blocks = fs
       .readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8')
@@ -82,8 +84,8 @@ describe.skipIf(!has('nginx'))('deploy/nginx.conf: TLS in front of Verdict', () 
     const checked = spawnSync('nginx', ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { encoding: 'utf8' });
     if (checked.status !== 0) throw new Error(`nginx -t refused deploy/nginx.conf:\n${checked.stderr}`);
     nginx = spawn('nginx', ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
-    const deadline = Date.now() + 10_000;
-    while (!fs.existsSync(path.join(dir, 'nginx.pid')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const errors = () => `nginx's error log: ${fs.existsSync(path.join(dir, 'error.log')) ? fs.readFileSync(path.join(dir, 'error.log'), 'utf8') : '(none)'}`;
+    await waitForPorts([httpsPort, httpPort], 15_000, errors);
   }, 60_000);
 
   afterAll(async () => {

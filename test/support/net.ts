@@ -9,3 +9,30 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether something accepts TCP connections on the loopback port right now. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Waits until every port accepts connections: a child's pid file or first log line can come
+ * before its listening sockets do (or instead of them, when a bind failed), and a request sent
+ * then is refused.
+ */
+export async function waitForPorts(ports: readonly number[], timeoutMs: number, explain: () => string = () => ''): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const port of ports) {
+    while (!(await accepts(port))) {
+      if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms. ${explain()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
