@@ -97,6 +97,24 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 180_0
 }
 
 /**
+ * What an interrupted benchmark leaves behind otherwise: the servers it started (a soak's runs at
+ * nice -5 and would skew whatever runs next) and their data directories (1-2 GB for a soak).
+ * Undone when the benchmark exits, also on Ctrl-C or a kill with SIGTERM.
+ */
+const leftovers = new Set<() => void>();
+let exitHooked = false;
+
+function onExit(undo: () => void): () => void {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once('exit', () => leftovers.forEach((each) => each()));
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
+  }
+  leftovers.add(undo);
+  return () => leftovers.delete(undo);
+}
+
+/**
  * Starts `verdict serve` as a separate process on a fresh data directory (or the configured
  * PostgreSQL/Redis), bootstraps a workspace with the CLI, and returns its key. `nodeArgs` go to
  * the server's node (for example --cpu-prof, to see where a scenario spends its time).
@@ -114,11 +132,13 @@ export async function startBenchServer(
     string,
     string
   >;
+  const forgetDataDir = onExit(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const created = spawnSync(process.execPath, ['bin/verdict.js', 'workspaces', 'create', '--name', 'Bench', '--json'], { cwd: root, env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`bootstrap failed: ${created.stderr}`);
   const bootstrap = JSON.parse(created.stdout) as { api_key: { key: string }; workspace: { id: string } };
   await beforeServe(dataDir, bootstrap.workspace.id);
   const child = spawn(process.execPath, [...nodeArgs, 'bin/verdict.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const forgetChild = onExit(() => child.kill('SIGKILL'));
   const url = `http://127.0.0.1:${port}`;
   // A server that never became healthy must not outlive the benchmark that gave up on it.
   await waitForHealth(url, child).catch((error: unknown) => {
@@ -135,7 +155,9 @@ export async function startBenchServer(
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+      forgetChild();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      forgetDataDir();
     },
   };
 }
@@ -153,6 +175,7 @@ export async function startBareServer(nodeArgs: string[] = []): Promise<BareServ
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const forgetChild = onExit(() => child.kill('SIGKILL'));
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the bare Fastify server exited with code ${code}`)));
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -167,6 +190,7 @@ export async function startBareServer(nodeArgs: string[] = []): Promise<BareServ
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+      forgetChild();
     },
   };
 }
