@@ -22,7 +22,7 @@ import type { AnalysisDeps } from './index.js';
 import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './rollup-fresh.js';
 import { buildSlot, dropSlots, eventsInSlot, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
 import { buildInSteps } from './rollup-steps.js';
-import { maintainTotals, planHash, rebuildTotals, type TotalsPlan } from './rollup-totals.js';
+import { maintainTotals, planHash, rebuildTotals, type Touched, type TotalsPlan } from './rollup-totals.js';
 import { currentWatermark, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
 
 export interface RefreshResult {
@@ -132,12 +132,13 @@ async function stage(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots
   return stageNewEvents(trx, ctx.seam, scope, slots, eventsAfter(state.watermark, scope.workspaceId, keys), notChanged);
 }
 
-/** Lists the units a refresh since the watermark changes: those whose exposure changed, and those with staged new events. */
-async function touchUnits(trx: Executor, scope: RollupScope, state: State, staged: Staged | null): Promise<void> {
+/** Lists the units a refresh since the watermark changes: those whose exposure changed (replaced), and those with staged new events. */
+async function touchUnits(trx: Executor, scope: RollupScope, state: State, staged: Staged | null): Promise<Touched> {
   const changed = unitsChangedAfter(state.watermark, scope.experimentId);
   const withEvents = staged === null ? sql`` : sql` UNION ${stagedUnits(staged)}`;
   await sql`INSERT INTO analysis_rollup_touched (experiment_id, unit_id)
     SELECT ${scope.experimentId}, t.unit_id FROM (${changed}${withEvents}) AS t`.execute(trx);
+  return { fresh: staged, replaced: changed };
 }
 
 /**
@@ -207,7 +208,7 @@ async function refreshIn(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, s
     async () => {
       // No slot is stale here: every slot gains the new events.
       staged = await stage(ctx, trx, scope, slots, state);
-      await touchUnits(trx, scope, state, staged);
+      return touchUnits(trx, scope, state, staged);
     },
     async () => {
       result = await sinceWatermark(ctx, trx, scope, slots, state, staged);

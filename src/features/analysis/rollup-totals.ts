@@ -19,8 +19,10 @@ import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 import { exactAdd, exactNegate, exactOf, exactProduct, exactToNumber, formatExact, parseExact, ZERO, type Exact } from '../../lib/exact-sum.js';
 import { EMPTY_TOTALS, toNumber, type MetricSpec, type MetricTotals, type VariantTotals } from './aggregate-store.js';
-import { foldRaw, rawColumns, type BreakdownKey, type BreakdownTotals, type RawTotals } from './breakdowns-store.js';
-import { rollupJoin, rollupValueColumns, unitIdAfter } from './unit-source.js';
+import { foldRaw, type BreakdownKey, type BreakdownTotals, type RawTotals } from './breakdowns-store.js';
+import type { Staged } from './rollup-fresh.js';
+import { freshAfter, touchedRows, unitRows } from './rollup-touched.js';
+import { unitIdAfter } from './unit-source.js';
 
 /** What the totals are sums of. */
 export interface TotalsPlan {
@@ -207,38 +209,6 @@ function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string
   }
 }
 
-/** The per-unit values (m{i}, d{i}, p{i}) and breakdown values (r{k}) of the refreshed units `units` selects. */
-async function unitRows(executor: Executor, seam: DialectSeam, experimentId: string, plan: TotalsPlan, units: RawBuilder<unknown>) {
-  const values = sql.join(rollupValueColumns(plan.metrics), sql``);
-  const result = await sql<Record<string, unknown>>`SELECT x.variant_key AS variant_key${rawColumns(seam, plan.breakdowns, true, 'rollups')}${values}
-    FROM analysis_rollup_units AS x${rollupJoin(plan.metrics)}
-    WHERE x.experiment_id = ${experimentId} AND ${units}
-    GROUP BY x.experiment_id, x.unit_id`.execute(executor);
-  return result.rows;
-}
-
-/**
- * unitRows of the touched units. SQLite: driven from the touched list (each unit by primary key,
- * its rollup rows as one range); PostgreSQL plans the IN list itself.
- */
-async function touchedRows(executor: Executor, seam: DialectSeam, experimentId: string, plan: TotalsPlan) {
-  if (seam.name !== 'sqlite') {
-    return unitRows(
-      executor,
-      seam,
-      experimentId,
-      plan,
-      sql`x.unit_id IN (SELECT t.unit_id FROM analysis_rollup_touched AS t WHERE t.experiment_id = ${experimentId})`,
-    );
-  }
-  const values = sql.join(rollupValueColumns(plan.metrics), sql``);
-  const result = await sql<Record<string, unknown>>`SELECT x.variant_key AS variant_key${rawColumns(seam, plan.breakdowns, true, 'rollups')}${values}
-    FROM analysis_rollup_touched AS t CROSS JOIN analysis_rollup_units AS x${rollupJoin(plan.metrics, true)}
-    WHERE t.experiment_id = ${experimentId} AND x.experiment_id = t.experiment_id AND x.unit_id = t.unit_id
-    GROUP BY t.unit_id`.execute(executor);
-  return result.rows;
-}
-
 function formatSums(sums: Sums): unknown[] {
   return [sums.n, sums.c, sums.z, ...EXACT_KEYS.map((key) => formatExact(sums[key]))];
 }
@@ -284,24 +254,42 @@ async function applyCells(executor: Executor, experimentId: string, cells: Cells
   }
 }
 
+/** What a refresh's `touch` step says of the units it listed. */
+export interface Touched {
+  /** The staged new events of the units that only gain events (their rows after the write are computed from it), or null. */
+  fresh: Staged | null;
+  /** The listed units whose rows the write replaces (a query of unit ids): read again after it. */
+  replaced: RawBuilder<unknown>;
+}
+
 /**
  * A refresh that changes some units: `touch` lists them (in analysis_rollup_touched), their old
- * contributions are taken away, `write` changes the rollups, and their new ones are added.
+ * contributions are taken away, `write` changes the rollups, and their new ones are added. The
+ * rows of units that only gain staged events are read once, before the write, with what they
+ * become (touchedRows); only the replaced units are read after it.
  */
 export async function maintainTotals(
   executor: Executor,
   seam: DialectSeam,
   experimentId: string,
   plan: TotalsPlan,
-  touch: () => Promise<void>,
+  touch: () => Promise<Touched>,
   write: () => Promise<void>,
 ): Promise<void> {
   await sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`.execute(executor);
-  await touch();
+  const { fresh, replaced } = await touch();
+  const slots = new Set(fresh?.slots.map((slot) => slot.metric_id));
+  // Every metric's rows must be among the staged slots (they are: a refresh stages every current slot).
+  const usable = fresh !== null && plan.metrics.every((m) => [m, ...(m.denominator ? [m.denominator] : [])].every((part) => slots.has(part.metric_id ?? '')));
   const cells: Cells = new Map();
-  accumulate(cells, plan, await touchedRows(executor, seam, experimentId, plan), -1);
+  const before = await touchedRows(executor, seam, experimentId, plan, usable ? fresh : null);
+  accumulate(cells, plan, before, -1);
+  if (usable) accumulate(cells, plan, freshAfter(before), 1);
   await write();
-  accumulate(cells, plan, await touchedRows(executor, seam, experimentId, plan), 1);
+  const after = usable
+    ? await unitRows(executor, seam, experimentId, plan, sql`x.unit_id IN (${replaced})`)
+    : await touchedRows(executor, seam, experimentId, plan);
+  accumulate(cells, plan, after, 1);
   await applyCells(executor, experimentId, cells);
   await sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`.execute(executor);
 }

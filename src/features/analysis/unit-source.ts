@@ -66,12 +66,44 @@ export function rollupValue(metric: MetricSpec, period: 'window' | 'lookback'): 
   return sql`MAX(CASE WHEN ${numbered} THEN ${sql.ref(vsum)} / ${sql.ref(vcnt)} END)`;
 }
 
-/** The per-unit columns m{i}, d{i} (a ratio's denominator) and p{i} (a CUPED covariate) from rollups. */
-export function rollupValueColumns(metrics: readonly MetricSpec[]): RawBuilder<unknown>[] {
+/**
+ * Staged sums a unit's rows gain (rollup-fresh.ts): the column of a slot's staged sum (`c`, `s`,
+ * `v` in the window, `pc`, `ps`, `pv` in the lookback), aggregated over the unit's one staged row.
+ */
+export type AddedColumn = (metricId: string, name: 'c' | 's' | 'v' | 'pc' | 'ps' | 'pv') => RawBuilder<unknown>;
+
+/**
+ * The unit's value of one metric once its row has gained the staged sums `added`, as rollupValue
+ * gives it from the row the upsert writes (addStaged: each column plus the staged one, or the
+ * staged ones for a unit without a row; a unit without a row has the value of a row of zeros).
+ * The same additions in the same types, so the values are the same numbers.
+ */
+function rollupValueAfter(metric: MetricSpec, period: 'window' | 'lookback', added: AddedColumn): RawBuilder<unknown> {
+  const slot = slotOf(metric);
+  const [cnt, vsum, vcnt] = period === 'window' ? ['r.cnt', 'r.vsum', 'r.vcnt'] : ['r.pre_cnt', 'r.pre_vsum', 'r.pre_vcnt'];
+  const [c, s, v] = period === 'window' ? (['c', 's', 'v'] as const) : (['pc', 'ps', 'pv'] as const);
+  const after = (column: string, name: typeof c | typeof s | typeof v) =>
+    sql`(COALESCE(MAX(CASE WHEN r.metric_id = ${slot} THEN ${sql.ref(column)} END), 0) + ${added(slot, name)})`;
+  const counted = after(cnt, c);
+  if (metric.kind === 'binary') return sql`(CASE WHEN ${counted} > 0 THEN 1 ELSE 0 END)`;
+  if (metric.aggregation === 'count' || metric.value_keys === null) return counted;
+  // A double, as the stored column is (SQLite would otherwise add and divide integers as integers).
+  const sum = sql`CAST(${after(vsum, s)} AS double precision)`;
+  const numbered = sql`${after(vcnt, v)} > 0`;
+  if (metric.aggregation === 'sum') return sql`(CASE WHEN ${numbered} THEN ${sum} END)`;
+  return sql`(CASE WHEN ${numbered} THEN ${sum} / ${after(vcnt, v)} END)`;
+}
+
+/**
+ * The per-unit columns m{i}, d{i} (a ratio's denominator) and p{i} (a CUPED covariate) from rollups;
+ * with `added`, named with `prefix`, as they are once the rows have gained the staged sums.
+ */
+export function rollupValueColumns(metrics: readonly MetricSpec[], added?: AddedColumn, prefix = ''): RawBuilder<unknown>[] {
+  const value = (metric: MetricSpec, period: 'window' | 'lookback') => (added ? rollupValueAfter(metric, period, added) : rollupValue(metric, period));
   return metrics.flatMap((metric, index) => [
-    sql`, ${rollupValue(metric, 'window')} AS ${sql.ref(`m${index}`)}`,
-    ...(metric.denominator ? [sql`, ${rollupValue(metric.denominator, 'window')} AS ${sql.ref(`d${index}`)}`] : []),
-    ...(metric.lookback_ms ? [sql`, ${rollupValue(metric, 'lookback')} AS ${sql.ref(`p${index}`)}`] : []),
+    sql`, ${value(metric, 'window')} AS ${sql.ref(`${prefix}m${index}`)}`,
+    ...(metric.denominator ? [sql`, ${value(metric.denominator, 'window')} AS ${sql.ref(`${prefix}d${index}`)}`] : []),
+    ...(metric.lookback_ms ? [sql`, ${value(metric, 'lookback')} AS ${sql.ref(`${prefix}p${index}`)}`] : []),
   ]);
 }
 
