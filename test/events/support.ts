@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -10,7 +9,7 @@ import { startEventDrainer } from '../../src/features/events/background.js';
 import type { DialectName } from '../support/databases.js';
 import { describeEach, testRedisUrl, type BufferMode } from '../support/describe-each.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.js';
-import { freePort } from '../support/net.js';
+import { accepts, freePort } from '../support/net.js';
 
 export { freePort };
 
@@ -146,7 +145,7 @@ export async function privateRedis(options: { appendonly?: 'yes' | 'no' } = {}):
       child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', options.appendonly ?? 'yes', '--dir', dir], {
         stdio: 'ignore',
       });
-      await waitFor(() => canConnect(port), 10_000, 'redis-server to listen');
+      await waitFor(() => accepts(port), 10_000, 'redis-server to listen');
     },
     async stop() {
       const running = child;
@@ -163,15 +162,4 @@ export async function privateRedis(options: { appendonly?: 'yes' | 'no' } = {}):
   };
   await instance.start();
   return instance;
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

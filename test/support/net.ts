@@ -11,7 +11,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Whether something accepts TCP connections on the loopback port right now. */
-function accepts(port: number): Promise<boolean> {
+export function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.once('connect', () => {
