@@ -31,6 +31,8 @@
  * Ingest never waits on this: while ClickHouse is away the drain fails, the events stay in the
  * buffer (429 once it is full) and the drainer retries.
  *
+ * An integer literal beyond 64 bits in an event's properties is stored in exponent form (the same
+ * number; json-text.ts): ClickHouse's JSON functions would read no number at all from the text.
  * Event retention (features/retention/purge.ts) deletes expired events here too.
  */
 import { randomUUID } from 'node:crypto';
@@ -38,6 +40,7 @@ import { sql } from 'kysely';
 import type { BufferedEvent, PersistEvents } from '../buffer/types.js';
 import type { Executor } from '../db/database.js';
 import type { ClickHouse } from './client.js';
+import { clickhouseJsonText } from './json-text.js';
 
 /** The next drain sequence number, taken in the drainer's transaction (and given back if it rolls back). */
 async function nextDrainSeq(executor: Executor): Promise<number> {
@@ -97,7 +100,7 @@ export function persistToClickHouse(ch: ClickHouse): PersistEvents {
       workspace_id: event.workspace_id,
       unit_id: event.unit_id,
       event_key: event.event_key,
-      properties: event.properties,
+      properties: clickhouseJsonText(event.properties),
       occurred_at: event.occurred_at,
       received_at: event.received_at,
       late: event.late,
