@@ -17,12 +17,6 @@ import { findAssignmentAside, insertExposure, markExposureLogged } from './store
 type StickyResult = StoredAssignment & {
   /** The answer made of it, built on first use and shared by every later answer (frozen). */
   answer?: Assignment;
-  /**
-   * That answer as the route serialised it, kept on the entry itself. A WeakMap from answers to
-   * their JSON did the same with 200,000 ephemerons, which V8's major collections process one by
-   * one: 250-490 ms pauses with a full cache, against 30-45 ms for plain properties.
-   */
-  json?: string;
 };
 
 interface FirstAssignment {
@@ -79,40 +73,27 @@ export class Assigner {
   }
 
   /**
-   * `assign` as the route sends it: JSON, without a promise when memory alone gives the answer
-   * (the definition and the unit's assignment cached, or a forced variant). Nearly every SDK call
-   * ends there; anything else continues on the asynchronous path, counted once. A cached unit's
-   * answer is serialised once and kept with its cache entry, so later calls send the same string.
+   * `assign`, answered without a promise when memory alone gives the answer (the definition and
+   * the unit's assignment cached, or a forced variant). Nearly every SDK call ends there, so the
+   * route calls this; anything else continues on the asynchronous path, counted once.
    */
-  answerJson(principal: Principal, input: AssignInput, serialise: (answer: Assignment) => string): string | Promise<Assignment> {
+  answer(principal: Principal, input: AssignInput): Assignment | Promise<Assignment> {
     assertContextSize(input.context);
     const cached = this.definitions.cachedExperiment(principal.workspaceId, input.experiment_key);
     if (cached === undefined) return this.assign(principal, input);
     const definition = runningIn(principal, input.experiment_key, cached);
-    const known = this.#stickyHit(definition, input.unit_id);
-    if (known === undefined) {
-      const answer = this.#fromMemory(definition, input) ?? this.#assignUncached(definition, input, principal.keyId);
-      return answer instanceof Promise ? answer : serialise(answer);
-    }
-    const answer = present(definition.key, input.unit_id, known);
-    known.json ??= serialise(answer);
-    return known.json;
+    return this.#fromMemory(definition, input) ?? this.#assignUncached(definition, input, principal.keyId);
   }
 
   /** A forced variant, or the cached assignment of a unit of an experiment without an audience. */
   #fromMemory(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>): Assignment | undefined {
     const forced = definition.overrides.get(input.unit_id);
     if (forced !== undefined) return { experiment_key: definition.key, unit_id: input.unit_id, variant: forced, reason: 'forced' };
-    const known = this.#stickyHit(definition, input.unit_id);
-    return known && present(definition.key, input.unit_id, known);
-  }
-
-  /** The cached assignment that answers the unit (counted as a hit); none for a forced unit or an audience. */
-  #stickyHit(definition: ExperimentDefinition, unitId: string): StickyResult | undefined {
-    if (definition.audience !== null || definition.overrides.has(unitId)) return undefined;
-    const known = this.#sticky.get(stickyKey(definition.id, unitId));
-    if (known) this.#stickyStats.hit();
-    return known;
+    if (definition.audience !== null) return undefined;
+    const known = this.#sticky.get(stickyKey(definition.id, input.unit_id));
+    if (!known) return undefined;
+    this.#stickyStats.hit();
+    return present(definition.key, input.unit_id, known);
   }
 
   async assign(principal: Principal, input: AssignInput): Promise<Assignment> {
@@ -278,7 +259,6 @@ function present(experimentKey: string, unitId: string, stored: StickyResult): A
   // A cached result is answered many times: build the answer once, so the route can serialise
   // it once too (routes.ts). An entry is replaced, not changed, when its assignment changes.
   if (stored.answer?.experiment_key === experimentKey && stored.answer.unit_id === unitId) return stored.answer;
-  stored.json = undefined;
   stored.answer = Object.freeze({
     experiment_key: experimentKey,
     unit_id: unitId,

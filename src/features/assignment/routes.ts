@@ -39,6 +39,8 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** What SDKs call with client keys: assign, assign in batch, log an exposure. */
 function sdkRoutes(assigner: Assigner): FastifyPluginAsyncTypebox {
+  // Answers the assigner shares between calls (a cached unit's), as the route's serialiser wrote them.
+  const serialisedAnswers = new WeakMap<Assignment, string>();
   return async (app) => {
     app.post(
       '/v1/assign',
@@ -47,10 +49,16 @@ function sdkRoutes(assigner: Assigner): FastifyPluginAsyncTypebox {
         body: AssignInput,
         response: { 200: AssignmentSchema, 404: notRunning },
       }),
-      // Not async: a cached answer is sent without a promise, as the JSON the assigner keeps.
+      // Not async: a cached answer is sent without a promise (Assigner.answer), and serialised
+      // once: the same frozen object answers every later call for that unit.
       (request, reply) => {
-        const json = assigner.answerJson(principalOf(request), request.body, (answer) => reply.serialize(answer) as string);
-        if (json instanceof Promise) return json;
+        const answer = assigner.answer(principalOf(request), request.body);
+        if (answer instanceof Promise) return answer;
+        let json = serialisedAnswers.get(answer);
+        if (json === undefined) {
+          json = reply.serialize(answer) as string;
+          serialisedAnswers.set(answer, json);
+        }
         reply.type(JSON_CONTENT_TYPE).send(json);
         return undefined;
       },
