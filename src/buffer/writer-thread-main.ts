@@ -16,8 +16,6 @@ const port = parentPort;
 if (!port) throw new Error('writer-thread-main.ts runs only as a worker thread');
 // One connection: Kysely's for transactions, drains and purges; the appends' prepared statements run on it too.
 const connection = openSqlite((workerData as { file: string }).file);
-// This thread checkpoints on its own schedule (checkpointNow below), not inside its commits.
-connection.pragma('wal_autocheckpoint = 0');
 const db = new Kysely<Database>({ dialect: sqliteDialectOn(() => connection) });
 const writer = new InlineBufferWriter(db, sqliteSeam, new PreparedAppendStatements(connection, db));
 const tallies = new WriterTallies();
@@ -38,7 +36,6 @@ async function commitHandovers(handovers: Handover[]): Promise<CommittedGroup[]>
   const now = Math.max(...handovers.map((handover) => handover.now));
   const groups = handovers.flatMap((handover) => handover.groups);
   const { outcomes } = await timed(tallies, 'append', () => writer.append(groups, now));
-  checkpointAfterReplies();
   let next = 0;
   return handovers.map((handover) => {
     const own = outcomes.slice(next, next + handover.groups.length);
@@ -70,11 +67,11 @@ async function answer(request: WriterRequest): Promise<unknown> {
       return appends.submit({ groups: request.groups, now: request.now });
     case 'drain': {
       const persist = await functionAt<PersistEvents>(request.persist);
-      return afterwardsCheckpoint(timed(tallies, 'drain', () => writer.drain(persist, request.maxEvents)));
+      return timed(tallies, 'drain', () => writer.drain(persist, request.maxEvents));
     }
     case 'write': {
       const task = await functionAt<WriteTask<unknown, unknown>>(request.task);
-      return afterwardsCheckpoint(timed(tallies, 'write', () => db.transaction().execute((trx) => task(trx, request.input))));
+      return timed(tallies, 'write', () => db.transaction().execute((trx) => task(trx, request.input)));
     }
     case 'purge':
       return timed(tallies, 'purge', () => writer.purgeExpiredKeys(request.now));
@@ -85,52 +82,25 @@ async function answer(request: WriterRequest): Promise<unknown> {
   }
 }
 
-// Checkpoints belong on this thread: on the API thread a checkpoint held every request while it
-// copied pages and synced, so context.ts raises the API connection's threshold tenfold. They run
-// between this thread's pieces of work, at most every CHECKPOINT_SPACING_MS, and not inside its
-// commits (SQLite's wal_autocheckpoint, off here): while a snapshot's read threads hold the WAL
-// open it cannot be restarted, so past 1,000 pages every commit ran a checkpoint of its own, with
-// two fsyncs, and single events waited 78-98 ms behind group commits (docs/benchmarks.md, soak).
-// The timer covers a WAL grown by the API thread's commits while no event arrives. PASSIVE never
-// waits for readers or writers. (A checkpointer thread of its own was tried and removed: it copied
-// hot pages ten times as often, and in a soak the process's heap grew by 400 MB in four minutes
-// while single events answered no faster; docs/events.md "Checkpoints".)
-const CHECKPOINT_SPACING_MS = 250;
-let lastCheckpoint = 0;
-
-function checkpointWhenDue(): void {
+// Checkpoints belong on this thread: a checkpoint runs inside whichever commit passes the WAL's
+// threshold, and on the API thread that held every request while it copied pages and synced, so
+// context.ts raises the API connection's threshold tenfold. This thread's own commits checkpoint
+// at SQLite's default; the timer covers a WAL grown by the API thread's commits alone while no
+// event arrives. PASSIVE never waits for readers or writers. (A checkpointer thread of its own,
+// copying the WAL beside this thread's commits, was tried and removed: it copied hot pages ten
+// times as often, and in a soak the process's heap grew by 400 MB in four minutes while single
+// events answered no faster; docs/events.md "Checkpoints".)
+const CHECKPOINT_EVERY_MS = 5_000;
+setInterval(() => {
+  if (connection.inTransaction) return;
   const started = performance.now();
-  if (started - lastCheckpoint < CHECKPOINT_SPACING_MS || connection.inTransaction) return;
-  lastCheckpoint = started;
   try {
     connection.pragma('wal_checkpoint(PASSIVE)');
   } catch {
-    // Busy or locked: the next piece of work, or the timer, tries again.
+    // Busy or locked: the next tick, or this thread's next commit, tries again.
   }
   tallies.record('checkpoint', performance.now() - started);
-}
-
-let checkpointQueued = false;
-
-/** After the replies of the piece of work that just ended have been posted: they never wait for it. */
-function checkpointAfterReplies(): void {
-  if (checkpointQueued) return;
-  checkpointQueued = true;
-  setImmediate(() => {
-    checkpointQueued = false;
-    checkpointWhenDue();
-  });
-}
-
-async function afterwardsCheckpoint<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } finally {
-    checkpointAfterReplies();
-  }
-}
-
-setInterval(checkpointWhenDue, 5_000).unref();
+}, CHECKPOINT_EVERY_MS).unref();
 
 const STATS_EVERY_MS = 1_000;
 setInterval(() => {
