@@ -14,14 +14,30 @@ import type { Staged } from './rollup-fresh.js';
 import type { TotalsPlan } from './rollup-totals.js';
 import { rollupJoin, rollupValueColumns } from './unit-source.js';
 
+/**
+ * One row per unit of the rollups `x` (analysis_rollup_units joined to its rollup rows in `from`):
+ * its variant, its breakdown values (r{k}) and `columns`. The reads below differ only in how they
+ * find their units.
+ */
+async function selectUnitRows(
+  executor: Executor,
+  seam: DialectSeam,
+  plan: TotalsPlan,
+  columns: RawBuilder<unknown>,
+  from: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+  unit: RawBuilder<unknown>,
+) {
+  const result = await sql<Record<string, unknown>>`SELECT x.variant_key AS variant_key${rawColumns(seam, plan.breakdowns, true, 'rollups')}${columns}
+    FROM ${from} WHERE ${where} GROUP BY ${unit}`.execute(executor);
+  return result.rows;
+}
+
 /** The per-unit values (m{i}, d{i}, p{i}) and breakdown values (r{k}) of the refreshed units `units` selects. */
 export async function unitRows(executor: Executor, seam: DialectSeam, experimentId: string, plan: TotalsPlan, units: RawBuilder<unknown>) {
   const values = sql.join(rollupValueColumns(plan.metrics), sql``);
-  const result = await sql<Record<string, unknown>>`SELECT x.variant_key AS variant_key${rawColumns(seam, plan.breakdowns, true, 'rollups')}${values}
-    FROM analysis_rollup_units AS x${rollupJoin(plan.metrics)}
-    WHERE x.experiment_id = ${experimentId} AND ${units}
-    GROUP BY x.experiment_id, x.unit_id`.execute(executor);
-  return result.rows;
+  const from = sql`analysis_rollup_units AS x${rollupJoin(plan.metrics)}`;
+  return selectUnitRows(executor, seam, plan, values, from, sql`x.experiment_id = ${experimentId} AND ${units}`, sql`x.experiment_id, x.unit_id`);
 }
 
 /**
@@ -42,18 +58,15 @@ export async function touchedRows(executor: Executor, seam: DialectSeam, experim
           sql``,
         )}`;
   const joinFresh = (unit: string) => (fresh === null ? sql`` : sql` LEFT JOIN ${sql.raw(fresh.table)} AS f ON f.unit_id = ${sql.ref(unit)}`);
+  const columns = sql`${values}${after}`;
   if (seam.name !== 'sqlite') {
-    const result = await sql<Record<string, unknown>>`SELECT x.variant_key AS variant_key${rawColumns(seam, plan.breakdowns, true, 'rollups')}${values}${after}
-      FROM analysis_rollup_units AS x${rollupJoin(plan.metrics)}${joinFresh('x.unit_id')}
-      WHERE x.experiment_id = ${experimentId} AND x.unit_id IN (SELECT t.unit_id FROM analysis_rollup_touched AS t WHERE t.experiment_id = ${experimentId})
-      GROUP BY x.experiment_id, x.unit_id`.execute(executor);
-    return result.rows;
+    const from = sql`analysis_rollup_units AS x${rollupJoin(plan.metrics)}${joinFresh('x.unit_id')}`;
+    const where = sql`x.experiment_id = ${experimentId} AND x.unit_id IN (SELECT t.unit_id FROM analysis_rollup_touched AS t WHERE t.experiment_id = ${experimentId})`;
+    return selectUnitRows(executor, seam, plan, columns, from, where, sql`x.experiment_id, x.unit_id`);
   }
-  const result = await sql<Record<string, unknown>>`SELECT x.variant_key AS variant_key${rawColumns(seam, plan.breakdowns, true, 'rollups')}${values}${after}
-    FROM analysis_rollup_touched AS t CROSS JOIN analysis_rollup_units AS x${rollupJoin(plan.metrics, true)}${joinFresh('t.unit_id')}
-    WHERE t.experiment_id = ${experimentId} AND x.experiment_id = t.experiment_id AND x.unit_id = t.unit_id
-    GROUP BY t.unit_id`.execute(executor);
-  return result.rows;
+  const from = sql`analysis_rollup_touched AS t CROSS JOIN analysis_rollup_units AS x${rollupJoin(plan.metrics, true)}${joinFresh('t.unit_id')}`;
+  const where = sql`t.experiment_id = ${experimentId} AND x.experiment_id = t.experiment_id AND x.unit_id = t.unit_id`;
+  return selectUnitRows(executor, seam, plan, columns, from, where, sql`t.unit_id`);
 }
 
 /** The rows of the units with staged new events as they are after the write (their am{i}, ad{i}, ap{i} as m{i}, d{i}, p{i}). */
