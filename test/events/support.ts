@@ -10,8 +10,9 @@ import type { DialectName } from '../support/databases.js';
 import { describeEach, testRedisUrl, type BufferMode } from '../support/describe-each.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.js';
 import { accepts, freePort } from '../support/net.js';
+import { waitFor } from '../support/wait-for.js';
 
-export { freePort };
+export { freePort, waitFor };
 
 export { testRedisUrl, type BufferMode };
 
@@ -98,16 +99,6 @@ export function describeIngest(name: string, suite: (setup: () => IngestSetup) =
       return setup;
     });
   });
-}
-
-export async function waitFor<T>(probe: () => Promise<T | undefined | false | null>, timeoutMs = 10_000, what = 'a condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** Waits until nothing is pending in the buffer. */

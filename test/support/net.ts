@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { waitFor } from './wait-for.js';
 
 /** A TCP port on the loopback that was free a moment ago (for child processes the test starts). */
 export async function freePort(): Promise<number> {
@@ -30,9 +31,8 @@ export function accepts(port: number): Promise<boolean> {
 export async function waitForPorts(ports: readonly number[], timeoutMs: number, explain: () => string = () => ''): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (const port of ports) {
-    while (!(await accepts(port))) {
-      if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms. ${explain()}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(() => accepts(port), Math.max(0, deadline - Date.now()), `127.0.0.1:${port} to accept connections`).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}. ${explain()}`);
+    });
   }
 }
