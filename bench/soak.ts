@@ -124,7 +124,7 @@ interface WindowContext {
   pid: number;
   recorder: Recorder;
   seconds: number;
-  last: { hits: number; misses: number };
+  last: { hits: number; misses: number; gcCount: number; gcMs: number };
 }
 
 async function printWindow(at: number, context: WindowContext): Promise<void> {
@@ -132,7 +132,9 @@ async function printWindow(at: number, context: WindowContext): Promise<void> {
   const { figures, pending } = await serverFigures(context.verdict);
   const hits = figures.stickyHits - context.last.hits;
   const misses = figures.stickyMisses - context.last.misses;
-  context.last = { hits: figures.stickyHits, misses: figures.stickyMisses };
+  // "2/140": two major collections on the API thread in the window, 140 ms of pauses together.
+  const majorGc = `${figures.majorGcCount - context.last.gcCount}/${(figures.majorGcMs - context.last.gcMs).toFixed(0)}`;
+  context.last = { hits: figures.stickyHits, misses: figures.stickyMisses, gcCount: figures.majorGcCount, gcMs: figures.majorGcMs };
   const get = (kind: Kind) => samples.get(kind) as { quiet: Samples; snapshot: Samples };
   const rate = (kind: Kind) => ((get(kind).quiet.count + get(kind).snapshot.count) / context.seconds).toFixed(0);
   const split = (kind: Kind) => `${triple(get(kind).quiet)}${get(kind).snapshot.count > 0 ? ` [${triple(get(kind).snapshot)}]` : ''}`;
@@ -140,7 +142,7 @@ async function printWindow(at: number, context: WindowContext): Promise<void> {
   const bareP99 = bareAll.count > 0 ? bareAll.summary().p99.toFixed(1) : '-';
   console.log(
     `${String(at).padStart(5)}  ${rate('assign').padStart(8)} ${rate('event').padStart(8)} ${rate('batch').padStart(7)} | ${split('assign').padEnd(38)} | ` +
-      `${split('event').padEnd(33)} | ${bareP99.padStart(8)} | ${figures.loopMaxMs.toFixed(0).padStart(8)} | ${figures.writerLongest.padEnd(13)} | ${(treeRssMb(context.pid) ?? 0).toFixed(0).padStart(6)} ${figures.heapMb.toFixed(0).padStart(5)} | ` +
+      `${split('event').padEnd(33)} | ${bareP99.padStart(8)} | ${figures.loopMaxMs.toFixed(0).padStart(8)} | ${majorGc.padEnd(9)} | ${figures.writerLongest.padEnd(13)} | ${(treeRssMb(context.pid) ?? 0).toFixed(0).padStart(6)} ${figures.heapMb.toFixed(0).padStart(5)} | ` +
       `${String(pending).padStart(7)} | ${((100 * misses) / Math.max(1, hits + misses)).toFixed(1).padStart(5)} | ${errors}`,
   );
 }
@@ -236,8 +238,13 @@ async function run(server: BenchServer, { verdict, control, bare }: Targets, bas
   const loop = new OpenLoop(list);
   const windowSeconds = Number(options.window);
   const summaryEvery = Number(options.summaryEvery);
-  const context: WindowContext = { verdict: control, pid: server.pid, recorder, seconds: windowSeconds, last: { hits: 0, misses: 0 } };
-  context.last = await serverFigures(control).then(({ figures }) => ({ hits: figures.stickyHits, misses: figures.stickyMisses }));
+  const context: WindowContext = { verdict: control, pid: server.pid, recorder, seconds: windowSeconds, last: { hits: 0, misses: 0, gcCount: 0, gcMs: 0 } };
+  context.last = await serverFigures(control).then(({ figures }) => ({
+    hits: figures.stickyHits,
+    misses: figures.stickyMisses,
+    gcCount: figures.majorGcCount,
+    gcMs: figures.majorGcMs,
+  }));
   loop.start();
   const snapshots = snapshotLoop(control, base, options, state, recorder);
   const started = performance.now();

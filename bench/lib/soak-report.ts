@@ -88,6 +88,9 @@ export interface ServerFigures {
   heapMb: number;
   stickyHits: number;
   stickyMisses: number;
+  /** The API thread's major (mark-compact) collections since start: how many, and their total pause. */
+  majorGcCount: number;
+  majorGcMs: number;
 }
 
 export function parseMetrics(text: string): ServerFigures {
@@ -99,6 +102,8 @@ export function parseMetrics(text: string): ServerFigures {
     heapMb: value(/^nodejs_heap_size_used_bytes (\S+)/m) / 1e6,
     stickyHits: value(/^verdict_cache_requests_total\{cache="sticky_assignments",result="hit"\} (\S+)/m),
     stickyMisses: value(/^verdict_cache_requests_total\{cache="sticky_assignments",result="miss"\} (\S+)/m),
+    majorGcCount: value(/^nodejs_gc_duration_seconds_count\{kind="major"\} (\S+)/m) || 0,
+    majorGcMs: (value(/^nodejs_gc_duration_seconds_sum\{kind="major"\} (\S+)/m) || 0) * 1000,
   };
 }
 
@@ -113,7 +118,7 @@ function writerLongest(text: string): string {
 }
 
 export const WINDOW_HEADER =
-  '    t  assign/s  event/s batch/s | assign p50/p99/max ms [during a snapshot] | single event p50/p99/max [during] | bare p99 | loop max | writer max    | RSS MB  heap | pending | miss% | errors';
+  '    t  assign/s  event/s batch/s | assign p50/p99/max ms [during a snapshot] | single event p50/p99/max [during] | bare p99 | loop max | major GC  | writer max    | RSS MB  heap | pending | miss% | errors';
 
 /** The summary over the whole run: each kind with and without a snapshot running, and the worst window. */
 export function printSummary(recorder: Recorder, label = 'whole run'): void {
