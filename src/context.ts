@@ -100,7 +100,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
       (listener) => process.on('message', listener),
     );
   }
-  const writerThread = await openWriterThread(config, db, metrics);
+  const writerThread = await openWriterThread(config, db, metrics, logger);
   const context: AppContext = {
     config,
     db,
@@ -135,8 +135,8 @@ export async function createContext(config: Config, logger: Logger, options: Con
 }
 
 /** The SQLite buffer's writer thread (none on PostgreSQL or when turned off), its figures reported to `metrics`. */
-async function openWriterThread(config: Config, db: Db, metrics: AppMetrics): Promise<ThreadBufferWriter | null> {
-  const writerThread = createWriterThread(config, db);
+async function openWriterThread(config: Config, db: Db, metrics: AppMetrics, logger: Logger): Promise<ThreadBufferWriter | null> {
+  const writerThread = createWriterThread(config, logger);
   if (!writerThread) return null;
   writerThread.onStats((stats) => metrics.observeWriter(stats));
   // Checkpoints then run on the writer thread, not inside a commit of the API thread (see

@@ -102,7 +102,7 @@ export interface ClaimedChunks {
  * transaction. On PostgreSQL rows another drainer holds are skipped, so drainers on several
  * processes share the work without waiting on each other.
  */
-export async function claimChunks(trx: Tx, seam: DialectSeam, maxEvents: number): Promise<ClaimedChunks> {
+export async function claimChunks(trx: Executor, seam: DialectSeam, maxEvents: number): Promise<ClaimedChunks> {
   const headLimit = Math.max(1, Math.ceil(maxEvents / 2));
   const heads = await seam.skipLocked(trx.selectFrom('event_buffer').select(['id', 'event_count']).orderBy('id').limit(headLimit)).execute();
   const ids: string[] = [];
@@ -121,6 +121,13 @@ export async function claimChunks(trx: Tx, seam: DialectSeam, maxEvents: number)
 
 export async function deleteChunks(trx: Tx, ids: string[]): Promise<void> {
   if (ids.length > 0) await trx.deleteFrom('event_buffer').where('id', 'in', ids).execute();
+}
+
+/** Deletes the given chunks and returns how many events those that were still there held. */
+export async function releaseChunks(executor: Executor, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const released = await executor.deleteFrom('event_buffer').where('id', 'in', ids).returning('event_count').execute();
+  return released.reduce((sum, row) => sum + Number(row.event_count), 0);
 }
 
 export async function countPending(executor: Executor): Promise<number> {

@@ -1,6 +1,16 @@
 import type { Db, Tx } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
-import { appendChunks, claimChunks, claimDedupeKeys, dedupeKeyOf, deleteChunks, deleteExpiredKeys, type DedupeKey } from './embedded-store.js';
+import {
+  appendChunks,
+  claimChunks,
+  claimDedupeKeys,
+  countPending,
+  dedupeKeyOf,
+  deleteChunks,
+  deleteExpiredKeys,
+  releaseChunks,
+  type DedupeKey,
+} from './embedded-store.js';
 import { DEDUPE_WINDOW_MS, type AppendOutcome, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
 
 /**
@@ -36,6 +46,8 @@ export interface BufferWriter {
   drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult>;
   /** Forgets the de-duplication keys expired by `now`, in short transactions; returns how many. */
   purgeExpiredKeys(now: number): Promise<number>;
+  /** How many events are buffered, read on the caller's thread. */
+  countPending(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -125,9 +137,32 @@ export class InlineBufferWriter implements BufferWriter {
     }
   }
 
+  countPending(): Promise<number> {
+    return countPending(this.db);
+  }
+
   async close(): Promise<void> {
     // The connection belongs to the caller.
   }
+}
+
+/**
+ * A drain from the buffer's own file (`buffer`) into the events table of the main one (`db`):
+ * the chunks are read and their events stored in one transaction of the main file, which also
+ * keeps drainers of several processes from taking the same chunks at once, and the chunks are
+ * deleted from the buffer's file after it commits. Two files cannot commit together; a crash
+ * in between leaves chunks whose events are stored, and the next drain stores them again, which
+ * the events table ignores (store.ts). `drained` counts the events of the chunks this drain
+ * deleted, so a chunk drained twice is counted once.
+ */
+export async function drainAcrossFiles(db: Db, buffer: Db, seam: DialectSeam, persist: PersistEvents, maxEvents: number): Promise<DrainResult> {
+  const claimed = await db.transaction().execute(async (trx) => {
+    const chunks = await claimChunks(buffer, seam, maxEvents);
+    if (chunks.ids.length > 0) await persist(trx, chunks.events);
+    return chunks;
+  });
+  if (claimed.ids.length === 0) return { drained: 0, more: false };
+  return { drained: await releaseChunks(buffer, claimed.ids), more: claimed.more };
 }
 
 async function hasBufferedChunks(db: Db): Promise<boolean> {

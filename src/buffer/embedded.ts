@@ -1,7 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
 import type { Clock } from '../lib/time.js';
-import { countPending } from './embedded-store.js';
 import { InlineBufferWriter, MAX_EVENTS_PER_GROUP, type BufferWriter } from './embedded-writer.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { PendingGauge } from './pending-gauge.js';
@@ -26,7 +25,8 @@ export interface EmbeddedBufferOptions {
 }
 
 /**
- * The default buffer: a durable table in the main database. Concurrent requests are appended
+ * The default buffer: a durable table in the main database, or on a SQLite file with its writer
+ * threads, in a file of its own beside it (buffer-file.ts). Concurrent requests are appended
  * by group commit (one transaction, one fsync for many requests) together with their
  * de-duplication keys, so a 202 always follows a commit that holds both.
  */
@@ -46,7 +46,7 @@ export class EmbeddedEventBuffer implements EventBuffer {
       maxWeight: MAX_EVENTS_PER_GROUP,
       maxInFlight: this.#writer.groupsInFlight,
     });
-    this.#gauge = new PendingGauge(() => countPending(options.db));
+    this.#gauge = new PendingGauge(() => this.#writer.countPending());
   }
 
   async append(events: BufferedEvent[]): Promise<AppendOutcome[]> {
@@ -80,7 +80,7 @@ export class EmbeddedEventBuffer implements EventBuffer {
 
   async status(): Promise<BufferStatus> {
     try {
-      const pending = await countPending(this.#options.db);
+      const pending = await this.#writer.countPending();
       this.#gauge.set(pending);
       return { kind: this.kind, pending, max_pending: this.#options.maxPending };
     } catch (error) {
@@ -97,7 +97,7 @@ export class EmbeddedEventBuffer implements EventBuffer {
   }
 
   async open(): Promise<void> {
-    // Nothing to connect: the buffer lives in the main database.
+    // Nothing to connect: the buffer's file is opened with the database (buffer/index.ts).
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,7 @@ import type { DialectSeam } from '../db/dialect.js';
 import type { Clock } from '../lib/time.js';
 import { EmbeddedEventBuffer } from './embedded.js';
 import { RedisEventBuffer } from './redis.js';
+import { bufferFileOf, moveBufferedRows } from './buffer-file.js';
 import { ThreadBufferWriter } from './thread-writer.js';
 import type { EventBuffer } from './types.js';
 
@@ -19,15 +20,23 @@ export interface BufferDependencies {
 }
 
 /**
- * The embedded buffer's writer thread, when it has one (a SQLite file, the thread not turned off):
- * the API's other acknowledged writes run there too (context.ts `writes`).
+ * The embedded buffer's writer threads, when it has them (a SQLite file, the threads not turned
+ * off): the API's other acknowledged writes run there too (context.ts `writes`). The buffer's
+ * tables are then in a file of their own, and in the main file otherwise; whatever the other
+ * home still holds (an upgrade, the setting changed) is moved first, so no acknowledged event
+ * and no de-duplication key is left behind.
  */
-export function createWriterThread(config: Config, db: Db): ThreadBufferWriter | null {
+export function createWriterThread(config: Config, logger: Logger): ThreadBufferWriter | null {
   const { database } = config;
-  if (config.buffer.kind === 'redis' || !config.events.writerThread || database.kind !== 'sqlite' || database.file === ':memory:') return null;
-  // The drain into ClickHouse runs where its client is, on this thread (with the writes beside it).
-  if (config.clickhouse !== null) return null;
-  return new ThreadBufferWriter(database.file, db);
+  if (config.buffer.kind === 'redis' || database.kind !== 'sqlite' || database.file === ':memory:') return null;
+  // The drain into ClickHouse runs where its client is, on the API's thread.
+  const threaded = config.events.writerThread && config.clickhouse === null;
+  const moved = moveBufferedRows(database.file, threaded ? 'buffer' : 'main');
+  if (moved.chunks + moved.keys > 0) {
+    const into = threaded ? bufferFileOf(database.file) : database.file;
+    logger.info({ chunks: moved.chunks, keys: moved.keys, into }, 'moved the event buffer to where this configuration keeps it');
+  }
+  return threaded ? new ThreadBufferWriter(database.file) : null;
 }
 
 /** The configured buffer: Redis when VERDICT_REDIS_URL is set, a table in the main database otherwise (written on `writerThread` if given). */

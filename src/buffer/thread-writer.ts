@@ -1,10 +1,14 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { sqliteDialectOn } from '../db/sqlite.js';
+import { bufferFileOf, openBufferFile } from './buffer-file.js';
 import type { WriteRunner, WriteTask } from '../db/write-tasks.js';
 import { countPending } from './embedded-store.js';
 import type { BufferWriter, CommittedGroup } from './embedded-writer.js';
 import { BufferUnavailableError, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
-import type { WriterReply, WriterRequest, WriterStatsMessage } from './writer-thread-protocol.js';
+import { ROLE_OF, type WriterReply, type WriterRequest, type WriterRole, type WriterStatsMessage, type WriterThreadData } from './writer-thread-protocol.js';
 import type { WriterStats } from './writer-stats.js';
 
 interface Pending {
@@ -36,35 +40,38 @@ export type SpawnThread = (url: URL, options: WorkerOptions) => Worker;
 type Call = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 /**
- * The embedded buffer's writes on a thread of their own, over their own connection to the same
- * SQLite file. better-sqlite3 runs every statement and every commit's fsync synchronously, so on
- * the API's thread each group commit and each drain round stopped every request in flight,
- * cached assignment hits included. Here the API's thread only posts the events and waits.
- * SQLite lets one writer at a time into the file; the API's own writes and this thread's take
- * turns on its lock (see PatientConnection in db/sqlite.ts).
+ * The embedded buffer's writes on threads of their own, over their own connections, with the
+ * buffer's tables in a file of their own (buffer-file.ts). better-sqlite3 runs every statement
+ * and every commit's fsync synchronously, so on the API's thread each group commit and each drain
+ * round stopped every request in flight, cached assignment hits included. Here the API's thread
+ * only posts the events and waits: appends go to the `buffer` thread, drains and the API's other
+ * acknowledged writes to the `main` one (writer-thread-protocol.ts), and neither waits for the
+ * other's work or lock. Other processes' writes take turns with them on each file's lock (see
+ * PatientConnection in db/sqlite.ts).
  *
- * The thread starts on the first append, or on the first drain that finds chunks, so a process
- * that never ingests never starts it. If it dies, the calls in flight fail as unavailable (the
- * caller answers 503; nothing was acknowledged) and the next call starts a new one.
+ * A thread starts on its first request, so a process that never ingests starts neither, and a
+ * drain that finds nothing buffered starts none. If a thread dies, the calls in flight on it fail
+ * as unavailable (the caller answers 503; nothing was acknowledged) and the next call starts a
+ * new one.
  */
 export class ThreadBufferWriter implements BufferWriter, WriteRunner {
   // The thread joins the groups it receives while a commit runs into its next one, so handing
   // them over at once keeps it from idling while this thread answers the last group's requests.
   readonly groupsInFlight = 8;
   readonly #file: string;
-  /** The API's connection, for the cheap count of what is pending before a drain (no thread while it is 0). */
-  readonly #db: Db;
-  #worker: Worker | null = null;
+  /** The API thread's connection to the buffer's file, for the cheap count of what is pending. */
+  readonly #buffer: Db;
+  readonly #workers = new Map<WriterRole, Worker>();
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
 
   readonly #spawn: SpawnThread;
   #statsListener: ((stats: WriterStats) => void) | null = null;
 
-  /** `spawn` starts the thread (a parameter so a test can hold the thread it started). */
-  constructor(file: string, db: Db, spawn: SpawnThread = (url, options) => new Worker(url, options)) {
+  /** `file` is the main database's; `spawn` starts a thread (a parameter so a test can hold the threads it started). */
+  constructor(file: string, spawn: SpawnThread = (url, options) => new Worker(url, options)) {
     this.#file = file;
-    this.#db = db;
+    this.#buffer = new Kysely<Database>({ dialect: sqliteDialectOn(() => openBufferFile(bufferFileOf(file))) });
     this.#spawn = spawn;
   }
 
@@ -75,41 +82,56 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
   async drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult> {
     if (!persist.location) throw new Error('the writer thread can only drain into a persist function that names its module (PersistEvents.location)');
     // An idle drainer polls every few milliseconds: answer "nothing" without the thread.
-    const pending = await countPending(this.#db);
+    const pending = await this.countPending();
     if (pending === 0) return { drained: 0, more: false };
     const slice = Math.min(maxEvents, pending > BACKLOG ? BACKLOG_SLICE : DRAIN_SLICE);
     return (await this.#call({ op: 'drain', persist: persist.location, maxEvents: slice })) as DrainResult;
   }
 
-  /** A write transaction of the API's on the thread (db/write-tasks.ts); it queues with the appends for SQLite's one write lock. */
+  countPending(): Promise<number> {
+    return countPending(this.#buffer);
+  }
+
+  /** A write transaction of the API's on the main writer thread (db/write-tasks.ts); it queues with the drains for the main file's write lock. */
   run<Input, Result>(task: WriteTask<Input, Result>, input: Input): Promise<Result> {
     return this.#call({ op: 'write', task: task.location, input }) as Promise<Result>;
   }
 
-  /** On the thread too: an hour's expired keys can take many transactions to delete. */
+  /** On the buffer's thread: an hour's expired keys can take many transactions to delete. */
   purgeExpiredKeys(now: number): Promise<number> {
     return this.#call({ op: 'purge', now }) as Promise<number>;
   }
 
-  /** Hears the thread's time per kind of work, about once a second while it works (the /metrics figures). */
+  /** Hears the threads' time per kind of work, about once a second while they work (the /metrics figures). */
   onStats(listener: (stats: WriterStats) => void): void {
     this.#statsListener = listener;
   }
 
-  /** Lets the thread finish what it was sent, closes its connection, and ends it. */
+  /** Lets each thread finish what it was sent, closes its connections, and ends it. */
   async close(): Promise<void> {
-    const worker = this.#worker;
-    if (!worker) return;
     try {
-      await this.#call({ op: 'close' });
+      await Promise.all([...this.#workers].map(([role, worker]) => this.#closeThread(role, worker)));
     } finally {
-      this.#worker = null;
+      await this.#buffer.destroy();
+    }
+  }
+
+  async #closeThread(role: WriterRole, worker: Worker): Promise<void> {
+    try {
+      await this.#post(worker, { op: 'close' });
+    } finally {
+      if (this.#workers.get(role) === worker) this.#workers.delete(role);
       await worker.terminate();
     }
   }
 
   #call(request: Call): Promise<unknown> {
-    const worker = this.#worker ?? this.#start();
+    const role = ROLE_OF[request.op];
+    if (role === 'both') throw new Error('close is sent to each thread by close()');
+    return this.#post(this.#workers.get(role) ?? this.#start(role), request);
+  }
+
+  #post(worker: Worker, request: Call): Promise<unknown> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { worker, resolve, reject });
@@ -117,15 +139,16 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
     });
   }
 
-  #start(): Worker {
-    const worker = this.#spawn(new URL('./writer-thread.js', import.meta.url), { workerData: { file: this.#file } });
+  #start(role: WriterRole): Worker {
+    const workerData: WriterThreadData = { role, file: this.#file };
+    const worker = this.#spawn(new URL('./writer-thread.js', import.meta.url), { workerData, name: `verdict-${role}-writer` });
     worker.on('message', (message: WriterReply | WriterStatsMessage) => {
       if ('stats' in message) this.#statsListener?.(message.stats);
       else this.#settle(message);
     });
-    worker.on('error', (error) => this.#fail(worker, error));
-    worker.on('exit', (code) => this.#fail(worker, new Error(`the writer thread exited with code ${code}`)));
-    this.#worker = worker;
+    worker.on('error', (error) => this.#fail(role, worker, error));
+    worker.on('exit', (code) => this.#fail(role, worker, new Error(`the ${role} writer thread exited with code ${code}`)));
+    this.#workers.set(role, worker);
     return worker;
   }
 
@@ -137,13 +160,13 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
     else pending.resolve(reply.result);
   }
 
-  /** The thread is gone: nothing it was sent can still be acknowledged, so every call in flight fails. */
-  #fail(worker: Worker, cause: Error): void {
-    if (this.#worker === worker) this.#worker = null;
+  /** The thread is gone: nothing it was sent can still be acknowledged, so every call in flight on it fails. */
+  #fail(role: WriterRole, worker: Worker, cause: Error): void {
+    if (this.#workers.get(role) === worker) this.#workers.delete(role);
     for (const [id, pending] of this.#pending) {
       if (pending.worker !== worker) continue;
       this.#pending.delete(id);
-      pending.reject(new BufferUnavailableError('the event buffer writer thread stopped', { cause }));
+      pending.reject(new BufferUnavailableError(`the event buffer's ${role} writer thread stopped`, { cause }));
     }
   }
 }

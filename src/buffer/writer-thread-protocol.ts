@@ -1,6 +1,23 @@
 import type { BufferedEvent, ModuleExport } from './types.js';
 import type { WriterStats } from './writer-stats.js';
 
+/**
+ * The two writer threads: `buffer` appends events and their de-duplication keys to the buffer's
+ * own file and purges expired keys; `main` drains the buffer into the events table and runs the
+ * API's other acknowledged writes (first assignments) on the main file. Each holds only its own
+ * file's write lock, so an acknowledgement never waits for a drain.
+ */
+export type WriterRole = 'buffer' | 'main';
+
+/** What a writer thread is started with: its role and the main database's file (the buffer's is beside it). */
+export interface WriterThreadData {
+  role: WriterRole;
+  file: string;
+}
+
+/** The role each request runs on. */
+export const ROLE_OF: Record<WriterRequest['op'], WriterRole | 'both'> = { append: 'buffer', purge: 'buffer', drain: 'main', write: 'main', close: 'both' };
+
 /** What the API's thread asks the buffer's writer thread (thread-writer.ts, writer-thread-main.ts). */
 export type WriterRequest =
   | { id: number; op: 'append'; groups: BufferedEvent[][]; now: number }

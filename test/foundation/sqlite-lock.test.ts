@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { bufferFileOf, openBufferFile } from '../../src/buffer/buffer-file.js';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
@@ -75,6 +76,8 @@ describe('SQLite write lock held past the busy wait, through the API', () => {
   let server: TestServer;
   let key: string;
   let other: BetterSqlite3.Database;
+  /** Events are acknowledged in the buffer's own file (src/buffer/buffer-file.ts), locked too. */
+  let otherBuffer: BetterSqlite3.Database;
 
   beforeAll(async () => {
     server = await startTestServer('sqlite');
@@ -82,11 +85,14 @@ describe('SQLite write lock held past the busy wait, through the API', () => {
     const config = server.database.config;
     if (config.kind !== 'sqlite') throw new Error('expected a SQLite test database');
     other = new BetterSqlite3(config.file);
+    otherBuffer = openBufferFile(bufferFileOf(config.file));
   });
 
   afterAll(async () => {
-    if (other?.inTransaction) other.exec('rollback');
-    other?.close();
+    for (const connection of [other, otherBuffer]) {
+      if (connection?.inTransaction) connection.exec('rollback');
+      connection?.close();
+    }
     await server?.close();
   });
 
@@ -94,6 +100,7 @@ describe('SQLite write lock held past the busy wait, through the API', () => {
     // Verified before the lock, so the requests below wait on their writes only.
     expect((await server.request('GET', '/v1/workspaces/current', { key })).status).toBe(200);
     other.exec('begin immediate');
+    otherBuffer.exec('begin immediate');
     const started = Date.now();
     const [event, environment] = await Promise.all([
       server.request('POST', '/v1/events', { key, body: { event_key: 'locked', unit_id: 'u-locked' } }),
@@ -107,9 +114,10 @@ describe('SQLite write lock held past the busy wait, through the API', () => {
       expect(response.body).toMatchObject({ type: 'https://verdict.dev/problems/unavailable', status: 503 });
     }
     other.exec('rollback');
+    otherBuffer.exec('rollback');
 
     // Nothing was stored by the refused requests; the retries succeed.
-    expect(await server.ctx.db.selectFrom('event_buffer').select('id').execute()).toEqual([]);
+    expect(otherBuffer.prepare('SELECT id FROM event_buffer').all()).toEqual([]);
     expect((await server.request('POST', '/v1/events', { key, body: { event_key: 'locked', unit_id: 'u-locked' } })).status).toBe(202);
     expect((await server.request('POST', '/v1/environments', { key, body: { name: 'Locked', slug: 'locked' } })).status).toBe(201);
   }, 40_000);
