@@ -30,6 +30,7 @@ interface Options {
   window: string;
   idle: string;
   summaryEvery: string;
+  nodeArgs: string;
 }
 
 const runId = Date.now().toString(36);
@@ -196,7 +197,8 @@ async function soak(options: Options): Promise<void> {
   );
   let base: SoakBase | undefined;
   const seedStarted = performance.now();
-  const server = await startBenchServer({}, [], async (dataDir, workspaceId) => {
+  const nodeArgs = options.nodeArgs.split(' ').filter((arg) => arg !== '');
+  const server = await startBenchServer({}, nodeArgs, async (dataDir, workspaceId) => {
     base = await seedSoakBase({ dataDir, workspaceId, units, events, now: Date.now() });
   });
   const bareServer = await startBareServer();
@@ -294,5 +296,6 @@ await new Command()
   .option('--window <seconds>', 'reporting window', '10')
   .option('--summary-every <seconds>', 'also print the summary so far this often (0: only at the end)', '0')
   .option('--idle <seconds>', 'idle time after the load before the last RSS reading', '20')
+  .option('--node-args <args>', "Node.js options for Verdict's process, such as '--cpu-prof --cpu-prof-dir=/tmp/soak-prof' or '--trace-gc' (to stderr)", '')
   .action((options: Options) => soak(options))
   .parseAsync(process.argv);
