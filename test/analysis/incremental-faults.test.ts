@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import type { BufferedEvent } from '../../src/buffer/types.js';
+import { ThreadBufferWriter } from '../../src/buffer/thread-writer.js';
 import { computeById } from '../../src/features/analysis/service.js';
 import { insertEvents } from '../../src/features/events/store.js';
 import { newId } from '../../src/lib/ids.js';
@@ -199,6 +200,29 @@ describeEachDialect(
       const full = await computeIn(server(), setup.key, setup.experiment.id, 'full');
       both.forEach((snapshot, index) => expectSameAnalysis(snapshot, full, `resumed build ${index}`));
       expect(both[0]!.traffic.reduce((total: number, variant: any) => total + variant.exposed_units, 0)).toBe(20);
+    });
+
+    it('runs the steps of a build and the refresh as write tasks, on the writer thread of a SQLite file', async () => {
+      if (dialect !== 'sqlite') return;
+      const setup = await setUp(server(), 'on-thread');
+      const writes = server().ctx.writes;
+      // The writer thread, so the API's event loop runs none of the build's statements.
+      expect(writes).toBeInstanceOf(ThreadBufferWriter);
+      const ran: string[] = [];
+      const run = writes.run.bind(writes);
+      writes.run = (task, input) => {
+        ran.push(task.location.exportName);
+        return run(task, input);
+      };
+      try {
+        const rebuilt = await computeById(server().ctx, setup.experiment.id, { trigger: 'api', mode: 'incremental', rebuild: true, refresh: { stepUnits: 4 } });
+        expectSameAnalysis(rebuilt, await computeIn(server(), setup.key, setup.experiment.id, 'full'), 'rebuilt on the writer thread');
+      } finally {
+        writes.run = run;
+      }
+      // Clearing the old rows, then 20 units in steps of 4 (the last finds none left), then the refresh.
+      expect(ran.filter((name) => name === 'buildStep').length).toBeGreaterThanOrEqual(6);
+      expect(ran.at(-1)).toBe('refreshOnSqlite');
     });
 
     it('never double-counts when refreshes of one experiment run at once', async () => {

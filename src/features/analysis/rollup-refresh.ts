@@ -16,7 +16,9 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import type { Executor, Tx } from '../../db/database.js';
+import { sqliteSeam } from '../../db/dialect.js';
+import { inlineWrites, type WriteTask } from '../../db/write-tasks.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
 import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './rollup-fresh.js';
@@ -24,6 +26,9 @@ import { buildSlot, dropSlots, eventsInSlot, replaceUnits, type RollupScope, typ
 import { buildInSteps } from './rollup-steps.js';
 import { maintainTotals, planHash, rebuildTotals, type Touched, type TotalsPlan } from './rollup-totals.js';
 import { currentWatermark, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
+
+/** What the refresh's statements need of the context: they may run on the writer thread, which has only its connection. */
+type SeamDeps = Pick<AnalysisDeps, 'seam'>;
 
 export interface RefreshResult {
   /** Raw event rows the refresh read. */
@@ -92,13 +97,7 @@ async function saveState(executor: Executor, row: ExperimentRow, state: State, n
 }
 
 /** Builds the slots for the units `units` selects (all when null); returns the events read. */
-async function buildSlots(
-  ctx: AnalysisDeps,
-  trx: Executor,
-  scope: RollupScope,
-  slots: readonly RollupSlot[],
-  units: RawBuilder<unknown> | null,
-): Promise<number> {
+async function buildSlots(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], units: RawBuilder<unknown> | null): Promise<number> {
   let events = 0;
   for (const slot of slots) {
     await buildSlot(trx, ctx.seam, scope, slot, units);
@@ -107,7 +106,7 @@ async function buildSlots(
   return events;
 }
 
-async function fromScratch(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[]): Promise<RefreshResult> {
+async function fromScratch(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[]): Promise<RefreshResult> {
   const units = await replaceUnits(trx, scope.experimentId, null);
   return { events_read: await buildSlots(ctx, trx, scope, slots, null), units_refreshed: units };
 }
@@ -125,7 +124,7 @@ function staleSlots(slots: readonly RollupSlot[], state: State, stoppedAt: numbe
  * Stages the new events of the slots (rollup-fresh.ts) for the units whose exposure did not change
  * since the watermark (those are built again from all of their events); null without a slot.
  */
-async function stage(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<Staged | null> {
+async function stage(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<Staged | null> {
   const keys = [...new Set(slots.map((slot) => slot.event_key))];
   if (keys.length === 0) return null;
   const notChanged = sql`x.unit_id NOT IN (${unitsChangedAfter(state.watermark, scope.experimentId)})`;
@@ -146,7 +145,7 @@ async function touchUnits(trx: Executor, scope: RollupScope, state: State, stage
  * added to the other units' rows of every current slot (staged here unless `staged` says they were).
  */
 async function sinceWatermark(
-  ctx: AnalysisDeps,
+  ctx: SeamDeps,
   trx: Executor,
   scope: RollupScope,
   slots: readonly RollupSlot[],
@@ -179,7 +178,7 @@ async function sinceWatermark(
  * touched units' differences when the totals are current and no metric is rebuilt for every
  * unit, otherwise by adding them up again.
  */
-async function refreshIn(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State | null, plan: TotalsPlan | null) {
+async function refreshIn(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State | null, plan: TotalsPlan | null) {
   if (state === null) {
     const result = await fromScratch(ctx, trx, scope, slots);
     if (plan) await rebuildTotals(trx, ctx.seam, scope.experimentId, plan);
@@ -217,9 +216,8 @@ async function refreshIn(ctx: AnalysisDeps, trx: Executor, scope: RollupScope, s
   return result;
 }
 
-/** Runs `work` in the refresh's transaction, never beside another refresh of the same experiment. */
-async function inRefreshTransaction<T>(ctx: AnalysisDeps, experimentId: string, work: (trx: Executor) => Promise<T>): Promise<T> {
-  if (ctx.seam.name === 'sqlite') return ctx.db.transaction().execute(work);
+/** Runs `work` in the refresh's transaction on PostgreSQL, never beside another refresh of the same experiment. */
+async function inPostgresRefreshTransaction<T>(ctx: AnalysisDeps, experimentId: string, work: (trx: Executor) => Promise<T>): Promise<T> {
   const lock = sql`hashtextextended(${`verdict.analysis.rollups:${experimentId}`}, 0)`;
   return ctx.db.connection().execute(async (connection) => {
     await sql`SELECT pg_advisory_lock(${lock})`.execute(connection);
@@ -231,6 +229,40 @@ async function inRefreshTransaction<T>(ctx: AnalysisDeps, experimentId: string, 
   });
 }
 
+/** What the refresh's transaction is given: plain data, as on SQLite it may run on the writer thread. */
+export interface RefreshInput {
+  row: ExperimentRow;
+  slots: readonly RollupSlot[];
+  /** Ignore the stored state: build every unit from raw events. */
+  rebuild: boolean;
+  plan: TotalsPlan | null;
+  now: number;
+  /** Tests only, and then not on the writer thread: runs before the watermark is stored. */
+  beforeCommit?: (() => Promise<void>) | undefined;
+}
+
+async function refreshWithin(ctx: SeamDeps, trx: Executor, { row, slots, rebuild, plan, now, beforeCommit }: RefreshInput): Promise<RefreshResult> {
+  const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at };
+  const watermark = await currentWatermark(trx, ctx.seam);
+  const state = rebuild ? null : await loadState(trx, row.id);
+  const trusted = state !== null && (await watermarkHolds(trx, ctx.seam, state.watermark));
+  const result = await refreshIn(ctx, trx, scope, slots, trusted ? state : null, plan);
+  await beforeCommit?.();
+  const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
+  await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, now);
+  return result;
+}
+
+/**
+ * The refresh's transaction on SQLite, as a write task: on a SQLite file it runs on the writer
+ * thread beside first assignments (they take turns on the file's write lock anyway), so the API's
+ * event loop never runs its statements, which read every event since the last refresh.
+ */
+export const refreshOnSqlite: WriteTask<RefreshInput, RefreshResult> = Object.assign(
+  (trx: Tx, input: RefreshInput) => refreshWithin({ seam: sqliteSeam }, trx, input),
+  { location: { moduleUrl: import.meta.url, exportName: 'refreshOnSqlite' } },
+);
+
 /** Brings the experiment's rollups up to date for these slots. */
 export async function refreshRollups(
   ctx: AnalysisDeps,
@@ -238,19 +270,14 @@ export async function refreshRollups(
   slots: readonly RollupSlot[],
   options: RefreshOptions = {},
 ): Promise<RefreshResult> {
-  const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at };
   const stepped = ctx.seam.name === 'sqlite' ? await buildFirstInSteps(ctx, row, slots, options) : null;
-  const refreshed = await inRefreshTransaction(ctx, row.id, async (trx) => {
-    const watermark = await currentWatermark(trx, ctx.seam);
-    const state = options.rebuild && !stepped ? null : await loadState(trx, row.id);
-    const trusted = state !== null && (await watermarkHolds(trx, ctx.seam, state.watermark));
-    const plan = options.plan ?? null;
-    const result = await refreshIn(ctx, trx, scope, slots, trusted ? state : null, plan);
-    await options.beforeCommit?.();
-    const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
-    await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, ctx.clock.now());
-    return result;
-  });
+  const input: RefreshInput = { row, slots, rebuild: options.rebuild === true && !stepped, plan: options.plan ?? null, now: ctx.clock.now() };
+  const { beforeCommit } = options;
+  let refreshed: RefreshResult;
+  if (ctx.seam.name !== 'sqlite') refreshed = await inPostgresRefreshTransaction(ctx, row.id, (trx) => refreshWithin(ctx, trx, { ...input, beforeCommit }));
+  // A test's hook cannot cross to the writer thread: the same task then runs on this thread.
+  else if (beforeCommit) refreshed = await inlineWrites(ctx.db).run(refreshOnSqlite, { ...input, beforeCommit });
+  else refreshed = await ctx.writes.run(refreshOnSqlite, input);
   if (!stepped) return refreshed;
   return { events_read: stepped.events_read + refreshed.events_read, units_refreshed: stepped.units_refreshed + refreshed.units_refreshed };
 }

@@ -1,9 +1,9 @@
 /**
  * A SQLite build of an experiment's rollups in short steps (docs/analysis.md "Incremental
- * analysis"). SQLite has one writer, and the refresh runs on the API's connection: one transaction
- * building a million units would hold the API's writes (and the event writer) for a minute. So a
- * first build, a `--rebuild`, or a metric rebuilt for every unit goes in steps of a few thousand
- * units, each its own transaction, with the event loop free between them:
+ * analysis"). SQLite has one writer: one transaction building a million units would hold the
+ * API's other writes (first assignments, the event drain) for a minute. So a first build, a
+ * `--rebuild`, or a metric rebuilt for every unit goes in steps of a few thousand units, each its
+ * own transaction on the writer thread (`buildStep`), with other writes taking turns between them:
  * 1. one transaction takes the watermark W of what it sees and records the build (state.progress);
  * 2. steps delete the experiment's old rollups, a bounded number of rows each;
  * 3. each step builds the next units in unit_id order: the live exposures as of W, their rows from
@@ -14,7 +14,9 @@
  * progress); two at once take turns step by step, each step reading the progress it continues.
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import type { Executor, Tx } from '../../db/database.js';
+import { sqliteSeam } from '../../db/dialect.js';
+import type { WriteTask } from '../../db/write-tasks.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
 import type { RefreshResult } from './rollup-refresh.js';
@@ -106,14 +108,7 @@ async function stepEnd(trx: Executor, experimentId: string, after: string | null
 }
 
 /** Builds the units in (after, through] as of the watermark: their unit rows, their slots' rows, their totals. */
-async function buildRange(
-  ctx: AnalysisDeps,
-  trx: Executor,
-  scope: RollupScope,
-  target: BuildTarget,
-  mark: SqliteMark,
-  range: { after: string | null; through: string | null },
-) {
+async function buildRange(trx: Executor, scope: RollupScope, target: BuildTarget, mark: SqliteMark, range: { after: string | null; through: string | null }) {
   const lower = range.after === null ? sql`` : sql` AND x.unit_id > ${range.after}`;
   const upper = range.through === null ? sql`` : sql` AND x.unit_id <= ${range.through}`;
   const inserted = await sql`INSERT INTO analysis_rollup_units (experiment_id, unit_id, id, variant_key, exposed_at, source_key_id, dimension_values)
@@ -124,45 +119,63 @@ async function buildRange(
   const bounded: RollupScope = { ...scope, eventsThroughRowid: mark.events?.rowid ?? 0 };
   let events = 0;
   for (const slot of target.slots) {
-    await buildSlot(trx, ctx.seam, bounded, slot, units);
+    await buildSlot(trx, sqliteSeam, bounded, slot, units);
     events += await eventsInSlot(trx, scope, slot.metric_id, units);
   }
   if (target.plan) {
     const cells = newCells();
-    await addUnitRange(trx, ctx.seam, scope.experimentId, target.plan, cells, range);
+    await addUnitRange(trx, sqliteSeam, scope.experimentId, target.plan, cells, range);
     await applyCells(trx, scope.experimentId, cells);
   }
   return { events, units: Number(inserted.numAffectedRows ?? 0) };
 }
 
-const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** What one step is given: plain data, as it may run on the writer thread (db/write-tasks.ts). */
+export interface StepInput {
+  row: ExperimentRow;
+  target: BuildTarget;
+  stepUnits: number;
+  now: number;
+}
 
-/** One step of the build in its own transaction; false when the build is complete (or gone: another refresh finished it). */
-async function step(ctx: AnalysisDeps, row: ExperimentRow, target: BuildTarget, stepUnits: number, result: RefreshResult): Promise<boolean> {
-  const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at };
-  return ctx.db.transaction().execute(async (trx) => {
+/** What one step did; `more` is false when the build is complete (or gone: another refresh finished it). */
+export interface StepOutcome {
+  more: boolean;
+  events: number;
+  units: number;
+}
+
+/**
+ * One step of the build in its own transaction. A write task: on a SQLite file it runs on the
+ * writer thread that also writes first assignments (they take turns on the file's write lock
+ * anyway), so the API's event loop never runs a step's statements; a first build or a rebuild of
+ * a million units is hundreds of steps, and on the API's thread they held requests for a
+ * large share of the build's seconds (docs/benchmarks.md "Latency under sustained load").
+ */
+export const buildStep: WriteTask<StepInput, StepOutcome> = Object.assign(
+  async (trx: Tx, { row, target, stepUnits, now }: StepInput): Promise<StepOutcome> => {
+    const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at };
     const build = await loadBuild(trx, row.id);
-    if (!build || build.mark.kind !== 'sqlite') return false;
+    if (!build || build.mark.kind !== 'sqlite') return { more: false, events: 0, units: 0 };
     const { mark, progress } = build;
     if (progress.clearing) {
       let deleted = 0;
       for (const table of ['analysis_rollup_values', 'analysis_rollup_units', 'analysis_rollup_totals']) deleted += await deleteSome(trx, table, row.id);
-      if (deleted === 0) await saveProgress(trx, row, mark, { ...progress, clearing: false }, ctx.clock.now());
-      return true;
+      if (deleted === 0) await saveProgress(trx, row, mark, { ...progress, clearing: false }, now);
+      return { more: true, events: 0, units: 0 };
     }
     const through = await stepEnd(trx, row.id, progress.after, stepUnits);
-    const built = await buildRange(ctx, trx, scope, target, mark, { after: progress.after, through });
-    result.events_read += built.events;
-    result.units_refreshed += built.units;
+    const built = await buildRange(trx, scope, target, mark, { after: progress.after, through });
     if (through !== null) {
-      await saveProgress(trx, row, mark, { ...progress, after: through }, ctx.clock.now());
-      return true;
+      await saveProgress(trx, row, mark, { ...progress, after: through }, now);
+      return { more: true, ...built };
     }
     const done = { watermark: JSON.stringify(mark), definitions: JSON.stringify(progress.definitions), totals_plan: progress.totalsPlan, progress: null };
     await trx.updateTable('analysis_rollup_state').set(done).where('experiment_id', '=', row.id).execute();
-    return false;
-  });
-}
+    return { more: false, ...built };
+  },
+  { location: { moduleUrl: import.meta.url, exportName: 'buildStep' } },
+);
 
 export interface StepOptions {
   /** Start again even when a build is in progress (`--rebuild`). */
@@ -177,9 +190,12 @@ export interface StepOptions {
 export async function buildInSteps(ctx: AnalysisDeps, row: ExperimentRow, target: BuildTarget, options: StepOptions): Promise<RefreshResult> {
   await startOrResume(ctx, row, target, options.restart);
   const result: RefreshResult = { events_read: 0, units_refreshed: 0 };
-  while (await step(ctx, row, target, options.stepUnits ?? STEP_UNITS, result)) {
+  for (;;) {
+    const input: StepInput = { row, target, stepUnits: options.stepUnits ?? STEP_UNITS, now: ctx.clock.now() };
+    const outcome = await ctx.writes.run(buildStep, input);
+    result.events_read += outcome.events;
+    result.units_refreshed += outcome.units;
+    if (!outcome.more) return result;
     await options.afterStep?.();
-    await yieldToEvents();
   }
-  return result;
 }
