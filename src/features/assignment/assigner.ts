@@ -6,7 +6,6 @@ import { toIsoOrNull } from '../../lib/time.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { evaluateAudience } from './audience.js';
 import { chooseVariant } from './bucketing.js';
-import { SecondMissFilter } from './admission.js';
 import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
 import { dimensionValuesOf } from './dimension-values.js';
 import type { AssignmentDeps } from './index.js';
@@ -53,8 +52,6 @@ export class Assigner {
   readonly definitions: DefinitionCache;
   readonly #ctx: AssignmentDeps;
   readonly #sticky: LRUCache<string, StickyResult>;
-  /** Which assignments read back from the database the full cache takes (admission.ts). */
-  readonly #admission = new SecondMissFilter();
   readonly #stickyStats: CacheStats;
   /** First assignments arriving together share one transaction: one commit (fsync) for many units. */
   readonly #firstWrites: GroupCommit<FirstAssignment, StickyResult>;
@@ -156,13 +153,12 @@ export class Assigner {
     return cached;
   }
 
-  /** The stored assignment, from the cache or else the database (cached while the cache has room, then on a second miss). */
+  /** The stored assignment, from the cache or else the database (and then cached). */
   async #stored(experimentId: string, unitId: string): Promise<StickyResult | undefined> {
     const cached = this.#cached(experimentId, unitId);
     if (cached) return cached;
     const row = await findAssignmentAside(this.#ctx.db, this.#ctx.sideReads, experimentId, unitId);
-    const key = stickyKey(experimentId, unitId);
-    if (row && (this.#sticky.size < this.#sticky.max || this.#admission.admit(key))) this.#sticky.set(key, row);
+    if (row) this.#sticky.set(stickyKey(experimentId, unitId), row);
     return row;
   }
 
