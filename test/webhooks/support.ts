@@ -9,6 +9,7 @@ import type { DialectName } from '../support/databases.js';
 import { describeEach } from '../support/describe-each.js';
 import { startTestServer, type ApiResponse, type TestServer } from '../support/server.js';
 import { ManualClock } from '../support/clock.js';
+import { waitFor as pollUntil } from '../support/wait-for.js';
 
 export { ManualClock };
 
@@ -98,14 +99,9 @@ export function startWorker(server: TestServer): Worker {
   return startTestWorker(server, { leaseMs: 5_000, wakeOnEnqueue: true });
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** The shared poll (support/wait-for.ts) with what is awaited named first, as the webhook tests call it. */
+export function waitFor<T>(probe: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 10_000): Promise<T> {
+  return pollUntil(probe, timeoutMs, what);
 }
 
 /** Waits until every job of the name has finished, and returns the finished ones. */
