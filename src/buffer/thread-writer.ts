@@ -125,9 +125,8 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
     }
   }
 
-  #call(request: Call): Promise<unknown> {
+  #call(request: Exclude<Call, { op: 'close' }>): Promise<unknown> {
     const role = ROLE_OF[request.op];
-    if (role === 'both') throw new Error('close is sent to each thread by close()');
     return this.#post(this.#workers.get(role) ?? this.#start(role), request);
   }
 

@@ -15,10 +15,10 @@ const { connection } = work;
 // whichever commit passes the WAL's threshold, and on the API thread that held every request
 // while it copied pages and synced, so context.ts raises the API connection's threshold tenfold.
 // This thread's own commits checkpoint at SQLite's default; the timer covers a WAL grown by the
-// API thread's commits alone while no event arrives. PASSIVE never waits for readers or writers. (A checkpointer thread of its own,
-// copying the WAL beside this thread's commits, was tried and removed: it copied hot pages ten
-// times as often, and in a soak the process's heap grew by 400 MB in four minutes while single
-// events answered no faster; docs/events.md "Checkpoints".)
+// API thread's commits alone while no event arrives. PASSIVE never waits for readers or writers.
+// (A checkpointer thread of its own, copying the WAL beside this thread's commits, was tried and
+// removed: it copied hot pages ten times as often, and in a soak the process's heap grew by
+// 400 MB in four minutes while single events answered no faster; docs/events.md "Checkpoints".)
 const CHECKPOINT_EVERY_MS = 5_000;
 setInterval(() => {
   if (connection.inTransaction) return;

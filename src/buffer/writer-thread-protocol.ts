@@ -15,8 +15,8 @@ export interface WriterThreadData {
   file: string;
 }
 
-/** The role each request runs on. */
-export const ROLE_OF: Record<WriterRequest['op'], WriterRole | 'both'> = { append: 'buffer', purge: 'buffer', drain: 'main', write: 'main', close: 'both' };
+/** The thread each request runs on; `close` goes to every thread (ThreadBufferWriter.close). */
+export const ROLE_OF: Record<Exclude<WriterRequest['op'], 'close'>, WriterRole> = { append: 'buffer', purge: 'buffer', drain: 'main', write: 'main' };
 
 /** What the API's thread asks the buffer's writer thread (thread-writer.ts, writer-thread-main.ts). */
 export type WriterRequest =
