@@ -240,7 +240,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000, 0),
     assignmentCacheTtlMs: integer(env, 'VERDICT_ASSIGNMENT_CACHE_TTL_MS', 5_000, 1),
     stickyCacheTtlMs: integer(env, 'VERDICT_STICKY_CACHE_TTL_MS', 600_000, 1),
-    stickyCacheSize: integer(env, 'VERDICT_STICKY_CACHE_SIZE', 200_000, 1),
+    stickyCacheSize: integer(env, 'VERDICT_STICKY_CACHE_SIZE', 1_000_000, 1),
     apiProcesses: integer(env, 'VERDICT_API_PROCESSES', 1, 1),
     jobs: {
       pollIntervalMs: integer(env, 'VERDICT_JOB_POLL_MS', 1_000, 10),

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import inspector from 'node:inspector';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 
 const startAfterS = Number(process.env.VERDICT_HEAP_SAMPLE_AFTER_S ?? 60);
 const sampleForS = Number(process.env.VERDICT_HEAP_SAMPLE_FOR_S ?? 300);
@@ -35,6 +36,8 @@ async function sample() {
   process.stderr.write(`[heap-sample] wrote ${file}\n`);
 }
 
-setTimeout(() => {
-  sample().catch((err) => process.stderr.write(`[heap-sample] failed: ${err.message}\n`));
-}, startAfterS * 1000).unref();
+// Worker threads inherit the preload; only the main thread serves requests, so only its heap is sampled.
+if (isMainThread)
+  setTimeout(() => {
+    sample().catch((err) => process.stderr.write(`[heap-sample] failed: ${err.message}\n`));
+  }, startAfterS * 1000).unref();

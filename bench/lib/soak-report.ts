@@ -4,7 +4,7 @@
  * over the whole run.
  */
 import fs from 'node:fs';
-import { Samples } from './samples.js';
+import { LatencyHistogram, Samples, type LatencySummary } from './samples.js';
 
 export type Kind = 'assign' | 'event' | 'batch' | 'bare';
 export const KINDS: Kind[] = ['assign', 'event', 'batch', 'bare'];
@@ -19,9 +19,17 @@ export interface Split {
 
 const newSplit = (): Split => ({ quiet: new Samples(), snapshot: new Samples() });
 
+/** The whole run's latencies per state, in histograms (see LatencyHistogram for why). */
+export interface TotalSplit {
+  quiet: LatencyHistogram;
+  snapshot: LatencyHistogram;
+}
+
+const newTotalSplit = (): TotalSplit => ({ quiet: new LatencyHistogram(STALL_MS), snapshot: new LatencyHistogram(STALL_MS) });
+
 export class Recorder {
   window = new Map<Kind, Split>(KINDS.map((kind) => [kind, newSplit()]));
-  readonly total = new Map<Kind, Split>(KINDS.map((kind) => [kind, newSplit()]));
+  readonly total = new Map<Kind, TotalSplit>(KINDS.map((kind) => [kind, newTotalSplit()]));
   readonly errors = new Map<string, number>();
   windowErrors = 0;
   /** p99 of each window's requests, for the worst window. */
@@ -58,7 +66,7 @@ export class Recorder {
 const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(1));
 
 /** "p50/p99/max" in ms, or "-" without samples. */
-export function triple(samples: Samples): string {
+export function triple(samples: LatencySummary): string {
   if (samples.count === 0) return '-';
   const { p50, p99, max } = samples.summary();
   return `${ms(p50)}/${ms(p99)}/${ms(max)}`;
@@ -122,10 +130,10 @@ export const WINDOW_HEADER =
 
 /** The summary over the whole run: each kind with and without a snapshot running, and the worst window. */
 export function printSummary(recorder: Recorder, label = 'whole run'): void {
-  const bare = recorder.total.get('bare') as Split;
+  const bare = recorder.total.get('bare') as TotalSplit;
   console.log(`\n${label} (p50 / p99 / max in ms; over ${STALL_MS} ms: count; p99 as a ratio to the bare route's p99 in the same state):`);
   for (const kind of KINDS) {
-    const split = recorder.total.get(kind) as Split;
+    const split = recorder.total.get(kind) as TotalSplit;
     const parts = (['quiet', 'snapshot'] as const).map((state) => {
       const samples = split[state];
       if (samples.count === 0) return `${state === 'quiet' ? 'no snapshot' : 'during a snapshot'}: none`;

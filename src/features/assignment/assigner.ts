@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import { GroupCommit } from '../../db/group-commit.js';
 import type { CacheStats } from '../../observability/metrics.js';
 import { problems } from '../../http/problems.js';
@@ -12,12 +11,9 @@ import type { AssignmentDeps } from './index.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
 import { writeFirstAssignments, type FirstAssignmentWrite, type StoredAssignment } from './first-writes.js';
 import { findAssignmentAside, insertExposure, markExposureLogged } from './store.js';
+import { StickyTable } from './sticky-table.js';
 
-/** A stored assignment as cached; the ISO form of its exposure time is filled on first use. */
-type StickyResult = StoredAssignment & {
-  /** The answer made of it, built on first use and shared by every later answer (frozen). */
-  answer?: Assignment;
-};
+type StickyResult = StoredAssignment;
 
 interface FirstAssignment {
   definition: ExperimentDefinition;
@@ -51,7 +47,7 @@ function toWrite({ definition, unitId, variantKey, logExposure, dimensionValues,
 export class Assigner {
   readonly definitions: DefinitionCache;
   readonly #ctx: AssignmentDeps;
-  readonly #sticky: LRUCache<string, StickyResult>;
+  readonly #sticky: StickyTable;
   readonly #stickyStats: CacheStats;
   /** First assignments arriving together share one transaction: one commit (fsync) for many units. */
   readonly #firstWrites: GroupCommit<FirstAssignment, StickyResult>;
@@ -60,10 +56,10 @@ export class Assigner {
     this.#ctx = ctx;
     this.#firstWrites = new GroupCommit({ commit: (items) => this.#writeGroup(items), weigh: () => 1, maxWeight: 500 });
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
-    this.#sticky = new LRUCache({ max: ctx.config.stickyCacheSize, ttl: ctx.config.stickyCacheTtlMs });
+    this.#sticky = new StickyTable({ capacity: ctx.config.stickyCacheSize, ttlMs: ctx.config.stickyCacheTtlMs, now: () => ctx.clock.now() });
     this.#stickyStats = ctx.metrics.cache('sticky_assignments');
     ctx.changes.subscribe((change) => {
-      if (change.topic === 'assignment') this.#sticky.delete(stickyKey(change.experimentId, change.unitId));
+      if (change.topic === 'assignment') this.#sticky.delete(change.experimentId, change.unitId);
     });
   }
 
@@ -90,7 +86,7 @@ export class Assigner {
     const forced = definition.overrides.get(input.unit_id);
     if (forced !== undefined) return { experiment_key: definition.key, unit_id: input.unit_id, variant: forced, reason: 'forced' };
     if (definition.audience !== null) return undefined;
-    const known = this.#sticky.get(stickyKey(definition.id, input.unit_id));
+    const known = this.#sticky.get(definition.id, input.unit_id);
     if (!known) return undefined;
     this.#stickyStats.hit();
     return present(definition.key, input.unit_id, known);
@@ -147,7 +143,7 @@ export class Assigner {
   }
 
   #cached(experimentId: string, unitId: string): StickyResult | undefined {
-    const cached = this.#sticky.get(stickyKey(experimentId, unitId));
+    const cached = this.#sticky.get(experimentId, unitId);
     if (cached) this.#stickyStats.hit();
     else this.#stickyStats.miss();
     return cached;
@@ -158,7 +154,7 @@ export class Assigner {
     const cached = this.#cached(experimentId, unitId);
     if (cached) return cached;
     const row = await findAssignmentAside(this.#ctx.db, this.#ctx.sideReads, experimentId, unitId);
-    if (row) this.#sticky.set(stickyKey(experimentId, unitId), row);
+    if (row) this.#sticky.set(experimentId, unitId, row);
     return row;
   }
 
@@ -176,7 +172,7 @@ export class Assigner {
     const variantKey = chooseVariant(definition.key, unitId, definition.variants).key;
     const first: FirstAssignment = { definition, unitId, variantKey, ...details };
     const result = await this.#firstWrites.submit(first);
-    this.#sticky.set(stickyKey(definition.id, unitId), result);
+    this.#sticky.set(definition.id, unitId, result);
     return result;
   }
 
@@ -224,7 +220,7 @@ export class Assigner {
       });
       await markExposureLogged(trx, stored.id, now);
     });
-    this.#sticky.delete(stickyKey(definition.id, input.unit_id));
+    this.#sticky.delete(definition.id, input.unit_id);
   }
 }
 
@@ -243,10 +239,6 @@ function refusal(definition: ExperimentDefinition | null, principal: Principal):
   return null;
 }
 
-function stickyKey(experimentId: string, unitId: string): string {
-  return `${experimentId}\u0000${unitId}`;
-}
-
 /** The 404 unless the definition is running in the key's environment. */
 function runningIn(principal: Principal, key: string, definition: ExperimentDefinition | null): ExperimentDefinition {
   const refused = refusal(definition, principal);
@@ -256,18 +248,14 @@ function runningIn(principal: Principal, key: string, definition: ExperimentDefi
 }
 
 function present(experimentKey: string, unitId: string, stored: StickyResult): Assignment {
-  // A cached result is answered many times: build the answer once, so the route can serialise
-  // it once too (routes.ts). An entry is replaced, not changed, when its assignment changes.
-  if (stored.answer?.experiment_key === experimentKey && stored.answer.unit_id === unitId) return stored.answer;
-  stored.answer = Object.freeze({
+  return {
     experiment_key: experimentKey,
     unit_id: unitId,
     variant: stored.variant_key,
     reason: stored.reason,
     assignment_id: stored.id,
     exposure_logged_at: toIsoOrNull(stored.exposure_logged_at),
-  });
-  return stored.answer;
+  };
 }
 
 export function assertContextSize(context: Record<string, unknown> | undefined): void {

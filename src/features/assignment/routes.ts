@@ -34,13 +34,8 @@ export function assignmentRoutes(ctx: AssignmentDeps, assigner: Assigner): Fasti
   };
 }
 
-/** What Fastify's serialiser sends an object as. */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
 /** What SDKs call with client keys: assign, assign in batch, log an exposure. */
 function sdkRoutes(assigner: Assigner): FastifyPluginAsyncTypebox {
-  // Answers the assigner shares between calls (a cached unit's), as the route's serialiser wrote them.
-  const serialisedAnswers = new WeakMap<Assignment, string>();
   return async (app) => {
     app.post(
       '/v1/assign',
@@ -49,17 +44,11 @@ function sdkRoutes(assigner: Assigner): FastifyPluginAsyncTypebox {
         body: AssignInput,
         response: { 200: AssignmentSchema, 404: notRunning },
       }),
-      // Not async: a cached answer is sent without a promise (Assigner.answer), and serialised
-      // once: the same frozen object answers every later call for that unit.
+      // Not async: a cached answer is sent without a promise (Assigner.answer).
       (request, reply) => {
         const answer = assigner.answer(principalOf(request), request.body);
         if (answer instanceof Promise) return answer;
-        let json = serialisedAnswers.get(answer);
-        if (json === undefined) {
-          json = reply.serialize(answer) as string;
-          serialisedAnswers.set(answer, json);
-        }
-        reply.type(JSON_CONTENT_TYPE).send(json);
+        reply.send(answer);
         return undefined;
       },
     );
