@@ -111,8 +111,13 @@ describe('the sticky table (the off-heap sticky cache)', () => {
 
   it('does not keep an assignment whose id it cannot hold, and starts empty again rather than overflow its variant codes', () => {
     const table = new StickyTable({ capacity: 10, ttlMs: 60_000 });
-    table.set('exp', 'odd-id', { ...assignment(1), id: 'not-a-ulid' });
-    expect(table.get('exp', 'odd-id')).toBeUndefined();
+    table.set('exp', 'long-id', { ...assignment(1), id: 'an-id-of-twenty-eight-chars!' });
+    expect(table.get('exp', 'long-id')).toBeUndefined();
+    table.set('exp', 'non-ascii-id', { ...assignment(1), id: 'ünïcode' });
+    expect(table.get('exp', 'non-ascii-id')).toBeUndefined();
+    const short = { ...assignment(1), id: '00SA00000000042' };
+    table.set('exp', 'short-id', short);
+    expect(table.get('exp', 'short-id')).toEqual(short);
     for (let index = 0; index <= 0xfffe; index += 1) table.set('exp', 'unit', { ...assignment(1), variant_key: `v${index}` });
     const last = { ...assignment(1), variant_key: 'one-too-many' };
     table.set('exp', 'unit', last);

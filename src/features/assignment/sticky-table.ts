@@ -20,11 +20,12 @@ import type { CachedAssignment } from './store.js';
 const SLOT_BYTES = 64;
 const LOAD = 0.7;
 // Byte offsets in a slot.
-const ID_AT = 16;
-const ID_BYTES = 26; // a ULID (lib/ids.ts)
-const VARIANT_AT = 42; // uint16: 0 for no variant, else 1 + its index in #variants
-const REASON_AT = 44; // uint8: 1 + its index in #reasons
-const FLAGS_AT = 45;
+const VARIANT_AT = 16; // uint16: 0 for no variant, else 1 + its index in #variants
+const REASON_AT = 18; // uint8: 1 + its index in #reasons
+const FLAGS_AT = 19;
+const ID_LENGTH_AT = 20;
+const ID_AT = 21;
+const MAX_ID_BYTES = 27; // a ULID (lib/ids.ts) is 26
 const EXPOSED_AT = 48; // float64 ms, NaN for none
 const STORED_AT = 56; // float64 ms, when it was kept
 const OCCUPIED = 1;
@@ -32,7 +33,7 @@ const REFERENCED = 2;
 /** An interned string's code must fit in its uint16 or uint8 field; past that the table starts again empty. */
 const MAX_VARIANTS = 0xfffe;
 const MAX_REASONS = 0xfe;
-const STORABLE_ID = /^[\x21-\x7e]{26}$/;
+const STORABLE_ID = /^[\x21-\x7e]{1,27}$/;
 
 export interface StickyTableOptions {
   /** Entries kept at most. */
@@ -94,7 +95,7 @@ export class StickyTable {
     return this.#read(slot);
   }
 
-  /** Keeps the assignment; one whose id is not 26 ASCII characters (a ULID) is not kept: the database answers it. */
+  /** Keeps the assignment; one whose id is not 1 to 27 ASCII characters (a ULID is 26) is not kept: the database answers it. */
   set(experimentId: string, unitId: string, value: CachedAssignment): void {
     if (!STORABLE_ID.test(value.id)) return;
     let codes = this.#codesOf(value);
@@ -205,7 +206,8 @@ export class StickyTable {
     const at = slot * SLOT_BYTES;
     this.#bytes.set(digest.subarray(0, 16), at);
     this.#bytes.fill(0, at + ID_AT, at + SLOT_BYTES);
-    Buffer.from(this.#bytes.buffer, at + ID_AT, ID_BYTES).write(value.id, 'latin1');
+    this.#bytes[at + ID_LENGTH_AT] = value.id.length;
+    Buffer.from(this.#bytes.buffer, at + ID_AT, MAX_ID_BYTES).write(value.id, 'latin1');
     this.#halves[at / 2 + VARIANT_AT / 2] = variant;
     this.#bytes[at + REASON_AT] = reason;
     this.#bytes[at + FLAGS_AT] = OCCUPIED | REFERENCED;
@@ -218,7 +220,7 @@ export class StickyTable {
     const variant = this.#halves[at / 2 + VARIANT_AT / 2] as number;
     const exposed = this.#doubles[at / 8 + EXPOSED_AT / 8] as number;
     return {
-      id: Buffer.from(this.#bytes.buffer, at + ID_AT, ID_BYTES).toString('latin1'),
+      id: Buffer.from(this.#bytes.buffer, at + ID_AT, this.#bytes[at + ID_LENGTH_AT] as number).toString('latin1'),
       variant_key: variant === 0 ? null : (this.#variants[variant - 1] as string),
       reason: this.#reasons[(this.#bytes[at + REASON_AT] as number) - 1] as CachedAssignment['reason'],
       exposure_logged_at: Number.isNaN(exposed) ? null : exposed,
