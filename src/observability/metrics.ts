@@ -26,6 +26,8 @@ export class AppMetrics {
   readonly #http: HttpMetrics;
   /** Plain tallies, copied into their counter at scrape time: a lookup costs an increment, not a label hash. */
   readonly #cacheTallies = new Map<CacheName, { hits: number; misses: number }>();
+  /** The sticky cache's entries and capacity, once an assigner exists (watchStickyCache). */
+  #sticky: { entries: () => number; capacity: number } | null = null;
   readonly eventsBuffered: Counter;
   readonly eventsDrained: Counter;
   readonly #snapshots: Counter<'trigger'>;
@@ -74,6 +76,32 @@ export class AppMetrics {
       registers,
     });
     this.#registerWriterMetrics(registers);
+    this.#registerStickyMetrics(registers);
+  }
+
+  #registerStickyMetrics(registers: Registry[]): void {
+    const sticky = () => this.#sticky;
+    new Gauge({
+      name: 'verdict_sticky_cache_entries',
+      help: 'Stored assignments held by the sticky cache (off the JavaScript heap); when it stays at verdict_sticky_cache_capacity_entries, misses evict',
+      registers,
+      collect() {
+        this.set(sticky()?.entries() ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'verdict_sticky_cache_capacity_entries',
+      help: 'The most stored assignments the sticky cache holds (VERDICT_STICKY_CACHE_SIZE)',
+      registers,
+      collect() {
+        this.set(sticky()?.capacity ?? 0);
+      },
+    });
+  }
+
+  /** Reports the sticky cache's fill on /metrics. */
+  watchStickyCache(entries: () => number, capacity: number): void {
+    this.#sticky = { entries, capacity };
   }
 
   #registerWriterMetrics(registers: Registry[]): void {

@@ -62,6 +62,9 @@ describeEachDialect(
       const units = ['first', 'second', 'third'];
       const firstAnswers = [];
       for (const unit of units) firstAnswers.push((await assign(unit)).body);
+      const metrics = (await server().request('GET', '/metrics')).text;
+      expect(metrics).toMatch(/^verdict_sticky_cache_entries 2$/m);
+      expect(metrics).toMatch(/^verdict_sticky_cache_capacity_entries 2$/m);
       // The cache holds two: one unit was dropped (which one is the eviction's choice, CLOCK).
       // Its row stays, and is what answers it again.
       await pause(80);

@@ -58,6 +58,7 @@ export class Assigner {
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
     this.#sticky = new StickyTable({ capacity: ctx.config.stickyCacheSize, ttlMs: ctx.config.stickyCacheTtlMs, now: () => ctx.clock.now() });
     this.#stickyStats = ctx.metrics.cache('sticky_assignments');
+    ctx.metrics.watchStickyCache(() => this.#sticky.size, this.#sticky.capacity);
     ctx.changes.subscribe((change) => {
       if (change.topic === 'assignment') this.#sticky.delete(change.experimentId, change.unitId);
     });

@@ -111,8 +111,9 @@ describe('the sticky table (the off-heap sticky cache)', () => {
 
   it('does not keep an assignment whose id it cannot hold, and starts empty again rather than overflow its variant codes', () => {
     const table = new StickyTable({ capacity: 10, ttlMs: 60_000 });
+    table.set('exp', 'long-id', assignment(2));
     table.set('exp', 'long-id', { ...assignment(1), id: 'an-id-of-twenty-eight-chars!' });
-    expect(table.get('exp', 'long-id')).toBeUndefined();
+    expect(table.get('exp', 'long-id')).toBeUndefined(); // nor the entry it replaced
     table.set('exp', 'non-ascii-id', { ...assignment(1), id: 'ünïcode' });
     expect(table.get('exp', 'non-ascii-id')).toBeUndefined();
     const short = { ...assignment(1), id: '00SA00000000042' };

@@ -78,11 +78,6 @@ export class StickyTable {
     return this.#size;
   }
 
-  /** Bytes the table holds outside the heap, whether used or not. */
-  get bytes(): number {
-    return this.#bytes.byteLength;
-  }
-
   get(experimentId: string, unitId: string): CachedAssignment | undefined {
     const digest = digestOf(experimentId, unitId);
     const slot = this.#find(digest);
@@ -97,7 +92,10 @@ export class StickyTable {
 
   /** Keeps the assignment; one whose id is not 1 to 27 ASCII characters (a ULID is 26) is not kept: the database answers it. */
   set(experimentId: string, unitId: string, value: CachedAssignment): void {
-    if (!STORABLE_ID.test(value.id)) return;
+    if (!STORABLE_ID.test(value.id)) {
+      this.delete(experimentId, unitId);
+      return;
+    }
     let codes = this.#codesOf(value);
     if (codes === null) {
       // More distinct variant keys than a code holds: start again rather than widen every slot.
