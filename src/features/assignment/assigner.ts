@@ -13,8 +13,6 @@ import { writeFirstAssignments, type FirstAssignmentWrite, type StoredAssignment
 import { findAssignmentAside, insertExposure, markExposureLogged } from './store.js';
 import { StickyTable } from './sticky-table.js';
 
-type StickyResult = StoredAssignment;
-
 interface FirstAssignment {
   definition: ExperimentDefinition;
   unitId: string;
@@ -50,7 +48,7 @@ export class Assigner {
   readonly #sticky: StickyTable;
   readonly #stickyStats: CacheStats;
   /** First assignments arriving together share one transaction: one commit (fsync) for many units. */
-  readonly #firstWrites: GroupCommit<FirstAssignment, StickyResult>;
+  readonly #firstWrites: GroupCommit<FirstAssignment, StoredAssignment>;
 
   constructor(ctx: AssignmentDeps) {
     this.#ctx = ctx;
@@ -143,7 +141,7 @@ export class Assigner {
     return present(definition.key, input.unit_id, stored);
   }
 
-  #cached(experimentId: string, unitId: string): StickyResult | undefined {
+  #cached(experimentId: string, unitId: string): StoredAssignment | undefined {
     const cached = this.#sticky.get(experimentId, unitId);
     if (cached) this.#stickyStats.hit();
     else this.#stickyStats.miss();
@@ -151,7 +149,7 @@ export class Assigner {
   }
 
   /** The stored assignment, from the cache or else the database (and then cached). */
-  async #stored(experimentId: string, unitId: string): Promise<StickyResult | undefined> {
+  async #stored(experimentId: string, unitId: string): Promise<StoredAssignment | undefined> {
     const cached = this.#cached(experimentId, unitId);
     if (cached) return cached;
     const row = await findAssignmentAside(this.#ctx.db, this.#ctx.sideReads, experimentId, unitId);
@@ -169,7 +167,7 @@ export class Assigner {
     definition: ExperimentDefinition,
     unitId: string,
     details: Pick<FirstAssignment, 'logExposure' | 'dimensionValues' | 'sourceKeyId'>,
-  ): Promise<StickyResult> {
+  ): Promise<StoredAssignment> {
     const variantKey = chooseVariant(definition.key, unitId, definition.variants).key;
     const first: FirstAssignment = { definition, unitId, variantKey, ...details };
     const result = await this.#firstWrites.submit(first);
@@ -182,14 +180,14 @@ export class Assigner {
    * should it fail anyway (a deadlock, a serialization error), each item is retried in a
    * transaction of its own.
    */
-  async #writeGroup(items: FirstAssignment[]): Promise<StickyResult[]> {
+  async #writeGroup(items: FirstAssignment[]): Promise<StoredAssignment[]> {
     const now = this.#ctx.clock.now();
     const writes = items.map(toWrite);
     try {
       return await this.#ctx.writes.run(writeFirstAssignments, { items: writes, now });
     } catch (error) {
       if (items.length === 1) throw error;
-      return Promise.all(writes.map(async (item) => (await this.#ctx.writes.run(writeFirstAssignments, { items: [item], now }))[0] as StickyResult));
+      return Promise.all(writes.map(async (item) => (await this.#ctx.writes.run(writeFirstAssignments, { items: [item], now }))[0] as StoredAssignment));
     }
   }
 
@@ -248,7 +246,7 @@ function runningIn(principal: Principal, key: string, definition: ExperimentDefi
   return definition as ExperimentDefinition;
 }
 
-function present(experimentKey: string, unitId: string, stored: StickyResult): Assignment {
+function present(experimentKey: string, unitId: string, stored: StoredAssignment): Assignment {
   return {
     experiment_key: experimentKey,
     unit_id: unitId,
