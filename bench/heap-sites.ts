@@ -1,16 +1,11 @@
-// Which code allocates the heap: reads a V8 sampling heap profile (bench/lib/heap-sample.cjs writes
+// Which code allocates the heap: reads a V8 sampling heap profile (bench/lib/heap-sample.mjs writes
 // one from a soak) and prints the allocation sites by sampled bytes, twice: by the function that
 // allocated (self) and by the innermost frame of Verdict's own code on the stack, since most
 // allocations happen inside Node or a library on Verdict's behalf.
 // Run: npm run bench:heap-sites -- /tmp/verdict-1234-collected.heapprofile --top 25
 import fs from 'node:fs';
 import { Command } from 'commander';
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
+import { frameLabel as label, type CallFrame } from './lib/profile-frames.js';
 
 interface HeapNode {
   callFrame: CallFrame;
@@ -23,11 +18,6 @@ interface HeapProfile {
 }
 
 const OWN_CODE = /\/(src|bench)\//;
-
-function label(frame: CallFrame): string {
-  const file = frame.url.replace(/^.*\/(src|node_modules|dist)\//, '$1/').replace(/^node:/, '');
-  return `${frame.functionName || '(anonymous)'}${file ? ` ${file}:${frame.lineNumber + 1}` : ''}`;
-}
 
 function add(totals: Map<string, number>, key: string, bytes: number): void {
   totals.set(key, (totals.get(key) ?? 0) + bytes);

@@ -6,12 +6,7 @@
 // Run: npm run bench:stalls -- /tmp/soak-prof/CPU.*.cpuprofile --min-ms 80
 import fs from 'node:fs';
 import { Command } from 'commander';
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
+import { frameLabel as label, type CallFrame } from './lib/profile-frames.js';
 
 interface ProfileNode {
   id: number;
@@ -34,11 +29,6 @@ interface Stretch {
 }
 
 const IDLE = '(idle)';
-
-function label(frame: CallFrame): string {
-  const file = frame.url.replace(/^.*\/(src|node_modules)\//, '$1/');
-  return `${frame.functionName || '(anonymous)'}${file ? ` ${file}:${frame.lineNumber + 1}` : ''}`;
-}
 
 /** Stretches of consecutive non-idle samples lasting at least `minMs`. */
 function busyStretches(profile: CpuProfile, byId: Map<number, ProfileNode>, minMs: number): Stretch[] {

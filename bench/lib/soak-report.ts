@@ -12,24 +12,20 @@ export const KINDS: Kind[] = ['assign', 'event', 'batch', 'bare'];
 /** A request over this is a stall (the issue's target: none over 250 ms). */
 export const STALL_MS = 250;
 
-export interface Split {
-  quiet: Samples;
-  snapshot: Samples;
+/** Latencies by whether a snapshot was in flight: exact Samples per window, histograms over the run. */
+export interface Split<Latencies = Samples> {
+  quiet: Latencies;
+  snapshot: Latencies;
 }
 
 const newSplit = (): Split => ({ quiet: new Samples(), snapshot: new Samples() });
 
-/** The whole run's latencies per state, in histograms (see LatencyHistogram for why). */
-export interface TotalSplit {
-  quiet: LatencyHistogram;
-  snapshot: LatencyHistogram;
-}
-
-const newTotalSplit = (): TotalSplit => ({ quiet: new LatencyHistogram(STALL_MS), snapshot: new LatencyHistogram(STALL_MS) });
+// The whole run's latencies in histograms (see LatencyHistogram for why).
+const newTotalSplit = (): Split<LatencyHistogram> => ({ quiet: new LatencyHistogram(STALL_MS), snapshot: new LatencyHistogram(STALL_MS) });
 
 export class Recorder {
   window = new Map<Kind, Split>(KINDS.map((kind) => [kind, newSplit()]));
-  readonly total = new Map<Kind, TotalSplit>(KINDS.map((kind) => [kind, newTotalSplit()]));
+  readonly total = new Map<Kind, Split<LatencyHistogram>>(KINDS.map((kind) => [kind, newTotalSplit()]));
   readonly errors = new Map<string, number>();
   windowErrors = 0;
   /** p99 of each window's requests, for the worst window. */
@@ -130,10 +126,10 @@ export const WINDOW_HEADER =
 
 /** The summary over the whole run: each kind with and without a snapshot running, and the worst window. */
 export function printSummary(recorder: Recorder, label = 'whole run'): void {
-  const bare = recorder.total.get('bare') as TotalSplit;
+  const bare = recorder.total.get('bare') as Split<LatencyHistogram>;
   console.log(`\n${label} (p50 / p99 / max in ms; over ${STALL_MS} ms: count; p99 as a ratio to the bare route's p99 in the same state):`);
   for (const kind of KINDS) {
-    const split = recorder.total.get(kind) as TotalSplit;
+    const split = recorder.total.get(kind) as Split<LatencyHistogram>;
     const parts = (['quiet', 'snapshot'] as const).map((state) => {
       const samples = split[state];
       if (samples.count === 0) return `${state === 'quiet' ? 'no snapshot' : 'during a snapshot'}: none`;

@@ -33,7 +33,7 @@ const REFERENCED = 2;
 /** An interned string's code must fit in its uint16 or uint8 field; past that the table starts again empty. */
 const MAX_VARIANTS = 0xfffe;
 const MAX_REASONS = 0xfe;
-const STORABLE_ID = /^[\x21-\x7e]{1,27}$/;
+const STORABLE_ID = new RegExp(`^[\\x21-\\x7e]{1,${MAX_ID_BYTES}}$`);
 
 export interface StickyTableOptions {
   /** Entries kept at most. */
