@@ -13,6 +13,7 @@ import type { ReadPool } from './db/read-pool.js';
 import type { SideReads } from './db/side-reads.js';
 import { inlineWrites, type WriteRunner } from './db/write-tasks.js';
 import { Authenticator } from './features/api-keys/authenticator.js';
+import { statsRunnerFor, type StatsRunner } from './features/analysis/stats-thread.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
 import { JobRegistry } from './jobs/registry.js';
 import { ChangeFeed } from './lib/change-feed.js';
@@ -30,6 +31,8 @@ export interface AppContext {
   seam: DialectSeam;
   /** Where the analysis's long reads run: SQLite worker threads, or PostgreSQL with a larger work_mem. */
   reads: ReadPool;
+  /** Where a snapshot's statistics run: the process's statistics thread, or this thread when analysis threads are off. */
+  stats: StatsRunner;
   /** Hot-path single-row reads that never queue behind the API's own SQLite connection. */
   sideReads: SideReads;
   logger: Logger;
@@ -106,6 +109,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     db,
     seam,
     reads,
+    stats: statsRunnerFor(config.analysis.threads),
     sideReads,
     logger,
     clock,

@@ -1,10 +1,9 @@
-/** The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build. */
+/** The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build on the statistics thread (stats-thread.ts). */
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/read.js';
 import type { MetricSpec, VariantTotals } from './aggregate-store.js';
 import { analysedVariants } from './build.js';
-import { buildBreakdowns } from './breakdowns.js';
 import type { AnalysisDeps } from './index.js';
 import type { Breakdown } from './schemas.js';
 import type { BreakdownKey, BreakdownTotals } from './breakdowns-store.js';
@@ -47,11 +46,10 @@ export async function computeBreakdowns(ctx: AnalysisDeps, input: BreakdownPassI
       chunkUnits: input.chunkUnits,
       source: input.source,
     }));
-  const built = await buildBreakdowns({
+  return ctx.stats.run('breakdowns', {
     variants: experiment.variants,
     analysed: analysedVariants({ variants: experiment.variants, totals: input.totals }),
     primary: input.primary,
     breakdowns: totals,
   });
-  return built;
 }

@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
-import { buildSnapshot, reportedCap, type PreviousEvidence } from './build.js';
+import { reportedCap, type PreviousEvidence } from './build.js';
 import { labelSources } from './breakdown-labels.js';
 import { recommend, recommendationContext } from './recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
@@ -209,7 +209,7 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
   const { totals, capsApplied, eventsRead } = computed;
   const lateEvents = await lateEventsIn(ctx, { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
-  const built = buildSnapshot({
+  const built = await ctx.stats.run('snapshot', {
     variants: experiment.variants,
     decisionRule: experiment.decision_rule,
     startedAt: row.started_at as number,
