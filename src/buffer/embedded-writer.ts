@@ -1,16 +1,6 @@
 import type { Db, Tx } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
-import {
-  appendChunks,
-  claimChunks,
-  claimDedupeKeys,
-  countPending,
-  dedupeKeyOf,
-  deleteChunks,
-  deleteExpiredKeys,
-  releaseChunks,
-  type DedupeKey,
-} from './embedded-store.js';
+import { appendChunks, claimChunks, claimDedupeKeys, countPending, dedupeKeyOf, deleteChunks, deleteExpiredKeys, type DedupeKey } from './embedded-store.js';
 import { DEDUPE_WINDOW_MS, type AppendOutcome, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
 
 /**
@@ -146,23 +136,31 @@ export class InlineBufferWriter implements BufferWriter {
   }
 }
 
+/** What a drain across files stored: the chunks to delete from the buffer's file now that their events are committed. */
+export interface StoredDrain {
+  ids: string[];
+  /** True when the drain stopped at its limit and more is waiting. */
+  more: boolean;
+}
+
 /**
  * A drain from the buffer's own file (`buffer`) into the events table of the main one (`db`):
  * the chunks are read and their events stored in one transaction of the main file, which also
- * keeps drainers of several processes from taking the same chunks at once, and the chunks are
- * deleted from the buffer's file after it commits. Two files cannot commit together; a crash
- * in between leaves chunks whose events are stored, and the next drain stores them again, which
- * the events table ignores (store.ts). `drained` counts the events of the chunks this drain
- * deleted, so a chunk drained twice is counted once.
+ * keeps drainers of several processes from taking the same chunks at once. The caller then
+ * deletes the chunks from the buffer's file (releaseChunks) on the buffer's own thread, in turn
+ * with the appends: polled from here for the buffer file's lock, a delete lost to back-to-back
+ * appends for seconds (4.9 s in a soak's first minute) while the drainer and every event behind
+ * it waited. Two files cannot commit together; a crash in between leaves chunks whose events are
+ * stored, and the next drain stores them again, which the events table ignores (store.ts); the
+ * release counts the events of the chunks it deleted, so a chunk drained twice is counted once.
  */
-export async function drainAcrossFiles(db: Db, buffer: Db, seam: DialectSeam, persist: PersistEvents, maxEvents: number): Promise<DrainResult> {
+export async function drainAcrossFiles(db: Db, buffer: Db, seam: DialectSeam, persist: PersistEvents, maxEvents: number): Promise<StoredDrain> {
   const claimed = await db.transaction().execute(async (trx) => {
     const chunks = await claimChunks(buffer, seam, maxEvents);
     if (chunks.ids.length > 0) await persist(trx, chunks.events);
     return chunks;
   });
-  if (claimed.ids.length === 0) return { drained: 0, more: false };
-  return { drained: await releaseChunks(buffer, claimed.ids), more: claimed.more };
+  return { ids: claimed.ids, more: claimed.ids.length > 0 && claimed.more };
 }
 
 async function hasBufferedChunks(db: Db): Promise<boolean> {

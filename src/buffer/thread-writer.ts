@@ -6,7 +6,7 @@ import { sqliteDialectOn } from '../db/sqlite.js';
 import { bufferFileOf, openBufferFile } from './buffer-file.js';
 import type { WriteRunner, WriteTask } from '../db/write-tasks.js';
 import { countPending } from './embedded-store.js';
-import type { BufferWriter, CommittedGroup } from './embedded-writer.js';
+import type { BufferWriter, CommittedGroup, StoredDrain } from './embedded-writer.js';
 import { BufferUnavailableError, type BufferedEvent, type DrainResult, type PersistEvents } from './types.js';
 import { ROLE_OF, type WriterReply, type WriterRequest, type WriterRole, type WriterStatsMessage, type WriterThreadData } from './writer-thread-protocol.js';
 import type { WriterStats } from './writer-stats.js';
@@ -85,7 +85,11 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
     const pending = await this.countPending();
     if (pending === 0) return { drained: 0, more: false };
     const slice = Math.min(maxEvents, pending > BACKLOG ? BACKLOG_SLICE : DRAIN_SLICE);
-    return (await this.#call({ op: 'drain', persist: persist.location, maxEvents: slice })) as DrainResult;
+    const stored = (await this.#call({ op: 'drain', persist: persist.location, maxEvents: slice })) as StoredDrain;
+    if (stored.ids.length === 0) return { drained: 0, more: false };
+    // Deleted by the buffer's thread, which takes that file's lock in turn with its appends.
+    const drained = (await this.#call({ op: 'release', ids: stored.ids })) as number;
+    return { drained, more: stored.more };
   }
 
   countPending(): Promise<number> {

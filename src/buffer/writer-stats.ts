@@ -3,7 +3,7 @@
  * "Watching the writer thread"). Everything queued on the thread waits while one piece runs, so
  * the longest piece of a moment bounds the wait of a single event's commit behind it.
  */
-export const WRITER_OPERATIONS = ['append', 'drain', 'write', 'purge', 'checkpoint'] as const;
+export const WRITER_OPERATIONS = ['append', 'release', 'drain', 'write', 'purge', 'checkpoint'] as const;
 export type WriterOperation = (typeof WRITER_OPERATIONS)[number];
 
 export interface OperationTally {

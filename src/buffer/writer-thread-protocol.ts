@@ -3,7 +3,7 @@ import type { WriterStats } from './writer-stats.js';
 
 /**
  * The two writer threads: `buffer` appends events and their de-duplication keys to the buffer's
- * own file and purges expired keys; `main` drains the buffer into the events table and runs the
+ * own file, deletes the chunks a drain stored and purges expired keys; `main` drains the buffer into the events table and runs the
  * API's other acknowledged writes (first assignments) on the main file. Each holds only its own
  * file's write lock, so an acknowledgement never waits for a drain.
  */
@@ -16,13 +16,20 @@ export interface WriterThreadData {
 }
 
 /** The thread each request runs on; `close` goes to every thread (ThreadBufferWriter.close). */
-export const ROLE_OF: Record<Exclude<WriterRequest['op'], 'close'>, WriterRole> = { append: 'buffer', purge: 'buffer', drain: 'main', write: 'main' };
+export const ROLE_OF: Record<Exclude<WriterRequest['op'], 'close'>, WriterRole> = {
+  append: 'buffer',
+  purge: 'buffer',
+  release: 'buffer',
+  drain: 'main',
+  write: 'main',
+};
 
 /** What the API's thread asks the buffer's writer thread (thread-writer.ts, writer-thread-main.ts). */
 export type WriterRequest =
   | { id: number; op: 'append'; groups: BufferedEvent[][]; now: number }
   | { id: number; op: 'drain'; persist: ModuleExport; maxEvents: number }
   | { id: number; op: 'purge'; now: number }
+  | { id: number; op: 'release'; ids: string[] }
   | { id: number; op: 'write'; task: ModuleExport; input: unknown }
   | { id: number; op: 'close' };
 

@@ -7,6 +7,7 @@ import { GroupCommit } from '../db/group-commit.js';
 import type { WriteTask } from '../db/write-tasks.js';
 import { bufferFileOf, openBufferFile } from './buffer-file.js';
 import { drainAcrossFiles, InlineBufferWriter, MAX_EVENTS_PER_GROUP, type CommittedGroup } from './embedded-writer.js';
+import { releaseChunks } from './embedded-store.js';
 import { PreparedAppendStatements } from './prepared-append.js';
 import type { BufferedEvent, ModuleExport, PersistEvents } from './types.js';
 import type { WriterRequest, WriterRole } from './writer-thread-protocol.js';
@@ -62,6 +63,9 @@ function appendRole(bufferFile: string, tallies: WriterTallies): RoleWork {
           return appends.submit({ groups: request.groups, now: request.now });
         case 'purge':
           return timed(tallies, 'purge', () => writer.purgeExpiredKeys(request.now));
+        // On this connection, in turn with the appends (drainAcrossFiles says why).
+        case 'release':
+          return timed(tallies, 'release', () => releaseChunks(db, request.ids));
         case 'close':
           await appends.idle();
           await db.destroy();
@@ -87,11 +91,8 @@ function splitOutcomes(handovers: Handover[], outcomes: CommittedGroup['outcomes
 function mainRole(file: string, tallies: WriterTallies): RoleWork {
   const connection = openSqlite(file);
   const db = kyselyOn(connection);
+  // This connection only reads chunks: the buffer's thread deletes them once drained.
   const bufferConnection = openBufferFile(bufferFileOf(file));
-  // This connection only reads chunks and deletes drained ones. A delete lost to a power cut
-  // brings its chunks back, and draining them again stores nothing new (drainAcrossFiles), so
-  // its commits need not wait for an fsync while appends queue behind them for the file's lock.
-  bufferConnection.pragma('synchronous = NORMAL');
   const buffer = kyselyOn(bufferConnection);
   return {
     connection,

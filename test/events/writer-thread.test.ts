@@ -106,6 +106,28 @@ describe('the embedded buffer on its writer thread', () => {
     expect((await buffer.status()).pending).toBe(0);
   });
 
+  it('drains while appends keep arriving, deleting each drained chunk once, and stores every event once', async () => {
+    const appended = Promise.all(Array.from({ length: 40 }, (_, request) => buffer.append(Array.from({ length: 50 }, (_, n) => event(`c${request}-${n}`)))));
+    let total = 0;
+    let settled = false;
+    void appended.then(() => (settled = true));
+    for (;;) {
+      const round = await buffer.drain(insertEvents, 10_000);
+      total += round.drained;
+      if (settled && !round.more && (await buffer.status()).pending === 0) break;
+      // An empty buffer answers without the thread, in microtasks only: let the appends' replies in.
+      if (round.drained === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect((await appended).flat().every((outcome) => outcome === 'accepted')).toBe(true);
+    expect(total).toBe(2_000);
+    const stored = await handle.db
+      .selectFrom('events')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('client_event_id').distinct().as('distinct')])
+      .executeTakeFirstOrThrow();
+    expect([Number(stored.n), Number(stored.distinct)]).toEqual([2_000, 2_000]);
+    expect(bufferFile.prepare('SELECT COUNT(*) AS n FROM event_buffer').get()).toEqual({ n: 0 });
+  });
+
   it('forgets expired de-duplication keys on the thread, and only those', async () => {
     await buffer.append([event('expiring'), event('kept')]);
     bufferFile.prepare("UPDATE event_dedupe SET expires_at = 1000 WHERE client_event_id = 'expiring'").run();
@@ -260,13 +282,16 @@ describe("the writer thread's figures on /metrics", () => {
       for (let waited = 0; waited < 5_000; waited += 250) {
         text = (await server.request('GET', '/metrics')).text;
         longest = Math.max(longest, series(text, 'verdict_buffer_writer_longest_seconds', 'append'));
-        if (series(text, 'verdict_buffer_writer_operations_total', 'drain') > 0 && longest > 0) break;
+        const releases = series(text, 'verdict_buffer_writer_operations_total', 'release');
+        if (series(text, 'verdict_buffer_writer_operations_total', 'drain') > 0 && releases > 0 && longest > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       const appends = series(text, 'verdict_buffer_writer_operations_total', 'append');
       expect(appends).toBeGreaterThanOrEqual(1);
       expect(appends).toBeLessThanOrEqual(5);
       expect(series(text, 'verdict_buffer_writer_operations_total', 'drain')).toBeGreaterThanOrEqual(1);
+      // The drained chunks are deleted by the buffer's thread, counted there.
+      expect(series(text, 'verdict_buffer_writer_operations_total', 'release')).toBeGreaterThanOrEqual(1);
       expect(series(text, 'verdict_buffer_writer_seconds_total', 'append')).toBeGreaterThan(0);
       expect(longest).toBeGreaterThan(0);
       expect(longest).toBeLessThanOrEqual(series(text, 'verdict_buffer_writer_seconds_total', 'append'));
