@@ -49,8 +49,9 @@ type Call = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 
  * other's work or lock. Other processes' writes take turns with them on each file's lock (see
  * PatientConnection in db/sqlite.ts).
  *
- * A thread starts on its first request, so a process that never ingests starts neither, and a
- * drain that finds nothing buffered starts none. If a thread dies, the calls in flight on it fail
+ * A thread starts on its first request, so a command that never ingests starts neither, and a
+ * drain that finds nothing buffered starts none; `serve` starts both before it listens (warm).
+ * If a thread dies, the calls in flight on it fail
  * as unavailable (the caller answers 503; nothing was acknowledged) and the next call starts a
  * new one.
  */
@@ -99,6 +100,10 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
   /** A write transaction of the API's on the main writer thread (db/write-tasks.ts); it queues with the drains for the main file's write lock. */
   run<Input, Result>(task: WriteTask<Input, Result>, input: Input): Promise<Result> {
     return this.#call({ op: 'write', task: task.location, input }) as Promise<Result>;
+  }
+
+  warm(): void {
+    for (const role of ['buffer', 'main'] as const) if (!this.#workers.has(role)) this.#start(role);
   }
 
   /** On the buffer's thread: an hour's expired keys can take many transactions to delete. */

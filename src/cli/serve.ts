@@ -71,6 +71,7 @@ async function serveHere(config: Config, index: number | null, workers: boolean)
   const { buildApp } = await import('../http/app.js');
   const { ctx, slices } = await openRuntime(config, index === null);
   const app = await buildApp(ctx, slices);
+  ctx.writes.warm?.();
   await app.listen({ port: config.port, host: config.host });
   // Only once listening: jobs queued while the server was down (CPU-bound renders) would
   // otherwise keep it from answering until they are done. Of a cluster's processes only the

@@ -17,6 +17,11 @@ export type WriteTask<Input, Result> = ((trx: Tx, input: Input) => Promise<Resul
  */
 export interface WriteRunner {
   run<Input, Result>(task: WriteTask<Input, Result>, input: Input): Promise<Result>;
+  /**
+   * Starts the runner's threads now instead of at their first request. `serve` does, before it
+   * listens: a thread loading its modules under load held the first second of requests.
+   */
+  warm?(): void;
 }
 
 export function inlineWrites(db: Db): WriteRunner {

@@ -38,6 +38,7 @@ describe('the embedded buffer on its writer thread', () => {
   let handle: DatabaseHandle;
   let started: Worker[];
   let buffer: EmbeddedEventBuffer;
+  let writer: ThreadBufferWriter;
   /** The buffer's own file, beside the main one, read directly. */
   let bufferFile: BetterSqlite3.Database;
 
@@ -47,7 +48,7 @@ describe('the embedded buffer on its writer thread', () => {
     await migrateToLatest(handle.db);
     started = [];
     const file = database.config.kind === 'sqlite' ? database.config.file : '';
-    const writer = new ThreadBufferWriter(file, (url, options) => {
+    writer = new ThreadBufferWriter(file, (url, options) => {
       const worker = new Worker(url, options);
       started.push(worker);
       return worker;
@@ -135,6 +136,15 @@ describe('the embedded buffer on its writer thread', () => {
     expect(await buffer.purgeExpiredKeys(5_000)).toBe(0);
     expect(bufferFile.prepare('SELECT client_event_id FROM event_dedupe').pluck().all()).toEqual(['kept']);
     expect(await buffer.append([event('expiring'), event('kept')])).toEqual(['accepted', 'replay']);
+  });
+
+  it('starts both threads when warmed (serve does, before it listens), once, and the first requests use them', async () => {
+    writer.warm();
+    writer.warm();
+    expect(started).toHaveLength(2);
+    expect(await buffer.append([event('warm')])).toEqual(['accepted']);
+    expect(await buffer.drain(insertEvents, 10_000)).toEqual({ drained: 1, more: false });
+    expect(started).toHaveLength(2);
   });
 
   it('does not start the thread for a drain that finds nothing buffered', async () => {
