@@ -1,30 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { MetricRow } from '../metrics/read.js';
 import { holmRejections, twoSidedTail } from '../../stats/holm.js';
 import { EMPTY_TOTALS, type VariantTotals } from './aggregate-store.js';
 import { buildBreakdowns, markSignificant } from './breakdowns.js';
 import { NONE_BUCKET, OTHER_BUCKET, type BreakdownTotals } from './breakdowns-store.js';
+import { metricRow } from './test-metrics.js';
 
-const purchases: MetricRow = {
-  id: 'm-count',
-  workspace_id: 'w',
-  key: 'purchases',
-  name: 'Purchases',
-  event_key: 'buy',
-  kind: 'count',
-  aggregation: 'count',
-  unit_dedup_window: 'P7D',
-  unit_dedup_window_ms: 7 * 24 * 3600 * 1000,
-  property_path: null,
-  description: null,
-  higher_is_better: 1,
-  capping: null,
-  numerator_metric_id: null,
-  denominator_metric_id: null,
-  unit: null,
-  created_at: 0,
-  updated_at: 0,
-};
+const purchases = metricRow({ id: 'm-count', key: 'purchases', name: 'Purchases', kind: 'count', aggregation: 'count' });
 
 const variants = [
   { id: '1', key: 'control', weight: 50, is_control: true },

@@ -1,32 +1,13 @@
 import normalRandom from '@stdlib/random-base-normal';
 import { describe, expect, it } from 'vitest';
 import { cupedAdjust, gaussianMixtureTest } from '../../stats/index.js';
-import type { MetricRow } from '../metrics/read.js';
 import { EMPTY_TOTALS, type MetricTotals, type VariantTotals } from './aggregate-store.js';
 import { buildSnapshot, type BuildInput } from './build.js';
+import { metricRow } from './test-metrics.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-const revenue: MetricRow = {
-  id: 'm-rev',
-  workspace_id: 'w',
-  key: 'revenue',
-  name: 'Revenue',
-  event_key: 'buy',
-  kind: 'revenue',
-  aggregation: 'sum',
-  unit_dedup_window: 'P7D',
-  unit_dedup_window_ms: 7 * DAY,
-  property_path: 'amount',
-  description: null,
-  higher_is_better: 1,
-  capping: null,
-  numerator_metric_id: null,
-  denominator_metric_id: null,
-  unit: null,
-  created_at: 0,
-  updated_at: 0,
-};
+const revenue = metricRow({ id: 'm-rev', key: 'revenue', name: 'Revenue', kind: 'revenue', aggregation: 'sum', property_path: 'amount' });
 
 /** Seeded units whose value is mostly their pre-period value (correlation about 0.95), plus a lift. */
 function totalsOf(draw: () => number, n: number, lift: number): MetricTotals {

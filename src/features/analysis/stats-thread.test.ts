@@ -1,33 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { MetricRow } from '../metrics/read.js';
 import { EMPTY_TOTALS, type VariantTotals } from './aggregate-store.js';
 import type { BuildInput } from './build.js';
 import type { BreakdownBuildInput } from './breakdowns.js';
 import { NONE_BUCKET, OTHER_BUCKET } from './breakdowns-store.js';
 import { inlineStats, StatsThread, statsRunnerFor } from './stats-thread.js';
+import { metricRow } from './test-metrics.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-const converted: MetricRow = {
-  id: 'm-bin',
-  workspace_id: 'w',
-  key: 'converted',
-  name: 'Converted',
-  event_key: 'buy',
-  kind: 'binary',
-  aggregation: 'count',
-  unit_dedup_window: 'P7D',
-  unit_dedup_window_ms: 7 * DAY,
-  property_path: null,
-  description: null,
-  higher_is_better: 1,
-  capping: null,
-  numerator_metric_id: null,
-  denominator_metric_id: null,
-  unit: null,
-  created_at: 0,
-  updated_at: 0,
-};
+const converted = metricRow({ id: 'm-bin', key: 'converted', name: 'Converted', kind: 'binary', aggregation: 'count' });
 
 const variants = [
   { id: '1', key: 'control', weight: 34, is_control: true },
