@@ -51,9 +51,8 @@ type Call = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 
  *
  * A thread starts on its first request, so a command that never ingests starts neither, and a
  * drain that finds nothing buffered starts none; `serve` starts both before it listens (warm).
- * If a thread dies, the calls in flight on it fail
- * as unavailable (the caller answers 503; nothing was acknowledged) and the next call starts a
- * new one.
+ * If a thread dies, the calls in flight on it fail as unavailable (the caller answers 503;
+ * nothing was acknowledged) and the next call starts a new one.
  */
 export class ThreadBufferWriter implements BufferWriter, WriteRunner {
   // The thread joins the groups it receives while a commit runs into its next one, so handing

@@ -3,9 +3,10 @@ import type { WriterStats } from './writer-stats.js';
 
 /**
  * The two writer threads: `buffer` appends events and their de-duplication keys to the buffer's
- * own file, deletes the chunks a drain stored and purges expired keys; `main` drains the buffer into the events table and runs the
- * API's other acknowledged writes (first assignments) on the main file. Each holds only its own
- * file's write lock, so an acknowledgement never waits for a drain.
+ * own file, deletes the chunks a drain stored and purges expired keys; `main` drains the buffer
+ * into the events table and runs the API's other acknowledged writes (first assignments) on the
+ * main file. Each holds only its own file's write lock, so an acknowledgement never waits for a
+ * drain.
  */
 export type WriterRole = 'buffer' | 'main';
 

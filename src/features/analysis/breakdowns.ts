@@ -62,8 +62,9 @@ async function slicesOf(input: BreakdownBuildInput, breakdown: BreakdownTotals):
   for (const [bucket, label] of labelled) {
     const totals = breakdown.buckets.get(bucket);
     if (!totals || totals.size === 0) continue;
-    // A slice's statistics take a few milliseconds on the API's thread (exact Beta sums, interval
-    // roots); a snapshot has dozens of slices, so requests get the thread between them.
+    // A slice's statistics take milliseconds (exact Beta sums, interval roots) and a snapshot has
+    // dozens of slices; run inline on the API's thread (VERDICT_ANALYSIS_THREADS=0), requests get
+    // the thread between them. On the statistics thread the pause costs nothing.
     await new Promise((resolve) => setImmediate(resolve));
     slices.push(sliceOf(input, label, totals));
   }
