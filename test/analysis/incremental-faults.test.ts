@@ -225,6 +225,47 @@ describeEachDialect(
       expect(ran.at(-1)).toBe('refreshOnSqlite');
     });
 
+    it('refreshes many new events in rounds, each its own transaction, and counts each event once while more arrive between them', async () => {
+      if (dialect !== 'sqlite') return;
+      const setup = await setUp(server(), 'rounds');
+      clock.advance(HOUR);
+      const burst = (count: number, amount: number) =>
+        Array.from({ length: count }, (_, i): OutgoingEvent => ({
+          event_key: 'buy',
+          unit_id: setup.units[i % setup.units.length]!,
+          occurred_at: clock.now() - i,
+          properties: { amount: amount + i },
+        }));
+      await sendEvents(server(), setup.key, burst(23, 1));
+      // A re-assigned unit: its rows are built again from all its events in the first round.
+      expect((await server().request('DELETE', `/v1/assignments/${setup.experiment.key}/${setup.units[5]}`, { key: setup.key })).status).toBe(204);
+      const writes = server().ctx.writes;
+      const run = writes.run.bind(writes);
+      let rounds = 0;
+      writes.run = async (task, input) => {
+        const result = await run(task, input);
+        if (task.location.exportName !== 'refreshOnSqlite') return result;
+        rounds += 1;
+        // Between the second and the third round, more events and another re-assignment arrive.
+        if (rounds === 2) {
+          await sendEvents(server(), setup.key, burst(6, 100));
+          expect((await server().request('DELETE', `/v1/assignments/${setup.experiment.key}/${setup.units[12]}`, { key: setup.key })).status).toBe(204);
+        }
+        return result;
+      };
+      let byRounds: any;
+      try {
+        byRounds = await computeById(server().ctx, setup.experiment.id, { trigger: 'api', mode: 'incremental', refresh: { roundEvents: 4 } });
+      } finally {
+        writes.run = run;
+      }
+      // 23 new events, then 6 more after two rounds: 29 in rounds of 4.
+      expect(rounds).toBe(8);
+      expectSameAnalysis(byRounds, await computeIn(server(), setup.key, setup.experiment.id, 'full'), 'refreshed in rounds');
+      const idle = await computeIn(server(), setup.key, setup.experiment.id, 'incremental');
+      expect(idle.computation).toMatchObject({ events_read: 0, units_refreshed: 0 });
+    });
+
     it('never double-counts when refreshes of one experiment run at once', async () => {
       const setup = await setUp(server(), 'concurrent');
       clock.advance(HOUR);

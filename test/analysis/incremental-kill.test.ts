@@ -205,7 +205,14 @@ describeEach('an incremental refresh killed with SIGKILL', {}, ({ dialect }) => 
     // Enough new events that the refresh's one transaction writes for a while.
     await addEvents(setup, 2, 2_000);
     await killWhileWriting(setup, analyze(setup));
-    expect(await rollupState(setup)).toEqual(before);
+    const after = await rollupState(setup);
+    if (dialect === 'sqlite' && JSON.stringify(after) !== JSON.stringify(before)) {
+      // SQLite refreshes in rounds of new events, each committed with its watermark: the kill
+      // may come after some of them, never inside one.
+      expect(after?.progress).toBeNull();
+      const eventsMark = (state: typeof before) => JSON.parse(state?.watermark ?? '{}').events?.rowid as number;
+      expect(eventsMark(after)).toBeGreaterThan(eventsMark(before));
+    } else expect(after).toEqual(before);
     expect(await snapshotCount(setup)).toBe(snapshots);
     await addEvents(setup, 3, 20);
     const next = await refreshed(setup);
@@ -218,9 +225,10 @@ describeEach('an incremental refresh killed with SIGKILL', {}, ({ dialect }) => 
     const both = await Promise.all([refreshed(setup), refreshed(setup)]);
     const oracle = await full(setup);
     both.forEach((snapshot, index) => expectSameData(snapshot, oracle, `process ${index}`));
-    // One of them read the new events; the other found nothing new after it.
     const read = both.map((snapshot) => snapshot.computation.events_read as number).sort((a, b) => a - b);
-    expect(read[0]).toBe(0);
     expect(read[1]).toBeGreaterThan(0);
+    // PostgreSQL: one of them read the new events, the other found nothing new after it. SQLite
+    // refreshes in rounds, each its own transaction: the two may take turns round by round.
+    if (dialect === 'postgres') expect(read[0]).toBe(0);
   });
 });

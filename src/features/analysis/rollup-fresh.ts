@@ -12,7 +12,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
-import { slotWindow, type RollupScope, type RollupSlot } from './rollup-sql.js';
+import { eventsThrough, slotWindow, type RollupScope, type RollupSlot } from './rollup-sql.js';
 
 /**
  * The scratch tables (SQLite's connection-private temp schema; PostgreSQL's, dropped at commit):
@@ -100,9 +100,9 @@ export async function stageNewEvents(
 }
 
 /**
- * Stages all the events of the refreshed units that `units` selects (a condition on `x`), each
- * unit's events of every slot's key read once (one slot at a time read a key's events once per
- * slot of that key). Their rows must not exist yet.
+ * Stages all the events (up to the scope's bound) of the refreshed units that `units` selects (a
+ * condition on `x`), each unit's events of every slot's key read once (one slot at a time read a
+ * key's events once per slot of that key). Their rows must not exist yet.
  */
 export async function stageUnits(
   executor: Executor,
@@ -117,7 +117,7 @@ export async function stageUnits(
   const sums = slots.map((slot, index) => sql`, ${stagedSums(seam, scope, slot, index)}`);
   await sql`${createStaged(seam, staged.table)} AS
     SELECT x.unit_id AS unit_id, COUNT(*) AS n${sql.join(sums, sql``)}
-    FROM analysis_rollup_units AS x JOIN events AS e ON e.workspace_id = ${scope.workspaceId} AND e.event_key IN (${sql.join(keys)}) AND e.unit_id = x.unit_id
+    FROM analysis_rollup_units AS x JOIN events AS e ON e.workspace_id = ${scope.workspaceId} AND e.event_key IN (${sql.join(keys)}) AND e.unit_id = x.unit_id${eventsThrough(scope)}
     WHERE x.experiment_id = ${scope.experimentId} AND ${units}
     GROUP BY x.unit_id`.execute(executor);
   return staged;

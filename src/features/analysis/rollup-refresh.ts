@@ -10,6 +10,9 @@
  *    changed (or that are new to the experiment) are built for all units; every other metric's
  *    rows gain the events committed since the watermark (late ones included);
  * 4. the new watermark and the definition hashes are stored.
+ * On SQLite a refresh with many new events goes in rounds, each its own transaction: the first
+ * takes every changed exposure and the first ROUND_EVENTS new events, each next one the next
+ * events, so no transaction holds the one writer for long (refreshRollups).
  * Two refreshes of one experiment never overlap: SQLite's write lock serialises them (BEGIN
  * IMMEDIATE), and on PostgreSQL a session advisory lock per experiment is taken before the
  * REPEATABLE READ transaction starts, so each refresh's snapshot includes the previous one's commit.
@@ -22,13 +25,21 @@ import { inlineWrites, type WriteTask } from '../../db/write-tasks.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
 import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './rollup-fresh.js';
-import { buildSlot, dropSlots, eventsInSlot, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
-import { buildInSteps } from './rollup-steps.js';
+import { buildSlot, dropSlots, eventsInSlot, eventsThrough, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
+import { buildInSteps, STEP_PAUSE_MS } from './rollup-steps.js';
 import { maintainTotals, planHash, rebuildTotals, type Touched, type TotalsPlan } from './rollup-totals.js';
-import { currentWatermark, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
+import { currentWatermark, eventRoundEnd, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
 
 /** What the refresh's statements need of the context: they may run on the writer thread, which has only its connection. */
 type SeamDeps = Pick<AnalysisDeps, 'seam'>;
+
+/**
+ * New events per round of a SQLite refresh. A refresh after a build in steps under load found
+ * about 50,000 events and a few thousand new units since the build's watermark: in one
+ * transaction that held the main file's write lock for 0.5 to 5 s, with first assignments, the
+ * drain and the job queue's writes queued behind it (docs/benchmarks.md, seventh session).
+ */
+export const ROUND_EVENTS = 5_000;
 
 export interface RefreshResult {
   /** Raw event rows the refresh read. */
@@ -48,6 +59,8 @@ export interface RefreshOptions {
   afterStep?: () => Promise<void>;
   /** Tests: units per step of a SQLite build in steps. */
   stepUnits?: number;
+  /** Tests: new events per round of a SQLite refresh (default ROUND_EVENTS). */
+  roundEvents?: number;
 }
 
 /**
@@ -128,7 +141,8 @@ async function stage(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: re
   const keys = [...new Set(slots.map((slot) => slot.event_key))];
   if (keys.length === 0) return null;
   const notChanged = sql`x.unit_id NOT IN (${unitsChangedAfter(state.watermark, scope.experimentId)})`;
-  return stageNewEvents(trx, ctx.seam, scope, slots, eventsAfter(state.watermark, scope.workspaceId, keys), notChanged);
+  const fresh = sql`${eventsAfter(state.watermark, scope.workspaceId, keys)}${eventsThrough(scope)}`;
+  return stageNewEvents(trx, ctx.seam, scope, slots, fresh, notChanged);
 }
 
 /** Lists the units a refresh since the watermark changes: those whose exposure changed (replaced), and those with staged new events. */
@@ -239,18 +253,28 @@ export interface RefreshInput {
   now: number;
   /** Tests only, and then not on the writer thread: runs before the watermark is stored. */
   beforeCommit?: (() => Promise<void>) | undefined;
+  /** SQLite: refresh only this many new events past the stored watermark (a round); all without. */
+  roundEvents?: number | undefined;
 }
 
-async function refreshWithin(ctx: SeamDeps, trx: Executor, { row, slots, rebuild, plan, now, beforeCommit }: RefreshInput): Promise<RefreshResult> {
-  const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at };
-  const watermark = await currentWatermark(trx, ctx.seam);
+/** A refresh's transaction; `more` when it was a round and events past its watermark remain. */
+type RoundResult = RefreshResult & { more: boolean };
+
+async function refreshWithin(ctx: SeamDeps, trx: Executor, { row, slots, rebuild, plan, now, beforeCommit, roundEvents }: RefreshInput): Promise<RoundResult> {
+  const current = await currentWatermark(trx, ctx.seam);
   const state = rebuild ? null : await loadState(trx, row.id);
   const trusted = state !== null && (await watermarkHolds(trx, ctx.seam, state.watermark));
+  // A round's watermark keeps the changed exposures of now and bounds only the events: every
+  // unit's rows, rebuilt or added to, then count exactly the events up to that bound.
+  const round = trusted && roundEvents !== undefined ? await eventRoundEnd(trx, state.watermark, current, roundEvents) : null;
+  const watermark = round ?? current;
+  const bound = round?.kind === 'sqlite' ? round.events?.rowid : undefined;
+  const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at, eventsThroughRowid: bound };
   const result = await refreshIn(ctx, trx, scope, slots, trusted ? state : null, plan);
   await beforeCommit?.();
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
   await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, now);
-  return result;
+  return { ...result, more: round !== null };
 }
 
 /**
@@ -258,7 +282,7 @@ async function refreshWithin(ctx: SeamDeps, trx: Executor, { row, slots, rebuild
  * thread beside first assignments (they take turns on the file's write lock anyway), so the API's
  * event loop never runs its statements, which read every event since the last refresh.
  */
-export const refreshOnSqlite: WriteTask<RefreshInput, RefreshResult> = Object.assign(
+export const refreshOnSqlite: WriteTask<RefreshInput, RoundResult> = Object.assign(
   (trx: Tx, input: RefreshInput) => refreshWithin({ seam: sqliteSeam }, trx, input),
   { location: { moduleUrl: import.meta.url, exportName: 'refreshOnSqlite' } },
 );
@@ -277,9 +301,25 @@ export async function refreshRollups(
   if (ctx.seam.name !== 'sqlite') refreshed = await inPostgresRefreshTransaction(ctx, row.id, (trx) => refreshWithin(ctx, trx, { ...input, beforeCommit }));
   // A test's hook cannot cross to the writer thread: the same task then runs on this thread.
   else if (beforeCommit) refreshed = await inlineWrites(ctx.db).run(refreshOnSqlite, { ...input, beforeCommit });
-  else refreshed = await ctx.writes.run(refreshOnSqlite, input);
+  else refreshed = await refreshInRounds(ctx, input, options.roundEvents ?? ROUND_EVENTS);
   if (!stepped) return refreshed;
   return { events_read: stepped.events_read + refreshed.events_read, units_refreshed: stepped.units_refreshed + refreshed.units_refreshed };
+}
+
+/**
+ * SQLite: the refresh's transactions on the writer thread, a round of new events each, with a
+ * pause between them in which the API's own writes take the lock (rollup-steps.ts says why). A
+ * unit touched in several rounds counts in units_refreshed once per round.
+ */
+async function refreshInRounds(ctx: AnalysisDeps, input: RefreshInput, roundEvents: number): Promise<RefreshResult> {
+  const total: RefreshResult = { events_read: 0, units_refreshed: 0 };
+  for (;;) {
+    const round = await ctx.writes.run(refreshOnSqlite, { ...input, roundEvents, now: ctx.clock.now() });
+    total.events_read += round.events_read;
+    total.units_refreshed += round.units_refreshed;
+    if (!round.more) return total;
+    await new Promise((resolve) => setTimeout(resolve, STEP_PAUSE_MS));
+  }
 }
 
 /**

@@ -29,8 +29,11 @@ export interface RollupScope {
   experimentId: string;
   /** The experiment's stop: events at or after it never count. */
   stoppedAt: number | null;
-  /** SQLite builds in steps (rollup-steps.ts): only the events up to this rowid, the watermark's. */
-  eventsThroughRowid?: number;
+  /**
+   * SQLite builds in steps (rollup-steps.ts) and refreshes in rounds (rollup-refresh.ts): only the
+   * events up to this rowid, the watermark's.
+   */
+  eventsThroughRowid?: number | undefined;
 }
 
 const COLUMNS = sql`experiment_id, unit_id, metric_id, cnt, vsum, vcnt, pre_cnt, pre_vsum, pre_vcnt`;
@@ -51,10 +54,14 @@ export function slotWindow(scope: RollupScope, slot: RollupSlot): RawBuilder<unk
   return sql`e.event_key = ${slot.event_key} AND e.occurred_at >= x.exposed_at - ${slot.lookback_ms} AND e.occurred_at < x.exposed_at + ${slot.window_ms}${stop}`;
 }
 
+/** The scope's bound on the events `e` (` AND ...`), or nothing without one. */
+export function eventsThrough(scope: RollupScope): RawBuilder<unknown> {
+  return scope.eventsThroughRowid === undefined ? sql`` : sql` AND e.rowid <= ${scope.eventsThroughRowid}`;
+}
+
 /** The events of `slot` that the unit `x` counts in its window or lookback. */
 function slotEvents(scope: RollupScope, slot: RollupSlot): RawBuilder<unknown> {
-  const through = scope.eventsThroughRowid === undefined ? sql`` : sql` AND e.rowid <= ${scope.eventsThroughRowid}`;
-  return sql`e.workspace_id = ${scope.workspaceId} AND e.unit_id = x.unit_id AND ${slotWindow(scope, slot)}${through}`;
+  return sql`e.workspace_id = ${scope.workspaceId} AND e.unit_id = x.unit_id AND ${slotWindow(scope, slot)}${eventsThrough(scope)}`;
 }
 
 /**

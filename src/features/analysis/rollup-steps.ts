@@ -37,7 +37,7 @@ export const STEP_UNITS = 500;
  * time, and in a soak they waited the whole busy limit (10 s) while every request needing that
  * connection queued behind them.
  */
-const STEP_PAUSE_MS = 5;
+export const STEP_PAUSE_MS = 5;
 /** Rows deleted per step when the old rollups go. */
 const DELETE_ROWS = 5_000;
 

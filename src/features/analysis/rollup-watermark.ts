@@ -48,6 +48,20 @@ export async function currentWatermark(executor: Executor, seam: DialectSeam): P
   };
 }
 
+/**
+ * SQLite: the watermark `events` events past `from` (in rowid order), with `to`'s exposures, or
+ * null when `to` is at most that far: a refresh bounded to it adds the new events in rounds while
+ * every changed exposure is taken at once (rollup-refresh.ts).
+ */
+export async function eventRoundEnd(executor: Executor, from: Watermark, to: Watermark, events: number): Promise<Watermark | null> {
+  if (from.kind !== 'sqlite' || to.kind !== 'sqlite' || to.events === null) return null;
+  const result = await sql<{ rowid: unknown; id: string }>`SELECT rowid AS rowid, id FROM events
+    WHERE rowid > ${from.events?.rowid ?? 0} ORDER BY rowid LIMIT 1 OFFSET ${sql.lit(Math.max(0, Math.floor(events) - 1))}`.execute(executor);
+  const row = result.rows[0];
+  if (!row || Number(row.rowid) >= to.events.rowid) return null;
+  return { ...to, events: { rowid: Number(row.rowid), id: row.id } };
+}
+
 async function stillAt(executor: Executor, table: 'events' | 'exposures', mark: RowMark | null): Promise<boolean> {
   if (mark === null) return true;
   const result = await sql<{ id: string }>`SELECT id FROM ${sql.table(table)} WHERE rowid = ${mark.rowid}`.execute(executor);

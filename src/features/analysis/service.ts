@@ -44,7 +44,7 @@ import {
 export type ComputationMode = 'incremental' | 'full';
 
 /** The refresh's test hooks a computation passes on (rollup-refresh.ts). */
-type RefreshHooks = Pick<RefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits'>;
+type RefreshHooks = Pick<RefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits' | 'roundEvents'>;
 
 export interface ComputeOptions {
   trigger: SnapshotTrigger;
