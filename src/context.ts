@@ -11,6 +11,7 @@ import { migrateToLatest, openDatabase, warnOfConnectionLoss, type Db, type Exec
 import type { DialectSeam } from './db/dialect.js';
 import type { ReadPool } from './db/read-pool.js';
 import type { SideReads } from './db/side-reads.js';
+import { BackgroundWrites, SERVING_REST_RATIO } from './db/background-writes.js';
 import { inlineWrites, type WriteRunner } from './db/write-tasks.js';
 import { Authenticator } from './features/api-keys/authenticator.js';
 import { statsRunnerFor, type StatsRunner } from './features/analysis/stats-thread.js';
@@ -48,6 +49,8 @@ export interface AppContext {
   buffer: EventBuffer;
   /** Where write transactions on a hot path run (first assignments): the buffer's writer thread on SQLite, see db/write-tasks.ts. */
   writes: WriteRunner;
+  /** Where the analysis's long background writes take turns, resting between pieces (db/background-writes.ts). */
+  background: BackgroundWrites;
   /** This app's Prometheus figures (GET /metrics), in a registry of its own. */
   metrics: AppMetrics;
   /** Enqueues inside the caller's transaction and nudges a local worker once it commits. */
@@ -67,10 +70,29 @@ export interface ContextOptions {
   clock?: Clock;
   /** Join the cross-process cache-change relay (scaled mode); one-shot commands need not. */
   relay?: boolean;
+  /** The rest after each background write piece, as a share of its time (db/background-writes.ts); a one-shot command gives 0. */
+  backgroundRest?: number;
 }
 
 function logMigrated(logger: Logger, message: string, applied: readonly string[]): void {
   if (applied.length > 0) logger.info({ applied }, message);
+}
+
+/**
+ * In scaled mode caches on every process hear of a change at once (Redis pub/sub between hosts,
+ * or the cluster's IPC between the processes of one `serve`); otherwise within their TTL.
+ */
+function joinChangeRelay(config: Config, options: ContextOptions, changes: ChangeFeed, logger: Logger): RedisChangeRelay | null {
+  const relay =
+    config.buffer.kind === 'redis' && options.relay !== false ? new RedisChangeRelay(config.buffer.url, config.buffer.prefix, changes, logger) : null;
+  if (!relay && cluster.isWorker && options.relay !== false) {
+    joinClusterRelay(
+      changes,
+      (message) => process.send?.(message),
+      (listener) => process.on('message', listener),
+    );
+  }
+  return relay;
 }
 
 export async function createContext(config: Config, logger: Logger, options: ContextOptions = {}): Promise<AppContext> {
@@ -92,17 +114,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
   changes.subscribe((change) => {
     if (change.topic === 'api_key') authenticator.invalidateKey(change.id);
   });
-  // In scaled mode caches on every process hear of a change at once (Redis pub/sub between
-  // hosts, or the cluster's IPC between the processes of one `serve`); otherwise within their TTL.
-  const relay =
-    config.buffer.kind === 'redis' && options.relay !== false ? new RedisChangeRelay(config.buffer.url, config.buffer.prefix, changes, logger) : null;
-  if (!relay && cluster.isWorker && options.relay !== false) {
-    joinClusterRelay(
-      changes,
-      (message) => process.send?.(message),
-      (listener) => process.on('message', listener),
-    );
-  }
+  const relay = joinChangeRelay(config, options, changes, logger);
   const writerThread = await openWriterThread(config, db, metrics, logger);
   const context: AppContext = {
     config,
@@ -119,6 +131,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     jobs: new JobRegistry(),
     buffer: createEventBuffer(config, { db, seam, clock, logger }, writerThread),
     writes: writerThread ?? inlineWrites(db),
+    background: new BackgroundWrites(options.backgroundRest ?? SERVING_REST_RATIO),
     clickhouse,
     metrics,
     onJobEnqueued: null,

@@ -21,8 +21,9 @@ export function registerAnalyze(program: Command): void {
       const { computeById } = await import('../features/analysis/service.js');
       const { createSlices } = await import('../features/index.js');
       const { createCommandLogger } = await import('../logger.js');
-      // Logs go to stderr so stdout carries only the snapshot (pipe it to jq).
-      const ctx = await createContext(config, createCommandLogger('warn'), { relay: false });
+      // Logs go to stderr so stdout carries only the snapshot (pipe it to jq). Nothing here is
+      // served: a build in steps rests only the minimum between them.
+      const ctx = await createContext(config, createCommandLogger('warn'), { relay: false, backgroundRest: 0 });
       try {
         // Alerts and auto-stop hear of this snapshot as of any other (their deliveries wait for a worker).
         const { alerts } = createSlices(ctx);

@@ -210,19 +210,29 @@ describeEachDialect(
       expect(writes).toBeInstanceOf(ThreadBufferWriter);
       const ran: string[] = [];
       const run = writes.run.bind(writes);
+      // Each goes through the process's background turns (db/background-writes.ts): one at a time, resting between.
+      const background = server().ctx.background;
+      const inTurn = background.run.bind(background);
+      let turns = 0;
       writes.run = (task, input) => {
         ran.push(task.location.exportName);
         return run(task, input);
+      };
+      background.run = (piece) => {
+        turns += 1;
+        return inTurn(piece);
       };
       try {
         const rebuilt = await computeById(server().ctx, setup.experiment.id, { trigger: 'api', mode: 'incremental', rebuild: true, refresh: { stepUnits: 4 } });
         expectSameAnalysis(rebuilt, await computeIn(server(), setup.key, setup.experiment.id, 'full'), 'rebuilt on the writer thread');
       } finally {
         writes.run = run;
+        background.run = inTurn;
       }
       // Clearing the old rows, then 20 units in steps of 4 (the last finds none left), then the refresh.
       expect(ran.filter((name) => name === 'buildStep').length).toBeGreaterThanOrEqual(6);
       expect(ran.at(-1)).toBe('refreshOnSqlite');
+      expect(turns).toBe(ran.filter((name) => name === 'buildStep' || name === 'refreshOnSqlite').length);
     });
 
     it('refreshes many new events in rounds, each its own transaction, and counts each event once while more arrive between them', async () => {

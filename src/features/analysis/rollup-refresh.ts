@@ -26,7 +26,7 @@ import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
 import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './rollup-fresh.js';
 import { buildSlot, dropSlots, eventsInSlot, eventsThrough, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
-import { buildInSteps, STEP_PAUSE_MS } from './rollup-steps.js';
+import { buildInSteps } from './rollup-steps.js';
 import { maintainTotals, planHash, rebuildTotals, type Touched, type TotalsPlan } from './rollup-totals.js';
 import { currentWatermark, eventRoundEnd, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
 
@@ -307,18 +307,17 @@ export async function refreshRollups(
 }
 
 /**
- * SQLite: the refresh's transactions on the writer thread, a round of new events each, with a
- * pause between them in which the API's own writes take the lock (rollup-steps.ts says why). A
- * unit touched in several rounds counts in units_refreshed once per round.
+ * SQLite: the refresh's transactions on the writer thread, a round of new events each, taking
+ * turns with other background writes and resting between them (db/background-writes.ts). A unit
+ * touched in several rounds counts in units_refreshed once per round.
  */
 async function refreshInRounds(ctx: AnalysisDeps, input: RefreshInput, roundEvents: number): Promise<RefreshResult> {
   const total: RefreshResult = { events_read: 0, units_refreshed: 0 };
   for (;;) {
-    const round = await ctx.writes.run(refreshOnSqlite, { ...input, roundEvents, now: ctx.clock.now() });
+    const round = await ctx.background.run(() => ctx.writes.run(refreshOnSqlite, { ...input, roundEvents, now: ctx.clock.now() }));
     total.events_read += round.events_read;
     total.units_refreshed += round.units_refreshed;
     if (!round.more) return total;
-    await new Promise((resolve) => setTimeout(resolve, STEP_PAUSE_MS));
   }
 }
 

@@ -30,14 +30,6 @@ import { currentWatermark, watermarkHolds, type Watermark } from './rollup-water
  * machine and up to 400 ms under load.
  */
 export const STEP_UNITS = 500;
-/**
- * The pause between steps. Writes on the API's own connection (the job queue, a snapshot's
- * insert) wait for the write lock on a timer of about a millisecond (PatientConnection in
- * db/sqlite.ts); a next step sent as soon as the last one returned took the lock back first every
- * time, and in a soak they waited the whole busy limit (10 s) while every request needing that
- * connection queued behind them.
- */
-export const STEP_PAUSE_MS = 5;
 /** Rows deleted per step when the old rollups go. */
 const DELETE_ROWS = 5_000;
 
@@ -204,11 +196,11 @@ export async function buildInSteps(ctx: AnalysisDeps, row: ExperimentRow, target
   const result: RefreshResult = { events_read: 0, units_refreshed: 0 };
   for (;;) {
     const input: StepInput = { row, target, stepUnits: options.stepUnits ?? STEP_UNITS, now: ctx.clock.now() };
-    const outcome = await ctx.writes.run(buildStep, input);
+    // Steps of every experiment take turns, resting between them (db/background-writes.ts).
+    const outcome = await ctx.background.run(() => ctx.writes.run(buildStep, input));
     result.events_read += outcome.events;
     result.units_refreshed += outcome.units;
     if (!outcome.more) return result;
     await options.afterStep?.();
-    await new Promise((resolve) => setTimeout(resolve, STEP_PAUSE_MS));
   }
 }

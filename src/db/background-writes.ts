@@ -1,0 +1,55 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * The shortest rest after a background piece. Writes on the API's own SQLite connection (the job
+ * queue, a snapshot's insert) wait for the write lock on a timer of about a millisecond
+ * (PatientConnection in db/sqlite.ts); a next piece sent as soon as the last one returned took the
+ * lock back first every time, and in a soak they waited the whole busy limit (10 s) while every
+ * request needing that connection queued behind them.
+ */
+export const MIN_REST_MS = 5;
+
+/**
+ * The rest after each piece, as a share of the time it took, while the process serves. The first
+ * rollups of three experiments of 340,000 units, built in steps while a load started, kept the
+ * main writer thread busy back to back (the three builds' steps queued behind one another) and
+ * took a core from the API's thread on a 2-core machine: first assignments and drains queued
+ * behind the steps, and for the first 30 s assign p99 was 80-1,400 ms. Resting as long as each
+ * step took halves the build's share of the writer thread; in the same soak p99 fell to 30-50 ms
+ * from the 20th second, and the build took about twice as long (docs/benchmarks.md, seventh
+ * session).
+ */
+export const SERVING_REST_RATIO = 1;
+
+/**
+ * Long writes that run in the background of serving, in pieces of their own transaction: a
+ * SQLite build of an experiment's rollups in steps and a refresh in rounds
+ * (features/analysis/rollup-steps.ts, rollup-refresh.ts). The pieces of every experiment take
+ * turns, one at a time in the process, each followed by a rest of `restRatio` times what it took
+ * (at least MIN_REST_MS), in which first assignments, drains and the API's own writes get the
+ * writer thread and the file's lock. A one-shot command (`verdict analyze`) has nothing to yield
+ * to and rests only the minimum.
+ */
+export class BackgroundWrites {
+  readonly #restRatio: number;
+  #turn: Promise<unknown> = Promise.resolve();
+
+  constructor(restRatio: number) {
+    if (!(restRatio >= 0)) throw new Error(`the rest ratio must be 0 or more, got ${restRatio}`);
+    this.#restRatio = restRatio;
+  }
+
+  /** Runs `piece` when every piece asked for before it has run and rested; settles as it did, after its own rest. */
+  run<T>(piece: () => Promise<T>): Promise<T> {
+    const result = this.#turn.then(async () => {
+      const started = performance.now();
+      try {
+        return await piece();
+      } finally {
+        await sleep(Math.max(MIN_REST_MS, (performance.now() - started) * this.#restRatio));
+      }
+    });
+    this.#turn = result.catch(() => undefined);
+    return result;
+  }
+}
