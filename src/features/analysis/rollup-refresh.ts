@@ -38,11 +38,12 @@ type SeamDeps = Pick<AnalysisDeps, 'seam'>;
  * about 50,000 events and a few thousand new units since the build's watermark: in one
  * transaction that held the main file's write lock for 0.5 to 5 s, with first assignments, the
  * drain and the job queue's writes queued behind it. Rounds of 5,000 took 200 to 380 ms each
- * under the same load (each new event's unit has its totals taken away and added again), and
- * first assignments queued behind them still had a p99 of 120 to 140 ms (docs/benchmarks.md,
- * seventh session).
+ * under the same load, and first assignments queued behind them had a p99 of 120 to 140 ms for
+ * the 100 s the catch-up took. Rounds of 1,000 were worse: each still took 100 to 180 ms, so
+ * some cost of a round does not shrink with its events, and at half the writer's time the
+ * catch-up had not ended after 400 s (docs/benchmarks.md, seventh session).
  */
-export const ROUND_EVENTS = 1_000;
+export const ROUND_EVENTS = 5_000;
 
 export interface RefreshResult {
   /** Raw event rows the refresh read. */
