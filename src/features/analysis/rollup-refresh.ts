@@ -39,9 +39,11 @@ type SeamDeps = Pick<AnalysisDeps, 'seam'>;
  * transaction that held the main file's write lock for 0.5 to 5 s, with first assignments, the
  * drain and the job queue's writes queued behind it. Rounds of 5,000 took 200 to 380 ms each
  * under the same load, and first assignments queued behind them had a p99 of 120 to 140 ms for
- * the 100 s the catch-up took. Rounds of 1,000 were worse: each still took 100 to 180 ms, so
- * some cost of a round does not shrink with its events, and at half the writer's time the
- * catch-up had not ended after 400 s (docs/benchmarks.md, seventh session).
+ * the 100 s the catch-up took. Rounds of 1,000 took 35 to 70 ms each (about 50 µs per new
+ * event and experiment, half of it reading the touched units' rows for the totals), but in a
+ * 10-minute run the catch-up had not ended after 400 s and assign p99 stayed at 37 to 101 ms: at
+ * half of the writer's time, three experiments each reading every new event barely outpace the
+ * 2,500 events a second arriving (docs/benchmarks.md, seventh session).
  */
 export const ROUND_EVENTS = 5_000;
 
