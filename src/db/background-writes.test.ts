@@ -44,7 +44,7 @@ describe('background writes', () => {
     await expect(next).resolves.toBe('next');
   });
 
-  it('refuses a negative or missing ratio', () => {
+  it('refuses a negative ratio or one that is not a number', () => {
     expect(() => new BackgroundWrites(-1)).toThrow('the rest ratio must be 0 or more, got -1');
     expect(() => new BackgroundWrites(Number.NaN)).toThrow('must be 0 or more');
   });

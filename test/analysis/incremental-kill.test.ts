@@ -202,7 +202,7 @@ describeEach('an incremental refresh killed with SIGKILL', {}, ({ dialect }) => 
     const before = await rollupState(setup);
     const snapshots = await snapshotCount(setup);
     expect(before?.progress).toBeNull();
-    // Enough new events that the refresh's one transaction writes for a while.
+    // Enough new events that the refresh writes for a while (on SQLite in several rounds).
     await addEvents(setup, 2, 2_000);
     await killWhileWriting(setup, analyze(setup));
     const after = await rollupState(setup);
