@@ -12,7 +12,8 @@
  * 4. the new watermark and the definition hashes are stored.
  * On SQLite a refresh with many new events goes in rounds, each its own transaction: the first
  * takes every changed exposure and the first ROUND_EVENTS new events, each next one the next
- * events, so no transaction holds the one writer for long (refreshRollups).
+ * events, up to the last event there was when the first round began, so no transaction holds the
+ * one writer for long and the rounds end however fast events arrive (refreshRollups).
  * Two refreshes of one experiment never overlap: SQLite's write lock serialises them (BEGIN
  * IMMEDIATE), and on PostgreSQL a session advisory lock per experiment is taken before the
  * REPEATABLE READ transaction starts, so each refresh's snapshot includes the previous one's commit.
@@ -28,7 +29,16 @@ import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents,
 import { buildSlot, dropSlots, eventsInSlot, eventsThrough, replaceUnits, type RollupScope, type RollupSlot } from './rollup-sql.js';
 import { buildInSteps } from './rollup-steps.js';
 import { maintainTotals, planHash, rebuildTotals, type Touched, type TotalsPlan } from './rollup-totals.js';
-import { currentWatermark, eventRoundEnd, eventsAfter, unitsChangedAfter, watermarkHolds, type Watermark } from './rollup-watermark.js';
+import {
+  capEvents,
+  currentWatermark,
+  eventRoundEnd,
+  eventsAfter,
+  unitsChangedAfter,
+  watermarkHolds,
+  type RowMark,
+  type Watermark,
+} from './rollup-watermark.js';
 
 /** What the refresh's statements need of the context: they may run on the writer thread, which has only its connection. */
 type SeamDeps = Pick<AnalysisDeps, 'seam'>;
@@ -38,14 +48,15 @@ type SeamDeps = Pick<AnalysisDeps, 'seam'>;
  * about 50,000 events and a few thousand new units since the build's watermark: in one
  * transaction that held the main file's write lock for 0.5 to 5 s, with first assignments, the
  * drain and the job queue's writes queued behind it. Rounds of 5,000 took 200 to 380 ms each
- * under the same load, and first assignments queued behind them had a p99 of 120 to 140 ms for
- * the 100 s the catch-up took. Rounds of 1,000 took 35 to 70 ms each (about 50 µs per new
- * event and experiment, half of it reading the touched units' rows for the totals), but in a
- * 10-minute run the catch-up had not ended after 400 s and assign p99 stayed at 37 to 101 ms: at
- * half of the writer's time, three experiments each reading every new event barely outpace the
- * 2,500 events a second arriving (docs/benchmarks.md, seventh session).
+ * under the same load, and first assignments queued behind them had a p99 of 120 to 140 ms.
+ * Rounds of 1,000 take 35 to 70 ms (about 50 µs per new event and experiment, half of it reading
+ * the touched units' rows for the totals). When the rounds chased the events still arriving, at
+ * half of the writer's time three experiments each reading every new event barely outpaced the
+ * 2,500 a second arriving, and a catch-up of 1,000-event rounds had not ended after 400 s; the
+ * rounds now stop at the events there were when the refresh began (docs/benchmarks.md, seventh
+ * and eighth sessions).
  */
-export const ROUND_EVENTS = 5_000;
+export const ROUND_EVENTS = 1_000;
 
 export interface RefreshResult {
   /** Raw event rows the refresh read. */
@@ -261,26 +272,34 @@ export interface RefreshInput {
   beforeCommit?: (() => Promise<void>) | undefined;
   /** SQLite: refresh only this many new events past the stored watermark (a round); all without. */
   roundEvents?: number | undefined;
+  /** SQLite rounds after the first: the last event the first round saw, where the rounds stop. */
+  until?: RowMark | null | undefined;
 }
 
-/** A refresh's transaction; `more` when it was a round and events past its watermark remain. */
-type RoundResult = RefreshResult & { more: boolean };
+/**
+ * A refresh's transaction; `more` when it was a round and events up to `until` remain past its
+ * watermark; `until` the last event there was when the refresh began (SQLite).
+ */
+type RoundResult = RefreshResult & { more: boolean; until: RowMark | null };
 
-async function refreshWithin(ctx: SeamDeps, trx: Executor, { row, slots, rebuild, plan, now, beforeCommit, roundEvents }: RefreshInput): Promise<RoundResult> {
+async function refreshWithin(ctx: SeamDeps, trx: Executor, input: RefreshInput): Promise<RoundResult> {
+  const { row, slots, rebuild, plan, now, beforeCommit, roundEvents } = input;
   const current = await currentWatermark(trx, ctx.seam);
   const state = rebuild ? null : await loadState(trx, row.id);
   const trusted = state !== null && (await watermarkHolds(trx, ctx.seam, state.watermark));
   // A round's watermark keeps the changed exposures of now and bounds only the events: every
   // unit's rows, rebuilt or added to, then count exactly the events up to that bound.
-  const round = trusted && roundEvents !== undefined ? await eventRoundEnd(trx, state.watermark, current, roundEvents) : null;
-  const watermark = round ?? current;
-  const bound = round?.kind === 'sqlite' ? round.events?.rowid : undefined;
+  const target = trusted && input.until !== undefined ? capEvents(current, state.watermark, input.until) : current;
+  const round = trusted && roundEvents !== undefined ? await eventRoundEnd(trx, state.watermark, target, roundEvents) : null;
+  const watermark = round ?? target;
+  const bound = watermark !== current && watermark.kind === 'sqlite' ? watermark.events?.rowid : undefined;
   const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at, eventsThroughRowid: bound };
   const result = await refreshIn(ctx, trx, scope, slots, trusted ? state : null, plan);
   await beforeCommit?.();
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
   await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, now);
-  return { ...result, more: round !== null };
+  const until = input.until !== undefined ? input.until : current.kind === 'sqlite' ? current.events : null;
+  return { ...result, more: round !== null, until };
 }
 
 /**
@@ -314,16 +333,19 @@ export async function refreshRollups(
 
 /**
  * SQLite: the refresh's transactions on the writer thread, a round of new events each, taking
- * turns with other background writes and resting between them (db/background-writes.ts). A unit
+ * turns with other background writes and resting between them (db/background-writes.ts), up to
+ * the last event the first round saw: what arrives meanwhile is the next refresh's. A unit
  * touched in several rounds counts in units_refreshed once per round.
  */
 async function refreshInRounds(ctx: AnalysisDeps, input: RefreshInput, roundEvents: number): Promise<RefreshResult> {
   const total: RefreshResult = { events_read: 0, units_refreshed: 0 };
+  let until: RowMark | null | undefined;
   for (;;) {
-    const round = await ctx.background.run(() => ctx.writes.run(refreshOnSqlite, { ...input, roundEvents, now: ctx.clock.now() }));
+    const round = await ctx.background.run(() => ctx.writes.run(refreshOnSqlite, { ...input, roundEvents, until, now: ctx.clock.now() }));
     total.events_read += round.events_read;
     total.units_refreshed += round.units_refreshed;
     if (!round.more) return total;
+    until = round.until;
   }
 }
 

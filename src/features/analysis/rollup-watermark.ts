@@ -20,7 +20,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DialectSeam } from '../../db/dialect.js';
 
-interface RowMark {
+export interface RowMark {
   rowid: number;
   id: string;
 }
@@ -60,6 +60,18 @@ export async function eventRoundEnd(executor: Executor, from: Watermark, to: Wat
   const row = result.rows[0];
   if (!row || Number(row.rowid) >= to.events.rowid) return null;
   return { ...to, events: { rowid: Number(row.rowid), id: row.id } };
+}
+
+/**
+ * SQLite: `current` with its events capped at `until`, the last event a refresh in rounds set out
+ * to reach (its first round's), or at `from`'s when another refresh already went past that: the
+ * rounds never chase events that arrived after the refresh began, and never go back.
+ */
+export function capEvents(current: Watermark, from: Watermark, until: RowMark | null): Watermark {
+  if (current.kind !== 'sqlite' || from.kind !== 'sqlite' || until === null || current.events === null) return current;
+  if (current.events.rowid <= until.rowid) return current;
+  const reached = from.events !== null && from.events.rowid >= until.rowid ? from.events : until;
+  return { ...current, events: reached };
 }
 
 async function stillAt(executor: Executor, table: 'events' | 'exposures', mark: RowMark | null): Promise<boolean> {
