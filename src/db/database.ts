@@ -51,14 +51,14 @@ export function openDatabase(
   const db = new Kysely<Database>({ dialect: sqliteDialect(config.file) });
   const threaded = analytical.threads > 0 && config.file !== ':memory:';
   const reads = threaded ? new SqliteThreadReads(config.file, analytical.threads) : inlineReads(db);
-  const sideReads = config.file === ':memory:' ? kyselySideReads(db) : sqliteSideReads(config.file, db);
+  const sideReads = config.file === ':memory:' ? kyselySideReads(db) : sqliteSideReads(config.file);
   return {
     db,
     seam: sqliteSeam,
     reads,
     sideReads,
     async destroy() {
-      sideReads.close();
+      await sideReads.close();
       await reads.close();
       await db.destroy();
     },

@@ -62,6 +62,14 @@ interface Reply {
   error?: { message: string; code?: string };
 }
 
+export interface ThreadReadOptions {
+  /**
+   * Whether the threads run at a background priority (lib/nice-thread.js): yes for the analysis's
+   * reads, no for reads a request waits on (side-reads.ts). Default true.
+   */
+  background?: boolean;
+}
+
 /**
  * SQLite file databases: up to `threads` worker threads, started on first use, each running one
  * query at a time on its own read-only connection (WAL lets readers run beside the writer).
@@ -69,6 +77,7 @@ interface Reply {
 export class SqliteThreadReads implements ReadPool {
   readonly #file: string;
   readonly #threads: number;
+  readonly #background: boolean;
   readonly #idle: Worker[] = [];
   readonly #waiting: Array<(worker: Worker) => void> = [];
   /** The query each busy thread is answering. */
@@ -76,9 +85,10 @@ export class SqliteThreadReads implements ReadPool {
   #started = 0;
   #closed = false;
 
-  constructor(file: string, threads: number) {
+  constructor(file: string, threads: number, options: ThreadReadOptions = {}) {
     this.#file = file;
     this.#threads = threads;
+    this.#background = options.background ?? true;
   }
 
   async all(queries: readonly CompiledQuery[]): Promise<Row[][]> {
@@ -123,7 +133,7 @@ export class SqliteThreadReads implements ReadPool {
 
   #spawn(): Worker {
     this.#started += 1;
-    const worker = new Worker(new URL('./sqlite-read-worker.js', import.meta.url), { workerData: { file: this.#file } });
+    const worker = new Worker(new URL('./sqlite-read-worker.js', import.meta.url), { workerData: { file: this.#file, background: this.#background } });
     worker.unref();
     worker.on('message', (reply: Reply) => {
       const pending = this.#busy.get(worker);

@@ -4,8 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { niceThisThread } from '../lib/nice-thread.js';
 
-// The analysis yields the CPU to serving (src/lib/nice-thread.js).
-niceThisThread();
+// The analysis yields the CPU to serving (src/lib/nice-thread.js); a request's reads do not.
+if (workerData.background !== false) niceThisThread();
 
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true, timeout: 10_000 });
 const statements = new Map();
