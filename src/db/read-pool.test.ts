@@ -5,14 +5,7 @@ import { CompiledQuery } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqlite } from './sqlite.js';
 import { SqliteThreadReads } from './read-pool.js';
-
-/** The nice value of each thread of this process (Linux: field 19 of /proc/self/task/ID/stat). */
-function threadNiceValues(): number[] {
-  return fs.readdirSync('/proc/self/task').map((task) => {
-    const stat = fs.readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  });
-}
+import { threadNiceValues } from '../../test/support/threads.js';
 
 describe('the SQLite read threads of the analysis', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-read-pool-'));

@@ -2,17 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CompiledQuery } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { sqliteSideReads, type SideReads } from './side-reads.js';
 import { openSqlite } from './sqlite.js';
-
-/** The nice value of each thread of this process (Linux: field 19 of /proc/self/task/ID/stat). */
-function threadNiceValues(): number[] {
-  return fs.readdirSync('/proc/self/task').map((task) => {
-    const stat = fs.readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  });
-}
+import { threadNiceValues } from '../../test/support/threads.js';
 
 describe('the side reads of a SQLite file (sticky-cache misses)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-side-reads-'));
@@ -22,6 +15,7 @@ describe('the side reads of a SQLite file (sticky-cache misses)', () => {
     await reads?.close();
     reads = undefined;
   });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   function seeded(): string {
     const db = openSqlite(file);
