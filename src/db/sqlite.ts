@@ -73,7 +73,7 @@ class PatientConnection implements DatabaseConnection {
 }
 
 /** SQLITE_BUSY: the statement met another connection's lock and did nothing. */
-export function isBusy(error: unknown): boolean {
+function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
@@ -110,7 +110,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 /** Kysely prepares every query anew; caching statements keeps hot paths (assign, auth) cheap. */
-export function withStatementCache(db: BetterSqlite3.Database): BetterSqlite3.Database {
+function withStatementCache(db: BetterSqlite3.Database): BetterSqlite3.Database {
   const cache = new Map<string, BetterSqlite3.Statement>();
   const prepare = db.prepare.bind(db);
   return new Proxy(db, {

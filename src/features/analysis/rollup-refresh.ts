@@ -278,9 +278,10 @@ export interface RefreshInput {
 
 /**
  * A refresh's transaction; `more` when it was a round and events up to `until` remain past its
- * watermark; `until` the last event there was when the refresh began (SQLite).
+ * watermark; `lastEvent` the last event the transaction saw (SQLite), where the first round's
+ * next rounds stop.
  */
-type RoundResult = RefreshResult & { more: boolean; until: RowMark | null };
+type RoundResult = RefreshResult & { more: boolean; lastEvent: RowMark | null };
 
 async function refreshWithin(ctx: SeamDeps, trx: Executor, input: RefreshInput): Promise<RoundResult> {
   const { row, slots, rebuild, plan, now, beforeCommit, roundEvents } = input;
@@ -292,14 +293,15 @@ async function refreshWithin(ctx: SeamDeps, trx: Executor, input: RefreshInput):
   const target = trusted && input.until !== undefined ? capEvents(current, state.watermark, input.until) : current;
   const round = trusted && roundEvents !== undefined ? await eventRoundEnd(trx, state.watermark, target, roundEvents) : null;
   const watermark = round ?? target;
+  // Only a watermark short of what this transaction sees bounds the events: the statements of a
+  // refresh that takes everything keep their plans.
   const bound = watermark !== current && watermark.kind === 'sqlite' ? watermark.events?.rowid : undefined;
   const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at, eventsThroughRowid: bound };
   const result = await refreshIn(ctx, trx, scope, slots, trusted ? state : null, plan);
   await beforeCommit?.();
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
   await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, now);
-  const until = input.until !== undefined ? input.until : current.kind === 'sqlite' ? current.events : null;
-  return { ...result, more: round !== null, until };
+  return { ...result, more: round !== null, lastEvent: current.kind === 'sqlite' ? current.events : null };
 }
 
 /**
@@ -345,7 +347,7 @@ async function refreshInRounds(ctx: AnalysisDeps, input: RefreshInput, roundEven
     total.events_read += round.events_read;
     total.units_refreshed += round.units_refreshed;
     if (!round.more) return total;
-    until = round.until;
+    if (until === undefined) until = round.lastEvent;
   }
 }
 
