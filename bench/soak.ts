@@ -13,7 +13,7 @@ import { startBareServer, startBenchServer, type BenchServer } from './lib/harne
 import { OpenLoop, Target, type Stream } from './lib/open-loop.js';
 import type { Samples } from './lib/samples.js';
 import { seededUnit, seedSoakBase, SOAK_EXPERIMENTS, type SoakBase } from './lib/soak-seed.js';
-import { parseMetrics, printSummary, Recorder, treeRssMb, triple, WINDOW_HEADER, type Kind, type ServerFigures } from './lib/soak-report.js';
+import { parseMetrics, printSummary, Recorder, treeRssMb, triple, walSizesMb, WINDOW_HEADER, type Kind, type ServerFigures } from './lib/soak-report.js';
 
 interface Options {
   units: string;
@@ -123,6 +123,7 @@ async function serverFigures(verdict: Target): Promise<{ figures: ServerFigures;
 interface WindowContext {
   verdict: Target;
   pid: number;
+  dataDir: string;
   recorder: Recorder;
   seconds: number;
   last: { hits: number; misses: number; gcCount: number; gcMs: number };
@@ -144,7 +145,7 @@ async function printWindow(at: number, context: WindowContext): Promise<void> {
   console.log(
     `${String(at).padStart(5)}  ${rate('assign').padStart(8)} ${rate('event').padStart(8)} ${rate('batch').padStart(7)} | ${split('assign').padEnd(38)} | ` +
       `${split('event').padEnd(33)} | ${bareP99.padStart(8)} | ${figures.loopMaxMs.toFixed(0).padStart(8)} | ${majorGc.padEnd(9)} | ${figures.writerLongest.padEnd(13)} | ${(treeRssMb(context.pid) ?? 0).toFixed(0).padStart(6)} ${figures.heapMb.toFixed(0).padStart(5)} | ` +
-      `${String(pending).padStart(7)} | ${((100 * misses) / Math.max(1, hits + misses)).toFixed(1).padStart(5)} | ${errors}`,
+      `${walSizesMb(context.dataDir).padStart(9)} | ${String(pending).padStart(7)} | ${((100 * misses) / Math.max(1, hits + misses)).toFixed(1).padStart(5)} | ${errors}`,
   );
 }
 
@@ -240,7 +241,14 @@ async function run(server: BenchServer, { verdict, control, bare }: Targets, bas
   const loop = new OpenLoop(list);
   const windowSeconds = Number(options.window);
   const summaryEvery = Number(options.summaryEvery);
-  const context: WindowContext = { verdict: control, pid: server.pid, recorder, seconds: windowSeconds, last: { hits: 0, misses: 0, gcCount: 0, gcMs: 0 } };
+  const context: WindowContext = {
+    verdict: control,
+    pid: server.pid,
+    dataDir: server.env.VERDICT_DATA_DIR as string,
+    recorder,
+    seconds: windowSeconds,
+    last: { hits: 0, misses: 0, gcCount: 0, gcMs: 0 },
+  };
   context.last = await serverFigures(control).then(({ figures }) => ({
     hits: figures.stickyHits,
     misses: figures.stickyMisses,

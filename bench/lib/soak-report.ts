@@ -4,6 +4,7 @@
  * over the whole run.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { LatencyHistogram, Samples, type LatencySummary } from './samples.js';
 
 export type Kind = 'assign' | 'event' | 'batch' | 'bare';
@@ -83,6 +84,18 @@ export function treeRssMb(pid: number): number | null {
   }
 }
 
+/** "12/3": the database's and the event buffer's WAL files in MB (what a checkpoint held off lets grow). */
+export function walSizesMb(dataDir: string): string {
+  const size = (file: string) => {
+    try {
+      return (fs.statSync(path.join(dataDir, file)).size / 1e6).toFixed(0);
+    } catch {
+      return '-';
+    }
+  };
+  return `${size('verdict.sqlite-wal')}/${size('verdict.buffer.sqlite-wal')}`;
+}
+
 /** The figures a window reads from the server's /metrics (Prometheus text). */
 export interface ServerFigures {
   loopMaxMs: number;
@@ -122,7 +135,7 @@ function writerLongest(text: string): string {
 }
 
 export const WINDOW_HEADER =
-  '    t  assign/s  event/s batch/s | assign p50/p99/max ms [during a snapshot] | single event p50/p99/max [during] | bare p99 | loop max | major GC  | writer max    | RSS MB  heap | pending | miss% | errors';
+  '    t  assign/s  event/s batch/s | assign p50/p99/max ms [during a snapshot] | single event p50/p99/max [during] | bare p99 | loop max | major GC  | writer max    | RSS MB  heap |  WAL MB   | pending | miss% | errors';
 
 /** The summary over the whole run: each kind with and without a snapshot running, and the worst window. */
 export function printSummary(recorder: Recorder, label = 'whole run'): void {
