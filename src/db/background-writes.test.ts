@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { BackgroundWrites, MIN_REST_MS } from './background-writes.js';
+import { BackgroundWrites, MIN_REST_MS, PieceSize } from './background-writes.js';
 
 /** A piece that records when it ran and takes `ms`. */
 function piece(log: Array<{ name: string; start: number; end: number }>, name: string, ms: number, fail = false) {
@@ -47,5 +47,28 @@ describe('background writes', () => {
   it('refuses a negative ratio or one that is not a number', () => {
     expect(() => new BackgroundWrites(-1)).toThrow('the rest ratio must be 0 or more, got -1');
     expect(() => new BackgroundWrites(Number.NaN)).toThrow('must be 0 or more');
+  });
+});
+
+describe('piece sizes', () => {
+  it('scales the next piece so that it takes the target time, at most doubling or halving at a time', () => {
+    const size = new PieceSize(1_000, 100, 50_000, 25);
+    size.observe(50); // 1,000 took 50 ms: half as many take the target
+    expect(size.current).toBe(500);
+    size.observe(5); // a fast piece: doubled, not multiplied by five
+    expect(size.current).toBe(1_000);
+    size.observe(1_000); // one stalled commit: halved, not cut to 25
+    expect(size.current).toBe(500);
+    size.observe(20);
+    expect(size.current).toBe(625);
+  });
+
+  it('keeps within its bounds however fast or slow the pieces are', () => {
+    const size = new PieceSize(200, 100, 300, 25);
+    for (let i = 0; i < 5; i++) size.observe(10_000);
+    expect(size.current).toBe(100);
+    for (let i = 0; i < 5; i++) size.observe(0);
+    expect(size.current).toBe(300);
+    expect(() => new PieceSize(50, 100, 300)).toThrow(/min <= initial/);
   });
 });

@@ -12,7 +12,7 @@
  * 4. the new watermark and the definition hashes are stored.
  * On SQLite a refresh with many new events goes in rounds, each its own transaction: the first
  * takes every changed exposure and the first ROUND_EVENTS new events, each next one the next
- * events, up to the last event there was when the first round began, so no transaction holds the
+ * events (as many as take about 25 ms), up to the last event there was when the first round began, so no transaction holds the
  * one writer for long and the rounds end however fast events arrive (refreshRollups).
  * Two refreshes of one experiment never overlap: SQLite's write lock serialises them (BEGIN
  * IMMEDIATE), and on PostgreSQL a session advisory lock per experiment is taken before the
@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../../db/database.js';
+import { PieceSize } from '../../db/background-writes.js';
 import { sqliteSeam } from '../../db/dialect.js';
 import { inlineWrites, type WriteTask } from '../../db/write-tasks.js';
 import type { ExperimentRow } from '../experiments/read.js';
@@ -44,7 +45,8 @@ import {
 type SeamDeps = Pick<AnalysisDeps, 'seam'>;
 
 /**
- * New events per round of a SQLite refresh. A refresh after a build in steps under load found
+ * New events in the first round of a SQLite refresh; the next rounds are sized to take about
+ * PIECE_TARGET_MS (db/background-writes.ts). A refresh after a build in steps under load found
  * about 50,000 events and a few thousand new units since the build's watermark: in one
  * transaction that held the main file's write lock for 0.5 to 5 s, with first assignments, the
  * drain and the job queue's writes queued behind it. Rounds of 5,000 took 200 to 380 ms each
@@ -57,6 +59,8 @@ type SeamDeps = Pick<AnalysisDeps, 'seam'>;
  * and eighth sessions).
  */
 export const ROUND_EVENTS = 1_000;
+const MIN_ROUND_EVENTS = 100;
+const MAX_ROUND_EVENTS = 50_000;
 
 export interface RefreshResult {
   /** Raw event rows the refresh read. */
@@ -76,7 +80,7 @@ export interface RefreshOptions {
   afterStep?: () => Promise<void>;
   /** Tests: units per step of a SQLite build in steps. */
   stepUnits?: number;
-  /** Tests: new events per round of a SQLite refresh (default ROUND_EVENTS). */
+  /** Tests: new events per every round of a SQLite refresh; without, rounds start at ROUND_EVENTS and are sized by time (PieceSize). */
   roundEvents?: number;
 }
 
@@ -309,8 +313,12 @@ async function refreshWithin(ctx: SeamDeps, trx: Executor, input: RefreshInput):
  * thread beside first assignments (they take turns on the file's write lock anyway), so the API's
  * event loop never runs its statements, which read every event since the last refresh.
  */
-export const refreshOnSqlite: WriteTask<RefreshInput, RoundResult> = Object.assign(
-  (trx: Tx, input: RefreshInput) => refreshWithin({ seam: sqliteSeam }, trx, input),
+export const refreshOnSqlite: WriteTask<RefreshInput, RoundResult & { ms: number }> = Object.assign(
+  async (trx: Tx, input: RefreshInput) => {
+    const started = performance.now();
+    const round = await refreshWithin({ seam: sqliteSeam }, trx, input);
+    return { ...round, ms: performance.now() - started }; // the round's statements' time, for sizing the next
+  },
   { location: { moduleUrl: import.meta.url, exportName: 'refreshOnSqlite' } },
 );
 
@@ -328,7 +336,7 @@ export async function refreshRollups(
   if (ctx.seam.name !== 'sqlite') refreshed = await inPostgresRefreshTransaction(ctx, row.id, (trx) => refreshWithin(ctx, trx, { ...input, beforeCommit }));
   // A test's hook cannot cross to the writer thread: the same task then runs on this thread.
   else if (beforeCommit) refreshed = await inlineWrites(ctx.db).run(refreshOnSqlite, { ...input, beforeCommit });
-  else refreshed = await refreshInRounds(ctx, input, options.roundEvents ?? ROUND_EVENTS);
+  else refreshed = await refreshInRounds(ctx, input, options.roundEvents);
   if (!stepped) return refreshed;
   return { events_read: stepped.events_read + refreshed.events_read, units_refreshed: stepped.units_refreshed + refreshed.units_refreshed };
 }
@@ -339,11 +347,14 @@ export async function refreshRollups(
  * the last event the first round saw: what arrives meanwhile is the next refresh's. A unit
  * touched in several rounds counts in units_refreshed once per round.
  */
-async function refreshInRounds(ctx: AnalysisDeps, input: RefreshInput, roundEvents: number): Promise<RefreshResult> {
+async function refreshInRounds(ctx: AnalysisDeps, input: RefreshInput, fixedRoundEvents: number | undefined): Promise<RefreshResult> {
   const total: RefreshResult = { events_read: 0, units_refreshed: 0 };
+  const size = fixedRoundEvents === undefined ? new PieceSize(ROUND_EVENTS, MIN_ROUND_EVENTS, MAX_ROUND_EVENTS) : null;
   let until: RowMark | null | undefined;
   for (;;) {
+    const roundEvents = fixedRoundEvents ?? (size as PieceSize).current;
     const round = await ctx.background.run(() => ctx.writes.run(refreshOnSqlite, { ...input, roundEvents, until, now: ctx.clock.now() }));
+    size?.observe(round.ms);
     total.events_read += round.events_read;
     total.units_refreshed += round.units_refreshed;
     if (!round.more) return total;

@@ -16,6 +16,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../../db/database.js';
 import { sqliteSeam } from '../../db/dialect.js';
+import { PieceSize } from '../../db/background-writes.js';
 import type { WriteTask } from '../../db/write-tasks.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
@@ -25,11 +26,13 @@ import { addUnitRange, applyCells, newCells, type TotalsPlan } from './rollup-to
 import { currentWatermark, watermarkHolds, type Watermark } from './rollup-watermark.js';
 
 /**
- * Units per build step. A step holds the main file's write lock and the writer thread: first
- * assignments and drains queued behind it wait for it. 2,000 units took 50 ms on an idle
- * machine and up to 400 ms under load.
+ * Units of the first build step; the next ones are sized to take about PIECE_TARGET_MS. A step
+ * holds the main file's write lock and the writer thread: first assignments and drains queued
+ * behind it wait for it. 2,000 units took 50 ms on an idle machine and up to 400 ms under load.
  */
 export const STEP_UNITS = 500;
+const MIN_STEP_UNITS = 50;
+const MAX_STEP_UNITS = 20_000;
 /** Rows deleted per step when the old rollups go. */
 const DELETE_ROWS = 5_000;
 
@@ -147,6 +150,8 @@ export interface StepOutcome {
   more: boolean;
   events: number;
   units: number;
+  /** The build's statements' time in ms, for sizing the next step; null for a step that only deleted old rows. */
+  ms: number | null;
 }
 
 /**
@@ -160,23 +165,24 @@ export const buildStep: WriteTask<StepInput, StepOutcome> = Object.assign(
   async (trx: Tx, { row, target, stepUnits, now }: StepInput): Promise<StepOutcome> => {
     const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at };
     const build = await loadBuild(trx, row.id);
-    if (!build || build.mark.kind !== 'sqlite') return { more: false, events: 0, units: 0 };
+    if (!build || build.mark.kind !== 'sqlite') return { more: false, events: 0, units: 0, ms: null };
     const { mark, progress } = build;
     if (progress.clearing) {
       let deleted = 0;
       for (const table of ['analysis_rollup_values', 'analysis_rollup_units', 'analysis_rollup_totals']) deleted += await deleteSome(trx, table, row.id);
       if (deleted === 0) await saveProgress(trx, row, mark, { ...progress, clearing: false }, now);
-      return { more: true, events: 0, units: 0 };
+      return { more: true, events: 0, units: 0, ms: null };
     }
+    const started = performance.now();
     const through = await stepEnd(trx, row.id, progress.after, stepUnits);
     const built = await buildRange(trx, scope, target, mark, { after: progress.after, through });
     if (through !== null) {
       await saveProgress(trx, row, mark, { ...progress, after: through }, now);
-      return { more: true, ...built };
+      return { more: true, ...built, ms: performance.now() - started };
     }
     const done = { watermark: JSON.stringify(mark), definitions: JSON.stringify(progress.definitions), totals_plan: progress.totalsPlan, progress: null };
     await trx.updateTable('analysis_rollup_state').set(done).where('experiment_id', '=', row.id).execute();
-    return { more: false, ...built };
+    return { more: false, ...built, ms: performance.now() - started };
   },
   { location: { moduleUrl: import.meta.url, exportName: 'buildStep' } },
 );
@@ -186,7 +192,7 @@ export interface StepOptions {
   restart: boolean;
   /** Tests: called after each committed step (throwing stops the build there). */
   afterStep?: (() => Promise<void>) | undefined;
-  /** Units per step (default STEP_UNITS); tests make it small. */
+  /** Units per every step (tests make it small); without, steps start at STEP_UNITS and are sized by time (PieceSize). */
   stepUnits?: number | undefined;
 }
 
@@ -194,12 +200,14 @@ export interface StepOptions {
 export async function buildInSteps(ctx: AnalysisDeps, row: ExperimentRow, target: BuildTarget, options: StepOptions): Promise<RefreshResult> {
   await startOrResume(ctx, row, target, options.restart);
   const result: RefreshResult = { events_read: 0, units_refreshed: 0 };
+  const size = options.stepUnits === undefined ? new PieceSize(STEP_UNITS, MIN_STEP_UNITS, MAX_STEP_UNITS) : null;
   for (;;) {
-    const input: StepInput = { row, target, stepUnits: options.stepUnits ?? STEP_UNITS, now: ctx.clock.now() };
+    const input: StepInput = { row, target, stepUnits: options.stepUnits ?? (size as PieceSize).current, now: ctx.clock.now() };
     // Steps of every experiment take turns, resting between them (db/background-writes.ts).
     const outcome = await ctx.background.run(() => ctx.writes.run(buildStep, input));
     result.events_read += outcome.events;
     result.units_refreshed += outcome.units;
+    if (outcome.ms !== null) size?.observe(outcome.ms);
     if (!outcome.more) return result;
     await options.afterStep?.();
   }
