@@ -24,7 +24,11 @@ export class Target {
     this.#host = parsed.hostname;
     this.#port = Number(parsed.port);
     this.#headers = headers;
-    this.#agent = new http.Agent({ keepAlive: true, maxSockets });
+    // The agent's own timeout is what lets it honour the server's `Keep-Alive: timeout=72` hint:
+    // Node shortens only a timeout it has, to a second before the server's. Without one, a
+    // socket left idle in the pool after a burst was reused just as the server closed it, and
+    // the request failed with ECONNRESET (22 of them in one window of an hour's soak).
+    this.#agent = new http.Agent({ keepAlive: true, maxSockets, timeout: 120_000 });
   }
 
   request(method: string, path: string, body: string | null, readBody = false, timeoutMs = 30_000): Promise<Outcome> {
