@@ -12,8 +12,9 @@
  * 4. the new watermark and the definition hashes are stored.
  * On SQLite a refresh with many new events goes in rounds, each its own transaction: the first
  * takes every changed exposure and the first ROUND_EVENTS new events, each next one the next
- * events (as many as take about 25 ms), up to the last event there was when the first round began, so no transaction holds the
- * one writer for long and the rounds end however fast events arrive (refreshRollups).
+ * events (as many as take about 25 ms), up to the last event there was when the first round
+ * began, so no transaction holds the one writer for long and the rounds end however fast events
+ * arrive (refreshRollups).
  * Two refreshes of one experiment never overlap: SQLite's write lock serialises them (BEGIN
  * IMMEDIATE), and on PostgreSQL a session advisory lock per experiment is taken before the
  * REPEATABLE READ transaction starts, so each refresh's snapshot includes the previous one's commit.
