@@ -14,7 +14,7 @@ import type { SideReads } from './db/side-reads.js';
 import { BackgroundWrites, SERVING_REST_RATIO } from './db/background-writes.js';
 import { inlineWrites, type WriteRunner } from './db/write-tasks.js';
 import { Authenticator } from './features/api-keys/authenticator.js';
-import { statsRunnerFor, type StatsRunner } from './features/analysis/stats-thread.js';
+import { statsRunnerFor, type StatsRunner } from './features/analysis/compute/stats-thread.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
 import { JobRegistry } from './jobs/registry.js';
 import { ChangeFeed } from './lib/change-feed.js';

@@ -7,7 +7,7 @@
  */
 import type { ClickHouse } from '../../src/clickhouse/client.js';
 import type { AppContext } from '../../src/context.js';
-import { currentWatermark } from '../../src/features/analysis/rollup-watermark.js';
+import { currentWatermark } from '../../src/features/analysis/store/watermark.js';
 import { DAY, EVENTS_PER_UNIT } from './analysis-seed.js';
 import type { FactScope, SeedProgress } from './bench-facts.js';
 

@@ -5,7 +5,7 @@
  */
 import { apiKeyNames } from '../api-keys/read.js';
 import type { AnalysisDeps } from './index.js';
-import { NONE_LABEL, OTHER_LABEL } from './breakdowns.js';
+import { NONE_LABEL, OTHER_LABEL } from './compute/breakdowns.js';
 import type { Breakdown } from './schemas.js';
 
 export const SOURCE_DIMENSION = 'source';

@@ -2,13 +2,13 @@
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/read.js';
-import type { MetricSpec, VariantTotals } from './aggregate-store.js';
-import { analysedVariants } from './build.js';
+import type { MetricSpec, VariantTotals } from './sql/aggregate.js';
+import { analysedVariants } from './compute/build.js';
 import type { AnalysisDeps } from './index.js';
 import type { Breakdown } from './schemas.js';
-import type { BreakdownKey, BreakdownTotals } from './breakdowns-store.js';
+import type { BreakdownKey, BreakdownTotals } from './sql/breakdowns.js';
 import { breakdownsIn } from './store-seam.js';
-import type { UnitSource } from './unit-source.js';
+import type { UnitSource } from './sql/unit-source.js';
 
 export interface BreakdownPassInput {
   experiment: Experiment;

@@ -13,7 +13,7 @@ import type { SnapshotTrigger } from '../../db/tables/analysis.js';
 import { parseDecisionRule } from '../experiments/read.js';
 import type { AnalysisFailureListener, SnapshotListener } from './read.js';
 import { computeById } from './service.js';
-import { listAnalysisCandidates, type AnalysisCandidate } from './store.js';
+import { listAnalysisCandidates, type AnalysisCandidate } from './snapshot-store.js';
 
 export const ANALYSIS_COMPUTE_JOB = 'analysis.compute';
 export const ANALYSIS_SCHEDULE_JOB = 'analysis.schedule';

@@ -9,15 +9,15 @@ import { sql, type RawBuilder } from 'kysely';
 import type { SufficientStats } from '../../stats/index.js';
 import { parsePeriods } from '../experiments/allocation.js';
 import { toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
-import type { BanditInput } from './bandit-analysis.js';
+import type { BanditInput } from './compute/bandit-analysis.js';
 import type { MetricRow } from '../metrics/read.js';
-import { metricColumns, toNumber, valueColumns, valueJoin, type MetricSpec } from './aggregate-store.js';
+import { metricColumns, toNumber, valueColumns, valueJoin, type MetricSpec } from './sql/aggregate.js';
 import type { AnalysisDeps } from './index.js';
 import { loadMetrics, resolveSpec } from './metric-totals.js';
-import { periodRowsInClickHouse } from './clickhouse-store.js';
+import { periodRowsInClickHouse } from './clickhouse/aggregate.js';
 import { committedDrain } from '../../clickhouse/events.js';
 import { percentileCapIn } from './store-seam.js';
-import { liveUnitsOf, unitGroupOf, unitsTable, type UnitSource } from './unit-source.js';
+import { liveUnitsOf, unitGroupOf, unitsTable, type UnitSource } from './sql/unit-source.js';
 
 export interface PeriodTotals {
   /** The primary metric these are sums of. */

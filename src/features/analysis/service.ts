@@ -5,27 +5,27 @@ import { newId } from '../../lib/ids.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
-import { reportedCap, type PreviousEvidence } from './build.js';
+import { reportedCap, type PreviousEvidence } from './compute/build.js';
 import { labelSources } from './breakdown-labels.js';
-import { recommend, recommendationContext } from './recommendation.js';
+import { recommend, recommendationContext } from './compute/recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
-import { analysisSettingsOf } from './dialect-settings.js';
+import { analysisSettingsOf } from './sql/dialect-settings.js';
 import { breakdownKeys, computeBreakdowns } from './breakdowns-pass.js';
-import type { BreakdownTotals } from './breakdowns-store.js';
-import { maintainable, readTotals, type TotalsPlan } from './rollup-totals.js';
+import type { BreakdownTotals } from './sql/breakdowns.js';
+import { maintainable, readTotals, type TotalsPlan } from './sql/rollup/totals.js';
 import type { AnalysisDeps } from './index.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
-import { refreshRollups, type RefreshOptions, type RefreshResult } from './rollup-refresh.js';
-import type { RollupSlot } from './rollup-sql.js';
-import { rollupSlots } from './rollup-slots.js';
+import { refreshRollups, type RefreshOptions, type RefreshResult } from './sql/rollup/refresh.js';
+import type { RollupSlot } from './sql/rollup/slot-sql.js';
+import { rollupSlots } from './store/rollup-slots.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
-import { EMPTY_TOTALS, type MetricSpec, type VariantTotals } from './aggregate-store.js';
-import type { UnitSource } from './unit-source.js';
-import { mirrorExposures } from './clickhouse-mirror.js';
-import { refreshInClickHouse } from './clickhouse-rollups.js';
+import { EMPTY_TOTALS, type MetricSpec, type VariantTotals } from './sql/aggregate.js';
+import type { UnitSource } from './sql/unit-source.js';
+import { mirrorExposures } from './clickhouse/mirror.js';
+import { refreshInClickHouse } from './clickhouse/rollups.js';
 import { computationStoreOf, lateEventsIn } from './store-seam.js';
 import {
   COMPUTED_ACTION,
@@ -38,7 +38,7 @@ import {
   type SnapshotDocument,
   type SnapshotPlan,
   type SnapshotRow,
-} from './store.js';
+} from './snapshot-store.js';
 
 /** incremental: refresh the rollups with what is new and aggregate them; full: from all raw events, rollups untouched. */
 export type ComputationMode = 'incremental' | 'full';

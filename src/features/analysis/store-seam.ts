@@ -5,13 +5,13 @@
  * same shape from either, so caps, CUPED, the build and the recommendation never ask which.
  */
 import { committedDrain } from '../../clickhouse/events.js';
-import { aggregateByVariant, type Aggregation, type AggregationInput, type MetricSpec } from './aggregate-store.js';
-import { breakdownsInClickHouse } from './clickhouse-breakdowns.js';
-import { aggregateInClickHouse, lateEventsInClickHouse, percentileCapInClickHouse } from './clickhouse-store.js';
-import { aggregateBreakdowns, type BreakdownInput, type BreakdownTotals } from './breakdowns-store.js';
+import { aggregateByVariant, type Aggregation, type AggregationInput, type MetricSpec } from './sql/aggregate.js';
+import { breakdownsInClickHouse } from './clickhouse/breakdowns.js';
+import { aggregateInClickHouse, lateEventsInClickHouse, percentileCapInClickHouse } from './clickhouse/aggregate.js';
+import { aggregateBreakdowns, type BreakdownInput, type BreakdownTotals } from './sql/breakdowns.js';
 import type { AnalysisDeps } from './index.js';
-import { countLateEvents, type LateEvents, type LateEventScope } from './late-events.js';
-import { percentileCap, type CapScope } from './percentile-cap.js';
+import { countLateEvents, type LateEvents, type LateEventScope } from './sql/late-events.js';
+import { percentileCap, type CapScope } from './sql/percentile-cap.js';
 
 /** Where a snapshot was computed (its `computation.store`). */
 export type ComputationStore = 'sqlite' | 'postgres' | 'clickhouse';

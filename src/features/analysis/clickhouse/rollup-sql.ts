@@ -1,0 +1,226 @@
+/**
+ * The SQL of the incremental analysis in ClickHouse (docs/analysis.md "Incremental analysis in
+ * ClickHouse"; the refresh is clickhouse-rollups.ts). The tables (clickhouse/schema.ts):
+ * - rollup_units: per experiment and unit, the live exposure the unit's rows were built for
+ *   (exposure_id '' once the unit has none);
+ * - rollup_values: per experiment, metric (slot), generation and unit, the counted events and the
+ *   exact Decimal sum and count of their numbers, the same over the CUPED lookback;
+ * - rollup_state: per refresh that committed, its version, the drain watermark it read up to, the
+ *   version its units were built from, and each slot's generation and definition hash.
+ * Every write carries the refresh's version; a read takes each key's newest row at or below the
+ * committed version (argMax), so the rows of a refresh killed before its commit are never read.
+ * A slot's generation is the version that built it for every unit: rows of an older definition
+ * (another generation) are never read either.
+ */
+import type { MetricSpec } from '../sql/aggregate.js';
+import { DECIMAL_SCALE, jsonNumber, withoutEvents, type Params, type UnitColumn, type UnitScope } from './sql.js';
+import type { RollupSlot } from '../sql/rollup/slot-sql.js';
+
+/** A zero of the sums' type (a function: clickhouse-sql.ts, which imports this module, defines the scale). */
+const zero = () => `toDecimal256(0, ${DECIMAL_SCALE})`;
+const VALUE_COLUMNS = 'cnt, vsum, vcnt, pre_cnt, pre_vsum, pre_vcnt';
+const INSERT_VALUES = `INSERT INTO rollup_values (experiment_id, metric_id, generation, unit_id, version, ${VALUE_COLUMNS})`;
+
+/** The version of the experiment's last committed refresh (0 without one). */
+function committedVersion(params: Params, experimentId: string): string {
+  return `(SELECT max(version) FROM rollup_state WHERE experiment_id = ${params.string(experimentId)})`;
+}
+
+/** The live units of the rollups as of version `upTo`, from the rows written at or after `from` on: unit_id, exposure_id, variant_key, exposed_at. */
+export function rollupUnitsAsOf(params: Params, experimentId: string, upTo: string, from: string): string {
+  return `SELECT unit_id, latest.1 AS exposure_id, latest.2 AS variant_key, latest.3 AS exposed_at FROM (
+      SELECT unit_id, argMax((exposure_id, variant_key, exposed_at), version) AS latest FROM rollup_units
+      WHERE experiment_id = ${params.string(experimentId)} AND version <= ${upTo} AND version >= ${from} GROUP BY unit_id)
+    WHERE exposure_id != ''`;
+}
+
+/** The committed rows of the metrics' slots (each slot's committed generation), one per slot and unit. */
+function committedValueRows(params: Params, experimentId: string, metricIds: readonly string[]): string {
+  const id = params.string(experimentId);
+  const generations = `(SELECT pair.1, pair.2 FROM (SELECT arrayJoin(pairs) AS pair FROM (
+      SELECT arrayZip(argMax(slot_ids, version), argMax(slot_generations, version)) AS pairs FROM rollup_state WHERE experiment_id = ${id})))`;
+  return `SELECT metric_id, unit_id, ${latestColumns()} FROM (
+      SELECT metric_id, unit_id, argMax((${VALUE_COLUMNS}), version) AS latest FROM rollup_values
+      WHERE experiment_id = ${id} AND metric_id IN ${params.strings(metricIds)} AND (metric_id, generation) IN ${generations}
+        AND version <= ${committedVersion(params, experimentId)}
+      GROUP BY metric_id, unit_id)`;
+}
+
+function latestColumns(): string {
+  return VALUE_COLUMNS.split(', ')
+    .map((column, index) => `latest.${index + 1} AS ${column}`)
+    .join(', ');
+}
+
+function metricIdOf(metric: MetricSpec): string {
+  if (!metric.metric_id) throw new Error('a metric analysed from rollups needs its metric_id');
+  return metric.metric_id;
+}
+
+/** A unit's value of one metric from its slot's row among `r` (grouped per unit), as unitValue gives it from raw events. */
+function rollupValue(params: Params, column: UnitColumn): string {
+  const slot = params.string(metricIdOf(column.metric));
+  const [cnt, vsum, vcnt] = column.period === 'window' ? ['cnt', 'vsum', 'vcnt'] : ['pre_cnt', 'pre_vsum', 'pre_vcnt'];
+  const pick = (name: string) => `sumIf(r.${name}, r.metric_id = ${slot})`;
+  const metric = column.metric;
+  if (metric.kind === 'binary') return `toFloat64(${pick(cnt)} > 0)`;
+  if (metric.aggregation === 'count' || metric.value_keys === null) return `toFloat64(${pick(cnt)})`;
+  const sum = `toFloat64(${pick(vsum)})`;
+  const numbers = pick(vcnt);
+  return metric.aggregation === 'sum' ? `if(${numbers} > 0, ${sum}, NULL)` : `if(${numbers} > 0, ${sum} / ${numbers}, NULL)`;
+}
+
+/**
+ * unitValuesQuery from the rollups: one row per live unit of the last committed refresh, with the
+ * same value columns (`ev` is 0: no raw event is read), and `extra` columns read from the mirrored
+ * exposure the unit's rows were built for (breakdowns).
+ */
+export function rollupUnitValuesQuery(params: Params, scope: UnitScope, columns: readonly UnitColumn[], extra: string): string {
+  const id = scope.experimentId;
+  const unitsFrom = `(SELECT argMax(units_from, version) FROM rollup_state WHERE experiment_id = ${params.string(id)})`;
+  const live = rollupUnitsAsOf(params, id, committedVersion(params, id), unitsFrom);
+  const units = `SELECT u.unit_id AS unit_id, u.variant_key AS variant_key, u.exposed_at AS exposed_at${extra}
+    FROM (${live}) AS u${extra === '' ? '' : ` LEFT JOIN (SELECT id, source_key_id, dimension_values FROM exposures FINAL WHERE experiment_id = ${params.string(id)}) AS m ON m.id = u.exposure_id`}`;
+  if (columns.length === 0) return `SELECT x.*, toUInt64(0) AS ev FROM (${units}) AS x`;
+  const slots = [...new Set(columns.map((column) => metricIdOf(column.metric)))];
+  const values = columns.map((column) => `${rollupValue(params, column)} AS ${column.alias}`).join(', ');
+  const perUnit = `SELECT r.unit_id AS unit_id, ${values} FROM (${committedValueRows(params, id, slots)}) AS r GROUP BY r.unit_id`;
+  const selected = columns.map((column) => `${withoutEvents(column.metric, `a.${column.alias}`)} AS ${column.alias}`).join(', ');
+  return `SELECT x.*, ${selected}, toUInt64(0) AS ev FROM (${units}) AS x LEFT JOIN (${perUnit}) AS a ON a.unit_id = x.unit_id`;
+}
+
+/** What one refresh writes with and reads up to. */
+export interface RefreshScope {
+  workspaceId: string;
+  experimentId: string;
+  /** The stop: events at or after it count in no slot. */
+  stoppedAt: number | null;
+  /** This refresh's version, above every version written before. */
+  version: number;
+  /** The version of the last committed refresh (0 without one). */
+  committed: number;
+  /** The drain watermark this refresh reads up to (the committed drain sequence). */
+  watermark: number;
+}
+
+/** The experiment's live exposures in the mirror: unit_id, id, variant_key, exposed_at. */
+function mirroredLive(params: Params, experimentId: string): string {
+  return `SELECT unit_id, id, variant_key, exposed_at FROM exposures FINAL WHERE experiment_id = ${params.string(experimentId)} AND superseded_at IS NULL`;
+}
+
+/** The units this refresh lists as changed (rollup_changed at its version). */
+export function changedUnits(params: Params, scope: RefreshScope): string {
+  return `SELECT unit_id FROM rollup_changed WHERE experiment_id = ${params.string(scope.experimentId)} AND version = ${params.int(scope.version)}`;
+}
+
+/**
+ * Lists the units whose rows are rebuilt: those whose live exposure in the mirror is not the one
+ * their rows were built for (new, superseded, re-assigned), and those with rows of a refresh that
+ * never committed (version above the committed one), whatever those rows say.
+ */
+export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom: number): string {
+  const id = params.string(scope.experimentId);
+  const committed = params.int(scope.committed);
+  const before = rollupUnitsAsOf(params, scope.experimentId, committed, params.int(unitsFrom));
+  return `INSERT INTO rollup_changed (experiment_id, version, unit_id)
+    SELECT ${id}, ${params.int(scope.version)}, unit_id FROM (
+      SELECT coalesce(m.unit_id, r.unit_id) AS unit_id FROM (${mirroredLive(params, scope.experimentId)}) AS m
+        FULL OUTER JOIN (${before}) AS r ON m.unit_id = r.unit_id
+      WHERE ifNull(m.id, '') != ifNull(r.exposure_id, '')
+      UNION DISTINCT SELECT unit_id FROM rollup_units WHERE experiment_id = ${id} AND version > ${committed}
+      UNION DISTINCT SELECT unit_id FROM rollup_values WHERE experiment_id = ${id} AND version > ${committed})`;
+}
+
+/** Writes the units rows of this refresh: every live unit of the mirror (`changedOnly` false), or the changed ones (gone ones with exposure_id ''). */
+export function writeUnits(params: Params, scope: RefreshScope, changedOnly: boolean): string {
+  const head = `INSERT INTO rollup_units (experiment_id, unit_id, version, exposure_id, variant_key, exposed_at)`;
+  const id = params.string(scope.experimentId);
+  const version = params.int(scope.version);
+  if (!changedOnly) return `${head} SELECT ${id}, unit_id, ${version}, id, variant_key, exposed_at FROM (${mirroredLive(params, scope.experimentId)})`;
+  return `${head} SELECT ${id}, c.unit_id, ${version}, ifNull(m.id, ''), ifNull(m.variant_key, ''), ifNull(m.exposed_at, 0)
+    FROM (${changedUnits(params, scope)}) AS c LEFT JOIN (${mirroredLive(params, scope.experimentId)}) AS m ON m.unit_id = c.unit_id`;
+}
+
+/**
+ * The drained events of `keys` up to the watermark, one row per event id (copies of a retried
+ * drain collapse): of the units `units` selects when given; with `after`, only events first
+ * drained after it (a copy drained at or before it was counted then).
+ */
+export function eventRows(params: Params, scope: RefreshScope, keys: readonly string[], units: string | null, after: number | null): string {
+  const where = (range: string, onlyUnits: string | null) =>
+    `workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)} AND ${range}${onlyUnits === null ? '' : ` AND unit_id IN (${onlyUnits})`}`;
+  const stop = scope.stoppedAt === null ? '' : ` AND occurred_at < ${params.int(scope.stoppedAt)}`;
+  const through = `drain_seq <= ${params.int(scope.watermark)}`;
+  const columns = 'id, unit_id, event_key, occurred_at, properties';
+  if (after === null) return `SELECT ${columns} FROM events WHERE ${where(through, units)}${stop} LIMIT 1 BY id`;
+  const fresh = `SELECT ${columns} FROM events WHERE ${where(`drain_seq > ${params.int(after)} AND ${through}`, units)}${stop}`;
+  const seenBefore = `SELECT id FROM events WHERE ${where(`drain_seq <= ${params.int(after)}`, `SELECT unit_id FROM (${fresh})`)}`;
+  return `SELECT ${columns} FROM (${fresh}) WHERE id NOT IN (${seenBefore}) LIMIT 1 BY id`;
+}
+
+/** One slot's six sums per unit of `units` (unit_id, exposed_at) over the events `events` in its window and lookback. */
+function slotRows(params: Params, slot: RollupSlot, events: string, units: string): string {
+  const window = params.int(slot.window_ms);
+  const lookback = params.int(slot.lookback_ms);
+  const inWindow = `e.occurred_at >= x.exposed_at`;
+  const numbers = (when: string) => {
+    if (slot.value_keys === null) return `${zero()}, toUInt64(0)`;
+    const value = jsonNumber(params, slot.value_keys);
+    return `sumIf(toDecimal256(ifNull(${value}, 0), ${DECIMAL_SCALE}), ${when} AND isNotNull(${value})), countIf(${when} AND isNotNull(${value}))`;
+  };
+  const sums = `countIf(${inWindow}), ${numbers(inWindow)}, countIf(NOT (${inWindow})), ${numbers(`NOT (${inWindow})`)}`;
+  return `SELECT unit_id, s.1 AS cnt, s.2 AS vsum, s.3 AS vcnt, s.4 AS pre_cnt, s.5 AS pre_vsum, s.6 AS pre_vcnt FROM (
+      SELECT x.unit_id AS unit_id, (${sums}) AS s FROM (${events}) AS e INNER JOIN (${units}) AS x ON e.unit_id = x.unit_id
+      WHERE e.event_key = ${params.string(slot.event_key)} AND e.occurred_at >= x.exposed_at - ${lookback} AND e.occurred_at < x.exposed_at + ${window}
+      GROUP BY x.unit_id)`;
+}
+
+/**
+ * Builds a slot's rows at `generation` for the units `units` selects, from all their events up to
+ * the watermark. `everyUnit` writes a row (zeros included) for each of them, so that it replaces
+ * whatever row the unit had in that generation; otherwise only units with events get one.
+ */
+export function buildSlotRows(params: Params, scope: RefreshScope, slot: RollupSlot, generation: number, units: string, everyUnit: boolean): string {
+  const head = `${INSERT_VALUES} SELECT ${params.string(scope.experimentId)}, ${params.string(slot.metric_id)}, ${params.int(generation)}`;
+  const events = eventRows(params, scope, [slot.event_key], `SELECT unit_id FROM (${units})`, null);
+  const rows = slotRows(params, slot, events, units);
+  if (!everyUnit) return `${head}, a.unit_id, ${params.int(scope.version)}, ${VALUE_COLUMNS} FROM (${rows}) AS a`;
+  const filled = VALUE_COLUMNS.split(', ')
+    .map((column) => `ifNull(a.${column}, ${column.includes('vsum') ? zero() : '0'})`)
+    .join(', ');
+  return `${head}, x.unit_id, ${params.int(scope.version)}, ${filled} FROM (${units}) AS x LEFT JOIN (${rows}) AS a ON a.unit_id = x.unit_id`;
+}
+
+/**
+ * Adds to a slot's committed rows (at `generation`) the events first drained after `after`, for
+ * the units `units` selects: each unit with new events in its window or lookback gets a row of its
+ * old sums plus the new ones (exact: integers and Decimals).
+ */
+export function addNewEventRows(params: Params, scope: RefreshScope, slot: RollupSlot, generation: number, units: string, after: number): string {
+  const id = params.string(scope.experimentId);
+  const metric = params.string(slot.metric_id);
+  const events = eventRows(params, scope, [slot.event_key], null, after);
+  const delta = slotRows(params, slot, events, units);
+  const old = `SELECT unit_id, ${latestColumns()} FROM (
+      SELECT unit_id, argMax((${VALUE_COLUMNS}), version) AS latest FROM rollup_values
+      WHERE experiment_id = ${id} AND metric_id = ${metric} AND generation = ${params.int(generation)} AND version <= ${params.int(scope.committed)}
+        AND unit_id IN (SELECT unit_id FROM (${events}))
+      GROUP BY unit_id)`;
+  const sums = VALUE_COLUMNS.split(', ')
+    .map((column) => `ifNull(o.${column}, ${column.includes('vsum') ? zero() : '0'}) + d.${column}`)
+    .join(', ');
+  return `${INSERT_VALUES} SELECT ${id}, ${metric}, ${params.int(generation)}, d.unit_id, ${params.int(scope.version)}, ${sums}
+    FROM (${delta}) AS d LEFT JOIN (${old}) AS o ON o.unit_id = d.unit_id`;
+}
+
+/** The new events (first drained after `after`) of `keys` of the units `units` selects, and how many units they belong to. */
+export function countNewEvents(params: Params, scope: RefreshScope, keys: readonly string[], units: string, after: number): string {
+  return `SELECT count() AS events, uniqExact(e.unit_id) AS units FROM (${eventRows(params, scope, keys, null, after)}) AS e
+    INNER JOIN (${units}) AS x ON e.unit_id = x.unit_id`;
+}
+
+/** The events this refresh's builds read: those its rebuilt rows count (each slot's generation built now, and the changed units'). */
+export function countBuiltEvents(params: Params, scope: RefreshScope): string {
+  return `SELECT sum(cnt + pre_cnt) AS events FROM rollup_values WHERE experiment_id = ${params.string(scope.experimentId)}
+    AND version = ${params.int(scope.version)} AND (generation = ${params.int(scope.version)} OR unit_id IN (${changedUnits(params, scope)}))`;
+}

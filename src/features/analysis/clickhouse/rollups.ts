@@ -1,0 +1,242 @@
+/**
+ * The incremental refresh in ClickHouse (docs/analysis.md "Incremental analysis in ClickHouse"),
+ * rollup-refresh.ts's counterpart behind the same seam: the snapshot is then aggregated from the
+ * rollups by the same per-variant SQL as the full computation (clickhouse-rollup-sql.ts gives the
+ * per-unit values). A refresh:
+ * 1. reads the watermark: the primary database's committed drain sequence (clickhouse/events.ts),
+ *    so every event numbered at or below it is in ClickHouse in full;
+ * 2. without a committed state (the first refresh, `--rebuild`, a watermark behind the state's):
+ *    writes every live unit of the mirrored exposures and builds every slot from raw events;
+ * 3. otherwise lists the changed units (exposure changed, or rows of a refresh that never
+ *    committed) and rebuilds them from all their events; adds to every other unit's rows the events
+ *    first drained since the last watermark (late ones included); builds a slot whose definition
+ *    hash changed (metric edit, CUPED, the stop) for every unit in a new generation;
+ * 4. commits by inserting its rollup_state row (one row: atomic). Everything it wrote carries its
+ *    version, above the committed one, and is read only once that row exists: a refresh killed at
+ *    any point leaves the rollups as the last committed one left them, and the next one rebuilds
+ *    the units the killed one touched.
+ * Two refreshes of one experiment never run at once: one at a time per process, and on PostgreSQL
+ * a session advisory lock per experiment across processes.
+ */
+import { sql } from 'kysely';
+import type { ClickHouse } from '../../../clickhouse/client.js';
+import type { ExperimentRow } from '../../experiments/read.js';
+import { toNumber } from '../sql/aggregate.js';
+import {
+  addNewEventRows,
+  buildSlotRows,
+  changedUnits,
+  countBuiltEvents,
+  countNewEvents,
+  listChangedUnits,
+  rollupUnitsAsOf,
+  writeUnits,
+  type RefreshScope,
+} from './rollup-sql.js';
+import { Params } from './sql.js';
+import { queryRows } from './aggregate.js';
+import type { AnalysisDeps } from '../index.js';
+import { slotHash, type RefreshResult } from '../sql/rollup/refresh.js';
+import type { RollupSlot } from '../sql/rollup/slot-sql.js';
+
+interface State {
+  version: number;
+  watermark: number;
+  unitsFrom: number;
+  /** Per slot (metric id), the generation its rows are in and its definition hash. */
+  slots: Map<string, { generation: number; hash: string }>;
+}
+
+async function loadState(ch: ClickHouse, experimentId: string): Promise<State | null> {
+  const params = new Params();
+  const rows = await queryRows(
+    ch,
+    `SELECT latest.1 AS version, latest.2 AS watermark, latest.3 AS units_from, latest.4 AS slot_ids, latest.5 AS slot_generations, latest.6 AS definitions
+     FROM (SELECT argMax((version, watermark, units_from, slot_ids, slot_generations, definitions), version) AS latest, count() AS states
+           FROM rollup_state WHERE experiment_id = ${params.string(experimentId)}) WHERE states > 0`,
+    params,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const hashes = JSON.parse(String(row.definitions)) as Record<string, string>;
+  const generations = row.slot_generations as unknown[];
+  const slots = new Map((row.slot_ids as string[]).map((id, index) => [id, { generation: toNumber(generations[index]), hash: hashes[id] ?? '' }]));
+  return { version: toNumber(row.version), watermark: toNumber(row.watermark), unitsFrom: toNumber(row.units_from), slots };
+}
+
+/** A version above every one written for the experiment, committed or not (and, when the clock allows, the time). */
+async function nextVersion(ch: ClickHouse, experimentId: string, now: number): Promise<number> {
+  const params = new Params();
+  const id = params.string(experimentId);
+  const tables = ['rollup_state', 'rollup_units', 'rollup_values', 'rollup_changed'];
+  const query = `SELECT max(v) AS v FROM (${tables.map((table) => `SELECT max(version) AS v FROM ${table} WHERE experiment_id = ${id}`).join(' UNION ALL ')})`;
+  const [row] = await queryRows(ch, query, params);
+  return Math.max(now, toNumber(row?.v) + 1);
+}
+
+/** The committed drain sequence: every drain numbered at or below it was acknowledged by ClickHouse in full. */
+async function drainWatermark(ctx: AnalysisDeps): Promise<number> {
+  const row = await ctx.db.selectFrom('clickhouse_drain_sequence').select('seq').where('id', '=', 1).executeTakeFirst();
+  return Number(row?.seq ?? 0);
+}
+
+async function run(ch: ClickHouse, build: (params: Params) => string): Promise<void> {
+  const params = new Params();
+  await ch.client.command({ query: build(params), query_params: params.values });
+}
+
+async function firstRow(ch: ClickHouse, build: (params: Params) => string): Promise<Record<string, unknown>> {
+  const params = new Params();
+  return (await queryRows(ch, build(params), params))[0] ?? {};
+}
+
+/** The live units as of this refresh's version (its unit rows written): all of them, the changed ones, or the others. */
+function unitsNow(params: Params, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed' | 'unchanged'): string {
+  const live = rollupUnitsAsOf(params, scope.experimentId, params.int(scope.version), params.int(unitsFrom));
+  if (which === 'all') return live;
+  return `SELECT * FROM (${live}) WHERE unit_id ${which === 'changed' ? 'IN' : 'NOT IN'} (${changedUnits(params, scope)})`;
+}
+
+async function countUnits(ch: ClickHouse, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed'): Promise<number> {
+  return toNumber((await firstRow(ch, (params) => `SELECT count() AS units FROM (${unitsNow(params, scope, unitsFrom, which)})`)).units);
+}
+
+async function builtEvents(ch: ClickHouse, scope: RefreshScope): Promise<number> {
+  return toNumber((await firstRow(ch, (params) => countBuiltEvents(params, scope))).events);
+}
+
+/** Every live unit and every slot, from raw events (generation: this version). */
+async function fromScratch(ch: ClickHouse, scope: RefreshScope, slots: readonly RollupSlot[]): Promise<RefreshResult> {
+  await run(ch, (params) => writeUnits(params, scope, false));
+  for (const slot of slots) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, scope.version, 'all'), false));
+  return { events_read: await builtEvents(ch, scope), units_refreshed: await countUnits(ch, scope, scope.version, 'all') };
+}
+
+/** What changed since the committed state: changed units rebuilt, new events added, slots of another definition built anew. */
+async function sinceState(
+  ch: ClickHouse,
+  scope: RefreshScope,
+  slots: readonly RollupSlot[],
+  state: State,
+): Promise<{ result: RefreshResult; generations: Map<string, number> }> {
+  const generations = new Map<string, number>();
+  const current: RollupSlot[] = [];
+  const stale: RollupSlot[] = [];
+  for (const slot of slots) {
+    const known = state.slots.get(slot.metric_id);
+    if (known && known.hash === slotHash(slot, scope.stoppedAt)) {
+      generations.set(slot.metric_id, known.generation);
+      current.push(slot);
+    } else {
+      generations.set(slot.metric_id, scope.version);
+      stale.push(slot);
+    }
+  }
+  await run(ch, (params) => listChangedUnits(params, scope, state.unitsFrom));
+  await run(ch, (params) => writeUnits(params, scope, true));
+  const fresh = state.watermark < scope.watermark;
+  for (const slot of current) {
+    const generation = generations.get(slot.metric_id) as number;
+    await run(ch, (params) => buildSlotRows(params, scope, slot, generation, unitsNow(params, scope, state.unitsFrom, 'changed'), true));
+    if (fresh)
+      await run(ch, (params) => addNewEventRows(params, scope, slot, generation, unitsNow(params, scope, state.unitsFrom, 'unchanged'), state.watermark));
+  }
+  for (const slot of stale)
+    await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom, 'all'), false));
+  const keys = [...new Set(current.map((slot) => slot.event_key))];
+  const added =
+    fresh && keys.length > 0
+      ? await firstRow(ch, (params) => countNewEvents(params, scope, keys, unitsNow(params, scope, state.unitsFrom, 'unchanged'), state.watermark))
+      : {};
+  const eventsRead = (await builtEvents(ch, scope)) + toNumber(added.events ?? 0);
+  const unitsRefreshed =
+    stale.length > 0
+      ? await countUnits(ch, scope, state.unitsFrom, 'all')
+      : (await countUnits(ch, scope, state.unitsFrom, 'changed')) + toNumber(added.units ?? 0);
+  return { result: { events_read: eventsRead, units_refreshed: unitsRefreshed }, generations };
+}
+
+async function commit(
+  ch: ClickHouse,
+  scope: RefreshScope,
+  slots: readonly RollupSlot[],
+  unitsFrom: number,
+  generations: ReadonlyMap<string, number>,
+): Promise<void> {
+  const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
+  const row = {
+    experiment_id: scope.experimentId,
+    version: scope.version,
+    watermark: scope.watermark,
+    units_from: unitsFrom,
+    slot_ids: slots.map((slot) => slot.metric_id),
+    slot_generations: slots.map((slot) => generations.get(slot.metric_id) ?? scope.version),
+    definitions: JSON.stringify(definitions),
+  };
+  await ch.client.insert({ table: 'rollup_state', values: [row], format: 'JSONEachRow' });
+}
+
+export interface ClickHouseRefreshOptions {
+  /** Build everything from raw events, whatever the state says. */
+  rebuild?: boolean;
+  /** Tests: runs after every write and before the commit. */
+  beforeCommit?: () => Promise<void>;
+}
+
+/** Brings the experiment's rollups in ClickHouse up to date for these slots. */
+export async function refreshInClickHouse(
+  ctx: AnalysisDeps,
+  ch: ClickHouse,
+  row: ExperimentRow,
+  slots: readonly RollupSlot[],
+  options: ClickHouseRefreshOptions = {},
+): Promise<RefreshResult> {
+  return oneAtATime(ctx, row.id, async () => {
+    const watermark = await drainWatermark(ctx);
+    const loaded = options.rebuild ? null : await loadState(ch, row.id);
+    const state = loaded !== null && loaded.watermark <= watermark ? loaded : null;
+    const version = await nextVersion(ch, row.id, ctx.clock.now());
+    const scope: RefreshScope = {
+      workspaceId: row.workspace_id,
+      experimentId: row.id,
+      stoppedAt: row.stopped_at,
+      version,
+      committed: loaded?.version ?? 0,
+      watermark,
+    };
+    let result: RefreshResult;
+    let generations = new Map<string, number>();
+    if (state === null) result = await fromScratch(ch, scope, slots);
+    else ({ result, generations } = await sinceState(ch, scope, slots, state));
+    await options.beforeCommit?.();
+    await commit(ch, scope, slots, state === null ? version : state.unitsFrom, generations);
+    return result;
+  });
+}
+
+const running = new Map<string, Promise<unknown>>();
+
+/** Runs `work` after any refresh of the experiment in this process, and (PostgreSQL) under its advisory lock. */
+async function oneAtATime<T>(ctx: AnalysisDeps, experimentId: string, work: () => Promise<T>): Promise<T> {
+  const previous = running.get(experimentId) ?? Promise.resolve();
+  const locked = async () => {
+    if (ctx.seam.name !== 'postgres') return work();
+    const lock = sql`hashtextextended(${`verdict.analysis.clickhouse-rollups:${experimentId}`}, 0)`;
+    return ctx.db.connection().execute(async (connection) => {
+      await sql`SELECT pg_advisory_lock(${lock})`.execute(connection);
+      try {
+        return await work();
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${lock})`.execute(connection);
+      }
+    });
+  };
+  const next = previous.then(locked, locked);
+  const settled = next.catch(() => undefined);
+  running.set(experimentId, settled);
+  try {
+    return await next;
+  } finally {
+    if (running.get(experimentId) === settled) running.delete(experimentId);
+  }
+}
