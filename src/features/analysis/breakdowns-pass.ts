@@ -2,13 +2,11 @@
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/read.js';
-import type { MetricSpec, VariantTotals } from './sql/aggregate.js';
 import { analysedVariants } from './compute/build.js';
 import type { AnalysisDeps } from './index.js';
 import type { Breakdown } from './schemas.js';
-import type { BreakdownKey, BreakdownTotals } from './sql/breakdowns.js';
 import { breakdownsIn } from './store-seam.js';
-import type { UnitSource } from './sql/unit-source.js';
+import type { BreakdownKey, BreakdownTotals, MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
 
 export interface BreakdownPassInput {
   experiment: Experiment;

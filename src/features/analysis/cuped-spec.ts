@@ -11,7 +11,7 @@ import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisDeps } from './index.js';
 import type { ResolvedSpec } from './metric-totals.js';
 import { percentileCapIn } from './store-seam.js';
-import type { UnitSource } from './sql/unit-source.js';
+import type { UnitSource } from './store/contract.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -9,11 +9,10 @@ import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import { parsePropertyPath } from '../metrics/property-path.js';
 import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/read.js';
-import type { MetricSpec, VariantTotals } from './sql/aggregate.js';
 import type { AnalysisDeps } from './index.js';
 import { resolveFromTopValues, topLimit } from './sql/percentile-cap.js';
 import { aggregateIn, percentileCapIn } from './store-seam.js';
-import type { UnitSource } from './sql/unit-source.js';
+import type { MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
 
 /** The SQL's view of one metric that reads events, with its cap when already known. */
 function eventMetricSpec(metric: MetricRow, cap: number | null, percentile: number | null = null): MetricSpec {

@@ -11,13 +11,15 @@ import { parsePeriods } from '../experiments/allocation.js';
 import { toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import type { BanditInput } from './compute/bandit-analysis.js';
 import type { MetricRow } from '../metrics/read.js';
-import { metricColumns, toNumber, valueColumns, valueJoin, type MetricSpec } from './sql/aggregate.js';
+import { metricColumns, valueColumns, valueJoin } from './sql/aggregate.js';
 import type { AnalysisDeps } from './index.js';
 import { loadMetrics, resolveSpec } from './metric-totals.js';
 import { periodRowsInClickHouse } from './clickhouse/aggregate.js';
 import { committedDrain } from '../../clickhouse/events.js';
 import { percentileCapIn } from './store-seam.js';
-import { liveUnitsOf, unitGroupOf, unitsTable, type UnitSource } from './sql/unit-source.js';
+import { liveUnitsOf, unitGroupOf, unitsTable } from './sql/unit-source.js';
+import type { MetricSpec, UnitSource } from './store/contract.js';
+import { toNumber } from './store/fold.js';
 
 export interface PeriodTotals {
   /** The primary metric these are sums of. */

@@ -13,17 +13,13 @@ import { banditInputOf } from './period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
 import { analysisSettingsOf } from './sql/dialect-settings.js';
 import { breakdownKeys, computeBreakdowns } from './breakdowns-pass.js';
-import type { BreakdownTotals } from './sql/breakdowns.js';
-import { maintainable, readTotals, type TotalsPlan } from './sql/rollup/totals.js';
+import { readTotals } from './sql/rollup/totals.js';
 import type { AnalysisDeps } from './index.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
-import { refreshRollups, type RefreshOptions, type RefreshResult } from './sql/rollup/refresh.js';
-import type { RollupSlot } from './sql/rollup/slot-sql.js';
+import { refreshRollups, type RefreshOptions } from './sql/rollup/refresh.js';
 import { rollupSlots } from './store/rollup-slots.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
-import { EMPTY_TOTALS, type MetricSpec, type VariantTotals } from './sql/aggregate.js';
-import type { UnitSource } from './sql/unit-source.js';
 import { mirrorExposures } from './clickhouse/mirror.js';
 import { refreshInClickHouse } from './clickhouse/rollups.js';
 import { computationStoreOf, lateEventsIn } from './store-seam.js';
@@ -39,6 +35,8 @@ import {
   type SnapshotPlan,
   type SnapshotRow,
 } from './snapshot-store.js';
+import type { BreakdownTotals, MetricSpec, RefreshResult, RollupSlot, TotalsPlan, UnitSource, VariantTotals } from './store/contract.js';
+import { EMPTY_TOTALS, maintainable } from './store/fold.js';
 
 /** incremental: refresh the rollups with what is new and aggregate them; full: from all raw events, rollups untouched. */
 export type ComputationMode = 'incremental' | 'full';

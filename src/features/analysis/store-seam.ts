@@ -5,13 +5,14 @@
  * same shape from either, so caps, CUPED, the build and the recommendation never ask which.
  */
 import { committedDrain } from '../../clickhouse/events.js';
-import { aggregateByVariant, type Aggregation, type AggregationInput, type MetricSpec } from './sql/aggregate.js';
+import { aggregateByVariant } from './sql/aggregate.js';
 import { breakdownsInClickHouse } from './clickhouse/breakdowns.js';
 import { aggregateInClickHouse, lateEventsInClickHouse, percentileCapInClickHouse } from './clickhouse/aggregate.js';
-import { aggregateBreakdowns, type BreakdownInput, type BreakdownTotals } from './sql/breakdowns.js';
+import { aggregateBreakdowns } from './sql/breakdowns.js';
 import type { AnalysisDeps } from './index.js';
-import { countLateEvents, type LateEvents, type LateEventScope } from './sql/late-events.js';
-import { percentileCap, type CapScope } from './sql/percentile-cap.js';
+import { countLateEvents } from './sql/late-events.js';
+import { percentileCap } from './sql/percentile-cap.js';
+import type { Aggregation, AggregationInput, BreakdownInput, BreakdownTotals, CapScope, LateEvents, LateEventScope, MetricSpec } from './store/contract.js';
 
 /** Where a snapshot was computed (its `computation.store`). */
 export type ComputationStore = 'sqlite' | 'postgres' | 'clickhouse';

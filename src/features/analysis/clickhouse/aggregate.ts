@@ -7,10 +7,9 @@
  * engine runs queries on its own threads).
  */
 import type { ClickHouse } from '../../../clickhouse/client.js';
-import { addVariantRow, toNumber, type Aggregation, type AggregationInput, type MetricSpec, type TopLists, type VariantTotals } from '../sql/aggregate.js';
-import type { CapScope } from '../sql/percentile-cap.js';
-import type { LateEvents, LateEventScope } from '../sql/late-events.js';
 import { metricAggregates, Params, unitValuesQuery, type UnitScope } from './sql.js';
+import type { Aggregation, AggregationInput, CapScope, LateEvents, LateEventScope, MetricSpec, TopLists, VariantTotals } from '../store/contract.js';
+import { addVariantRow, toNumber } from '../store/fold.js';
 
 type Row = Record<string, unknown>;
 

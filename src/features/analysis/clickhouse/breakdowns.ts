@@ -6,10 +6,10 @@
  * among the top ones, NONE_BUCKET without a value, OTHER_BUCKET otherwise. The events are read once.
  */
 import type { ClickHouse } from '../../../clickhouse/client.js';
-import { toNumber, type MetricSpec } from '../sql/aggregate.js';
-import { addRow, NONE_BUCKET, OTHER_BUCKET, TOP_VALUES, type BreakdownInput, type BreakdownKey, type BreakdownTotals } from '../sql/breakdowns.js';
 import { liveUnits, metricAggregates, Params, unitValuesQuery, type ExposureColumn } from './sql.js';
 import { queryRows, type Drained } from './aggregate.js';
+import { type BreakdownInput, type BreakdownKey, type BreakdownTotals, type MetricSpec, NONE_BUCKET, OTHER_BUCKET, TOP_VALUES } from '../store/contract.js';
+import { addRow, toNumber } from '../store/fold.js';
 
 /** The unit's raw value of a breakdown, from the mirrored exposure row (text or NULL). */
 function rawValue(params: Params, key: BreakdownKey): string {

@@ -12,9 +12,8 @@
  * A slot's generation is the version that built it for every unit: rows of an older definition
  * (another generation) are never read either.
  */
-import type { MetricSpec } from '../sql/aggregate.js';
 import { DECIMAL_SCALE, jsonNumber, withoutEvents, type Params, type UnitColumn, type UnitScope } from './sql.js';
-import type { RollupSlot } from '../sql/rollup/slot-sql.js';
+import type { MetricSpec, RollupSlot } from '../store/contract.js';
 
 /** A zero of the sums' type (a function: clickhouse-sql.ts, which imports this module, defines the scale). */
 const zero = () => `toDecimal256(0, ${DECIMAL_SCALE})`;

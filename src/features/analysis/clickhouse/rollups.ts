@@ -21,7 +21,6 @@
 import { sql } from 'kysely';
 import type { ClickHouse } from '../../../clickhouse/client.js';
 import type { ExperimentRow } from '../../experiments/read.js';
-import { toNumber } from '../sql/aggregate.js';
 import {
   addNewEventRows,
   buildSlotRows,
@@ -36,8 +35,8 @@ import {
 import { Params } from './sql.js';
 import { queryRows } from './aggregate.js';
 import type { AnalysisDeps } from '../index.js';
-import { slotHash, type RefreshResult } from '../sql/rollup/refresh.js';
-import type { RollupSlot } from '../sql/rollup/slot-sql.js';
+import type { RefreshResult, RollupSlot } from '../store/contract.js';
+import { slotHash, toNumber } from '../store/fold.js';
 
 interface State {
   version: number;

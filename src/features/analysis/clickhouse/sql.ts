@@ -15,9 +15,8 @@
  *   change a bit of the result. A plain Float64 sum in parallel does (issue #34 saw two results in
  *   six runs). Terms are Float64 computed per unit (deterministic), within 1e-9 relative of SQL.
  */
-import type { MetricSpec } from '../sql/aggregate.js';
 import { rollupUnitValuesQuery } from './rollup-sql.js';
-import type { UnitSource } from '../sql/unit-source.js';
+import type { MetricSpec, UnitSource } from '../store/contract.js';
 
 /** Digits after the point of the exact sums: terms are exact to 1e-20; Decimal256 leaves 56 digits before it. */
 export const DECIMAL_SCALE = 20;

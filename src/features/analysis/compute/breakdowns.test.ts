@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { holmRejections, twoSidedTail } from '../../../stats/holm.js';
-import { EMPTY_TOTALS, type VariantTotals } from '../sql/aggregate.js';
 import { buildBreakdowns, markSignificant } from './breakdowns.js';
-import { NONE_BUCKET, OTHER_BUCKET, type BreakdownTotals } from '../sql/breakdowns.js';
 import { metricRow } from '../../../../test/support/metric-row.js';
+import { type BreakdownTotals, NONE_BUCKET, OTHER_BUCKET, type VariantTotals } from '../store/contract.js';
+import { EMPTY_TOTALS } from '../store/fold.js';
 
 const purchases = metricRow({ id: 'm-count', key: 'purchases', name: 'Purchases', kind: 'count', aggregation: 'count' });
 

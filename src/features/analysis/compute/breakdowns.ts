@@ -15,10 +15,9 @@ import { sampleRatioMismatch } from '../../../stats/index.js';
 import { holmRejections, twoSidedTail } from '../../../stats/holm.js';
 import type { MetricRow } from '../../metrics/read.js';
 import type { Variant } from '../../experiments/schemas.js';
-import type { VariantTotals } from '../sql/aggregate.js';
 import { analyzeMetric, sampleSizesOnly } from './build.js';
 import type { Breakdown, BreakdownValue } from '../schemas.js';
-import { NONE_BUCKET, OTHER_BUCKET, type BreakdownTotals } from '../sql/breakdowns.js';
+import { type BreakdownTotals, NONE_BUCKET, OTHER_BUCKET, type VariantTotals } from '../store/contract.js';
 
 export const OTHER_LABEL = '(other)';
 export const NONE_LABEL = '(none)';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_TOTALS, type VariantTotals } from '../sql/aggregate.js';
 import { buildSnapshot, type BuildInput } from './build.js';
 import { metricRow } from '../../../../test/support/metric-row.js';
+import type { VariantTotals } from '../store/contract.js';
+import { EMPTY_TOTALS } from '../store/fold.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -18,10 +18,11 @@ import {
 } from '../../../stats/index.js';
 import type { MetricRow } from '../../metrics/read.js';
 import type { Variant } from '../../experiments/schemas.js';
-import { EMPTY_TOTALS, type MetricTotals, type VariantTotals } from '../sql/aggregate.js';
 import { banditDecision, banditPrimary, banditSrm, type BanditInput } from './bandit-analysis.js';
 import { analyzeWithCuped, unadjustedMean, type CupedSettings } from './cuped-analysis.js';
 import type { CupedReport, Guardrail, GuardrailRegression, SnapshotDecision, Traffic, VariantPosterior } from '../schemas.js';
+import type { MetricTotals, VariantTotals } from '../store/contract.js';
+import { EMPTY_TOTALS } from '../store/fold.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,9 +1,10 @@
 import normalRandom from '@stdlib/random-base-normal';
 import { describe, expect, it } from 'vitest';
 import { cupedAdjust, gaussianMixtureTest } from '../../../stats/index.js';
-import { EMPTY_TOTALS, type MetricTotals, type VariantTotals } from '../sql/aggregate.js';
 import { buildSnapshot, type BuildInput } from './build.js';
 import { metricRow } from '../../../../test/support/metric-row.js';
+import type { MetricTotals, VariantTotals } from '../store/contract.js';
+import { EMPTY_TOTALS } from '../store/fold.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -10,8 +10,8 @@
 import { analyzeNormalArms, cupedAdjust, type VariantAnalysis } from '../../../stats/index.js';
 import type { Variant } from '../../experiments/schemas.js';
 import type { MetricRow } from '../../metrics/read.js';
-import type { MetricTotals } from '../sql/aggregate.js';
 import type { CupedReport } from '../schemas.js';
+import type { MetricTotals } from '../store/contract.js';
 
 export interface CupedSettings {
   lookback_days: number;

@@ -19,96 +19,10 @@ import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { DialectSeam } from '../../../db/dialect.js';
 import type { ReadPool } from '../../../db/read-pool.js';
-import type { MetricAggregation, MetricKind } from '../../../db/tables/catalogue.js';
 import { covariateColumns, longestLookbackOf } from './cuped-totals.js';
-import { countLiveUnits, liveUnitsOf, rollupJoin, rollupValueColumns, unitChunkBounds, unitGroupOf, unitsTable, type UnitSource } from './unit-source.js';
-
-/** What the SQL needs to know about one metric. */
-export interface MetricSpec {
-  /** The metric's id: its rows in the rollups (unit-source.ts). */
-  metric_id?: string;
-  event_key: string;
-  kind: MetricKind;
-  aggregation: MetricAggregation;
-  window_ms: number;
-  /** Keys of property_path (sum and mean); null for count aggregation. */
-  value_keys: readonly string[] | null;
-  /** Winsorization: each unit's value becomes min(value, cap) before the sums; null for none. */
-  cap: number | null;
-  /**
-   * A percentile cap not known yet (the quantile, 0.5 < q < 1): the pass sums the uncapped values,
-   * counts the nonzero ones and returns each statement's largest values, from which
-   * percentile-cap.ts finds the cap and corrects the sums (`cap` must then be null).
-   */
-  percentile?: number | null;
-  /**
-   * Ratio metrics: this spec describes the numerator x, `denominator` the denominator y, and the
-   * totals add the sums of y, y^2 and x y over units (x and y are 0 for a unit without events).
-   */
-  denominator?: MetricSpec;
-  /**
-   * CUPED (not for ratios): the covariate is the same per-unit value over
-   * [exposed_at - lookback_ms, exposed_at), capped by the same cap, 0 without events; the totals
-   * add its sum, sum of squares and cross product with the metric (see cuped-totals.ts).
-   */
-  lookback_ms?: number | null;
-}
-
-/**
- * Per-variant totals of one metric's per-unit values x:
- * n units with a value, sum of x, sum of x^2, and units with at least one counted event.
- * Ratio metrics also carry the denominator's sums (0 otherwise); their conversions are the units
- * with a nonzero denominator.
- */
-export interface MetricTotals {
-  n: number;
-  sum: number;
-  sum_of_squares: number;
-  conversions: number;
-  sum_y: number;
-  sum_of_squares_y: number;
-  sum_xy: number;
-  /** Units with a nonzero value (counted for metrics with a pending percentile cap only). */
-  nonzero: number;
-  /** CUPED: sums over the same n units of the pre-period covariate, its square and its product with the value (0 without a lookback). */
-  pre_sum: number;
-  pre_sum_of_squares: number;
-  pre_cross: number;
-}
-
-export const EMPTY_TOTALS: MetricTotals = {
-  n: 0,
-  sum: 0,
-  sum_of_squares: 0,
-  conversions: 0,
-  sum_y: 0,
-  sum_of_squares_y: 0,
-  sum_xy: 0,
-  nonzero: 0,
-  pre_sum: 0,
-  pre_sum_of_squares: 0,
-  pre_cross: 0,
-};
-
-export interface VariantTotals {
-  variant_key: string;
-  /** Live exposures in the variant. */
-  units: number;
-  /** One entry per metric, in the order the metrics were given. */
-  metrics: MetricTotals[];
-}
-
-export interface AggregationInput {
-  workspaceId: string;
-  experimentId: string;
-  metrics: readonly MetricSpec[];
-  /** Events occurring at or after this time are ignored (the experiment's stop), or null. */
-  eventsBefore: number | null;
-  /** Units per statement, or null for one statement over the whole experiment (see dialect-settings.ts). */
-  chunkUnits: number | null;
-  /** Raw events (the full computation, the default) or the rollups (unit-source.ts). */
-  source?: UnitSource;
-}
+import { countLiveUnits, liveUnitsOf, rollupJoin, rollupValueColumns, unitChunkBounds, unitGroupOf, unitsTable } from './unit-source.js';
+import type { Aggregation, AggregationInput, MetricSpec, TopLists, TopValue, VariantTotals } from '../store/contract.js';
+import { addVariantRow, toNumber } from '../store/fold.js';
 
 type Row = Record<string, unknown>;
 
@@ -301,67 +215,14 @@ function chunkQuery(seam: DialectSeam, input: AggregationInput, bounds: { after:
     SELECT 0 AS part, u.variant_key AS variant_key, COUNT(*) AS units${selected}, NULL AS top_metric, NULL AS top_value FROM u GROUP BY u.variant_key${sql.join(topParts, sql``)}`;
 }
 
-export function toNumber(value: unknown): number {
-  if (value === null || value === undefined) return 0;
-  const number = typeof value === 'number' ? value : Number(value);
-  if (!Number.isFinite(number)) throw new Error(`the analysis query returned a non-finite number: ${String(value)}`);
-  return number;
-}
-
 function addChunk(totals: Map<string, VariantTotals>, rows: readonly Row[], metricCount: number): void {
   for (const row of rows) addVariantRow(totals, row, metricCount);
-}
-
-/** Adds one per-variant aggregate row (columns n0, s0, ... per metric) to the running totals; shared by every store. */
-export function addVariantRow(totals: Map<string, VariantTotals>, row: Row, metricCount: number): void {
-  const key = String(row.variant_key);
-  const entry = totals.get(key) ?? {
-    variant_key: key,
-    units: 0,
-    metrics: Array.from({ length: metricCount }, () => ({ ...EMPTY_TOTALS })),
-  };
-  entry.units += toNumber(row.units);
-  entry.metrics.forEach((metric, index) => {
-    metric.n += toNumber(row[`n${index}`]);
-    metric.sum += toNumber(row[`s${index}`]);
-    metric.sum_of_squares += toNumber(row[`q${index}`]);
-    metric.conversions += toNumber(row[`c${index}`]);
-    // Absent (undefined) for metrics that are not ratios: toNumber reads it as 0.
-    metric.sum_y += toNumber(row[`sy${index}`]);
-    metric.sum_of_squares_y += toNumber(row[`qy${index}`]);
-    metric.sum_xy += toNumber(row[`xy${index}`]);
-    metric.nonzero += toNumber(row[`z${index}`]);
-    metric.pre_sum += toNumber(row[`px${index}`]);
-    metric.pre_sum_of_squares += toNumber(row[`pxx${index}`]);
-    metric.pre_cross += toNumber(row[`pxy${index}`]);
-  });
-  totals.set(key, entry);
 }
 
 /** The chunks' upper bounds (unit_id, inclusive), the last one null (open-ended). */
 async function chunkBounds(executor: Executor, reads: ReadPool, input: AggregationInput): Promise<Array<string | null>> {
   if (input.chunkUnits === null) return [null];
   return unitChunkBounds(executor, reads, input.source ?? 'events', input.experimentId, input.chunkUnits);
-}
-
-/** One returned top value of a pending percentile metric. */
-export interface TopValue {
-  variant_key: string;
-  value: number;
-}
-
-/** The largest values of one pending percentile metric, per statement: what percentile-cap.ts merges. */
-export interface TopLists {
-  /** Per statement, its values (largest first) and whether the LIMIT may have cut more. */
-  statements: Array<{ values: TopValue[]; truncated: boolean }>;
-}
-
-export interface Aggregation {
-  totals: Map<string, VariantTotals>;
-  /** Raw event rows the statements joined (0 from rollups). */
-  eventsRead: number;
-  /** By metric index, for the metrics with a pending percentile cap. */
-  tops: Map<number, TopLists>;
 }
 
 function collectTops(tops: Map<number, TopLists>, rows: readonly Row[], limits: TopLimits): void {

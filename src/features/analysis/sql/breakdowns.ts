@@ -18,39 +18,19 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { DialectSeam } from '../../../db/dialect.js';
 import type { ReadPool } from '../../../db/read-pool.js';
-import { EMPTY_TOTALS, metricColumns, toNumber, valueColumns, valueJoin, type MetricSpec, type VariantTotals } from './aggregate.js';
-import { liveUnitsOf, unitChunkBounds, unitGroupOf, unitsTable, type UnitSource } from './unit-source.js';
-
-/** Values shown per breakdown; the rest are summed into `(other)`. */
-export const TOP_VALUES = 20;
-export const NONE_BUCKET = -1;
-export const OTHER_BUCKET = -2;
-
-/** A breakdown: an experiment dimension (from the assignment) or the exposure's source key. */
-export interface BreakdownKey {
-  name: string;
-  kind: 'dimension' | 'source';
-}
-
-export interface BreakdownInput {
-  workspaceId: string;
-  experimentId: string;
-  breakdowns: readonly BreakdownKey[];
-  /** The primary metric with its cap resolved, or null (units only). */
-  primary: MetricSpec | null;
-  eventsBefore: number | null;
-  chunkUnits: number | null;
-  /** Raw events (the default) or the rollups (unit-source.ts). */
-  source?: UnitSource;
-}
-
-/** Per breakdown: its top values (bucket i is values[i]) and the totals per bucket and variant. */
-export interface BreakdownTotals {
-  key: BreakdownKey;
-  values: string[];
-  /** bucket -> variant key -> totals (metrics holds the primary's totals, or nothing). */
-  buckets: Map<number, Map<string, VariantTotals>>;
-}
+import { metricColumns, valueColumns, valueJoin } from './aggregate.js';
+import { liveUnitsOf, unitChunkBounds, unitGroupOf, unitsTable } from './unit-source.js';
+import {
+  type BreakdownInput,
+  type BreakdownKey,
+  type BreakdownTotals,
+  NONE_BUCKET,
+  OTHER_BUCKET,
+  TOP_VALUES,
+  type UnitSource,
+  type VariantTotals,
+} from '../store/contract.js';
+import { addRow, toNumber } from '../store/fold.js';
 
 type Row = Record<string, unknown>;
 
@@ -148,27 +128,6 @@ async function chunksOf(executor: Executor, reads: ReadPool, input: BreakdownInp
   if (input.chunkUnits === null) return [{ after: null, through: null }];
   const bounds = await unitChunkBounds(executor, reads, input.source ?? 'events', input.experimentId, input.chunkUnits);
   return bounds.map((through, index) => ({ after: index === 0 ? null : (bounds[index - 1] ?? null), through }));
-}
-
-/** Adds one per-slice aggregate row (the primary metric's columns n0, s0, ...) to its bucket; shared with the ClickHouse store. */
-export function addRow<K>(buckets: Map<K, Map<string, VariantTotals>> | undefined, bucket: K, row: Row, metricCount: number): void {
-  if (!buckets) return;
-  const variants = buckets.get(bucket) ?? new Map<string, VariantTotals>();
-  const key = String(row.variant_key);
-  const entry = variants.get(key) ?? { variant_key: key, units: 0, metrics: Array.from({ length: metricCount }, () => ({ ...EMPTY_TOTALS })) };
-  entry.units += toNumber(row.units);
-  const metric = entry.metrics[0];
-  if (metric) {
-    metric.n += toNumber(row.n0);
-    metric.sum += toNumber(row.s0);
-    metric.sum_of_squares += toNumber(row.q0);
-    metric.conversions += toNumber(row.c0);
-    metric.sum_y += toNumber(row.sy0);
-    metric.sum_of_squares_y += toNumber(row.qy0);
-    metric.sum_xy += toNumber(row.xy0);
-  }
-  variants.set(key, entry);
-  buckets.set(bucket, variants);
 }
 
 /** Rows a direct-pass statement may return, and distinct values a breakdown may have, before the two-phase pass takes over. */

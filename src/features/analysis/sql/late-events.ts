@@ -9,24 +9,8 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../../../db/database.js';
-import { toNumber, type MetricSpec } from './aggregate.js';
-
-export interface LateEvents {
-  total: number;
-  /** Inside the window of a metric with its key (and before the stop): they count, and earlier snapshots lacked them. */
-  counted: number;
-  /** Occurred before the unit's exposure: they count in no metric's value. */
-  before_exposure: number;
-  /** After the unit's exposure but outside every window of a metric with their key, or after the stop. */
-  outside_window: number;
-}
-
-export interface LateEventScope {
-  workspaceId: string;
-  experimentId: string;
-  /** The stop: events from then on count in no metric. */
-  eventsBefore: number | null;
-}
+import type { LateEvents, LateEventScope, MetricSpec } from '../store/contract.js';
+import { toNumber } from '../store/fold.js';
 
 /** Every (event key, window) the metrics read, ratio components included. */
 function windowsOf(metrics: readonly MetricSpec[]): Array<{ key: string; window: number }> {

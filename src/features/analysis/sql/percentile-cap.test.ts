@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_TOTALS, type TopLists, type VariantTotals } from './aggregate.js';
 import { resolveFromTopValues, topLimit } from './percentile-cap.js';
+import type { TopLists, VariantTotals } from '../store/contract.js';
+import { EMPTY_TOTALS } from '../store/fold.js';
 
 /** Two variants, one metric, built from per-unit values (0 = no value), uncapped sums. */
 function totalsOf(values: Record<string, number[]>): Map<string, VariantTotals> {

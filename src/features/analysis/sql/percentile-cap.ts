@@ -20,15 +20,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { DialectSeam } from '../../../db/dialect.js';
 import type { ReadPool } from '../../../db/read-pool.js';
-import { unitValuesQuery, type MetricSpec, type TopLists, type VariantTotals } from './aggregate.js';
-import type { UnitSource } from './unit-source.js';
-
-export interface CapScope {
-  workspaceId: string;
-  experimentId: string;
-  eventsBefore: number | null;
-  source?: UnitSource;
-}
+import { unitValuesQuery } from './aggregate.js';
+import type { CapScope, MetricSpec, TopLists, VariantTotals } from '../store/contract.js';
 
 function numberOf(value: unknown): number {
   const number = typeof value === 'number' ? value : Number(value);

@@ -13,10 +13,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { DialectSeam } from '../../../db/dialect.js';
 import type { ReadPool } from '../../../db/read-pool.js';
-import type { MetricSpec } from './aggregate.js';
 import { analysisSettingsOf } from './dialect-settings.js';
-
-export type UnitSource = 'events' | 'rollups';
+import type { MetricSpec, UnitSource } from '../store/contract.js';
 
 /** The units table, as `x`. */
 export function unitsTable(source: UnitSource): RawBuilder<unknown> {

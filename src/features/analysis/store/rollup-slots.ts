@@ -7,7 +7,7 @@
  */
 import { parsePropertyPath } from '../../metrics/property-path.js';
 import type { MetricRow } from '../../metrics/read.js';
-import type { RollupSlot } from '../sql/rollup/slot-sql.js';
+import type { RollupSlot } from './contract.js';
 
 function slotOf(metric: MetricRow, lookbackMs: number): RollupSlot {
   const reads = metric.aggregation !== 'count' && metric.property_path !== null;

@@ -12,7 +12,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
 import type { DialectSeam } from '../../../../db/dialect.js';
-import { eventsThrough, slotWindow, type RollupScope, type RollupSlot } from './slot-sql.js';
+import { eventsThrough, slotWindow, type RollupScope } from './slot-sql.js';
+import type { RollupSlot } from '../../store/contract.js';
 
 /**
  * The scratch tables (SQLite's connection-private temp schema; PostgreSQL's, dropped at commit):

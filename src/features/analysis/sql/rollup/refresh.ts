@@ -19,7 +19,6 @@
  * IMMEDIATE), and on PostgreSQL a session advisory lock per experiment is taken before the
  * REPEATABLE READ transaction starts, so each refresh's snapshot includes the previous one's commit.
  */
-import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../../../../db/database.js';
 import { PieceSize } from '../../../../db/background-writes.js';
@@ -28,9 +27,9 @@ import { inlineWrites, type WriteTask } from '../../../../db/write-tasks.js';
 import type { ExperimentRow } from '../../../experiments/read.js';
 import type { AnalysisDeps } from '../../index.js';
 import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './fresh.js';
-import { buildSlot, dropSlots, eventsInSlot, eventsThrough, replaceUnits, type RollupScope, type RollupSlot } from './slot-sql.js';
+import { buildSlot, dropSlots, eventsInSlot, eventsThrough, replaceUnits, type RollupScope } from './slot-sql.js';
 import { buildInSteps } from './steps.js';
-import { maintainTotals, planHash, rebuildTotals, type Touched, type TotalsPlan } from './totals.js';
+import { maintainTotals, planHash, rebuildTotals, type Touched } from './totals.js';
 import {
   capEvents,
   currentWatermark,
@@ -41,6 +40,8 @@ import {
   type RowMark,
   type Watermark,
 } from '../../store/watermark.js';
+import type { RefreshResult, RollupSlot, TotalsPlan } from '../../store/contract.js';
+import { slotHash } from '../../store/fold.js';
 
 /** What the refresh's statements need of the context: they may run on the writer thread, which has only its connection. */
 type SeamDeps = Pick<AnalysisDeps, 'seam'>;
@@ -63,13 +64,6 @@ export const ROUND_EVENTS = 1_000;
 const MIN_ROUND_EVENTS = 100;
 const MAX_ROUND_EVENTS = 50_000;
 
-export interface RefreshResult {
-  /** Raw event rows the refresh read. */
-  events_read: number;
-  /** Units whose rows were rebuilt or gained events. */
-  units_refreshed: number;
-}
-
 export interface RefreshOptions {
   /** Build everything from raw events, whatever the state says. */
   rebuild?: boolean;
@@ -83,15 +77,6 @@ export interface RefreshOptions {
   stepUnits?: number;
   /** Tests: new events per every round of a SQLite refresh; without, rounds start at ROUND_EVENTS and are sized by time (PieceSize). */
   roundEvents?: number;
-}
-
-/**
- * The definition hash of a metric's rows: everything that decides which events they count and
- * their numbers, and the stop. Capping and direction apply when rows are aggregated: not in it.
- */
-export function slotHash(slot: RollupSlot, stoppedAt: number | null): string {
-  const defined = [slot.event_key, slot.value_keys, slot.window_ms, slot.lookback_ms, stoppedAt];
-  return createHash('sha256').update(JSON.stringify(defined)).digest('hex').slice(0, 32);
 }
 
 interface State {

@@ -12,17 +12,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
 import type { DialectSeam } from '../../../../db/dialect.js';
-
-/** One metric's rows: what decides which events count and their numbers. */
-export interface RollupSlot {
-  metric_id: string;
-  event_key: string;
-  /** Keys of property_path when the metric sums or averages numbers; null otherwise. */
-  value_keys: readonly string[] | null;
-  window_ms: number;
-  /** The CUPED lookback (0 without one). */
-  lookback_ms: number;
-}
+import type { RollupSlot } from '../../store/contract.js';
 
 export interface RollupScope {
   workspaceId: string;

@@ -20,10 +20,10 @@ import { PieceSize } from '../../../../db/background-writes.js';
 import type { WriteTask } from '../../../../db/write-tasks.js';
 import type { ExperimentRow } from '../../../experiments/read.js';
 import type { AnalysisDeps } from '../../index.js';
-import type { RefreshResult } from './refresh.js';
-import { buildSlot, eventsInSlot, type RollupScope, type RollupSlot } from './slot-sql.js';
-import { addUnitRange, applyCells, newCells, type TotalsPlan } from './totals.js';
+import { buildSlot, eventsInSlot, type RollupScope } from './slot-sql.js';
+import { addUnitRange, applyCells, newCells } from './totals.js';
 import { currentWatermark, watermarkHolds, type Watermark } from '../../store/watermark.js';
+import type { RefreshResult, RollupSlot, TotalsPlan } from '../../store/contract.js';
 
 /**
  * Units of the first build step; the next ones are sized to take about PIECE_TARGET_MS. A step

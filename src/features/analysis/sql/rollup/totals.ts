@@ -18,20 +18,12 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
 import type { DialectSeam } from '../../../../db/dialect.js';
 import { exactAdd, exactNegate, exactOf, exactProduct, exactToNumber, formatExact, parseExact, ZERO, type Exact } from '../../../../lib/exact-sum.js';
-import { EMPTY_TOTALS, toNumber, type MetricSpec, type MetricTotals, type VariantTotals } from '../aggregate.js';
-import { foldRaw, type BreakdownKey, type BreakdownTotals, type RawTotals } from '../breakdowns.js';
+import { foldRaw, type RawTotals } from '../breakdowns.js';
 import type { Staged } from './fresh.js';
 import { freshAfter, touchedRows, unitRows } from './touched.js';
 import { unitIdAfter } from '../unit-source.js';
-
-/** What the totals are sums of. */
-export interface TotalsPlan {
-  /** The snapshot's metrics in order (primary first), CUPED covariates included. */
-  metrics: MetricSpec[];
-  breakdowns: BreakdownKey[];
-  /** The primary metric as the slices analyse it (no covariate), or null. */
-  primary: MetricSpec | null;
-}
+import type { MetricSpec, MetricTotals, StoredTotals, TotalsPlan, VariantTotals } from '../../store/contract.js';
+import { EMPTY_TOTALS, toNumber } from '../../store/fold.js';
 
 /** Raised when the plan's meaning changes, so stored totals of an older meaning are rebuilt. */
 const PLAN_VERSION = 1;
@@ -41,11 +33,6 @@ export function planHash(plan: TotalsPlan): string {
     .update(JSON.stringify([PLAN_VERSION, plan]))
     .digest('hex')
     .slice(0, 32);
-}
-
-/** A metric whose capped sums can be maintained: no percentile cap, which moves at every snapshot. */
-export function maintainable(spec: MetricSpec): boolean {
-  return !spec.percentile && !spec.denominator?.percentile;
 }
 
 interface Sums {
@@ -345,13 +332,6 @@ function toTotals(sums: Sums | undefined): MetricTotals {
     pre_sum_of_squares: exactToNumber(sums.pxx),
     pre_cross: exactToNumber(sums.pxy),
   };
-}
-
-export interface StoredTotals {
-  /** Per variant, every metric of the plan (a percentile-capped one uncapped). */
-  totals: Map<string, VariantTotals>;
-  /** Per breakdown, as aggregateBreakdowns gives them. */
-  breakdowns: BreakdownTotals[];
 }
 
 /** The experiment's maintained totals, as the general pass would give them. */

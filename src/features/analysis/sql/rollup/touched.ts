@@ -11,8 +11,8 @@ import type { Executor } from '../../../../db/database.js';
 import type { DialectSeam } from '../../../../db/dialect.js';
 import { rawColumns } from '../breakdowns.js';
 import type { Staged } from './fresh.js';
-import type { TotalsPlan } from './totals.js';
 import { rollupJoin, rollupValueColumns } from '../unit-source.js';
+import type { TotalsPlan } from '../../store/contract.js';
 
 /**
  * One row per unit of the rollups `x` (analysis_rollup_units joined to its rollup rows in `from`):
