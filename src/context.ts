@@ -15,6 +15,8 @@ import { BackgroundWrites, SERVING_REST_RATIO } from './db/background-writes.js'
 import { inlineWrites, type WriteRunner } from './db/write-tasks.js';
 import { Authenticator } from './features/api-keys/authenticator.js';
 import { statsRunnerFor, type StatsRunner } from './features/analysis/compute/stats-thread.js';
+import type { AnalysisStore } from './features/analysis/store/contract.js';
+import { createAnalysisStore } from './features/analysis/store/create.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
 import { JobRegistry } from './jobs/registry.js';
 import { ChangeFeed } from './lib/change-feed.js';
@@ -45,6 +47,8 @@ export interface AppContext {
   jobs: JobRegistry;
   /** Where events are stored and analysed when VERDICT_CLICKHOUSE_URL is set; null keeps them in the primary database. */
   clickhouse: ClickHouse | null;
+  /** Where a snapshot's sums come from: the primary database's SQL, or ClickHouse (features/analysis/store/). */
+  analysisStore: AnalysisStore;
   /** Holds acknowledged events until the drainer stores them (embedded table or Redis). */
   buffer: EventBuffer;
   /** Where write transactions on a hot path run (first assignments): the buffer's writer thread on SQLite, see db/write-tasks.ts. */
@@ -116,6 +120,8 @@ export async function createContext(config: Config, logger: Logger, options: Con
   });
   const relay = joinChangeRelay(config, options, changes, logger);
   const writerThread = await openWriterThread(config, db, metrics, logger);
+  const writes = writerThread ?? inlineWrites(db);
+  const background = new BackgroundWrites(options.backgroundRest ?? SERVING_REST_RATIO);
   const context: AppContext = {
     config,
     db,
@@ -130,9 +136,10 @@ export async function createContext(config: Config, logger: Logger, options: Con
     changes,
     jobs: new JobRegistry(),
     buffer: createEventBuffer(config, { db, seam, clock, logger }, writerThread),
-    writes: writerThread ?? inlineWrites(db),
-    background: new BackgroundWrites(options.backgroundRest ?? SERVING_REST_RATIO),
+    writes,
+    background,
     clickhouse,
+    analysisStore: createAnalysisStore({ db, seam, reads, writes, background, clock, clickhouse }),
     metrics,
     onJobEnqueued: null,
     async enqueue(executor, enqueueOptions) {

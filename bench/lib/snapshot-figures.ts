@@ -1,7 +1,8 @@
 /** What a timing child process of bench:analysis measures: wall and CPU seconds of each snapshot and the process's peak RSS. */
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../src/context.js';
-import { computeById, type ComputationMode } from '../../src/features/analysis/service.js';
+import { computeById } from '../../src/features/analysis/service.js';
+import type { ComputationMode } from '../../src/features/analysis/store/contract.js';
 
 export interface ComputeFigures {
   seconds: number[];

@@ -4,7 +4,7 @@
  * name the key had then and no reader needs a second request.
  */
 import { apiKeyNames } from '../api-keys/read.js';
-import type { AnalysisDeps } from './index.js';
+import type { AnalysisDeps } from './deps.js';
 import { NONE_LABEL, OTHER_LABEL } from './compute/breakdowns.js';
 import type { Breakdown } from './schemas.js';
 

@@ -3,9 +3,8 @@ import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/read.js';
 import { analysedVariants } from './compute/build.js';
-import type { AnalysisDeps } from './index.js';
+import type { AnalysisDeps, ViewDeps } from './deps.js';
 import type { Breakdown } from './schemas.js';
-import { breakdownsIn } from './store-seam.js';
 import type { BreakdownKey, BreakdownTotals, MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
 
 export interface BreakdownPassInput {
@@ -29,13 +28,13 @@ export function breakdownKeys(dimensions: readonly string[]): BreakdownKey[] {
   return [...dimensions.map((name): BreakdownKey => ({ name, kind: 'dimension' })), { name: 'source', kind: 'source' }];
 }
 
-export async function computeBreakdowns(ctx: AnalysisDeps, input: BreakdownPassInput): Promise<Breakdown[]> {
+export async function computeBreakdowns(ctx: ViewDeps & Pick<AnalysisDeps, 'stats'>, input: BreakdownPassInput): Promise<Breakdown[]> {
   const { row, experiment } = input;
   // A percentile cap is the whole experiment's, so slices use the value the main pass found.
   const primary = input.primarySpec ? { ...input.primarySpec, cap: input.primaryCap, percentile: null } : null;
   const totals =
     input.known ??
-    (await breakdownsIn(ctx, {
+    (await ctx.view.breakdowns({
       workspaceId: row.workspace_id,
       experimentId: row.id,
       breakdowns: breakdownKeys(experiment.dimensions),

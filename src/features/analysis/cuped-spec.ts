@@ -8,9 +8,8 @@
  */
 import type { Experiment } from '../experiments/schemas.js';
 import type { ExperimentRow } from '../experiments/read.js';
-import type { AnalysisDeps } from './index.js';
+import type { ViewDeps } from './deps.js';
 import type { ResolvedSpec } from './metric-totals.js';
-import { percentileCapIn } from './store-seam.js';
 import type { UnitSource } from './store/contract.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -22,7 +21,7 @@ export function cupedLookbackMs(experiment: Experiment): number | null {
 
 /** The spec with its covariate (and a pending percentile cap resolved), or as it was. */
 export async function withCovariate(
-  ctx: AnalysisDeps,
+  ctx: ViewDeps,
   row: ExperimentRow,
   resolved: ResolvedSpec,
   lookbackMs: number | null,
@@ -32,6 +31,6 @@ export async function withCovariate(
   if (lookbackMs === null || spec.denominator || spec.kind === 'ratio') return resolved;
   if (!spec.percentile) return { spec: { ...spec, lookback_ms: lookbackMs } };
   const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
-  const cap = await percentileCapIn(ctx, scope, spec, spec.percentile);
+  const cap = await ctx.view.percentileCap(scope, spec, spec.percentile);
   return { spec: { ...spec, cap, percentile: null, lookback_ms: lookbackMs } };
 }

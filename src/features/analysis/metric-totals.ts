@@ -9,9 +9,8 @@ import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import { parsePropertyPath } from '../metrics/property-path.js';
 import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/read.js';
-import type { AnalysisDeps } from './index.js';
+import type { AnalysisDeps, ViewDeps } from './deps.js';
 import { resolveFromTopValues, topLimit } from './sql/percentile-cap.js';
-import { aggregateIn, percentileCapIn } from './store-seam.js';
 import type { MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
 
 /** The SQL's view of one metric that reads events, with its cap when already known. */
@@ -37,11 +36,11 @@ export function scopeOf(row: ExperimentRow, source: UnitSource) {
  * A ratio component's cap: an absolute cap's value, a percentile cap computed over the
  * experiment's units now by its own statement (null when no unit has a nonzero value), or null.
  */
-async function componentCap(ctx: AnalysisDeps, row: ExperimentRow, metric: MetricRow, source: UnitSource): Promise<number | null> {
+async function componentCap(ctx: ViewDeps, row: ExperimentRow, metric: MetricRow, source: UnitSource): Promise<number | null> {
   const capping = cappingOf(metric);
   if (capping === null) return null;
   if (capping.type === 'absolute') return capping.value;
-  return percentileCapIn(ctx, scopeOf(row, source), eventMetricSpec(metric, null), capping.value);
+  return ctx.view.percentileCap(scopeOf(row, source), eventMetricSpec(metric, null), capping.value);
 }
 
 /**
@@ -67,7 +66,7 @@ export interface ResolvedSpec {
 
 /** A metric's SQL spec; a ratio's spec is its numerator's with the denominator's beside it. */
 export async function resolveSpec(
-  ctx: AnalysisDeps,
+  ctx: ViewDeps,
   row: ExperimentRow,
   metric: MetricRow,
   components: ReadonlyMap<string, MetricRow>,
@@ -100,14 +99,14 @@ interface CappedTotals {
  * the pass repeated with every cap known.
  */
 export async function aggregateWithCaps(
-  ctx: AnalysisDeps,
+  ctx: ViewDeps,
   row: ExperimentRow,
   resolved: readonly ResolvedSpec[],
   chunkUnits: number | null,
   source: UnitSource = 'events',
 ): Promise<CappedTotals> {
   const input = { ...scopeOf(row, source), metrics: resolved.map((item) => item.spec), chunkUnits };
-  const { totals, tops, eventsRead } = await aggregateIn(ctx, input, (quantile, units) => topLimit(quantile, units, chunkUnits !== null));
+  const { totals, tops, eventsRead } = await ctx.view.aggregate(input, (quantile, units) => topLimit(quantile, units, chunkUnits !== null));
   const caps = resolved.map((item, index) =>
     item.spec.percentile ? resolveFromTopValues(totals, index, item.spec.percentile, tops.get(index)) : (item.spec.cap ?? null),
   );
@@ -115,10 +114,10 @@ export async function aggregateWithCaps(
   const known: (number | null)[] = [];
   for (const [index, item] of resolved.entries()) {
     const cap = caps[index];
-    known.push(cap !== undefined ? cap : await percentileCapIn(ctx, scopeOf(row, source), item.spec, item.spec.percentile as number));
+    known.push(cap !== undefined ? cap : await ctx.view.percentileCap(scopeOf(row, source), item.spec, item.spec.percentile as number));
   }
   const again = { ...input, metrics: resolved.map((item, index) => ({ ...item.spec, cap: known[index] ?? null, percentile: null })) };
-  const second = await aggregateIn(ctx, again);
+  const second = await ctx.view.aggregate(again);
   return { totals: second.totals, capsApplied: known, eventsRead: eventsRead + second.eventsRead };
 }
 
@@ -129,7 +128,7 @@ interface LoadedMetrics {
   components: Map<string, MetricRow>;
 }
 
-export async function loadMetrics(ctx: AnalysisDeps, experiment: Experiment): Promise<LoadedMetrics> {
+export async function loadMetrics(ctx: Pick<AnalysisDeps, 'db'>, experiment: Experiment): Promise<LoadedMetrics> {
   const ids = [...(experiment.primary_metric_id ? [experiment.primary_metric_id] : []), ...experiment.guardrail_metric_ids];
   const found = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, ids)).map((metric) => [metric.id, metric]));
   const componentIds = [...found.values()].flatMap((metric) =>

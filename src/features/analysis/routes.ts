@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
-import type { AnalysisDeps } from './index.js';
+import type { AnalysisDeps } from './deps.js';
 import Type from 'typebox';
 import { AnalysisSummaryHistorySchema } from './history-summary.js';
 import { AnalysisSnapshotHistorySchema, AnalysisSnapshotSchema, ComputeQuery, HistoryQuery, ResultsParams } from './schemas.js';

@@ -11,18 +11,12 @@ import { recommend, recommendationContext } from './compute/recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
-import { analysisSettingsOf } from './sql/dialect-settings.js';
 import { breakdownKeys, computeBreakdowns } from './breakdowns-pass.js';
-import { readTotals } from './sql/rollup/totals.js';
-import type { AnalysisDeps } from './index.js';
+import type { AnalysisDeps, ViewDeps } from './deps.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
-import { refreshRollups, type RefreshOptions } from './sql/rollup/refresh.js';
 import { rollupSlots } from './store/rollup-slots.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
-import { mirrorExposures } from './clickhouse/mirror.js';
-import { refreshInClickHouse } from './clickhouse/rollups.js';
-import { computationStoreOf, lateEventsIn } from './store-seam.js';
 import {
   COMPUTED_ACTION,
   PEEK_ACTION,
@@ -35,26 +29,33 @@ import {
   type SnapshotPlan,
   type SnapshotRow,
 } from './snapshot-store.js';
-import type { BreakdownTotals, MetricSpec, RefreshResult, RollupSlot, TotalsPlan, UnitSource, VariantTotals } from './store/contract.js';
+import type {
+  BreakdownTotals,
+  ComputationMode,
+  MetricSpec,
+  RefreshResult,
+  RollupSlot,
+  StoreRefreshOptions,
+  TotalsPlan,
+  UnitSource,
+  VariantTotals,
+} from './store/contract.js';
 import { EMPTY_TOTALS, maintainable } from './store/fold.js';
 
-/** incremental: refresh the rollups with what is new and aggregate them; full: from all raw events, rollups untouched. */
-export type ComputationMode = 'incremental' | 'full';
-
-/** The refresh's test hooks a computation passes on (rollup-refresh.ts). */
-type RefreshHooks = Pick<RefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits' | 'roundEvents'>;
+/** The refresh's test hooks a computation passes on (the store's refresh). */
+type RefreshHooks = Pick<StoreRefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits' | 'roundEvents'>;
 
 export interface ComputeOptions {
   trigger: SnapshotTrigger;
-  /** Default incremental. */
+  /** Default: the store's (incremental on SQLite and PostgreSQL, full on ClickHouse). */
   mode?: ComputationMode;
   /** Incremental only: drop the experiment's rollups and build them again from raw events. */
   rebuild?: boolean;
-  /** Tests: passed to the refresh (rollup-refresh.ts). */
+  /** Tests: passed to the store's refresh. */
   refresh?: RefreshHooks;
   /** Set when a person or key asked for the snapshot: it is then audit-logged with the insert. */
   audit?: { actorId: string | null; via: string } | undefined;
-  /** Units per aggregation statement (default: the database's, from dialect-settings.ts); tests vary it. */
+  /** Units per aggregation statement (default: the store's); tests vary it. */
   chunkUnits?: number | null;
   /** False skips the breakdowns pass (the benchmark's baseline); snapshots then carry none. */
   breakdowns?: boolean;
@@ -99,17 +100,10 @@ interface AnalyseOptions {
   refresh: RefreshHooks | undefined;
 }
 
-/** Incremental: brings the rollups up to date first (rollup-refresh.ts); a full computation leaves them alone. */
-async function refreshedFor(
-  ctx: AnalysisDeps,
-  row: ExperimentRow,
-  slots: RollupSlot[],
-  options: AnalyseOptions,
-  plan: TotalsPlan | null,
-): Promise<RefreshResult> {
+/** Incremental: brings the rollups up to date first (the store's refresh); a full computation leaves them alone. */
+async function refreshedFor(ctx: ViewDeps, row: ExperimentRow, slots: RollupSlot[], options: AnalyseOptions, plan: TotalsPlan | null): Promise<RefreshResult> {
   if (options.mode === 'full') return { events_read: 0, units_refreshed: 0 };
-  if (ctx.clickhouse) return refreshInClickHouse(ctx, ctx.clickhouse, row, slots, { rebuild: options.rebuild, beforeCommit: options.refresh?.beforeCommit });
-  return refreshRollups(ctx, row, slots, { rebuild: options.rebuild, plan, ...options.refresh });
+  return ctx.view.refresh(row, slots, { rebuild: options.rebuild, plan, ...options.refresh });
 }
 
 interface MetricsTotals {
@@ -125,7 +119,7 @@ interface MetricsTotals {
 
 /** Every metric's totals by the general pass, from raw events or every unit's rollups; with `only`, just those metrics (others stay empty). */
 async function passTotals(
-  ctx: AnalysisDeps,
+  ctx: ViewDeps,
   row: ExperimentRow,
   metrics: readonly MetricRow[],
   context: { components: ReadonlyMap<string, MetricRow>; lookbackMs: number | null; chunkUnits: number | null; source: UnitSource },
@@ -140,18 +134,18 @@ async function passTotals(
 }
 
 /**
- * Incremental: every metric's totals from the maintained ones (rollup-totals.ts), but a metric
+ * Incremental: every metric's totals from the maintained ones (the store's), but a metric
  * with a percentile cap (the cap moves with every unit), whose totals the general pass computes
  * from the rollups; the breakdowns' too when the primary metric is maintained.
  */
 async function maintainedTotals(
-  ctx: AnalysisDeps,
+  ctx: ViewDeps,
   row: ExperimentRow,
   metrics: readonly MetricRow[],
   plan: TotalsPlan,
   context: { components: ReadonlyMap<string, MetricRow>; lookbackMs: number | null; chunkUnits: number | null },
 ): Promise<MetricsTotals> {
-  const stored = await readTotals(ctx.db, row.id, plan);
+  const stored = await ctx.view.maintainedTotals(row.id, plan);
   // Indexes of the metrics the pass computes, and each one's place among the pass's metrics.
   const pending = metrics.flatMap((_, index) => (maintainable(plan.metrics[index] as MetricSpec) ? [] : [index]));
   const pass =
@@ -185,27 +179,37 @@ async function maintainedTotals(
   };
 }
 
-async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
+/** What an incremental computation's maintained totals are sums of (a store without them, ClickHouse, aggregates every unit's rollups at each snapshot). */
+function totalsPlanOf(
+  experiment: Experiment,
+  primary: MetricRow | null,
+  metrics: readonly MetricRow[],
+  components: ReadonlyMap<string, MetricRow>,
+  lookbackMs: number | null,
+): TotalsPlan {
+  return {
+    metrics: metrics.map((metric) => planSpec(metric, components, lookbackMs)),
+    breakdowns: breakdownKeys(experiment.dimensions),
+    primary: primary ? planSpec(primary, components, null) : null,
+  };
+}
+
+async function analyse(deps: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
   const { computedAt, chunkUnits } = options;
-  if (ctx.clickhouse) await mirrorExposures(ctx, ctx.clickhouse, row.id);
+  const store = deps.analysisStore;
+  await store.prepare(row.id);
+  // One view for the whole snapshot: every read below counts the same events.
+  const ctx = { ...deps, view: await store.view() };
   const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails];
   const lookbackMs = cupedLookbackMs(experiment);
   const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
-  // ClickHouse aggregates every unit's rollups at each snapshot (fast there): no maintained totals.
-  const plan: TotalsPlan | null =
-    options.mode === 'incremental' && !ctx.clickhouse
-      ? {
-          metrics: metrics.map((metric) => planSpec(metric, components, lookbackMs)),
-          breakdowns: breakdownKeys(experiment.dimensions),
-          primary: primary ? planSpec(primary, components, null) : null,
-        }
-      : null;
+  const plan = options.mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, primary, metrics, components, lookbackMs) : null;
   const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), options, plan);
   const context = { components, lookbackMs, chunkUnits };
   const computed = plan ? await maintainedTotals(ctx, row, metrics, plan, context) : await passTotals(ctx, row, metrics, { ...context, source });
   const { totals, capsApplied, eventsRead } = computed;
-  const lateEvents = await lateEventsIn(ctx, { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
+  const lateEvents = await ctx.view.lateEvents({ workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
   const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
   const built = await ctx.stats.run('snapshot', {
     variants: experiment.variants,
@@ -243,16 +247,10 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
     mode: options.mode,
     events_read: refreshed.events_read + eventsRead,
     units_refreshed: refreshed.units_refreshed,
-    store: computationStoreOf(ctx),
+    store: store.name,
   };
   return { document, satisfied, computation };
 }
-
-/**
- * ClickHouse computes in full unless asked for `mode=incremental`: its incremental path is exact
- * but measured slower than the full computation (docs/analysis.md "Incremental analysis in ClickHouse").
- */
-const CLICKHOUSE_DEFAULT_MODE: ComputationMode = 'full';
 
 /**
  * Computes and stores a snapshot of the experiment now. The reads run outside any transaction
@@ -264,14 +262,14 @@ export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, opt
   const experiment = toExperiment(row);
   const started = performance.now();
   const computedAt = ctx.clock.now();
-  // ClickHouse runs one statement per experiment (no chunks); its rollups are clickhouse-rollups.ts.
-  const inClickHouse = Boolean(ctx.clickhouse);
-  const chunkUnits = inClickHouse ? null : options.chunkUnits === undefined ? analysisSettingsOf(ctx.seam).chunkUnits : options.chunkUnits;
+  const store = ctx.analysisStore;
+  // A store without chunks (ClickHouse) runs one statement per experiment whatever the caller asks.
+  const chunkUnits = store.chunkUnits === null || options.chunkUnits === undefined ? store.chunkUnits : options.chunkUnits;
   const analysis = await analyse(ctx, experiment, row, {
     computedAt,
     chunkUnits,
     withBreakdowns: options.breakdowns !== false,
-    mode: options.mode ?? (inClickHouse ? CLICKHOUSE_DEFAULT_MODE : analysisSettingsOf(ctx.seam).defaultMode),
+    mode: options.mode ?? store.defaultMode,
     rebuild: options.rebuild === true,
     refresh: options.refresh,
   });

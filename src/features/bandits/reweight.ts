@@ -36,7 +36,7 @@ export async function reweight(ctx: BanditsDeps, experimentId: string): Promise<
   const periods = parsePeriods(row.allocation_periods);
   const starts = periods.length > 0 ? periods.map((period) => period.started_at) : [row.started_at as number];
   const keys = parseVariants(row.variants).map((variant) => variant.key);
-  const totals = await primaryPeriodTotals(ctx, row, starts, keys);
+  const totals = await primaryPeriodTotals({ db: ctx.db, view: await ctx.analysisStore.view() }, row, starts, keys);
   if (!totals) return skipped('no primary metric a bandit can use (none, deleted, or a ratio)');
   const cells = keys.map((key) => totals.cells.get(key) ?? []);
   const units = keys.map((key) => (totals.units.get(key) ?? []).reduce((sum, n) => sum + n, 0));

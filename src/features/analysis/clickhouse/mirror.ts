@@ -12,7 +12,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { ClickHouse } from '../../../clickhouse/client.js';
-import type { AnalysisDeps } from '../index.js';
+import type { ClickHouseStoreDeps } from './deps.js';
 import { currentWatermark, unitsChangedAfter, watermarkHolds, type Watermark } from '../store/watermark.js';
 
 /** Exposure rows per page read from the primary database and per insert into ClickHouse. */
@@ -30,7 +30,7 @@ interface MirrorRow {
   dimension_values: string | null;
 }
 
-async function page(ctx: AnalysisDeps, experimentId: string, changed: RawBuilder<unknown> | null, after: string): Promise<MirrorRow[]> {
+async function page(ctx: ClickHouseStoreDeps, experimentId: string, changed: RawBuilder<unknown> | null, after: string): Promise<MirrorRow[]> {
   const only = changed === null ? sql`` : sql` AND x.unit_id IN (${changed})`;
   const result = await sql<MirrorRow>`SELECT x.id AS id, x.workspace_id AS workspace_id, x.experiment_id AS experiment_id, x.unit_id AS unit_id,
       x.variant_key AS variant_key, x.exposed_at AS exposed_at, x.superseded_at AS superseded_at, x.source_key_id AS source_key_id,
@@ -41,7 +41,7 @@ async function page(ctx: AnalysisDeps, experimentId: string, changed: RawBuilder
   return result.rows;
 }
 
-async function copy(ctx: AnalysisDeps, ch: ClickHouse, experimentId: string, changed: RawBuilder<unknown> | null, version: number): Promise<number> {
+async function copy(ctx: ClickHouseStoreDeps, ch: ClickHouse, experimentId: string, changed: RawBuilder<unknown> | null, version: number): Promise<number> {
   let after = '';
   let copied = 0;
   for (;;) {
@@ -61,7 +61,7 @@ async function copy(ctx: AnalysisDeps, ch: ClickHouse, experimentId: string, cha
 }
 
 /** Brings ClickHouse's copy of the experiment's exposures up to date; returns the rows copied. */
-export async function mirrorExposures(ctx: AnalysisDeps, ch: ClickHouse, experimentId: string): Promise<number> {
+export async function mirrorExposures(ctx: ClickHouseStoreDeps, ch: ClickHouse, experimentId: string): Promise<number> {
   const watermark = await currentWatermark(ctx.db, ctx.seam);
   const mark = await ctx.db.selectFrom('clickhouse_exposure_marks').selectAll().where('experiment_id', '=', experimentId).executeTakeFirst();
   const previous = mark ? (JSON.parse(mark.watermark) as Watermark) : null;

@@ -1,10 +1,11 @@
 /**
  * The incremental refresh in ClickHouse (docs/analysis.md "Incremental analysis in ClickHouse"),
- * rollup-refresh.ts's counterpart behind the same seam: the snapshot is then aggregated from the
- * rollups by the same per-variant SQL as the full computation (clickhouse-rollup-sql.ts gives the
- * per-unit values). A refresh:
- * 1. reads the watermark: the primary database's committed drain sequence (clickhouse/events.ts),
- *    so every event numbered at or below it is in ClickHouse in full;
+ * sql/rollup/refresh.ts's counterpart behind the same seam (store/contract.ts): the snapshot is then aggregated from the
+ * rollups by the same per-variant SQL as the full computation (rollup-sql.ts gives the per-unit
+ * values). A refresh:
+ * 1. takes the snapshot's watermark: the primary database's committed drain sequence
+ *    (clickhouse/events.ts), read once per snapshot, so every event numbered at or below it is in
+ *    ClickHouse in full and every read of the snapshot sees the same events;
  * 2. without a committed state (the first refresh, `--rebuild`, a watermark behind the state's):
  *    writes every live unit of the mirrored exposures and builds every slot from raw events;
  * 3. otherwise lists the changed units (exposure changed, or rows of a refresh that never
@@ -34,7 +35,7 @@ import {
 } from './rollup-sql.js';
 import { Params } from './sql.js';
 import { queryRows } from './aggregate.js';
-import type { AnalysisDeps } from '../index.js';
+import type { ClickHouseStoreDeps } from './deps.js';
 import type { RefreshResult, RollupSlot } from '../store/contract.js';
 import { slotHash, toNumber } from '../store/fold.js';
 
@@ -71,12 +72,6 @@ async function nextVersion(ch: ClickHouse, experimentId: string, now: number): P
   const query = `SELECT max(v) AS v FROM (${tables.map((table) => `SELECT max(version) AS v FROM ${table} WHERE experiment_id = ${id}`).join(' UNION ALL ')})`;
   const [row] = await queryRows(ch, query, params);
   return Math.max(now, toNumber(row?.v) + 1);
-}
-
-/** The committed drain sequence: every drain numbered at or below it was acknowledged by ClickHouse in full. */
-async function drainWatermark(ctx: AnalysisDeps): Promise<number> {
-  const row = await ctx.db.selectFrom('clickhouse_drain_sequence').select('seq').where('id', '=', 1).executeTakeFirst();
-  return Number(row?.seq ?? 0);
 }
 
 async function run(ch: ClickHouse, build: (params: Params) => string): Promise<void> {
@@ -176,22 +171,25 @@ async function commit(
 }
 
 export interface ClickHouseRefreshOptions {
+  /** The snapshot's committed drain number (clickhouse/events.ts committedDrain): the refresh reads the events drained up to it. */
+  watermark: number;
   /** Build everything from raw events, whatever the state says. */
   rebuild?: boolean;
   /** Tests: runs after every write and before the commit. */
   beforeCommit?: () => Promise<void>;
 }
 
-/** Brings the experiment's rollups in ClickHouse up to date for these slots. */
+/** Brings the experiment's rollups in ClickHouse up to date for these slots, one refresh of an experiment at a time (`queue`). */
 export async function refreshInClickHouse(
-  ctx: AnalysisDeps,
+  ctx: ClickHouseStoreDeps,
   ch: ClickHouse,
+  queue: RefreshQueue,
   row: ExperimentRow,
   slots: readonly RollupSlot[],
-  options: ClickHouseRefreshOptions = {},
+  options: ClickHouseRefreshOptions,
 ): Promise<RefreshResult> {
-  return oneAtATime(ctx, row.id, async () => {
-    const watermark = await drainWatermark(ctx);
+  return oneAtATime(ctx, queue, row.id, async () => {
+    const { watermark } = options;
     const loaded = options.rebuild ? null : await loadState(ch, row.id);
     const state = loaded !== null && loaded.watermark <= watermark ? loaded : null;
     const version = await nextVersion(ch, row.id, ctx.clock.now());
@@ -213,10 +211,11 @@ export async function refreshInClickHouse(
   });
 }
 
-const running = new Map<string, Promise<unknown>>();
+/** The refresh of each experiment running in this process (the store owns one). */
+export type RefreshQueue = Map<string, Promise<unknown>>;
 
 /** Runs `work` after any refresh of the experiment in this process, and (PostgreSQL) under its advisory lock. */
-async function oneAtATime<T>(ctx: AnalysisDeps, experimentId: string, work: () => Promise<T>): Promise<T> {
+async function oneAtATime<T>(ctx: ClickHouseStoreDeps, running: RefreshQueue, experimentId: string, work: () => Promise<T>): Promise<T> {
   const previous = running.get(experimentId) ?? Promise.resolve();
   const locked = async () => {
     if (ctx.seam.name !== 'postgres') return work();

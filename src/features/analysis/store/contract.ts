@@ -233,7 +233,7 @@ export interface StoreRefreshOptions {
  * The reads of one snapshot, over one view of the events: every call sees the same events
  * (ClickHouse: those of one committed drain, read once when the view opens).
  */
-export interface SnapshotReads {
+export interface StoreView {
   /** Brings the experiment's rollups up to date for these slots (the incremental computation). */
   refresh(row: ExperimentRow, slots: readonly RollupSlot[], options: StoreRefreshOptions): Promise<RefreshResult>;
   /** Per-variant totals of every metric, and the largest values of those whose percentile cap is pending. */
@@ -259,5 +259,5 @@ export interface AnalysisStore {
   /** Brings the store's copy of the experiment's exposures up to date before a snapshot (a store that reads them in place has nothing to do). */
   prepare(experimentId: string): Promise<void>;
   /** Opens the reads of one snapshot. */
-  view(): Promise<SnapshotReads>;
+  view(): Promise<StoreView>;
 }

@@ -25,7 +25,7 @@ import { PieceSize } from '../../../../db/background-writes.js';
 import { sqliteSeam } from '../../../../db/dialect.js';
 import { inlineWrites, type WriteTask } from '../../../../db/write-tasks.js';
 import type { ExperimentRow } from '../../../experiments/read.js';
-import type { AnalysisDeps } from '../../index.js';
+import type { SqlStoreDeps } from '../deps.js';
 import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './fresh.js';
 import { buildSlot, dropSlots, eventsInSlot, eventsThrough, replaceUnits, type RollupScope } from './slot-sql.js';
 import { buildInSteps } from './steps.js';
@@ -44,7 +44,7 @@ import type { RefreshResult, RollupSlot, TotalsPlan } from '../../store/contract
 import { slotHash } from '../../store/fold.js';
 
 /** What the refresh's statements need of the context: they may run on the writer thread, which has only its connection. */
-type SeamDeps = Pick<AnalysisDeps, 'seam'>;
+type SeamDeps = Pick<SqlStoreDeps, 'seam'>;
 
 /**
  * New events in the first round of a SQLite refresh; the next rounds are sized to take about
@@ -238,7 +238,7 @@ async function refreshIn(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots
 }
 
 /** Runs `work` in the refresh's transaction on PostgreSQL, never beside another refresh of the same experiment. */
-async function inPostgresRefreshTransaction<T>(ctx: AnalysisDeps, experimentId: string, work: (trx: Executor) => Promise<T>): Promise<T> {
+async function inPostgresRefreshTransaction<T>(ctx: SqlStoreDeps, experimentId: string, work: (trx: Executor) => Promise<T>): Promise<T> {
   const lock = sql`hashtextextended(${`verdict.analysis.rollups:${experimentId}`}, 0)`;
   return ctx.db.connection().execute(async (connection) => {
     await sql`SELECT pg_advisory_lock(${lock})`.execute(connection);
@@ -310,7 +310,7 @@ export const refreshOnSqlite: WriteTask<RefreshInput, RoundResult & { ms: number
 
 /** Brings the experiment's rollups up to date for these slots. */
 export async function refreshRollups(
-  ctx: AnalysisDeps,
+  ctx: SqlStoreDeps,
   row: ExperimentRow,
   slots: readonly RollupSlot[],
   options: RefreshOptions = {},
@@ -333,7 +333,7 @@ export async function refreshRollups(
  * the last event the first round saw: what arrives meanwhile is the next refresh's. A unit
  * touched in several rounds counts in units_refreshed once per round.
  */
-async function refreshInRounds(ctx: AnalysisDeps, input: RefreshInput, fixedRoundEvents: number | undefined): Promise<RefreshResult> {
+async function refreshInRounds(ctx: SqlStoreDeps, input: RefreshInput, fixedRoundEvents: number | undefined): Promise<RefreshResult> {
   const total: RefreshResult = { events_read: 0, units_refreshed: 0 };
   const size = fixedRoundEvents === undefined ? new PieceSize(ROUND_EVENTS, MIN_ROUND_EVENTS, MAX_ROUND_EVENTS) : null;
   let until: RowMark | null | undefined;
@@ -353,7 +353,7 @@ async function refreshInRounds(ctx: AnalysisDeps, input: RefreshInput, fixedRoun
  * longer holds, a metric or the totals' plan to rebuild), the build goes first, in short steps
  * (rollup-steps.ts), so that the refresh's own transaction is short. Null when none was needed.
  */
-async function buildFirstInSteps(ctx: AnalysisDeps, row: ExperimentRow, slots: readonly RollupSlot[], options: RefreshOptions): Promise<RefreshResult | null> {
+async function buildFirstInSteps(ctx: SqlStoreDeps, row: ExperimentRow, slots: readonly RollupSlot[], options: RefreshOptions): Promise<RefreshResult | null> {
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, row.stopped_at)]));
   const plan = options.plan ?? null;
   const hash = plan ? planHash(plan) : null;

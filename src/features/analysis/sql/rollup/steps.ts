@@ -19,7 +19,7 @@ import { sqliteSeam } from '../../../../db/dialect.js';
 import { PieceSize } from '../../../../db/background-writes.js';
 import type { WriteTask } from '../../../../db/write-tasks.js';
 import type { ExperimentRow } from '../../../experiments/read.js';
-import type { AnalysisDeps } from '../../index.js';
+import type { SqlStoreDeps } from '../deps.js';
 import { buildSlot, eventsInSlot, type RollupScope } from './slot-sql.js';
 import { addUnitRange, applyCells, newCells } from './totals.js';
 import { currentWatermark, watermarkHolds, type Watermark } from '../../store/watermark.js';
@@ -73,7 +73,7 @@ const sameTarget = (progress: Progress, target: BuildTarget) =>
   progress.totalsPlan === target.planHash && JSON.stringify(progress.definitions) === JSON.stringify(target.definitions);
 
 /** The build to continue (its own, or another refresh's with the same target), or a new one from now. */
-async function startOrResume(ctx: AnalysisDeps, row: ExperimentRow, target: BuildTarget, restart: boolean): Promise<void> {
+async function startOrResume(ctx: SqlStoreDeps, row: ExperimentRow, target: BuildTarget, restart: boolean): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const build = await loadBuild(trx, row.id);
     if (!restart && build && sameTarget(build.progress, target) && (await watermarkHolds(trx, ctx.seam, build.mark))) return;
@@ -197,7 +197,7 @@ export interface StepOptions {
 }
 
 /** Builds the rollups for `target` in steps, from a new watermark or from where an interrupted build stopped. */
-export async function buildInSteps(ctx: AnalysisDeps, row: ExperimentRow, target: BuildTarget, options: StepOptions): Promise<RefreshResult> {
+export async function buildInSteps(ctx: SqlStoreDeps, row: ExperimentRow, target: BuildTarget, options: StepOptions): Promise<RefreshResult> {
   await startOrResume(ctx, row, target, options.restart);
   const result: RefreshResult = { events_read: 0, units_refreshed: 0 };
   const size = options.stepUnits === undefined ? new PieceSize(STEP_UNITS, MIN_STEP_UNITS, MAX_STEP_UNITS) : null;
