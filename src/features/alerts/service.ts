@@ -10,7 +10,7 @@ import { findExperimentById, toExperiment, type Experiment, type ExperimentRow }
 import type { OutboundEvent } from '../webhook-endpoints/read.js';
 import { conditionsOf, minSampleReached, recommendationOf, type ConditionState } from './conditions.js';
 import { analysisFailed, guardrailRegressed, lifecycleEvent, noData, recommendationChanged, srmCleared, srmDetected } from './events.js';
-import type { AlertsDeps } from './index.js';
+import type { AlertsDeps } from './deps.js';
 import { listAlertStates, saveAlertState } from './store.js';
 
 type Transition = { state: ConditionState; previous: { active: boolean; value: string | null } | null };

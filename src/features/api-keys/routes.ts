@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
-import type { ApiKeysDeps } from './index.js';
+import type { ApiKeysDeps } from './deps.js';
 import { ApiKeyInput, ApiKeyList, ApiKeyListQuery, ApiKeyParams, ApiKeyWithSecretSchema } from './schemas.js';
 import { createApiKey, revokeApiKey } from './service.js';
 import { listApiKeys } from './store.js';

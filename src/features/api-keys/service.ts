@@ -3,7 +3,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findEnvironment } from '../environments/read.js';
-import type { ApiKeysDeps } from './index.js';
+import type { ApiKeysDeps } from './deps.js';
 import { issueKey } from './key-format.js';
 import type { ApiKeyInput } from './schemas.js';
 import { findApiKey, insertApiKey, markRevoked, toApiKey } from './store.js';

@@ -7,7 +7,7 @@ import { evaluateAudience } from './audience.js';
 import { chooseVariant } from './bucketing.js';
 import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
 import { dimensionValuesOf } from './dimension-values.js';
-import type { AssignmentDeps } from './index.js';
+import type { AssignmentDeps } from './deps.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
 import { writeFirstAssignments, type FirstAssignmentWrite, type StoredAssignment } from './first-writes.js';
 import { findAssignmentAside, insertExposure, markExposureLogged } from './store.js';

@@ -3,7 +3,7 @@ import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import type { Assigner } from './assigner.js';
-import type { AssignmentDeps } from './index.js';
+import type { AssignmentDeps } from './deps.js';
 import {
   AssignBatchInput,
   AssignBatchResult,

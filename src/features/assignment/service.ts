@@ -2,7 +2,7 @@ import { problems } from '../../http/problems.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findExperimentByIdOrKey, lockExperiment, parseVariants } from '../experiments/read.js';
-import type { AssignmentDeps } from './index.js';
+import type { AssignmentDeps } from './deps.js';
 import type { Assignment } from './schemas.js';
 import { deleteAssignmentAndSupersede, deleteOverride, listUnitAssignments, upsertOverride } from './store.js';
 

@@ -1,10 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { auditRoutes } from './routes.js';
-
-// Other slices write their entries through recorder.ts (in their own transaction); this slice
-// only lists them.
-export type AuditDeps = Pick<AppContext, 'db'>;
+import type { AuditDeps } from './deps.js';
 
 export interface AuditSlice {
   routes: FastifyPluginAsyncTypebox;

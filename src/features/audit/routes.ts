@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
 import { routeOptionsFor } from '../../http/route-options.js';
-import type { AuditDeps } from './index.js';
+import type { AuditDeps } from './deps.js';
 import { AuditList, AuditQuery } from './schemas.js';
 import { listAudit } from './store.js';
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
-import type { EnvironmentsDeps } from './index.js';
+import type { EnvironmentsDeps } from './deps.js';
 import { EnvironmentInput, EnvironmentList, EnvironmentListQuery, EnvironmentSchema } from './schemas.js';
 import { createEnvironment } from './service.js';
 import { listEnvironments } from './store.js';

@@ -4,7 +4,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { UNBOUND_ENVIRONMENT } from '../api-keys/key-format.js';
 import { recordAudit } from '../audit/recorder.js';
-import type { EnvironmentsDeps } from './index.js';
+import type { EnvironmentsDeps } from './deps.js';
 import type { EnvironmentInput } from './schemas.js';
 import type { EnvironmentRow } from './read.js';
 import { insertEnvironment, toEnvironment } from './store.js';

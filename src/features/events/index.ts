@@ -1,9 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { eventRoutes } from './routes.js';
-
-/** What the events slice needs: the event buffer, the ingest limits of the configuration, the clock, the logger and the ingest counters. Other slices read it through read.ts. */
-export type EventsDeps = Pick<AppContext, 'config' | 'buffer' | 'clock' | 'logger' | 'metrics'>;
+import type { EventsDeps } from './deps.js';
 
 export interface EventsSlice {
   routes: FastifyPluginAsyncTypebox;

@@ -3,7 +3,7 @@ import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
-import type { EventsDeps } from './index.js';
+import type { EventsDeps } from './deps.js';
 import { EventAck, EventBatchAck, EventBatchEnvelope, EventBatchInput, EventBufferStatus, EventInput, MAX_BATCH_EVENTS } from './schemas.js';
 import { bufferStatus, trackBatch, trackEvent } from './service.js';
 

@@ -1,6 +1,6 @@
 import { BufferFullError, BufferUnavailableError, type AppendOutcome, type BufferedEvent, type BufferStatus } from '../../buffer/types.js';
 import { problems } from '../../http/problems.js';
-import type { EventsDeps } from './index.js';
+import type { EventsDeps } from './deps.js';
 import type { EventBatchAck, EventInput } from './schemas.js';
 import { checkEvent, describeRejection, validateEvent } from './validate.js';
 

@@ -6,7 +6,7 @@
  */
 import { recordAudit } from '../audit/recorder.js';
 import { parseAllocation, parsePeriods, type StoredPeriod } from './allocation.js';
-import type { ExperimentsDeps } from './index.js';
+import type { ExperimentsDeps } from './deps.js';
 import { toExperiment, type ExperimentRow } from './read.js';
 import type { Experiment } from './schemas.js';
 import { updateExperiment } from './store.js';

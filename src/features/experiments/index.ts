@@ -1,17 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/database.js';
-import type { AutoStopRequest, LifecycleListener } from './lifecycle.js';
+import type { AutoStopRequest } from './lifecycle.js';
 import { experimentRoutes } from './routes.js';
 import type { Experiment } from './schemas.js';
 import { stopAutomatically } from './service.js';
-
-/**
- * What the experiments slice needs: the database, the dialect seam, the clock and the change feed
- * (assignment caches drop changed definitions), and who hears of starts and stops (the alerts
- * slice, given by the root). Other slices read it through read.ts.
- */
-export type ExperimentsDeps = Pick<AppContext, 'db' | 'seam' | 'clock' | 'changes'> & { lifecycle?: LifecycleListener | undefined };
+import type { ExperimentsDeps } from './deps.js';
 
 export interface ExperimentsSlice {
   routes: FastifyPluginAsyncTypebox;

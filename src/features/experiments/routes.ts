@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
-import type { ExperimentsDeps } from './index.js';
+import type { ExperimentsDeps } from './deps.js';
 import type { Experiment } from './schemas.js';
 import { ExperimentInput, ExperimentList, ExperimentListQuery, ExperimentParams, ExperimentPatch, ExperimentSchema, StopExperimentInput } from './schemas.js';
 import { archiveExperiment, createExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';

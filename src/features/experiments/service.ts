@@ -3,7 +3,7 @@ import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
-import type { ExperimentsDeps } from './index.js';
+import type { ExperimentsDeps } from './deps.js';
 import { allocationErrors, normalizeAllocation, parseAllocation, type StoredPeriod } from './allocation.js';
 import { referenceErrors } from './references.js';
 import {

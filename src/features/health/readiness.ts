@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { HealthDeps } from './index.js';
+import type { HealthDeps } from './deps.js';
 
 export interface Readiness {
   ready: boolean;

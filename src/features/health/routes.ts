@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { API_VERSION } from '../../http/openapi.js';
 import { routeOptionsFor } from '../../http/route-options.js';
-import type { HealthDeps } from './index.js';
+import type { HealthDeps } from './deps.js';
 import { checkReadiness } from './readiness.js';
 
 const route = routeOptionsFor('health', 'public');

@@ -1,7 +1,7 @@
 import { purgeAppliedHistoryItems } from '../task-tool/retention.js';
 import { DELIVERY_RETENTION_MS, purgeDeliveries } from '../webhook-sources/deliveries.js';
 import { purgeExpiredIdempotencyKeys } from './idempotency.js';
-import type { InboundDeps } from './index.js';
+import type { InboundDeps } from './deps.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 export const WEBHOOK_PURGE_JOB = 'webhooks.purge_expired';

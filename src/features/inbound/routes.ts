@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
-import type { InboundDeps } from './index.js';
+import type { InboundDeps } from './deps.js';
 import { acceptRawBodies, rawBodyOf, rawBodyValidatorCompiler } from './raw-body.js';
 import { InboundAck, InboundBody, InboundHeaders, InboundParams } from './schemas.js';
 import { receiveInbound } from './service.js';

@@ -6,7 +6,7 @@ import { recordDelivery } from '../webhook-sources/deliveries.js';
 import { findWebhookSourceBySlug, verifyingSecrets, type WebhookSourceRow } from '../webhook-sources/read.js';
 import { parseInboundBody } from './body.js';
 import { claimIdempotencyKey, completeIdempotencyKey, fingerprintOf, idempotencyKeyOf, releaseIdempotencyKey, type IdempotencyScope } from './idempotency.js';
-import type { InboundDeps } from './index.js';
+import type { InboundDeps } from './deps.js';
 import type { InboundAck } from './schemas.js';
 import { verifyInboundSignature, type HeaderValue, type SignatureFailure } from './signature.js';
 

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { leadRoutes } from './routes.js';
-
-export type LeadsDeps = Pick<AppContext, 'db' | 'seam' | 'clock'>;
+import type { LeadsDeps } from './deps.js';
 
 export interface LeadsSlice {
   routes: FastifyPluginAsyncTypebox;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
-import type { LeadsDeps } from './index.js';
+import type { LeadsDeps } from './deps.js';
 import { LeadInput, LeadList, LeadListQuery, LeadParams, LeadPatch, LeadSchema } from './schemas.js';
 import { createLead, getLead, patchLead } from './service.js';
 import { listLeads } from './store.js';

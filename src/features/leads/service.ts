@@ -2,7 +2,7 @@ import { uniqueViolationAs } from '../../db/dialect.js';
 import { problems, type Problem } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
-import type { LeadsDeps } from './index.js';
+import type { LeadsDeps } from './deps.js';
 import { DEFAULT_LEAD_STATUS, type LeadInput, type LeadPatch } from './schemas.js';
 import { findLead, insertLead, lockLead, toLead, updateLead, type LeadRow } from './store.js';
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
-import type { MetricsDeps } from './index.js';
+import type { MetricsDeps } from './deps.js';
 import { MetricInput, MetricList, MetricListQuery, MetricParams, MetricPatch, MetricSchema } from './schemas.js';
 import { createMetric, getMetric, patchMetric, removeMetric } from './service.js';
 import { listMetrics } from './store.js';

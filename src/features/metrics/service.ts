@@ -2,7 +2,7 @@ import { uniqueViolationAs } from '../../db/dialect.js';
 import { Problem, problems, type FieldError } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
-import type { MetricsDeps } from './index.js';
+import type { MetricsDeps } from './deps.js';
 import { ratioComponentErrors, resolveMetricInput, type ResolvedMetric } from './rules.js';
 import type { MetricInput, MetricPatch } from './schemas.js';
 import type { MetricRow } from './read.js';

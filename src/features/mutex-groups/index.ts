@@ -1,9 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { mutexGroupRoutes } from './routes.js';
-
-/** What the mutex-groups slice needs: the database, the dialect seam (unique keys) and the clock. Other slices read it through read.ts. */
-export type MutexGroupsDeps = Pick<AppContext, 'db' | 'seam' | 'clock'>;
+import type { MutexGroupsDeps } from './deps.js';
 
 export interface MutexGroupsSlice {
   routes: FastifyPluginAsyncTypebox;

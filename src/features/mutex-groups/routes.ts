@@ -3,7 +3,7 @@ import { principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
-import type { MutexGroupsDeps } from './index.js';
+import type { MutexGroupsDeps } from './deps.js';
 import { MutexGroupInput, MutexGroupList, MutexGroupListQuery, MutexGroupParams, MutexGroupSchema } from './schemas.js';
 import { createMutexGroup } from './service.js';
 import { findMutexGroup, listMutexGroups } from './read.js';

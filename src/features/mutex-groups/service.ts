@@ -3,7 +3,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
-import type { MutexGroupsDeps } from './index.js';
+import type { MutexGroupsDeps } from './deps.js';
 import type { MutexGroupInput } from './schemas.js';
 import { insertMutexGroup } from './store.js';
 

@@ -8,7 +8,7 @@ import type { ExperimentDefinition } from '../assignment/definitions.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment } from '../assignment/schemas.js';
 import { characterCount, UNIT_ID_MAX_CHARACTERS } from '../assignment/unit-id.js';
 import { listRunningExperimentKeys } from '../experiments/read.js';
-import type { OfrepDeps } from './index.js';
+import type { OfrepDeps } from './deps.js';
 
 const route = routeOptionsFor('ofrep', 'client');
 

@@ -1,10 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { registerTemplateJobs } from './job.js';
 import { renderRoutes } from './routes.js';
-
-/** Reads template versions through templates/read.ts; a render is a job (enqueue, jobs). */
-export type RendersDeps = Pick<AppContext, 'db' | 'seam' | 'clock' | 'enqueue' | 'jobs'>;
+import type { RendersDeps } from './deps.js';
 
 export interface RendersSlice {
   routes: FastifyPluginAsyncTypebox;

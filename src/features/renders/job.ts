@@ -4,7 +4,7 @@ import type { JobContext, JobFailure } from '../../jobs/registry.js';
 import { findVersion } from '../templates/read.js';
 import { RenderError } from '../templates/helpers.js';
 import { renderDocument } from './document.js';
-import type { RendersDeps } from './index.js';
+import type { RendersDeps } from './deps.js';
 import { RENDER_JOB } from './job-name.js';
 import { failRender, markRunning, resolveRender } from './store.js';
 

@@ -3,7 +3,7 @@ import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { CONTENT_TYPES } from './document.js';
-import type { RendersDeps } from './index.js';
+import type { RendersDeps } from './deps.js';
 import { OutputParams, RenderInput, RenderList, RenderListQuery, RenderParams, RenderSchema } from './schemas.js';
 import { createRender, getOutput, getRender, listRenders } from './service.js';
 

@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findVersion, requireTemplateWithVersions, seqOf, type TemplateRow, type VersionRow } from '../templates/read.js';
 import { validateRenderData } from './data-validation.js';
-import type { RendersDeps } from './index.js';
+import type { RendersDeps } from './deps.js';
 import { RENDER_JOB, RENDER_JOB_MAX_ATTEMPTS } from './job-name.js';
 import type { RenderInput, RenderListQuery } from './schemas.js';
 import { findOutput, findRender, insertRender, listOutputMetaOf, listRenderRows, toRender, type RenderRow } from './store.js';

@@ -1,9 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { segmentRoutes } from './routes.js';
-
-/** What the segments slice needs: the database, the dialect seam, the clock and the change feed (assignment caches drop changed rules). Other slices read it through read.ts. */
-export type SegmentsDeps = Pick<AppContext, 'db' | 'seam' | 'clock' | 'changes'>;
+import type { SegmentsDeps } from './deps.js';
 
 export interface SegmentsSlice {
   routes: FastifyPluginAsyncTypebox;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
-import type { SegmentsDeps } from './index.js';
+import type { SegmentsDeps } from './deps.js';
 import { SegmentInput, SegmentList, SegmentListQuery, SegmentParams, SegmentPatch, SegmentSchema } from './schemas.js';
 import { createSegment, getSegment, patchSegment, removeSegment } from './service.js';
 import { listSegments } from './store.js';

@@ -4,7 +4,7 @@ import { Problem, problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { validateAudience, type AudienceExpression } from '../assignment/audience.js';
 import { recordAudit } from '../audit/recorder.js';
-import type { SegmentsDeps } from './index.js';
+import type { SegmentsDeps } from './deps.js';
 import { segmentReferenceErrors } from './references.js';
 import type { SegmentInput, SegmentPatch } from './schemas.js';
 import { deleteSegment, findSegment, findSegmentReferrers, insertSegment, segmentKeyTaken, toSegment, updateSegment, type SegmentReferrer } from './store.js';

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { SessionAuthenticator } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
 import { constantTimeEqual } from '../../lib/secrets.js';
-import type { SessionsDeps } from './index.js';
+import type { SessionsDeps } from './deps.js';
 import type { SessionWithKey } from './store.js';
 import { sessionTokenOf } from './cookie.js';
 import { lookupSession, principalOfSession } from './service.js';

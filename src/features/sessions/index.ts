@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import type { SessionAuthenticator } from '../../http/auth.js';
 import { sessionAuthenticator } from './authenticate.js';
 import { sessionRoutes } from './routes.js';
-
-/** Signs in with an API key (authenticator); shows the workspace through workspaces/read.ts. */
-export type SessionsDeps = Pick<AppContext, 'db' | 'clock' | 'authenticator'>;
+import type { SessionsDeps } from './deps.js';
 
 export interface SessionsSlice {
   routes: FastifyPluginAsyncTypebox;

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { requireCsrf } from './authenticate.js';
 import { clearSessionCookie, sessionTokenOf, setSessionCookie } from './cookie.js';
-import type { SessionsDeps } from './index.js';
+import type { SessionsDeps } from './deps.js';
 import { lookupSession, signIn, signOut, viewOf } from './service.js';
 
 const SignInInput = Type.Object(

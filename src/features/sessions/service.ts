@@ -6,7 +6,7 @@ import { toIso } from '../../lib/time.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findWorkspace } from '../workspaces/read.js';
-import type { SessionsDeps } from './index.js';
+import type { SessionsDeps } from './deps.js';
 import { deleteExpiredSessions, deleteSession, findSessionByTokenHash, insertSession, type SessionWithKey } from './store.js';
 
 /** Absolute lifetime: a session never outlives 12 hours, however busy (docs/ui.md "Session design"). */

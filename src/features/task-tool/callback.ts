@@ -3,7 +3,7 @@ import { problems } from '../../http/problems.js';
 import { toFieldErrors, validatorCompiler } from '../../http/validation.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { verifyTaskToolSignature, type HeaderValue, type TaskToolSignatureResult } from '../inbound/signature.js';
-import type { TaskToolDeps } from './index.js';
+import type { TaskToolDeps } from './deps.js';
 import { TaskToolCallbackBody } from './schemas.js';
 import { workspaceWebhookSecrets } from './service.js';
 

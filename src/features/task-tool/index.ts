@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { MIRROR_TASK_STATUS_JOB } from './callback.js';
 import { runMirrorTaskStatusJob } from './mirror-job.js';
 import { taskToolRoutes } from './routes.js';
-
-/** A verified callback is queued (enqueue) and mirrored onto its lead by a job (jobs). */
-export type TaskToolDeps = Pick<AppContext, 'db' | 'seam' | 'clock' | 'secrets' | 'logger' | 'enqueue' | 'jobs'>;
+import type { TaskToolDeps } from './deps.js';
 
 export interface TaskToolSlice {
   routes: FastifyPluginAsyncTypebox;

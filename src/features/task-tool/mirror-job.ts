@@ -8,7 +8,7 @@ import { recordAudit } from '../audit/recorder.js';
 import { lockLeadByTask, type LeadRow } from '../leads/read.js';
 import { detachTask, mirrorTaskStatus } from '../leads/task-link.js';
 import { MIRRORED_EVENTS, type MirrorTaskStatusPayload, type StatusChange } from './callback.js';
-import type { TaskToolDeps } from './index.js';
+import type { TaskToolDeps } from './deps.js';
 import { mapStatus } from './service.js';
 import { claimHistoryItems, findSettings, parseMapping } from './store.js';
 

@@ -4,7 +4,7 @@ import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { acceptRawBodies, rawBodyOf, rawBodyValidatorCompiler } from '../inbound/raw-body.js';
 import { receiveTaskToolCallback } from './callback.js';
-import type { TaskToolDeps } from './index.js';
+import type { TaskToolDeps } from './deps.js';
 import {
   RotatedWebhookSecret,
   TaskToolCallbackAck,

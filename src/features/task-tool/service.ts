@@ -4,7 +4,7 @@ import { previousSecretExpiry, rotatedColumns, workingSecrets } from '../../lib/
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findWorkspaceSecret, lockWorkspaceSecret, newWebhookSecret, replaceWorkspaceSecret } from '../workspaces/webhook-secret.js';
-import type { TaskToolDeps } from './index.js';
+import type { TaskToolDeps } from './deps.js';
 import type { TaskToolSettingsInput } from './schemas.js';
 import { findSettings, parseMapping, saveMapping, savePreviousSecret, type StatusMapping, type TaskToolSettingsRow } from './store.js';
 

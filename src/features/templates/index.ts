@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { templateRoutes } from './routes.js';
-
-export type TemplatesDeps = Pick<AppContext, 'db' | 'seam' | 'clock'>;
+import type { TemplatesDeps } from './deps.js';
 
 export interface TemplatesSlice {
   routes: FastifyPluginAsyncTypebox;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
-import type { TemplatesDeps } from './index.js';
+import type { TemplatesDeps } from './deps.js';
 import {
   TemplateInput,
   TemplateList,

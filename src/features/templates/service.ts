@@ -3,7 +3,7 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import { checkTemplateBody } from './engine.js';
 import { discoverFieldsSchema } from './fields-schema.js';
-import type { TemplatesDeps } from './index.js';
+import type { TemplatesDeps } from './deps.js';
 import type { TemplateInput, TemplatePatch } from './schemas.js';
 import {
   claimNextVersion,

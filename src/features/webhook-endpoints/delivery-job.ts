@@ -7,7 +7,7 @@ import type { Executor } from '../../db/database.js';
 import { recordAudit } from '../audit/recorder.js';
 import { workingSecrets } from '../../lib/rotating-secret.js';
 import { signatureHeader } from '../../lib/webhook-signing.js';
-import type { WebhookEndpointsDeps } from './index.js';
+import type { WebhookEndpointsDeps } from './deps.js';
 import { sendDelivery, type SendResult } from './sender.js';
 import { failPendingDeliveries, findDeliveryById, lockEndpointById, recordAttempt, type EndpointDeliveryRow, type WebhookEndpointRow } from './store.js';
 import { RETRY_WINDOW_MS } from './publish.js';

@@ -1,15 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { registerDeliveryJobs } from './delivery-job.js';
 import { publishEvent, type OutboundEvent } from './publish.js';
 import { webhookEndpointRoutes } from './routes.js';
-
-/**
- * Endpoints, their sealed signing secrets (secrets), and the durable delivery job (jobs, enqueue).
- * Other slices send through `publish`, in the transaction of the change that caused the event.
- */
-export type WebhookEndpointsDeps = Pick<AppContext, 'config' | 'db' | 'seam' | 'clock' | 'secrets' | 'logger' | 'jobs' | 'enqueue'>;
+import type { WebhookEndpointsDeps } from './deps.js';
 
 /** Enqueues one delivery per subscribed, enabled endpoint of the event's workspace; returns the event id. */
 export type PublishEvent = (executor: Executor, event: OutboundEvent) => Promise<string>;

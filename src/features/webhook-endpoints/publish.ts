@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/time.js';
 import { enqueueAttempt } from './delivery-job.js';
-import type { WebhookEndpointsDeps } from './index.js';
+import type { WebhookEndpointsDeps } from './deps.js';
 import type { EventType } from './schemas.js';
 import { slackMessage } from './slack.js';
 import { insertDelivery, listEnabledEndpoints, type WebhookEndpointRow } from './store.js';

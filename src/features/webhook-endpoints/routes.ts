@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
-import type { WebhookEndpointsDeps } from './index.js';
+import type { WebhookEndpointsDeps } from './deps.js';
 import {
   EndpointDeliveryList,
   EndpointDeliveryListQuery,

@@ -8,7 +8,7 @@ import { toIso } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
 import { newWebhookSecret } from '../workspaces/webhook-secret.js';
 import { enqueueAttempt } from './delivery-job.js';
-import type { WebhookEndpointsDeps } from './index.js';
+import type { WebhookEndpointsDeps } from './deps.js';
 import { refusedAddressReason } from './network-policy.js';
 import { createDelivery, deliveryBody, envelopeOf, RETRY_WINDOW_MS } from './publish.js';
 import type { WebhookEndpointInput, WebhookEndpointPatch } from './schemas.js';

@@ -3,7 +3,7 @@ import { principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { problemDoc } from '../../http/schemas.js';
 import { listDeliveries } from './deliveries.js';
-import type { WebhookSourcesDeps } from './index.js';
+import type { WebhookSourcesDeps } from './deps.js';
 import {
   WebhookDeliveryList,
   WebhookDeliveryListQuery,

@@ -5,7 +5,7 @@ import { rotatedColumns, workingSecrets } from '../../lib/rotating-secret.js';
 import { toIso } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
 import { newWebhookSecret } from '../workspaces/webhook-secret.js';
-import type { WebhookSourcesDeps } from './index.js';
+import type { WebhookSourcesDeps } from './deps.js';
 import type { WebhookSourceInput, WebhookSourcePatch } from './schemas.js';
 import { findWebhookSource, insertWebhookSource, lockWebhookSource, toWebhookSource, updateWebhookSource, type WebhookSourceRow } from './store.js';
 

@@ -1,10 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
 import { workspaceRoutes } from './routes.js';
 import { createWorkspace } from './service.js';
-
-/** The webhook secret of a new workspace is sealed with the secret box. */
-export type WorkspacesDeps = Pick<AppContext, 'db' | 'seam' | 'clock' | 'secrets'>;
+import type { WorkspacesDeps } from './deps.js';
 
 export interface WorkspacesSlice {
   routes: FastifyPluginAsyncTypebox;

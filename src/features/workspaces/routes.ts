@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { principalOf } from '../../http/auth.js';
 import { problems } from '../../http/problems.js';
 import { routeOptionsFor } from '../../http/route-options.js';
-import type { WorkspacesDeps } from './index.js';
+import type { WorkspacesDeps } from './deps.js';
 import { WorkspaceSchema } from './schemas.js';
 import { findWorkspace, toWorkspace } from './store.js';
 

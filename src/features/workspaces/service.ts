@@ -5,7 +5,7 @@ import { randomBase62 } from '../../lib/secrets.js';
 import { addApiKey } from '../api-keys/service.js';
 import { recordAudit } from '../audit/recorder.js';
 import { addEnvironment } from '../environments/service.js';
-import type { WorkspacesDeps } from './index.js';
+import type { WorkspacesDeps } from './deps.js';
 import { insertWorkspace, slugTaken, toWorkspace } from './store.js';
 import { newWebhookSecret } from './webhook-secret.js';
 
