@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { clickhouseUnavailable, TEST_CLICKHOUSE } from '../support/clickhouse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { jsonNumber, Params } from '../../src/features/analysis/clickhouse/sql.js';
+import { jsonNumber, Params } from '../../src/features/analysis/clickhouse/sql-parts.js';
 import { persistToClickHouse } from '../../src/clickhouse/events.js';
 import { sqliteSeam } from '../../src/db/dialect.js';
 import type { ClickHouse } from '../../src/clickhouse/client.js';

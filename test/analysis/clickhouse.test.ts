@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickhouseUnavailable, TEST_CLICKHOUSE } from '../support/clickhouse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { compute, createExperiment, createMetric, DAY, drainEvents, exposeExactly, HOUR, ManualClock, sendEvents, type OutgoingEvent } from './support.js';
-import { exactSum, metricAggregates, Params, unitJoinKey } from '../../src/features/analysis/clickhouse/sql.js';
+import { exactSum, metricAggregates, unitJoinKey } from '../../src/features/analysis/clickhouse/sql.js';
+import { Params } from '../../src/features/analysis/clickhouse/sql-parts.js';
 
 /**
  * docs/analysis.md "ClickHouse": the same scenario (every kind of metric, caps, a ratio, CUPED,

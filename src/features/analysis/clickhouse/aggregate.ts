@@ -7,7 +7,8 @@
  * engine runs queries on its own threads).
  */
 import type { ClickHouse } from '../../../clickhouse/client.js';
-import { metricAggregates, Params, unitValuesQuery, type UnitScope } from './sql.js';
+import { metricAggregates, unitValuesQuery } from './sql.js';
+import { Params, type UnitScope } from './sql-parts.js';
 import type { Aggregation, AggregationInput, CapScope, LateEvents, LateEventScope, MetricSpec, TopLists, VariantTotals } from '../store/contract.js';
 import { addVariantRow, toNumber } from '../store/fold.js';
 

@@ -6,7 +6,8 @@
  * among the top ones, NONE_BUCKET without a value, OTHER_BUCKET otherwise. The events are read once.
  */
 import type { ClickHouse } from '../../../clickhouse/client.js';
-import { liveUnits, metricAggregates, Params, unitValuesQuery, type ExposureColumn } from './sql.js';
+import { liveUnits, metricAggregates, unitValuesQuery, type ExposureColumn } from './sql.js';
+import { Params } from './sql-parts.js';
 import { queryRows, type Drained } from './aggregate.js';
 import { type BreakdownInput, type BreakdownKey, type BreakdownTotals, type MetricSpec, NONE_BUCKET, OTHER_BUCKET, TOP_VALUES } from '../store/contract.js';
 import { addRow, toNumber } from '../store/fold.js';

@@ -1,6 +1,6 @@
 /**
  * The SQL of the incremental analysis in ClickHouse (docs/analysis.md "Incremental analysis in
- * ClickHouse"; the refresh is clickhouse-rollups.ts). The tables (clickhouse/schema.ts):
+ * ClickHouse"; the refresh is rollups.ts). The tables (clickhouse/schema.ts):
  * - rollup_units: per experiment and unit, the live exposure the unit's rows were built for
  *   (exposure_id '' once the unit has none);
  * - rollup_values: per experiment, metric (slot), generation and unit, the counted events and the
@@ -12,10 +12,10 @@
  * A slot's generation is the version that built it for every unit: rows of an older definition
  * (another generation) are never read either.
  */
-import { DECIMAL_SCALE, jsonNumber, withoutEvents, type Params, type UnitColumn, type UnitScope } from './sql.js';
+import { DECIMAL_SCALE, jsonNumber, withoutEvents, type Params, type UnitColumn, type UnitScope } from './sql-parts.js';
 import type { MetricSpec, RollupSlot } from '../store/contract.js';
 
-/** A zero of the sums' type (a function: clickhouse-sql.ts, which imports this module, defines the scale). */
+/** A zero of the sums' type. */
 const zero = () => `toDecimal256(0, ${DECIMAL_SCALE})`;
 const VALUE_COLUMNS = 'cnt, vsum, vcnt, pre_cnt, pre_vsum, pre_vcnt';
 const INSERT_VALUES = `INSERT INTO rollup_values (experiment_id, metric_id, generation, unit_id, version, ${VALUE_COLUMNS})`;

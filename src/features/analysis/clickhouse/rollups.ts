@@ -33,7 +33,7 @@ import {
   writeUnits,
   type RefreshScope,
 } from './rollup-sql.js';
-import { Params } from './sql.js';
+import { Params } from './sql-parts.js';
 import { queryRows } from './aggregate.js';
 import type { ClickHouseStoreDeps } from './deps.js';
 import type { RefreshResult, RollupSlot } from '../store/contract.js';

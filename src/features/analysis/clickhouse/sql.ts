@@ -16,35 +16,8 @@
  *   six runs). Terms are Float64 computed per unit (deterministic), within 1e-9 relative of SQL.
  */
 import { rollupUnitValuesQuery } from './rollup-sql.js';
-import type { MetricSpec, UnitSource } from '../store/contract.js';
-
-/** Digits after the point of the exact sums: terms are exact to 1e-20; Decimal256 leaves 56 digits before it. */
-export const DECIMAL_SCALE = 20;
-
-/** A statement's parameters, bound by ClickHouse ({name:Type}): no value is ever spliced into the text. */
-export class Params {
-  readonly values: Record<string, unknown> = {};
-  #next = 0;
-
-  #bind(value: unknown, type: string): string {
-    const name = `p${this.#next++}`;
-    this.values[name] = value;
-    return `{${name}:${type}}`;
-  }
-  string(value: string): string {
-    return this.#bind(value, 'String');
-  }
-  strings(values: readonly string[]): string {
-    return this.#bind([...values], 'Array(String)');
-  }
-  int(value: number): string {
-    if (!Number.isSafeInteger(value)) throw new Error(`not an integer parameter: ${value}`);
-    return this.#bind(value, 'Int64');
-  }
-  float(value: number): string {
-    return this.#bind(value, 'Float64');
-  }
-}
+import type { MetricSpec } from '../store/contract.js';
+import { DECIMAL_SCALE, jsonNumber, Params, type Period, type UnitColumn, type UnitScope } from './sql-parts.js';
 
 /**
  * The exact sum of a Float64 expression (NULL terms add 0), as Float64. `integral`: every term is
@@ -63,29 +36,10 @@ export function integralValues(metric: MetricSpec): boolean {
   return counted && (metric.cap === null || Number.isInteger(metric.cap));
 }
 
-/** The number at the JSON path of `e.properties` (integers and reals only, as the SQL dialects read it), or NULL. */
-export function jsonNumber(params: Params, keys: readonly string[]): string {
-  const path = keys.map((key) => params.string(key)).join(', ');
-  return `if(JSONType(e.properties, ${path}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(e.properties, ${path}), NULL)`;
-}
-
-export interface UnitScope {
-  workspaceId: string;
-  experimentId: string;
-  /** The stop: events at or after it count in no metric; null while running. */
-  eventsBefore: number | null;
-  /** Raw events (the default) or the rollups as of their last committed refresh (clickhouse-rollup-sql.ts). */
-  source?: UnitSource;
-  /** The committed drain number (clickhouse/events.ts committedDrain): events under a higher one are not read. */
-  drained: number;
-}
-
 /** The experiment's live units (one per unit: the primary database's live-exposure index guarantees it). */
 export function liveUnits(params: Params, experimentId: string, extra = ''): string {
   return `SELECT unit_id, variant_key, exposed_at${extra} FROM exposures FINAL WHERE experiment_id = ${params.string(experimentId)} AND superseded_at IS NULL`;
 }
-
-type Period = 'window' | 'lookback';
 
 /**
  * The join key of events and live units. Only its speed depends on it being nearly unique: the
@@ -117,17 +71,6 @@ function unitValue(params: Params, metric: MetricSpec, period: Period): string {
   const sum = `toFloat64(sum(toDecimal256(${value}, ${DECIMAL_SCALE})))`;
   const numbers = `count(${value})`;
   return metric.aggregation === 'sum' ? `if(${numbers} > 0, ${sum}, NULL)` : `if(${numbers} > 0, ${sum} / ${numbers}, NULL)`;
-}
-
-/** Count and binary metrics: a unit without events has 0; sum and mean: no value (NULL). */
-export function withoutEvents(metric: MetricSpec, column: string): string {
-  return metric.kind === 'binary' || metric.aggregation === 'count' || metric.value_keys === null ? `ifNull(${column}, 0)` : column;
-}
-
-export interface UnitColumn {
-  alias: string;
-  metric: MetricSpec;
-  period: Period;
 }
 
 /** m{i} for metric i, d{i} for a ratio's denominator, p{i} for a CUPED covariate. */

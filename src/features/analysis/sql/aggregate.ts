@@ -19,6 +19,7 @@ import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { DialectSeam } from '../../../db/dialect.js';
 import type { ReadPool } from '../../../db/read-pool.js';
+import { capped, type Column } from './columns.js';
 import { covariateColumns, longestLookbackOf } from './cuped-totals.js';
 import { countLiveUnits, liveUnitsOf, rollupJoin, rollupValueColumns, unitChunkBounds, unitGroupOf, unitsTable } from './unit-source.js';
 import type { Aggregation, AggregationInput, MetricSpec, TopLists, TopValue, VariantTotals } from '../store/contract.js';
@@ -58,15 +59,6 @@ export function unitValue(seam: DialectSeam, metric: MetricSpec, period: UnitPer
   // SUM and AVG of no numbers are NULL: the unit has no value (a sum then adds 0 below).
   return metric.aggregation === 'sum' ? sql`SUM(${value}) FILTER (WHERE ${counted})` : sql`AVG(${value}) FILTER (WHERE ${counted})`;
 }
-
-/** The unit's value capped from above (winsorized); NULL stays NULL (the unit has no value). */
-export function capped(value: RawBuilder<unknown>, cap: number | null): RawBuilder<unknown> {
-  if (cap === null) return value;
-  return sql`(CASE WHEN ${value} > ${cap} THEN ${cap} ELSE ${value} END)`;
-}
-
-/** An output column of the per-variant aggregate: its alias and expression. */
-export type Column = [alias: string, expression: RawBuilder<unknown>];
 
 /** A ratio's outer aggregates: units, the sums of x, y, x^2, y^2 and x y, units with y != 0. */
 function ratioColumns(metric: MetricSpec, denominator: MetricSpec, index: number): Column[] {

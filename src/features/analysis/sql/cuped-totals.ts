@@ -9,7 +9,7 @@
  * AVG of nothing is NULL, read as 0 too); y is the unit's metric value as the metric sums it.
  */
 import { sql, type RawBuilder } from 'kysely';
-import { capped, type Column } from './aggregate.js';
+import { capped, type Column } from './columns.js';
 import type { MetricSpec } from '../store/contract.js';
 
 /** The longest CUPED lookback among the metrics (0 without one): how far back the event join reaches. */
