@@ -51,6 +51,7 @@ describe('docs test: what counts as diary wording', () => {
     'Each session token is stored as its SHA-256, with the key id and the workspace id.',
     'A bare date (`2024-03-01`) is that calendar day in UTC; `formatDate` and other Handlebars helpers.',
     'The run takes 1,000 events per round; a refresh in rounds is exact.',
+    'Each helper prints its fallback when the value is missing; no helper writes to the log, and other helpers are refused.',
     '"created_at": "2026-11-24T00:05:24.701Z" in a shown answer is a timestamp, not a run.',
     '```json\n{"signup_at": "2024-01-01"}\n```',
   ])('allows %j', (text) => {

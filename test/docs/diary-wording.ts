@@ -34,8 +34,13 @@ export const REFUSED_PATTERNS: readonly RefusedPattern[] = [
   { pattern: /\bsession\s*\(\s*20\d\d-/i, why: '"session" as a stretch of work' },
   { pattern: /\brounds? of work\b/i, why: 'a "round of work"' },
   { pattern: /\b(?:this|last|next) (?:week|evening|morning|afternoon|night)\b/i, why: 'when something was done' },
+  // "helper" is also a template body's Handlebars helper: only the one who ran something is refused.
   { pattern: /\bhelper\s+"[^"]+"/i, why: 'who ran something' },
-  { pattern: /\b(?:other|another|no|or|by a|each) helpers?'?s?\b(?!\s+(?:functions?|call|calls|argument))/i, why: 'who ran something' },
+  {
+    pattern: /\b(?:other|another) helpers?(?:'s?)?\s+(?:work|tests?|test runs?|runs?|benchmarks?|scripts?|ran|running|beside)\b/i,
+    why: 'who ran something',
+  },
+  { pattern: /\bhelpers?\s+(?:ran|running|beside)\b/i, why: 'who ran something' },
 ];
 
 export interface Offence {
