@@ -3,7 +3,7 @@
  * purchases late) generated inside ClickHouse from numbers(), row for row the same ids, unit ids,
  * keys, JSON properties and times as the SQL seed writes, so that 100M events seed in minutes
  * instead of going through a client. The exposures go straight into ClickHouse's copy of them;
- * markMirrorCurrent tells the mirror (clickhouse-mirror.ts) that nothing is left to copy.
+ * markMirrorCurrent tells the mirror (clickhouse/mirror.ts) that nothing is left to copy.
  */
 import type { ClickHouse } from '../../src/clickhouse/client.js';
 import type { AppContext } from '../../src/context.js';

@@ -9,7 +9,7 @@
  *   writes it on its rows (drain_seq). Every drain numbered at or below the committed number has
  *   been acknowledged by ClickHouse in full and committed in the primary database: reads count
  *   only those rows (`drain_seq <= committed`, committedDrain), and the committed number is the
- *   incremental analysis's watermark (features/analysis/clickhouse-rollups.ts).
+ *   incremental analysis's watermark (features/analysis/clickhouse/rollups.ts).
  * - A drain killed (or failed) between its insert and its commit gives its number back, so its rows
  *   carry a number above the committed one (never read), and its events stay in the buffer. The
  *   next drain takes that number again and, holding the lock, deletes every row under it before

@@ -15,7 +15,7 @@
  *   the incremental analysis's watermark; rows from before it read 0.
  * - 0003 collapses such older copies once (OPTIMIZE ... FINAL), now that reads no longer do.
  * - rollup_units, rollup_values, rollup_state, rollup_changed (0002): the incremental analysis's
- *   per-unit rollups (features/analysis/clickhouse-rollups.ts). Each refresh writes its rows with a
+ *   per-unit rollups (features/analysis/clickhouse/rollups.ts). Each refresh writes its rows with a
  *   new version and commits by inserting its rollup_state row; reads take each key's newest row at
  *   or below the committed version, so rows of a refresh killed before its commit are never read.
  * With a cluster, each table is a Replicated table on every shard behind a Distributed table of

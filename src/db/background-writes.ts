@@ -24,7 +24,7 @@ export const SERVING_REST_RATIO = 1;
 /**
  * Long writes that run in the background of serving, in pieces of their own transaction: a
  * SQLite build of an experiment's rollups in steps and a refresh in rounds
- * (features/analysis/rollup-steps.ts, rollup-refresh.ts). The pieces of every experiment take
+ * (features/analysis/sql/rollup/steps.ts, sql/rollup/refresh.ts). The pieces of every experiment take
  * turns, one at a time in the process, each followed by a rest of `restRatio` times what it took
  * (at least MIN_REST_MS), in which first assignments, drains and the API's own writes get the
  * writer thread and the file's lock. A one-shot command (`verdict analyze`) has nothing to yield

@@ -19,7 +19,7 @@ export interface BreakdownPassInput {
   totals: ReadonlyMap<string, VariantTotals>;
   chunkUnits: number | null;
   source: UnitSource;
-  /** The slices' totals when already known (the maintained totals, rollup-totals.ts): no pass then. */
+  /** The slices' totals when already known (the maintained totals, sql/rollup/totals.ts): no pass then. */
   known?: BreakdownTotals[] | null;
 }
 

@@ -44,7 +44,7 @@ async function componentCap(ctx: ViewDeps, row: ExperimentRow, metric: MetricRow
 }
 
 /**
- * A metric's spec for the maintained totals (rollup-totals.ts), known without reading data: an
+ * A metric's spec for the maintained totals (sql/rollup/totals.ts), known without reading data: an
  * absolute cap as its value, a percentile cap (the metric's or a ratio component's) pending, and
  * the CUPED lookback for every metric but a ratio.
  */

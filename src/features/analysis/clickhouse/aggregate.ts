@@ -1,6 +1,6 @@
 /**
  * The analysis's reads in ClickHouse (docs/analysis.md "ClickHouse"), the counterparts of
- * aggregate-store.ts, percentile-cap.ts, late-events.ts, period-totals.ts and breakdowns-store.ts:
+ * sql/aggregate.ts, percentile-cap.ts, late-events.ts, period-totals.ts and sql/breakdowns.ts:
  * each returns what its SQL counterpart returns, so everything above (caps, CUPED, the build, the
  * recommendation) is the same code whichever store computed the sums. One statement per
  * experiment: ClickHouse parallelises it itself, off this process's event loop (the embedded

@@ -2,7 +2,7 @@
  * The exposures the analysis joins, copied into ClickHouse (docs/analysis.md "ClickHouse") before
  * each computation there. Assignment and exposure logging never wait on ClickHouse: the primary
  * database stays the one that takes them, and this copy catches up from a watermark in the order
- * rows became visible (rollup-watermark.ts): the units whose exposures were inserted or superseded
+ * rows became visible (store/watermark.ts): the units whose exposures were inserted or superseded
  * since are copied again, every row of theirs with a newer version, so the newest version of each
  * exposure row in ClickHouse carries its superseded mark. Without a watermark that holds, all the
  * experiment's exposures are copied.

@@ -43,7 +43,7 @@ export interface UnitScope {
   experimentId: string;
   /** The stop: events at or after it count in no metric; null while running. */
   eventsBefore: number | null;
-  /** Raw events (the default) or the rollups as of their last committed refresh (clickhouse-rollup-sql.ts). */
+  /** Raw events (the default) or the rollups as of their last committed refresh (clickhouse/rollup-sql.ts). */
   source?: UnitSource;
   /** The committed drain number (clickhouse/events.ts committedDrain): events under a higher one are not read. */
   drained: number;

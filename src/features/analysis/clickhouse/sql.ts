@@ -1,6 +1,6 @@
 /**
  * The analysis's per-unit values in ClickHouse (docs/analysis.md "ClickHouse"): the same
- * definitions as aggregate-store.ts (a unit counts once, in the variant of its live exposure; its
+ * definitions as sql/aggregate.ts (a unit counts once, in the variant of its live exposure; its
  * events count for a metric inside exposed_at <= occurred_at < exposed_at + window, before the
  * stop; the CUPED covariate over the lookback), written for ClickHouse's engine:
  * - events are joined to the live units with the units as the hash table (the small side), on
@@ -131,7 +131,7 @@ function capped(params: Params, column: string, cap: number | null): string {
 }
 
 /**
- * The per-variant aggregates of metric i over the unit rows `u` (aggregate-store.ts's metricColumns,
+ * The per-variant aggregates of metric i over the unit rows `u` (sql/aggregate.ts's metricColumns,
  * with exact sums): n, s, q, c; z for a pending percentile cap; px, pxx, pxy for CUPED; sy, qy, xy for a ratio.
  */
 export function metricAggregates(params: Params, metric: MetricSpec, index: number): string[] {

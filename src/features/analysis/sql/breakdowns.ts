@@ -6,7 +6,7 @@
  *   first assignment); the `source` breakdown reads the exposure's `source_key_id`.
  * - First, one statement finds the 20 values of each breakdown with the most units (ties by
  *   value), reading each unit's raw values once.
- * - Then one pass (per chunk on SQLite, as aggregate-store.ts does) reduces each unit to its
+ * - Then one pass (per chunk on SQLite, as sql/aggregate.ts does) reduces each unit to its
  *   variant, the primary metric's value and its raw value of each breakdown, materialised once;
  *   each breakdown then groups those rows by (bucket, variant), the bucket being the value's
  *   index among the top ones, NONE_BUCKET without a value or OTHER_BUCKET for any other value.
@@ -37,7 +37,7 @@ type Row = Record<string, unknown>;
 /** The unit's raw value of a breakdown (text or NULL), for a query over exposures `x` joined to assignments `a`. */
 function rawValue(seam: DialectSeam, key: BreakdownKey, source: UnitSource): RawBuilder<string | null> {
   if (key.kind === 'source') return sql<string | null>`x.source_key_id`;
-  // The rollup units keep their assignment's values as of their refresh (rollup-sql.ts replaceUnits).
+  // The rollup units keep their assignment's values as of their refresh (sql/rollup/slot-sql.ts replaceUnits).
   return seam.jsonTextAt(source === 'rollups' ? 'x.dimension_values' : 'a.dimension_values', key.name);
 }
 

@@ -1,6 +1,6 @@
 /**
  * The SQL side of CUPED (docs/statistics.md "2b. CUPED variance reduction"): the per-variant sums of each metric's
- * pre-period covariate x, computed in the same pass as the metric (aggregate-store.ts adds a
+ * pre-period covariate x, computed in the same pass as the metric (sql/aggregate.ts adds a
  * per-unit column p{i} over [exposed_at - lookback, exposed_at) and widens its event join back by
  * the longest lookback). Only sums leave the database, so memory does not grow with units.
  *

@@ -23,7 +23,7 @@ export interface AnalysisDialectSettings {
   readonly unitGroup: RawBuilder<unknown>;
   /**
    * The computation a snapshot gets when none is asked for: incremental on both. (On SQLite a
-   * refresh that builds every unit goes in short steps, rollup-steps.ts, so it never holds the
+   * refresh that builds every unit goes in short steps, sql/rollup/steps.ts, so it never holds the
    * API's one connection for long.)
    */
   readonly defaultMode: 'incremental' | 'full';

@@ -65,7 +65,7 @@ export function rollupValue(metric: MetricSpec, period: 'window' | 'lookback'): 
 }
 
 /**
- * Staged sums a unit's rows gain (rollup-fresh.ts): the column of a slot's staged sum (`c`, `s`,
+ * Staged sums a unit's rows gain (sql/rollup/fresh.ts): the column of a slot's staged sum (`c`, `s`,
  * `v` in the window, `pc`, `ps`, `pv` in the lookback), aggregated over the unit's one staged row.
  */
 export type AddedColumn = (metricId: string, name: 'c' | 's' | 'v' | 'pc' | 'ps' | 'pv') => RawBuilder<unknown>;

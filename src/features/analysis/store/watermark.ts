@@ -51,7 +51,7 @@ export async function currentWatermark(executor: Executor, seam: DialectSeam): P
 /**
  * SQLite: the watermark `events` events past `from` (in rowid order), with `to`'s exposures, or
  * null when `to` is at most that far: a refresh bounded to it adds the new events in rounds while
- * every changed exposure is taken at once (rollup-refresh.ts).
+ * every changed exposure is taken at once (sql/rollup/refresh.ts).
  */
 export async function eventRoundEnd(executor: Executor, from: Watermark, to: Watermark, events: number): Promise<Watermark | null> {
   if (from.kind !== 'sqlite' || to.kind !== 'sqlite' || to.events === null) return null;

@@ -94,7 +94,7 @@ export async function stageNewEvents(
     SELECT x.unit_id AS unit_id, COUNT(*) AS n${sql.join(sums, sql``)}
     FROM ${joined.from} AND ${units}
     GROUP BY x.unit_id`.execute(executor);
-  // The touched units' read looks each unit up here (rollup-touched.ts); without an index SQLite
+  // The touched units' read looks each unit up here (sql/rollup/touched.ts); without an index SQLite
   // scanned the whole table for every unit (15 s instead of 0.5 s at 1M units, +1%).
   if (seam.name === 'sqlite') await sql`CREATE UNIQUE INDEX temp.analysis_rollup_fresh_unit ON analysis_rollup_fresh (unit_id)`.execute(executor);
   return staged;

@@ -67,11 +67,11 @@ const MAX_ROUND_EVENTS = 50_000;
 export interface RefreshOptions {
   /** Build everything from raw events, whatever the state says. */
   rebuild?: boolean;
-  /** The per-variant and per-slice totals to keep up to date with the rollups (rollup-totals.ts); none without. */
+  /** The per-variant and per-slice totals to keep up to date with the rollups (sql/rollup/totals.ts); none without. */
   plan?: TotalsPlan | null | undefined;
   /** Tests: runs inside the transaction after every write and before the watermark is stored. */
   beforeCommit?: () => Promise<void>;
-  /** Tests: runs after each committed step of a SQLite build in steps (rollup-steps.ts). */
+  /** Tests: runs after each committed step of a SQLite build in steps (sql/rollup/steps.ts). */
   afterStep?: () => Promise<void>;
   /** Tests: units per step of a SQLite build in steps. */
   stepUnits?: number;
@@ -141,7 +141,7 @@ function staleSlots(slots: readonly RollupSlot[], state: State, stoppedAt: numbe
 }
 
 /**
- * Stages the new events of the slots (rollup-fresh.ts) for the units whose exposure did not change
+ * Stages the new events of the slots (sql/rollup/fresh.ts) for the units whose exposure did not change
  * since the watermark (those are built again from all of their events); null without a slot.
  */
 async function stage(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<Staged | null> {
@@ -351,7 +351,7 @@ async function refreshInRounds(ctx: SqlStoreDeps, input: RefreshInput, fixedRoun
 /**
  * SQLite: when the refresh would build every unit (no state, `--rebuild`, a watermark that no
  * longer holds, a metric or the totals' plan to rebuild), the build goes first, in short steps
- * (rollup-steps.ts), so that the refresh's own transaction is short. Null when none was needed.
+ * (sql/rollup/steps.ts), so that the refresh's own transaction is short. Null when none was needed.
  */
 async function buildFirstInSteps(ctx: SqlStoreDeps, row: ExperimentRow, slots: readonly RollupSlot[], options: RefreshOptions): Promise<RefreshResult | null> {
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, row.stopped_at)]));

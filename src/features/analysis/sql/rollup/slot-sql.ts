@@ -7,7 +7,7 @@
  * - lookback: x.exposed_at - lookback <= occurred_at < x.exposed_at (pre_cnt, pre_vsum, pre_vcnt);
  * - both before the experiment's stop, when it has stopped.
  * What is new since the last refresh (events, changed exposures) is a condition of the watermark
- * (rollup-watermark.ts), passed in as SQL.
+ * (store/watermark.ts), passed in as SQL.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
@@ -20,7 +20,7 @@ export interface RollupScope {
   /** The experiment's stop: events at or after it never count. */
   stoppedAt: number | null;
   /**
-   * SQLite builds in steps (rollup-steps.ts) and refreshes in rounds (rollup-refresh.ts): only the
+   * SQLite builds in steps (sql/rollup/steps.ts) and refreshes in rounds (sql/rollup/refresh.ts): only the
    * events up to this rowid, the watermark's.
    */
   eventsThroughRowid?: number | undefined;

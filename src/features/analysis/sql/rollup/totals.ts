@@ -4,7 +4,7 @@
  * statistics, kept in analysis_rollup_totals and brought up to date by each refreshed unit's
  * old-to-new difference, so that a snapshot from rollups reads a few rows instead of every unit.
  *
- * - A unit's contribution is what the per-variant SQL (aggregate-store.ts metricColumns,
+ * - A unit's contribution is what the per-variant SQL (sql/aggregate.ts metricColumns,
  *   cuped-totals.ts) adds for it, computed here from the same per-unit values (unit-source.ts).
  * - Sums are exact (lib/exact-sum.ts): subtracting a unit's old contribution and adding its new
  *   one a million times leaves exactly the sum of the current contributions.

@@ -1,5 +1,5 @@
 /**
- * The per-unit rows the maintained totals (rollup-totals.ts) are kept from: each refreshed unit's
+ * The per-unit rows the maintained totals (sql/rollup/totals.ts) are kept from: each refreshed unit's
  * variant, breakdown values and per-metric values, read from its rollups as unit-source.ts reads
  * them for a snapshot. A refresh reads its touched units' rows once, before it writes: the units
  * that only gain the staged new events get their values after the write from the same statement
@@ -42,7 +42,7 @@ export async function unitRows(executor: Executor, seam: DialectSeam, experiment
 
 /**
  * The touched units' values (m{i}, d{i}, p{i}) and, with `fresh` (the staged new events, only
- * added to the rows: rollup-fresh.ts), the values of its units after the write too (am{i}, ad{i},
+ * added to the rows: sql/rollup/fresh.ts), the values of its units after the write too (am{i}, ad{i},
  * ap{i}, and `fresh_n` non-null), computed from the same rows and the staged sums, so each
  * touched row is read once. SQLite: driven from the touched list (each unit by primary key, its
  * rollup rows as one range); PostgreSQL plans the IN list itself.
