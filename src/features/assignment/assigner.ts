@@ -10,7 +10,7 @@ import { dimensionValuesOf } from './dimension-values.js';
 import type { AssignmentDeps } from './deps.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
 import { writeFirstAssignments, type FirstAssignmentWrite, type StoredAssignment } from './first-writes.js';
-import { findAssignmentAside, insertExposure, markExposureLogged } from './store.js';
+import { assignmentLookup, insertExposure, markExposureLogged, type AssignmentLookup } from './store.js';
 import { StickyTable } from './sticky-table.js';
 
 interface FirstAssignment {
@@ -47,11 +47,13 @@ export class Assigner {
   readonly #ctx: AssignmentDeps;
   readonly #sticky: StickyTable;
   readonly #stickyStats: CacheStats;
+  readonly #lookup: AssignmentLookup;
   /** First assignments arriving together share one transaction: one commit (fsync) for many units. */
   readonly #firstWrites: GroupCommit<FirstAssignment, StoredAssignment>;
 
   constructor(ctx: AssignmentDeps) {
     this.#ctx = ctx;
+    this.#lookup = assignmentLookup(ctx.db, ctx.sideReads);
     this.#firstWrites = new GroupCommit({ commit: (items) => this.#writeGroup(items), weigh: () => 1, maxWeight: 500 });
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
     this.#sticky = new StickyTable({ capacity: ctx.config.stickyCacheSize, ttlMs: ctx.config.stickyCacheTtlMs, now: () => ctx.clock.now() });
@@ -152,7 +154,7 @@ export class Assigner {
   async #stored(experimentId: string, unitId: string): Promise<StoredAssignment | undefined> {
     const cached = this.#cached(experimentId, unitId);
     if (cached) return cached;
-    const row = await findAssignmentAside(this.#ctx.db, this.#ctx.sideReads, experimentId, unitId);
+    const row = await this.#lookup(experimentId, unitId);
     if (row) this.#sticky.set(experimentId, unitId, row);
     return row;
   }

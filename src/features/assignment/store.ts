@@ -51,24 +51,23 @@ export async function findAssignment(executor: Executor, experimentId: string, u
 /** What the sticky cache keeps of a stored assignment: every other column would only cost memory. */
 export type CachedAssignment = Pick<AssignmentRow, 'id' | 'variant_key' | 'reason' | 'exposure_logged_at'>;
 
-/** The stored assignment, read through the side connection (db/side-reads.ts): a sticky-cache miss. */
-export async function findAssignmentAside(db: Db, reads: SideReads, experimentId: string, unitId: string): Promise<CachedAssignment | undefined> {
-  // Compiled once per database, not per miss: building and compiling the query was most of the
-  // garbage a miss made (a miss rate of 80% at 2,000 assigns/s in bench:soak).
-  let template = compiledLookups.get(db);
-  if (!template) {
-    template = db
-      .selectFrom('assignments')
-      .select(['id', 'variant_key', 'reason', 'exposure_logged_at'])
-      .where('experiment_id', '=', '')
-      .where('unit_id', '=', '')
-      .compile();
-    compiledLookups.set(db, template);
-  }
-  return reads.first({ ...template, parameters: [experimentId, unitId] });
-}
+/** Reads a stored assignment through the side connection (db/side-reads.ts): a sticky-cache miss. */
+export type AssignmentLookup = (experimentId: string, unitId: string) => Promise<CachedAssignment | undefined>;
 
-const compiledLookups = new WeakMap<Db, CompiledQuery<CachedAssignment>>();
+/**
+ * The lookup of a sticky-cache miss, its query compiled once when the lookup is made, not per
+ * miss: building and compiling the query was most of the garbage a miss made (a miss rate of 80%
+ * at 2,000 assigns/s in bench:soak).
+ */
+export function assignmentLookup(db: Db, reads: SideReads): AssignmentLookup {
+  const template: CompiledQuery<CachedAssignment> = db
+    .selectFrom('assignments')
+    .select(['id', 'variant_key', 'reason', 'exposure_logged_at'])
+    .where('experiment_id', '=', '')
+    .where('unit_id', '=', '')
+    .compile();
+  return (experimentId, unitId) => reads.first({ ...template, parameters: [experimentId, unitId] });
+}
 
 /**
  * Claims the unit for the experiment in its mutex group unless another experiment of the group
