@@ -90,11 +90,15 @@ describeEach('webhook endpoint URLs: checked at the edge, sealed and masked', {}
     const created = await create({ url });
     expect(created.url).toBe(url);
     const masked = `http://127.0.0.1:${port}/…er42`;
-    expect((await server.request('GET', `/v1/webhook-endpoints/${created.id}`, { key })).body.url).toBe(masked);
+    const read = await server.request('GET', `/v1/webhook-endpoints/${created.id}`, { key });
+    expect(read.body.url).toBe(masked);
     const listed = await server.request('GET', '/v1/webhook-endpoints', { key });
     expect(listed.body.data.find((item: any) => item.id === created.id).url).toBe(masked);
     const patched = await server.request('PATCH', `/v1/webhook-endpoints/${created.id}`, { key, body: { description: 'ops' } });
     expect(patched.body.url).toBe(masked);
+    // A client that PATCHes back what it read sends the masked URL: the URL it stands for stays.
+    const roundTrip = await server.request('PATCH', `/v1/webhook-endpoints/${created.id}`, { key, body: { url: read.body.url, description: 'ops' } });
+    expect(roundTrip.status, roundTrip.text).toBe(200);
     const stored = await server.ctx.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toContain(TOKEN);
     expect(JSON.stringify(stored)).not.toContain(PASSWORD);

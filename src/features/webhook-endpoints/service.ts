@@ -129,7 +129,9 @@ function changesOf(ctx: WebhookEndpointsDeps, current: WebhookEndpointRow, patch
   const normalized: Record<string, unknown> = { ...rest };
   if (patch.event_types) normalized.event_types = patch.event_types.includes('*') ? ['*'] : patch.event_types;
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  if (url !== undefined && url !== ctx.secrets.open(current.url_enc)) changes.url = { from: current.url_masked, to: maskEndpointUrl(url) };
+  // The masked URL sent back (a client that PATCHes what it read) keeps the URL it stands for.
+  const sameUrl = url === undefined || url === current.url_masked || url === ctx.secrets.open(current.url_enc);
+  if (!sameUrl) changes.url = { from: current.url_masked, to: maskEndpointUrl(url) };
   for (const [field, to] of Object.entries(normalized)) {
     if (to !== undefined && JSON.stringify(to) !== JSON.stringify(before[field])) changes[field] = { from: before[field], to };
   }
