@@ -74,7 +74,10 @@ describeEach('verdict secrets rotate', {}, ({ dialect }) => {
   });
 
   async function startWith(secretKey: string | null): Promise<TestServer> {
-    const config: Partial<Config> = { secretKey, outbound: { retryBaseMs: 100, timeoutMs: 5_000, allowPrivateNetworks: true, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 } };
+    const config: Partial<Config> = {
+      secretKey,
+      outbound: { retryBaseMs: 100, timeoutMs: 5_000, allowPrivateNetworks: true, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 },
+    };
     return startTestServer(dialect, { database, config });
   }
 

@@ -25,7 +25,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoints a
     ensureWebBuild();
     receiver = new Receiver();
     receiverPort = await receiver.listen();
-    server = await startTestServer('sqlite', { config: { outbound: { retryBaseMs: 200, timeoutMs: 2_000, allowPrivateNetworks: true, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 } } });
+    server = await startTestServer('sqlite', {
+      config: { outbound: { retryBaseMs: 200, timeoutMs: 2_000, allowPrivateNetworks: true, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 } },
+    });
     worker = startWorker(server);
     boot = await server.bootstrap('Alerts Co');
     browser = await launchBrowser();

@@ -18,7 +18,9 @@ describeEach('outbound webhooks refuse private addresses', {}, ({ dialect }) => 
   let port: number;
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { config: { outbound: { retryBaseMs: 60_000, timeoutMs: 2_000, allowPrivateNetworks: false, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 } } });
+    server = await startTestServer(dialect, {
+      config: { outbound: { retryBaseMs: 60_000, timeoutMs: 2_000, allowPrivateNetworks: false, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 } },
+    });
     key = (await server.bootstrap()).key;
     worker = startWorker(server);
     port = await receiver.listen();

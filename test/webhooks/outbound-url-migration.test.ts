@@ -19,13 +19,18 @@ const outbound = { retryBaseMs: 60_000, timeoutMs: 2_000, allowPrivateNetworks: 
 
 /** The schema as it was before 0028, with one endpoint and its audit entries as they were written then. */
 async function writeAsBefore(db: Db, workspaceId: string, url: string, secretEnc: string): Promise<void> {
-  await db.schema.alterTable('webhook_endpoints').addColumn('url', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema
+    .alterTable('webhook_endpoints')
+    .addColumn('url', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
   await db.schema.alterTable('webhook_endpoints').dropColumn('url_enc').execute();
   await db.schema.alterTable('webhook_endpoints').dropColumn('url_masked').execute();
   await sql`DELETE FROM kysely_migration WHERE name = '0028_sealed_endpoint_urls'`.execute(db);
   const row = { id: 'ep_before', workspace_id: workspaceId, url, description: '', event_types: '["*"]', enabled: 1, format: 'verdict', secret_enc: secretEnc };
   await sql`INSERT INTO webhook_endpoints (id, workspace_id, url, description, event_types, enabled, format, secret_enc, created_at, updated_at)
-    VALUES (${row.id}, ${row.workspace_id}, ${row.url}, ${row.description}, ${row.event_types}, ${row.enabled}, ${row.format}, ${row.secret_enc}, 1, 1)`.execute(db);
+    VALUES (${row.id}, ${row.workspace_id}, ${row.url}, ${row.description}, ${row.event_types}, ${row.enabled}, ${row.format}, ${row.secret_enc}, 1, 1)`.execute(
+    db,
+  );
   const entries: Array<[string, string, unknown]> = [
     ['au_1', 'webhook_endpoint.created', { url, description: '', event_types: ['*'], enabled: true, format: 'verdict', warnings: [] }],
     ['au_2', 'webhook_endpoint.updated', { changes: { url: { from: `${url}-old`, to: url } }, warnings: [] }],
@@ -77,7 +82,10 @@ describeEach('migration 0028 seals the URLs of existing endpoints', {}, ({ diale
     const entries = await auditOf(server, key, 'target_id=ep_before');
     expect(JSON.stringify(entries)).not.toContain(TOKEN);
     expect(entries.find((entry) => entry.action === 'webhook_endpoint.created')?.payload.url).toBe(masked);
-    expect(entries.find((entry) => entry.action === 'webhook_endpoint.updated')?.payload.changes.url).toEqual({ from: `${masked.slice(0, -4)}-old`, to: masked });
+    expect(entries.find((entry) => entry.action === 'webhook_endpoint.updated')?.payload.changes.url).toEqual({
+      from: `${masked.slice(0, -4)}-old`,
+      to: masked,
+    });
     expect(entries.find((entry) => entry.action === 'webhook_endpoint.pinged')?.payload).toEqual({ event_id: 'e', delivery_id: 'd' });
 
     // The sealed URL still takes deliveries where they went.

@@ -137,7 +137,10 @@ describeEach('webhook endpoint URLs: checked at the edge, sealed and masked', {}
     const boot = await server.bootstrap('Capped');
     const made = [];
     for (let n = 0; n < CAP; n += 1) made.push(await create({ url: `https://hooks.example.com/${n}` }, boot.key));
-    const refused = await server.request('POST', '/v1/webhook-endpoints', { key: boot.key, body: { url: 'https://hooks.example.com/over', event_types: ['*'] } });
+    const refused = await server.request('POST', '/v1/webhook-endpoints', {
+      key: boot.key,
+      body: { url: 'https://hooks.example.com/over', event_types: ['*'] },
+    });
     expect(refused.status, refused.text).toBe(409);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(refused.body).toMatchObject({ type: 'https://verdict.dev/problems/endpoint-limit-reached', status: 409 });

@@ -33,12 +33,22 @@ function maskedPayload(text: string): string {
 export function sealEndpointUrls(secrets: SecretBox | null): Migration {
   return {
     async up(untyped: Kysely<unknown>): Promise<void> {
-      const db = untyped as Kysely<{ webhook_endpoints: EndpointRow & { url_enc: string; url_masked: string }; audit_entries: AuditRow & { target_type: string } }>;
+      const db = untyped as Kysely<{
+        webhook_endpoints: EndpointRow & { url_enc: string; url_masked: string };
+        audit_entries: AuditRow & { target_type: string };
+      }>;
       // Checked before any change: SQLite's DDL is not transactional, so a stop halfway would stay.
       const rows = await db.selectFrom('webhook_endpoints').select(['id', 'url']).execute();
-      if (rows.length > 0 && !secrets) throw new Error('sealing webhook endpoint URLs needs the secret key (VERDICT_SECRET_KEY or the data directory’s secret.key)');
-      await db.schema.alterTable('webhook_endpoints').addColumn('url_enc', 'text', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('webhook_endpoints').addColumn('url_masked', 'text', (c) => c.notNull().defaultTo('')).execute();
+      if (rows.length > 0 && !secrets)
+        throw new Error('sealing webhook endpoint URLs needs the secret key (VERDICT_SECRET_KEY or the data directory’s secret.key)');
+      await db.schema
+        .alterTable('webhook_endpoints')
+        .addColumn('url_enc', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('webhook_endpoints')
+        .addColumn('url_masked', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       for (const row of rows) {
         const columns = { url_enc: (secrets as SecretBox).seal(row.url), url_masked: maskEndpointUrl(row.url) };
         await db.updateTable('webhook_endpoints').set(columns).where('id', '=', row.id).execute();

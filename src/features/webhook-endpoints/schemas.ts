@@ -25,7 +25,8 @@ const Url = Type.String({
   minLength: 8,
   maxLength: 2048,
   pattern: '^https?://[^\\s]+$',
-  description: 'where deliveries are POSTed: an http or https URL a WHATWG URL parser accepts, with a host and a port from 1 to 65535 (else 422); stored encrypted',
+  description:
+    'where deliveries are POSTed: an http or https URL a WHATWG URL parser accepts, with a host and a port from 1 to 65535 (else 422); stored encrypted',
 });
 const Description = Type.String({ maxLength: 500 });
 const Format = Type.Union([Type.Literal('verdict'), Type.Literal('slack')], {

@@ -74,7 +74,11 @@ export async function lockEndpoint(executor: Executor, seam: DialectSeam, worksp
 }
 
 export async function countEndpoints(executor: Executor, workspaceId: string): Promise<number> {
-  const row = await executor.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<string | number>().as('count')).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  const row = await executor
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
 
