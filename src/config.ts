@@ -26,6 +26,16 @@ export interface EventIngestConfig {
   writerThread: boolean;
 }
 
+/** The outbound lane's pool: webhook deliveries, which wait on other people's servers. */
+export interface OutboundPool {
+  /** VERDICT_WEBHOOK_CONCURRENCY: deliveries one process sends at once, beside its general lane. */
+  concurrency: number;
+  /** VERDICT_WEBHOOK_WORKSPACE_CONCURRENCY: deliveries of one workspace in flight at once, on every worker together. */
+  perWorkspace: number;
+}
+
+export const DEFAULT_OUTBOUND_POOL: OutboundPool = { concurrency: 16, perWorkspace: 4 };
+
 export interface Config {
   host: string;
   port: number;
@@ -73,7 +83,8 @@ export interface Config {
   stickyCacheSize: number;
   /** HTTP processes `serve` runs, sharing one port (Node's cluster); 1 serves from this process. */
   apiProcesses: number;
-  jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number };
+  /** `concurrency`: the general lane's pool per process; `outbound`: the delivery pool (docs/webhooks.md). */
+  jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number; outbound: OutboundPool };
   /** VERDICT_EVENT_RETENTION_DAYS: raw events (and exposures of long-archived experiments) older than this are purged; null keeps everything. */
   eventRetentionDays: number | null;
   /**
@@ -113,8 +124,9 @@ type Env = Record<string, string | undefined>;
 function integer(env: Env, name: string, fallback: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
+  // Digits only: Number() alone would also read "1e3", "0x10", "0b11" and " 7 ".
+  const value = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < min) {
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return value;
@@ -246,6 +258,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       pollIntervalMs: integer(env, 'VERDICT_JOB_POLL_MS', 1_000, 10),
       leaseMs: integer(env, 'VERDICT_JOB_LEASE_MS', 60_000, 100),
       concurrency: integer(env, 'VERDICT_JOB_CONCURRENCY', 4, 1),
+      outbound: {
+        concurrency: integer(env, 'VERDICT_WEBHOOK_CONCURRENCY', DEFAULT_OUTBOUND_POOL.concurrency, 1),
+        perWorkspace: integer(env, 'VERDICT_WEBHOOK_WORKSPACE_CONCURRENCY', DEFAULT_OUTBOUND_POOL.perWorkspace, 1),
+      },
     },
     eventRetentionDays: optionalInteger(env, 'VERDICT_EVENT_RETENTION_DAYS', 1),
     shutdownTimeoutMs: integer(env, 'VERDICT_SHUTDOWN_TIMEOUT_MS', 20_000, 100),
