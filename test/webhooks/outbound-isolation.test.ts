@@ -4,8 +4,8 @@
 // within the documented bound; and one workspace's deliveries never hold more than their share.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type Config } from '../../src/config.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { createExperiment } from '../analysis/support.js';
 import { describeEach } from '../support/describe-each.js';
@@ -155,5 +155,21 @@ describeEach('outbound deliveries beside other workspaces’ work', {}, ({ diale
 
     expect(deliveredMs, 'the quiet workspace’s delivery took').toBeLessThan(BOUND_MS);
     expect(silent.maxInFlight, 'the noisy workspace’s deliveries at once, across both workers').toBe(2);
+  });
+});
+
+describe('the delivery pool’s settings', () => {
+  it('reads plain integers from 1, defaults to 16 deliveries per process and 4 per workspace, and refuses anything else naming the variable', () => {
+    expect(loadConfig({}).jobs.outbound).toEqual({ concurrency: 16, perWorkspace: 4 });
+    expect(loadConfig({ VERDICT_WEBHOOK_CONCURRENCY: '32', VERDICT_WEBHOOK_WORKSPACE_CONCURRENCY: '1' }).jobs.outbound).toEqual({
+      concurrency: 32,
+      perWorkspace: 1,
+    });
+    for (const name of ['VERDICT_WEBHOOK_CONCURRENCY', 'VERDICT_WEBHOOK_WORKSPACE_CONCURRENCY']) {
+      for (const raw of ['0', '-1', '1.5', '1e3', '0x10', '0b11', ' 7 ', '8 slots', '99999999999999999999']) {
+        expect(() => loadConfig({ [name]: raw }), `${name}=${JSON.stringify(raw)}`).toThrow(ConfigError);
+        expect(() => loadConfig({ [name]: raw }), `${name}=${JSON.stringify(raw)}`).toThrow(new RegExp(`^${name} must be an integer >= 1`));
+      }
+    }
   });
 });
