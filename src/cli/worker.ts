@@ -5,10 +5,14 @@ export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description(
-      'Run background jobs only (webhook mirroring, renders, analysis, housekeeping), for scaled mode. ' +
+      'Run background jobs only (outbound deliveries, webhook mirroring, renders, analysis, housekeeping), for scaled mode. ' +
         'Run as many as you like against the same database; each job runs once.',
     )
-    .option('-c, --concurrency <n>', 'jobs run at the same time (default: $VERDICT_JOB_CONCURRENCY or 4)')
+    .option(
+      '-c, --concurrency <n>',
+      'general jobs (renders, mirroring, analysis) run at the same time (default: $VERDICT_JOB_CONCURRENCY or 4); ' +
+        'outbound deliveries have a pool of their own ($VERDICT_WEBHOOK_CONCURRENCY or 16)',
+    )
     .action(async (options: { concurrency?: string }) => {
       const base = loadConfig();
       const { checkWorkerWithClickHouse } = await import('../clickhouse/process-rules.js');
@@ -19,7 +23,7 @@ export function registerWorker(program: Command): void {
       const { onSignals } = await import('./shutdown.js');
       const { ctx } = await openRuntime({ ...base, jobs: { ...base.jobs, concurrency } }, true);
       const background = startBackground(ctx);
-      ctx.logger.info({ worker: background.worker.id, jobs: ctx.jobs.names }, 'worker started');
+      ctx.logger.info({ worker: background.worker.id, jobs: ctx.jobs.names, concurrency, outbound: base.jobs.outbound }, 'worker started');
       onSignals([background.stopStage(base.shutdownTimeoutMs), ...ctx.closeSteps().map((step) => [step])], ctx.logger, { timeoutMs: base.shutdownTimeoutMs });
     });
 }

@@ -31,6 +31,8 @@ const BACKOFF_CAP_MS = 60 * 60 * 1_000;
  * Returns the job id, or null when a job with the same key already exists.
  */
 export async function enqueueJob(executor: Executor, options: EnqueueOptions, now: number): Promise<string | null> {
+  // The outbound claim shares its pool by workspace: a job there must say whose it is.
+  if (options.lane === 'outbound' && !options.workspaceId) throw new Error(`the outbound job "${options.name}" needs its workspace id`);
   const id = newId();
   const result = await executor
     .insertInto('jobs')

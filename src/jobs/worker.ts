@@ -44,9 +44,10 @@ interface Lane {
  * Polls the jobs table, runs each claimed job with a lease it keeps renewing, and records the
  * outcome. Jobs run in two pools: the general lane's, and the outbound lane's (deliveries, which
  * wait on other people's servers), so a slow delivery never holds a render's slot; the outbound
- * claim shares its pool fairly between workspaces (fair-claim.ts). A worker that dies stops renewing; its jobs become claimable when the lease lapses.
- * A worker that stops claims nothing more, lets running jobs finish for a grace period and puts
- * back in the queue whatever it claimed but did not finish, so no job waits for a lease to lapse.
+ * claim shares its pool fairly between workspaces (fair-claim.ts). A worker that dies stops
+ * renewing; its jobs become claimable when the lease lapses. A worker that stops claims nothing
+ * more, lets running jobs finish for a grace period and puts back in the queue whatever it
+ * claimed but did not finish, so no job waits for a lease to lapse.
  */
 export class Worker {
   readonly id = `${os.hostname()}:${process.pid}:${newId()}`;
