@@ -90,7 +90,7 @@ async function dueTenants(trx: Executor, { limit, perWorkspace, now }: OutboundC
  * step seeks the next workspace in the claim index), so a deep backlog costs no more than a short one.
  */
 async function queuedHeads(trx: Executor): Promise<Array<{ workspaceId: string; head: number }>> {
-  const { rows } = await sql<{ workspace_id: string; head: number | string }>`
+  const { rows } = await sql<{ workspace_id: string; head: number }>`
     WITH RECURSIVE tenants(workspace_id) AS (
       SELECT MIN(workspace_id) FROM jobs WHERE lane = 'outbound' AND status = 'queued'
       UNION ALL
@@ -101,8 +101,7 @@ async function queuedHeads(trx: Executor): Promise<Array<{ workspaceId: string; 
     SELECT t.workspace_id, (SELECT MIN(j.run_at) FROM jobs j WHERE j.lane = 'outbound' AND j.status = 'queued' AND j.workspace_id = t.workspace_id) AS head
     FROM tenants t
     WHERE t.workspace_id IS NOT NULL`.execute(trx);
-  // PostgreSQL returns bigint as text.
-  return rows.map((row) => ({ workspaceId: row.workspace_id, head: Number(row.head) }));
+  return rows.map((row) => ({ workspaceId: row.workspace_id, head: row.head }));
 }
 
 async function oldestQueued(trx: Executor, workspaceId: string, count: number, now: number): Promise<Array<{ id: string; runAt: number }>> {
