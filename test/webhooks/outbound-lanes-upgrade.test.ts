@@ -3,7 +3,7 @@
 // by it), so they are still delivered, and by the delivery pool.
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import * as jobLanes from '../../src/db/migrations/0028_job_lanes.js';
+import * as jobLanes from '../../src/db/migrations/0029_job_lanes.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { describeEach } from '../support/describe-each.js';
 import { startTestWorker } from '../support/jobs.js';

@@ -19,7 +19,7 @@ import * as clickhouseMirror from './0020_clickhouse_mirror.js';
 import * as experimentStoppedBy from './0023_experiment_stopped_by.js';
 import * as auditActorIndex from './0024_audit_actor_index.js';
 import * as clickhouseDrainSequence from './0027_clickhouse_drain_sequence.js';
-import * as jobLanes from './0028_job_lanes.js';
+import * as jobLanes from './0029_job_lanes.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -44,7 +44,7 @@ const migrations: Record<string, Migration> = {
   '0023_experiment_stopped_by': experimentStoppedBy,
   '0024_audit_actor_index': auditActorIndex,
   '0027_clickhouse_drain_sequence': clickhouseDrainSequence,
-  '0028_job_lanes': jobLanes,
+  '0029_job_lanes': jobLanes,
 };
 
 export const migrationProvider: MigrationProvider = {
