@@ -3,6 +3,7 @@
 // by it), so they are still delivered, and by the delivery pool.
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import * as jobLanes from '../../src/db/migrations/0029_job_lanes.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { describeEach } from '../support/describe-each.js';
@@ -15,7 +16,8 @@ describeEach('delivery jobs enqueued before the job lanes', {}, ({ dialect }) =>
   let server: TestServer;
   const receiver = new Receiver();
   beforeAll(async () => {
-    server = await startTestServer(dialect, { config: { outbound: { retryBaseMs: 1_000, timeoutMs: 2_000, allowPrivateNetworks: true } } });
+    const defaults = loadConfig({}).outbound;
+    server = await startTestServer(dialect, { config: { outbound: { ...defaults, retryBaseMs: 1_000, timeoutMs: 2_000, allowPrivateNetworks: true } } });
   });
   afterAll(async () => {
     await receiver.close();
