@@ -48,7 +48,7 @@ function StandingCells({ row }: { row: Row }) {
     <>
       <td>
         <span class={`badge rec rec-${s.recommendation}`} data-testid="list-recommendation">
-          {recommendationWords(s.recommendation, s.variantKey)}
+          {recommendationWords(s.recommendation, s.variantKey, { stopped: e.status === 'stopped' || e.status === 'archived', controlKey: s.controlKey })}
         </span>
       </td>
       <td data-testid="list-lift">
