@@ -70,13 +70,11 @@ function notesWithWinner(outcome: StopReason | '', variant: string, notes: strin
   return notes ? `Winner: ${variant}. ${notes}` : `Winner: ${variant}.`;
 }
 
-/** Stops a running experiment with its outcome, the winning variant of a win, and optional notes. */
-export function StopForm({ experiment, onChanged, onCancel }: { experiment: Experiment; onChanged: (next: Experiment) => void; onCancel: () => void }) {
-  const action = useAction();
+/** The latest summary and the outcome and variant chosen, filled in from its recommendation until the person chooses. */
+function useRecommendedChoice(experiment: Experiment) {
   const [summary, setSummary] = useState<SnapshotSummary | null>(null);
   const [outcome, setOutcome] = useState<StopReason | ''>('');
   const [variant, setVariant] = useState('');
-  const [notes, setNotes] = useState('');
   useEffect(() => {
     let live = true;
     void latestSummary(experiment)
@@ -92,6 +90,28 @@ export function StopForm({ experiment, onChanged, onCancel }: { experiment: Expe
       live = false;
     };
   }, [experiment.id]);
+  return { summary, outcome, setOutcome, variant, setVariant };
+}
+
+function Disagreements({ warnings }: { warnings: string[] }) {
+  if (warnings.length === 0) return null;
+  return (
+    <div class="warning" role="alert" data-testid="stop-disagreements">
+      <strong>The results disagree with this choice:</strong>
+      <ul>
+        {warnings.map((warning) => (
+          <li key={warning}>{warning}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Stops a running experiment with its outcome, the winning variant of a win, and optional notes. */
+export function StopForm({ experiment, onChanged, onCancel }: { experiment: Experiment; onChanged: (next: Experiment) => void; onCancel: () => void }) {
+  const action = useAction();
+  const { summary, outcome, setOutcome, variant, setVariant } = useRecommendedChoice(experiment);
+  const [notes, setNotes] = useState('');
   const treatments = experiment.variants.filter((item) => !item.is_control);
   const warnings = disagreements(experiment, summary, outcome, variant);
   const stop = (event: Event) => {
@@ -128,16 +148,7 @@ export function StopForm({ experiment, onChanged, onCancel }: { experiment: Expe
           onChange={(e) => setVariant(e.currentTarget.value)}
         />
       ) : null}
-      {warnings.length > 0 ? (
-        <div class="warning" role="alert" data-testid="stop-disagreements">
-          <strong>The results disagree with this choice:</strong>
-          <ul>
-            {warnings.map((warning) => (
-              <li key={warning}>{warning}</li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <Disagreements warnings={warnings} />
       <TextArea label="Outcome notes (optional)" rows={2} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
       <ErrorBox error={action.error} />
       <div class="actions">
