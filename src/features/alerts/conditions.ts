@@ -1,6 +1,6 @@
 // What a snapshot says, as alert conditions: pure functions of the snapshot and the experiment,
 // so that which conditions hold is decided in one place and tested without a database.
-import type { AnalysisSnapshot, RecommendationAction, VariantPosterior } from '../analysis/read.js';
+import { plannedSamplePerVariant, type AnalysisSnapshot, type RecommendationAction, type VariantPosterior } from '../analysis/read.js';
 import type { Experiment } from '../experiments/read.js';
 
 /** The snapshot's recommendation (decisions §15), with `recommendation` naming its action. */
@@ -18,7 +18,7 @@ export function recommendationOf(snapshot: AnalysisSnapshot): Recommendation | n
 
 /** Every variant that takes traffic has min_sample_per_variant exposed units: only then may anything about the effect fire. */
 export function minSampleReached(experiment: Experiment, snapshot: AnalysisSnapshot): boolean {
-  const min = experiment.decision_rule.min_sample_per_variant;
+  const min = plannedSamplePerVariant(experiment);
   const live = snapshot.traffic.filter((variant) => variant.weight > 0);
   return live.length > 0 && live.every((variant) => variant.exposed_units >= min);
 }

@@ -17,6 +17,7 @@
  *    duration ended (with the planned sample) without a winner.
  */
 import { chanceText, pValueText, resolveDecisionRule, ruleName, type DecisionRuleSettings } from '../../stats/index.js';
+import type { Allocation } from '../experiments/allocation.js';
 import type { AnalysedMetric, Breakdown, Recommendation, RecommendationReason, SnapshotDecision, Traffic } from './schemas.js';
 
 /** What a recommendation reads from a primary-metric or guardrail result. */
@@ -231,8 +232,23 @@ export function recommend(input: RecommendationInput, context: RecommendationCon
   return undecidedRecommendation(input, context);
 }
 
+/** What the planned sample is read from: the decision rule, and a bandit's own stopping rule when it is one. */
+export interface PlannedExperiment {
+  decision_rule: Partial<DecisionRuleSettings>;
+  allocation?: Allocation | undefined;
+}
+
+/**
+ * The units per variant the stopping rule that applies waits for: a bandit's min_units_per_variant
+ * (its own stopping rule replaces the decision rule's), else the rule's min_sample_per_variant.
+ */
+export function plannedSamplePerVariant(experiment: PlannedExperiment): number {
+  if (experiment.allocation?.type === 'bandit') return experiment.allocation.min_units_per_variant;
+  return resolveDecisionRule(experiment.decision_rule).min_sample_per_variant;
+}
+
 /** The context of a snapshot computed now from the experiment's rule. */
-export function recommendationContext(experiment: { decision_rule: Partial<DecisionRuleSettings> }, stopped: boolean): RecommendationContext {
+export function recommendationContext(experiment: PlannedExperiment, stopped: boolean): RecommendationContext {
   const rule = resolveDecisionRule(experiment.decision_rule);
-  return { min_sample_per_variant: rule.min_sample_per_variant, max_duration_days: rule.max_duration_days, stopped };
+  return { min_sample_per_variant: plannedSamplePerVariant(experiment), max_duration_days: rule.max_duration_days, stopped };
 }

@@ -7,7 +7,7 @@ import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import { reportedCap, type PreviousEvidence } from './build.js';
 import { labelSources } from './breakdown-labels.js';
-import { recommend, recommendationContext } from './recommendation.js';
+import { plannedSamplePerVariant, recommend, recommendationContext } from './recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
@@ -211,7 +211,8 @@ async function analyse(ctx: AnalysisDeps, experiment: Experiment, row: Experimen
   const bandit = await banditInputOf(ctx, experiment, row, source);
   const built = await ctx.stats.run('snapshot', {
     variants: experiment.variants,
-    decisionRule: experiment.decision_rule,
+    // A bandit's own minimum stands in for the rule's (its stopping rule replaces the decision rule's).
+    decisionRule: { ...experiment.decision_rule, min_sample_per_variant: plannedSamplePerVariant(experiment) },
     startedAt: row.started_at as number,
     stoppedAt: row.stopped_at,
     computedAt,

@@ -16,6 +16,20 @@ export function describeRule(rule: DecisionRule): string {
   return `${base} After ${rule.max_duration_days} days without a winner the verdict becomes "maximum duration reached". A snapshot is computed every ${rule.snapshot_cadence_minutes} minutes.`;
 }
 
+/**
+ * The units per variant the stopping rule that applies waits for: a bandit's own minimum (its
+ * stopping rule replaces the decision rule's), else the decision rule's minimum sample.
+ */
+export function plannedSample(experiment: Experiment): number {
+  return experiment.allocation?.type === 'bandit' ? experiment.allocation.min_units_per_variant : experiment.decision_rule.min_sample_per_variant;
+}
+
+/** The stopping rule that applies, in one phrase: a bandit's own, else the decision rule's. */
+export function stoppingRuleName(experiment: Experiment): string {
+  if (experiment.allocation?.type !== 'bandit') return ruleName(experiment.decision_rule);
+  return `Bandit: a variant’s chance of being best reaches ${percent(experiment.allocation.stop_at_prob_best, 1)}`;
+}
+
 /** What the rule decides, in one phrase, for summaries. */
 export function ruleName(rule: DecisionRule): string {
   return {

@@ -5,6 +5,7 @@ import { useResource } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import type { Experiment } from '../types.js';
 import { runningDays } from './experiment.js';
+import { plannedSample } from './experiment-parts.js';
 import { latestStanding, type Standing } from './experiments-standing.js';
 import { recommendationWords } from './results-header.js';
 
@@ -42,7 +43,7 @@ function StandingCells({ row }: { row: Row }) {
       </>
     );
   }
-  const needed = e.decision_rule.min_sample_per_variant;
+  const needed = plannedSample(e);
   const share = needed > 0 ? Math.min(1, s.smallestSample / needed) : 1;
   return (
     <>

@@ -4,6 +4,7 @@ import { chance, integer, percent, pValue } from '../format.js';
 import { useAction } from '../hooks.js';
 import type { Experiment, Snapshot, StopReason } from '../types.js';
 import type { MetricView, Recommendation, RecommendationCode } from './results-model.js';
+import { plannedSample } from './experiment-parts.js';
 import { focusVariant } from './results-model.js';
 import { liftOf, liftText } from './results-scorecard.js';
 
@@ -82,7 +83,7 @@ function stopActionOf(recommendation: Recommendation): StopAction | null {
 
 /** The smallest variant's units against min_sample_per_variant, as words and a bar. */
 function SampleProgress({ snapshot, experiment }: { snapshot: Snapshot; experiment: Experiment }) {
-  const needed = experiment.decision_rule.min_sample_per_variant;
+  const needed = plannedSample(experiment);
   const smallest = Math.min(...snapshot.per_variant.map((v) => v.sample_size));
   const share = needed > 0 ? Math.min(1, smallest / needed) : 1;
   return (

@@ -34,7 +34,7 @@ const recommendationWords: Record<SnapshotSummary['recommendation']['action'], s
 
 /** The chance a winner must reach under the experiment's rule: the bandit's own when it is one. */
 function thresholdOf(experiment: Experiment): number {
-  return experiment.allocation.type === 'bandit' ? experiment.allocation.stop_at_prob_best : experiment.decision_rule.posterior_threshold;
+  return experiment.allocation?.type === 'bandit' ? experiment.allocation.stop_at_prob_best : experiment.decision_rule.posterior_threshold;
 }
 
 /** What the latest snapshot says against recording `outcome` (with `variant` for a win), in words. */
