@@ -1797,7 +1797,7 @@ export type GetExperimentResultsResponse = {
     always_valid_p_values: {
       [key: string]: number;
     } | null;
-    /** guardrails whose chance_to_beat_control is below 0.05 for the variant the decision points at (empty without one) */
+    /** each guardrail and non-control variant whose chance_to_beat_control there is below 0.05, once every weighted variant reached min_sample_per_variant (empty before) */
     guardrail_regressions: Array<{
       /** ULID */
       metric_id: string;
@@ -2080,7 +2080,7 @@ export type GetExperimentResultsHistoryResponse = {
       always_valid_p_values: {
         [key: string]: number;
       } | null;
-      /** guardrails whose chance_to_beat_control is below 0.05 for the variant the decision points at (empty without one) */
+      /** each guardrail and non-control variant whose chance_to_beat_control there is below 0.05, once every weighted variant reached min_sample_per_variant (empty before) */
       guardrail_regressions: Array<{
         /** ULID */
         metric_id: string;
