@@ -98,6 +98,10 @@ export interface OutboundConfig {
   timeoutMs: number;
   /** Send to private, loopback and link-local addresses too (tests, or endpoints inside a private network). */
   allowPrivateNetworks: boolean;
+  /** A delivery whose host name has not resolved by then fails that attempt. */
+  dnsTimeoutMs: number;
+  /** Endpoints one workspace may have; creating one more is refused. */
+  maxEndpointsPerWorkspace: number;
 }
 
 export class ConfigError extends Error {}
@@ -257,6 +261,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       retryBaseMs: integer(env, 'VERDICT_WEBHOOK_RETRY_BASE_MS', 60_000, 1),
       timeoutMs: integer(env, 'VERDICT_WEBHOOK_TIMEOUT_MS', 10_000, 1),
       allowPrivateNetworks: flag(env, 'VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+      dnsTimeoutMs: integer(env, 'VERDICT_WEBHOOK_DNS_TIMEOUT_MS', 2_000, 1),
+      maxEndpointsPerWorkspace: integer(env, 'VERDICT_WEBHOOK_MAX_ENDPOINTS', 20, 1),
     },
     publicUrl: publicUrlFrom(env),
   };

@@ -97,7 +97,8 @@ function joinChangeRelay(config: Config, options: ContextOptions, changes: Chang
 
 export async function createContext(config: Config, logger: Logger, options: ContextOptions = {}): Promise<AppContext> {
   const { db, seam, reads, sideReads, destroy } = openDatabase(config.database, config.analysis, warnOfConnectionLoss(logger));
-  if (options.migrate) logMigrated(logger, 'database migrated', (await migrateToLatest(db)).applied);
+  const secrets = loadSecretBox(config.secretKey, config.dataDir);
+  if (options.migrate) logMigrated(logger, 'database migrated', (await migrateToLatest(db, secrets)).applied);
   const clickhouse = config.clickhouse ? await openClickHouseFor(config.clickhouse, logger, options.migrate === true) : null;
   const clock = options.clock ?? systemClock;
   const metrics = new AppMetrics();
@@ -125,7 +126,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     sideReads,
     logger,
     clock,
-    secrets: loadSecretBox(config.secretKey, config.dataDir),
+    secrets,
     authenticator,
     changes,
     jobs: new JobRegistry(),

@@ -33,8 +33,10 @@ function configurationHint(config: Config): string {
  * into a database no server reads, and the printed key would answer 401.
  */
 export async function migrateAndWarnIfNew(config: Config): Promise<MigrationReport> {
-  const { migrateDatabase } = await import('../db/database.js');
-  const report = await migrateDatabase(config.database);
+  const [{ migrateDatabase }, { existingSecretBox }] = await Promise.all([import('../db/database.js'), import('../lib/secrets.js')]);
+  // The secret key seals what a migration moves into sealed columns (webhook endpoint URLs); a
+  // one-shot command never makes a key file (`secrets rotate` refuses to run without one).
+  const report = await migrateDatabase(config.database, existingSecretBox(config.secretKey, config.dataDir));
   if (report.applied.includes(FIRST_MIGRATION)) {
     const what = config.database.kind === 'sqlite' ? 'created a new database file' : 'created the Verdict tables in an empty database';
     process.stderr.write(

@@ -53,8 +53,8 @@ async function startPrimary(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   // The processes then only open the database; the secret key file is made here too, so they
   // never race to create it.
-  loadSecretBox(config.secretKey, config.dataDir);
-  const { applied } = await migrateDatabase(config.database);
+  const secrets = loadSecretBox(config.secretKey, config.dataDir);
+  const { applied } = await migrateDatabase(config.database, secrets);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
   if (config.clickhouse) {
     // Kept open while ClickHouse cannot be reached: this process retries the migration until it answers.

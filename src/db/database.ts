@@ -2,6 +2,7 @@ import { Kysely, Migrator, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../config.js';
+import type { SecretBox } from '../lib/secrets.js';
 import { postgresSeam, sqliteSeam, type DialectSeam } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
 import { inlineReads, postgresReads, SqliteThreadReads, type ReadPool } from './read-pool.js';
@@ -99,19 +100,20 @@ export interface MigrationReport {
 }
 
 /** Opens the database only to migrate it, then closes it (`verdict migrate`, the primary of `serve --processes`). */
-export async function migrateDatabase(config: DatabaseConfig): Promise<MigrationReport> {
+export async function migrateDatabase(config: DatabaseConfig, secrets: SecretBox | null = null): Promise<MigrationReport> {
   const handle = openDatabase(config);
   try {
-    return await migrateToLatest(handle.db);
+    return await migrateToLatest(handle.db, secrets);
   } finally {
     await handle.destroy();
   }
 }
 
-export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+/** `secrets` seals what a migration moves into sealed columns; a database with nothing to seal needs none. */
+export async function migrateToLatest(db: Db, secrets: SecretBox | null = null): Promise<MigrationReport> {
   // Numbers are reserved per change and land in any order (0023 may ship before 0020): a database
   // that has later ones applies an earlier newcomer too, instead of refusing to start.
-  const migrator = new Migrator({ db, provider: migrationProvider, allowUnorderedMigrations: true });
+  const migrator = new Migrator({ db, provider: migrationProvider(secrets), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };

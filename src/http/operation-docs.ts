@@ -288,18 +288,21 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   // Outbound webhooks (docs/webhooks.md "Outbound deliveries")
   listWebhookEndpoints: {
     summary: 'List webhook endpoints',
-    description: `The workspace’s outbound endpoints, oldest first; secrets are never listed. ${PAGED}`,
+    description: `The workspace’s outbound endpoints, oldest first, their URLs masked; secrets are never listed. ${PAGED}`,
   },
   createWebhookEndpoint: {
     summary: 'Create a webhook endpoint',
     description:
-      'A URL that receives experiment events (`event_types`, or `["*"]`) as signed `verdict` envelopes or as Slack messages (`format: "slack"`, unsigned). Returns the signing `secret` (`whsec_...`) once. A URL whose host is, or resolves to, a private, loopback or link-local address is saved with a warning: deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1. Audit-logged.',
+      'A URL that receives experiment events (`event_types`, or `["*"]`) as signed `verdict` envelopes or as Slack messages (`format: "slack"`, unsigned). Returns the signing `secret` (`whsec_...`) once, and the whole `url` once: it is stored encrypted and shown masked everywhere else. A URL no WHATWG parser accepts answers 422 (pointer `/url`). A URL whose host is, or resolves to, a private, loopback or link-local address is saved with a warning: deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1. 409 past VERDICT_WEBHOOK_MAX_ENDPOINTS endpoints (20) in the workspace. Audit-logged (the URL masked).',
   },
-  getWebhookEndpoint: { summary: 'Get a webhook endpoint', description: 'One endpoint by id, without its secret; 404 when there is none in the workspace.' },
+  getWebhookEndpoint: {
+    summary: 'Get a webhook endpoint',
+    description: 'One endpoint by id, its URL masked, without its secret; 404 when there is none in the workspace.',
+  },
   updateWebhookEndpoint: {
     summary: 'Update a webhook endpoint',
     description:
-      'Changes url, description, event_types, enabled or format. Setting enabled: true re-enables an endpoint Verdict disabled after three days of failures. An unchanged body changes nothing and logs nothing.',
+      'Changes url, description, event_types, enabled or format; the answer shows the URL masked, and a URL no WHATWG parser accepts answers 422 (pointer `/url`). Setting enabled: true re-enables an endpoint Verdict disabled after three days of failures. An unchanged body changes nothing and logs nothing.',
   },
   deleteWebhookEndpoint: {
     summary: 'Delete a webhook endpoint',

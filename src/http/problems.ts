@@ -108,6 +108,8 @@ export const problems = {
   deliveryPending: conflict('delivery-pending', 'Delivery pending'),
   /** A test ping or redelivery to a webhook endpoint that is disabled. */
   endpointDisabled: conflict('endpoint-disabled', 'Endpoint disabled'),
+  /** A new webhook endpoint in a workspace that has as many as it may (VERDICT_WEBHOOK_MAX_ENDPOINTS). */
+  endpointLimitReached: conflict('endpoint-limit-reached', 'Endpoint limit reached'),
   /** A freeze of a template draft that no longer compiles. */
   draftDoesNotCompile: conflict('draft-does-not-compile', 'Draft does not compile'),
   /** An output of a render that failed. */

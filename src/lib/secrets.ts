@@ -84,3 +84,10 @@ export function loadSecretBox(configuredKey: string | null, dataDir: string): Se
   }
   return new SecretBox(parseKey(fs.readFileSync(file, 'utf8')));
 }
+
+/** The configured key's box, or the one of `<dataDir>/secret.key` if that file exists; null otherwise. */
+export function existingSecretBox(configuredKey: string | null, dataDir: string): SecretBox | null {
+  if (configuredKey) return new SecretBox(parseKey(configuredKey));
+  const file = path.join(dataDir, 'secret.key');
+  return fs.existsSync(file) ? new SecretBox(parseKey(fs.readFileSync(file, 'utf8'))) : null;
+}

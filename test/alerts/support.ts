@@ -40,7 +40,11 @@ export function useAlertsServer(dialect: DialectName, options: { clock?: Clock; 
     const base = `http://127.0.0.1:${await receiver.listen()}`;
     const server = await startTestServer(dialect, {
       ...(options.clock ? { clock: options.clock } : {}),
-      config: { outbound: { retryBaseMs: 100, timeoutMs: 2_000, allowPrivateNetworks: true }, publicUrl: PUBLIC_URL, ...options.config },
+      config: {
+        outbound: { retryBaseMs: 100, timeoutMs: 2_000, allowPrivateNetworks: true, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 },
+        publicUrl: PUBLIC_URL,
+        ...options.config,
+      },
     });
     worker = startWorker(server);
     env = {

@@ -232,6 +232,40 @@ describeEachDialect('every operation in openapi.json, fuzzed (issue #31)', (serv
     expect(await auditCount(server(), key)).toBe(before);
   });
 
+  it('answers 422 pointing at /url, never a 5xx, to URLs that pass the pattern but no URL parser accepts, on every operation whose body takes a url (issue #51)', async () => {
+    const endpoint = await server().request('POST', '/v1/webhook-endpoints', { key, body: { url: 'https://hooks.example.com/fuzz', event_types: ['*'] } });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    const before = await auditCount(server(), key);
+    const takingUrl = operations(workspaceId).filter((operation) => operation.body?.properties?.url?.pattern?.startsWith('^https?://'));
+    expect(takingUrl.map((operation) => `${operation.method} ${operation.path.replace(ABSENT_ID, '{id}')}`)).toEqual(
+      expect.arrayContaining(['POST /v1/webhook-endpoints', 'PATCH /v1/webhook-endpoints/{id}']),
+    );
+    const unparsable = fc
+      .tuple(
+        fc.constantFrom('http://', 'https://', 'https://user:S3cretPass@'),
+        fc.constantFrom('[::1', 'x:99999', 'a:b:c', '%zz', 'xn--', 'ex%2Fample.com', '[::1%25lo]:1', 'h.example:0', '[', 'a%', '[fe80::1%25]', 'a:65536'),
+        fc.string({ maxLength: 20 }).map((path) => `/${encodeURIComponent(path)}`),
+      )
+      .map((parts) => parts.join(''));
+    for (const operation of takingUrl) {
+      const path = operation.path.replace(ABSENT_ID, endpoint.body.id);
+      const others = Object.fromEntries(
+        ((operation.body?.required ?? []) as string[]).filter((name) => name !== 'url').map((name) => [name, name === 'event_types' ? ['*'] : 'fuzz']),
+      );
+      await fc.assert(
+        fc.asyncProperty(unparsable, async (url) => {
+          const answer = await send(server(), key, operation.method, path, JSON.stringify({ ...others, url }));
+          expectRefusal(answer, `${operation.method} ${path} ${url}`);
+          expect(answer.status, `${operation.method} ${path} ${url}`).toBe(422);
+          expect(JSON.parse(answer.text).errors, url).toEqual([expect.objectContaining({ pointer: '/url' })]);
+          expect(answer.text).not.toContain('S3cretPass');
+        }),
+        { numRuns: 40, seed: 51 },
+      );
+    }
+    expect(await auditCount(server(), key)).toBe(before);
+  });
+
   it('stores unicode-edge text exactly, or refuses it with a problem, in every name it keeps', async () => {
     const edges = fc.oneof(
       fc.constantFrom(...UNICODE_EDGES.filter((edge) => edge.length > 0 && edge.length <= 200)),

@@ -55,7 +55,8 @@ describeEach('verdict secrets rotate', {}, ({ dialect }) => {
     const again = await before.request('POST', `/v1/webhook-sources/${source.body.id}/rotate-secret`, { key });
     expect(again.status, again.text).toBe(200);
     inbound = { path: source.body.inbound_path, secret: again.body.inbound_secret };
-    // An outbound endpoint with a rotated secret: both its secrets are sealed and must still sign.
+    // An outbound endpoint with a rotated secret: its URL and both its secrets are sealed; the
+    // server with the new key must still send to that URL, signed with both.
     const url = `http://127.0.0.1:${await receiver.listen()}/hook`;
     const endpoint = await before.request('POST', '/v1/webhook-endpoints', { key, body: { url, event_types: ['*'] } });
     expect(endpoint.status, endpoint.text).toBe(201);
@@ -73,12 +74,15 @@ describeEach('verdict secrets rotate', {}, ({ dialect }) => {
   });
 
   async function startWith(secretKey: string | null): Promise<TestServer> {
-    const config: Partial<Config> = { secretKey, outbound: { retryBaseMs: 100, timeoutMs: 5_000, allowPrivateNetworks: true } };
+    const config: Partial<Config> = {
+      secretKey,
+      outbound: { retryBaseMs: 100, timeoutMs: 5_000, allowPrivateNetworks: true, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 },
+    };
     return startTestServer(dialect, { database, config });
   }
 
   it('re-encrypts the stored secrets under a new key and says how many', () => {
-    expect(rotated.stderr).toMatch(/re-encrypted 5 secrets of 1 workspaces/);
+    expect(rotated.stderr).toMatch(/re-encrypted 6 secrets of 1 workspaces/);
     if (dialect === 'sqlite') {
       expect(fs.readFileSync(path.join(database.dataDir, 'secret.key'), 'utf8')).not.toBe(oldKeyFile);
       expect(fs.existsSync(path.join(database.dataDir, 'secret.key.next'))).toBe(false);
@@ -98,7 +102,7 @@ describeEach('verdict secrets rotate', {}, ({ dialect }) => {
     expect(delivery.status, delivery.text).toBe(202);
     const audit = await server.request('GET', '/v1/audit?action=secret_key.rotated', { key });
     expect(audit.body.data).toHaveLength(1);
-    expect(audit.body.data[0].payload).toEqual({ secrets_reencrypted: 5, via: 'cli' });
+    expect(audit.body.data[0].payload).toEqual({ secrets_reencrypted: 6, via: 'cli' });
   });
 
   it('a server with the new key signs outbound deliveries with the endpoint’s unchanged secrets', async () => {

@@ -25,7 +25,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoints a
     ensureWebBuild();
     receiver = new Receiver();
     receiverPort = await receiver.listen();
-    server = await startTestServer('sqlite', { config: { outbound: { retryBaseMs: 200, timeoutMs: 2_000, allowPrivateNetworks: true } } });
+    server = await startTestServer('sqlite', {
+      config: { outbound: { retryBaseMs: 200, timeoutMs: 2_000, allowPrivateNetworks: true, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 } },
+    });
     worker = startWorker(server);
     boot = await server.bootstrap('Alerts Co');
     browser = await launchBrowser();
@@ -84,8 +86,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoints a
     await secretBox.getByRole('button', { name: 'Copy' }).click();
     await secretBox.getByRole('button', { name: 'Copied' }).waitFor();
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(secret);
-    const [created] = (await endpoints()).filter((endpoint) => endpoint.url === url);
-    expect(created).toMatchObject({ description: 'Growth alerts', format: 'verdict', enabled: true });
+    // The URL is a secret: the list shows it masked.
+    const [created] = (await endpoints()).filter((endpoint) => endpoint.description === 'Growth alerts');
+    expect(created).toMatchObject({ url: `http://127.0.0.1:${receiverPort}/…`, format: 'verdict', enabled: true });
+    await expect(page.getByRole('table', { name: 'Webhook endpoints' }).innerText()).resolves.not.toContain('/growth');
     expect(created.event_types.sort()).toEqual(['experiment.srm_detected', 'experiment.stopped']);
     await expect(page.getByRole('table', { name: 'Webhook endpoints' }).innerText()).resolves.toMatch(
       /Growth alerts\s+verdict\s+srm_detected, stopped\s+enabled/,
@@ -156,13 +160,18 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoints a
     await page.goto(`${server.url}/ui/webhook-endpoints/${endpoint.id}`);
     const form = page.getByRole('form', { name: 'Edit endpoint' });
     await form.waitFor();
+    // The URL field starts empty (the masked URL as its placeholder), and saving it empty keeps the URL.
+    await expect(form.getByLabel('New URL').inputValue()).resolves.toBe('');
+    await expect(form.getByLabel('New URL').getAttribute('placeholder')).resolves.toBe(endpoint.url);
     await form.getByLabel(/^experiment\.guardrail_regressed/).check();
     await form.getByLabel('Format').selectOption('slack');
     await form.getByLabel(/^Enabled/).uncheck();
     await form.getByRole('button', { name: 'Save endpoint' }).click();
     await page.getByText('State').locator('..').getByText('disabled').waitFor();
     const [saved] = (await endpoints()).filter((item) => item.id === endpoint.id);
-    expect(saved).toMatchObject({ format: 'slack', enabled: false });
+    expect(saved).toMatchObject({ format: 'slack', enabled: false, url: endpoint.url });
+    const row = await server.ctx.db.selectFrom('webhook_endpoints').select('url_enc').where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+    expect(server.ctx.secrets.open(row.url_enc)).toBe(`http://127.0.0.1:${receiverPort}/growth`);
     expect(saved.event_types.sort()).toEqual(['experiment.guardrail_regressed', 'experiment.srm_detected', 'experiment.stopped']);
     await expect(page.getByRole('button', { name: 'Send test event' }).isDisabled()).resolves.toBe(true);
     const redeliver = page.getByTestId('delivery-row').first().getByRole('button', { name: 'Redeliver' });

@@ -1,7 +1,8 @@
 // Without VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS, deliveries to loopback, link-local (cloud
-// metadata) and names that resolve to them are refused at connect time; the endpoint is saved
-// with a warning, and the refusal is a failed attempt with its reason. The receiver is real and
-// listening on 127.0.0.1, so a delivery that got through would be seen.
+// metadata), the IPv6 forms that carry such an IPv4 address, and names that resolve to them are
+// refused at connect time; the endpoint is saved with a warning, and the refusal is a failed
+// attempt with its reason, which never names an address nor tells a missing name from a private
+// one. The receiver is real and listening on 127.0.0.1, so a delivery that got through would be seen.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Worker } from '../../src/jobs/worker.js';
 import { describeEach } from '../support/describe-each.js';
@@ -17,7 +18,9 @@ describeEach('outbound webhooks refuse private addresses', {}, ({ dialect }) => 
   let port: number;
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { config: { outbound: { retryBaseMs: 60_000, timeoutMs: 2_000, allowPrivateNetworks: false } } });
+    server = await startTestServer(dialect, {
+      config: { outbound: { retryBaseMs: 60_000, timeoutMs: 2_000, allowPrivateNetworks: false, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 } },
+    });
     key = (await server.bootstrap()).key;
     worker = startWorker(server);
     port = await receiver.listen();
@@ -28,25 +31,75 @@ describeEach('outbound webhooks refuse private addresses', {}, ({ dialect }) => 
     await server.close();
   });
 
-  it.each([
-    ['loopback', () => `http://127.0.0.1:${port}/hook`, /127\.0\.0\.1 is a private/],
-    ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${port}/hook`, /127\.0\.0\.1 is a private/],
-    ['the metadata address', () => 'http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a private/],
-    ['a name resolving to loopback', () => `http://localhost:${port}/hook`, /localhost resolves to (127\.0\.0\.1|::1), a private/],
-  ])('%s: warns at creation, and the delivery fails with the refusal, never reaching the receiver', async (_name, urlOf, reason) => {
-    const before = receiver.received.length;
-    const created = await server.request('POST', '/v1/webhook-endpoints', { key, body: { url: urlOf(), event_types: ['*'] } });
+  const PRIVATE = 'refused: a private, loopback, link-local or reserved address';
+  const NO_PUBLIC = 'refused: the host has no public address (it does not resolve, or resolves to a private, loopback, link-local or reserved address)';
+
+  async function firstAttempt(url: string) {
+    const created = await server.request('POST', '/v1/webhook-endpoints', { key, body: { url, event_types: ['*'] } });
     expect(created.status, created.text).toBe(201);
-    expect(created.body.warnings.join(' ')).toMatch(/VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1/);
     const ping = await server.request('POST', `/v1/webhook-endpoints/${created.body.id}/test`, { key });
     expect(ping.status).toBe(202);
-    const attempted = await waitFor(async () => {
+    const attempt = await waitFor(async () => {
       const listed = await server.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key });
       return (listed.body.data as any[]).find((item) => item.attempts === 1);
     }, 'the attempt');
-    expect(attempted.last_error).toMatch(/^refused: /);
-    expect(attempted.last_error).toMatch(reason);
-    expect(attempted).toMatchObject({ status: 'pending', response_status: null });
+    return { warnings: created.body.warnings as string[], attempt };
+  }
+
+  it.each([
+    ['loopback', () => `http://127.0.0.1:${port}/hook`],
+    ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${port}/hook`],
+    ['IPv4-compatible loopback (::/96)', () => `http://[::127.0.0.1]:${port}/hook`],
+    ['IPv4-translated loopback (::ffff:0:0:0/96)', () => `http://[::ffff:0:7f00:1]:${port}/hook`],
+    ['NAT64 with a private IPv4 address embedded', () => `http://[64:ff9b::10.0.0.1]:${port}/hook`],
+    ['local-use NAT64 (64:ff9b:1::/48)', () => `http://[64:ff9b:1::a00:1]:${port}/hook`],
+    ['6to4 (2002::/16)', () => `http://[2002:7f00:1::1]:${port}/hook`],
+    ['the metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
+  ])('%s: warns at creation, and the delivery fails with the refusal, never reaching the receiver', async (_name, urlOf) => {
+    const before = receiver.received.length;
+    const { warnings, attempt } = await firstAttempt(urlOf());
+    expect(warnings).toEqual([`${PRIVATE}; deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1`]);
+    expect(attempt).toMatchObject({ status: 'pending', response_status: null, last_error: PRIVATE });
     expect(receiver.received.length).toBe(before);
+  });
+
+  it('says the same of a name that resolves to loopback and of one that does not exist, naming no address', async () => {
+    const before = receiver.received.length;
+    const loopback = await firstAttempt(`http://localhost:${port}/hook`);
+    const missing = await firstAttempt(`http://no-such-host.invalid:${port}/hook`);
+    expect(loopback.warnings).toEqual([`${NO_PUBLIC}; deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1`]);
+    expect(missing.warnings).toEqual(loopback.warnings);
+    expect(loopback.attempt).toMatchObject({ status: 'pending', response_status: null, last_error: NO_PUBLIC });
+    expect(missing.attempt.last_error).toBe(NO_PUBLIC);
+    expect(receiver.received.length).toBe(before);
+  });
+});
+
+describeEach('outbound webhooks give up on a slow DNS lookup', {}, ({ dialect }) => {
+  let server: TestServer;
+  let worker: Worker;
+  let key: string;
+
+  beforeAll(async () => {
+    // A deadline no real lookup meets: every name is a slow one.
+    const outbound = { retryBaseMs: 60_000, timeoutMs: 5_000, allowPrivateNetworks: false, dnsTimeoutMs: 1, maxEndpointsPerWorkspace: 20 };
+    server = await startTestServer(dialect, { config: { outbound } });
+    key = (await server.bootstrap()).key;
+    worker = startWorker(server);
+  });
+  afterAll(async () => {
+    await worker.stop(0);
+    await server.close();
+  });
+
+  it('fails the attempt with the lookup’s deadline as its reason', async () => {
+    const created = await server.request('POST', '/v1/webhook-endpoints', { key, body: { url: 'https://slow-name.invalid/hook', event_types: ['*'] } });
+    expect(created.status, created.text).toBe(201);
+    await server.request('POST', `/v1/webhook-endpoints/${created.body.id}/test`, { key });
+    const attempt = await waitFor(async () => {
+      const listed = await server.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key });
+      return (listed.body.data as any[]).find((item) => item.attempts === 1);
+    }, 'the attempt');
+    expect(attempt).toMatchObject({ status: 'pending', response_status: null, last_error: "the host's DNS lookup took longer than 1 ms" });
   });
 });

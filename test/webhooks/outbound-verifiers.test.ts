@@ -36,7 +36,9 @@ describe('the verifiers printed in docs/webhooks.md', () => {
   const deliveries: { single?: Received; rotated?: Received; secrets: string[] } = { secrets: [] };
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite', { config: { outbound: { retryBaseMs: 100, timeoutMs: 2_000, allowPrivateNetworks: true } } });
+    server = await startTestServer('sqlite', {
+      config: { outbound: { retryBaseMs: 100, timeoutMs: 2_000, allowPrivateNetworks: true, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 } },
+    });
     worker = startWorker(server);
     const { key } = await server.bootstrap();
     const url = `http://127.0.0.1:${await receiver.listen()}/hooks`;

@@ -12,7 +12,7 @@ import { auditOf, startWorker, waitFor } from './support.js';
 
 const RETRY_BASE_MS = 150;
 const TIMEOUT_MS = 400;
-const outbound = { retryBaseMs: RETRY_BASE_MS, timeoutMs: TIMEOUT_MS, allowPrivateNetworks: true };
+const outbound = { retryBaseMs: RETRY_BASE_MS, timeoutMs: TIMEOUT_MS, allowPrivateNetworks: true, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 };
 
 async function createEndpoint(server: TestServer, key: string, body: Record<string, unknown>) {
   const created = await server.request('POST', '/v1/webhook-endpoints', { key, body: { event_types: ['*'], ...body } });

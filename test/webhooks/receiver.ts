@@ -9,10 +9,10 @@ export interface Received {
 }
 
 /**
- * What the receiver does with the next request: answer a status, never answer, or answer 200 with
- * a body that never ends (ASCII digits written until the sender hangs up).
+ * What the receiver does with the next request: answer a status, never answer, answer 200 with
+ * a body that never ends (ASCII digits written until the sender hangs up), or answer a given body.
  */
-export type Behaviour = number | 'hang' | 'endless';
+export type Behaviour = number | 'hang' | 'endless' | { status: number; body: string };
 
 /** An endless body stops here (1 GB), so a sender that reads it all fails its deadline rather than the machine. */
 const ENDLESS_LIMIT = 1024 ** 3;
@@ -51,6 +51,7 @@ export class Receiver {
           writeMore();
           return;
         }
+        if (typeof behaviour === 'object') return void response.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end(behaviour.body);
         response.writeHead(behaviour, { 'content-type': 'text/plain' }).end(`answered ${behaviour}`);
       });
     });

@@ -1268,6 +1268,7 @@ export type ListWebhookEndpointsResponse = {
     id: string;
     /** ULID */
     workspace_id: string;
+    /** masked: scheme, host and port, then "/…" and the last four characters of the path when at least sixteen more stay hidden (the URL is a secret; only the answer to create shows it whole) */
     url: string;
     description: string;
     event_types: Array<string>;
@@ -1291,7 +1292,7 @@ export type ListWebhookEndpointsResponse = {
 
 /** POST /v1/webhook-endpoints: request body */
 export type CreateWebhookEndpointRequest = {
-  /** where deliveries are POSTed (http or https) */
+  /** where deliveries are POSTed: an http or https URL a WHATWG URL parser accepts, with a host and a port from 1 to 65535 (else 422); stored encrypted */
   url: string;
   description?: string;
   /** the event types delivered, or ["*"] for all of them */
@@ -1307,6 +1308,7 @@ export type CreateWebhookEndpointResponse = {
   id: string;
   /** ULID */
   workspace_id: string;
+  /** masked: scheme, host and port, then "/…" and the last four characters of the path when at least sixteen more stay hidden (the URL is a secret; only the answer to create shows it whole) */
   url: string;
   description: string;
   event_types: Array<string>;
@@ -1324,7 +1326,7 @@ export type CreateWebhookEndpointResponse = {
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   updated_at: string;
-  /** problems found with the URL now, e.g. a host that resolves to a private address (deliveries to it will be refused) */
+  /** problems found with the URL now, e.g. a host with no public address (deliveries to it will be refused); never what the host resolves to */
   warnings: Array<string>;
   /** whsec_...; signs Verdict-Signature. Returned only now: store it. */
   secret: string;
@@ -1336,6 +1338,7 @@ export type GetWebhookEndpointResponse = {
   id: string;
   /** ULID */
   workspace_id: string;
+  /** masked: scheme, host and port, then "/…" and the last four characters of the path when at least sixteen more stay hidden (the URL is a secret; only the answer to create shows it whole) */
   url: string;
   description: string;
   event_types: Array<string>;
@@ -1357,7 +1360,7 @@ export type GetWebhookEndpointResponse = {
 
 /** PATCH /v1/webhook-endpoints/{id}: request body */
 export type UpdateWebhookEndpointRequest = {
-  /** where deliveries are POSTed (http or https) */
+  /** where deliveries are POSTed: an http or https URL a WHATWG URL parser accepts, with a host and a port from 1 to 65535 (else 422); stored encrypted */
   url?: string;
   description?: string;
   /** the event types delivered, or ["*"] for all of them */
@@ -1374,6 +1377,7 @@ export type UpdateWebhookEndpointResponse = {
   id: string;
   /** ULID */
   workspace_id: string;
+  /** masked: scheme, host and port, then "/…" and the last four characters of the path when at least sixteen more stay hidden (the URL is a secret; only the answer to create shows it whole) */
   url: string;
   description: string;
   event_types: Array<string>;
@@ -1391,7 +1395,7 @@ export type UpdateWebhookEndpointResponse = {
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   updated_at: string;
-  /** problems found with the URL now, e.g. a host that resolves to a private address (deliveries to it will be refused) */
+  /** problems found with the URL now, e.g. a host with no public address (deliveries to it will be refused); never what the host resolves to */
   warnings: Array<string>;
 };
 
@@ -1414,7 +1418,7 @@ export type ListWebhookEndpointDeliveriesResponse = {
     attempts: number;
     /** the last attempt’s HTTP status; null when it got no answer */
     response_status: number | null;
-    /** the first 1 KB of the last response body */
+    /** the first 1 KB of the last response body (a NUL byte kept as U+FFFD) */
     response_body: string | null;
     /** how long the last attempt took */
     duration_ms: number | null;
@@ -1445,7 +1449,7 @@ export type RedeliverWebhookEndpointDeliveryResponse = {
   attempts: number;
   /** the last attempt’s HTTP status; null when it got no answer */
   response_status: number | null;
-  /** the first 1 KB of the last response body */
+  /** the first 1 KB of the last response body (a NUL byte kept as U+FFFD) */
   response_body: string | null;
   /** how long the last attempt took */
   duration_ms: number | null;

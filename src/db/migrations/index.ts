@@ -1,4 +1,5 @@
 import type { Migration, MigrationProvider } from 'kysely';
+import type { SecretBox } from '../../lib/secrets.js';
 import * as foundation from './0001_foundation.js';
 import * as catalogue from './0002_catalogue.js';
 import * as events from './0003_events.js';
@@ -19,6 +20,7 @@ import * as clickhouseMirror from './0020_clickhouse_mirror.js';
 import * as experimentStoppedBy from './0023_experiment_stopped_by.js';
 import * as auditActorIndex from './0024_audit_actor_index.js';
 import * as clickhouseDrainSequence from './0027_clickhouse_drain_sequence.js';
+import { sealEndpointUrls } from './0028_sealed_endpoint_urls.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -45,6 +47,12 @@ const migrations: Record<string, Migration> = {
   '0027_clickhouse_drain_sequence': clickhouseDrainSequence,
 };
 
-export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => migrations,
-};
+/**
+ * Every migration. Those that seal stored secrets need the secret box; without one they still run
+ * on a database with nothing to seal (a new one), and stop with an error on one that has.
+ */
+export function migrationProvider(secrets: SecretBox | null): MigrationProvider {
+  return {
+    getMigrations: async () => ({ ...migrations, '0028_sealed_endpoint_urls': sealEndpointUrls(secrets) }),
+  };
+}

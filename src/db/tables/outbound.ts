@@ -5,7 +5,10 @@ export type OutboundDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 export interface WebhookEndpointsTable {
   id: string;
   workspace_id: string;
-  url: string;
+  /** Where deliveries go, sealed with the secret box: the URL can be the credential (0028). */
+  url_enc: string;
+  /** What is shown of the URL: scheme, host and port, the path masked (endpoint-url.ts). */
+  url_masked: string;
   description: string;
   /** JSON array of event types, or ["*"] for every type. */
   event_types: string;

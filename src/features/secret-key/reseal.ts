@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/recorder.js';
 
 /**
  * Re-encrypts every stored secret (each workspace's webhook secret, each webhook source's current
- * and previous inbound secret, each webhook endpoint's current and previous signing secret, each
+ * and previous inbound secret, each webhook endpoint's URL and current and previous signing secret, each
  * workspace's previous task-tool secret) from one secret key to
  * another, in one transaction, with one `secret_key.rotated` audit entry per workspace. Nothing
  * changes unless every secret opens with the current key.
@@ -36,6 +36,13 @@ export async function resealAllSecrets(db: Db, from: SecretBox, to: SecretBox, a
         const columns = resealedColumns(row, (sealed) => reseal(row.workspace_id, sealed));
         await trx.updateTable(table).set(columns).where('id', '=', row.id).execute();
       }
+    }
+    for (const row of await trx.selectFrom('webhook_endpoints').select(['id', 'workspace_id', 'url_enc']).execute()) {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ url_enc: reseal(row.workspace_id, row.url_enc) })
+        .where('id', '=', row.id)
+        .execute();
     }
     for (const row of await trx
       .selectFrom('task_tool_settings')

@@ -75,10 +75,11 @@ export async function runAttempt(ctx: WebhookEndpointsDeps, payload: AttemptPayl
   const result: SendResult =
     endpoint.enabled === 1
       ? await sendDelivery({
-          url: endpoint.url,
+          url: ctx.secrets.open(endpoint.url_enc),
           body: delivery.body,
           headers: headersFor(ctx, endpoint, delivery, payload.attempt, now),
           timeoutMs: ctx.config.outbound.timeoutMs,
+          dnsTimeoutMs: ctx.config.outbound.dnsTimeoutMs,
           allowPrivateNetworks: ctx.config.outbound.allowPrivateNetworks,
         })
       : { ok: false, status: null, body: null, durationMs: 0, error: 'the endpoint is disabled' };

@@ -1,11 +1,20 @@
 // Which addresses a delivery may connect to. Refused unless private networks are allowed:
 // loopback, private (RFC 1918, unique-local), link-local (where cloud metadata services such as
 // 169.254.169.254 live), carrier-grade NAT (Alibaba's metadata at 100.100.100.200), "this network",
-// benchmarking, multicast and reserved ranges. IPv4-mapped IPv6 addresses are judged as the IPv4
-// address they carry, so ::ffff:127.0.0.1 is loopback.
+// benchmarking, multicast and reserved ranges, and every IPv6 form that carries an IPv4 address a
+// router or the host's own stack may unwrap: IPv4-compatible (::/96, so [::127.0.0.1]), IPv4-
+// translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48), 6to4
+// (2002::/16) and Teredo (2001::/32). IPv4-mapped addresses (::ffff:0:0/96) are judged as the IPv4
+// address they carry, as the host's stack connects to that address: ::ffff:127.0.0.1 is loopback.
 import { BlockList, isIP } from 'node:net';
 
-const refused = new BlockList();
+/** What every refusal says: never the address itself, which may be what a name resolved to. */
+export const PRIVATE_ADDRESS = 'a private, loopback, link-local or reserved address';
+
+// Two lists: Node judges an IPv4 address against IPv6 rules as its IPv4-mapped form, so one list
+// holding ::ffff:0:0/96 would refuse every IPv4 address.
+const refusedV4 = new BlockList();
+const refusedV6 = new BlockList();
 const V4: Array<[string, number]> = [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -23,39 +32,51 @@ const V4: Array<[string, number]> = [
   ['240.0.0.0', 4],
 ];
 const V6: Array<[string, number]> = [
-  ['::', 128],
-  ['::1', 128],
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
   ['100::', 64],
+  ['2001::', 32],
   ['2001:db8::', 32],
+  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
 ];
-for (const [network, prefix] of V4) refused.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of V6) refused.addSubnet(network, prefix, 'ipv6');
+for (const [network, prefix] of V4) refusedV4.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of V6) refusedV6.addSubnet(network, prefix, 'ipv6');
 
-const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
-// The same in hex, as the WHATWG URL parser writes it: [::ffff:127.0.0.1] becomes ::ffff:7f00:1.
-const MAPPED_V4_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i;
+/** The eight 16-bit groups of an IPv6 address in any spelling (compressed, with a dotted IPv4 tail). */
+function hextetsOf(address: string): number[] {
+  // The WHATWG URL parser writes every spelling in one canonical form: hex groups, at most one "::".
+  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  const [head = '', tail] = canonical.split('::');
+  const groups = (text: string) => (text === '' ? [] : text.split(':').map((group) => parseInt(group, 16)));
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
 
-/** The IPv4 address an IPv4-mapped IPv6 address carries, or the address itself. */
-function unmapped(address: string): string {
-  const dotted = MAPPED_V4.exec(address);
-  if (dotted?.[1]) return dotted[1];
-  const hex = MAPPED_V4_HEX.exec(address);
-  if (!hex?.[1] || !hex[2]) return address;
-  const high = parseInt(hex[1], 16);
-  const low = parseInt(hex[2], 16);
+function dottedOf(high: number, low: number): string {
   return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
 
-/** Why the address may not be connected to, or null when it may. */
-export function refusedAddressReason(address: string): string | null {
-  const bare = address.replace(/^\[|\]$/g, '');
-  const ip = unmapped(bare);
-  const family = isIP(ip);
-  if (family === 0) return `"${address}" is not an IP address`;
-  const blocked = refused.check(ip, family === 4 ? 'ipv4' : 'ipv6');
-  return blocked ? `${ip} is a private, loopback, link-local or reserved address` : null;
+function refusedV6Address(address: string): boolean {
+  const groups = hextetsOf(address);
+  const zeroUpTo = (end: number) => groups.slice(0, end).every((group) => group === 0);
+  // IPv4-mapped: the stack connects to the IPv4 address it carries, so that address decides.
+  if (zeroUpTo(5) && groups[5] === 0xffff) return refusedV4.check(dottedOf(groups[6] ?? 0, groups[7] ?? 0), 'ipv4');
+  // IPv4-translated (::ffff:0:0:0/96) and IPv4-compatible (::/96, with :: and ::1).
+  if (zeroUpTo(4) && groups[4] === 0xffff && groups[5] === 0) return true;
+  if (zeroUpTo(6)) return true;
+  return refusedV6.check(address, 'ipv6');
+}
+
+/** Whether a connection to this IP address is refused (unless private networks are allowed); a non-address is refused. */
+export function isRefusedAddress(address: string): boolean {
+  // A zone (fe80::1%eth0) names an interface, not an address; link-local is refused either way.
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 4) return refusedV4.check(bare, 'ipv4');
+  if (family === 6) return refusedV6Address(bare);
+  return true;
 }

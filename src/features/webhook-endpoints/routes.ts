@@ -43,9 +43,9 @@ function endpointRoutes(ctx: WebhookEndpointsDeps): FastifyPluginAsyncTypebox {
       '/v1/webhook-endpoints',
       route('createWebhookEndpoint', {
         description:
-          'Creates an endpoint and returns its signing secret, the only time besides a rotation that it is shown. A URL whose host is (or resolves to) a private address is saved with a warning: deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1.',
+          'Creates an endpoint and returns its signing secret, the only time besides a rotation that it is shown, and its whole URL, the only time it is shown (elsewhere it is masked). A URL whose host is (or resolves to) a private address is saved with a warning: deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1. 409 when the workspace has VERDICT_WEBHOOK_MAX_ENDPOINTS endpoints already.',
         body: WebhookEndpointInput,
-        response: { 201: WebhookEndpointWithSecret },
+        response: { 201: WebhookEndpointWithSecret, 409: problemDoc('the workspace has as many endpoints as it may (VERDICT_WEBHOOK_MAX_ENDPOINTS)') },
       }),
       async (request, reply) => reply.code(201).send(await createEndpoint(ctx, actorOf(request), request.body)),
     );

@@ -21,7 +21,13 @@ const EventTypes = Type.Array(EventTypeSchema, {
   uniqueItems: true,
   description: 'the event types delivered, or ["*"] for all of them',
 });
-const Url = Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'where deliveries are POSTed (http or https)' });
+const Url = Type.String({
+  minLength: 8,
+  maxLength: 2048,
+  pattern: '^https?://[^\\s]+$',
+  description:
+    'where deliveries are POSTed: an http or https URL a WHATWG URL parser accepts, with a host and a port from 1 to 65535 (else 422); stored encrypted',
+});
 const Description = Type.String({ maxLength: 500 });
 const Format = Type.Union([Type.Literal('verdict'), Type.Literal('slack')], {
   description: 'verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret',
@@ -30,7 +36,10 @@ const Format = Type.Union([Type.Literal('verdict'), Type.Literal('slack')], {
 const endpointProperties = {
   id: Id,
   workspace_id: Id,
-  url: Type.String(),
+  url: Type.String({
+    description:
+      'masked: scheme, host and port, then "/…" and the last four characters of the path when at least sixteen more stay hidden (the URL is a secret; only the answer to create shows it whole)',
+  }),
   description: Type.String(),
   event_types: Type.Array(Type.String()),
   enabled: Type.Boolean({ description: 'a disabled endpoint is sent nothing new' }),
@@ -52,7 +61,7 @@ export const WebhookEndpointSchema = Type.Object(endpointProperties, {
 export type WebhookEndpoint = Static<typeof WebhookEndpointSchema>;
 
 const Warnings = Type.Array(Type.String(), {
-  description: 'problems found with the URL now, e.g. a host that resolves to a private address (deliveries to it will be refused)',
+  description: 'problems found with the URL now, e.g. a host with no public address (deliveries to it will be refused); never what the host resolves to',
 });
 
 export const WebhookEndpointWritten = Type.Object({ ...endpointProperties, warnings: Warnings }, { description: 'The endpoint as saved, with warnings' });
@@ -63,7 +72,7 @@ export const WebhookEndpointWithSecret = Type.Object(
     warnings: Warnings,
     secret: Type.String({ description: 'whsec_...; signs Verdict-Signature. Returned only now: store it.' }),
   },
-  { description: 'An endpoint with its new signing secret, returned once' },
+  { description: 'An endpoint with its new signing secret, returned once; at creation `url` is the whole URL, at a rotation it is masked' },
 );
 
 export const WebhookEndpointInput = Type.Object(
@@ -108,7 +117,7 @@ export const EndpointDeliverySchema = Type.Object(
     }),
     attempts: Type.Integer({ description: 'attempts made so far' }),
     response_status: Type.Union([Type.Integer(), Type.Null()], { description: 'the last attempt’s HTTP status; null when it got no answer' }),
-    response_body: Type.Union([Type.String(), Type.Null()], { description: 'the first 1 KB of the last response body' }),
+    response_body: Type.Union([Type.String(), Type.Null()], { description: 'the first 1 KB of the last response body (a NUL byte kept as U+FFFD)' }),
     duration_ms: Type.Union([Type.Integer(), Type.Null()], { description: 'how long the last attempt took' }),
     last_error: Type.Union([Type.String(), Type.Null()], { description: 'why the last attempt failed (a refused address, a timeout, a status), or null' }),
     next_attempt_at: NullableTimestamp,

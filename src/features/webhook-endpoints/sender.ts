@@ -7,42 +7,63 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { refusedAddressReason } from './network-policy.js';
+import { parseUrl } from './endpoint-url.js';
+import { isRefusedAddress, PRIVATE_ADDRESS } from './network-policy.js';
 
 export const RESPONSE_BODY_LIMIT = 1024;
+
+/**
+ * What a delivery to a name that has no public address records, whether the name does not exist
+ * or resolves to a private one: telling the two apart, or naming the address, would let any key
+ * holder map the server's network.
+ */
+export const NO_PUBLIC_ADDRESS = `refused: the host has no public address (it does not resolve, or resolves to ${PRIVATE_ADDRESS})`;
 
 export interface SendOptions {
   url: string;
   body: string;
   headers: Record<string, string>;
   timeoutMs: number;
+  /** A name's lookup that has not answered by then fails the attempt (the attempt's own deadline still applies). */
+  dnsTimeoutMs: number;
   allowPrivateNetworks: boolean;
 }
 
 export type SendResult =
   { ok: true; status: number; body: string; durationMs: number } | { ok: false; status: number | null; body: string | null; durationMs: number; error: string };
 
-export class RefusedAddressError extends Error {
-  override name = 'RefusedAddressError';
+/** A failure whose message is fit to record as it is. */
+export class DeliveryRefusal extends Error {
+  override name = 'DeliveryRefusal';
+}
+
+/** dns.lookup with a deadline: a slow name fails this attempt fast instead of holding a job slot. */
+function lookupWithin(hostname: string, options: dns.LookupOptions, timeoutMs: number, callback: (error: Error | null, list: dns.LookupAddress[]) => void) {
+  let done = false;
+  const finish = (error: Error | null, list: dns.LookupAddress[]) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    callback(error, list);
+  };
+  // getaddrinfo cannot be cancelled: a lookup past its deadline finishes unheard.
+  const timer = setTimeout(() => finish(new DeliveryRefusal(`the host's DNS lookup took longer than ${timeoutMs} ms`), []), timeoutMs);
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => finish(error, addresses));
 }
 
 /** A lookup that resolves as usual and refuses the connection when any answer is not public. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+function guardedLookup(allowPrivate: boolean, timeoutMs: number): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      const blocked = allowPrivate ? undefined : list.find((entry) => refusedAddressReason(entry.address) !== null);
-      if (blocked) {
-        return callback(
-          new RefusedAddressError(`refused: ${hostname} resolves to ${blocked.address}, a private, loopback, link-local or reserved address`),
-          '',
-          0,
-        );
+    lookupWithin(hostname, options, timeoutMs, (error, list) => {
+      if (error instanceof DeliveryRefusal) return callback(error, '', 0);
+      // A missing name and a private one read alike, unless private networks are allowed anyway.
+      if (error) return callback(allowPrivate ? error : new DeliveryRefusal(NO_PUBLIC_ADDRESS), '', 0);
+      if (!allowPrivate && (list.length === 0 || list.some((entry) => isRefusedAddress(entry.address)))) {
+        return callback(new DeliveryRefusal(NO_PUBLIC_ADDRESS), '', 0);
       }
       if (options.all) return callback(null, list);
       const first = list[0];
-      if (!first) return callback(new Error(`no address for ${hostname}`), '', 0);
+      if (!first) return callback(new DeliveryRefusal('the host has no address'), '', 0);
       return callback(null, first.address, first.family);
     });
   };
@@ -53,8 +74,12 @@ export function urlRefusal(url: URL, allowPrivate: boolean): string | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `refused: only http and https URLs are delivered to, not ${url.protocol}`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (allowPrivate || isIP(host) === 0) return null;
-  const reason = refusedAddressReason(host);
-  return reason ? `refused: ${reason}` : null;
+  return isRefusedAddress(host) ? `refused: ${PRIVATE_ADDRESS}` : null;
+}
+
+/** The body as recorded: PostgreSQL's text refuses U+0000, so a NUL a receiver sends is kept as U+FFFD. */
+function storableText(bytes: Buffer): string {
+  return bytes.subarray(0, RESPONSE_BODY_LIMIT).toString('utf8').replaceAll('\u0000', '\ufffd');
 }
 
 function readLimited(response: http.IncomingMessage): Promise<string> {
@@ -68,8 +93,8 @@ function readLimited(response: http.IncomingMessage): Promise<string> {
       // Enough: stop reading; the rest of a large or endless body is never downloaded.
       if (size >= RESPONSE_BODY_LIMIT) response.destroy();
     });
-    response.on('end', () => resolve(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')));
-    response.on('close', () => resolve(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')));
+    response.on('end', () => resolve(storableText(Buffer.concat(chunks))));
+    response.on('close', () => resolve(storableText(Buffer.concat(chunks))));
     response.on('error', reject);
   });
 }
@@ -78,7 +103,9 @@ function readLimited(response: http.IncomingMessage): Promise<string> {
 export async function sendDelivery(options: SendOptions): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const url = new URL(options.url);
+  // Checked when saved; a row saved before that check could still hold a URL no parser accepts.
+  const url = parseUrl(options.url);
+  if (!url) return { ok: false, status: null, body: null, durationMs: elapsed(), error: 'refused: the URL is not a valid URL' };
   const refusal = urlRefusal(url, options.allowPrivateNetworks);
   if (refusal) return { ok: false, status: null, body: null, durationMs: elapsed(), error: refusal };
   const transport = url.protocol === 'https:' ? https : http;
@@ -90,7 +117,7 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
         {
           method: 'POST',
           headers: { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) },
-          lookup: guardedLookup(options.allowPrivateNetworks),
+          lookup: guardedLookup(options.allowPrivateNetworks, options.dnsTimeoutMs),
           signal,
           agent: false,
         },
@@ -113,7 +140,7 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
 
 function describeFailure(error: unknown, signal: AbortSignal, timeoutMs: number): string {
   if (signal.aborted) return `timed out after ${timeoutMs} ms`;
-  if (error instanceof RefusedAddressError) return error.message;
+  if (error instanceof DeliveryRefusal) return error.message;
   const code = (error as NodeJS.ErrnoException).code;
   const message = error instanceof Error ? error.message : String(error);
   return code ? `${code}: ${message}` : message;

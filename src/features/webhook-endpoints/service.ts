@@ -9,10 +9,13 @@ import { recordAudit } from '../audit/recorder.js';
 import { newWebhookSecret } from '../workspaces/webhook-secret.js';
 import { enqueueAttempt } from './delivery-job.js';
 import type { WebhookEndpointsDeps } from './index.js';
-import { refusedAddressReason } from './network-policy.js';
+import { maskEndpointUrl, parseUrl, requireEndpointUrl } from './endpoint-url.js';
+import { isRefusedAddress, PRIVATE_ADDRESS } from './network-policy.js';
 import { createDelivery, deliveryBody, envelopeOf, RETRY_WINDOW_MS } from './publish.js';
+import { NO_PUBLIC_ADDRESS } from './sender.js';
 import type { WebhookEndpointInput, WebhookEndpointPatch } from './schemas.js';
 import {
+  countEndpoints,
   deleteEndpoint,
   failPendingDeliveries,
   findEndpoint,
@@ -25,8 +28,6 @@ import {
   updateEndpoint,
   type WebhookEndpointRow,
 } from './store.js';
-
-const DNS_CHECK_TIMEOUT_MS = 2_000;
 
 interface Actor {
   workspaceId: string;
@@ -41,36 +42,59 @@ async function audit(trx: Executor, actor: Actor, action: string, endpointId: st
   await recordAudit(trx, { ...actor, action, targetType: 'webhook_endpoint', targetId: endpointId, payload, at });
 }
 
+const UNLESS_ALLOWED = 'deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1';
+
+/** Resolves within the timeout, or rejects. */
+async function lookupWithin(host: string, timeoutMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), timeoutMs);
+  });
+  return Promise.race([dns.lookup(host, { all: true }), timeout]).finally(() => clearTimeout(timer));
+}
+
 /**
  * What is wrong with the URL now, as warnings (the endpoint is saved anyway: DNS may change, and
- * the override may be set later). Deliveries check again at connect time; this is only a hint.
+ * the override may be set later). Deliveries check again at connect time; this is only a hint,
+ * and like a delivery's last_error it never says what a name resolves to, nor whether it exists.
  */
-export async function urlWarnings(ctx: WebhookEndpointsDeps, url: string): Promise<string[]> {
+export async function urlWarnings(ctx: WebhookEndpointsDeps, url: URL): Promise<string[]> {
   if (ctx.config.outbound.allowPrivateNetworks) return [];
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  const refusal = (address: string) =>
-    `${host === address ? host : `${host} resolves to ${address}, which`} is a private, loopback, link-local or reserved address: ` +
-    'deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1';
-  if (isIP(host) !== 0) return refusedAddressReason(host) ? [refusal(host)] : [];
-  try {
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out')), DNS_CHECK_TIMEOUT_MS).unref());
-    const addresses = await Promise.race([dns.lookup(host, { all: true }), timeout]);
-    const blocked = addresses.find((entry) => refusedAddressReason(entry.address) !== null);
-    return blocked ? [refusal(blocked.address)] : [];
-  } catch (error) {
-    return [`${host} does not resolve now (${error instanceof Error ? error.message : String(error)}); deliveries fail until it does`];
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0) return isRefusedAddress(host) ? [`refused: ${PRIVATE_ADDRESS}; ${UNLESS_ALLOWED}`] : [];
+  const addresses = await lookupWithin(host, ctx.config.outbound.dnsTimeoutMs).catch(() => []);
+  const usable = addresses.length > 0 && !addresses.some((entry) => isRefusedAddress(entry.address));
+  return usable ? [] : [`${NO_PUBLIC_ADDRESS}; ${UNLESS_ALLOWED}`];
+}
+
+/** The URL, parsed, or a 422 problem pointing at /url; never quoting it (it may hold credentials). */
+function checkedUrl(text: string): URL {
+  requireEndpointUrl(text);
+  return parseUrl(text) as URL;
+}
+
+/** Refuses a new endpoint past the workspace's cap, with the workspace row locked so two creations cannot both pass. */
+async function requireRoomForEndpoint(ctx: WebhookEndpointsDeps, trx: Executor, workspaceId: string): Promise<void> {
+  await ctx.seam.forUpdate(trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId)).execute();
+  const limit = ctx.config.outbound.maxEndpointsPerWorkspace;
+  if ((await countEndpoints(trx, workspaceId)) >= limit) {
+    throw problems.endpointLimitReached(
+      `the workspace has ${limit} webhook endpoints, the most it may have (VERDICT_WEBHOOK_MAX_ENDPOINTS): delete one before creating another`,
+    );
   }
 }
 
 export async function createEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, input: WebhookEndpointInput) {
-  const warnings = await urlWarnings(ctx, input.url);
+  const warnings = await urlWarnings(ctx, checkedUrl(input.url));
   const secret = newWebhookSecret();
   return ctx.db.transaction().execute(async (trx) => {
+    await requireRoomForEndpoint(ctx, trx, actor.workspaceId);
     const now = ctx.clock.now();
     const row: WebhookEndpointRow = {
       id: newId(),
       workspace_id: actor.workspaceId,
-      url: input.url,
+      url_enc: ctx.secrets.seal(input.url),
+      url_masked: maskEndpointUrl(input.url),
       description: input.description ?? '',
       event_types: JSON.stringify(input.event_types.includes('*') ? ['*'] : input.event_types),
       enabled: input.enabled === false ? 0 : 1,
@@ -87,7 +111,8 @@ export async function createEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, in
     const endpoint = toWebhookEndpoint(row, now);
     const { url, description, event_types, enabled, format } = endpoint;
     await audit(trx, actor, 'webhook_endpoint.created', row.id, { url, description, event_types, enabled, format, warnings }, now);
-    return { ...endpoint, warnings, secret };
+    // The only answer that shows the whole URL: the caller just sent it.
+    return { ...endpoint, url: input.url, warnings, secret };
   });
 }
 
@@ -97,11 +122,16 @@ export async function getEndpoint(ctx: WebhookEndpointsDeps, workspaceId: string
   return toWebhookEndpoint(row, ctx.clock.now());
 }
 
-function changesOf(current: WebhookEndpointRow, patch: WebhookEndpointPatch): Record<string, { from: unknown; to: unknown }> {
+/** What the patch changes, field by field; the URL is compared in full and recorded masked. */
+function changesOf(ctx: WebhookEndpointsDeps, current: WebhookEndpointRow, patch: WebhookEndpointPatch): Record<string, { from: unknown; to: unknown }> {
   const before = toWebhookEndpoint(current, 0) as unknown as Record<string, unknown>;
-  const normalized: Record<string, unknown> = { ...patch };
+  const { url, ...rest } = patch;
+  const normalized: Record<string, unknown> = { ...rest };
   if (patch.event_types) normalized.event_types = patch.event_types.includes('*') ? ['*'] : patch.event_types;
   const changes: Record<string, { from: unknown; to: unknown }> = {};
+  // The masked URL sent back (a client that PATCHes what it read) keeps the URL it stands for.
+  const sameUrl = url === undefined || url === current.url_masked || url === ctx.secrets.open(current.url_enc);
+  if (!sameUrl) changes.url = { from: current.url_masked, to: maskEndpointUrl(url) };
   for (const [field, to] of Object.entries(normalized)) {
     if (to !== undefined && JSON.stringify(to) !== JSON.stringify(before[field])) changes[field] = { from: before[field], to };
   }
@@ -110,16 +140,16 @@ function changesOf(current: WebhookEndpointRow, patch: WebhookEndpointPatch): Re
 
 /** Changes what was given; an unchanged body changes nothing and logs nothing. Re-enabling clears the failure run. */
 export async function patchEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id: string, patch: WebhookEndpointPatch) {
-  const warnings = patch.url ? await urlWarnings(ctx, patch.url) : [];
+  const warnings = patch.url === undefined ? [] : await urlWarnings(ctx, checkedUrl(patch.url));
   return ctx.db.transaction().execute(async (trx) => {
     const current = await lockEndpoint(trx, ctx.seam, actor.workspaceId, id);
     if (!current) throw notFound(id);
     const now = ctx.clock.now();
-    const changes = changesOf(current, patch);
+    const changes = changesOf(ctx, current, patch);
     if (Object.keys(changes).length === 0) return { ...toWebhookEndpoint(current, now), warnings };
     const updated: WebhookEndpointRow = {
       ...current,
-      url: patch.url ?? current.url,
+      ...(changes.url && patch.url ? { url_enc: ctx.secrets.seal(patch.url), url_masked: maskEndpointUrl(patch.url) } : {}),
       description: patch.description ?? current.description,
       event_types: changes.event_types ? JSON.stringify(changes.event_types.to) : current.event_types,
       format: patch.format ?? current.format,
@@ -141,7 +171,7 @@ export async function removeEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id
     const current = await lockEndpoint(trx, ctx.seam, actor.workspaceId, id);
     if (!current) throw notFound(id);
     await deleteEndpoint(trx, id);
-    await audit(trx, actor, 'webhook_endpoint.deleted', id, { url: current.url }, ctx.clock.now());
+    await audit(trx, actor, 'webhook_endpoint.deleted', id, { url: current.url_masked }, ctx.clock.now());
   });
 }
 

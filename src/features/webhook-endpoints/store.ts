@@ -15,7 +15,7 @@ export function toWebhookEndpoint(row: WebhookEndpointRow, now: number): Webhook
   return {
     id: row.id,
     workspace_id: row.workspace_id,
-    url: row.url,
+    url: row.url_masked,
     description: row.description,
     event_types: JSON.parse(row.event_types) as string[],
     enabled: row.enabled === 1,
@@ -71,6 +71,15 @@ export async function lockEndpointById(executor: Executor, seam: DialectSeam, id
 export async function lockEndpoint(executor: Executor, seam: DialectSeam, workspaceId: string, id: string): Promise<WebhookEndpointRow | undefined> {
   const query = executor.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id);
   return seam.forUpdate(query).executeTakeFirst();
+}
+
+export async function countEndpoints(executor: Executor, workspaceId: string): Promise<number> {
+  const row = await executor
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
 }
 
 export async function listEndpoints(executor: Executor, workspaceId: string, page: PageParams, now: number) {

@@ -31,9 +31,10 @@ export interface EndpointDraft {
 
 export const BLANK_ENDPOINT: EndpointDraft = { url: '', description: '', format: 'verdict', event_types: ['*'], enabled: true };
 
+/** The editor's start: no URL, since the server shows it only masked; an empty URL keeps the current one. */
 export function draftOf(endpoint: WebhookEndpoint): EndpointDraft {
   return {
-    url: endpoint.url,
+    url: '',
     description: endpoint.description,
     format: endpoint.format,
     event_types: endpoint.event_types as WebhookEventType[],
@@ -69,18 +70,40 @@ function EventTypesField({ value, onValue }: { value: WebhookEventType[]; onValu
   );
 }
 
-/** The fields of an endpoint, shared by the create form and the editor. */
-export function EndpointFields({ draft, onDraft, showEnabled }: { draft: EndpointDraft; onDraft: (next: EndpointDraft) => void; showEnabled: boolean }) {
+const URL_HINT = 'http or https; private and loopback addresses are refused unless the server allows them.';
+
+/** What the editor sends: the URL only when one was typed (an empty field keeps the current URL). */
+export function patchOf(draft: EndpointDraft): Partial<EndpointDraft> {
+  const { url, ...rest } = draft;
+  return url === '' ? rest : draft;
+}
+
+/**
+ * The fields of an endpoint, shared by the create form and the editor. The editor passes the
+ * current URL, masked as the server shows it: its field starts empty and replaces the URL when filled.
+ */
+export function EndpointFields({
+  draft,
+  onDraft,
+  showEnabled,
+  maskedUrl,
+}: {
+  draft: EndpointDraft;
+  onDraft: (next: EndpointDraft) => void;
+  showEnabled: boolean;
+  maskedUrl?: string;
+}) {
   return (
     <>
       <div class="row">
         <Field
-          label="URL"
+          label={maskedUrl === undefined ? 'URL' : 'New URL'}
           type="url"
-          required
+          required={maskedUrl === undefined}
           value={draft.url}
+          placeholder={maskedUrl}
           onInput={(e) => onDraft({ ...draft, url: e.currentTarget.value })}
-          hint="http or https; private and loopback addresses are refused unless the server allows them."
+          hint={maskedUrl === undefined ? URL_HINT : `Empty keeps the current URL (shown masked: it is a secret). ${URL_HINT}`}
         />
         <Field label="Description" value={draft.description} onInput={(e) => onDraft({ ...draft, description: e.currentTarget.value })} />
         <Select

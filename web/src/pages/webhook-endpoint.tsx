@@ -5,7 +5,7 @@ import { dateTime, integer } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
 import type { EndpointDelivery, NewWebhookEndpoint, WebhookEndpoint } from '../types.js';
-import { describeEventTypes, draftOf, EndpointFields, UrlWarnings } from './webhook-endpoint-parts.js';
+import { describeEventTypes, draftOf, EndpointFields, patchOf, UrlWarnings } from './webhook-endpoint-parts.js';
 import { endpointState } from './webhook-endpoints.js';
 
 const statuses = ['', 'pending', 'succeeded', 'failed'].map((value) => ({ value, label: value || 'All statuses' }));
@@ -110,7 +110,7 @@ function EditEndpoint({ endpoint, onSaved }: { endpoint: WebhookEndpoint; onSave
   const initial = draftOf(endpoint);
   const [draft, setDraft] = useState(initial);
   const save = async () => {
-    const saved = await api<WebhookEndpoint & { warnings: string[] }>('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, draft);
+    const saved = await api<WebhookEndpoint & { warnings: string[] }>('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, patchOf(draft));
     onSaved(saved.warnings);
   };
   return (
@@ -122,7 +122,7 @@ function EditEndpoint({ endpoint, onSaved }: { endpoint: WebhookEndpoint; onSave
       ready={JSON.stringify(draft) !== JSON.stringify(initial)}
       onSubmit={save}
     >
-      <EndpointFields draft={draft} onDraft={setDraft} showEnabled />
+      <EndpointFields draft={draft} onDraft={setDraft} showEnabled maskedUrl={endpoint.url} />
     </FormCard>
   );
 }
@@ -189,7 +189,7 @@ export function WebhookEndpointDetail({ id }: { id: string }) {
       <ErrorBox error={action.error} />
       <Facts
         items={[
-          ['URL', <code>{e.url}</code>],
+          ['URL (masked)', <code>{e.url}</code>],
           ['Format', e.format === 'slack' ? 'Slack incoming webhook (unsigned)' : 'Verdict JSON, signed'],
           ['Events', describeEventTypes(e.event_types)],
           ['State', endpointState(e)],
