@@ -69,7 +69,7 @@ describe('serve at start', () => {
       ['VERDICT_EVENT_RETENTION_DAYS', '0x10'],
       ['VERDICT_JOB_CONCURRENCY', ' 7 '],
       ['PORT', '1e3'],
-    ]) {
+    ] as const) {
       const result = cli(['serve'], { VERDICT_DATA_DIR: dataDir, [name]: raw });
       expect(result.status, `${name}=${raw}`).toBe(1);
       expect(result.stderr).toContain(`verdict: configuration error: ${name} must be a whole number from`);
