@@ -55,9 +55,9 @@ type SeamDeps = Pick<AnalysisDeps, 'seam'>;
  * Rounds of 1,000 take 35 to 70 ms (about 50 µs per new event and experiment, half of it reading
  * the touched units' rows for the totals). When the rounds chased the events still arriving, at
  * half of the writer's time three experiments each reading every new event barely outpaced the
- * 2,500 a second arriving, and a catch-up of 1,000-event rounds had not ended after 400 s; the
- * rounds now stop at the events there were when the refresh began (docs/benchmarks.md, seventh
- * and eighth sessions).
+ * 2,500 a second arriving, and a catch-up of 1,000-event rounds had not ended after 400 s; so the
+ * rounds stop at the events there were when the refresh began (docs/benchmarks.md "Latency under
+ * sustained load").
  */
 export const ROUND_EVENTS = 1_000;
 const MIN_ROUND_EVENTS = 100;
