@@ -12,7 +12,14 @@ describe('redactUrl', () => {
   });
 
   it('leaves URLs without credentials, and names that only contain one, as they are', () => {
-    for (const url of ['/v1/x', '/v1/x?', '/v1/x?limit=5&cursor=abc', '/v1/x?monkey=1&keys=2&key', '/v1/x?%zz=1', '/v1/x?cursor=vdx_01ARZ3NDEKTSV4RRFFQ69G5FAV&a=%25'])
+    for (const url of [
+      '/v1/x',
+      '/v1/x?',
+      '/v1/x?limit=5&cursor=abc',
+      '/v1/x?monkey=1&keys=2&key',
+      '/v1/x?%zz=1',
+      '/v1/x?cursor=vdx_01ARZ3NDEKTSV4RRFFQ69G5FAV&a=%25',
+    ])
       expect(redactUrl(url)).toBe(url);
   });
 

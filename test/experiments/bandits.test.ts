@@ -88,10 +88,12 @@ describeEachDialect(
           expect(JSON.stringify(response.body.errors)).toContain(pointer);
         }
         // 2^53 + 1, written out: a JSON parser would round it to 2^53 silently.
-        const unsafe = JSON.stringify({ ...base(), key: 'refused', primary_metric_id: metricId, allocation: { type: 'bandit', min_units_per_variant: 0 } }).replace(
-          '"min_units_per_variant":0',
-          '"min_units_per_variant":9007199254740993',
-        );
+        const unsafe = JSON.stringify({
+          ...base(),
+          key: 'refused',
+          primary_metric_id: metricId,
+          allocation: { type: 'bandit', min_units_per_variant: 0 },
+        }).replace('"min_units_per_variant":0', '"min_units_per_variant":9007199254740993');
         const rounded = await server().request('POST', '/v1/experiments', { key, rawBody: unsafe, headers: { 'content-type': 'application/json' } });
         expect(rounded.status, rounded.text).toBe(422);
         expect(JSON.stringify(rounded.body.errors)).toContain('/allocation');
@@ -119,7 +121,10 @@ describeEachDialect(
         expect(toBandit.body.errors).toEqual([{ pointer: '/variants/1/weight', message: expect.stringContaining('weight_floor (0.1)') }]);
         const unchanged = await server().request('GET', `/v1/experiments/${draft.id}`, { key });
         expect(unchanged.body.allocation).toEqual({ type: 'fixed' });
-        const atTheFloor = await server().request('PATCH', `/v1/experiments/${draft.id}`, { key, body: { allocation: { type: 'bandit', weight_floor: 0.05 } } });
+        const atTheFloor = await server().request('PATCH', `/v1/experiments/${draft.id}`, {
+          key,
+          body: { allocation: { type: 'bandit', weight_floor: 0.05 } },
+        });
         expect(atTheFloor.status, atTheFloor.text).toBe(200);
       });
 

@@ -53,7 +53,9 @@ for (const batching of ['1', '0']) {
       for (const [name, url, headers] of targets()) {
         for (const size of SIZES) {
           for (let attempt = 1; attempt <= TRIES; attempt += 1) {
-            const answer = await post(url, headers, size).catch((error: Error & { cause?: { code?: string } }) => ({ failed: error.cause?.code ?? error.message }));
+            const answer = await post(url, headers, size).catch((error: Error & { cause?: { code?: string } }) => ({
+              failed: error.cause?.code ?? error.message,
+            }));
             expect(answer, `${name}, ${size / MiB} MiB, try ${attempt}`).toEqual({
               status: 413,
               type: 'https://verdict.dev/problems/payload-too-large',

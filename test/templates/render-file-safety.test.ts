@@ -13,7 +13,13 @@ import { fetchOutput, startRenderWorker, waitForRender } from './support.js';
 // attributes a merge value reaches: `srcdoc`, a meta refresh's URL, `style`. Each render is
 // opened in Chromium as a file; a dialog (alert) or a navigation away means a value got through.
 
-async function renderToFile(server: TestServer, key: string, body: string, data: Record<string, unknown>, dir: string): Promise<{ file: string; html: string }> {
+async function renderToFile(
+  server: TestServer,
+  key: string,
+  body: string,
+  data: Record<string, unknown>,
+  dir: string,
+): Promise<{ file: string; html: string }> {
   const template = await server.request('POST', '/v1/templates', { key, body: { name: 'File safety', body } });
   expect(template.status, template.text).toBe(201);
   const version = await server.request('POST', `/v1/templates/${template.body.id}/versions`, { key });
@@ -83,10 +89,10 @@ describeEachDialect('rendered html opened as a file', (server, dialect) => {
     const overlay = 'position: fixed; inset: 0; z-index: 9; background-image: url(data:image/gif;base64,R0lGODlhAQABAAAAACw=); color: red';
     const { file } = await renderToFile(server(), key, '<p id="styled" style="font-weight: bold; {{s}}">styled</p>', { s: overlay }, dir);
     expect((await openAsFile(browser!, file)).dialogs).toEqual([]);
-    const computed = await browser!.page.evaluate(() => {
-      const style = getComputedStyle(document.getElementById('styled') as HTMLElement);
-      return { position: style.position, backgroundImage: style.backgroundImage, color: style.color, fontWeight: style.fontWeight };
-    });
+    // Evaluated in the page (a string: the test's own types have no DOM).
+    const computed = (await browser!.page.evaluate(
+      `(() => { const style = getComputedStyle(document.getElementById('styled')); return { position: style.position, backgroundImage: style.backgroundImage, color: style.color, fontWeight: style.fontWeight }; })()`,
+    )) as { position: string; backgroundImage: string; color: string; fontWeight: string };
     expect(computed).toMatchObject({ position: 'static', backgroundImage: 'none', fontWeight: '700' });
     expect(computed.color).not.toBe('rgb(255, 0, 0)');
   });

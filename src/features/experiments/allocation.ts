@@ -130,7 +130,12 @@ export function startingWeightErrors(allocation: Allocation, variants: ReadonlyA
   // Weights are percents: compared as shares, so that a weight of 7 meets a floor of 0.07 exactly.
   return variants.flatMap(({ weight }, index) =>
     weight / 100 < floor
-      ? [{ pointer: `/variants/${index}/weight`, message: `a bandit keeps every variant at or above its weight_floor (${floor}); a starting weight of ${weight}% is below it` }]
+      ? [
+          {
+            pointer: `/variants/${index}/weight`,
+            message: `a bandit keeps every variant at or above its weight_floor (${floor}); a starting weight of ${weight}% is below it`,
+          },
+        ]
       : [],
   );
 }

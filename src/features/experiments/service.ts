@@ -183,10 +183,7 @@ function assertAllocationPatch(current: Experiment, patch: ExperimentPatch, chan
   const allocation = changed.includes('allocation') ? normalizeAllocation(patch.allocation) : current.allocation;
   const variants = patch.variants ?? current.variants;
   const primary = changed.includes('primary_metric_id') ? patch.primary_metric_id : current.primary_metric_id;
-  const errors = [
-    ...allocationErrors(allocation, variants.length, primary),
-    ...(current.status === 'draft' ? startingWeightErrors(allocation, variants) : []),
-  ];
+  const errors = [...allocationErrors(allocation, variants.length, primary), ...(current.status === 'draft' ? startingWeightErrors(allocation, variants) : [])];
   if (errors.length > 0) throw problems.validation(errors);
   if (current.status === 'running' && allocation.type === 'bandit' && changed.includes('variants')) {
     throw problems.experimentNotEditable('a running bandit sets its variants’ weights itself; they cannot be changed by hand');

@@ -71,9 +71,7 @@ describe('the address policy', () => {
   it('polices markup, redirect and CSS attributes by an allow-list: srcdoc dropped, meta refresh through the link policy (refused: no refresh at all), style reduced to safe declarations', async () => {
     const bio = '<script>alert(1)</script>';
     expect(await html('<iframe srcdoc="{{bio}}"></iframe>', { bio })).toBe('<iframe></iframe>');
-    expect(await html('<iframe title="{{bio}}" srcdoc="<p>hi</p>"></iframe>', { bio })).toBe(
-      '<iframe title="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>',
-    );
+    expect(await html('<iframe title="{{bio}}" srcdoc="<p>hi</p>"></iframe>', { bio })).toBe('<iframe title="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>');
     for (const u of ['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', ' JAVA	SCRIPT:alert(1)']) {
       expect(await html('<meta http-equiv=refresh content="0; url={{u}}">', { u }), u).toBe('<meta http-equiv="refresh">');
     }
@@ -88,7 +86,9 @@ describe('the address policy', () => {
     expect(await html('<p style="color:#333;background-image:url(https://t.example/p.png);font-weight:bold;width:calc(1px)">x</p>', {})).toBe(
       '<p style="color: #333; font-weight: bold">x</p>',
     );
-    expect(await html('{{{x}}}', { x: '<p style="color: rgb(1, 2, 3); behavior: url(x.htc); c\\olor: red">x</p>' })).toBe('<p style="color: rgb(1, 2, 3)">x</p>');
+    expect(await html('{{{x}}}', { x: '<p style="color: rgb(1, 2, 3); behavior: url(x.htc); c\\olor: red">x</p>' })).toBe(
+      '<p style="color: rgb(1, 2, 3)">x</p>',
+    );
   });
 
   it('writes # in the markdown output where a value would make a refused address or autolink', async () => {

@@ -34,7 +34,12 @@ function valuesOf(merged: MergedValues): (text: string) => string {
 function isRefresh(name: string, attributes: string, merged: MergedValues): boolean {
   if (name.toLowerCase() !== 'meta') return false;
   const equiv = /\shttp-equiv\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+)/i.exec(attributes.replace(merged.placeholder, ''));
-  return equiv !== null && decodeAttribute(unquoted(equiv[1] as string)).trim().toLowerCase() === 'refresh';
+  return (
+    equiv !== null &&
+    decodeAttribute(unquoted(equiv[1] as string))
+      .trim()
+      .toLowerCase() === 'refresh'
+  );
 }
 
 /**
@@ -102,7 +107,8 @@ function holdsValue(text: string, merged: MergedValues): boolean {
 }
 
 /** Attributes policed even in a tag the body wrote alone: addresses, markup, redirects and CSS. */
-const POLICED_ATTRIBUTE = /\s(?:href|src|action|formaction|xlink:href|data|poster|cite|background|codebase|ping|longdesc|manifest|srcset|srcdoc|style|http-equiv)\s*=/i;
+const POLICED_ATTRIBUTE =
+  /\s(?:href|src|action|formaction|xlink:href|data|poster|cite|background|codebase|ping|longdesc|manifest|srcset|srcdoc|style|http-equiv)\s*=/i;
 
 /**
  * Raw HTML with every tag that holds a merge value rewritten (see the file comment); text
