@@ -60,11 +60,26 @@ describeEachDialect(
         });
       });
 
-      it('refuses a bandit without a primary metric, an update under 15 minutes and a floor of 1/K or more, changing nothing', async () => {
+      it('refuses a bandit without a primary metric, an update under 15 minutes, a floor of 1/K or more, an unbounded min_units_per_variant and starting weights under the floor, changing nothing', async () => {
         const cases: Array<[Record<string, unknown>, string]> = [
           [{ allocation: { type: 'bandit' } }, '/primary_metric_id'],
           [{ primary_metric_id: metricId, allocation: { type: 'bandit', update_every_minutes: 10 } }, '/allocation'],
           [{ primary_metric_id: metricId, allocation: { type: 'bandit', weight_floor: 0.5 } }, '/allocation/weight_floor'],
+          // A bound no bandit reaches would keep it from ever updating; past 2^53 it would be rounded.
+          [{ primary_metric_id: metricId, allocation: { type: 'bandit', min_units_per_variant: 1e308 } }, '/allocation'],
+          [{ primary_metric_id: metricId, allocation: { type: 'bandit', min_units_per_variant: 1_000_000_001 } }, '/allocation'],
+          // Starting weights below the floor: the bandit would start on a split its rule forbids.
+          [
+            {
+              primary_metric_id: metricId,
+              variants: [
+                { key: 'control', weight: 100 },
+                { key: 'treatment', weight: 0 },
+              ],
+              allocation: { type: 'bandit', weight_floor: 0.1 },
+            },
+            '/variants/1/weight',
+          ],
         ];
         for (const [fields, pointer] of cases) {
           const response = await server().request('POST', '/v1/experiments', { key, body: { ...base(), key: 'refused', ...fields } });
@@ -72,8 +87,45 @@ describeEachDialect(
           expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
           expect(JSON.stringify(response.body.errors)).toContain(pointer);
         }
+        // 2^53 + 1, written out: a JSON parser would round it to 2^53 silently.
+        const unsafe = JSON.stringify({
+          ...base(),
+          key: 'refused',
+          primary_metric_id: metricId,
+          allocation: { type: 'bandit', min_units_per_variant: 0 },
+        }).replace('"min_units_per_variant":0', '"min_units_per_variant":9007199254740993');
+        const rounded = await server().request('POST', '/v1/experiments', { key, rawBody: unsafe, headers: { 'content-type': 'application/json' } });
+        expect(rounded.status, rounded.text).toBe(422);
+        expect(JSON.stringify(rounded.body.errors)).toContain('/allocation');
         const list = await server().request('GET', '/v1/experiments', { key });
         expect(list.body.data.map((e: { key: string }) => e.key)).not.toContain('refused');
+      });
+
+      it('refuses turning a draft whose weights are under the floor into a bandit, naming the weight', async () => {
+        const draft = await createExperiment(
+          server(),
+          key,
+          {
+            ...base(),
+            key: 'alloc-lopsided',
+            primary_metric_id: metricId,
+            variants: [
+              { key: 'control', weight: 95 },
+              { key: 'treatment', weight: 5 },
+            ],
+          },
+          false,
+        );
+        const toBandit = await server().request('PATCH', `/v1/experiments/${draft.id}`, { key, body: { allocation: { type: 'bandit', weight_floor: 0.1 } } });
+        expect(toBandit.status, toBandit.text).toBe(422);
+        expect(toBandit.body.errors).toEqual([{ pointer: '/variants/1/weight', message: expect.stringContaining('weight_floor (0.1)') }]);
+        const unchanged = await server().request('GET', `/v1/experiments/${draft.id}`, { key });
+        expect(unchanged.body.allocation).toEqual({ type: 'fixed' });
+        const atTheFloor = await server().request('PATCH', `/v1/experiments/${draft.id}`, {
+          key,
+          body: { allocation: { type: 'bandit', weight_floor: 0.05 } },
+        });
+        expect(atTheFloor.status, atTheFloor.text).toBe(200);
       });
 
       it('is editable while draft, not once running; removing the primary metric of a bandit is refused', async () => {

@@ -659,7 +659,7 @@ export type ListExperimentsResponse = {
       burn_in_hours: number;
       /** minutes between weight updates (default 60, at least 15) */
       update_every_minutes: number;
-      /** no update until every variant has this many exposed units (default 100) */
+      /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
       min_units_per_variant: number;
       /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
       weight_floor: number;
@@ -766,7 +766,7 @@ export type CreateExperimentRequest = {
     burn_in_hours?: number;
     /** minutes between weight updates (default 60, at least 15) */
     update_every_minutes?: number;
-    /** no update until every variant has this many exposed units (default 100) */
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
     min_units_per_variant?: number;
     /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
     weight_floor?: number;
@@ -837,7 +837,7 @@ export type CreateExperimentResponse = {
     burn_in_hours: number;
     /** minutes between weight updates (default 60, at least 15) */
     update_every_minutes: number;
-    /** no update until every variant has this many exposed units (default 100) */
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
     min_units_per_variant: number;
     /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
     weight_floor: number;
@@ -945,7 +945,7 @@ export type UpdateExperimentRequest = {
     burn_in_hours?: number;
     /** minutes between weight updates (default 60, at least 15) */
     update_every_minutes?: number;
-    /** no update until every variant has this many exposed units (default 100) */
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
     min_units_per_variant?: number;
     /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
     weight_floor?: number;
