@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig, NUMERIC_SETTINGS, parseBoundedInteger } from '../config.js';
 
 export function registerWorker(program: Command): void {
   program
@@ -17,8 +17,8 @@ export function registerWorker(program: Command): void {
       const base = loadConfig();
       const { checkWorkerWithClickHouse } = await import('../clickhouse/process-rules.js');
       checkWorkerWithClickHouse(base);
-      const concurrency = options.concurrency ? Number(options.concurrency) : base.jobs.concurrency;
-      if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency must be a positive integer');
+      const { min, max } = NUMERIC_SETTINGS.VERDICT_JOB_CONCURRENCY;
+      const concurrency = options.concurrency ? parseBoundedInteger('--concurrency', options.concurrency, min, max) : base.jobs.concurrency;
       const { openRuntime, startBackground } = await import('./runtime.js');
       const { onSignals } = await import('./shutdown.js');
       const { ctx } = await openRuntime({ ...base, jobs: { ...base.jobs, concurrency } }, true);

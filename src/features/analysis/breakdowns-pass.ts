@@ -3,6 +3,7 @@ import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/read.js';
 import type { MetricSpec, VariantTotals } from './aggregate-store.js';
+import { banditSrmWeights, type BanditInput } from './bandit-analysis.js';
 import { analysedVariants } from './build.js';
 import type { AnalysisDeps } from './index.js';
 import type { Breakdown } from './schemas.js';
@@ -24,6 +25,8 @@ export interface BreakdownPassInput {
   source: UnitSource;
   /** The slices' totals when already known (the maintained totals, rollup-totals.ts): no pass then. */
   known?: BreakdownTotals[] | null;
+  /** A bandit's periods: each slice's SRM then uses the period weights, as the overall check does. */
+  bandit?: BanditInput | null;
 }
 
 /** The experiment's dimensions, then `source`, always. */
@@ -51,5 +54,6 @@ export async function computeBreakdowns(ctx: AnalysisDeps, input: BreakdownPassI
     analysed: analysedVariants({ variants: experiment.variants, totals: input.totals }),
     primary: input.primary,
     breakdowns: totals,
+    srmWeights: input.bandit ? banditSrmWeights(experiment.variants, input.bandit) : null,
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import type { ExperimentRow } from '../experiments/read.js';
 import type { SnapshotListener } from './read.js';
 import { analysisRoutes } from './routes.js';
 
@@ -9,6 +10,8 @@ export type AnalysisDeps = Pick<AppContext, 'db' | 'seam' | 'reads' | 'stats' | 
   clickhouse?: AppContext['clickhouse'];
   /** Told of each stored snapshot in the transaction that stores it (the alerts slice, given by the root). */
   onSnapshot?: SnapshotListener | undefined;
+  /** Reweights a bandit whose update is due, before its snapshot is computed (the bandits slice, given by the root); true when it did. */
+  reweightIfDue?: ((row: ExperimentRow) => Promise<boolean>) | undefined;
 };
 
 export interface AnalysisSlice {
