@@ -139,7 +139,11 @@ function judge(label: string, units: number, wall: number, cpu: number, agree: b
     misses.push(miss);
   }
   const target = TARGETS.get(units);
-  if (!target) return [...lines, `  no target at ${units.toLocaleString('en-US')} units (targets at ${[...TARGETS.keys()].map((n) => n.toLocaleString('en-US')).join(' and ')})`];
+  if (!target)
+    return [
+      ...lines,
+      `  no target at ${units.toLocaleString('en-US')} units (targets at ${[...TARGETS.keys()].map((n) => n.toLocaleString('en-US')).join(' and ')})`,
+    ];
   for (const [name, ratio, most] of [
     ['cpu', cpu, target.cpu],
     ['wall', wall, target.wall],
