@@ -16,8 +16,8 @@ export const MIN_REST_MS = 5;
  * took a core from the API's thread on a 2-core machine: first assignments and drains queued
  * behind the steps, and for the first 30 s assign p99 was 80-1,400 ms. Resting as long as each
  * step took halves the build's share of the writer thread; in the same soak p99 fell to 30-50 ms
- * from the 20th second, and the build took about twice as long (docs/benchmarks.md, seventh
- * session).
+ * from the 20th second, and the build took about twice as long (docs/benchmarks.md "Latency
+ * under sustained load").
  */
 export const SERVING_REST_RATIO = 1;
 

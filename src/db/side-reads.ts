@@ -28,9 +28,9 @@ export function kyselySideReads(db: Db): SideReads {
  * the page it needed was not in memory: in a soak on a VM whose host reclaims idle page cache, the
  * API thread was found waiting in `pread` on the database file (uninterruptible, sampled every 5
  * ms) for up to 160 ms at a time while checkpoints kept the disk busy, and every request in flight
- * waited with it (docs/benchmarks.md, eighth session). Two threads, so that one read waiting for
- * the disk leaves the other answering the misses whose pages are in memory; at the serving
- * priority, as a request waits on each read.
+ * waited with it (docs/benchmarks.md "Latency under sustained load"). Two threads, so that one
+ * read waiting for the disk leaves the other answering the misses whose pages are in memory; at
+ * the serving priority, as a request waits on each read.
  */
 const SIDE_READ_THREADS = 2;
 

@@ -52,7 +52,7 @@ type SeamDeps = Pick<AnalysisDeps, 'seam'>;
  * 5 s, with first assignments, the drain and the job queue's writes queued behind it; rounds of
  * 1,000 take 35 to 70 ms under the same load. The rounds stop at the events there were when the
  * refresh began: chasing the events still arriving, a catch-up had not ended after 400 s
- * (docs/benchmarks.md).
+ * (docs/benchmarks.md "Latency under sustained load").
  */
 export const ROUND_EVENTS = 1_000;
 const MIN_ROUND_EVENTS = 100;
