@@ -26,6 +26,16 @@ export interface EventIngestConfig {
   writerThread: boolean;
 }
 
+/** The outbound lane's pool: webhook deliveries, which wait on other people's servers. */
+export interface OutboundPool {
+  /** VERDICT_WEBHOOK_CONCURRENCY: deliveries one process sends at once, beside its general lane. */
+  concurrency: number;
+  /** VERDICT_WEBHOOK_WORKSPACE_CONCURRENCY: deliveries of one workspace in flight at once, on every worker together. */
+  perWorkspace: number;
+}
+
+export const DEFAULT_OUTBOUND_POOL: OutboundPool = { concurrency: 16, perWorkspace: 4 };
+
 export interface Config {
   host: string;
   port: number;
@@ -73,7 +83,8 @@ export interface Config {
   stickyCacheSize: number;
   /** HTTP processes `serve` runs, sharing one port (Node's cluster); 1 serves from this process. */
   apiProcesses: number;
-  jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number };
+  /** `concurrency`: the general lane's pool per process; `outbound`: the delivery pool (docs/webhooks.md). */
+  jobs: { pollIntervalMs: number; leaseMs: number; concurrency: number; outbound: OutboundPool };
   /** VERDICT_EVENT_RETENTION_DAYS: raw events (and exposures of long-archived experiments) older than this are purged; null keeps everything. */
   eventRetentionDays: number | null;
   /**
@@ -106,28 +117,74 @@ export interface OutboundConfig {
 
 export class ConfigError extends Error {}
 
-/** A stop that may take longer than this is no stop (setTimeout also caps delays near 24.8 days). */
-export const MAX_SHUTDOWN_TIMEOUT_MS = 600_000;
-
-/** More HTTP processes than this is a typo, not a deployment. */
-export const MAX_API_PROCESSES = 64;
-
 type Env = Record<string, string | undefined>;
 
-function integer(env: Env, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+const DAY_MS = 86_400_000;
+
+/**
+ * The range of every numeric setting read from the environment (README "Configuration"). A value
+ * outside it, or not written as plain decimal digits, stops the start with an error naming the
+ * variable: `Number()` alone would read `1e9`, `0x10`, `0b11` or `" 7 "` as numbers, and a
+ * retention of 1e9 days makes every purge's cutoff an invalid date.
+ */
+export const NUMERIC_SETTINGS = {
+  PORT: { min: 0, max: 65_535 },
+  VERDICT_BODY_LIMIT_BYTES: { min: 1024, max: 1024 * 1024 * 1024 },
+  VERDICT_BUFFER_MAX_PENDING: { min: 1, max: 100_000_000 },
+  VERDICT_BUFFER_DRAIN_BATCH: { min: 1, max: 1_000_000 },
+  VERDICT_BUFFER_DRAIN_INTERVAL_MS: { min: 1, max: 3_600_000 },
+  VERDICT_BUFFER_CLAIM_IDLE_MS: { min: 100, max: DAY_MS },
+  VERDICT_KEY_USAGE_FLUSH_MS: { min: 100, max: DAY_MS },
+  VERDICT_KEY_CACHE_TTL_MS: { min: 0, max: DAY_MS },
+  VERDICT_ASSIGNMENT_CACHE_TTL_MS: { min: 1, max: DAY_MS },
+  VERDICT_STICKY_CACHE_TTL_MS: { min: 1, max: DAY_MS },
+  VERDICT_STICKY_CACHE_SIZE: { min: 1, max: 100_000_000 },
+  VERDICT_API_PROCESSES: { min: 1, max: 64 },
+  VERDICT_JOB_POLL_MS: { min: 10, max: 3_600_000 },
+  VERDICT_JOB_LEASE_MS: { min: 100, max: DAY_MS },
+  VERDICT_JOB_CONCURRENCY: { min: 1, max: 256 },
+  VERDICT_WEBHOOK_CONCURRENCY: { min: 1, max: 1024 },
+  VERDICT_WEBHOOK_WORKSPACE_CONCURRENCY: { min: 1, max: 1024 },
+  VERDICT_EVENT_RETENTION_DAYS: { min: 1, max: 36_500 },
+  VERDICT_SHUTDOWN_TIMEOUT_MS: { min: 100, max: 600_000 },
+  VERDICT_ANALYSIS_THREADS: { min: 0, max: 64 },
+  VERDICT_WEBHOOK_RETRY_BASE_MS: { min: 1, max: DAY_MS },
+  VERDICT_WEBHOOK_TIMEOUT_MS: { min: 1, max: 600_000 },
+  VERDICT_WEBHOOK_DNS_TIMEOUT_MS: { min: 1, max: 60_000 },
+  VERDICT_WEBHOOK_MAX_ENDPOINTS: { min: 1, max: 10_000 },
+} as const satisfies Record<string, { min: number; max: number }>;
+export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
+
+/** A stop that may take longer than this is no stop (setTimeout also caps delays near 24.8 days). */
+export const MAX_SHUTDOWN_TIMEOUT_MS = NUMERIC_SETTINGS.VERDICT_SHUTDOWN_TIMEOUT_MS.max;
+
+/** More HTTP processes than this is a typo, not a deployment. */
+export const MAX_API_PROCESSES = NUMERIC_SETTINGS.VERDICT_API_PROCESSES.max;
+
+const PLAIN_INTEGER = /^[0-9]{1,16}$/;
+
+/**
+ * Reads `raw` as a whole number from min to max written in decimal digits only, or throws a
+ * ConfigError naming `name` (a variable or a command-line option).
+ */
+export function parseBoundedInteger(name: string, raw: string, min: number, max: number): number {
+  const value = PLAIN_INTEGER.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (decimal digits only), got "${raw}"`);
   }
   return value;
 }
 
-/** An integer setting that is off (null) when unset. */
-function optionalInteger(env: Env, name: string, min: number): number | null {
+function integer(env: Env, name: NumericSetting, fallback: number): number {
   const raw = env[name];
-  return raw === undefined || raw === '' ? null : integer(env, name, min, min);
+  if (raw === undefined || raw === '') return fallback;
+  return parseBoundedInteger(name, raw, NUMERIC_SETTINGS[name].min, NUMERIC_SETTINGS[name].max);
+}
+
+/** An integer setting that is off (null) when unset. */
+function optionalInteger(env: Env, name: NumericSetting): number | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : integer(env, name, 0);
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -214,10 +271,10 @@ function clickhouseFrom(env: Env): ClickHouseConfig | null {
 
 function eventIngestFrom(env: Env): EventIngestConfig {
   return {
-    maxPending: integer(env, 'VERDICT_BUFFER_MAX_PENDING', 100_000, 1),
-    drainBatchSize: integer(env, 'VERDICT_BUFFER_DRAIN_BATCH', 10_000, 1),
-    drainIntervalMs: integer(env, 'VERDICT_BUFFER_DRAIN_INTERVAL_MS', 50, 1),
-    claimIdleMs: integer(env, 'VERDICT_BUFFER_CLAIM_IDLE_MS', 30_000, 100),
+    maxPending: integer(env, 'VERDICT_BUFFER_MAX_PENDING', 100_000),
+    drainBatchSize: integer(env, 'VERDICT_BUFFER_DRAIN_BATCH', 10_000),
+    drainIntervalMs: integer(env, 'VERDICT_BUFFER_DRAIN_INTERVAL_MS', 50),
+    claimIdleMs: integer(env, 'VERDICT_BUFFER_CLAIM_IDLE_MS', 30_000),
     writerThread: flag(env, 'VERDICT_BUFFER_WRITER_THREAD', true),
   };
 }
@@ -234,42 +291,41 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     clickhouse: clickhouseFrom(env),
     events: eventIngestFrom(env),
     logLevel: env.VERDICT_LOG_LEVEL || env.LOG_LEVEL || 'info',
-    bodyLimit: integer(env, 'VERDICT_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    bodyLimit: integer(env, 'VERDICT_BODY_LIMIT_BYTES', 1024 * 1024),
     secretKey: env.VERDICT_SECRET_KEY || null,
     benchRoutes: env.VERDICT_BENCH_ROUTES === '1',
     metrics: flag(env, 'VERDICT_METRICS', true),
     responseBatching: flag(env, 'VERDICT_RESPONSE_BATCHING', true),
     corsOrigins: corsOrigins(env),
-    keyUsageFlushMs: integer(env, 'VERDICT_KEY_USAGE_FLUSH_MS', 30_000, 100),
-    keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000, 0),
-    assignmentCacheTtlMs: integer(env, 'VERDICT_ASSIGNMENT_CACHE_TTL_MS', 5_000, 1),
-    stickyCacheTtlMs: integer(env, 'VERDICT_STICKY_CACHE_TTL_MS', 600_000, 1),
-    stickyCacheSize: integer(env, 'VERDICT_STICKY_CACHE_SIZE', 1_000_000, 1),
-    apiProcesses: integer(env, 'VERDICT_API_PROCESSES', 1, 1),
+    keyUsageFlushMs: integer(env, 'VERDICT_KEY_USAGE_FLUSH_MS', 30_000),
+    keyCacheTtlMs: integer(env, 'VERDICT_KEY_CACHE_TTL_MS', 5_000),
+    assignmentCacheTtlMs: integer(env, 'VERDICT_ASSIGNMENT_CACHE_TTL_MS', 5_000),
+    stickyCacheTtlMs: integer(env, 'VERDICT_STICKY_CACHE_TTL_MS', 600_000),
+    stickyCacheSize: integer(env, 'VERDICT_STICKY_CACHE_SIZE', 1_000_000),
+    apiProcesses: integer(env, 'VERDICT_API_PROCESSES', 1),
     jobs: {
-      pollIntervalMs: integer(env, 'VERDICT_JOB_POLL_MS', 1_000, 10),
-      leaseMs: integer(env, 'VERDICT_JOB_LEASE_MS', 60_000, 100),
-      concurrency: integer(env, 'VERDICT_JOB_CONCURRENCY', 4, 1),
+      pollIntervalMs: integer(env, 'VERDICT_JOB_POLL_MS', 1_000),
+      leaseMs: integer(env, 'VERDICT_JOB_LEASE_MS', 60_000),
+      concurrency: integer(env, 'VERDICT_JOB_CONCURRENCY', 4),
+      outbound: {
+        concurrency: integer(env, 'VERDICT_WEBHOOK_CONCURRENCY', DEFAULT_OUTBOUND_POOL.concurrency),
+        perWorkspace: integer(env, 'VERDICT_WEBHOOK_WORKSPACE_CONCURRENCY', DEFAULT_OUTBOUND_POOL.perWorkspace),
+      },
     },
-    eventRetentionDays: optionalInteger(env, 'VERDICT_EVENT_RETENTION_DAYS', 1),
-    shutdownTimeoutMs: integer(env, 'VERDICT_SHUTDOWN_TIMEOUT_MS', 20_000, 100),
+    eventRetentionDays: optionalInteger(env, 'VERDICT_EVENT_RETENTION_DAYS'),
+    shutdownTimeoutMs: integer(env, 'VERDICT_SHUTDOWN_TIMEOUT_MS', 20_000),
     analysis: {
-      threads: integer(env, 'VERDICT_ANALYSIS_THREADS', Math.min(os.availableParallelism(), 4), 0),
+      threads: integer(env, 'VERDICT_ANALYSIS_THREADS', Math.min(os.availableParallelism(), 4)),
       workMem: workMem(env),
     },
     outbound: {
-      retryBaseMs: integer(env, 'VERDICT_WEBHOOK_RETRY_BASE_MS', 60_000, 1),
-      timeoutMs: integer(env, 'VERDICT_WEBHOOK_TIMEOUT_MS', 10_000, 1),
+      retryBaseMs: integer(env, 'VERDICT_WEBHOOK_RETRY_BASE_MS', 60_000),
+      timeoutMs: integer(env, 'VERDICT_WEBHOOK_TIMEOUT_MS', 10_000),
       allowPrivateNetworks: flag(env, 'VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
-      dnsTimeoutMs: integer(env, 'VERDICT_WEBHOOK_DNS_TIMEOUT_MS', 2_000, 1),
-      maxEndpointsPerWorkspace: integer(env, 'VERDICT_WEBHOOK_MAX_ENDPOINTS', 20, 1),
+      dnsTimeoutMs: integer(env, 'VERDICT_WEBHOOK_DNS_TIMEOUT_MS', 2_000),
+      maxEndpointsPerWorkspace: integer(env, 'VERDICT_WEBHOOK_MAX_ENDPOINTS', 20),
     },
     publicUrl: publicUrlFrom(env),
   };
-  if (config.port > 65535) throw new ConfigError('PORT must be at most 65535');
-  if (config.shutdownTimeoutMs > MAX_SHUTDOWN_TIMEOUT_MS) {
-    throw new ConfigError(`VERDICT_SHUTDOWN_TIMEOUT_MS must be at most ${MAX_SHUTDOWN_TIMEOUT_MS} (10 minutes), got ${config.shutdownTimeoutMs}`);
-  }
-  if (config.apiProcesses > MAX_API_PROCESSES) throw new ConfigError(`VERDICT_API_PROCESSES must be at most ${MAX_API_PROCESSES}`);
   return { ...config, ...overrides };
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { CENSOR, redactUrl } from './lib/redact-url.js';
 import { LogSink } from './log-sink.js';
 
 /** Paths that may carry credentials; pino replaces them before a line is written. */
@@ -14,78 +15,6 @@ export const REDACTED_PATHS = [
   'webhook_secret',
   'inbound_secret',
 ];
-
-/**
- * Query parameter names whose values are credentials, compared lower-cased without `-`, `_` and
- * a trailing `[...]` (so `API_KEY`, `api-key`, `apiKey` and `key[]` are all `apikey`/`key`).
- */
-const SECRET_QUERY_PARAMETERS = new Set([
-  'apikey',
-  'key',
-  'token',
-  'accesstoken',
-  'refreshtoken',
-  'idtoken',
-  'secret',
-  'clientsecret',
-  'auth',
-  'authorization',
-  'password',
-  'signature',
-]);
-/** A Verdict API key or webhook secret, wherever it sits in a URL and whatever names it. */
-const VERDICT_CREDENTIAL = /vd_(?:srv|clt)_|whsec_/i;
-/** Raw text that may hold one once decoded: most URLs have neither and skip the decoding. */
-const MAY_HOLD_CREDENTIAL = /vd_|whsec_|%/i;
-const CENSOR = '[redacted]';
-
-function decoded(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
-  }
-}
-
-function parameterName(name: string): string {
-  return decoded(name)
-    .toLowerCase()
-    .replace(/\[[^\]]*\]$/, '')
-    .replace(/[-_]/g, '');
-}
-
-function redactedPath(path: string): string {
-  if (!MAY_HOLD_CREDENTIAL.test(path)) return path;
-  return path
-    .split('/')
-    .map((segment) => (VERDICT_CREDENTIAL.test(decoded(segment)) ? CENSOR : segment))
-    .join('/');
-}
-
-function redactedPair(pair: string): string {
-  const equals = pair.indexOf('=');
-  if (equals === -1) return pair;
-  const name = pair.slice(0, equals);
-  const value = pair.slice(equals + 1);
-  if (SECRET_QUERY_PARAMETERS.has(parameterName(name))) return `${name}=${CENSOR}`;
-  return MAY_HOLD_CREDENTIAL.test(value) && VERDICT_CREDENTIAL.test(decoded(value)) ? `${name}=${CENSOR}` : pair;
-}
-
-/**
- * The URL as it may be logged: the values of credential-named query parameters (any case or
- * encoding) and any path segment or query value holding a Verdict key (`vd_srv_`, `vd_clt_`) or
- * webhook secret (`whsec_`), whatever its parameter is called, are censored. The one rule for
- * every log line that carries a URL (the access line, request serializers).
- */
-export function redactUrl(url: string): string {
-  const question = url.indexOf('?');
-  if (question === -1) return redactedPath(url);
-  const pairs = url
-    .slice(question + 1)
-    .split('&')
-    .map(redactedPair);
-  return `${redactedPath(url.slice(0, question))}?${pairs.join('&')}`;
-}
 
 /** What Fastify logs of a request (its own serializer's fields), with the URL redacted. */
 interface LoggedRequest {

@@ -27,7 +27,9 @@ export function registerAnalyze(program: Command): void {
       try {
         // Alerts and auto-stop hear of this snapshot as of any other (their deliveries wait for a worker).
         const { alerts } = createSlices(ctx);
-        const snapshot = await computeById({ ...ctx, onSnapshot: alerts.onSnapshot }, experimentId, {
+        const { reweightIfDue } = await import('../features/bandits/reweight.js');
+        const reweight = (row: Parameters<typeof reweightIfDue>[1]) => reweightIfDue(ctx, row);
+        const snapshot = await computeById({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: reweight }, experimentId, {
           trigger: 'cli',
           mode: flags.full ? 'full' : flags.rebuild === true ? 'incremental' : undefined,
           rebuild: flags.rebuild === true,

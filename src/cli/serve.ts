@@ -1,5 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
-import { loadConfig, MAX_API_PROCESSES, type Config } from '../config.js';
+import { loadConfig, NUMERIC_SETTINGS, parseBoundedInteger, type Config } from '../config.js';
 
 interface ServeOptions {
   port?: string;
@@ -21,7 +22,7 @@ export function registerServe(program: Command): void {
     .option('--no-workers', 'do not run background jobs in this process')
     .action(async (options: ServeOptions) => {
       const config = loadConfig(process.env, {
-        ...(options.port ? { port: Number(options.port) } : {}),
+        ...(options.port ? { port: parseBoundedInteger('--port', options.port, NUMERIC_SETTINGS.PORT.min, NUMERIC_SETTINGS.PORT.max) } : {}),
         ...(options.host ? { host: options.host } : {}),
         ...(options.processes ? { apiProcesses: processCount(options.processes) } : {}),
       });
@@ -78,9 +79,16 @@ async function serveHere(config: Config, index: number | null, workers: boolean)
   // first runs the jobs and the event drainer.
   const runsBackground = workers && (index === null || index === 0);
   const background = runsBackground ? startBackground(ctx) : null;
+  const bound = boundAddress(app.server.address(), config);
   ctx.logger.info(
-    { database: config.database.kind, buffer: config.buffer.kind, workers: runsBackground, ...(index === null ? {} : { process: index, pid: process.pid }) },
-    `Verdict is serving on http://${config.host}:${config.port} (API docs at /docs)`,
+    {
+      ...bound,
+      database: config.database.kind,
+      buffer: config.buffer.kind,
+      workers: runsBackground,
+      ...(index === null ? {} : { process: index, pid: process.pid }),
+    },
+    `Verdict is serving on http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}${WILDCARD_HOSTS.has(bound.address) ? ' (every interface)' : ''} (API docs at /docs)`,
   );
   onSignals(
     [
@@ -93,9 +101,15 @@ async function serveHere(config: Config, index: number | null, workers: boolean)
   );
 }
 
+/** Addresses that listen on every interface of the host, which the start-up line says aloud. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
+
+/** What the server really bound (the port chosen by the system for PORT=0), as the log reports it. */
+function boundAddress(address: string | AddressInfo | null, config: Config): { address: string; port: number } {
+  return address !== null && typeof address === 'object' ? { address: address.address, port: address.port } : { address: config.host, port: config.port };
+}
+
 function processCount(raw: string): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > MAX_API_PROCESSES)
-    throw new Error(`--processes must be an integer from 1 to ${MAX_API_PROCESSES}, got "${raw}"`);
-  return value;
+  const { min, max } = NUMERIC_SETTINGS.VERDICT_API_PROCESSES;
+  return parseBoundedInteger('--processes', raw, min, max);
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { BackgroundWrites, MIN_REST_MS, PieceSize } from './background-writes.js';
+import { BackgroundWrites, IDLE_PIECE_TARGET_MS, MIN_REST_MS, PIECE_TARGET_MS, PieceSize, SERVING_WINDOW_MS } from './background-writes.js';
 
 /** A piece that records when it ran and takes `ms`. */
 function piece(log: Array<{ name: string; start: number; end: number }>, name: string, ms: number, fail = false) {
@@ -26,13 +26,32 @@ describe('background writes', () => {
     }
   });
 
-  it('rests after each piece for the ratio of what it took before the next one starts', async () => {
+  it('rests after each piece for the ratio of what it took before the next one starts, while requests arrive', async () => {
     const background = new BackgroundWrites(2);
+    background.noteRequest();
     const log: Array<{ name: string; start: number; end: number }> = [];
     await Promise.all([background.run(piece(log, 'first', 40)), background.run(piece(log, 'second', 1))]);
     const [first, second] = log;
     // 40 ms of work, then a rest of twice that before the second piece.
     expect(second!.start - first!.end).toBeGreaterThanOrEqual(2 * (first!.end - first!.start) - 2);
+  });
+
+  it('rests only the minimum when no request arrived within the serving window, and sizes pieces for it', async () => {
+    const background = new BackgroundWrites(2);
+    expect(background.serving).toBe(false);
+    expect(background.pieceTargetMs).toBe(IDLE_PIECE_TARGET_MS);
+    const log: Array<{ name: string; start: number; end: number }> = [];
+    await Promise.all([background.run(piece(log, 'first', 100)), background.run(piece(log, 'second', 1))]);
+    const [first, second] = log;
+    // A rest of the ratio would be 200 ms or more.
+    expect(second!.start - first!.end).toBeLessThan(2 * (first!.end - first!.start));
+    expect(second!.start - first!.end).toBeGreaterThanOrEqual(MIN_REST_MS - 1);
+
+    background.noteRequest();
+    expect(background.serving).toBe(true);
+    expect(background.pieceTargetMs).toBe(PIECE_TARGET_MS);
+    await sleep(SERVING_WINDOW_MS + 20);
+    expect(background.serving).toBe(false);
   });
 
   it('answers a failed piece with its error, and the next piece still runs', async () => {
@@ -61,6 +80,16 @@ describe('piece sizes', () => {
     expect(size.current).toBe(500);
     size.observe(20);
     expect(size.current).toBe(625);
+  });
+
+  it('sizes for the target it is given, and falls to a lower target at once', () => {
+    const size = new PieceSize(1_000, 100, 50_000, 25);
+    size.observe(50, 250); // 1,000 took 50 ms; 250 ms allow five times as many: doubled
+    expect(size.current).toBe(2_000);
+    size.observe(250, 25); // requests arrived: a tenth, not half
+    expect(size.current).toBe(200);
+    size.observe(50, 25); // the same target again: halved at most
+    expect(size.current).toBe(100);
   });
 
   it('keeps within its bounds however fast or slow the pieces are', () => {

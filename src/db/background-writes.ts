@@ -22,21 +22,47 @@ export const MIN_REST_MS = 5;
 export const SERVING_REST_RATIO = 1;
 
 /**
+ * How long after its last request the process still counts as serving. Pieces rest and stay short
+ * only then: with nothing to yield to, the rests only doubled a refresh's wall time, and pieces cut
+ * to PIECE_TARGET_MS paid each round's fixed cost (its commit, its watermark and state, its scratch
+ * table) hundreds of times: a refresh after +1% at 1M units on SQLite had gone from 0.46 s to 4.1 s,
+ * in 187 rounds of about 100 events (docs/analysis.md "Incremental analysis").
+ */
+export const SERVING_WINDOW_MS = 1_000;
+
+/**
  * Long writes that run in the background of serving, in pieces of their own transaction: a
  * SQLite build of an experiment's rollups in steps and a refresh in rounds
  * (features/analysis/sql/rollup/steps.ts, sql/rollup/refresh.ts). The pieces of every experiment take
  * turns, one at a time in the process, each followed by a rest of `restRatio` times what it took
  * (at least MIN_REST_MS), in which first assignments, drains and the API's own writes get the
- * writer thread and the file's lock. A one-shot command (`verdict analyze`) has nothing to yield
- * to and rests only the minimum.
+ * writer thread and the file's lock. That is while the process serves (a request within
+ * SERVING_WINDOW_MS, noted by the HTTP server): otherwise, and in a one-shot command (`verdict
+ * analyze`), each piece rests only the minimum, and pieces are sized to IDLE_PIECE_TARGET_MS.
  */
 export class BackgroundWrites {
   readonly #restRatio: number;
   #turn: Promise<unknown> = Promise.resolve();
+  #lastRequest = Number.NEGATIVE_INFINITY;
 
   constructor(restRatio: number) {
     if (!(restRatio >= 0)) throw new Error(`the rest ratio must be 0 or more, got ${restRatio}`);
     this.#restRatio = restRatio;
+  }
+
+  /** A request arrived: for SERVING_WINDOW_MS the pieces rest and stay short. */
+  noteRequest(): void {
+    this.#lastRequest = performance.now();
+  }
+
+  /** Whether a request arrived within SERVING_WINDOW_MS. */
+  get serving(): boolean {
+    return performance.now() - this.#lastRequest < SERVING_WINDOW_MS;
+  }
+
+  /** How long the next piece should take (PieceSize): short while serving, longer while not. */
+  get pieceTargetMs(): number {
+    return this.serving ? PIECE_TARGET_MS : IDLE_PIECE_TARGET_MS;
   }
 
   /** Runs `piece` when every piece asked for before it has run and rested; settles as it did, after its own rest. */
@@ -46,7 +72,8 @@ export class BackgroundWrites {
       try {
         return await piece();
       } finally {
-        await sleep(Math.max(MIN_REST_MS, (performance.now() - started) * this.#restRatio));
+        const rest = this.serving ? (performance.now() - started) * this.#restRatio : 0;
+        await sleep(Math.max(MIN_REST_MS, rest));
       }
     });
     this.#turn = result.catch(() => undefined);
@@ -63,13 +90,23 @@ export class BackgroundWrites {
 export const PIECE_TARGET_MS = 25;
 
 /**
+ * How long a build step may hold the writer thread while the process serves nothing: a step's
+ * fixed cost (its commit, its progress, the totals it rewrites) is then a few percent of it. The
+ * first request after a quiet spell may wait for the rest of one such step; the next steps shrink
+ * to PIECE_TARGET_MS at once. (A refresh's rounds then take MAX_ROUND_EVENTS each: rollup-refresh.ts.)
+ */
+export const IDLE_PIECE_TARGET_MS = 250;
+
+/**
  * The size of the next background piece (units of a build step, events of a refresh round), so
- * that each takes about PIECE_TARGET_MS: after each piece, its size scaled by target / time taken,
- * at most doubled or halved at a time (one slow commit does not shrink the next piece to nothing)
- * and kept within [min, max].
+ * that each takes about the target (BackgroundWrites.pieceTargetMs): after each piece, its size
+ * scaled by target / time taken, at most doubled or halved at a time (one slow commit does not
+ * shrink the next piece to nothing) and kept within [min, max]. When the target falls (requests
+ * arrived), the size falls to it at once: the pieces were sized for no one waiting.
  */
 export class PieceSize {
   #size: number;
+  #lastTargetMs: number;
 
   constructor(
     initial: number,
@@ -79,16 +116,19 @@ export class PieceSize {
   ) {
     if (!(min >= 1 && min <= initial && initial <= max)) throw new Error(`a piece size needs 1 <= min <= initial <= max, got ${min}, ${initial}, ${max}`);
     this.#size = initial;
+    this.#lastTargetMs = targetMs;
   }
 
   get current(): number {
     return this.#size;
   }
 
-  /** A piece of the current size took `ms` of work: sets the next one's size. */
-  observe(ms: number): void {
-    const scaled = (this.#size * this.targetMs) / Math.max(ms, 0.1);
-    const bounded = Math.min(this.#size * 2, Math.max(this.#size / 2, scaled));
+  /** A piece of the current size took `ms` of work: sets the next one's size, for `targetMs` (the constructor's without). */
+  observe(ms: number, targetMs = this.targetMs): void {
+    const scaled = (this.#size * targetMs) / Math.max(ms, 0.1);
+    const floor = targetMs < this.#lastTargetMs ? 0 : this.#size / 2;
+    const bounded = Math.min(this.#size * 2, Math.max(floor, scaled));
     this.#size = Math.round(Math.min(this.max, Math.max(this.min, bounded)));
+    this.#lastTargetMs = targetMs;
   }
 }

@@ -1,6 +1,7 @@
 import { BufferUnavailableError } from '../buffer/types.js';
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { SOCKET_ERROR_CODES } from '../lib/socket-errors.js';
+import type { Executor } from './database.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -16,6 +17,12 @@ export interface DialectSeam {
   skipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** Locks the selected rows until the transaction ends (no-op where a transaction already excludes writers). */
   forUpdate<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * Waits until no other transaction holds the lock `name`, then holds it until this one ends, so
+   * the transactions that take it run one after another, across processes (a transaction-level
+   * advisory lock; no-op where a transaction already excludes writers).
+   */
+  lockUntilCommit(trx: Executor, name: string): Promise<void>;
   /** True when the error means the database could not be reached. */
   isConnectionError(error: unknown): boolean;
   /**
@@ -58,6 +65,7 @@ export const sqliteSeam: DialectSeam = {
   skipLocked: (query) => query,
   // Every SQLite transaction here starts with BEGIN IMMEDIATE and so already excludes writers.
   forUpdate: (query) => query,
+  lockUntilCommit: async () => undefined,
   isConnectionError: (error) => errorCode(error) === 'SQLITE_CANTOPEN',
   // SQLITE_BUSY reaches us only after the connection waited its whole busy wait (sqlite.ts); a
   // write on the writer thread (db/write-tasks.ts) fails as the buffer does if the thread stops.
@@ -102,6 +110,9 @@ export const postgresSeam: DialectSeam = {
   isUniqueViolation: (error) => errorCode(error) === '23505',
   skipLocked: (query) => query.forUpdate().skipLocked(),
   forUpdate: (query) => query.forUpdate(),
+  lockUntilCommit: async (trx, name) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
+  },
   isConnectionError: isPostgresConnectionError,
   isUnavailable: isPostgresConnectionError,
   // json, not jsonb: parsing text as json is a quick validating scan, measurably cheaper than

@@ -54,12 +54,18 @@ export interface AuditEntriesTable {
 }
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+/**
+ * Which pool of a worker runs the job: `outbound` for work that waits on other people's servers
+ * (webhook deliveries), shared fairly between workspaces; `general` for everything else.
+ */
+export type JobLane = 'general' | 'outbound';
 
 export interface JobsTable {
   id: string;
   name: string;
   payload: string;
   workspace_id: string | null;
+  lane: Generated<JobLane>;
   status: JobStatus;
   attempts: Generated<number>;
   max_attempts: number;

@@ -27,3 +27,12 @@ export interface WriteRunner {
 export function inlineWrites(db: Db): WriteRunner {
   return { run: (task, input) => db.transaction().execute((trx) => task(trx, input)) };
 }
+
+/**
+ * A write task that writes nothing. Awaited on a runner, it returns once the runner's thread has
+ * started and answered: a benchmark starts its clock after it, as `serve` starts the threads
+ * before it listens (warm), so a thread's start (loading its modules) is not timed as the work.
+ */
+export const nothingToWrite: WriteTask<null, null> = Object.assign(async () => null, {
+  location: { moduleUrl: import.meta.url, exportName: 'nothingToWrite' },
+});

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { metricsRoutes } from '../observability/routes.js';
 import { createAlerts } from './alerts/index.js';
 import { createAnalysis } from './analysis/index.js';
+import { reweightIfDue } from './bandits/reweight.js';
 import { createApiKeys } from './api-keys/index.js';
 import { createAssignment } from './assignment/index.js';
 import { createAudit } from './audit/index.js';
@@ -76,7 +77,7 @@ export function createSlices(ctx: AppContext) {
   });
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
-  const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot });
+  const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
   const sessions = createSessions(ctx);
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };

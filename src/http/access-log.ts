@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import { redactUrl } from '../logger.js';
+import { redactUrl } from '../lib/redact-url.js';
 import type { RequestLogger } from './request-logger.js';
 
 /** Told of every response once it has gone: the request metrics (observability/metrics.ts). */

@@ -80,6 +80,8 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
   // Set before anything can fail, so error responses carry it too; a callback hook costs no promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // While requests arrive, the analysis's background writes rest and stay short (db/background-writes.ts).
+    ctx.background.noteRequest();
     // U+0000 in a path or query parameter: PostgreSQL text cannot hold it, and no id, key or unit
     // id contains one. One check here refuses it on every route and database alike.
     if (request.url.includes('%00')) return done(problems.malformedRequest('the URL contains %00 (U+0000), which no parameter accepts'));

@@ -4,6 +4,7 @@ import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { newId } from '../lib/ids.js';
+import { lingerOverLargeBody } from './body-limit.js';
 import { Problem, problemForStatus, problems } from './problems.js';
 import { toFieldErrors } from './validation.js';
 
@@ -125,6 +126,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number, is
           : fromFrameworkError(error, request.routeOptions.bodyLimit ?? bodyLimit, pathOf(request));
     if (problem) {
       if (problem.status >= 500) request.log.error({ err: error }, problem.message);
+      if (problem.status === 413) return lingerOverLargeBody(request, reply).then(() => sendProblem(request, reply, problem));
       return sendProblem(request, reply, problem);
     }
     const errorId = newId();

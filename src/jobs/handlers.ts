@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { registerAnalysisJobs } from '../features/analysis/jobs.js';
 import { registerBanditJobs } from '../features/bandits/jobs.js';
+import { reweightIfDue } from '../features/bandits/reweight.js';
 import { registerEventJobs } from '../features/events/background.js';
 import { registerRetentionJobs } from '../features/retention/jobs.js';
 import { createSlices, type Slices } from '../features/index.js';
@@ -24,5 +25,9 @@ export function registerJobHandlers(ctx: AppContext, slices: Slices = createSlic
   registerBanditJobs(ctx);
   registerRetentionJobs(ctx);
   slices.webhookEndpoints.registerJobs();
-  registerAnalysisJobs(ctx, { onSnapshot: slices.alerts.onSnapshot, onFailed: slices.alerts.onAnalysisFailed });
+  registerAnalysisJobs(ctx, {
+    onSnapshot: slices.alerts.onSnapshot,
+    onFailed: slices.alerts.onAnalysisFailed,
+    reweightIfDue: (row) => reweightIfDue(ctx, row),
+  });
 }

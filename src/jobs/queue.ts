@@ -1,7 +1,7 @@
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
-import type { JobsTable } from '../db/schema.js';
+import type { Database, JobLane, JobsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import type { JobFailureHook } from './registry.js';
 
@@ -11,6 +11,11 @@ export interface EnqueueOptions {
   name: string;
   payload?: unknown;
   workspaceId?: string | null;
+  /**
+   * `outbound` for a job that waits on someone else's server (a webhook delivery): it runs in the
+   * delivery pool, shared fairly between workspaces by `workspaceId`. Default `general`.
+   */
+  lane?: JobLane;
   runAt?: number;
   maxAttempts?: number;
   /** At most one job ever exists per key; a second enqueue with the same key is a no-op. */
@@ -26,6 +31,8 @@ const BACKOFF_CAP_MS = 60 * 60 * 1_000;
  * Returns the job id, or null when a job with the same key already exists.
  */
 export async function enqueueJob(executor: Executor, options: EnqueueOptions, now: number): Promise<string | null> {
+  // The outbound claim shares its pool by workspace: a job there must say whose it is.
+  if (options.lane === 'outbound' && !options.workspaceId) throw new Error(`the outbound job "${options.name}" needs its workspace id`);
   const id = newId();
   const result = await executor
     .insertInto('jobs')
@@ -34,6 +41,7 @@ export async function enqueueJob(executor: Executor, options: EnqueueOptions, no
       name: options.name,
       payload: JSON.stringify(options.payload ?? {}),
       workspace_id: options.workspaceId ?? null,
+      lane: options.lane ?? 'general',
       status: 'queued',
       max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       run_at: options.runAt ?? now,
@@ -53,42 +61,42 @@ export function retryDelayMs(attempts: number, random: () => number = Math.rando
 }
 
 /**
- * Claims up to `limit` due jobs: queued ones whose time has come, and running ones whose
- * worker stopped renewing its lease (it died). Concurrent claimers never get the same job:
- * PostgreSQL skips rows locked by another claim, SQLite serializes writers.
+ * Claims up to `limit` due jobs of the general lane: queued ones whose time has come, and running
+ * ones whose worker stopped renewing its lease (it died), oldest first. Concurrent claimers never
+ * get the same job: PostgreSQL skips rows locked by another claim, SQLite serializes writers.
+ * (The outbound lane claims fairly between workspaces: fair-claim.ts.)
  */
 export async function claimJobs(db: Db, seam: DialectSeam, workerId: string, limit: number, leaseMs: number, now: number): Promise<JobRow[]> {
   return db.transaction().execute(async (trx) => {
     const due = await seam
-      .skipLocked(
-        trx
-          .selectFrom('jobs')
-          .select('id')
-          .where((eb) =>
-            eb.or([eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)]), eb.and([eb('status', '=', 'running'), eb('locked_until', '<', now)])]),
-          )
-          .orderBy('run_at')
-          .limit(limit),
-      )
+      .skipLocked(trx.selectFrom('jobs').select('id').where('lane', '=', 'general').where(isDue(now)).orderBy('run_at').limit(limit))
       .execute();
-    if (due.length === 0) return [];
-    return trx
-      .updateTable('jobs')
-      .set((eb) => ({
-        status: 'running' as const,
-        locked_by: workerId,
-        locked_until: now + leaseMs,
-        attempts: eb('attempts', '+', 1),
-        updated_at: now,
-      }))
-      .where(
-        'id',
-        'in',
-        due.map((row) => row.id),
-      )
-      .returningAll()
-      .execute();
+    const ids = due.map((row) => row.id);
+    return takeJobs(trx, ids, workerId, leaseMs, now);
   });
+}
+
+/** Due: queued and its time has come, or running under a lease that lapsed (its worker died). */
+export function isDue(now: number) {
+  return (eb: ExpressionBuilder<Database, 'jobs'>) =>
+    eb.or([eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)]), eb.and([eb('status', '=', 'running'), eb('locked_until', '<', now)])]);
+}
+
+/** Marks the jobs, locked or selected in the claiming transaction, as running under this worker's lease; counts the attempt. */
+export async function takeJobs(trx: Executor, ids: readonly string[], workerId: string, leaseMs: number, now: number): Promise<JobRow[]> {
+  if (ids.length === 0) return [];
+  return trx
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'running' as const,
+      locked_by: workerId,
+      locked_until: now + leaseMs,
+      attempts: eb('attempts', '+', 1),
+      updated_at: now,
+    }))
+    .where('id', 'in', ids)
+    .returningAll()
+    .execute();
 }
 
 /** Extends the lease; false means another worker took the job over (our lease had lapsed). */

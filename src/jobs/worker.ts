@@ -1,9 +1,12 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
+import { DEFAULT_OUTBOUND_POOL, type OutboundPool } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DialectSeam } from '../db/dialect.js';
+import type { JobLane } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import type { Clock } from '../lib/time.js';
+import { claimOutboundJobs } from './fair-claim.js';
 import { claimJobs, completeJob, failJob, releaseJobs, renewLease, type JobRow } from './queue.js';
 import type { JobDefinition, JobRegistry } from './registry.js';
 
@@ -15,7 +18,10 @@ export interface WorkerOptions {
   clock: Clock;
   pollIntervalMs: number;
   leaseMs: number;
+  /** Jobs of the general lane (renders, task-tool mirroring, the analysis, maintenance) run at once. */
   concurrency: number;
+  /** The outbound lane's pool (webhook deliveries) and its share per workspace; the configuration's defaults when absent. */
+  outbound?: OutboundPool;
 }
 
 /** How long handlers aborted at the end of the shutdown grace get to return before their jobs are released. */
@@ -26,16 +32,28 @@ interface RunningJob {
   lease: AbortController;
 }
 
+/** One pool of the worker: its size, the jobs of it running here, and how it claims. */
+interface Lane {
+  name: JobLane;
+  size: number;
+  running: number;
+  claim(free: number): Promise<JobRow[]>;
+}
+
 /**
  * Polls the jobs table, runs each claimed job with a lease it keeps renewing, and records the
- * outcome. A worker that dies stops renewing; its jobs become claimable when the lease lapses.
- * A worker that stops claims nothing more, lets running jobs finish for a grace period and puts
- * back in the queue whatever it claimed but did not finish, so no job waits for a lease to lapse.
+ * outcome. Jobs run in two pools: the general lane's, and the outbound lane's (deliveries, which
+ * wait on other people's servers), so a slow delivery never holds a render's slot; the outbound
+ * claim shares its pool fairly between workspaces (fair-claim.ts). A worker that dies stops
+ * renewing; its jobs become claimable when the lease lapses. A worker that stops claims nothing
+ * more, lets running jobs finish for a grace period and puts back in the queue whatever it
+ * claimed but did not finish, so no job waits for a lease to lapse.
  */
 export class Worker {
   readonly id = `${os.hostname()}:${process.pid}:${newId()}`;
   readonly #options: WorkerOptions;
   readonly #running = new Map<string, RunningJob>();
+  readonly #lanes: Lane[];
   #timer: NodeJS.Timeout | undefined;
   #poll: Promise<void> | undefined;
   #stopped = true;
@@ -43,6 +61,17 @@ export class Worker {
 
   constructor(options: WorkerOptions) {
     this.#options = options;
+    const { db, seam, leaseMs, clock } = options;
+    const outbound = options.outbound ?? DEFAULT_OUTBOUND_POOL;
+    this.#lanes = [
+      { name: 'general', size: options.concurrency, running: 0, claim: (free) => claimJobs(db, seam, this.id, free, leaseMs, clock.now()) },
+      {
+        name: 'outbound',
+        size: outbound.concurrency,
+        running: 0,
+        claim: (free) => claimOutboundJobs(db, seam, { workerId: this.id, limit: free, perWorkspace: outbound.perWorkspace, leaseMs, now: clock.now() }),
+      },
+    ];
   }
 
   start(): void {
@@ -104,28 +133,38 @@ export class Worker {
     });
   }
 
-  /** One claim; true when it claimed jobs (so there may be more). Never rejects. */
+  /** One claim per lane with free slots; true when it claimed jobs (so there may be more). Never rejects. */
   async #claim(): Promise<boolean> {
-    const { db, seam, leaseMs, clock, concurrency, logger } = this.#options;
-    const free = concurrency - this.#running.size;
+    let claimedAny = false;
+    for (const lane of this.#lanes) {
+      if (this.#stopped) break;
+      if (await this.#claimFor(lane)) claimedAny = true;
+    }
+    return claimedAny;
+  }
+
+  async #claimFor(lane: Lane): Promise<boolean> {
+    const free = lane.size - lane.running;
     if (free <= 0) return false;
     try {
-      const jobs = await claimJobs(db, seam, this.id, free, leaseMs, clock.now());
+      const jobs = await lane.claim(free);
       if (this.#stopped) {
         await this.#release(jobs.map((job) => job.id));
         return false;
       }
-      for (const job of jobs) this.#track(job);
+      for (const job of jobs) this.#track(job, lane);
       return jobs.length > 0;
     } catch (error) {
-      logger.error({ err: error }, 'claiming jobs failed; will retry');
+      this.#options.logger.error({ err: error, lane: lane.name }, 'claiming jobs failed; will retry');
       return false;
     }
   }
 
-  #track(job: JobRow): void {
+  #track(job: JobRow, lane: Lane): void {
     const lease = new AbortController();
+    lane.running += 1;
     const done = this.#run(job, lease).finally(() => {
+      lane.running -= 1;
       this.#running.delete(job.id);
       this.wake();
     });

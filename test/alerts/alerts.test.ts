@@ -5,7 +5,7 @@ import { expect, it, vi } from 'vitest';
 import { exposeExactly } from '../analysis/support.js';
 import { describeEach } from '../support/describe-each.js';
 import { auditOf } from '../webhooks/support.js';
-import { computeNow, harmfulWinner, PUBLIC_URL, startedExperiment, useAlertsServer } from './support.js';
+import { computeNow, harmfulLoser, harmfulWinner, PUBLIC_URL, startedExperiment, useAlertsServer } from './support.js';
 
 // Each test exposes hundreds of units through HTTP and computes several snapshots: slow on a busy machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -147,6 +147,36 @@ describeEach('alerts', {}, ({ dialect }) => {
       effect: { relative: { credible_interval_95: [expect.any(Number), expect.any(Number)] } },
     });
     expect(events[0].data.chance_to_beat_control).toBeLessThan(0.05);
+  });
+
+  it('catches a guardrail harmed by a variant the decision does not point at: rollback of it, one alert, the auto-stop', async () => {
+    const { server } = env();
+    const ws = await env().workspace();
+    const { experiment, metrics } = await harmfulLoser(server, ws, 'loser', { auto_stop: { on_guardrail_regression: true } });
+    const first = await computeNow(server, ws.key, experiment.id);
+    expect(first.decision).toMatchObject({ verdict: 'winner', variant_key: 'fast' });
+    expect(first.decision.guardrail_regressions).toEqual([expect.objectContaining({ metric_name: 'loser error rate', variant_key: 'harmful' })]);
+    expect(first.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'harmful', reasons: [{ code: 'guardrail_regression' }] });
+    expect(first.decision.recommendation.reasons[0].message).toMatch(/^harmful makes the guardrail loser error rate worse by \+\d/);
+
+    const [alert, ...more] = await ws.events('experiment.guardrail_regressed');
+    expect(more).toEqual([]);
+    expect(alert.data).toMatchObject({ snapshot_id: first.id, metric: { id: metrics.errors, name: 'loser error rate' }, variant_key: 'harmful' });
+    const read = await server.request('GET', `/v1/experiments/${experiment.id}`, { key: ws.key });
+    expect(read.body).toMatchObject({ status: 'stopped', stop_reason: 'lost', stopped_by: 'auto', stop_snapshot_id: first.id });
+    expect(read.body.outcome_notes).toContain('loser error rate (harmful)');
+  });
+
+  it('sends guardrail_regressed for a non-winning variant once across snapshots, and not for the variant that harms nothing', async () => {
+    const { server } = env();
+    const ws = await env().workspace();
+    const { experiment } = await harmfulLoser(server, ws, 'loser-once');
+    const first = await computeNow(server, ws.key, experiment.id);
+    await computeNow(server, ws.key, experiment.id);
+    await computeNow(server, ws.key, experiment.id);
+    const events = await ws.events('experiment.guardrail_regressed');
+    expect(events.map((event) => [event.data.snapshot_id, event.data.variant_key])).toEqual([[first.id, 'harmful']]);
+    expect((await server.request('GET', `/v1/experiments/${experiment.id}`, { key: ws.key })).body.status).toBe('running');
   });
 
   it('stops on SRM when auto_stop.on_srm is set: reason bug, audit names the snapshot, experiment.stopped says auto', async () => {

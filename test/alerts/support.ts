@@ -123,3 +123,42 @@ export async function harmfulWinner(server: TestServer, ws: Workspace, key: stri
   await sendEvents(server, ws.key, events);
   return { experiment, metrics: { converted, errors } };
 }
+
+/**
+ * Three arms: `fast` wins the primary metric (80% vs 20%) and leaves the errors guardrail alone
+ * (5%), `harmful` is level with the control on the primary metric but makes errors worse (60% vs
+ * 5%), 100 units each, min_sample_per_variant 50: the decision points at `fast`, the harm is
+ * `harmful`'s.
+ */
+export async function harmfulLoser(server: TestServer, ws: Workspace, key: string, extra: Record<string, unknown> = {}) {
+  const converted = await createMetric(server, ws.key, { key: `${key}-converted`, name: `${key} conversions`, event_key: `${key}.buy`, kind: 'binary' });
+  const errors = await createMetric(server, ws.key, {
+    key: `${key}-errors`,
+    name: `${key} error rate`,
+    event_key: `${key}.error`,
+    kind: 'binary',
+    higher_is_better: false,
+  });
+  const experiment = await startedExperiment(server, ws, key, {
+    variants: [
+      { key: 'control', weight: 34, is_control: true },
+      { key: 'fast', weight: 33 },
+      { key: 'harmful', weight: 33 },
+    ],
+    primary_metric_id: converted,
+    guardrail_metric_ids: [errors],
+    decision_rule: { method: 'bayesian.posterior_threshold', posterior_threshold: 0.95, min_sample_per_variant: 50 },
+    ...extra,
+  });
+  const units = await exposeExactly(server, ws.key, experiment, { control: 100, fast: 100, harmful: 100 }, `${key}-u`);
+  const rates = { control: { buy: 20, error: 5 }, fast: { buy: 80, error: 5 }, harmful: { buy: 20, error: 60 } };
+  const now = Date.now();
+  const events = (['control', 'fast', 'harmful'] as const).flatMap((variant) =>
+    (units[variant] ?? []).flatMap((unit_id, i) => [
+      ...(i < rates[variant].buy ? [{ event_key: `${key}.buy`, unit_id, occurred_at: now }] : []),
+      ...(i < rates[variant].error ? [{ event_key: `${key}.error`, unit_id, occurred_at: now }] : []),
+    ]),
+  );
+  await sendEvents(server, ws.key, events);
+  return { experiment, metrics: { converted, errors } };
+}

@@ -106,9 +106,34 @@ describeEachDialect(
         variant_key: 'treatment',
         guardrail_regressions: [{ metric_key: 'load_ms', metric_name: 'Page load time', variant_key: 'treatment' }],
       });
-      expect(snapshot.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'control', reasons: [{ code: 'guardrail_regression' }] });
+      expect(snapshot.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'treatment', reasons: [{ code: 'guardrail_regression' }] });
       expect(snapshot.decision.recommendation.reasons[0].message).toContain('makes the guardrail Page load time worse');
       expect(snapshot.decision.recommendation.reasons[0].message).not.toContain('load_ms');
+    });
+
+    it('rolls back a variant that is not winning but is slower on a guardrail, whatever the primary metric says', async () => {
+      const experiment = await setUp('slower-not-winning', { signups: { control: 16, treatment: 16 }, loads: { control: 100, treatment: 130 } });
+      const snapshot = await compute(server(), key, experiment.id);
+      expect(snapshot.decision).toMatchObject({
+        verdict: 'keep_running',
+        variant_key: null,
+        guardrail_regressions: [{ metric_key: 'load_ms', metric_name: 'Page load time', variant_key: 'treatment' }],
+      });
+      expect(snapshot.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'treatment' });
+      expect(codes(snapshot.decision.recommendation)).toEqual(['guardrail_regression']);
+      expect(snapshot.decision.recommendation.reasons[0].message).toMatch(/^treatment makes the guardrail Page load time worse by \+\d+\.\d% \(95% interval/);
+    });
+
+    it('counts no guardrail regression before every variant reached the planned sample', async () => {
+      const experiment = await setUp('slower-early', {
+        signups: { control: 16, treatment: 16 },
+        loads: { control: 100, treatment: 130 },
+        rule: { min_sample_per_variant: 41 },
+      });
+      const snapshot = await compute(server(), key, experiment.id);
+      expect(snapshot.guardrails[0].per_variant[1].effect.chance_to_beat_control).toBeLessThan(0.05);
+      expect(snapshot.decision.guardrail_regressions).toEqual([]);
+      expect(snapshot.decision.recommendation).toMatchObject({ action: 'keep_running', reasons: [{ code: 'below_min_sample' }] });
     });
 
     it('rolls back when the control wins', async () => {
@@ -188,9 +213,9 @@ describeEachDialect(
       await sql`UPDATE analysis_snapshots SET document = ${JSON.stringify(legacy)} WHERE id = ${fresh.id}`.execute(server().ctx.db);
       const read = await server().request('GET', `/v1/experiments/${experiment.id}/results`, { key });
       expect(read.status).toBe(200);
-      expect(fresh.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'control', reasons: [{ code: 'guardrail_regression' }] });
+      expect(fresh.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'treatment', reasons: [{ code: 'guardrail_regression' }] });
       // The same recommendation, derived from the stored fields; without stored names it names the key.
-      expect(read.body.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'control', reasons: [{ code: 'guardrail_regression' }] });
+      expect(read.body.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'treatment', reasons: [{ code: 'guardrail_regression' }] });
       expect(read.body.decision.recommendation.reasons[0].message).toContain('guardrail load_ms');
       expect(read.body.primary_metric.name).toBe('signed_up');
       expect(read.body.guardrails[0]).toMatchObject({ metric_name: 'load_ms', unit: null });

@@ -60,11 +60,26 @@ describeEachDialect(
         });
       });
 
-      it('refuses a bandit without a primary metric, an update under 15 minutes and a floor of 1/K or more, changing nothing', async () => {
+      it('refuses a bandit without a primary metric, an update under 15 minutes, a floor of 1/K or more, an unbounded min_units_per_variant and starting weights under the floor, changing nothing', async () => {
         const cases: Array<[Record<string, unknown>, string]> = [
           [{ allocation: { type: 'bandit' } }, '/primary_metric_id'],
           [{ primary_metric_id: metricId, allocation: { type: 'bandit', update_every_minutes: 10 } }, '/allocation'],
           [{ primary_metric_id: metricId, allocation: { type: 'bandit', weight_floor: 0.5 } }, '/allocation/weight_floor'],
+          // A bound no bandit reaches would keep it from ever updating; past 2^53 it would be rounded.
+          [{ primary_metric_id: metricId, allocation: { type: 'bandit', min_units_per_variant: 1e308 } }, '/allocation'],
+          [{ primary_metric_id: metricId, allocation: { type: 'bandit', min_units_per_variant: 1_000_000_001 } }, '/allocation'],
+          // Starting weights below the floor: the bandit would start on a split its rule forbids.
+          [
+            {
+              primary_metric_id: metricId,
+              variants: [
+                { key: 'control', weight: 100 },
+                { key: 'treatment', weight: 0 },
+              ],
+              allocation: { type: 'bandit', weight_floor: 0.1 },
+            },
+            '/variants/1/weight',
+          ],
         ];
         for (const [fields, pointer] of cases) {
           const response = await server().request('POST', '/v1/experiments', { key, body: { ...base(), key: 'refused', ...fields } });
@@ -72,8 +87,45 @@ describeEachDialect(
           expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
           expect(JSON.stringify(response.body.errors)).toContain(pointer);
         }
+        // 2^53 + 1, written out: a JSON parser would round it to 2^53 silently.
+        const unsafe = JSON.stringify({
+          ...base(),
+          key: 'refused',
+          primary_metric_id: metricId,
+          allocation: { type: 'bandit', min_units_per_variant: 0 },
+        }).replace('"min_units_per_variant":0', '"min_units_per_variant":9007199254740993');
+        const rounded = await server().request('POST', '/v1/experiments', { key, rawBody: unsafe, headers: { 'content-type': 'application/json' } });
+        expect(rounded.status, rounded.text).toBe(422);
+        expect(JSON.stringify(rounded.body.errors)).toContain('/allocation');
         const list = await server().request('GET', '/v1/experiments', { key });
         expect(list.body.data.map((e: { key: string }) => e.key)).not.toContain('refused');
+      });
+
+      it('refuses turning a draft whose weights are under the floor into a bandit, naming the weight', async () => {
+        const draft = await createExperiment(
+          server(),
+          key,
+          {
+            ...base(),
+            key: 'alloc-lopsided',
+            primary_metric_id: metricId,
+            variants: [
+              { key: 'control', weight: 95 },
+              { key: 'treatment', weight: 5 },
+            ],
+          },
+          false,
+        );
+        const toBandit = await server().request('PATCH', `/v1/experiments/${draft.id}`, { key, body: { allocation: { type: 'bandit', weight_floor: 0.1 } } });
+        expect(toBandit.status, toBandit.text).toBe(422);
+        expect(toBandit.body.errors).toEqual([{ pointer: '/variants/1/weight', message: expect.stringContaining('weight_floor (0.1)') }]);
+        const unchanged = await server().request('GET', `/v1/experiments/${draft.id}`, { key });
+        expect(unchanged.body.allocation).toEqual({ type: 'fixed' });
+        const atTheFloor = await server().request('PATCH', `/v1/experiments/${draft.id}`, {
+          key,
+          body: { allocation: { type: 'bandit', weight_floor: 0.05 } },
+        });
+        expect(atTheFloor.status, atTheFloor.text).toBe(200);
       });
 
       it('is editable while draft, not once running; removing the primary metric of a bandit is refused', async () => {
@@ -175,6 +227,12 @@ describeEachDialect(
       expect(snapshot.srm_chi_squared_p).toBeGreaterThan(0.001);
       expect(sampleRatioMismatch([200 + newControl, 200 + treated], [10, 90]).warning).toBe(true);
       expect(snapshot.weights_changed_since_start).toBe(true);
+      // Each slice's SRM uses the same period weights: the one source slice holds every unit, so it
+      // reads exactly as the overall check, not as a broken split against the current 10 / 90.
+      const [source] = snapshot.breakdowns.filter((breakdown: any) => breakdown.dimension === 'source');
+      expect(source.values).toHaveLength(1);
+      expect(source.values[0]).toMatchObject({ units: 1400, srm_warning: false });
+      expect(source.values[0].srm_chi_squared_p).toBeCloseTo(snapshot.srm_chi_squared_p, 12);
       // prob_best of the treatment is far above stop_at_prob_best 0.95: the bandit's rule names it.
       expect(byKey.treatment.prob_best).toBeGreaterThan(0.95);
       expect(snapshot.decision).toMatchObject({ verdict: 'winner', variant_key: 'treatment' });
@@ -182,11 +240,63 @@ describeEachDialect(
         /^the bandit's stopping rule: treatment has a (\d+\.\d\d%|over 99\.99%) chance of being best, at least the 95% set to name a winner/,
       );
 
+      // A broken slice still is one: a second key exposes 30 control units and no treatment unit
+      // where period 1 expects 10% control; the first key's slice stays sound.
+      const logger = await server().request('POST', '/v1/api-keys', { key, body: { name: 'broken logger', kind: 'client' } });
+      expect(logger.status, logger.text).toBe(201);
+      await exposeExactly(server(), logger.body.key, after, { control: 30, treatment: 0 }, 'sliced');
+      const sliced = await compute(server(), key, experiment.id);
+      const slices = sliced.breakdowns.find((breakdown: any) => breakdown.dimension === 'source').values;
+      expect(slices.map((slice: any) => [slice.label, slice.units, slice.srm_warning])).toEqual([
+        [expect.any(String), 1400, false],
+        ['broken logger', 30, true],
+      ]);
+
       // A broken split still is one: 300 more control units where period 1 expects 10% of them.
       await exposeExactly(server(), key, after, { control: 300, treatment: 0 }, 'broken');
       const broken = await compute(server(), key, experiment.id);
       expect(broken.srm_warning).toBe(true);
     }, 120_000);
+
+    it('reweights when a snapshot is computed while an update is due, before storing it; the scheduled slot then finds nothing due', async () => {
+      clock.set(T0);
+      const experiment = await createExperiment(server(), key, {
+        ...base(),
+        key: 'bandit-on-compute',
+        primary_metric_id: metricId,
+        allocation: { type: 'bandit', burn_in_hours: 1, weight_floor: 0.1 },
+      });
+      const units = await exposeExactly(server(), key, experiment, { control: 200, treatment: 200 }, 'compute');
+      clock.set(T0 + 2 * HOUR);
+      await sendEvents(server(), key, [...conversions(units.control as string[], 10), ...conversions(units.treatment as string[], 40)]);
+
+      // Before the burn-in ends, a snapshot changes nothing.
+      clock.set(T0 + 30 * MINUTE);
+      const early = await compute(server(), key, experiment.id);
+      expect(early.traffic.map((variant: any) => variant.weight)).toEqual([50, 50]);
+
+      clock.set(T0 + 2 * HOUR + MINUTE);
+      const snapshot = await compute(server(), key, experiment.id);
+      expect(snapshot.traffic.map((variant: any) => [variant.variant_key, variant.weight])).toEqual([
+        ['control', 10],
+        ['treatment', 90],
+      ]);
+      const after = (await server().request('GET', `/v1/experiments/${experiment.id}`, { key })).body;
+      expect(after.allocation_periods).toHaveLength(2);
+      expect(after.allocation_periods[1]).toMatchObject({
+        started_at: new Date(T0 + 2 * HOUR + MINUTE).toISOString(),
+        weights: { control: 10, treatment: 90 },
+      });
+      const audit = await server().request('GET', `/v1/audit?target_id=${experiment.id}&action=experiment.bandit_reweighted`, { key });
+      expect(audit.body.data).toHaveLength(1);
+      expect(await enqueueDueReweights(server().ctx)).toEqual([]);
+
+      // A second snapshot before update_every_minutes has passed does not reweight again.
+      clock.set(T0 + 2 * HOUR + 30 * MINUTE);
+      await compute(server(), key, experiment.id);
+      expect((await server().request('GET', `/v1/experiments/${experiment.id}`, { key })).body.allocation_periods).toHaveLength(2);
+      await server().request('POST', `/v1/experiments/${experiment.id}/stop`, { key, body: { reason: 'business' } });
+    }, 60_000);
 
     it('does not reweight before every variant has min_units_per_variant units', async () => {
       clock.set(T0);

@@ -63,10 +63,16 @@ describeEachDialect('audit log filters by actor', (server) => {
     expect(await entries(`actor_type=api_key&actor_id=${otherKeyId}`)).toHaveLength(1);
   });
 
-  it('refuses a malformed actor, an unknown actor type, and a key id with actor_type system, naming the parameter (400, as every bad query parameter)', async () => {
+  it('refuses a malformed actor, an unknown actor type, a key id with actor_type system and any empty filter, naming the parameter (400, as every bad query parameter)', async () => {
     for (const [query, parameter] of [
       ['actor_id=not-an-id', 'actor_id'],
       ['actor_id=', 'actor_id'],
+      // Every empty filter is refused alike, rather than read as absent (which would list everything).
+      ['action=', 'action'],
+      ['target_type=', 'target_type'],
+      ['target_id=', 'target_id'],
+      ['since=', 'since'],
+      ['until=', 'until'],
       ['actor_type=person', 'actor_type'],
       [`actor_id=${keyId}&actor_type=system`, 'actor_type'],
     ] as const) {

@@ -1,8 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { describeEach } from '../support/describe-each.js';
 import { freePort } from '../support/net.js';
+import { eventually, stopProcess } from '../support/processes.js';
 
 function cli(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, ['bin/verdict.js', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
@@ -23,6 +27,56 @@ describe('verdict --help', () => {
     const result = cli(['workspaces', 'create'], {});
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(/--name/);
+  });
+});
+
+describe('serve at start', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'verdict-serve-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  /** Starts `serve` with `args` and `env`, returns the first line it logs once listening, then stops it. */
+  async function listeningLine(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+    const server = spawn(process.execPath, ['bin/verdict.js', 'serve', ...args], { env: { ...process.env, VERDICT_DATA_DIR: dataDir, ...env } });
+    let stdout = '';
+    server.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+    try {
+      const line = await eventually(async () => stdout.split('\n').find((entry) => entry.includes('Verdict is serving')), 60_000, 'the listening line');
+      return JSON.parse(line) as Record<string, unknown>;
+    } finally {
+      await stopProcess(server);
+    }
+  }
+
+  it('binds every interface by default and logs the address and port it bound', async () => {
+    const line = await listeningLine([], { PORT: '0' });
+    expect(line).toMatchObject({ address: '0.0.0.0', port: expect.any(Number) });
+    expect(line.port).not.toBe(0);
+    expect(line.msg).toBe(`Verdict is serving on http://0.0.0.0:${String(line.port)} (every interface) (API docs at /docs)`);
+  });
+
+  it('logs the loopback when told to bind it', async () => {
+    const line = await listeningLine(['--port', '0'], { HOST: '127.0.0.1' });
+    expect(line).toMatchObject({ address: '127.0.0.1' });
+    expect(line.msg).toBe(`Verdict is serving on http://127.0.0.1:${String(line.port)} (API docs at /docs)`);
+  });
+
+  it('refuses to start on a numeric setting that is not a plain integer in range, naming it', () => {
+    for (const [name, raw] of [
+      ['VERDICT_EVENT_RETENTION_DAYS', '1e9'],
+      ['VERDICT_EVENT_RETENTION_DAYS', '0x10'],
+      ['VERDICT_JOB_CONCURRENCY', ' 7 '],
+      ['PORT', '1e3'],
+    ] as const) {
+      const result = cli(['serve'], { VERDICT_DATA_DIR: dataDir, [name]: raw });
+      expect(result.status, `${name}=${raw}`).toBe(1);
+      expect(result.stderr).toContain(`verdict: configuration error: ${name} must be a whole number from`);
+    }
+    const port = cli(['serve', '--port', '0b11'], { VERDICT_DATA_DIR: dataDir });
+    expect(port.status).toBe(1);
+    expect(port.stderr).toContain('--port must be a whole number from 0 to 65535');
   });
 });
 

@@ -200,14 +200,20 @@ describeEach('durable job queue', {}, ({ dialect }) => {
     // so the worker's next claim is under way, waiting, when the shutdown begins.
     const locker = dialect === 'postgres' ? openDatabase(database.config) : handle;
     let release = () => undefined as void;
+    let holding = () => undefined as void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
     let jobId = '';
     const locked = locker.db.transaction().execute(async (trx) => {
       if (dialect === 'postgres') await sql`lock table jobs in exclusive mode`.execute(trx);
       jobId = (await enqueueJob(trx, { name: 'test.shutdown' }, Date.now() - 1)) as string;
-      await new Promise<void>((resolve) => (release = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holding();
+      await released;
     });
     let stillStopping = true;
     try {
+      // Once the table is held (on a loaded machine taking the lock can outlast any fixed wait).
+      await held;
       await new Promise((resolve) => setTimeout(resolve, 200));
       const stopping = w.stop().then(() => (stillStopping = false));
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -225,9 +231,14 @@ describeEach('durable job queue', {}, ({ dialect }) => {
   });
 
   it('gives running jobs a grace period on shutdown, then releases those that did not finish', async () => {
+    const started = new Set<string>();
     const registry = new JobRegistry()
-      .register('test.quick', async () => new Promise((resolve) => setTimeout(resolve, 100)))
+      .register('test.quick', async () => {
+        started.add('quick');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      })
       .register('test.stuck', async (_payload, { signal }) => {
+        started.add('stuck');
         await new Promise((resolve) => signal.addEventListener('abort', resolve));
         throw new Error('interrupted');
       });
@@ -236,10 +247,11 @@ describeEach('durable job queue', {}, ({ dialect }) => {
     const stuck = (await enqueueJob(handle.db, { name: 'test.stuck', runAt: now - 60_000 }, now)) as string;
     const w = worker(registry, { now: () => Date.now() });
     w.start();
-    await waitFor(async () => (await getJob(handle.db, stuck))?.status === 'running' && (await getJob(handle.db, quick))?.status === 'running');
-    const started = Date.now();
+    // Both handlers under way (a claimed job starts on a later turn of the event loop).
+    await waitFor(async () => started.size === 2);
+    const stopping = Date.now();
     await w.stop(400);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    expect(Date.now() - stopping).toBeGreaterThanOrEqual(390);
     expect(await getJob(handle.db, quick)).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(await getJob(handle.db, stuck)).toMatchObject({ status: 'queued', attempts: 0, locked_by: null, last_error: null });
   });

@@ -63,7 +63,9 @@ describe('VERDICT_EVENT_RETENTION_DAYS', () => {
     expect(loadConfig({}).eventRetentionDays).toBeNull();
     expect(loadConfig({ VERDICT_EVENT_RETENTION_DAYS: '90' }).eventRetentionDays).toBe(90);
     expect(() => loadConfig({ VERDICT_EVENT_RETENTION_DAYS: '0' })).toThrow(ConfigError);
-    expect(() => loadConfig({ VERDICT_EVENT_RETENTION_DAYS: '1.5' })).toThrow(/VERDICT_EVENT_RETENTION_DAYS must be an integer >= 1/);
+    expect(() => loadConfig({ VERDICT_EVENT_RETENTION_DAYS: '1.5' })).toThrow(/VERDICT_EVENT_RETENTION_DAYS must be a whole number from 1 to 36500/);
+    // A retention so long that its cutoff is no date would stop every purge: refused at start.
+    expect(() => loadConfig({ VERDICT_EVENT_RETENTION_DAYS: '110000000' })).toThrow(ConfigError);
   });
 });
 

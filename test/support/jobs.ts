@@ -3,6 +3,7 @@ import { Worker } from '../../src/jobs/worker.js';
 import type { TestServer } from './server.js';
 
 export interface TestWorkerOptions {
+  /** The general lane's slots; the delivery pool is the test server's configuration (`jobs.outbound`). */
   concurrency?: number;
   pollIntervalMs?: number;
   leaseMs?: number;
@@ -23,6 +24,7 @@ export function startTestWorker(server: TestServer, options: TestWorkerOptions =
     pollIntervalMs: options.pollIntervalMs ?? 20,
     leaseMs: options.leaseMs ?? 10_000,
     concurrency: options.concurrency ?? 2,
+    outbound: ctx.config.jobs.outbound,
   });
   if (options.wakeOnEnqueue) ctx.onJobEnqueued = () => worker.wake();
   worker.start();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyBanditWeights } from '../../src/features/experiments/bandit-weights.js';
-import { createExperiment, createMetric } from '../analysis/support.js';
+import { compute, createExperiment, createMetric, exposeExactly, sendEvents } from '../analysis/support.js';
 import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
 import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
 
@@ -90,5 +90,60 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation a
     await screenshot(page, 'bandit-weights-over-time');
     await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
     await page.getByRole('table', { name: 'Weights per period' }).waitFor();
+  });
+
+  it('shows one stopping rule for a bandit, the bandit’s own, and measures the progress against its minimum; a variant keeps its colour across charts', async () => {
+    const { page } = browser;
+    const experiment = await createExperiment(server, boot.key, {
+      environment_id: boot.environmentId,
+      key: 'bandit-rule',
+      name: 'Four texts',
+      hypothesis: 'One text sells best',
+      primary_metric_id: metricId,
+      // A decision rule that does not apply to a bandit: 99.5% and 20,000 units.
+      decision_rule: { method: 'bayesian.posterior_threshold', posterior_threshold: 0.995, min_sample_per_variant: 20_000 },
+      allocation: { type: 'bandit', min_units_per_variant: 100, stop_at_prob_best: 0.95 },
+      variants: [
+        { key: 'control', weight: 50, is_control: true },
+        { key: 'treatment', weight: 50 },
+      ],
+    });
+    const units = await exposeExactly(server, boot.key, experiment, { control: 60, treatment: 60 }, 'rule');
+    const now = Date.now();
+    await sendEvents(server, boot.key, [
+      ...(units.control ?? []).slice(0, 12).map((unit_id) => ({ event_key: 'buy', unit_id, occurred_at: now })),
+      ...(units.treatment ?? []).slice(0, 20).map((unit_id) => ({ event_key: 'buy', unit_id, occurred_at: now })),
+    ]);
+    await applyBanditWeights(server.ctx, experiment.id, {
+      weights: { control: 30, treatment: 70 },
+      seed: 7,
+      probBest: { control: 0.2, treatment: 0.8 },
+      basedOnPeriods: 1,
+    });
+    const snapshot = await compute(server, boot.key, experiment.id);
+    expect(snapshot.decision.recommendation.reasons[0].message).toContain('at least 100 units per variant');
+
+    await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    await page.getByTestId('allocation').waitFor();
+    const text = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+    expect(text).toMatch(/Stopping rule Bandit: a variant’s chance of being best reaches 95\.0%/i);
+    expect(text).toMatch(/Minimum sample 100 units per variant/i);
+    // The decision rule's power warning does not apply to a bandit either.
+    expect(text).not.toContain('Too few units planned');
+    expect(text).not.toMatch(/99\.5|20,000/);
+
+    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await expect(page.getByTestId('sample-progress').innerText()).resolves.toMatch(/^60 of 100 units per variant \(60%\)/);
+    const reasons = await page.getByTestId('reasons').innerText();
+    expect(reasons).toContain('at least 100 units per variant');
+    expect(reasons).not.toContain('20,000');
+    // One colour per variant on the page: the weights over time and the intervals agree.
+    await page.locator('.interval-mean[data-variant="treatment"]').first().waitFor({ state: 'attached' });
+    for (const variant of ['control', 'treatment']) {
+      const weights = await page.locator(`.weights-over-time rect[data-variant="${variant}"]`).first().getAttribute('fill');
+      const interval = await page.locator(`.interval-mean[data-variant="${variant}"]`).first().getAttribute('fill');
+      expect(weights, variant).toBe(interval);
+    }
+    await screenshot(page, 'bandit-one-rule');
   });
 });

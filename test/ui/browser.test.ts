@@ -298,12 +298,20 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.getByText('qa unit/1 has no stored assignment in this experiment').waitFor();
   });
 
-  it('stops the experiment with a reason', async () => {
+  it('stops the experiment with an outcome, asking for the winning variant of a win', async () => {
     const { page } = ui.browser;
     const { id: experimentId } = await runningExperiment();
     await page.goto(ui.at(`/experiments/${experimentId}`));
     await page.getByRole('button', { name: 'Stop…' }).click();
-    await page.getByLabel('Stop reason').selectOption('won');
+    // Without a snapshot there is no recommendation to start from: nothing is chosen.
+    await expect(page.getByLabel('Outcome', { exact: true }).inputValue()).resolves.toBe('');
+    await expect(page.getByRole('button', { name: 'Stop experiment' }).isDisabled()).resolves.toBe(true);
+    await page.getByLabel('Outcome', { exact: true }).selectOption('won');
+    await expect(page.getByRole('button', { name: 'Stop experiment' }).isDisabled()).resolves.toBe(true);
+    const winner = await page.getByLabel('Winning variant').locator('option').allTextContents();
+    expect(winner).not.toContain('control');
+    await page.getByLabel('Winning variant').selectOption({ index: 1 });
+    const chosen = await page.getByLabel('Winning variant').inputValue();
     await page.getByLabel('Outcome notes (optional)').fill('Shipped the green button');
     await page.getByRole('button', { name: 'Stop experiment' }).click();
     await page
@@ -312,7 +320,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
       .first()
       .waitFor();
     const stored = await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key });
-    expect(stored.body).toMatchObject({ status: 'stopped', stop_reason: 'won', outcome_notes: 'Shipped the green button' });
+    expect(stored.body).toMatchObject({ status: 'stopped', stop_reason: 'won', outcome_notes: `Winner: ${chosen}. Shipped the green button` });
     await screenshot(page, '07-experiment-stopped');
   });
 

@@ -659,7 +659,7 @@ export type ListExperimentsResponse = {
       burn_in_hours: number;
       /** minutes between weight updates (default 60, at least 15) */
       update_every_minutes: number;
-      /** no update until every variant has this many exposed units (default 100) */
+      /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
       min_units_per_variant: number;
       /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
       weight_floor: number;
@@ -766,7 +766,7 @@ export type CreateExperimentRequest = {
     burn_in_hours?: number;
     /** minutes between weight updates (default 60, at least 15) */
     update_every_minutes?: number;
-    /** no update until every variant has this many exposed units (default 100) */
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
     min_units_per_variant?: number;
     /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
     weight_floor?: number;
@@ -837,7 +837,7 @@ export type CreateExperimentResponse = {
     burn_in_hours: number;
     /** minutes between weight updates (default 60, at least 15) */
     update_every_minutes: number;
-    /** no update until every variant has this many exposed units (default 100) */
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
     min_units_per_variant: number;
     /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
     weight_floor: number;
@@ -945,7 +945,7 @@ export type UpdateExperimentRequest = {
     burn_in_hours?: number;
     /** minutes between weight updates (default 60, at least 15) */
     update_every_minutes?: number;
-    /** no update until every variant has this many exposed units (default 100) */
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
     min_units_per_variant?: number;
     /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
     weight_floor?: number;
@@ -1801,7 +1801,7 @@ export type GetExperimentResultsResponse = {
     always_valid_p_values: {
       [key: string]: number;
     } | null;
-    /** guardrails whose chance_to_beat_control is below 0.05 for the variant the decision points at (empty without one) */
+    /** each guardrail and non-control variant whose chance_to_beat_control there is below 0.05, once every weighted variant reached min_sample_per_variant (empty before) */
     guardrail_regressions: Array<{
       /** ULID */
       metric_id: string;
@@ -2084,7 +2084,7 @@ export type GetExperimentResultsHistoryResponse = {
       always_valid_p_values: {
         [key: string]: number;
       } | null;
-      /** guardrails whose chance_to_beat_control is below 0.05 for the variant the decision points at (empty without one) */
+      /** each guardrail and non-control variant whose chance_to_beat_control there is below 0.05, once every weighted variant reached min_sample_per_variant (empty before) */
       guardrail_regressions: Array<{
         /** ULID */
         metric_id: string;

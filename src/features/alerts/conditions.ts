@@ -1,6 +1,6 @@
 // What a snapshot says, as alert conditions: pure functions of the snapshot and the experiment,
 // so that which conditions hold is decided in one place and tested without a database.
-import type { AnalysisSnapshot, RecommendationAction, VariantPosterior } from '../analysis/read.js';
+import { plannedSamplePerVariant, type AnalysisSnapshot, type RecommendationAction, type VariantPosterior } from '../analysis/read.js';
 import type { Experiment } from '../experiments/read.js';
 
 /** The snapshot's recommendation (decisions §15), with `recommendation` naming its action. */
@@ -18,7 +18,7 @@ export function recommendationOf(snapshot: AnalysisSnapshot): Recommendation | n
 
 /** Every variant that takes traffic has min_sample_per_variant exposed units: only then may anything about the effect fire. */
 export function minSampleReached(experiment: Experiment, snapshot: AnalysisSnapshot): boolean {
-  const min = experiment.decision_rule.min_sample_per_variant;
+  const min = plannedSamplePerVariant(experiment);
   const live = snapshot.traffic.filter((variant) => variant.weight > 0);
   return live.length > 0 && live.every((variant) => variant.exposed_units >= min);
 }
@@ -54,6 +54,23 @@ export function noDataReasons(experiment: Experiment, snapshot: AnalysisSnapshot
   return reasons;
 }
 
+const GUARDRAIL_PREFIX = 'guardrail:';
+
+/** The alert condition of a guardrail harmed by a variant: `guardrail:{metric id}:{variant key}`. */
+export function guardrailCondition(metricId: string, variantKey: string): string {
+  return `${GUARDRAIL_PREFIX}${metricId}:${variantKey}`;
+}
+
+/** The guardrail and variant of a guardrail condition, or null for any other condition. */
+export function parseGuardrailCondition(condition: string): { metricId: string; variantKey: string } | null {
+  if (!condition.startsWith(GUARDRAIL_PREFIX)) return null;
+  const rest = condition.slice(GUARDRAIL_PREFIX.length);
+  const colon = rest.indexOf(':');
+  // Conditions stored before they named a variant hold only the metric id: they no longer match any state.
+  if (colon < 0) return null;
+  return { metricId: rest.slice(0, colon), variantKey: rest.slice(colon + 1) };
+}
+
 /** The states a snapshot puts each condition in; `value` tells one active state from another. */
 export interface ConditionState {
   condition: string;
@@ -75,9 +92,15 @@ export function conditionsOf(experiment: Experiment, snapshot: AnalysisSnapshot)
     const active = recommendation.recommendation !== 'keep_running' && (sampled || !effectBased);
     states.push({ condition: 'recommendation', active, value: active ? `${recommendation.recommendation}:${recommendation.variant_key ?? ''}` : null });
   }
-  const regressed = new Set(sampled ? snapshot.decision.guardrail_regressions.map((regression) => regression.metric_id) : []);
+  // One condition per guardrail and variant: a second variant harming the same guardrail is news of its own.
+  const regressed = new Set(
+    sampled ? snapshot.decision.guardrail_regressions.map((regression) => guardrailCondition(regression.metric_id, regression.variant_key)) : [],
+  );
   for (const guardrail of snapshot.guardrails) {
-    states.push({ condition: `guardrail:${guardrail.metric_id}`, active: regressed.has(guardrail.metric_id), value: null });
+    for (const variant of guardrail.per_variant.filter((item) => !item.is_control)) {
+      const condition = guardrailCondition(guardrail.metric_id, variant.variant_key);
+      states.push({ condition, active: regressed.has(condition), value: null });
+    }
   }
   const noData = noDataReasons(experiment, snapshot);
   states.push({ condition: 'no_data', active: noData.length > 0, value: noData.length > 0 ? noData.join('; ') : null });

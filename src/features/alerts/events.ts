@@ -71,24 +71,31 @@ export function recommendationChanged(experiment: ExperimentRef, snapshot: Analy
   };
 }
 
-export function guardrailRegressed(experiment: ExperimentRef, snapshot: AnalysisSnapshot, metricId: string, publicUrl: string | null): Event {
-  const regression = snapshot.decision.guardrail_regressions.find((item) => item.metric_id === metricId);
+export function guardrailRegressed(
+  experiment: ExperimentRef,
+  snapshot: AnalysisSnapshot,
+  harm: { metricId: string; variantKey: string },
+  publicUrl: string | null,
+): Event {
+  const { metricId, variantKey } = harm;
+  const regression = snapshot.decision.guardrail_regressions.find((item) => item.metric_id === metricId && item.variant_key === variantKey);
   const guardrail = snapshot.guardrails.find((item) => item.metric_id === metricId);
-  const posterior = guardrail?.per_variant.find((variant) => variant.variant_key === regression?.variant_key);
+  const posterior = guardrail?.per_variant.find((variant) => variant.variant_key === variantKey);
   const metricKey = regression?.metric_key ?? guardrail?.metric_key ?? metricId;
+  const metricName = regression?.metric_name || guardrail?.metric_name || metricKey;
   return {
     workspaceId: experiment.workspace_id,
     type: 'experiment.guardrail_regressed',
     data: {
       ...base(experiment, snapshot),
-      metric: { id: metricId, key: metricKey },
-      variant_key: regression?.variant_key ?? null,
+      metric: { id: metricId, key: metricKey, name: metricName },
+      variant_key: variantKey,
       effect: posterior?.effect ?? null,
       chance_to_beat_control: regression?.chance_to_beat_control ?? null,
       link: linkTo(publicUrl, experiment.id, '/results'),
     },
     summary: {
-      headline: `${experiment.name}: ${regression?.variant_key ?? 'a variant'} makes the guardrail ${metricKey} worse`,
+      headline: `${experiment.name}: ${variantKey} makes the guardrail ${metricName} worse`,
       fields: effectFields(posterior),
       link: linkTo(publicUrl, experiment.id, '/results'),
     },

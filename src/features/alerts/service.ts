@@ -8,7 +8,7 @@ import type { AnalysisSnapshot } from '../analysis/read.js';
 import type { AutoStopRequest, LifecycleEvent } from '../experiments/lifecycle.js';
 import { findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import type { OutboundEvent } from '../webhook-endpoints/read.js';
-import { conditionsOf, minSampleReached, recommendationOf, type ConditionState } from './conditions.js';
+import { conditionsOf, minSampleReached, parseGuardrailCondition, recommendationOf, type ConditionState } from './conditions.js';
 import { analysisFailed, guardrailRegressed, lifecycleEvent, noData, recommendationChanged, srmCleared, srmDetected } from './events.js';
 import type { AlertsDeps } from './deps.js';
 import { listAlertStates, saveAlertState } from './store.js';
@@ -24,7 +24,8 @@ function eventFor(ctx: AlertsDeps, experiment: Experiment, snapshot: AnalysisSna
   if (state.condition === 'srm') return srmDetected(experiment, snapshot, publicUrl);
   if (state.condition === 'recommendation') return recommendationChanged(experiment, snapshot, publicUrl);
   if (state.condition === 'no_data') return noData(experiment, snapshot, state.value ?? '', publicUrl);
-  if (state.condition.startsWith('guardrail:')) return guardrailRegressed(experiment, snapshot, state.condition.slice('guardrail:'.length), publicUrl);
+  const guardrail = parseGuardrailCondition(state.condition);
+  if (guardrail) return guardrailRegressed(experiment, snapshot, guardrail, publicUrl);
   return null;
 }
 
@@ -43,7 +44,7 @@ export function autoStopFor(experiment: Experiment, snapshot: AnalysisSnapshot):
   }
   const regressions = snapshot.decision.guardrail_regressions;
   if (autoStop.on_guardrail_regression && regressions.length > 0 && minSampleReached(experiment, snapshot)) {
-    const names = regressions.map((item) => `${item.metric_key} (${item.variant_key})`).join(', ');
+    const names = regressions.map((item) => `${item.metric_name || item.metric_key} (${item.variant_key})`).join(', ');
     return {
       reason: 'lost',
       condition: 'guardrail_regression',

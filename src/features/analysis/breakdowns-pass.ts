@@ -2,6 +2,7 @@
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/read.js';
+import { banditSrmWeights, type BanditInput } from './compute/bandit-analysis.js';
 import { analysedVariants } from './compute/build.js';
 import type { AnalysisDeps, ViewDeps } from './deps.js';
 import type { Breakdown } from './schemas.js';
@@ -21,6 +22,8 @@ export interface BreakdownPassInput {
   source: UnitSource;
   /** The slices' totals when already known (the maintained totals, sql/rollup/totals.ts): no pass then. */
   known?: BreakdownTotals[] | null;
+  /** A bandit's periods: each slice's SRM then uses the period weights, as the overall check does. */
+  bandit?: BanditInput | null;
 }
 
 /** The experiment's dimensions, then `source`, always. */
@@ -48,5 +51,6 @@ export async function computeBreakdowns(ctx: ViewDeps & Pick<AnalysisDeps, 'stat
     analysed: analysedVariants({ variants: experiment.variants, totals: input.totals }),
     primary: input.primary,
     breakdowns: totals,
+    srmWeights: input.bandit ? banditSrmWeights(experiment.variants, input.bandit) : null,
   });
 }

@@ -12,6 +12,7 @@ import type { AppContext } from '../../context.js';
 import type { SnapshotTrigger } from '../../db/tables/analysis.js';
 import { parseDecisionRule } from '../experiments/read.js';
 import type { AnalysisFailureListener, SnapshotListener } from './read.js';
+import type { AnalysisDeps } from './index.js';
 import { computeById } from './service.js';
 import { listAnalysisCandidates, type AnalysisCandidate } from './snapshot-store.js';
 
@@ -81,11 +82,12 @@ function computePayloadOf(payload: unknown): ComputePayload {
 export interface AnalysisListeners {
   onSnapshot?: SnapshotListener | undefined;
   onFailed?: AnalysisFailureListener | undefined;
+  reweightIfDue?: AnalysisDeps['reweightIfDue'];
 }
 
 /** Wires the analysis into the job queue (called from jobs/handlers.ts, with the alerts slice's listeners). */
 export function registerAnalysisJobs(context: AppContext, listeners: AnalysisListeners = {}): void {
-  const ctx = { ...context, onSnapshot: listeners.onSnapshot };
+  const ctx = { ...context, onSnapshot: listeners.onSnapshot, reweightIfDue: listeners.reweightIfDue };
   ctx.jobs.register(ANALYSIS_SCHEDULE_JOB, async (_payload, { logger }) => {
     const enqueued = await enqueueDueAnalyses(ctx);
     if (enqueued.length > 0) logger.info({ enqueued }, 'analysis snapshots enqueued');

@@ -5,6 +5,7 @@ import type { ExperimentRow } from '../experiments/read.js';
 import type { AnalysisSnapshot } from './schemas.js';
 
 export type { AnalysisSnapshot, RecommendationAction, VariantPosterior } from './schemas.js';
+export { plannedSamplePerVariant } from './compute/recommendation.js';
 
 /**
  * Called in the transaction that inserts a snapshot; whatever it writes commits with the snapshot

@@ -120,7 +120,7 @@ export const GuardrailRegressionSchema = Type.Object(
     variant_key: Type.String(),
     chance_to_beat_control: Type.Number({ description: 'below 0.05: the variant very likely makes this guardrail worse' }),
   },
-  { description: 'a guardrail the variant the decision points at makes worse' },
+  { description: 'a guardrail a non-control variant makes worse' },
 );
 export type GuardrailRegression = Static<typeof GuardrailRegressionSchema>;
 
@@ -189,7 +189,8 @@ export const DecisionSchema = Type.Object(
       description: 'always-valid rules: running minimum of each treatment’s p-value against control, carried from snapshot to snapshot',
     }),
     guardrail_regressions: Type.Array(GuardrailRegressionSchema, {
-      description: 'guardrails whose chance_to_beat_control is below 0.05 for the variant the decision points at (empty without one)',
+      description:
+        'each guardrail and non-control variant whose chance_to_beat_control there is below 0.05, once every weighted variant reached min_sample_per_variant (empty before)',
     }),
     recommendation: RecommendationSchema,
   },

@@ -7,7 +7,7 @@ import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import { reportedCap, type PreviousEvidence } from './compute/build.js';
 import { labelSources } from './breakdown-labels.js';
-import { recommend, recommendationContext } from './compute/recommendation.js';
+import { plannedSamplePerVariant, recommend, recommendationContext } from './compute/recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
@@ -210,10 +210,11 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const computed = plan ? await maintainedTotals(ctx, row, metrics, plan, context) : await passTotals(ctx, row, metrics, { ...context, source });
   const { totals, capsApplied, eventsRead } = computed;
   const lateEvents = await ctx.view.lateEvents({ workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
-  const peekCount = await countPeeks(ctx.db, row.workspace_id, row.id, computedAt);
+  const bandit = await banditInputOf(ctx, experiment, row, source);
   const built = await ctx.stats.run('snapshot', {
     variants: experiment.variants,
-    decisionRule: experiment.decision_rule,
+    // A bandit's own minimum stands in for the rule's (its stopping rule replaces the decision rule's).
+    decisionRule: { ...experiment.decision_rule, min_sample_per_variant: plannedSamplePerVariant(experiment) },
     startedAt: row.started_at as number,
     stoppedAt: row.stopped_at,
     computedAt,
@@ -223,7 +224,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     capsApplied,
     previous: previousEvidence(await findLatestSnapshot(ctx.db, row.workspace_id, row.id)),
     cuped: experiment.variance_reduction,
-    bandit: await banditInputOf(ctx, experiment, row, source),
+    bandit,
   });
   const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, ...rest } = built;
   // Slices are analysed on the primary metric's own values, without the CUPED covariate.
@@ -231,11 +232,11 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const primaryCap = primary ? (capsApplied[0] ?? null) : null;
   const breakdowns = !options.withBreakdowns
     ? []
-    : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap, totals, chunkUnits, source, known: computed.breakdowns });
+    : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap, totals, chunkUnits, source, known: computed.breakdowns, bandit });
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
-    peek_count_at_computation: peekCount,
+    peek_count_at_computation: await countPeeks(ctx.db, row.workspace_id, row.id, computedAt),
     late_event_count: lateEvents.total,
     late_events: { counted: lateEvents.counted, before_exposure: lateEvents.before_exposure, outside_window: lateEvents.outside_window },
     weights_changed_since_start: experiment.weights_changed_since_start,
@@ -257,8 +258,10 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
  * (on SQLite a write transaction would block ingest for the whole computation); the insert and
  * its audit entry commit together.
  */
-export async function computeSnapshot(ctx: AnalysisDeps, row: ExperimentRow, options: ComputeOptions): Promise<AnalysisSnapshot> {
-  if (row.started_at === null) throw problems.experimentNotStarted('the experiment has not started, so there is nothing to analyse yet');
+export async function computeSnapshot(ctx: AnalysisDeps, given: ExperimentRow, options: ComputeOptions): Promise<AnalysisSnapshot> {
+  if (given.started_at === null) throw problems.experimentNotStarted('the experiment has not started, so there is nothing to analyse yet');
+  const reweighted = (await ctx.reweightIfDue?.(given)) === true;
+  const row = (reweighted ? await findExperimentById(ctx.db, given.id) : undefined) ?? given;
   const experiment = toExperiment(row);
   const started = performance.now();
   const computedAt = ctx.clock.now();

@@ -17,9 +17,11 @@ export const AuditEntrySchema = Type.Object(
 export const AuditQuery = Type.Object(
   {
     ...PageQuery,
-    action: Type.Optional(Type.String({ maxLength: 128 })),
-    target_type: Type.Optional(Type.String({ maxLength: 128 })),
-    target_id: Type.Optional(Type.String({ maxLength: 256 })),
+    // An empty filter is refused (400 naming it) rather than read as absent: `?target_id=` from a
+    // form left blank would otherwise list every entry, unlike `?actor_id=`.
+    action: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    target_type: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    target_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     actor_id: Type.Optional(
       Type.String({ pattern: ID_PATTERN, description: 'only what this API key did (its id, as in actor_id); a key of another workspace matches nothing' }),
     ),

@@ -3,13 +3,14 @@
  * processes) enqueues one `bandit.reweight` job per running bandit whose burn-in is over and whose
  * last period is at least `update_every_minutes` old, keyed `bandit:{id}:{floor(now / every)}` so
  * each update slot runs at most once however many schedulers run. A reweight that finds too few
- * units does nothing; the next slot tries again.
+ * units does nothing; the next slot tries again. A snapshot computed while an update is due
+ * reweights first (reweightIfDue), and the slot's job then finds nothing due.
  */
 import type { AppContext } from '../../context.js';
-import { parseAllocation, parsePeriods } from '../experiments/allocation.js';
+import { parseAllocation } from '../experiments/allocation.js';
 import { listRunningBandits, type ExperimentRow } from '../experiments/read.js';
 import type { BanditsDeps } from './deps.js';
-import { burnInEndsAt, reweight } from './reweight.js';
+import { reweight, updateDue } from './reweight.js';
 
 export const BANDIT_SCHEDULE_JOB = 'bandit.schedule';
 export const BANDIT_REWEIGHT_JOB = 'bandit.reweight';
@@ -19,11 +20,8 @@ const REWEIGHT_MAX_ATTEMPTS = 3;
 /** The job key of the update slot due now, or null when the bandit is not due. */
 export function dueSlot(row: ExperimentRow, now: number): string | null {
   const allocation = parseAllocation(row.allocation);
-  if (allocation.type !== 'bandit' || row.started_at === null || now < burnInEndsAt(row, allocation)) return null;
-  const everyMs = allocation.update_every_minutes * 60_000;
-  const last = parsePeriods(row.allocation_periods).at(-1)?.started_at ?? row.started_at;
-  if (now - last < everyMs) return null;
-  return `bandit:${row.id}:${Math.floor(now / everyMs)}`;
+  if (allocation.type !== 'bandit' || !updateDue(row, allocation, now)) return null;
+  return `bandit:${row.id}:${Math.floor(now / (allocation.update_every_minutes * 60_000))}`;
 }
 
 /** Enqueues the reweights that are due; returns their job keys (keys already queued are skipped). */

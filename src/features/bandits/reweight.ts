@@ -28,11 +28,23 @@ export function burnInEndsAt(row: ExperimentRow, allocation: BanditAllocation): 
   return (row.started_at ?? 0) + allocation.burn_in_hours * HOUR_MS;
 }
 
+/** An update is due: the burn-in is over and the last period began at least update_every_minutes ago. */
+export function updateDue(row: ExperimentRow, allocation: BanditAllocation, now: number): boolean {
+  if (row.started_at === null || now < burnInEndsAt(row, allocation)) return false;
+  const last = parsePeriods(row.allocation_periods).at(-1)?.started_at ?? row.started_at;
+  return now - last >= allocation.update_every_minutes * 60_000;
+}
+
+/**
+ * Reweights a running bandit whose update is due. Both the schedule's job and a snapshot's
+ * computation call it, so whichever comes first updates and the other finds it not due.
+ */
 export async function reweight(ctx: BanditsDeps, experimentId: string): Promise<ReweightOutcome> {
   const row = await findExperimentById(ctx.db, experimentId);
   const allocation = row ? parseAllocation(row.allocation) : null;
   if (!row || row.status !== 'running' || allocation?.type !== 'bandit') return skipped('not a running bandit');
   if (ctx.clock.now() < burnInEndsAt(row, allocation)) return skipped('burn-in');
+  if (!updateDue(row, allocation, ctx.clock.now())) return skipped('not due: the last update is more recent than update_every_minutes');
   const periods = parsePeriods(row.allocation_periods);
   const starts = periods.length > 0 ? periods.map((period) => period.started_at) : [row.started_at as number];
   const keys = parseVariants(row.variants).map((variant) => variant.key);
@@ -50,4 +62,15 @@ export async function reweight(ctx: BanditsDeps, experimentId: string): Promise<
   const probBest = Object.fromEntries(keys.map((key, index) => [key, update.probBest[index] as number]));
   const written = await applyBanditWeights(ctx, row.id, { weights, seed, probBest, basedOnPeriods: periods.length });
   return written ? { kind: 'reweighted', weights, seed } : skipped('weights unchanged, or changed meanwhile');
+}
+
+/**
+ * Before a snapshot of a bandit is computed: reweights when an update is due (decisions: "a
+ * snapshot computed while an update is due reweights before it is stored"), so the snapshot reads
+ * the weights new units get. True when it reweighted (the caller reads the experiment again).
+ */
+export async function reweightIfDue(ctx: BanditsDeps, row: ExperimentRow): Promise<boolean> {
+  const allocation = parseAllocation(row.allocation);
+  if (row.status !== 'running' || allocation.type !== 'bandit' || !updateDue(row, allocation, ctx.clock.now())) return false;
+  return (await reweight(ctx, row.id)).kind === 'reweighted';
 }

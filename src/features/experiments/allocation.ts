@@ -16,6 +16,8 @@ export const BANDIT_DEFAULTS = {
   stop_at_prob_best: 0.95,
 } as const;
 export const MIN_UPDATE_EVERY_MINUTES = 15;
+/** Past a billion units per variant a bandit would never update: a typo, refused rather than stored. */
+export const MAX_MIN_UNITS_PER_VARIANT = 1_000_000_000;
 
 const banditFields = {
   burn_in_hours: Type.Number({ minimum: 0, maximum: 8760, description: 'hours at the starting weights before the first update (default 24)' }),
@@ -24,7 +26,11 @@ const banditFields = {
     maximum: 10080,
     description: 'minutes between weight updates (default 60, at least 15)',
   }),
-  min_units_per_variant: Type.Integer({ minimum: 1, description: 'no update until every variant has this many exposed units (default 100)' }),
+  min_units_per_variant: Type.Integer({
+    minimum: 1,
+    maximum: MAX_MIN_UNITS_PER_VARIANT,
+    description: 'no update until every variant has this many exposed units (default 100, at most 1000000000)',
+  }),
   weight_floor: Type.Number({
     minimum: 0,
     exclusiveMaximum: 1,
@@ -111,4 +117,25 @@ export function allocationErrors(allocation: Allocation, variantCount: number, p
     });
   }
   return errors;
+}
+
+/**
+ * A bandit not yet started must give each variant at least its floor's share from the start, or
+ * it would begin on a split its own rule forbids (100/0 with a floor of 0.1). Once running, the
+ * bandit sets the weights itself.
+ */
+export function startingWeightErrors(allocation: Allocation, variants: ReadonlyArray<{ weight: number }>): FieldError[] {
+  if (allocation.type !== 'bandit' || variants.length * allocation.weight_floor >= 1) return [];
+  const floor = allocation.weight_floor;
+  // Weights are percents: compared as shares, so that a weight of 7 meets a floor of 0.07 exactly.
+  return variants.flatMap(({ weight }, index) =>
+    weight / 100 < floor
+      ? [
+          {
+            pointer: `/variants/${index}/weight`,
+            message: `a bandit keeps every variant at or above its weight_floor (${floor}); a starting weight of ${weight}% is below it`,
+          },
+        ]
+      : [],
+  );
 }

@@ -4,7 +4,7 @@ import { problems } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { ExperimentsDeps } from './deps.js';
-import { allocationErrors, normalizeAllocation, parseAllocation, type StoredPeriod } from './allocation.js';
+import { allocationErrors, normalizeAllocation, parseAllocation, startingWeightErrors, type StoredPeriod } from './allocation.js';
 import { referenceErrors } from './references.js';
 import {
   assertPatchAllowed,
@@ -45,6 +45,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
     ...audienceErrors(input.audience),
     ...dimensionErrors(input.dimensions),
     ...allocationErrors(allocation, input.variants.length, input.primary_metric_id),
+    ...startingWeightErrors(allocation, input.variants),
     ...autoStopErrors(normalizeAutoStop(input.auto_stop), withDefaults(input.decision_rule).method, '/auto_stop/on_recommendation'),
   ];
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
@@ -174,15 +175,15 @@ function serializeVarianceReduction(input: ExperimentPatch['variance_reduction']
 }
 
 /**
- * A bandit's rules on the experiment as the patch would leave it: it needs a primary metric and a
- * floor below 1/K; while it runs, it sets the weights itself (a hand-made change would start a
- * split its analysis does not know of).
+ * A bandit's rules on the experiment as the patch would leave it: it needs a primary metric, a
+ * floor below 1/K and, while a draft, starting weights at or above the floor; while it runs, it
+ * sets the weights itself (a hand-made change would start a split its analysis does not know of).
  */
 function assertAllocationPatch(current: Experiment, patch: ExperimentPatch, changed: string[]): void {
   const allocation = changed.includes('allocation') ? normalizeAllocation(patch.allocation) : current.allocation;
-  const variantCount = patch.variants?.length ?? current.variants.length;
+  const variants = patch.variants ?? current.variants;
   const primary = changed.includes('primary_metric_id') ? patch.primary_metric_id : current.primary_metric_id;
-  const errors = allocationErrors(allocation, variantCount, primary);
+  const errors = [...allocationErrors(allocation, variants.length, primary), ...(current.status === 'draft' ? startingWeightErrors(allocation, variants) : [])];
   if (errors.length > 0) throw problems.validation(errors);
   if (current.status === 'running' && allocation.type === 'bandit' && changed.includes('variants')) {
     throw problems.experimentNotEditable('a running bandit sets its variants’ weights itself; they cannot be changed by hand');

@@ -28,12 +28,15 @@ export interface AttemptPayload {
 export async function enqueueAttempt(
   ctx: WebhookEndpointsDeps,
   executor: Executor,
-  next: { deliveryId: string; attempt: number; runAt: number; tag?: string },
+  next: { deliveryId: string; workspaceId: string; attempt: number; runAt: number; tag?: string },
 ) {
   const payload: AttemptPayload = { delivery_id: next.deliveryId, attempt: next.attempt };
+  // The outbound lane: deliveries run in a pool of their own, shared fairly between workspaces.
   await ctx.enqueue(executor, {
     name: DELIVERY_JOB,
     payload,
+    lane: 'outbound',
+    workspaceId: next.workspaceId,
     runAt: next.runAt,
     maxAttempts: JOB_MAX_ATTEMPTS,
     jobKey: `${DELIVERY_JOB}:${next.deliveryId}:${next.attempt}${next.tag ? `:${next.tag}` : ''}`,
@@ -104,7 +107,7 @@ async function recordOutcome(ctx: WebhookEndpointsDeps, trx: Executor, delivery:
     updated_at: now,
   });
   if (!recorded) return;
-  if (retry) await enqueueAttempt(ctx, trx, { deliveryId: delivery.id, attempt: attempt + 1, runAt: nextAt });
+  if (retry) await enqueueAttempt(ctx, trx, { deliveryId: delivery.id, workspaceId: delivery.workspace_id, attempt: attempt + 1, runAt: nextAt });
   await trackEndpointHealth(ctx, trx, endpoint, result.ok, now);
 }
 

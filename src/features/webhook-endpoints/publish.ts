@@ -63,7 +63,7 @@ export async function createDelivery(
     updated_at: now,
     delivered_at: null,
   });
-  await enqueueAttempt(ctx, executor, { deliveryId: id, attempt: 1, runAt: now });
+  await enqueueAttempt(ctx, executor, { deliveryId: id, workspaceId: endpoint.workspace_id, attempt: 1, runAt: now });
   return id;
 }
 

@@ -219,7 +219,13 @@ export async function redeliver(ctx: WebhookEndpointsDeps, actor: Actor, id: str
     const now = ctx.clock.now();
     const changes = { status: 'pending' as const, next_attempt_at: now, retry_until: now + RETRY_WINDOW_MS, updated_at: now };
     await updateDelivery(trx, delivery.id, changes);
-    await enqueueAttempt(ctx, trx, { deliveryId: delivery.id, attempt: delivery.attempts + 1, runAt: now, tag: 'redeliver' });
+    await enqueueAttempt(ctx, trx, {
+      deliveryId: delivery.id,
+      workspaceId: endpoint.workspace_id,
+      attempt: delivery.attempts + 1,
+      runAt: now,
+      tag: 'redeliver',
+    });
     await audit(trx, actor, 'webhook_endpoint.redelivered', id, { delivery_id: delivery.id, event_id: delivery.event_id }, now);
     return toEndpointDelivery({ ...delivery, ...changes });
   });

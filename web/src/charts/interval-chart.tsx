@@ -56,7 +56,7 @@ export function IntervalChart({ rows, format, title }: { rows: IntervalRow[]; fo
               <line x1={x(row.low)} x2={x(row.high)} y1={y} y2={y} stroke={color} stroke-width={8} stroke-linecap="round" opacity={0.35} />
               <line x1={x(row.low)} x2={x(row.low)} y1={y - 8} y2={y + 8} stroke={color} stroke-width={2} />
               <line x1={x(row.high)} x2={x(row.high)} y1={y - 8} y2={y + 8} stroke={color} stroke-width={2} />
-              <circle cx={x(row.mean)} cy={y} r={6} fill={color} class="interval-mean" />
+              <circle cx={x(row.mean)} cy={y} r={6} fill={color} class="interval-mean" data-variant={row.label} />
             </g>
           );
         })}

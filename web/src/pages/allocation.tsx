@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { colorOf, timeLabel } from '../charts/scale.js';
+import { timeLabel, variantColours } from '../charts/scale.js';
 import { Checkbox, Field } from '../components/ui.js';
 import { percent } from '../format.js';
 import type { Experiment } from '../types.js';
@@ -122,10 +122,17 @@ const BAR = 22;
  * A bandit's weights over time: one stacked bar per period (the share of new units each variant
  * got from the period's start), with the same numbers as a table for screen readers.
  */
+/** The same colour per variant as the results page's other charts: the control grey, the treatments from the palette. */
+function variantColourOf(experiment: Experiment): (key: string) => string {
+  const colours = variantColours(experiment.variants.map((variant) => ({ variant_key: variant.key, is_control: variant.is_control })));
+  return (key) => colours.get(key) ?? '#3b4a5a';
+}
+
 export function WeightsOverTime({ experiment }: { experiment: Experiment }) {
   const periods = experiment.allocation_periods;
   if (experiment.allocation?.type !== 'bandit' || periods.length === 0) return null;
   const keys = experiment.variants.map((variant) => variant.key);
+  const colourOf = variantColourOf(experiment);
   const span = Date.parse(periods.at(-1)?.started_at ?? '') - Date.parse(periods[0]?.started_at ?? '');
   return (
     <figure class="weights-over-time">
@@ -138,9 +145,9 @@ export function WeightsOverTime({ experiment }: { experiment: Experiment }) {
               <text x={0} y={row * (BAR + 6) + 16} font-size="12">
                 {timeLabel(Date.parse(period.started_at), span)}
               </text>
-              {keys.map((key, index) => {
+              {keys.map((key) => {
                 const width = ((period.weights[key] ?? 0) / 100) * (WIDTH - 170);
-                const rect = <rect key={key} x={x} y={row * (BAR + 6)} width={width} height={BAR} fill={colorOf(index)} />;
+                const rect = <rect key={key} x={x} y={row * (BAR + 6)} width={width} height={BAR} fill={colourOf(key)} data-variant={key} />;
                 x += width;
                 return rect;
               })}
@@ -149,8 +156,8 @@ export function WeightsOverTime({ experiment }: { experiment: Experiment }) {
         })}
       </svg>
       <p class="muted">
-        {keys.map((key, index) => (
-          <span key={key} style={{ color: colorOf(index), marginRight: '1em' }}>
+        {keys.map((key) => (
+          <span key={key} style={{ color: colourOf(key), marginRight: '1em' }}>
             ■ {key}
           </span>
         ))}

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { ErrorBox, Field, Select, TextArea } from '../components/ui.js';
+import { ErrorBox, Field } from '../components/ui.js';
 import { percent } from '../format.js';
 import { useAction } from '../hooks.js';
-import type { DecisionRule, Experiment, ExperimentWarning, StopReason } from '../types.js';
+import type { DecisionRule, Experiment, ExperimentWarning } from '../types.js';
 
 /** The decision rule in the words a person acts on. */
 export function describeRule(rule: DecisionRule): string {
@@ -14,6 +14,20 @@ export function describeRule(rule: DecisionRule): string {
     'frequentist.sequential_msprt': `Declares a winner once the mixture sequential probability ratio test against the control rejects at α = ${alpha.toPrecision(2)} (mixing variance from a ${percent(rule.minimum_detectable_effect, 1)} minimum detectable effect); safe to check at any time.`,
   }[rule.method];
   return `${base} After ${rule.max_duration_days} days without a winner the verdict becomes "maximum duration reached". A snapshot is computed every ${rule.snapshot_cadence_minutes} minutes.`;
+}
+
+/**
+ * The units per variant the stopping rule that applies waits for: a bandit's own minimum (its
+ * stopping rule replaces the decision rule's), else the decision rule's minimum sample.
+ */
+export function plannedSample(experiment: Experiment): number {
+  return experiment.allocation?.type === 'bandit' ? experiment.allocation.min_units_per_variant : experiment.decision_rule.min_sample_per_variant;
+}
+
+/** The stopping rule that applies, in one phrase: a bandit's own, else the decision rule's. */
+export function stoppingRuleName(experiment: Experiment): string {
+  if (experiment.allocation?.type !== 'bandit') return ruleName(experiment.decision_rule);
+  return `Bandit: a variant’s chance of being best reaches ${percent(experiment.allocation.stop_at_prob_best, 1)}`;
 }
 
 /** What the rule decides, in one phrase, for summaries. */
@@ -41,14 +55,6 @@ export function PlanningWarnings({ warnings }: { warnings: ExperimentWarning[] }
     </>
   );
 }
-
-const stopReasons: { value: StopReason; label: string }[] = [
-  { value: 'won', label: 'Won — a variant beat the control; ship it' },
-  { value: 'lost', label: 'Lost — the change did worse; keep the control' },
-  { value: 'inconclusive', label: 'Inconclusive — no clear difference' },
-  { value: 'bug', label: 'Bug — the experiment was broken' },
-  { value: 'business', label: 'Business — stopped for a business reason' },
-];
 
 /** Start and archive as buttons; "Stop…" opens the stop form (a reason is required) below the title. */
 export function LifecycleButtons({
@@ -89,35 +95,6 @@ export function LifecycleButtons({
       ) : null}
       {action.error ? <ErrorBox error={action.error} /> : null}
     </>
-  );
-}
-
-/** Stops a running experiment with its reason and optional notes. */
-export function StopForm({ experiment, onChanged, onCancel }: { experiment: Experiment; onChanged: (next: Experiment) => void; onCancel: () => void }) {
-  const action = useAction();
-  const [reason, setReason] = useState<StopReason>('won');
-  const [notes, setNotes] = useState('');
-  const stop = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () =>
-      onChanged(await api<Experiment>('POST', `/v1/experiments/${experiment.id}/stop`, { reason, ...(notes ? { outcome_notes: notes } : {}) })),
-    );
-  };
-  return (
-    <form class="card stop" onSubmit={stop} aria-labelledby="stop-title">
-      <h2 id="stop-title">Stop the experiment</h2>
-      <Select label="Stop reason" value={reason} options={stopReasons} onChange={(e) => setReason(e.currentTarget.value as StopReason)} />
-      <TextArea label="Outcome notes (optional)" rows={2} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
-      <ErrorBox error={action.error} />
-      <div class="actions">
-        <button type="submit" class="danger" disabled={action.busy}>
-          Stop experiment
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
   );
 }
 

@@ -7,7 +7,8 @@ import { Link } from '../router.js';
 import { describeRule as describeAudience, type Rule } from '../rules.js';
 import type { Environment, Experiment, Metric, MutexGroup, Segment } from '../types.js';
 import { DecisionRuleEditor, DetailsEditor, MetricsEditor } from './experiment-edit.js';
-import { describeRule, LifecycleButtons, PlanningWarnings, ruleName, StopForm, WeightsEditor } from './experiment-parts.js';
+import { describeRule, LifecycleButtons, plannedSample, PlanningWarnings, stoppingRuleName, WeightsEditor } from './experiment-parts.js';
+import { StopForm } from './stop-dialog.js';
 import { UnitTools } from './experiment-units.js';
 import { AllocationEditor, WeightsOverTime, describeAllocation } from './allocation.js';
 import { VarianceReductionEditor } from './variance-reduction.js';
@@ -92,11 +93,8 @@ function Summary({ experiment: e, catalogue: cat }: { experiment: Experiment; ca
           ['Variants', e.variants.map((v) => `${v.key} ${v.weight}%${v.is_control ? ' (control)' : ''}`).join(' · ')],
           ['Primary metric', e.primary_metric_id ? metricName(e.primary_metric_id) : 'none (results show sample sizes and SRM only)'],
           ['Guardrails', e.guardrail_metric_ids.length ? e.guardrail_metric_ids.map(metricName).join(', ') : 'none'],
-          ['Decision rule', ruleName(e.decision_rule)],
-          [
-            'Minimum sample',
-            `${integer(e.decision_rule.min_sample_per_variant)} units per variant, at most ${integer(e.decision_rule.max_duration_days)} days`,
-          ],
+          ['Stopping rule', stoppingRuleName(e)],
+          ['Minimum sample', `${integer(plannedSample(e))} units per variant, at most ${integer(e.decision_rule.max_duration_days)} days`],
           ['Audience', describeAudience((e.audience as Rule | null) ?? null, segmentName)],
           ['Dimensions', e.dimensions.length ? e.dimensions.join(', ') : 'none'],
           ['Variance reduction', e.variance_reduction ? `CUPED, ${e.variance_reduction.lookback_days}-day lookback` : 'off'],
@@ -110,7 +108,7 @@ function Summary({ experiment: e, catalogue: cat }: { experiment: Experiment; ca
           ...(e.outcome_notes ? ([['Outcome notes', e.outcome_notes]] as [string, string][]) : []),
         ]}
       />
-      <p class="muted">{describeRule(e.decision_rule)}</p>
+      {e.allocation?.type === 'bandit' ? null : <p class="muted">{describeRule(e.decision_rule)}</p>}
       <p data-testid="allocation">Allocation: {describeAllocation(e.allocation)}</p>
       <WeightsOverTime experiment={e} />
       {e.weights_changed_since_start ? <p class="notice">Weights were changed after the start.</p> : null}
@@ -176,7 +174,8 @@ export function ExperimentDetail({ id }: { id: string }) {
       {e.status === 'archived' ? <p class="muted">Archived: nothing more can change.</p> : null}
       <StoppedBy experiment={e} />
       <Summary experiment={e} catalogue={catalogue.data} />
-      {editable ? <PlanningWarnings warnings={e.warnings ?? []} /> : null}
+      {/* The planning warnings weigh the decision rule, which a bandit's own stopping rule replaces. */}
+      {editable && e.allocation?.type !== 'bandit' ? <PlanningWarnings warnings={e.warnings ?? []} /> : null}
       {editing ? <Editors experiment={e} catalogue={catalogue.data} onChanged={reload} /> : null}
       <UnitTools experiment={e} />
     </>

@@ -8,13 +8,14 @@ import type { RecommendationCode } from './results-model.js';
 export interface Standing {
   recommendation: RecommendationCode;
   variantKey: string | null;
+  controlKey: string | null;
   srm: boolean;
   smallestSample: number;
   lift: { variant: string; mean: number; low: number; high: number; chance: number } | null;
 }
 
 /** The latest summary: the last of the recent ones, else the last of the whole history (oldest first, every page). */
-async function latestSummary(experiment: Experiment): Promise<SnapshotSummary | null> {
+export async function latestSummary(experiment: Experiment): Promise<SnapshotSummary | null> {
   const end = experiment.stopped_at ? Date.parse(experiment.stopped_at) : Date.now();
   const recent = new Date(end - Math.max(2 * experiment.decision_rule.snapshot_cadence_minutes * 60_000, 86_400_000)).toISOString();
   return (await loadSummaries(experiment.id, recent)).at(-1) ?? (await loadSummaries(experiment.id)).at(-1) ?? null;
@@ -39,6 +40,7 @@ export async function latestStanding(experiment: Experiment): Promise<Standing |
   return {
     recommendation: summary.recommendation.action,
     variantKey: summary.recommendation.variant_key,
+    controlKey: summary.per_variant.find((v) => v.is_control)?.variant_key ?? null,
     srm: summary.srm_warning,
     smallestSample: Math.min(...summary.per_variant.map((v) => v.sample_size)),
     lift:

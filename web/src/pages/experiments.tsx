@@ -5,6 +5,7 @@ import { useResource } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import type { Experiment } from '../types.js';
 import { runningDays } from './experiment.js';
+import { plannedSample } from './experiment-parts.js';
 import { latestStanding, type Standing } from './experiments-standing.js';
 import { recommendationWords } from './results-header.js';
 
@@ -42,13 +43,13 @@ function StandingCells({ row }: { row: Row }) {
       </>
     );
   }
-  const needed = e.decision_rule.min_sample_per_variant;
+  const needed = plannedSample(e);
   const share = needed > 0 ? Math.min(1, s.smallestSample / needed) : 1;
   return (
     <>
       <td>
         <span class={`badge rec rec-${s.recommendation}`} data-testid="list-recommendation">
-          {recommendationWords(s.recommendation, s.variantKey)}
+          {recommendationWords(s.recommendation, s.variantKey, { stopped: e.status === 'stopped' || e.status === 'archived', controlKey: s.controlKey })}
         </span>
       </td>
       <td data-testid="list-lift">

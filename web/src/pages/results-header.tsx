@@ -4,20 +4,29 @@ import { chance, integer, percent, pValue } from '../format.js';
 import { useAction } from '../hooks.js';
 import type { Experiment, Snapshot, StopReason } from '../types.js';
 import type { MetricView, Recommendation, RecommendationCode } from './results-model.js';
+import { plannedSample } from './experiment-parts.js';
 import { focusVariant } from './results-model.js';
 import { liftOf, liftText } from './results-scorecard.js';
 
-const badgeWords: Record<RecommendationCode, (variant: string | null) => string> = {
+/** What the badge reads beside the recommendation: whether the experiment stopped and which variant is the control. */
+export interface BadgeContext {
+  stopped: boolean;
+  controlKey: string | null;
+}
+
+const badgeWords: Record<RecommendationCode, (variant: string | null, context: BadgeContext) => string> = {
   ship: (variant) => `Ship ${variant ?? 'the winner'}`,
-  rollback: (variant) => `Roll back to ${variant ?? 'the control'}`,
+  // A rollback names the variant to take away; when the control won, the variant to give everyone.
+  rollback: (variant, { controlKey }) => (variant === null || variant === controlKey ? `Roll back to ${variant ?? 'the control'}` : `Roll back ${variant}`),
   investigate: () => 'Investigate',
   no_difference: () => 'No difference',
-  keep_running: () => 'Keep running',
+  // A stopped experiment cannot keep running: it stopped before the rule decided.
+  keep_running: (_variant, { stopped }) => (stopped ? 'Inconclusive' : 'Keep running'),
 };
 
-/** The recommendation as its badge says it: "Ship guided", "Investigate". */
-export function recommendationWords(code: RecommendationCode, variant: string | null): string {
-  return badgeWords[code](variant);
+/** The recommendation as its badge says it: "Ship guided", "Roll back compact", "Investigate". */
+export function recommendationWords(code: RecommendationCode, variant: string | null, context: BadgeContext): string {
+  return badgeWords[code](variant, context);
 }
 
 const RULE_WORDS: Record<string, string> = {
@@ -45,6 +54,10 @@ export function reasonText(message: string, stopped: boolean, metricKeys: string
     .join(' ');
 }
 
+function controlOf(snapshot: Snapshot): string | null {
+  return snapshot.per_variant.find((variant) => variant.is_control)?.variant_key ?? null;
+}
+
 interface StopAction {
   reason: StopReason;
   label: string;
@@ -55,7 +68,12 @@ function stopActionOf(recommendation: Recommendation): StopAction | null {
     case 'ship':
       return { reason: 'won', label: `Stop and ship ${recommendation.variant_key ?? 'the winner'}` };
     case 'rollback':
-      return { reason: 'lost', label: 'Stop and keep the control' };
+      return {
+        reason: 'lost',
+        label: recommendation.reasons.some((reason) => reason.code === 'control_won')
+          ? 'Stop and keep the control'
+          : `Stop and roll back ${recommendation.variant_key ?? 'the variant'}`,
+      };
     case 'no_difference':
       return { reason: 'inconclusive', label: 'Stop as inconclusive' };
     default:
@@ -65,7 +83,7 @@ function stopActionOf(recommendation: Recommendation): StopAction | null {
 
 /** The smallest variant's units against min_sample_per_variant, as words and a bar. */
 function SampleProgress({ snapshot, experiment }: { snapshot: Snapshot; experiment: Experiment }) {
-  const needed = experiment.decision_rule.min_sample_per_variant;
+  const needed = plannedSample(experiment);
   const smallest = Math.min(...snapshot.per_variant.map((v) => v.sample_size));
   const share = needed > 0 ? Math.min(1, smallest / needed) : 1;
   return (
@@ -170,7 +188,7 @@ export function DecisionHeader({
       </h2>
       <p class="decision-line">
         <span class={`badge rec rec-${recommendation.action}`} data-testid="recommendation">
-          {badgeWords[recommendation.action](recommendation.variant_key)}
+          {recommendationWords(recommendation.action, recommendation.variant_key, { stopped, controlKey: controlOf(snapshot) })}
         </span>
         {variant && text && primary ? (
           <span>

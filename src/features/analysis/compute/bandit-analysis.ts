@@ -77,12 +77,23 @@ export function banditPrimary(
   return { analyses, posteriors };
 }
 
-/** SRM of the observed units against Σ_p N_p·w_vp, the units each period's weights should have sent. */
-export function banditSrm(variants: readonly Variant[], bandit: BanditInput): SrmResult {
+/**
+ * The split the period weights should have produced, Σ_p N_p·w_vp per variant: the expected units
+ * of the overall SRM check, and, as proportions, the weights each breakdown slice's SRM is tested
+ * against (a slice is assumed to spread over the periods as the whole experiment does; its own
+ * per-period counts are not kept). Null before any unit is exposed.
+ */
+export function banditSrmWeights(variants: readonly Variant[], bandit: BanditInput): number[] | null {
   const periodCount = bandit.periods.length;
   const periodUnits = Array.from({ length: periodCount }, (_, p) => variants.reduce((sum, variant) => sum + (bandit.units.get(variant.key)?.[p] ?? 0), 0));
   const periodWeights = bandit.periods.map((period) => variants.map((variant) => period.weights[variant.key] ?? 0));
   const expected = banditExpectedUnits(periodUnits, periodWeights);
+  return expected.some((units) => units > 0) ? expected : null;
+}
+
+/** SRM of the observed units against Σ_p N_p·w_vp, the units each period's weights should have sent. */
+export function banditSrm(variants: readonly Variant[], bandit: BanditInput): SrmResult {
+  const expected = banditSrmWeights(variants, bandit) ?? variants.map(() => 0);
   const observed = variants.map((variant) => (bandit.units.get(variant.key) ?? []).reduce((sum, n) => sum + n, 0));
   return sampleRatioMismatch(observed, expected);
 }

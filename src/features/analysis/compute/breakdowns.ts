@@ -4,8 +4,8 @@
  *
  * - Each slice (a dimension value, `(other)` or `(none)`) is analysed like the whole experiment:
  *   the primary metric's per-variant posteriors with the effect against the control, and its own
- *   sample-ratio mismatch test against the experiment's weights (so a broken exposure log in one
- *   slice shows in that slice).
+ *   sample-ratio mismatch test against the experiment's weights, or a bandit's period-weighted
+ *   split (so a broken exposure log in one slice shows in that slice).
  * - `significant_after_correction`: Holm's procedure at 5% over every (slice, non-control
  *   variant) of the snapshot, on p = 2·min(c, 1 − c) with c the chance to beat control. Dozens of
  *   slices tested at 5% each would show a "significant" slice in most A/A tests; Holm keeps the
@@ -29,6 +29,12 @@ export interface BreakdownBuildInput {
   analysed: readonly Variant[];
   primary: MetricRow | null;
   breakdowns: readonly BreakdownTotals[];
+  /**
+   * What each slice's split is tested against, one per variant, proportional: a bandit's split
+   * under its period weights (bandit-analysis.ts, the same as its overall check). Absent: the
+   * variants' weights.
+   */
+  srmWeights?: readonly number[] | null;
 }
 
 type Slice = Omit<BreakdownValue, 'significant_after_correction'>;
@@ -37,7 +43,7 @@ function sliceOf(input: BreakdownBuildInput, value: string, totals: ReadonlyMap<
   const unitsOf = (key: string) => totals.get(key)?.units ?? 0;
   const srm = sampleRatioMismatch(
     input.variants.map((variant) => unitsOf(variant.key)),
-    input.variants.map((variant) => variant.weight),
+    input.srmWeights ?? input.variants.map((variant) => variant.weight),
   );
   const perVariant = input.primary ? analyzeMetric(input.primary, 0, input.analysed, totals, null).posteriors : sampleSizesOnly(input.analysed, totals);
   return {

@@ -212,24 +212,34 @@ function decisionOf(
 }
 
 /**
- * The guardrails that the variant the decision points at makes worse: its chance to beat control
- * on them is below GUARDRAIL_REGRESSION_CHANCE (in each guardrail's own direction).
+ * The guardrails each non-control variant makes worse: its chance to beat control on them is
+ * below GUARDRAIL_REGRESSION_CHANCE (in each guardrail's own direction). Every variant counts, not
+ * only the one the decision points at: a variant that is not winning can still do harm, and
+ * rolling it back is the point of a guardrail. Counted only once every weighted variant reached
+ * the planned minimum sample (`sampled`), the same gate the decision rule has before a winner.
  */
-export function guardrailRegressions(guardrails: readonly Guardrail[], variantKey: string | null): GuardrailRegression[] {
-  if (variantKey === null) return [];
-  return guardrails.flatMap((guardrail) => {
-    const chance = guardrail.per_variant.find((variant) => variant.variant_key === variantKey)?.effect?.chance_to_beat_control;
-    if (chance === undefined || chance >= GUARDRAIL_REGRESSION_CHANCE) return [];
-    return [
-      {
-        metric_id: guardrail.metric_id,
-        metric_key: guardrail.metric_key,
-        metric_name: guardrail.metric_name,
-        variant_key: variantKey,
-        chance_to_beat_control: chance,
-      },
-    ];
-  });
+export function guardrailRegressions(guardrails: readonly Guardrail[], sampled: boolean): GuardrailRegression[] {
+  if (!sampled) return [];
+  return guardrails.flatMap((guardrail) =>
+    guardrail.per_variant.flatMap((variant) => {
+      const chance = variant.effect?.chance_to_beat_control;
+      if (variant.is_control || chance === undefined || chance >= GUARDRAIL_REGRESSION_CHANCE) return [];
+      return [
+        {
+          metric_id: guardrail.metric_id,
+          metric_key: guardrail.metric_key,
+          metric_name: guardrail.metric_name,
+          variant_key: variant.variant_key,
+          chance_to_beat_control: chance,
+        },
+      ];
+    }),
+  );
+}
+
+/** Every weighted variant has at least `minSample` exposed units. */
+function sampleReached(traffic: readonly Traffic[], minSample: number): boolean {
+  return traffic.every((variant) => variant.weight === 0 || variant.exposed_units >= minSample);
 }
 
 /**
@@ -274,10 +284,11 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
       );
   const { decision, pValues, days } = decisionOf(input, primary?.analyses ?? null);
   const rule = resolveDecisionRule(input.decisionRule);
+  const traffic = input.variants.map((variant) => ({ variant_key: variant.key, weight: variant.weight, exposed_units: unitsOf(input.totals, variant.key) }));
   return {
     per_variant: primary?.posteriors ?? sampleSizesOnly(variants, input.totals),
     guardrails,
-    traffic: input.variants.map((variant) => ({ variant_key: variant.key, weight: variant.weight, exposed_units: unitsOf(input.totals, variant.key) })),
+    traffic,
     decision_rule_satisfied: decision.satisfied,
     decision: {
       verdict: decision.verdict,
@@ -286,7 +297,7 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
       method: rule.method,
       days_elapsed: days,
       always_valid_p_values: pValues,
-      guardrail_regressions: guardrailRegressions(guardrails, decision.variant_key),
+      guardrail_regressions: guardrailRegressions(guardrails, sampleReached(traffic, rule.min_sample_per_variant)),
     },
     srm_chi_squared_p: srm.pValue,
     srm_warning: srm.warning,

@@ -117,9 +117,43 @@ describe('recommend', () => {
     const regression = { metric_id: 'm', metric_key: 'load_ms', metric_name: 'Page load time', variant_key: 'treatment', chance_to_beat_control: 0.002 };
     const input = healthyWinner({ decision: { ...healthyWinner().decision, guardrail_regressions: [regression] } });
     const result = recommend(input, running);
-    expect(result).toMatchObject({ action: 'rollback', variant_key: 'control', reasons: [{ code: 'guardrail_regression' }] });
+    expect(result).toMatchObject({ action: 'rollback', variant_key: 'treatment', reasons: [{ code: 'guardrail_regression' }] });
     expect(result.reasons[0]?.message).toContain('Page load time');
-    expect(result.reasons[0]?.message).toContain('0.2%');
+    expect(result.reasons[0]?.message).toContain('0.20%');
+  });
+
+  it.each([
+    ['no rule satisfied yet', { verdict: 'keep_running', variant_key: null }],
+    ['the control won', { verdict: 'winner', variant_key: 'control' }],
+    ['another variant won', { verdict: 'winner', variant_key: 'b' }],
+    ['no difference', { verdict: 'no_difference', variant_key: null }],
+  ] as const)('rolls back a variant that harms a guardrail whatever the primary metric says (%s)', (_, verdict) => {
+    const slow = {
+      ...arm('a', 905, 0.0004),
+      effect: { relative: { mean: 0.347, credible_interval_95: [0.322, 0.373] as [number, number] }, chance_to_beat_control: 0.0004 },
+    };
+    const regression = { metric_id: 'm', metric_key: 'load_ms', metric_name: 'Page load time', variant_key: 'a', chance_to_beat_control: 0.0004 };
+    const input = healthyWinner({
+      per_variant: [arm('control', 100), arm('a', 100, 0.5), arm('b', 130, 0.999)],
+      guardrails: [{ metric_key: 'load_ms', metric_name: 'Page load time', per_variant: [arm('control', 900), slow, arm('b', 910, 0.4)] }],
+      decision: { ...healthyWinner().decision, ...verdict, guardrail_regressions: [regression] },
+    });
+    const result = recommend(input, running);
+    expect(result).toMatchObject({ action: 'rollback', variant_key: 'a', reasons: [{ code: 'guardrail_regression' }] });
+    expect(result.reasons[0]?.message).toBe(
+      'a makes the guardrail Page load time worse by +34.7% (95% interval +32.2% to +37.3%); its chance to beat the control there is 0.04%, below 5%. Roll a back unless its effect on Sign-ups is worth that cost.',
+    );
+  });
+
+  it('rolls back the variant that harms most when several do, naming every regression', () => {
+    const regressions = [
+      { metric_id: 'm', metric_key: 'load_ms', metric_name: 'Page load time', variant_key: 'a', chance_to_beat_control: 0.03 },
+      { metric_id: 'e', metric_key: 'errors', metric_name: 'Errors', variant_key: 'b', chance_to_beat_control: 0.001 },
+    ];
+    const input = healthyWinner({ decision: { ...healthyWinner().decision, guardrail_regressions: regressions } });
+    const result = recommend(input, running);
+    expect(result.variant_key).toBe('b');
+    expect(result.reasons.map((item) => item.message.split(' worse')[0])).toEqual(['a makes the guardrail Page load time', 'b makes the guardrail Errors']);
   });
 
   it('keeps running a winner found before every weighted variant reached min_sample_per_variant', () => {

@@ -8,14 +8,16 @@
  * The order, first match wins:
  * 1. investigate: no exposed unit; the split does not match the weights (SRM); a metric without
  *    any counted event although units were exposed; no primary metric to decide on.
- * 2. rollback: the decision rule found the control best; or the winner harms a guardrail.
+ * 2. rollback: any non-control variant harms a guardrail (that variant, whatever the primary metric
+ *    says); or the decision rule found the control best.
  * 3. keep_running: a winner or no-difference finding before every weighted variant reached
  *    min_sample_per_variant (the planned sample); no rule satisfied yet.
  * 4. ship: the winner, with every check above passed.
  * 5. no_difference: the rule ruled out an effect of the minimum detectable size, or the planned
  *    duration ended (with the planned sample) without a winner.
  */
-import { pValueText, resolveDecisionRule, ruleName, type DecisionRuleSettings } from '../../../stats/index.js';
+import { chanceText, pValueText, resolveDecisionRule, ruleName, type DecisionRuleSettings } from '../../../stats/index.js';
+import type { Allocation } from '../../experiments/allocation.js';
 import type { AnalysedMetric, Breakdown, Recommendation, RecommendationReason, SnapshotDecision, Traffic } from '../schemas.js';
 
 /** What a recommendation reads from a primary-metric or guardrail result. */
@@ -147,16 +149,38 @@ function controlOf(input: RecommendationInput): string {
   return (input.per_variant.find((variant) => variant.is_control) ?? input.per_variant[0])?.variant_key ?? 'control';
 }
 
+/** The relative effect of a variant on a guardrail, as " by +34.7% (95% interval +32.2% to +37.3%)", or nothing without one. */
+function guardrailLift(guardrail: { per_variant: readonly VariantCounts[] } | undefined, variantKey: string): string {
+  const relative = guardrail?.per_variant.find((variant) => variant.variant_key === variantKey)?.effect?.relative;
+  if (!relative || relative.mean === null) return '';
+  const interval = relative.credible_interval_95
+    ? ` (95% interval ${percent(relative.credible_interval_95[0])} to ${percent(relative.credible_interval_95[1])})`
+    : '';
+  return ` by ${percent(relative.mean)}${interval}`;
+}
+
 function regressionReasons(input: RecommendationInput): RecommendationReason[] {
   return input.decision.guardrail_regressions.map((regression) => {
     const guardrail = input.guardrails.find((item) => item.metric_key === regression.metric_key);
-    const name = metricName({ key: regression.metric_key, name: guardrail?.metric_name });
-    const chance = (100 * regression.chance_to_beat_control).toFixed(1);
+    const name = metricName({ key: regression.metric_key, name: regression.metric_name || guardrail?.metric_name });
+    const chance = chanceText(regression.chance_to_beat_control);
     return reason(
       'guardrail_regression',
-      `${regression.variant_key} makes the guardrail ${name} worse: its chance to beat the control there is ${chance}% (below 5%). Keep the control unless the gain on the primary metric is worth that cost.`,
+      `${regression.variant_key} makes the guardrail ${name} worse${guardrailLift(guardrail, regression.variant_key)}; its chance to beat the control there is ${chance}, below 5%. Roll ${regression.variant_key} back unless its effect on ${primaryName(input)} is worth that cost.`,
     );
   });
+}
+
+/**
+ * A harmed guardrail is a reason on its own, for any non-control variant, whatever the primary
+ * metric says: rollback of the variant that harms most (the lowest chance to beat control), with a
+ * reason for every regression so none goes unnamed.
+ */
+function regressionRecommendation(input: RecommendationInput): Recommendation | null {
+  const regressions = input.decision.guardrail_regressions;
+  if (regressions.length === 0) return null;
+  const worst = regressions.reduce((first, item) => (item.chance_to_beat_control < first.chance_to_beat_control ? item : first));
+  return { action: 'rollback', variant_key: worst.variant_key, reasons: regressionReasons(input) };
 }
 
 function primaryName(input: RecommendationInput): string {
@@ -169,8 +193,6 @@ function winnerRecommendation(input: RecommendationInput, context: Recommendatio
     const message = `${capitalised(rule(input))} finds ${control}, the control, best on ${primaryName(input)}: every other variant does worse. Give everyone ${control}.`;
     return { action: 'rollback', variant_key: control, reasons: [reason('control_won', message)] };
   }
-  const regressions = regressionReasons(input);
-  if (regressions.length > 0) return { action: 'rollback', variant_key: control, reasons: regressions };
   const short = shortVariants(input, context);
   if (short.length > 0) return { action: 'keep_running', variant_key: null, reasons: [belowMinSample(short, context)] };
   const next = context.stopped ? `Ship ${winner}.` : `You can stop the experiment and ship ${winner}.`;
@@ -203,13 +225,30 @@ function undecidedRecommendation(input: RecommendationInput, context: Recommenda
 export function recommend(input: RecommendationInput, context: RecommendationContext): Recommendation {
   const failed = failedChecks(input);
   if (failed.length > 0) return { action: 'investigate', variant_key: null, reasons: failed };
+  const harmed = regressionRecommendation(input);
+  if (harmed) return harmed;
   const winner = input.decision.verdict === 'winner' ? input.decision.variant_key : null;
   if (winner !== null) return winnerRecommendation(input, context, winner);
   return undecidedRecommendation(input, context);
 }
 
+/** What the planned sample is read from: the decision rule, and a bandit's own stopping rule when it is one. */
+export interface PlannedExperiment {
+  decision_rule: Partial<DecisionRuleSettings>;
+  allocation?: Allocation | undefined;
+}
+
+/**
+ * The units per variant the stopping rule that applies waits for: a bandit's min_units_per_variant
+ * (its own stopping rule replaces the decision rule's), else the rule's min_sample_per_variant.
+ */
+export function plannedSamplePerVariant(experiment: PlannedExperiment): number {
+  if (experiment.allocation?.type === 'bandit') return experiment.allocation.min_units_per_variant;
+  return resolveDecisionRule(experiment.decision_rule).min_sample_per_variant;
+}
+
 /** The context of a snapshot computed now from the experiment's rule. */
-export function recommendationContext(experiment: { decision_rule: Partial<DecisionRuleSettings> }, stopped: boolean): RecommendationContext {
+export function recommendationContext(experiment: PlannedExperiment, stopped: boolean): RecommendationContext {
   const rule = resolveDecisionRule(experiment.decision_rule);
-  return { min_sample_per_variant: rule.min_sample_per_variant, max_duration_days: rule.max_duration_days, stopped };
+  return { min_sample_per_variant: plannedSamplePerVariant(experiment), max_duration_days: rule.max_duration_days, stopped };
 }

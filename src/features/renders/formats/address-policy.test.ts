@@ -68,6 +68,29 @@ describe('the address policy', () => {
     expect(await html('<i {{t}}>x</i>', { t: 'onclick=alert(1)' })).toBe('<p><i>x</i></p>');
   });
 
+  it('polices markup, redirect and CSS attributes by an allow-list: srcdoc dropped, meta refresh through the link policy (refused: no refresh at all), style reduced to safe declarations', async () => {
+    const bio = '<script>alert(1)</script>';
+    expect(await html('<iframe srcdoc="{{bio}}"></iframe>', { bio })).toBe('<iframe></iframe>');
+    expect(await html('<iframe title="{{bio}}" srcdoc="<p>hi</p>"></iframe>', { bio })).toBe('<iframe title="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>');
+    for (const u of ['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', ' JAVA	SCRIPT:alert(1)']) {
+      expect(await html('<meta http-equiv=refresh content="0; url={{u}}">', { u }), u).toBe('<meta http-equiv="refresh">');
+    }
+    expect(await html('<meta http-equiv="Refresh" content="{{c}}">', { c: "0;URL='javascript:alert(1)'" })).toBe('<meta http-equiv="Refresh">');
+    expect(await html('<meta http-equiv=refresh content="0; url={{u}}">', { u: 'https://ok.test/next' })).toBe(
+      '<meta http-equiv="refresh" content="0; url=https://ok.test/next">',
+    );
+    expect(await html('<meta http-equiv=refresh content="0; url=javascript:alert(1)">', {})).toBe('<meta http-equiv="refresh">');
+    // A merge value never reaches CSS; the body's own declarations stay when they are plain.
+    expect(await html('<p style="{{s}}">x</p>', { s: 'background:url(javascript:alert(1))' })).toBe('<p>x</p>');
+    expect(await html('<p style="color: red; {{s}}">x</p>', { s: 'width: expression(alert(1))' })).toBe('<p style="color: red">x</p>');
+    expect(await html('<p style="color:#333;background-image:url(https://t.example/p.png);font-weight:bold;width:calc(1px)">x</p>', {})).toBe(
+      '<p style="color: #333; font-weight: bold">x</p>',
+    );
+    expect(await html('{{{x}}}', { x: '<p style="color: rgb(1, 2, 3); behavior: url(x.htc); c\\olor: red">x</p>' })).toBe(
+      '<p style="color: rgb(1, 2, 3)">x</p>',
+    );
+  });
+
   it('writes # in the markdown output where a value would make a refused address or autolink', async () => {
     expect(await markdownOf('[a]({{u}}) <{{u}}>\n\n[r]: {{u}}', { u: '\u0001javascript:alert(1)' })).toBe('[a](#) <#>\n\n[r]: #');
     expect(await markdownOf('[a]({{u}})', { u: '//evil.example' })).toBe('[a](#)');

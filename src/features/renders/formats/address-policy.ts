@@ -2,34 +2,18 @@
 // Inside a raw HTML tag (a body's own `<a href="{{url}}">`, or HTML a triple-stash value brought)
 // escaping a merge value is not enough: one in a tag name or an unquoted attribute could add
 // attributes, one in a URL attribute could bring a scheme, and one in an event-handler attribute
-// is script. So each tag holding a merge value is rewritten before the values are put back: URL
-// attributes through the address policy, event handlers without the values, unquoted values
+// is script, one in `srcdoc` is a document, one in `style` is CSS. So each tag holding a merge
+// value (or an attribute that takes an address, markup or CSS) is rewritten before the values are
+// put back, each attribute by what it takes (attribute-policy.ts, an allow-list), unquoted values
 // quoted, and values in tag or attribute names dropped.
 import type { Token } from 'marked';
 import type { MergedValues } from '../../templates/engine.js';
-import { encodeUrlText, policedAddress } from './urls.js';
+import { attributeKind, policedStyle, refreshParts } from './attribute-policy.js';
+import { decodeAttribute, encodeUrlText, isAllowedAddress, policedAddress, safeAddress } from './urls.js';
 
 // A start tag with its attributes (quoted, unquoted or bare); group 1 the name, group 2 the attributes.
 const START_TAG = /<([a-zA-Z][^\s/>]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)(\s*\/?)>/g;
 const ATTRIBUTE = /(\s+)([^\s"'>/=]+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+))?/g;
-
-/** Attributes whose value a browser follows or loads as a URL. */
-const URL_ATTRIBUTES = new Set([
-  'href',
-  'src',
-  'action',
-  'formaction',
-  'xlink:href',
-  'data',
-  'poster',
-  'cite',
-  'background',
-  'codebase',
-  'ping',
-  'longdesc',
-  'manifest',
-  'srcset',
-]);
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -46,18 +30,56 @@ function valuesOf(merged: MergedValues): (text: string) => string {
   return (text) => text.replace(merged.placeholder, (_match, index: string) => merged.values[Number(index)] ?? '');
 }
 
-function rewriteAttribute(name: string, rawValue: string, merged: MergedValues): string {
-  const lower = name.toLowerCase();
+/** Whether the tag is a `<meta http-equiv=refresh>`, whose `content` then holds an address. */
+function isRefresh(name: string, attributes: string, merged: MergedValues): boolean {
+  if (name.toLowerCase() !== 'meta') return false;
+  const equiv = /\shttp-equiv\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+)/i.exec(attributes.replace(merged.placeholder, ''));
+  return (
+    equiv !== null &&
+    decodeAttribute(unquoted(equiv[1] as string))
+      .trim()
+      .toLowerCase() === 'refresh'
+  );
+}
+
+/**
+ * A meta refresh's content whose URL the link policy allows, normalised; null (the attribute
+ * dropped, so the page never refreshes) when it is not `<delay>; url=<address>` or the address is
+ * refused: a refresh to `#` would reload the page again and again.
+ */
+function refreshContent(value: string, merged: MergedValues): string | null {
+  const parts = refreshParts(valuesOf(merged)(decodeAttribute(value)));
+  if (!parts) return null;
+  if (parts.address === null) return parts.delay;
+  return isAllowedAddress(parts.address) ? `${parts.delay}; url=${encodeUrlText(safeAddress(parts.address))}` : null;
+}
+
+/** The attribute as written back, or '' when it is dropped (attribute-policy.ts says which attribute takes what). */
+function rewriteAttribute(name: string, rawValue: string, merged: MergedValues, refreshes: boolean): string {
   const value = unquoted(rawValue);
-  if (URL_ATTRIBUTES.has(lower)) {
-    // Body text is decoded as the browser decodes it; the values are literal text.
-    const address = policedAddress(value, valuesOf(merged));
-    return `${name}="${escapeAttribute(encodeUrlText(address))}"`;
+  switch (attributeKind(name.toLowerCase(), refreshes)) {
+    case 'address': {
+      // Body text is decoded as the browser decodes it; the values are literal text.
+      const address = policedAddress(value, valuesOf(merged));
+      return `${name}="${escapeAttribute(encodeUrlText(address))}"`;
+    }
+    case 'refresh': {
+      const content = refreshContent(value, merged);
+      return content === null ? '' : `${name}="${escapeAttribute(content)}"`;
+    }
+    case 'css': {
+      const style = policedStyle(decodeAttribute(value.replace(merged.placeholder, '')));
+      return style === '' ? '' : `${name}="${escapeAttribute(style)}"`;
+    }
+    case 'dropped':
+      return '';
+    case 'other':
+      // An event handler is script and an unknown attribute may be anything: keep the body's text alone.
+      return `${name}="${value.replace(merged.placeholder, '')}"`;
+    case 'inert':
+      // Quoted, the value's own quotes are escaped when it is put back and it cannot end the attribute.
+      return rawValue.startsWith("'") ? `${name}=${rawValue}` : `${name}="${value}"`;
   }
-  // An event handler is script: a value there could run anything. Keep the body's code alone.
-  if (lower.startsWith('on')) return `${name}="${value.replace(merged.placeholder, '')}"`;
-  // Quoted, the value's own quotes are escaped when it is put back and it cannot end the attribute.
-  return rawValue.startsWith("'") ? `${name}=${rawValue}` : `${name}="${value}"`;
 }
 
 function rewriteTag(tag: string, merged: MergedValues): string {
@@ -65,11 +87,14 @@ function rewriteTag(tag: string, merged: MergedValues): string {
   const match = START_TAG.exec(tag);
   if (!match || match[0].length !== tag.length) return tag.replace(merged.placeholder, '');
   const [, name = '', attributes = '', end = ''] = match;
+  const refreshes = isRefresh(name, attributes, merged);
   const rewritten = attributes.replace(ATTRIBUTE, (_all, space: string, attribute: string, _equals?: string, value?: string) => {
     const cleanName = attribute.replace(merged.placeholder, '');
     if (cleanName === '') return '';
+    if (cleanName.toLowerCase() === 'srcdoc') return '';
     if (value === undefined) return `${space}${cleanName}`;
-    return `${space}${rewriteAttribute(cleanName, value, merged)}`;
+    const written = rewriteAttribute(cleanName, value, merged, refreshes);
+    return written === '' ? '' : `${space}${written}`;
   });
   return `<${name.replace(merged.placeholder, '')}${rewritten}${end}>`;
 }
@@ -81,6 +106,10 @@ function holdsValue(text: string, merged: MergedValues): boolean {
   return found;
 }
 
+/** Attributes policed even in a tag the body wrote alone: addresses, markup, redirects and CSS. */
+const POLICED_ATTRIBUTE =
+  /\s(?:href|src|action|formaction|xlink:href|data|poster|cite|background|codebase|ping|longdesc|manifest|srcset|srcdoc|style|http-equiv)\s*=/i;
+
 /**
  * Raw HTML with every tag that holds a merge value rewritten (see the file comment); text
  * between tags keeps its placeholders, HTML-escaped when they are put back. URL attributes
@@ -89,7 +118,7 @@ function holdsValue(text: string, merged: MergedValues): boolean {
 export function policedHtml(html: string, merged: MergedValues): string {
   return html.replace(/<[a-zA-Z](?:[^>"']|"[^"]*"|'[^']*')*>|<\/[^>]*>/g, (tag) => {
     if (tag.startsWith('</')) return tag.replace(merged.placeholder, '');
-    if (holdsValue(tag, merged) || /\s(?:href|src|action|formaction|xlink:href|data|poster|background|srcset)\s*=/i.test(tag)) return rewriteTag(tag, merged);
+    if (holdsValue(tag, merged) || POLICED_ATTRIBUTE.test(tag)) return rewriteTag(tag, merged);
     return tag;
   });
 }

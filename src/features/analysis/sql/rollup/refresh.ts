@@ -35,7 +35,7 @@ import {
   currentWatermark,
   eventRoundEnd,
   eventsAfter,
-  unitsChangedAfter,
+  unitsChangedBetween,
   watermarkHolds,
   type RowMark,
   type Watermark,
@@ -47,22 +47,25 @@ import { slotHash } from '../../store/fold.js';
 type SeamDeps = Pick<SqlStoreDeps, 'seam'>;
 
 /**
- * New events in the first round of a SQLite refresh; the next rounds are sized to take about
- * PIECE_TARGET_MS (db/background-writes.ts). A refresh after a build in steps under load found
- * about 50,000 events and a few thousand new units since the build's watermark: in one
- * transaction that held the main file's write lock for 0.5 to 5 s, with first assignments, the
- * drain and the job queue's writes queued behind it. Rounds of 5,000 took 200 to 380 ms each
- * under the same load, and first assignments queued behind them had a p99 of 120 to 140 ms.
- * Rounds of 1,000 take 35 to 70 ms (about 50 µs per new event and experiment, half of it reading
- * the touched units' rows for the totals). When the rounds chased the events still arriving, at
- * half of the writer's time three experiments each reading every new event barely outpaced the
- * 2,500 a second arriving, and a catch-up of 1,000-event rounds had not ended after 400 s; so the
- * rounds stop at the events there were when the refresh began (docs/benchmarks.md "Latency under
- * sustained load").
+ * New events in the first round of a SQLite refresh while the process serves; the next rounds are
+ * sized to take about PIECE_TARGET_MS (db/background-writes.ts). In one transaction, a refresh
+ * after a build under load (about 50,000 new events) held the main file's write lock for 0.5 to
+ * 5 s, with first assignments, the drain and the job queue's writes queued behind it; rounds of
+ * 1,000 take 35 to 70 ms under the same load. The rounds stop at the events there were when the
+ * refresh began: chasing the events still arriving, a catch-up had not ended after 400 s
+ * (docs/benchmarks.md "Latency under sustained load").
  */
 export const ROUND_EVENTS = 1_000;
 const MIN_ROUND_EVENTS = 100;
-const MAX_ROUND_EVENTS = 50_000;
+/**
+ * The most new events of a round, and those of every round while the process serves nothing
+ * (BackgroundWrites.serving): a round's fixed cost is then paid once per 50,000 events, and a unit
+ * whose new events lie apart is read and written once instead of once per 25-ms round (a refresh
+ * after +1% at 1M units had taken 187 rounds and touched each of its units four times). Such a
+ * round held the writer thread for about 0.5 s at 1M units: the first request after a quiet
+ * spell may wait that long, and the rounds after it are sized to PIECE_TARGET_MS.
+ */
+export const MAX_ROUND_EVENTS = 50_000;
 
 export interface RefreshOptions {
   /** Build everything from raw events, whatever the state says. */
@@ -141,24 +144,34 @@ function staleSlots(slots: readonly RollupSlot[], state: State, stoppedAt: numbe
 }
 
 /**
+ * What a refresh since the stored state adds: the state, and the units whose exposure changed
+ * since its watermark (a query of unit ids), or null when no exposure can have changed.
+ */
+interface Since {
+  state: State;
+  changed: RawBuilder<unknown> | null;
+}
+
+/**
  * Stages the new events of the slots (sql/rollup/fresh.ts) for the units whose exposure did not change
  * since the watermark (those are built again from all of their events); null without a slot.
  */
-async function stage(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State): Promise<Staged | null> {
+async function stage(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], since: Since): Promise<Staged | null> {
   const keys = [...new Set(slots.map((slot) => slot.event_key))];
   if (keys.length === 0) return null;
-  const notChanged = sql`x.unit_id NOT IN (${unitsChangedAfter(state.watermark, scope.experimentId)})`;
-  const fresh = sql`${eventsAfter(state.watermark, scope.workspaceId, keys)}${eventsThrough(scope)}`;
+  const notChanged = since.changed === null ? sql`1 = 1` : sql`x.unit_id NOT IN (${since.changed})`;
+  const fresh = sql`${eventsAfter(since.state.watermark, scope.workspaceId, keys)}${eventsThrough(scope)}`;
   return stageNewEvents(trx, ctx.seam, scope, slots, fresh, notChanged);
 }
 
 /** Lists the units a refresh since the watermark changes: those whose exposure changed (replaced), and those with staged new events. */
-async function touchUnits(trx: Executor, scope: RollupScope, state: State, staged: Staged | null): Promise<Touched> {
-  const changed = unitsChangedAfter(state.watermark, scope.experimentId);
-  const withEvents = staged === null ? sql`` : sql` UNION ${stagedUnits(staged)}`;
-  await sql`INSERT INTO analysis_rollup_touched (experiment_id, unit_id)
-    SELECT ${scope.experimentId}, t.unit_id FROM (${changed}${withEvents}) AS t`.execute(trx);
-  return { fresh: staged, replaced: changed };
+async function touchUnits(trx: Executor, scope: RollupScope, since: Since, staged: Staged | null): Promise<Touched> {
+  const listed = [...(since.changed === null ? [] : [since.changed]), ...(staged === null ? [] : [stagedUnits(staged)])];
+  if (listed.length > 0) {
+    await sql`INSERT INTO analysis_rollup_touched (experiment_id, unit_id)
+      SELECT ${scope.experimentId}, t.unit_id FROM (${sql.join(listed, sql` UNION `)}) AS t`.execute(trx);
+  }
+  return { fresh: staged, replaced: since.changed };
 }
 
 /**
@@ -170,19 +183,19 @@ async function sinceWatermark(
   trx: Executor,
   scope: RollupScope,
   slots: readonly RollupSlot[],
-  state: State,
+  since: Since,
   staged?: Staged | null,
 ): Promise<RefreshResult> {
+  const { state, changed } = since;
   const hashes = new Map(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
   const stale = staleSlots(slots, state, scope.stoppedAt);
   const current = slots.filter((slot) => !stale.includes(slot));
-  const fresh = staged === undefined ? await stage(ctx, trx, scope, current, state) : staged;
+  const fresh = staged === undefined ? await stage(ctx, trx, scope, current, since) : staged;
   const gone = Object.keys(state.definitions).filter((id) => !hashes.has(id));
   await dropSlots(trx, scope.experimentId, [...gone, ...stale.map((slot) => slot.metric_id)]);
-  const changed = unitsChangedAfter(state.watermark, scope.experimentId);
-  const replaced = await replaceUnits(trx, scope.experimentId, changed);
+  const replaced = changed === null ? 0 : await replaceUnits(trx, scope.experimentId, changed);
   let eventsRead = 0;
-  if (current.length > 0) {
+  if (current.length > 0 && changed !== null) {
     const built = await stageUnits(trx, ctx.seam, scope, current, sql`x.unit_id IN (${changed})`);
     eventsRead += await stagedSlotEvents(trx, built);
     await addStaged(trx, ctx.seam, scope.experimentId, built);
@@ -199,15 +212,16 @@ async function sinceWatermark(
  * touched units' differences when the totals are current and no metric is rebuilt for every
  * unit, otherwise by adding them up again.
  */
-async function refreshIn(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], state: State | null, plan: TotalsPlan | null) {
-  if (state === null) {
+async function refreshIn(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: readonly RollupSlot[], since: Since | null, plan: TotalsPlan | null) {
+  if (since === null) {
     const result = await fromScratch(ctx, trx, scope, slots);
     if (plan) await rebuildTotals(trx, ctx.seam, scope.experimentId, plan);
     return result;
   }
+  const { state } = since;
   const incremental = plan !== null && state.totalsPlan === planHash(plan) && staleSlots(slots, state, scope.stoppedAt).length === 0;
   if (!incremental) {
-    const result = await sinceWatermark(ctx, trx, scope, slots, state);
+    const result = await sinceWatermark(ctx, trx, scope, slots, since);
     if (plan) await rebuildTotals(trx, ctx.seam, scope.experimentId, plan);
     return result;
   }
@@ -227,11 +241,11 @@ async function refreshIn(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots
     plan,
     async () => {
       // No slot is stale here: every slot gains the new events.
-      staged = await stage(ctx, trx, scope, slots, state);
-      return touchUnits(trx, scope, state, staged);
+      staged = await stage(ctx, trx, scope, slots, since);
+      return touchUnits(trx, scope, since, staged);
     },
     async () => {
-      result = await sinceWatermark(ctx, trx, scope, slots, state, staged);
+      result = await sinceWatermark(ctx, trx, scope, slots, since, staged);
     },
   );
   return result;
@@ -287,7 +301,8 @@ async function refreshWithin(ctx: SeamDeps, trx: Executor, input: RefreshInput):
   // refresh that takes everything keep their plans.
   const bound = watermark !== current && watermark.kind === 'sqlite' ? watermark.events?.rowid : undefined;
   const scope: RollupScope = { workspaceId: row.workspace_id, experimentId: row.id, stoppedAt: row.stopped_at, eventsThroughRowid: bound };
-  const result = await refreshIn(ctx, trx, scope, slots, trusted ? state : null, plan);
+  const since = trusted ? { state, changed: unitsChangedBetween(state.watermark, watermark, row.id) } : null;
+  const result = await refreshIn(ctx, trx, scope, slots, since, plan);
   await beforeCommit?.();
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
   await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, now);
@@ -338,9 +353,10 @@ async function refreshInRounds(ctx: SqlStoreDeps, input: RefreshInput, fixedRoun
   const size = fixedRoundEvents === undefined ? new PieceSize(ROUND_EVENTS, MIN_ROUND_EVENTS, MAX_ROUND_EVENTS) : null;
   let until: RowMark | null | undefined;
   for (;;) {
-    const roundEvents = fixedRoundEvents ?? (size as PieceSize).current;
+    const sized = fixedRoundEvents === undefined && ctx.background.serving;
+    const roundEvents = fixedRoundEvents ?? (sized ? (size as PieceSize).current : MAX_ROUND_EVENTS);
     const round = await ctx.background.run(() => ctx.writes.run(refreshOnSqlite, { ...input, roundEvents, until, now: ctx.clock.now() }));
-    size?.observe(round.ms);
+    if (sized) size?.observe(round.ms);
     total.events_read += round.events_read;
     total.units_refreshed += round.units_refreshed;
     if (!round.more) return total;

@@ -207,7 +207,7 @@ export async function buildInSteps(ctx: SqlStoreDeps, row: ExperimentRow, target
     const outcome = await ctx.background.run(() => ctx.writes.run(buildStep, input));
     result.events_read += outcome.events;
     result.units_refreshed += outcome.units;
-    if (outcome.ms !== null) size?.observe(outcome.ms);
+    if (outcome.ms !== null) size?.observe(outcome.ms, ctx.background.pieceTargetMs);
     if (!outcome.more) return result;
     await options.afterStep?.();
   }

@@ -245,8 +245,8 @@ async function applyCells(executor: Executor, experimentId: string, cells: Cells
 export interface Touched {
   /** The staged new events of the units that only gain events (their rows after the write are computed from it), or null. */
   fresh: Staged | null;
-  /** The listed units whose rows the write replaces (a query of unit ids): read again after it. */
-  replaced: RawBuilder<unknown>;
+  /** The listed units whose rows the write replaces (a query of unit ids): read again after it; null when there are none. */
+  replaced: RawBuilder<unknown> | null;
 }
 
 /**
@@ -273,9 +273,11 @@ export async function maintainTotals(
   accumulate(cells, plan, before, -1);
   if (usable) accumulate(cells, plan, freshAfter(before), 1);
   await write();
-  const after = usable
-    ? await unitRows(executor, seam, experimentId, plan, sql`x.unit_id IN (${replaced})`)
-    : await touchedRows(executor, seam, experimentId, plan);
+  const after = !usable
+    ? await touchedRows(executor, seam, experimentId, plan)
+    : replaced === null
+      ? []
+      : await unitRows(executor, seam, experimentId, plan, sql`x.unit_id IN (${replaced})`);
   accumulate(cells, plan, after, 1);
   await applyCells(executor, experimentId, cells);
   await sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`.execute(executor);
