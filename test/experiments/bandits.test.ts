@@ -195,6 +195,10 @@ describeEachDialect(
       const audit = await server().request('GET', `/v1/audit?target_id=${experiment.id}&action=experiment.bandit_reweighted`, { key });
       expect(audit.body.data).toHaveLength(1);
       expect(audit.body.data[0].payload).toMatchObject({ from: { control: 50, treatment: 50 }, to: { control: 10, treatment: 90 } });
+      // The entry reads in words and percentages, the raw draws beside it.
+      expect(audit.body.data[0].payload.summary).toMatch(
+        /^Weights control 50% → 10%, treatment 50% → 90%; chance of being best: control [<> ]*[\d.]+%, treatment [<> ]*[\d.]+%$/,
+      );
 
       // Old units keep their variants.
       const old = [...(units.control as string[]).slice(0, 50), ...(units.treatment as string[]).slice(0, 50)];

@@ -18,6 +18,7 @@ import * as bandits from './0016_bandits.js';
 import * as analysisRollupTotals from './0017_analysis_rollup_totals.js';
 import * as clickhouseMirror from './0020_clickhouse_mirror.js';
 import * as experimentStoppedBy from './0023_experiment_stopped_by.js';
+import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
 import * as auditActorIndex from './0024_audit_actor_index.js';
 import * as clickhouseDrainSequence from './0027_clickhouse_drain_sequence.js';
 import { sealEndpointUrls } from './0028_sealed_endpoint_urls.js';
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '0024_audit_actor_index': auditActorIndex,
   '0027_clickhouse_drain_sequence': clickhouseDrainSequence,
   '0029_job_lanes': jobLanes,
+  '0037_endpoint_experiment_filter': endpointExperimentFilter,
 };
 
 /**

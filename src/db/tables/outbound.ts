@@ -24,6 +24,8 @@ export interface WebhookEndpointsTable {
   failing_since: number | null;
   /** Why the service disabled the endpoint, or null. */
   disabled_reason: string | null;
+  /** JSON array of the experiment ids whose events the endpoint is sent, or null for every experiment (0037). */
+  experiment_ids: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -35,6 +37,8 @@ export interface WebhookEndpointDeliveriesTable {
   endpoint_id: string;
   event_id: string;
   event_type: string;
+  /** The experiment the event is about; null for a test ping and for deliveries made before 0037. */
+  experiment_id: string | null;
   /** The request body exactly as every attempt sends it. */
   body: string;
   status: OutboundDeliveryStatus;

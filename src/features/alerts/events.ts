@@ -4,6 +4,7 @@ import type { OutboundEvent } from '../webhook-endpoints/read.js';
 import type { AnalysisSnapshot, VariantPosterior } from '../analysis/read.js';
 import type { Experiment } from '../experiments/read.js';
 import type { LifecycleEvent } from '../experiments/lifecycle.js';
+import { pValueText } from '../../stats/rule-words.js';
 import { recommendationOf, worstSrmSlice } from './conditions.js';
 
 type ExperimentRef = Pick<Experiment, 'id' | 'key' | 'name' | 'workspace_id'>;
@@ -32,10 +33,11 @@ export function effectText(effect: NonNullable<VariantPosterior['effect']>): str
   return `${fmt(effect.absolute.mean)} absolute (95% interval ${fmt(low)} to ${fmt(high)})`;
 }
 
-function effectFields(posterior: VariantPosterior | undefined) {
+/** The effect of a variant on a metric named by its name ("Effect of fast on Checkout conversion"). */
+function effectFields(posterior: VariantPosterior | undefined, metricName: string | null) {
   if (!posterior?.effect) return [];
   return [
-    { label: `Effect of ${posterior.variant_key}`, value: effectText(posterior.effect) },
+    { label: `Effect of ${posterior.variant_key}${metricName ? ` on ${metricName}` : ''}`, value: effectText(posterior.effect) },
     { label: 'Chance to beat control', value: percent(posterior.effect.chance_to_beat_control) },
   ];
 }
@@ -50,8 +52,11 @@ export function recommendationChanged(experiment: ExperimentRef, snapshot: Analy
   const posterior = snapshot.per_variant.find((variant) => variant.variant_key === variantKey);
   const verb = recommendation?.recommendation ?? 'keep_running';
   const headline = `${experiment.name}: ${verb.replace('_', ' ')}${variantKey ? ` ${variantKey}` : ''}`;
+  const primary = snapshot.primary_metric;
+  const primaryName = primary ? primary.name || primary.key : null;
   return {
     workspaceId: experiment.workspace_id,
+    experimentId: experiment.id,
     type: 'experiment.recommendation_changed',
     data: {
       ...base(experiment, snapshot),
@@ -60,12 +65,15 @@ export function recommendationChanged(experiment: ExperimentRef, snapshot: Analy
       effect: posterior?.effect ?? null,
       chance_to_beat_control: posterior?.effect?.chance_to_beat_control ?? null,
       reasons: recommendation?.reasons ?? [],
-      primary_metric: snapshot.primary_metric ? { id: snapshot.primary_metric.id, key: snapshot.primary_metric.key } : null,
+      primary_metric: primary ? { id: primary.id, key: primary.key, name: primaryName } : null,
       link: linkTo(publicUrl, experiment.id, '/results'),
     },
     summary: {
       headline,
-      fields: [...effectFields(posterior), ...(recommendation?.reasons ?? []).slice(0, 3).map((reason) => ({ label: 'Why', value: reason.message }))],
+      fields: [
+        ...effectFields(posterior, primaryName),
+        ...(recommendation?.reasons ?? []).slice(0, 3).map((reason) => ({ label: 'Why', value: reason.message })),
+      ],
       link: linkTo(publicUrl, experiment.id, '/results'),
     },
   };
@@ -85,6 +93,7 @@ export function guardrailRegressed(
   const metricName = regression?.metric_name || guardrail?.metric_name || metricKey;
   return {
     workspaceId: experiment.workspace_id,
+    experimentId: experiment.id,
     type: 'experiment.guardrail_regressed',
     data: {
       ...base(experiment, snapshot),
@@ -96,7 +105,7 @@ export function guardrailRegressed(
     },
     summary: {
       headline: `${experiment.name}: ${variantKey} makes the guardrail ${metricName} worse`,
-      fields: effectFields(posterior),
+      fields: effectFields(posterior, metricName),
       link: linkTo(publicUrl, experiment.id, '/results'),
     },
   };
@@ -107,14 +116,18 @@ export function srmDetected(experiment: ExperimentRef, snapshot: AnalysisSnapsho
   const p = snapshot.srm_chi_squared_p;
   return {
     workspaceId: experiment.workspace_id,
+    experimentId: experiment.id,
     type: 'experiment.srm_detected',
     data: { ...base(experiment, snapshot), p, traffic: snapshot.traffic, worst_slice: slice, link: linkTo(publicUrl, experiment.id, '/results') },
     summary: {
       headline: `${experiment.name}: the split does not match the weights (sample-ratio mismatch); distrust its results`,
       fields: [
-        { label: 'SRM p-value', value: p === null ? 'n/a' : p.toExponential(2) },
-        ...snapshot.traffic.map((variant) => ({ label: variant.variant_key, value: `${variant.exposed_units} units (weight ${variant.weight}%)` })),
-        ...(slice ? [{ label: 'Worst slice', value: `${slice.dimension} = ${slice.value} (p ${slice.p.toExponential(2)})` }] : []),
+        { label: 'Sample ratio test', value: p === null ? 'not computed' : pValueText(p) },
+        ...snapshot.traffic.map((variant) => ({
+          label: variant.variant_key,
+          value: `${variant.exposed_units.toLocaleString('en-US')} units (weight ${variant.weight}%)`,
+        })),
+        ...(slice ? [{ label: 'Worst slice', value: `${slice.dimension} = ${slice.value} (${pValueText(slice.p)})` }] : []),
       ],
       link: linkTo(publicUrl, experiment.id, '/results'),
     },
@@ -124,6 +137,7 @@ export function srmDetected(experiment: ExperimentRef, snapshot: AnalysisSnapsho
 export function srmCleared(experiment: ExperimentRef, snapshot: AnalysisSnapshot, publicUrl: string | null): Event {
   return {
     workspaceId: experiment.workspace_id,
+    experimentId: experiment.id,
     type: 'experiment.srm_cleared',
     data: { ...base(experiment, snapshot), p: snapshot.srm_chi_squared_p, link: linkTo(publicUrl, experiment.id, '/results') },
     summary: { headline: `${experiment.name}: the split matches the weights again`, fields: [], link: linkTo(publicUrl, experiment.id, '/results') },
@@ -133,6 +147,7 @@ export function srmCleared(experiment: ExperimentRef, snapshot: AnalysisSnapshot
 export function noData(experiment: ExperimentRef, snapshot: AnalysisSnapshot, reasons: string, publicUrl: string | null): Event {
   return {
     workspaceId: experiment.workspace_id,
+    experimentId: experiment.id,
     type: 'experiment.no_data',
     data: { ...base(experiment, snapshot), reasons: reasons.split('; '), traffic: snapshot.traffic, link: linkTo(publicUrl, experiment.id, '') },
     summary: { headline: `${experiment.name}: ${reasons}`, fields: [], link: linkTo(publicUrl, experiment.id, '') },
@@ -142,6 +157,7 @@ export function noData(experiment: ExperimentRef, snapshot: AnalysisSnapshot, re
 export function analysisFailed(experiment: ExperimentRef, reason: string, publicUrl: string | null): Event {
   return {
     workspaceId: experiment.workspace_id,
+    experimentId: experiment.id,
     type: 'experiment.analysis_failed',
     data: { experiment: experimentData(experiment), reason, link: linkTo(publicUrl, experiment.id, '') },
     summary: {
@@ -152,20 +168,31 @@ export function analysisFailed(experiment: ExperimentRef, reason: string, public
   };
 }
 
+/** A stop reason as a person says it. */
+const STOP_REASONS: Record<NonNullable<Experiment['stop_reason']>, string> = {
+  won: 'a variant won',
+  lost: 'the control won (rolled back)',
+  inconclusive: 'no difference found',
+  bug: 'a bug (results not to be trusted)',
+  business: 'a business decision',
+};
+
 export function lifecycleEvent(event: LifecycleEvent, publicUrl: string | null): Event {
   const { experiment } = event;
   const link = linkTo(publicUrl, experiment.id, '');
   if (event.kind === 'started') {
     return {
       workspaceId: experiment.workspace_id,
+      experimentId: experiment.id,
       type: 'experiment.started',
       data: { experiment: experimentData(experiment), started_at: experiment.started_at, started_by_key_id: event.actorId, link },
       summary: { headline: `${experiment.name} started`, fields: experiment.variants.map((v) => ({ label: v.key, value: `${v.weight}%` })), link },
     };
   }
-  const by = event.stoppedBy === 'auto' ? `automatically (snapshot ${event.snapshotId})` : event.stoppedBy === 'person' ? 'by a person' : 'by an API key';
+  const by = event.stoppedBy === 'auto' ? 'automatically by its analysis' : event.stoppedBy === 'person' ? 'by a person' : 'by an API key';
   return {
     workspaceId: experiment.workspace_id,
+    experimentId: experiment.id,
     type: 'experiment.stopped',
     data: {
       experiment: experimentData(experiment),
@@ -178,7 +205,7 @@ export function lifecycleEvent(event: LifecycleEvent, publicUrl: string | null):
       link,
     },
     summary: {
-      headline: `${experiment.name} stopped ${by}: ${experiment.stop_reason ?? 'no reason given'}`,
+      headline: `${experiment.name} stopped ${by}: ${experiment.stop_reason ? STOP_REASONS[experiment.stop_reason] : 'no reason given'}`,
       fields: experiment.outcome_notes ? [{ label: 'Notes', value: experiment.outcome_notes }] : [],
       link,
     },

@@ -302,6 +302,8 @@ export async function computeSnapshot(ctx: AnalysisDeps, given: ExperimentRow, o
       payload: {
         snapshot_id: snapshot.id,
         via: audit.via,
+        // What a person reads first: the recommendation (which weighs the health checks), then the rule's verdict.
+        recommendation: { action: document.decision.recommendation.action, variant_key: document.decision.recommendation.variant_key },
         verdict: document.decision.verdict,
         decision_rule_satisfied: snapshot.decision_rule_satisfied === 1,
         mode: document.computation?.mode ?? null,

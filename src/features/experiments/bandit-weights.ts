@@ -23,6 +23,19 @@ export interface BanditWeights {
   basedOnPeriods: number;
 }
 
+const chance = (probability: number) => (probability > 0.999 ? '> 99.9%' : probability < 0.001 ? '< 0.1%' : `${(100 * probability).toFixed(1)}%`);
+
+/**
+ * The entry in words, as the audit log shows it: "Weights control 50% → 10%, treatment 50% → 90%;
+ * chance of being best: control 2.1%, treatment 97.9%" (the raw numbers stay beside it).
+ */
+export function reweightSummary(from: Record<string, number>, update: Pick<BanditWeights, 'weights' | 'probBest'>): string {
+  const keys = Object.keys(update.weights);
+  const weights = keys.map((key) => `${key} ${from[key] ?? 0}% → ${update.weights[key]}%`).join(', ');
+  const best = keys.map((key) => `${key} ${chance(update.probBest[key] ?? 0)}`).join(', ');
+  return `Weights ${weights}; chance of being best: ${best}`;
+}
+
 /**
  * Writes the new weights as a new period, unless the experiment stopped being a running bandit or
  * another update got there first (then null). Equal weights start no period (also null).
@@ -53,7 +66,7 @@ export async function applyBanditWeights(ctx: ExperimentsDeps, experimentId: str
       action: REWEIGHTED_ACTION,
       targetType: 'experiment',
       targetId: row.id,
-      payload: { from, to: update.weights, seed: update.seed, prob_best: update.probBest, period: periods.length },
+      payload: { summary: reweightSummary(from, update), from, to: update.weights, seed: update.seed, prob_best: update.probBest, period: periods.length },
       at: now,
     });
     return toExperiment({ ...row, ...changes });

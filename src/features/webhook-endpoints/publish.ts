@@ -5,7 +5,7 @@ import { enqueueAttempt } from './delivery-job.js';
 import type { WebhookEndpointsDeps } from './deps.js';
 import type { EventType } from './schemas.js';
 import { slackMessage } from './slack.js';
-import { insertDelivery, listEnabledEndpoints, type WebhookEndpointRow } from './store.js';
+import { experimentFilterOf, insertDelivery, listEnabledEndpoints, type WebhookEndpointRow } from './store.js';
 
 /** Retries stop this long after the event (or a redelivery): about three days, as Stripe does. */
 export const RETRY_WINDOW_MS = 3 * 24 * 60 * 60 * 1000;
@@ -19,15 +19,20 @@ export interface EventSummary {
 
 export interface OutboundEvent {
   workspaceId: string;
+  /** The experiment the event is about: an endpoint limited to some experiments is sent only theirs. */
+  experimentId: string;
   type: EventType;
   data: Record<string, unknown>;
   summary: EventSummary;
 }
 
-export function subscribes(endpoint: WebhookEndpointRow, type: EventType): boolean {
+/** Whether the endpoint is sent an event of this type about this experiment (a ping always is). */
+export function subscribes(endpoint: WebhookEndpointRow, type: EventType, experimentId: string | null): boolean {
   if (type === 'ping') return true;
   const types = JSON.parse(endpoint.event_types) as string[];
-  return types.includes('*') || types.includes(type);
+  if (!types.includes('*') && !types.includes(type)) return false;
+  const experiments = experimentFilterOf(endpoint);
+  return experiments === null || (experimentId !== null && experiments.includes(experimentId));
 }
 
 /** The body every attempt sends: the event envelope, or Slack's message for a slack endpoint. */
@@ -40,7 +45,7 @@ export async function createDelivery(
   ctx: WebhookEndpointsDeps,
   executor: Executor,
   endpoint: WebhookEndpointRow,
-  event: { id: string; type: EventType; body: string },
+  event: { id: string; type: EventType; experimentId: string | null; body: string },
   now: number,
 ): Promise<string> {
   const id = newId();
@@ -50,6 +55,7 @@ export async function createDelivery(
     endpoint_id: endpoint.id,
     event_id: event.id,
     event_type: event.type,
+    experiment_id: event.experimentId,
     body: event.body,
     status: 'pending',
     attempts: 0,
@@ -80,8 +86,9 @@ export async function publishEvent(ctx: WebhookEndpointsDeps, executor: Executor
   const eventId = newId();
   const envelope = envelopeOf(eventId, event, now);
   const endpoints = await listEnabledEndpoints(executor, event.workspaceId);
-  for (const endpoint of endpoints.filter((candidate) => subscribes(candidate, event.type))) {
-    await createDelivery(ctx, executor, endpoint, { id: eventId, type: event.type, body: deliveryBody(endpoint, envelope, event.summary) }, now);
+  for (const endpoint of endpoints.filter((candidate) => subscribes(candidate, event.type, event.experimentId))) {
+    const delivery = { id: eventId, type: event.type, experimentId: event.experimentId, body: deliveryBody(endpoint, envelope, event.summary) };
+    await createDelivery(ctx, executor, endpoint, delivery, now);
   }
   return eventId;
 }

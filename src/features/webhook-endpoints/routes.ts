@@ -57,7 +57,7 @@ function endpointRoutes(ctx: WebhookEndpointsDeps): FastifyPluginAsyncTypebox {
     app.patch(
       '/v1/webhook-endpoints/:id',
       route('updateWebhookEndpoint', {
-        description: 'Changes url, description, event_types, enabled or format. An unchanged body changes nothing and logs nothing.',
+        description: 'Changes url, description, event_types, enabled, format or experiment_ids. An unchanged body changes nothing and logs nothing.',
         params: WebhookEndpointParams,
         body: WebhookEndpointPatch,
         response: { 200: WebhookEndpointWritten, 404: notFound },
@@ -100,9 +100,10 @@ function deliveryRoutes(ctx: WebhookEndpointsDeps): FastifyPluginAsyncTypebox {
         response: { 200: EndpointDeliveryList, 404: notFound },
       }),
       async (request) => {
-        await getEndpoint(ctx, principalOf(request).workspaceId, request.params.id);
+        const { workspaceId } = principalOf(request);
+        await getEndpoint(ctx, workspaceId, request.params.id);
         const { status, ...page } = request.query;
-        return listDeliveries(ctx.db, request.params.id, status, page);
+        return listDeliveries(ctx.db, workspaceId, request.params.id, status, page);
       },
     );
     app.post(

@@ -29,6 +29,17 @@ const Url = Type.String({
     'where deliveries are POSTed: an http or https URL a WHATWG URL parser accepts, with a host and a port from 1 to 65535 (else 422); stored encrypted',
 });
 const Description = Type.String({ maxLength: 500 });
+
+/** At most this many experiments in an endpoint's filter: past that, "every experiment" is what is meant. */
+export const MAX_FILTERED_EXPERIMENTS = 100;
+const ExperimentIds = Type.Union([Type.Array(Id, { minItems: 1, maxItems: MAX_FILTERED_EXPERIMENTS, uniqueItems: true }), Type.Null()], {
+  description:
+    'the experiments whose events the endpoint is sent (ids of this workspace), or null for every experiment; a test ping is sent whatever the filter',
+});
+const ExperimentRef = Type.Object(
+  { id: Id, key: Type.String(), name: Type.String() },
+  { description: 'an experiment by id, key and name, so a reader need not look it up' },
+);
 const Format = Type.Union([Type.Literal('verdict'), Type.Literal('slack')], {
   description: 'verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret',
 });
@@ -51,6 +62,8 @@ const endpointProperties = {
     description: 'when the current run of failed attempts began; after three days of failures the endpoint is disabled',
   }),
   disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'why Verdict disabled the endpoint, or null' }),
+  experiment_ids: ExperimentIds,
+  experiments: Type.Array(ExperimentRef, { description: 'the experiments of `experiment_ids` by name (empty when every experiment is sent)' }),
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -82,6 +95,7 @@ export const WebhookEndpointInput = Type.Object(
     event_types: EventTypes,
     enabled: Type.Optional(Type.Boolean({ default: true })),
     format: Type.Optional(Format),
+    experiment_ids: Type.Optional(ExperimentIds),
   },
   { additionalProperties: false },
 );
@@ -94,6 +108,7 @@ export const WebhookEndpointPatch = Type.Object(
     event_types: Type.Optional(EventTypes),
     enabled: Type.Optional(Type.Boolean({ description: 'true re-enables an endpoint Verdict disabled, and clears its failure run' })),
     format: Type.Optional(Format),
+    experiment_ids: Type.Optional(ExperimentIds),
   },
   { additionalProperties: false },
 );
@@ -112,6 +127,9 @@ export const EndpointDeliverySchema = Type.Object(
     endpoint_id: Id,
     event_id: Id,
     event_type: Type.String(),
+    experiment: Type.Union([ExperimentRef, Type.Null()], {
+      description: 'the experiment the event is about; null for a test ping, a deleted experiment, and deliveries stored before this field',
+    }),
     status: Type.Enum([...OUTBOUND_STATUSES], {
       description: 'pending: an attempt is due (see next_attempt_at); succeeded: a 2xx answered; failed: retries ran out or the endpoint was disabled',
     }),

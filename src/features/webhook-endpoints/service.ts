@@ -17,6 +17,9 @@ import type { WebhookEndpointInput, WebhookEndpointPatch } from './schemas.js';
 import {
   countEndpoints,
   deleteEndpoint,
+  experimentFilterOf,
+  experimentRefs,
+  type ExperimentRefs,
   failPendingDeliveries,
   findEndpoint,
   insertEndpoint,
@@ -73,6 +76,20 @@ function checkedUrl(text: string): URL {
   return parseUrl(text) as URL;
 }
 
+/**
+ * The experiments of a filter, by id, or a 422 naming each id that is no experiment of the
+ * workspace (checked in the transaction that saves the filter).
+ */
+async function checkedFilter(trx: Executor, workspaceId: string, ids: readonly string[] | null | undefined): Promise<ExperimentRefs> {
+  if (!ids) return new Map();
+  const refs = await experimentRefs(trx, workspaceId, ids);
+  const unknown = ids.flatMap((id, index) =>
+    refs.has(id) ? [] : [{ pointer: `/experiment_ids/${index}`, message: 'is not an experiment of this workspace' }],
+  );
+  if (unknown.length > 0) throw problems.validation(unknown);
+  return refs;
+}
+
 /** Refuses a new endpoint past the workspace's cap, with the workspace row locked so two creations cannot both pass. */
 async function requireRoomForEndpoint(ctx: WebhookEndpointsDeps, trx: Executor, workspaceId: string): Promise<void> {
   await ctx.seam.forUpdate(trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId)).execute();
@@ -89,6 +106,7 @@ export async function createEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, in
   const secret = newWebhookSecret();
   return ctx.db.transaction().execute(async (trx) => {
     await requireRoomForEndpoint(ctx, trx, actor.workspaceId);
+    const refs = await checkedFilter(trx, actor.workspaceId, input.experiment_ids);
     const now = ctx.clock.now();
     const row: WebhookEndpointRow = {
       id: newId(),
@@ -104,13 +122,14 @@ export async function createEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, in
       previous_secret_expires_at: null,
       failing_since: null,
       disabled_reason: null,
+      experiment_ids: input.experiment_ids ? JSON.stringify(input.experiment_ids) : null,
       created_at: now,
       updated_at: now,
     };
     await insertEndpoint(trx, row);
-    const endpoint = toWebhookEndpoint(row, now);
-    const { url, description, event_types, enabled, format } = endpoint;
-    await audit(trx, actor, 'webhook_endpoint.created', row.id, { url, description, event_types, enabled, format, warnings }, now);
+    const endpoint = toWebhookEndpoint(row, now, refs);
+    const { url, description, event_types, enabled, format, experiments } = endpoint;
+    await audit(trx, actor, 'webhook_endpoint.created', row.id, { url, description, event_types, enabled, format, experiments, warnings }, now);
     // The only answer that shows the whole URL: the caller just sent it.
     return { ...endpoint, url: input.url, warnings, secret };
   });
@@ -119,7 +138,7 @@ export async function createEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, in
 export async function getEndpoint(ctx: WebhookEndpointsDeps, workspaceId: string, id: string) {
   const row = await findEndpoint(ctx.db, workspaceId, id);
   if (!row) throw notFound(id);
-  return toWebhookEndpoint(row, ctx.clock.now());
+  return toWebhookEndpoint(row, ctx.clock.now(), await experimentRefs(ctx.db, workspaceId, experimentFilterOf(row) ?? []));
 }
 
 /** What the patch changes, field by field; the URL is compared in full and recorded masked. */
@@ -138,6 +157,14 @@ function changesOf(ctx: WebhookEndpointsDeps, current: WebhookEndpointRow, patch
   return changes;
 }
 
+/** The audit entry names the experiments a filter changed to, not only their ids. */
+function namedFilterChange(changes: Record<string, { from: unknown; to: unknown }>, refs: ExperimentRefs) {
+  const change = changes.experiment_ids;
+  if (!change) return changes;
+  const names = Array.isArray(change.to) ? (change.to as string[]).map((id) => refs.get(id)?.name ?? id) : null;
+  return { ...changes, experiment_ids: { ...change, to_names: names } };
+}
+
 /** Changes what was given; an unchanged body changes nothing and logs nothing. Re-enabling clears the failure run. */
 export async function patchEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id: string, patch: WebhookEndpointPatch) {
   const warnings = patch.url === undefined ? [] : await urlWarnings(ctx, checkedUrl(patch.url));
@@ -146,7 +173,9 @@ export async function patchEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id:
     if (!current) throw notFound(id);
     const now = ctx.clock.now();
     const changes = changesOf(ctx, current, patch);
-    if (Object.keys(changes).length === 0) return { ...toWebhookEndpoint(current, now), warnings };
+    const filter = patch.experiment_ids === undefined ? experimentFilterOf(current) : patch.experiment_ids;
+    const refs = await checkedFilter(trx, actor.workspaceId, filter);
+    if (Object.keys(changes).length === 0) return { ...toWebhookEndpoint(current, now, refs), warnings };
     const updated: WebhookEndpointRow = {
       ...current,
       ...(changes.url && patch.url ? { url_enc: ctx.secrets.seal(patch.url), url_masked: maskEndpointUrl(patch.url) } : {}),
@@ -154,6 +183,7 @@ export async function patchEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id:
       event_types: changes.event_types ? JSON.stringify(changes.event_types.to) : current.event_types,
       format: patch.format ?? current.format,
       enabled: patch.enabled === undefined ? current.enabled : patch.enabled ? 1 : 0,
+      experiment_ids: filter ? JSON.stringify(filter) : null,
       updated_at: now,
     };
     if (changes.enabled && patch.enabled) Object.assign(updated, { failing_since: null, disabled_reason: null });
@@ -161,8 +191,8 @@ export async function patchEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id:
     await updateEndpoint(trx, id, columns);
     // As when Verdict disables it: what was waiting for a retry is not sent, and the log says so now.
     if (changes.enabled && !patch.enabled) await failPendingDeliveries(trx, id, 'not retried: the endpoint was disabled', now);
-    await audit(trx, actor, 'webhook_endpoint.updated', id, { changes, warnings }, now);
-    return { ...toWebhookEndpoint(updated, now), warnings };
+    await audit(trx, actor, 'webhook_endpoint.updated', id, { changes: namedFilterChange(changes, refs), warnings }, now);
+    return { ...toWebhookEndpoint(updated, now, refs), warnings };
   });
 }
 
@@ -185,7 +215,8 @@ export async function rotateEndpointSecret(ctx: WebhookEndpointsDeps, actor: Act
     const changes = { ...rotatedColumns(ctx.secrets, current, secret, now), updated_at: now };
     await updateEndpoint(trx, id, changes);
     await audit(trx, actor, 'webhook_endpoint.secret_rotated', id, { previous_secret_expires_at: toIso(changes.previous_secret_expires_at) }, now);
-    return { ...toWebhookEndpoint({ ...current, ...changes }, now), warnings: [], secret };
+    const refs = await experimentRefs(trx, actor.workspaceId, experimentFilterOf(current) ?? []);
+    return { ...toWebhookEndpoint({ ...current, ...changes }, now, refs), warnings: [], secret };
   });
 }
 
@@ -200,7 +231,8 @@ export async function pingEndpoint(ctx: WebhookEndpointsDeps, actor: Actor, id: 
     const data = { endpoint_id: endpoint.id, message: 'A test event from Verdict: this endpoint receives deliveries.' };
     const envelope = envelopeOf(eventId, { workspaceId: actor.workspaceId, type: 'ping', data }, now);
     const summary = { headline: 'Verdict test message: this channel will receive experiment alerts.', fields: [], link: null };
-    const deliveryId = await createDelivery(ctx, trx, endpoint, { id: eventId, type: 'ping', body: deliveryBody(endpoint, envelope, summary) }, now);
+    const ping = { id: eventId, type: 'ping' as const, experimentId: null, body: deliveryBody(endpoint, envelope, summary) };
+    const deliveryId = await createDelivery(ctx, trx, endpoint, ping, now);
     await audit(trx, actor, 'webhook_endpoint.pinged', id, { event_id: eventId, delivery_id: deliveryId }, now);
     const delivery = await lockDelivery(trx, ctx.seam, id, deliveryId);
     return toEndpointDelivery(delivery as NonNullable<typeof delivery>);
@@ -227,6 +259,7 @@ export async function redeliver(ctx: WebhookEndpointsDeps, actor: Actor, id: str
       tag: 'redeliver',
     });
     await audit(trx, actor, 'webhook_endpoint.redelivered', id, { delivery_id: delivery.id, event_id: delivery.event_id }, now);
-    return toEndpointDelivery({ ...delivery, ...changes });
+    const refs = await experimentRefs(trx, actor.workspaceId, delivery.experiment_id ? [delivery.experiment_id] : []);
+    return toEndpointDelivery({ ...delivery, ...changes }, refs);
   });
 }

@@ -10,8 +10,35 @@ import type { EndpointDelivery, WebhookEndpoint } from './schemas.js';
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type EndpointDeliveryRow = Selectable<WebhookEndpointDeliveriesTable>;
 
+export interface ExperimentRef {
+  id: string;
+  key: string;
+  name: string;
+}
+export type ExperimentRefs = ReadonlyMap<string, ExperimentRef>;
+const NO_REFS: ExperimentRefs = new Map();
+
+/** The experiment ids an endpoint is limited to, or null for every experiment. */
+export function experimentFilterOf(row: Pick<WebhookEndpointRow, 'experiment_ids'>): string[] | null {
+  return row.experiment_ids === null ? null : (JSON.parse(row.experiment_ids) as string[]);
+}
+
+/** The workspace's experiments among `ids`, by id: what a filter or a delivery shows by name. */
+export async function experimentRefs(executor: Executor, workspaceId: string, ids: Iterable<string>): Promise<ExperimentRefs> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return NO_REFS;
+  const rows = await executor
+    .selectFrom('experiments')
+    .select(['id', 'key', 'name'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', wanted)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
 /** The API shape; the previous secret's expiry is shown only while that secret still signs. */
-export function toWebhookEndpoint(row: WebhookEndpointRow, now: number): WebhookEndpoint {
+export function toWebhookEndpoint(row: WebhookEndpointRow, now: number, refs: ExperimentRefs = NO_REFS): WebhookEndpoint {
+  const experimentIds = experimentFilterOf(row);
   return {
     id: row.id,
     workspace_id: row.workspace_id,
@@ -23,17 +50,23 @@ export function toWebhookEndpoint(row: WebhookEndpointRow, now: number): Webhook
     previous_secret_expires_at: previousSecretExpiry(row, now),
     failing_since: toIsoOrNull(row.failing_since),
     disabled_reason: row.disabled_reason,
+    experiment_ids: experimentIds,
+    experiments: (experimentIds ?? []).flatMap((id) => {
+      const ref = refs.get(id);
+      return ref ? [ref] : [];
+    }),
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };
 }
 
-export function toEndpointDelivery(row: EndpointDeliveryRow): EndpointDelivery {
+export function toEndpointDelivery(row: EndpointDeliveryRow, refs: ExperimentRefs = NO_REFS): EndpointDelivery {
   return {
     id: row.id,
     endpoint_id: row.endpoint_id,
     event_id: row.event_id,
     event_type: row.event_type,
+    experiment: (row.experiment_id && refs.get(row.experiment_id)) || null,
     status: row.status,
     attempts: row.attempts,
     response_status: row.response_status,
@@ -84,7 +117,13 @@ export async function countEndpoints(executor: Executor, workspaceId: string): P
 
 export async function listEndpoints(executor: Executor, workspaceId: string, page: PageParams, now: number) {
   const query = executor.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId);
-  return paginate(query, 'id', page, (row) => toWebhookEndpoint(row, now));
+  const rows = await paginate(query, 'id', page, (row) => row);
+  const refs = await experimentRefs(
+    executor,
+    workspaceId,
+    rows.data.flatMap((row) => experimentFilterOf(row) ?? []),
+  );
+  return { ...rows, data: rows.data.map((row) => toWebhookEndpoint(row, now, refs)) };
 }
 
 /** The workspace's enabled endpoints: the candidates for an event. */
@@ -139,8 +178,20 @@ export async function failPendingDeliveries(executor: Executor, endpointId: stri
     .execute();
 }
 
-export async function listDeliveries(executor: Executor, endpointId: string, status: OutboundDeliveryStatus | undefined, page: PageParams) {
+export async function listDeliveries(
+  executor: Executor,
+  workspaceId: string,
+  endpointId: string,
+  status: OutboundDeliveryStatus | undefined,
+  page: PageParams,
+) {
   let query = executor.selectFrom('webhook_endpoint_deliveries').selectAll().where('endpoint_id', '=', endpointId);
   if (status) query = query.where('status', '=', status);
-  return paginate(query, 'id', page, toEndpointDelivery, 'desc');
+  const rows = await paginate(query, 'id', page, (row) => row, 'desc');
+  const refs = await experimentRefs(
+    executor,
+    workspaceId,
+    rows.data.flatMap((row) => (row.experiment_id ? [row.experiment_id] : [])),
+  );
+  return { ...rows, data: rows.data.map((row) => toEndpointDelivery(row, refs)) };
 }
