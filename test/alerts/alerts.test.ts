@@ -266,7 +266,7 @@ describeEach('alerts to Slack', {}, ({ dialect }) => {
     const [headline, numbers, context] = message.blocks;
     expect(headline).toEqual({ type: 'section', text: { type: 'mrkdwn', text: expect.stringContaining('slack-guard-errors') } });
     const fields = numbers.fields.map((field: { text: string }) => field.text);
-    expect(fields[0]).toMatch(/^\*Effect of treatment\*\n\+\d+\.\d% \(95% interval \+\d+\.\d% to \+\d+\.\d%\)$/);
+    expect(fields[0]).toMatch(/^\*Effect of treatment on slack-guard-errors\*\n\+\d+\.\d% \(95% interval \+\d+\.\d% to \+\d+\.\d%\)$/);
     expect(fields[1]).toMatch(/^\*Chance to beat control\*\n\d+\.\d%$/);
     expect(context).toEqual({
       type: 'context',

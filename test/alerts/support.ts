@@ -18,6 +18,8 @@ export const TWO_ARMS = [
 export interface AlertsEnv {
   server: TestServer;
   receiver: Receiver;
+  /** The receiver's address (http://127.0.0.1:port): an endpoint of a test posts to base + its own path. */
+  base: string;
   /** A fresh workspace per call, with its own endpoint, so tests do not see each other's events. */
   workspace(format?: 'verdict' | 'slack'): Promise<Workspace>;
 }
@@ -50,6 +52,7 @@ export function useAlertsServer(dialect: DialectName, options: { clock?: Clock; 
     env = {
       server,
       receiver,
+      base,
       async workspace(format = 'verdict') {
         const boot = await server.bootstrap();
         const path = `/hook/${boot.workspaceId}`;

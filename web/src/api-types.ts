@@ -1282,6 +1282,15 @@ export type ListWebhookEndpointsResponse = {
     failing_since: string | null;
     /** why Verdict disabled the endpoint, or null */
     disabled_reason: string | null;
+    /** the experiments whose events the endpoint is sent (ids of this workspace), or null for every experiment; a test ping is sent whatever the filter */
+    experiment_ids: Array<string> | null;
+    /** the experiments of `experiment_ids` by name (empty when every experiment is sent) */
+    experiments: Array<{
+      /** ULID */
+      id: string;
+      key: string;
+      name: string;
+    }>;
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -1300,6 +1309,8 @@ export type CreateWebhookEndpointRequest = {
   enabled?: boolean;
   /** verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret */
   format?: "verdict" | "slack";
+  /** the experiments whose events the endpoint is sent (ids of this workspace), or null for every experiment; a test ping is sent whatever the filter */
+  experiment_ids?: Array<string> | null;
 };
 
 /** POST /v1/webhook-endpoints: 201 body */
@@ -1322,6 +1333,15 @@ export type CreateWebhookEndpointResponse = {
   failing_since: string | null;
   /** why Verdict disabled the endpoint, or null */
   disabled_reason: string | null;
+  /** the experiments whose events the endpoint is sent (ids of this workspace), or null for every experiment; a test ping is sent whatever the filter */
+  experiment_ids: Array<string> | null;
+  /** the experiments of `experiment_ids` by name (empty when every experiment is sent) */
+  experiments: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+  }>;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -1352,6 +1372,15 @@ export type GetWebhookEndpointResponse = {
   failing_since: string | null;
   /** why Verdict disabled the endpoint, or null */
   disabled_reason: string | null;
+  /** the experiments whose events the endpoint is sent (ids of this workspace), or null for every experiment; a test ping is sent whatever the filter */
+  experiment_ids: Array<string> | null;
+  /** the experiments of `experiment_ids` by name (empty when every experiment is sent) */
+  experiments: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+  }>;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -1369,6 +1398,8 @@ export type UpdateWebhookEndpointRequest = {
   enabled?: boolean;
   /** verdict: the signed event envelope; slack: a Slack incoming-webhook message (text and blocks), unsigned: the URL is the secret */
   format?: "verdict" | "slack";
+  /** the experiments whose events the endpoint is sent (ids of this workspace), or null for every experiment; a test ping is sent whatever the filter */
+  experiment_ids?: Array<string> | null;
 };
 
 /** PATCH /v1/webhook-endpoints/{id}: 200 body */
@@ -1391,6 +1422,15 @@ export type UpdateWebhookEndpointResponse = {
   failing_since: string | null;
   /** why Verdict disabled the endpoint, or null */
   disabled_reason: string | null;
+  /** the experiments whose events the endpoint is sent (ids of this workspace), or null for every experiment; a test ping is sent whatever the filter */
+  experiment_ids: Array<string> | null;
+  /** the experiments of `experiment_ids` by name (empty when every experiment is sent) */
+  experiments: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+  }>;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -1412,6 +1452,13 @@ export type ListWebhookEndpointDeliveriesResponse = {
     /** ULID */
     event_id: string;
     event_type: string;
+    /** the experiment the event is about; null for a test ping, a deleted experiment, and deliveries stored before this field */
+    experiment: {
+      /** ULID */
+      id: string;
+      key: string;
+      name: string;
+    } | null;
     /** pending: an attempt is due (see next_attempt_at); succeeded: a 2xx answered; failed: retries ran out or the endpoint was disabled */
     status: "pending" | "succeeded" | "failed";
     /** attempts made so far */
@@ -1443,6 +1490,13 @@ export type RedeliverWebhookEndpointDeliveryResponse = {
   /** ULID */
   event_id: string;
   event_type: string;
+  /** the experiment the event is about; null for a test ping, a deleted experiment, and deliveries stored before this field */
+  experiment: {
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+  } | null;
   /** pending: an attempt is due (see next_attempt_at); succeeded: a 2xx answered; failed: retries ran out or the endpoint was disabled */
   status: "pending" | "succeeded" | "failed";
   /** attempts made so far */
