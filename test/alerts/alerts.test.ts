@@ -164,7 +164,7 @@ describeEach('alerts', {}, ({ dialect }) => {
     expect(alert.data).toMatchObject({ snapshot_id: first.id, metric: { id: metrics.errors, name: 'loser error rate' }, variant_key: 'harmful' });
     const read = await server.request('GET', `/v1/experiments/${experiment.id}`, { key: ws.key });
     expect(read.body).toMatchObject({ status: 'stopped', stop_reason: 'lost', stopped_by: 'auto', stop_snapshot_id: first.id });
-    expect(read.body.outcome_notes).toContain('loser error rate (harmful)');
+    expect(read.body.outcome_notes).toBe('Stopped automatically: harmful makes the guardrail loser error rate worse.');
   });
 
   it('sends guardrail_regressed for a non-winning variant once across snapshots, and not for the variant that harms nothing', async () => {
@@ -188,7 +188,11 @@ describeEach('alerts', {}, ({ dialect }) => {
     const snapshot = await computeNow(server, ws.key, experiment.id);
     const read = await server.request('GET', `/v1/experiments/${experiment.id}`, { key: ws.key });
     expect(read.body).toMatchObject({ status: 'stopped', stop_reason: 'bug' });
-    expect(read.body.outcome_notes).toContain(snapshot.id);
+    // The notes are for people: words and the test's p-value, the snapshot by its id only in stop_snapshot_id and the audit entry.
+    expect(read.body.outcome_notes).toMatch(
+      /^Stopped automatically: the split does not match the weights \(sample ratio test p [<=] [\d.]+\), so its results cannot be trusted\.$/,
+    );
+    expect(read.body.stop_snapshot_id).toBe(snapshot.id);
     const audit = (await auditOf(server, ws.key, `target_id=${experiment.id}`)).find((entry) => entry.action === 'experiment.stopped');
     expect(audit).toMatchObject({ actor_id: null, payload: { stopped_by: 'auto', snapshot_id: snapshot.id, reason: 'bug', condition: 'srm' } });
     const [stopped] = await ws.events('experiment.stopped');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
+import { startTestServer, type Bootstrap, type TestServer, type TestServerOptions } from '../support/server.js';
 import { startRenderWorker } from '../templates/support.js';
 import { ensureWebBuild, launchBrowser, signIn, type Browser } from './browser-support.js';
 
@@ -16,15 +16,16 @@ export interface AdminUi {
  * Registers the set-up of an admin UI suite (call it inside `describe`): a server on a private
  * SQLite database with a bootstrapped workspace, a render worker (the test server runs no jobs of
  * its own; renders need one, as `verdict serve` has), Chromium, and before each test a session
- * signed in with the bootstrap key unless the browser has one already.
+ * signed in with the bootstrap key unless the browser has one already. `options.config` adjusts the
+ * server's settings (outbound deliveries to a local receiver, say).
  */
-export function useAdminUi(): AdminUi {
+export function useAdminUi(options: Pick<TestServerOptions, 'config'> = {}): AdminUi {
   const ui = { at: (path: string) => `${ui.server.url}/ui${path}` } as AdminUi;
   let worker: { stop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
     ensureWebBuild();
-    ui.server = await startTestServer('sqlite');
+    ui.server = await startTestServer('sqlite', options);
     ui.boot = await ui.server.bootstrap('Browser Co');
     worker = startRenderWorker(ui.server);
     ui.browser = await launchBrowser();

@@ -1,6 +1,8 @@
 // The one way the UI talks to the server: same-origin fetch with the session cookie, JSON in
 // and out, the CSRF token on every state-changing request, and problems turned into errors.
 
+import { plainMessage } from './validation-words.js';
+
 export interface FieldError {
   pointer?: string;
   parameter?: string;
@@ -82,11 +84,22 @@ export function query(params: Record<string, string | number | boolean | null | 
   return text ? `?${text}` : '';
 }
 
+/** "/decision_rule/posterior_threshold" as "posterior threshold": the field a person typed in. */
+function fieldWords(pointer: string): string {
+  const named = pointer
+    .split('/')
+    .filter((part) => part && !/^\d+$/.test(part))
+    .pop();
+  return (named ?? '').replace(/_/g, ' ');
+}
+
 export function errorText(error: unknown): string {
   if (error instanceof ApiError) {
-    const fields = error.problem.errors?.map((e) => `${e.pointer ?? e.parameter ?? ''} ${e.message}`.trim());
+    const fields = error.problem.errors?.map((e) => `${fieldWords(e.pointer ?? e.parameter ?? '')} ${plainMessage(e.message, e.pointer)}`.trim());
     const detail = error.problem.detail ?? error.problem.title;
-    return fields && fields.length > 1 ? `${error.problem.title}: ${fields.join('; ')}` : detail;
+    if (fields && fields.length > 1) return `${error.problem.title}: ${fields.join('; ')}`;
+    // The server's detail quotes the validator ("/url: must match pattern …"): say it in words.
+    return fields && fields.length === 1 && /must (NOT|match|be [<>])/.test(detail) ? `${error.problem.title}: ${fields[0]}` : detail;
   }
   return error instanceof Error ? error.message : String(error);
 }

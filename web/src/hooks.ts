@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, errorText, type FieldError } from './api.js';
+import { plainMessage } from './validation-words.js';
 
 export interface Resource<T> {
   data: T | undefined;
@@ -97,7 +98,10 @@ export function useSubmit(): {
       await work();
       return true;
     } catch (caught) {
-      const fields = caught instanceof ApiError ? (caught.problem.errors ?? []).filter((e) => e.pointer) : [];
+      const fields =
+        caught instanceof ApiError
+          ? (caught.problem.errors ?? []).filter((e) => e.pointer).map((e) => ({ ...e, message: plainMessage(e.message, e.pointer) }))
+          : [];
       setErrors(fields);
       setError(
         fields.length > 0 && caught instanceof ApiError

@@ -11,6 +11,7 @@ import type { OutboundEvent } from '../webhook-endpoints/read.js';
 import { conditionsOf, minSampleReached, parseGuardrailCondition, recommendationOf, type ConditionState } from './conditions.js';
 import { analysisFailed, guardrailRegressed, lifecycleEvent, noData, recommendationChanged, srmCleared, srmDetected } from './events.js';
 import type { AlertsDeps } from './deps.js';
+import { pValueText } from '../../stats/rule-words.js';
 import { listAlertStates, saveAlertState } from './store.js';
 
 type Transition = { state: ConditionState; previous: { active: boolean; value: string | null } | null };
@@ -29,7 +30,11 @@ function eventFor(ctx: AlertsDeps, experiment: Experiment, snapshot: AnalysisSna
   return null;
 }
 
-/** The auto-stop a snapshot calls for, if any: a broken split first, then harm, then the recommendation. */
+/**
+ * The auto-stop a snapshot calls for, if any: a broken split first, then harm, then the
+ * recommendation. The notes are read by people on the experiment page: names and words, no ids
+ * (the snapshot is in stop_snapshot_id and the audit entry).
+ */
 export function autoStopFor(experiment: Experiment, snapshot: AnalysisSnapshot): Omit<AutoStopRequest, 'workspaceId' | 'experimentId'> | null {
   const { auto_stop: autoStop } = experiment;
   const snapshotId = snapshot.id;
@@ -39,17 +44,17 @@ export function autoStopFor(experiment: Experiment, snapshot: AnalysisSnapshot):
       reason: 'bug',
       condition: 'srm',
       snapshotId,
-      notes: `Stopped automatically: sample-ratio mismatch (p = ${p?.toExponential(2)}) in snapshot ${snapshotId}.`,
+      notes: `Stopped automatically: the split does not match the weights (sample ratio test ${p === null ? 'failed' : pValueText(p)}), so its results cannot be trusted.`,
     };
   }
   const regressions = snapshot.decision.guardrail_regressions;
   if (autoStop.on_guardrail_regression && regressions.length > 0 && minSampleReached(experiment, snapshot)) {
-    const names = regressions.map((item) => `${item.metric_name || item.metric_key} (${item.variant_key})`).join(', ');
+    const names = regressions.map((item) => `${item.variant_key} makes the guardrail ${item.metric_name || item.metric_key} worse`).join('; ');
     return {
       reason: 'lost',
       condition: 'guardrail_regression',
       snapshotId,
-      notes: `Stopped automatically: guardrail regressed: ${names}, in snapshot ${snapshotId}.`,
+      notes: `Stopped automatically: ${names}.`,
     };
   }
   const recommendation = recommendationOf(snapshot);
@@ -57,13 +62,9 @@ export function autoStopFor(experiment: Experiment, snapshot: AnalysisSnapshot):
   const reasons = { ship: 'won', rollback: 'lost', no_difference: 'inconclusive' } as const;
   const value = recommendation.recommendation;
   if (value !== 'ship' && value !== 'rollback' && value !== 'no_difference') return null;
-  const variant = recommendation.variant_key ? ` ${recommendation.variant_key}` : '';
-  return {
-    reason: reasons[value],
-    condition: 'recommendation',
-    snapshotId,
-    notes: `Stopped automatically: recommendation ${value}${variant} in snapshot ${snapshotId}.`,
-  };
+  const variant = recommendation.variant_key ?? 'the control';
+  const words = { ship: `ship ${variant}`, rollback: `roll back to ${variant}`, no_difference: 'no difference found' }[value];
+  return { reason: reasons[value], condition: 'recommendation', snapshotId, notes: `Stopped automatically: the recommendation is ${words}.` };
 }
 
 /** Evaluates a stored snapshot of a running experiment: alerts first, then the auto-stop. */

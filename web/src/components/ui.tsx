@@ -289,12 +289,15 @@ interface FormCardProps {
   level?: 2 | 3;
   /** A primary button, for the form a page is mostly for (the create form of a list, say). */
   primary?: boolean;
+  /** The form's submit state when its fields show the server's problems beside them (useSubmit); its own otherwise. */
+  submit?: { busy: boolean; error: string | null; run: (work: () => Promise<void>) => Promise<boolean> };
   children: ComponentChildren;
 }
 
 /** One form in a card: heading, fields, the error of the last try, and the button, off while it runs. */
-export function FormCard({ id, title, submitLabel, onSubmit, ready = true, level = 2, primary = true, children }: FormCardProps) {
-  const action = useAction();
+export function FormCard({ id, title, submitLabel, onSubmit, ready = true, level = 2, primary = true, submit: external, children }: FormCardProps) {
+  const own = useAction();
+  const action = external ?? own;
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(onSubmit);

@@ -80,7 +80,66 @@ function FieldList({ record }: { record: Record<string, unknown> }) {
   );
 }
 
-export function Payload({ payload }: { payload: Record<string, unknown> }) {
+const VERDICT_WORDS: Record<string, string> = {
+  winner: 'a winner',
+  no_difference: 'no difference',
+  keep_running: 'keep running',
+  max_duration_reached: 'the planned duration ended',
+};
+
+/** A recommendation as the results page words it, shortly: "ship fast", "investigate (a health check failed)". */
+function recommendationText(recommendation: { action?: unknown; variant_key?: unknown }): string {
+  const variant = typeof recommendation.variant_key === 'string' ? recommendation.variant_key : '';
+  switch (recommendation.action) {
+    case 'ship':
+      return `ship ${variant}`;
+    case 'rollback':
+      return `roll back ${variant}`.trim();
+    case 'investigate':
+      return 'investigate: a health check failed (a broken split, no exposures or no events)';
+    case 'no_difference':
+      return 'no difference';
+    default:
+      return 'keep running';
+  }
+}
+
+/**
+ * Entries whose payload is numbers and codes for machines, as a sentence: a bandit's reweighting
+ * (weights in %, chance of being best) and a computed snapshot (its recommendation, which weighs the
+ * health checks, never the rule's bare verdict). Null for every other entry.
+ */
+export function payloadSummary(action: string, payload: Record<string, unknown>): string | null {
+  if (action === 'experiment.bandit_reweighted') {
+    if (typeof payload.summary === 'string') return payload.summary;
+    const from = (payload.from ?? {}) as Record<string, number>;
+    const to = (payload.to ?? {}) as Record<string, number>;
+    return `Weights ${Object.keys(to)
+      .map((key) => `${key} ${from[key] ?? 0}% → ${to[key]}%`)
+      .join(', ')}`;
+  }
+  if (action === 'experiment.results_computed') {
+    const recommendation = payload.recommendation as { action?: unknown; variant_key?: unknown } | undefined;
+    if (recommendation) return `Snapshot computed; recommendation: ${recommendationText(recommendation)}.`;
+    const verdict = VERDICT_WORDS[String(payload.verdict)] ?? 'none';
+    return `Snapshot computed; the decision rule alone (before the health checks, which this entry predates) found ${verdict}.`;
+  }
+  return null;
+}
+
+export function Payload({ payload, action = '' }: { payload: Record<string, unknown>; action?: string }) {
+  const summary = payloadSummary(action, payload);
+  if (summary !== null) {
+    return (
+      <div class="payload" data-testid="payload">
+        <p data-testid="payload-summary">{summary}</p>
+        <details>
+          <summary>JSON</summary>
+          <pre class="code">{JSON.stringify(payload, null, 2)}</pre>
+        </details>
+      </div>
+    );
+  }
   const { changes, ...rest } = payload;
   return (
     <div class="payload" data-testid="payload">

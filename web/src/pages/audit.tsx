@@ -76,7 +76,54 @@ function AuditRow({ entry, names }: { entry: AuditEntry; names: Names }) {
           </Link>
         </div>
       </td>
-      <td>{Object.keys(entry.payload).length ? <Payload payload={entry.payload} /> : <span class="muted">—</span>}</td>
+      <td>{Object.keys(entry.payload).length ? <Payload payload={entry.payload} action={entry.action} /> : <span class="muted">—</span>}</td>
+    </tr>
+  );
+}
+
+const PEEK = 'experiment.results_peeked';
+
+/** A run of results peeks of one target by one actor, shown as one row. */
+interface PeekRun {
+  peeks: AuditEntry[];
+}
+
+/**
+ * Consecutive peeks of the same experiment by the same actor fold into one row ("viewed the
+ * results 12 times"): every read through the UI is a peek, and one per row made the log mostly
+ * peeks. Filtering by the peek action shows them one by one.
+ */
+export function foldPeeks(entries: AuditEntry[]): (AuditEntry | PeekRun)[] {
+  const rows: (AuditEntry | PeekRun)[] = [];
+  for (const entry of entries) {
+    const last = rows[rows.length - 1];
+    const lastPeek = last && 'peeks' in last ? last.peeks[0] : undefined;
+    if (entry.action === PEEK && lastPeek && lastPeek.target_id === entry.target_id && lastPeek.actor_id === entry.actor_id) {
+      (last as PeekRun).peeks.push(entry);
+    } else {
+      rows.push(entry.action === PEEK ? { peeks: [entry] } : entry);
+    }
+  }
+  return rows.map((row) => ('peeks' in row && row.peeks.length === 1 ? (row.peeks[0] as AuditEntry) : row));
+}
+
+function PeekRunRow({ run, names }: { run: PeekRun; names: Names }) {
+  const newest = run.peeks[0] as AuditEntry;
+  const oldest = run.peeks[run.peeks.length - 1] as AuditEntry;
+  const target = names.target(newest);
+  return (
+    <tr data-testid="peek-run">
+      <td>
+        {dateTime(oldest.created_at)} – {dateTime(newest.created_at)}
+      </td>
+      <td>results viewed {run.peeks.length} times</td>
+      <td data-testid="audit-target">
+        <span class="muted">experiment</span> <Link href={`/experiments/${newest.target_id}`}>{target}</Link>
+      </td>
+      <td data-testid="audit-actor">{names.actor(newest.actor_id)}</td>
+      <td>
+        <Link href={`/audit${query({ action: PEEK, target_id: newest.target_id })}`}>Each view</Link>
+      </td>
     </tr>
   );
 }
@@ -112,7 +159,7 @@ export function AuditLog({ initial }: { initial: Record<string, string> }) {
   return (
     <>
       <PageTitle>Audit log</PageTitle>
-      <p class="muted">Every change and every results peek, newest first. Filters combine.</p>
+      <p class="muted">Every change and every results peek, newest first; views of the same results in a row are folded into one line. Filters combine.</p>
       <form class="filters card" onSubmit={apply} aria-label="Filter the audit log">
         <div class="row">
           <Field label="Action" value={form.action} onInput={set('action')} hint="e.g. experiment.results_peeked" />
@@ -139,9 +186,13 @@ export function AuditLog({ initial }: { initial: Record<string, string> }) {
       <ListView list={list} empty="No entries match." pager={pager}>
         {(rows) => (
           <Table caption="Audit entries" columns={['When', 'Action', 'Target', 'Actor', 'Details']}>
-            {rows.map((entry) => (
-              <AuditRow key={entry.id} entry={entry} names={(list.data as { names: Names }).names} />
-            ))}
+            {(applied.action ? rows : foldPeeks(rows)).map((row) =>
+              'peeks' in row ? (
+                <PeekRunRow key={(row.peeks[0] as AuditEntry).id} run={row} names={(list.data as { names: Names }).names} />
+              ) : (
+                <AuditRow key={row.id} entry={row} names={(list.data as { names: Names }).names} />
+              ),
+            )}
           </Table>
         )}
       </ListView>

@@ -49,8 +49,8 @@ export function runningDays(e: Experiment, now = Date.now()): string {
 }
 
 /**
- * Who stopped it. An automatic stop names the snapshot that met the condition and why (the
- * outcome notes say what it found), since nobody pressed Stop and someone will ask.
+ * Who stopped it. An automatic stop says why (the outcome notes say what it found) and links the
+ * results it stopped on, since nobody pressed Stop and someone will ask.
  */
 function StoppedBy({ experiment: e }: { experiment: Experiment }) {
   if (!e.stopped_by || !e.stopped_at) return null;
@@ -63,14 +63,21 @@ function StoppedBy({ experiment: e }: { experiment: Experiment }) {
   }
   return (
     <p class="notice" data-testid="stopped-by">
-      Stopped automatically by snapshot{' '}
-      <Link href={`/experiments/${e.id}/results`}>
-        <code>{e.stop_snapshot_id}</code>
-      </Link>{' '}
-      on {dateTime(e.stopped_at)}, as <strong>{stopReasonWords[e.stop_reason ?? ''] ?? 'no reason'}</strong>
-      {e.outcome_notes ? `: ${e.outcome_notes.replace(/^Stopped automatically: /, '').replace(/,? in snapshot [0-9A-Z]+\.?$/, '.')}` : '.'}
+      Stopped automatically on {dateTime(e.stopped_at)}, as <strong>{stopReasonWords[e.stop_reason ?? ''] ?? 'no reason'}</strong>
+      {e.outcome_notes ? `: ${autoStopNotes(e.outcome_notes)}` : '.'} <Link href={`/experiments/${e.id}/results`}>See the results it stopped on</Link>.
     </p>
   );
+}
+
+/**
+ * The auto-stop's notes without their prefix; notes written before they were in words lose the
+ * snapshot id they ended with, and a p-value in exponent notation reads as "p < 0.0001".
+ */
+function autoStopNotes(notes: string): string {
+  return notes
+    .replace(/^Stopped automatically: /, '')
+    .replace(/,? in snapshot [0-9A-Z]+\.?$/, '.')
+    .replace(/p = \d(\.\d+)?e-\d+/g, 'p < 0.0001');
 }
 
 /** The experiment at a glance: what it tests, on whom, measured how, and where it stands. */

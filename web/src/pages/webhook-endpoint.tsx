@@ -2,11 +2,10 @@ import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
 import { ErrorBox, Facts, FormCard, ListView, Loading, PageTitle, SecretOnce, Select, Table, usePager } from '../components/ui.js';
 import { dateTime, integer } from '../format.js';
-import { useAction, useResource } from '../hooks.js';
-import { navigate } from '../router.js';
+import { useAction, useResource, useSubmit } from '../hooks.js';
+import { Link, navigate } from '../router.js';
 import type { EndpointDelivery, NewWebhookEndpoint, WebhookEndpoint } from '../types.js';
-import { describeEventTypes, draftOf, EndpointFields, patchOf, UrlWarnings } from './webhook-endpoint-parts.js';
-import { endpointState } from './webhook-endpoints.js';
+import { describeEventTypes, describeExperiments, draftOf, EndpointFields, EndpointState, eventName, patchOf, UrlWarnings } from './webhook-endpoint-parts.js';
 
 const statuses = ['', 'pending', 'succeeded', 'failed'].map((value) => ({ value, label: value || 'All statuses' }));
 
@@ -17,16 +16,19 @@ function whyNotRedeliver(delivery: EndpointDelivery, endpoint: WebhookEndpoint):
   return null;
 }
 
-function ResponseBody({ body }: { body: string | null }) {
-  if (!body) return <span class="muted">—</span>;
-  return (
-    <details class="response-body">
-      <summary>{body.length > 24 ? `${body.slice(0, 24)}…` : body}</summary>
-      <pre class="code">{body}</pre>
-      <small class="muted">The first 1 KB of the response, at most.</small>
-    </details>
-  );
-}
+/** The columns of a delivery row; the response body, when shown, spans them all in a row of its own. */
+const DELIVERY_COLUMNS = [
+  'Created',
+  'Event',
+  'Experiment',
+  'Status',
+  'Attempts',
+  'Response',
+  'Last error',
+  'Took',
+  'Next attempt',
+  { hidden: 'Action' },
+] as const;
 
 function DeliveryRow({
   delivery: d,
@@ -39,30 +41,46 @@ function DeliveryRow({
   busy: boolean;
   onRedeliver: () => void;
 }) {
+  const [showBody, setShowBody] = useState(false);
   const blocked = whyNotRedeliver(d, endpoint);
   return (
-    <tr data-testid="delivery-row" data-status={d.status}>
-      <td>{dateTime(d.created_at)}</td>
-      <td>
-        <code>{d.event_type}</code>
-      </td>
-      <td>
-        <span class={`badge badge-delivery-${d.status}`}>{d.status}</span>
-      </td>
-      <td>{integer(d.attempts)}</td>
-      <td>{d.response_status ?? '—'}</td>
-      <td>
-        <ResponseBody body={d.response_body} />
-      </td>
-      <td>{d.last_error ?? ''}</td>
-      <td>{d.duration_ms === null ? '—' : `${integer(d.duration_ms)} ms`}</td>
-      <td>{d.next_attempt_at ? dateTime(d.next_attempt_at) : '—'}</td>
-      <td>
-        <button type="button" disabled={busy || blocked !== null} title={blocked ?? 'Send the same event again now'} onClick={onRedeliver}>
-          Redeliver
-        </button>
-      </td>
-    </tr>
+    <>
+      <tr data-testid="delivery-row" data-status={d.status}>
+        <td class="nowrap">{dateTime(d.created_at)}</td>
+        <td>
+          <span title={d.event_type}>{eventName(d.event_type)}</span>
+        </td>
+        <td>{d.experiment ? <Link href={`/experiments/${d.experiment.id}`}>{d.experiment.name}</Link> : <span class="muted">—</span>}</td>
+        <td>
+          <span class={`badge badge-delivery-${d.status}`}>{d.status}</span>
+        </td>
+        <td>{integer(d.attempts)}</td>
+        <td class="nowrap">
+          {d.response_status ?? '—'}{' '}
+          {d.response_body ? (
+            <button type="button" class="link-button" aria-expanded={showBody} onClick={() => setShowBody(!showBody)}>
+              {showBody ? 'Hide body' : 'Body'}
+            </button>
+          ) : null}
+        </td>
+        <td class="delivery-error">{d.last_error ?? ''}</td>
+        <td class="nowrap">{d.duration_ms === null ? '—' : `${integer(d.duration_ms)} ms`}</td>
+        <td class="nowrap">{d.next_attempt_at ? dateTime(d.next_attempt_at) : '—'}</td>
+        <td>
+          <button type="button" disabled={busy || blocked !== null} title={blocked ?? 'Send the same event again now'} onClick={onRedeliver}>
+            Redeliver
+          </button>
+        </td>
+      </tr>
+      {showBody && d.response_body ? (
+        <tr class="delivery-body" data-testid="delivery-body">
+          <td colSpan={DELIVERY_COLUMNS.length}>
+            <pre class="code">{d.response_body}</pre>
+            <small class="muted">The first 1 KB of the response, at most.</small>
+          </td>
+        </tr>
+      ) : null}
+    </>
   );
 }
 
@@ -92,10 +110,7 @@ function Deliveries({ endpoint, generation }: { endpoint: WebhookEndpoint; gener
       <ErrorBox error={action.error} />
       <ListView list={list} empty={<>No deliveries{status ? ` with status ${status}` : ''} yet. Send a test event to see one.</>} pager={pager}>
         {(rows) => (
-          <Table
-            caption="Deliveries"
-            columns={['Created', 'Event', 'Status', 'Attempts', 'Response', 'Response body', 'Last error', 'Took', 'Next attempt', { hidden: 'Action' }]}
-          >
+          <Table caption="Deliveries" columns={DELIVERY_COLUMNS}>
             {rows.map((delivery) => (
               <DeliveryRow key={delivery.id} delivery={delivery} endpoint={endpoint} busy={action.busy} onRedeliver={() => redeliver(delivery)} />
             ))}
@@ -109,6 +124,7 @@ function Deliveries({ endpoint, generation }: { endpoint: WebhookEndpoint; gener
 function EditEndpoint({ endpoint, onSaved }: { endpoint: WebhookEndpoint; onSaved: (warnings: string[]) => void }) {
   const initial = draftOf(endpoint);
   const [draft, setDraft] = useState(initial);
+  const submit = useSubmit();
   const save = async () => {
     const saved = await api<WebhookEndpoint & { warnings: string[] }>('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, patchOf(draft));
     onSaved(saved.warnings);
@@ -121,8 +137,9 @@ function EditEndpoint({ endpoint, onSaved }: { endpoint: WebhookEndpoint; onSave
       primary={false}
       ready={JSON.stringify(draft) !== JSON.stringify(initial)}
       onSubmit={save}
+      submit={submit}
     >
-      <EndpointFields draft={draft} onDraft={setDraft} showEnabled maskedUrl={endpoint.url} />
+      <EndpointFields draft={draft} onDraft={setDraft} showEnabled maskedUrl={endpoint.url} errorAt={submit.errorAt} />
     </FormCard>
   );
 }
@@ -152,6 +169,27 @@ function useEndpointActions(id: string, url: string, after: { reload: () => void
   return { action, ping, rotate, remove };
 }
 
+/** What the endpoint is: URL (masked), format, what it is sent, its state. */
+function EndpointFacts({ endpoint: e }: { endpoint: WebhookEndpoint }) {
+  return (
+    <Facts
+      items={[
+        ['URL (masked)', <code>{e.url}</code>],
+        ['Format', e.format === 'slack' ? 'Slack incoming webhook: unsigned, the URL is the secret' : 'Verdict JSON, signed'],
+        ['Events', describeEventTypes(e.event_types)],
+        ['Experiments', describeExperiments(e)],
+        ['State', <EndpointState endpoint={e} />],
+        ...(e.format === 'slack'
+          ? []
+          : [
+              ['Previous secret signs until', e.previous_secret_expires_at ? dateTime(e.previous_secret_expires_at) : 'no previous secret'] as [string, string],
+            ]),
+        ['Created', dateTime(e.created_at)],
+      ]}
+    />
+  );
+}
+
 export function WebhookEndpointDetail({ id }: { id: string }) {
   const endpoint = useResource(() => api<WebhookEndpoint>('GET', `/v1/webhook-endpoints/${id}`), [id]);
   const [secret, setSecret] = useState<string | null>(null);
@@ -173,9 +211,11 @@ export function WebhookEndpointDetail({ id }: { id: string }) {
             <button type="button" class="primary" disabled={action.busy || !e.enabled} onClick={ping}>
               Send test event
             </button>
-            <button type="button" disabled={action.busy} onClick={rotate}>
-              Rotate secret
-            </button>
+            {e.format === 'slack' ? null : (
+              <button type="button" disabled={action.busy} onClick={rotate}>
+                Rotate secret
+              </button>
+            )}
             <button type="button" class="danger" disabled={action.busy} onClick={remove}>
               Delete
             </button>
@@ -187,16 +227,7 @@ export function WebhookEndpointDetail({ id }: { id: string }) {
       {secret ? <SecretOnce label="New signing secret" secret={secret} onDone={() => setSecret(null)} /> : null}
       <UrlWarnings warnings={warnings} />
       <ErrorBox error={action.error} />
-      <Facts
-        items={[
-          ['URL (masked)', <code>{e.url}</code>],
-          ['Format', e.format === 'slack' ? 'Slack incoming webhook (unsigned)' : 'Verdict JSON, signed'],
-          ['Events', describeEventTypes(e.event_types)],
-          ['State', endpointState(e)],
-          ['Previous secret signs until', e.previous_secret_expires_at ? dateTime(e.previous_secret_expires_at) : 'no previous secret'],
-          ['Created', dateTime(e.created_at)],
-        ]}
-      />
+      <EndpointFacts endpoint={e} />
       <EditEndpoint
         key={e.updated_at}
         endpoint={e}

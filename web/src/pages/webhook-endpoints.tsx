@@ -2,17 +2,10 @@ import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
 import { FormCard, ListView, PageTitle, SecretOnce, Table, usePager } from '../components/ui.js';
 import { dateTime } from '../format.js';
-import { useResource } from '../hooks.js';
+import { useResource, useSubmit } from '../hooks.js';
 import { Link } from '../router.js';
 import type { NewWebhookEndpoint, WebhookEndpoint } from '../types.js';
-import { BLANK_ENDPOINT, describeEventTypes, EndpointFields, UrlWarnings } from './webhook-endpoint-parts.js';
-
-/** The endpoint's state in a few words: what a person checks first when alerts stop coming. */
-export function endpointState(endpoint: WebhookEndpoint): string {
-  if (!endpoint.enabled) return endpoint.disabled_reason ? `disabled by Verdict: ${endpoint.disabled_reason}` : 'disabled';
-  if (endpoint.failing_since) return `enabled, failing since ${dateTime(endpoint.failing_since)}`;
-  return 'enabled';
-}
+import { BLANK_ENDPOINT, describeEventTypes, describeExperiments, EndpointFields, EndpointState, UrlWarnings } from './webhook-endpoint-parts.js';
 
 /** Outbound webhook endpoints: the URLs that receive experiment alerts, and the form to add one. */
 export function WebhookEndpoints() {
@@ -20,6 +13,7 @@ export function WebhookEndpoints() {
   const list = useResource(() => api<Page<WebhookEndpoint>>('GET', `/v1/webhook-endpoints${query({ cursor })}`), [cursor]);
   const [draft, setDraft] = useState(BLANK_ENDPOINT);
   const [created, setCreated] = useState<NewWebhookEndpoint | null>(null);
+  const submit = useSubmit();
   const create = async () => {
     setCreated(await api<NewWebhookEndpoint>('POST', '/v1/webhook-endpoints', draft));
     setDraft(BLANK_ENDPOINT);
@@ -43,24 +37,27 @@ export function WebhookEndpoints() {
       ) : null}
       <ListView list={list} empty="No endpoints yet." pager={pager}>
         {(rows) => (
-          <Table caption="Webhook endpoints" columns={['URL', 'Description', 'Format', 'Events', 'State', 'Created']}>
+          <Table caption="Webhook endpoints" columns={['URL', 'Description', 'Format', 'Events', 'Experiments', 'State', 'Created']}>
             {rows.map((endpoint) => (
               <tr key={endpoint.id}>
                 <td>
                   <Link href={`/webhook-endpoints/${endpoint.id}`}>{endpoint.url}</Link>
                 </td>
                 <td>{endpoint.description}</td>
-                <td>{endpoint.format}</td>
+                <td>{endpoint.format === 'slack' ? 'Slack' : 'Verdict JSON, signed'}</td>
                 <td>{describeEventTypes(endpoint.event_types)}</td>
-                <td>{endpoint.enabled && !endpoint.failing_since ? 'enabled' : <strong>{endpointState(endpoint)}</strong>}</td>
+                <td>{describeExperiments(endpoint)}</td>
+                <td>
+                  <EndpointState endpoint={endpoint} />
+                </td>
                 <td>{dateTime(endpoint.created_at)}</td>
               </tr>
             ))}
           </Table>
         )}
       </ListView>
-      <FormCard id="new-endpoint" title="New endpoint" submitLabel="Create endpoint" onSubmit={create}>
-        <EndpointFields draft={draft} onDraft={setDraft} showEnabled={false} />
+      <FormCard id="new-endpoint" title="New endpoint" submitLabel="Create endpoint" onSubmit={create} submit={submit}>
+        <EndpointFields draft={draft} onDraft={setDraft} showEnabled={false} errorAt={submit.errorAt} />
       </FormCard>
     </>
   );
