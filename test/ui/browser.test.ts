@@ -157,7 +157,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     const save = form.getByRole('button', { name: 'Save decision rule' });
     expect(await save.isDisabled()).toBe(true);
     await form.getByLabel('Method').selectOption('frequentist.sequential_msprt');
-    await form.getByLabel('Threshold').fill('0.99');
+    // Percentages as a person types them: the API's 0.995 shows as 99.5, and 99 is sent as 0.99.
+    await expect(form.getByLabel('Threshold (%)').inputValue()).resolves.toBe('99.5');
+    await expect(form.getByLabel('Minimum detectable effect (%)').inputValue()).resolves.toBe('2');
+    await form.getByLabel('Threshold (%)').fill('99');
     await form.getByLabel('Minimum units per variant').fill('150');
     await save.click();
     await page.getByTestId('experiment-summary').getByText('Frequentist sequential test, mSPRT (safe to check any time)').waitFor();

@@ -93,7 +93,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
 
     // Backfilled events from before the exposure are late but count in no metric, and the page says so.
     await expect(page.getByTestId('check-late').innerText()).resolves.toMatch(
-      /Late events: \d+ .* 0 count in a metric.* \d+ happened before the unit’s exposure/,
+      /^Late events counted in a metric: 0 — .*; \d+ in all\. 0 count in a metric.* \d+ happened before the unit’s exposure/,
     );
     const text = await mainText(page);
     expect(text).not.toMatch(ULID);

@@ -43,7 +43,7 @@ describe.skipIf(!chromiumAvailable())('experiment page planning warning in Chrom
     await screenshot(page, 'experiment-underpowered-warning');
 
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    await page.getByLabel('Minimum detectable effect').fill('0.2');
+    await page.getByLabel('Minimum detectable effect (%)').fill('20');
     await page.getByRole('button', { name: 'Save decision rule' }).click();
     await warning.waitFor({ state: 'detached' });
     const stored = await server.request('GET', `/v1/experiments/${created.body.id}`, { key: boot.key });

@@ -31,8 +31,8 @@ export function Layout({ session, onSignOut, children }: { session: SessionInfo;
           </span>
         </div>
         <div class="who">
-          <span class="muted" title={`signed in with key ${session.key.name}`}>
-            {session.key.prefix}…{session.key.last_four}
+          <span class="muted" title={`signed in with the API key ${session.key.prefix}…${session.key.last_four}`} data-testid="signed-in-as">
+            {session.key.name}
           </span>
           <button type="button" onClick={onSignOut}>
             Sign out

@@ -3,6 +3,7 @@ import { timeLabel, variantColours } from '../charts/scale.js';
 import { Checkbox, Field } from '../components/ui.js';
 import { percent } from '../format.js';
 import type { Experiment } from '../types.js';
+import { fromPercentText, toPercentText } from '../units.js';
 import { PatchForm, type EditorProps } from './experiment-edit.js';
 
 // A bandit in the admin UI (docs/experiments.md "14. Bandits"): the allocation fields on the
@@ -11,7 +12,7 @@ import { PatchForm, type EditorProps } from './experiment-edit.js';
 export type Allocation = Experiment['allocation'];
 export type AllocationPeriod = Experiment['allocation_periods'][number];
 
-/** The form's view of allocation: the toggle and each setting as typed. */
+/** The form's view of allocation: the toggle and each setting as typed, the floor and the stopping chance in %. */
 export interface AllocationText {
   bandit: boolean;
   burn_in_hours: string;
@@ -26,8 +27,8 @@ export const DEFAULT_ALLOCATION: AllocationText = {
   burn_in_hours: '24',
   update_every_minutes: '60',
   min_units_per_variant: '100',
-  weight_floor: '0.01',
-  stop_at_prob_best: '0.95',
+  weight_floor: '1',
+  stop_at_prob_best: '95',
 };
 
 export function allocationText(value: Allocation | undefined): AllocationText {
@@ -37,8 +38,8 @@ export function allocationText(value: Allocation | undefined): AllocationText {
     burn_in_hours: String(value.burn_in_hours),
     update_every_minutes: String(value.update_every_minutes),
     min_units_per_variant: String(value.min_units_per_variant),
-    weight_floor: String(value.weight_floor),
-    stop_at_prob_best: String(value.stop_at_prob_best),
+    weight_floor: toPercentText(value.weight_floor),
+    stop_at_prob_best: toPercentText(value.stop_at_prob_best),
   };
 }
 
@@ -50,8 +51,8 @@ export function allocationFromText(text: AllocationText) {
     burn_in_hours: Number(text.burn_in_hours),
     update_every_minutes: Number(text.update_every_minutes),
     min_units_per_variant: Number(text.min_units_per_variant),
-    weight_floor: Number(text.weight_floor),
-    stop_at_prob_best: Number(text.stop_at_prob_best),
+    weight_floor: fromPercentText(text.weight_floor),
+    stop_at_prob_best: fromPercentText(text.stop_at_prob_best),
   };
 }
 
@@ -83,13 +84,8 @@ export function AllocationFields({ value, onValue }: { value: AllocationText; on
           {number('burn_in_hours', 'Burn-in (hours)', 'Hours at the starting weights before the first update.', 'any')}
           {number('update_every_minutes', 'Update every (minutes)', 'At least 15.')}
           {number('min_units_per_variant', 'Units per variant before updating', 'No update until every variant has this many units.')}
-          {number('weight_floor', 'Weight floor', 'Each variant keeps at least this share; below 1 / number of variants.', 'any')}
-          {number(
-            'stop_at_prob_best',
-            'Winner at chance of being best',
-            'The bandit’s stopping rule, from 0 to 1 (0.95 = 95%; not an always-valid test).',
-            'any',
-          )}
+          {number('weight_floor', 'Weight floor (%)', 'Each variant keeps at least this share of new units, e.g. 1; below 100% / number of variants.', 'any')}
+          {number('stop_at_prob_best', 'Winner at chance of being best (%)', 'The bandit’s stopping rule, e.g. 95 (not an always-valid test).', 'any')}
         </>
       ) : null}
     </fieldset>

@@ -1,4 +1,5 @@
 import { Table } from '../components/ui.js';
+import { methods } from './decision-rule.js';
 
 // An audit payload for people: a change as field, before and after; anything else as fields and
 // values, nested objects one level deep; the raw JSON one click away.
@@ -11,7 +12,7 @@ function readable(field: string): boolean {
 /** One value on one line; objects as "field value" pairs without their ids (the JSON view has them). */
 function short(value: unknown): string {
   if (value === null || value === undefined) return '—';
-  if (typeof value === 'string') return value === '' ? '(empty)' : value;
+  if (typeof value === 'string') return value === '' ? '(empty)' : (methods.find((method) => method.value === value)?.label ?? value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map(short).join('; ');
   const pairs = Object.entries(value as Record<string, unknown>).filter(([field]) => readable(field));

@@ -1,5 +1,6 @@
 import { Field, Select } from '../components/ui.js';
 import type { DecisionMethod, DecisionRule } from '../types.js';
+import { fromPercentText, toPercentText } from '../units.js';
 
 export const methods: { value: DecisionMethod; label: string }[] = [
   { value: 'bayesian.posterior_threshold', label: 'Bayesian: probability of being best reaches a threshold' },
@@ -7,13 +8,16 @@ export const methods: { value: DecisionMethod; label: string }[] = [
   { value: 'frequentist.sequential_msprt', label: 'Frequentist mixture SPRT (safe to peek)' },
 ];
 
-/** The rule as the form's inputs hold it (text), so a half-typed number is not lost. */
+/**
+ * The rule as the form's inputs hold it (text), so a half-typed number is not lost; the threshold
+ * and the detectable effect as percentages (99.5, 2), as a person says them.
+ */
 export type RuleText = { [K in keyof DecisionRule]: string };
 
 export const DEFAULT_RULE: RuleText = {
   method: 'bayesian.posterior_threshold',
-  posterior_threshold: '0.995',
-  minimum_detectable_effect: '0.02',
+  posterior_threshold: '99.5',
+  minimum_detectable_effect: '2',
   min_sample_per_variant: '20000',
   max_duration_days: '28',
   snapshot_cadence_minutes: '240',
@@ -22,8 +26,8 @@ export const DEFAULT_RULE: RuleText = {
 export function ruleText(rule: DecisionRule): RuleText {
   return {
     method: rule.method,
-    posterior_threshold: String(rule.posterior_threshold),
-    minimum_detectable_effect: String(rule.minimum_detectable_effect),
+    posterior_threshold: toPercentText(rule.posterior_threshold),
+    minimum_detectable_effect: toPercentText(rule.minimum_detectable_effect),
     min_sample_per_variant: String(rule.min_sample_per_variant),
     max_duration_days: String(rule.max_duration_days),
     snapshot_cadence_minutes: String(rule.snapshot_cadence_minutes),
@@ -33,8 +37,8 @@ export function ruleText(rule: DecisionRule): RuleText {
 export function ruleFromText(text: RuleText): DecisionRule {
   return {
     method: text.method as DecisionMethod,
-    posterior_threshold: Number(text.posterior_threshold),
-    minimum_detectable_effect: Number(text.minimum_detectable_effect),
+    posterior_threshold: fromPercentText(text.posterior_threshold),
+    minimum_detectable_effect: fromPercentText(text.minimum_detectable_effect),
     min_sample_per_variant: Number(text.min_sample_per_variant),
     max_duration_days: Number(text.max_duration_days),
     snapshot_cadence_minutes: Number(text.snapshot_cadence_minutes),
@@ -50,16 +54,24 @@ export function DecisionRuleFields({ rule, onRule }: { rule: RuleText; onRule: (
       <Select label="Method" value={rule.method} options={methods} onChange={set('method')} />
       <div class="row">
         <Field
-          label="Threshold"
+          label="Threshold (%)"
           type="number"
-          step="0.0001"
-          min={0.5}
-          max={0.9999}
+          step="any"
+          min={50}
+          max={99.99}
           value={rule.posterior_threshold}
           onInput={set('posterior_threshold')}
-          hint="0.5–0.9999; α = 1 − threshold for the sequential rules."
+          hint="50–99.99%, e.g. 99.5; the sequential rules test at α = 100% − threshold (99.5% is α = 0.5%)."
         />
-        <Field label="Minimum detectable effect" type="number" step="0.001" value={rule.minimum_detectable_effect} onInput={set('minimum_detectable_effect')} />
+        <Field
+          label="Minimum detectable effect (%)"
+          type="number"
+          step="any"
+          min={0}
+          value={rule.minimum_detectable_effect}
+          onInput={set('minimum_detectable_effect')}
+          hint="The smallest relative change worth finding, e.g. 2 for ±2%."
+        />
         <Field label="Minimum units per variant" type="number" min={1} value={rule.min_sample_per_variant} onInput={set('min_sample_per_variant')} />
         <Field label="Maximum duration (days)" type="number" min={1} value={rule.max_duration_days} onInput={set('max_duration_days')} />
         <Field label="Snapshot every (minutes)" type="number" min={5} value={rule.snapshot_cadence_minutes} onInput={set('snapshot_cadence_minutes')} />

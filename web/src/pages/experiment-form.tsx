@@ -197,6 +197,23 @@ function MetricsFieldset({ draft, metrics, groups }: { draft: ExperimentDraft; m
   );
 }
 
+/** The metric a new experiment starts with: the first that is not a ratio (a bandit cannot use a ratio), else the first. */
+function defaultPrimary(metrics: Metric[]): Metric | undefined {
+  return metrics.find((metric) => metric.kind !== 'ratio') ?? metrics[0];
+}
+
+/**
+ * A new experiment starts with a primary metric once the workspace's metrics have loaded, when it
+ * has one (without it there is nothing to decide on); "None" stays a choice.
+ */
+function useDefaultPrimary(metrics: Metric[] | null, draft: ExperimentDraft): void {
+  const [done, setDone] = useState(false);
+  if (done || !metrics) return;
+  setDone(true);
+  const first = defaultPrimary(metrics);
+  if (!draft.fields.primary_metric_id && first) draft.setFields({ ...draft.fields, primary_metric_id: first.id });
+}
+
 export function ExperimentForm() {
   const choices = useResource(loadChoices, []);
   const draft = useExperimentDraft();
@@ -205,6 +222,7 @@ export function ExperimentForm() {
   const environments = choices.data?.environments ?? [];
   const metrics = choices.data?.metrics ?? [];
   const segments = (choices.data?.segments ?? []).map((s) => ({ key: s.key, name: s.name }));
+  useDefaultPrimary(choices.data ? metrics : null, draft);
 
   const create = (event: Event) => {
     event.preventDefault();

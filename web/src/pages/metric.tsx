@@ -1,9 +1,11 @@
-import { api } from '../api.js';
+import type { ComponentChildren } from 'preact';
+import { api, type Page } from '../api.js';
 import { ErrorBox, Facts, Field, FormCard, Loading, PageTitle } from '../components/ui.js';
 import { dateTime } from '../format.js';
 import { useAction, useFormFields, useResource } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import type { Metric } from '../types.js';
+import { durationWords, fromDaysText, toDaysText } from '../units.js';
 import { cappingOf, DirectionAndCapping, effectFieldsOf } from './metric-options.js';
 
 /** Name, description, direction, capping, path and window; key and kind are fixed. */
@@ -13,7 +15,7 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
     description: metric.description ?? '',
     property_path: metric.property_path ?? '',
     unit: metric.unit ?? '',
-    unit_dedup_window: metric.unit_dedup_window,
+    unit_dedup_window: toDaysText(metric.unit_dedup_window),
     ...effectFieldsOf(metric),
   });
   const save = async () => {
@@ -23,7 +25,7 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
       description: form.description || null,
       higher_is_better: form.higher_is_better === 'true',
       ...(metric.kind === 'binary' ? {} : { unit: form.unit || null }),
-      ...(readsEvents ? { unit_dedup_window: form.unit_dedup_window, property_path: form.property_path || null } : {}),
+      ...(readsEvents ? { unit_dedup_window: fromDaysText(form.unit_dedup_window), property_path: form.property_path || null } : {}),
       ...(metric.kind === 'binary' || metric.kind === 'ratio' ? {} : { capping: cappingOf(form) }),
     });
     onSaved();
@@ -40,7 +42,15 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
       </div>
       {metric.kind === 'ratio' ? null : (
         <div class="row">
-          <Field label="Per-unit window" value={form.unit_dedup_window} onInput={bind('unit_dedup_window')} hint="ISO 8601 duration, e.g. P7D." />
+          <Field
+            label="Per-unit window (days)"
+            type="number"
+            min={0}
+            step="any"
+            value={form.unit_dedup_window}
+            onInput={bind('unit_dedup_window')}
+            hint="Days after the unit’s first exposure that count, e.g. 7."
+          />
           <Field label="Property path" value={form.property_path} onInput={bind('property_path')} hint="For sum and mean." />
         </div>
       )}
@@ -70,6 +80,20 @@ function DeleteMetric({ metric }: { metric: Metric }) {
   );
 }
 
+/** A ratio metric's two metrics by name, linked; the names come from the workspace's metrics. */
+function RatioParts({ metric }: { metric: Metric }) {
+  const all = useResource(() => api<Page<Metric>>('GET', '/v1/metrics?limit=200'), []);
+  const part = (id: string | null) => {
+    const found = all.data?.data.find((m) => m.id === id);
+    return found ? <Link href={`/metrics/${found.id}`}>{found.name}</Link> : all.loading ? '…' : 'a deleted metric';
+  };
+  return (
+    <p data-testid="ratio-parts">
+      The sum of {part(metric.numerator_metric_id)} over the sum of {part(metric.denominator_metric_id)}, per variant.
+    </p>
+  );
+}
+
 export function MetricDetail({ id }: { id: string }) {
   const metric = useResource(() => api<Metric>('GET', `/v1/metrics/${id}`), [id]);
   if (metric.error) return <ErrorBox error={metric.error} />;
@@ -85,14 +109,20 @@ export function MetricDetail({ id }: { id: string }) {
         items={[
           ['Key', <code>{m.key}</code>],
           ['Kind', m.kind],
-          ['Event', m.event_key ? <code>{m.event_key}</code> : '—'],
-          ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}`],
+          ...(m.kind === 'ratio'
+            ? []
+            : ([
+                ['Event', m.event_key ? <code>{m.event_key}</code> : '—'],
+                ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}`],
+                ['Per-unit window', durationWords(m.unit_dedup_window)],
+              ] as [string, ComponentChildren][])),
           ['Unit', m.kind === 'binary' ? 'a rate (%)' : (m.unit ?? 'none')],
           ['Direction', m.higher_is_better ? 'higher is better' : 'lower is better'],
           ['Capping', m.capping ? `${m.capping.type} ${m.capping.value}` : 'none'],
           ['Updated', dateTime(m.updated_at)],
         ]}
       />
+      {m.kind === 'ratio' ? <RatioParts metric={m} /> : null}
       <MetricEditor key={m.updated_at} metric={m} onSaved={metric.reload} />
       <DeleteMetric metric={m} />
     </>

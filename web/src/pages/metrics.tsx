@@ -5,6 +5,7 @@ import { dateTime } from '../format.js';
 import { useFormFields, useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Metric } from '../types.js';
+import { durationWords, fromDaysText } from '../units.js';
 import { cappingOf, DirectionAndCapping } from './metric-options.js';
 
 const kinds = [
@@ -22,7 +23,7 @@ const blank = {
   event_key: '',
   kind: 'binary',
   aggregation: 'count',
-  unit_dedup_window: 'P7D',
+  unit_dedup_window: '7',
   property_path: '',
   unit: '',
   higher_is_better: 'true',
@@ -48,7 +49,7 @@ function bodyOf(form: MetricFormFields): Record<string, unknown> {
     ...common,
     event_key: form.event_key,
     aggregation: form.aggregation,
-    unit_dedup_window: form.unit_dedup_window,
+    unit_dedup_window: fromDaysText(form.unit_dedup_window),
     property_path: form.property_path || null,
     capping: cappingOf(form),
   };
@@ -120,10 +121,13 @@ function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Me
         <div class="row">
           <Select label="Aggregation" value={form.aggregation} options={aggregations} onChange={set('aggregation')} />
           <Field
-            label="Per-unit window"
+            label="Per-unit window (days)"
+            type="number"
+            min={0}
+            step="any"
             value={form.unit_dedup_window}
             onInput={set('unit_dedup_window')}
-            hint="ISO 8601 duration after the first exposure, e.g. P7D."
+            hint="Days after the unit’s first exposure that count, e.g. 7."
           />
           <Field label="Property path" value={form.property_path} onInput={set('property_path')} hint="For sum and mean: where the number is, e.g. amount." />
           {form.kind === 'binary' ? null : (
@@ -167,7 +171,7 @@ export function Metrics() {
                 </td>
                 <td>{m.higher_is_better ? 'higher is better' : 'lower is better'}</td>
                 <td>{m.capping ? `${m.capping.type} ${m.capping.value}` : '—'}</td>
-                <td>{m.unit_dedup_window}</td>
+                <td>{m.kind === 'ratio' ? '—' : durationWords(m.unit_dedup_window)}</td>
                 <td>{dateTime(m.created_at)}</td>
               </tr>
             ))}

@@ -17,6 +17,18 @@ function LateEvents({ snapshot }: { snapshot: Snapshot }) {
   );
 }
 
+/**
+ * The late events that changed a number, in bold: the ones that count in a metric. Those from
+ * before the unit's exposure (a backfill, say) are late too but change nothing, so they are not
+ * the headline.
+ */
+function lateHeadline(snapshot: Snapshot): string {
+  const late = snapshot.late_event_count ?? 0;
+  const split = snapshot.late_events;
+  if (!split) return `Late events: ${integer(late)}`;
+  return `Late events counted in a metric: ${integer(split.counted)}`;
+}
+
 /** SRM, late events, weight changes and peeks: the things that make results less trustworthy. */
 export function HealthChecks({ snapshot }: { snapshot: Snapshot }) {
   const late = snapshot.late_event_count ?? 0;
@@ -32,8 +44,8 @@ export function HealthChecks({ snapshot }: { snapshot: Snapshot }) {
             : 'The observed split is consistent with the weights (a warning shows below 0.001).'}
         </li>
         <li data-testid="check-late">
-          <strong>Late events: {integer(late)}</strong> — events of this experiment’s metrics from its units that arrived 7 to 30 days after they happened (from
-          apps that were offline, or a backfill). <LateEvents snapshot={snapshot} />
+          <strong>{lateHeadline(snapshot)}</strong> — events of this experiment’s metrics from its units that arrived 7 to 30 days after they happened (from
+          apps that were offline, or a backfill); {integer(late)} in all. <LateEvents snapshot={snapshot} />
         </li>
         <li>
           <strong>Weights changed since start: {snapshot.weights_changed_since_start ? 'yes' : 'no'}</strong>

@@ -1,7 +1,7 @@
 import { EffectChart, effectRows } from '../charts/effect-chart.js';
 import { IntervalChart, type IntervalRow } from '../charts/interval-chart.js';
 import { Table } from '../components/ui.js';
-import { chance, integer, percent } from '../format.js';
+import { chance, integer } from '../format.js';
 import type { VariantPosterior } from '../types.js';
 import type { MetricView } from './results-model.js';
 import { liftOf, liftText } from './results-scorecard.js';
@@ -36,7 +36,7 @@ function PosteriorTable({ metric }: { metric: MetricView }) {
               ? `${format.value(v.posterior.credible_interval_95[0])} to ${format.value(v.posterior.credible_interval_95[1])}`
               : '—'}
           </td>
-          <td>{percent(v.prob_best, 1)}</td>
+          <td>{chance(v.prob_best)}</td>
           <td>{format.value(v.expected_loss_if_stop_now)}</td>
         </tr>
       ))}
