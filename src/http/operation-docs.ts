@@ -162,7 +162,15 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
 
   // Experiments
-  listExperiments: { summary: 'List experiments', description: `The workspace’s experiments, oldest first, optionally in one \`status\`. ${PAGED}` },
+  listExperiments: {
+    summary: 'List experiments',
+    description: `The workspace’s experiments, oldest first (\`order=newest\` for newest first), optionally in one \`status\` and whose name or key contains \`q\` (any case). ${PAGED}`,
+  },
+  duplicateExperiment: {
+    summary: 'Duplicate an experiment',
+    description:
+      'A new draft with this experiment’s definition under a new key (and name, default "Copy of …"): variants at their starting weights, metrics, decision rule, allocation, audience, dimensions, variance reduction and auto-stop. 409 when the key is taken. Audit-logged as experiment.created with duplicated_from.',
+  },
   createExperiment: {
     summary: 'Create an experiment',
     description:

@@ -127,7 +127,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoint pa
     await page.goto(ui.at('/webhook-endpoints'));
     const listed = page.getByRole('row', { name: /Nobody listens/ }).getByTestId('endpoint-state');
     await expect(listed.innerText()).resolves.toMatch(/^Failing/);
-    const colour = await listed.locator('.badge').evaluate((badge) => getComputedStyle(badge).backgroundColor);
+    const colour = await listed
+      .locator('.badge')
+      .evaluate((badge) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(badge).backgroundColor);
     expect(colour).not.toBe('rgba(0, 0, 0, 0)');
   });
 
@@ -159,7 +161,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoint pa
     await page.reload();
     await page.getByRole('table', { name: 'Deliveries' }).waitFor();
     await screenshot(page, 'webhook-endpoint-390');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
     expect(overflow).toBeLessThanOrEqual(0);
     for (const name of ['Send test event', 'Rotate secret', 'Delete']) {
       const button = await page.getByRole('button', { name, exact: true }).boundingBox();
@@ -167,7 +169,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoint pa
     }
     await page.goto(ui.at('/webhook-endpoints'));
     await page.getByRole('table', { name: 'Webhook endpoints' }).waitFor();
-    const listOverflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const listOverflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
     expect(listOverflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'webhook-endpoints-390');
     await page.setViewportSize({ width: 1280, height: 800 });

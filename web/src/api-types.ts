@@ -892,6 +892,17 @@ export type CreateExperimentResponse = {
   }>;
 };
 
+/** POST /v1/experiments/{id}/duplicate: request body */
+export type DuplicateExperimentRequest = {
+  /** the new experiment’s key (keys are unique in the workspace) */
+  key: string;
+  /** default: "Copy of" and the name */
+  name?: string;
+};
+
+/** POST /v1/experiments/{id}/duplicate: 201 body */
+export type DuplicateExperimentResponse = CreateExperimentResponse;
+
 /** GET /v1/experiments/{id}: 200 body */
 export type GetExperimentResponse = CreateExperimentResponse;
 

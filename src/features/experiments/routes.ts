@@ -4,8 +4,17 @@ import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import type { ExperimentsDeps } from './deps.js';
 import type { Experiment } from './schemas.js';
-import { ExperimentInput, ExperimentList, ExperimentListQuery, ExperimentParams, ExperimentPatch, ExperimentSchema, StopExperimentInput } from './schemas.js';
-import { archiveExperiment, createExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';
+import {
+  DuplicateExperimentInput,
+  ExperimentInput,
+  ExperimentList,
+  ExperimentListQuery,
+  ExperimentParams,
+  ExperimentPatch,
+  ExperimentSchema,
+  StopExperimentInput,
+} from './schemas.js';
+import { archiveExperiment, createExperiment, duplicateExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';
 import { listExperiments } from './store.js';
 import { withPlanningWarning, withPlanningWarnings } from './planning.js';
 
@@ -29,12 +38,24 @@ export function experimentRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebo
 function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/v1/experiments', route('listExperiments', { querystring: ExperimentListQuery, response: { 200: ExperimentList } }), async (request) =>
-      withPlanningWarningsOnPage(ctx, await listExperiments(ctx.db, principalOf(request).workspaceId, request.query.status, request.query)),
+      withPlanningWarningsOnPage(ctx, await listExperiments(ctx.db, principalOf(request).workspaceId, request.query, request.query)),
     );
     app.post(
       '/v1/experiments',
       route('createExperiment', { body: ExperimentInput, response: { 201: ExperimentSchema, 409: problemDoc('the key is taken') } }),
       async (request, reply) => reply.code(201).send(await withPlanningWarning(ctx.db, await createExperiment(ctx, actorOf(request), request.body))),
+    );
+    app.post(
+      '/v1/experiments/:id/duplicate',
+      route('duplicateExperiment', {
+        description:
+          'Creates a draft with the definition of this experiment (variants at their starting weights, metrics, rule, allocation, audience, dimensions, auto-stop) under a new key; its results and lifecycle are not copied. Audit-logged as experiment.created with duplicated_from.',
+        params: ExperimentParams,
+        body: DuplicateExperimentInput,
+        response: { 201: ExperimentSchema, 404: notFound, 409: problemDoc('the key is taken') },
+      }),
+      async (request, reply) =>
+        reply.code(201).send(await withPlanningWarning(ctx.db, await duplicateExperiment(ctx, actorOf(request), request.params.id, request.body))),
     );
     app.get('/v1/experiments/:id', route('getExperiment', { params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound } }), async (request) =>
       withPlanningWarning(ctx.db, await getExperiment(ctx, principalOf(request).workspaceId, request.params.id)),

@@ -191,6 +191,23 @@ export const StopExperimentInput = Type.Object(
 );
 export type StopExperimentInput = Static<typeof StopExperimentInput>;
 
-export const ExperimentListQuery = Type.Object({ ...PageQuery, status: Type.Optional(ExperimentStatus) }, { additionalProperties: false });
+export const ExperimentListQuery = Type.Object(
+  {
+    ...PageQuery,
+    status: Type.Optional(ExperimentStatus),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only experiments whose name or key contains this text (any case)' })),
+    order: Type.Optional(Type.Enum(['oldest', 'newest'], { default: 'oldest', description: 'oldest first (the default) or newest first' })),
+  },
+  { additionalProperties: false },
+);
+
+export const DuplicateExperimentInput = Type.Object(
+  {
+    key: Type.String({ pattern: '^[a-z0-9._-]{1,128}$', description: 'the new experiment’s key (keys are unique in the workspace)' }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'default: "Copy of" and the name' })),
+  },
+  { additionalProperties: false },
+);
+export type DuplicateExperimentInput = Static<typeof DuplicateExperimentInput>;
 export const ExperimentList = ListOf(ExperimentSchema, 'experiments, oldest first');
 export const ExperimentParams = Type.Object({ id: Type.String() });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
@@ -11,8 +12,24 @@ export async function updateExperiment(executor: Executor, id: string, changes: 
   await executor.updateTable('experiments').set(changes).where('id', '=', id).execute();
 }
 
-export async function listExperiments(executor: Executor, workspaceId: string, status: ExperimentStatus | undefined, page: PageParams) {
+export interface ExperimentFilter {
+  status?: ExperimentStatus | undefined;
+  /** Text the name or the key contains, in any case. */
+  q?: string | undefined;
+  order?: 'oldest' | 'newest' | undefined;
+}
+
+/** "50%_off" as a LIKE pattern that matches those characters literally: "%50\%\_off%". */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export async function listExperiments(executor: Executor, workspaceId: string, filter: ExperimentFilter, page: PageParams) {
   let query = executor.selectFrom('experiments').selectAll().where('workspace_id', '=', workspaceId);
-  if (status) query = query.where('status', '=', status);
-  return paginate(query, 'id', page, toExperiment);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.q) {
+    const pattern = containsPattern(filter.q);
+    query = query.where(sql<boolean>`(lower(name) like ${pattern} escape '\\' or lower(key) like ${pattern} escape '\\')`);
+  }
+  return paginate(query, 'id', page, toExperiment, filter.order === 'newest' ? 'desc' : 'asc');
 }

@@ -1,3 +1,4 @@
+import { DuplicateForm } from './experiment-duplicate.js';
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
 import { ErrorBox, Facts, Loading, PageTitle, StatusBadge } from '../components/ui.js';
@@ -147,6 +148,7 @@ export function ExperimentDetail({ id }: { id: string }) {
   const catalogue = useResource(loadCatalogue, []);
   const [editing, setEditing] = useState(false);
   const [stopping, setStopping] = useState(false);
+  const [duplicating, setDuplicating] = useState(false);
   const e = experiment.data;
   if (experiment.error) return <ErrorBox error={experiment.error} />;
   if (!e) return <Loading />;
@@ -172,11 +174,15 @@ export function ExperimentDetail({ id }: { id: string }) {
                 {editing ? 'Done editing' : 'Edit'}
               </button>
             ) : null}
+            <button type="button" aria-pressed={duplicating} onClick={() => setDuplicating(!duplicating)}>
+              Duplicate
+            </button>
           </>
         }
       >
         {e.name} <StatusBadge status={e.status} />
       </PageTitle>
+      {duplicating ? <DuplicateForm experiment={e} onCancel={() => setDuplicating(false)} /> : null}
       {stopping && e.status === 'running' ? <StopForm experiment={e} onChanged={reload} onCancel={() => setStopping(false)} /> : null}
       {e.status === 'archived' ? <p class="muted">Archived: nothing more can change.</p> : null}
       <StoppedBy experiment={e} />

@@ -1,8 +1,8 @@
 import { api, query, type Page } from '../api.js';
-import { ListView, PageTitle, Select, StatusBadge, Table, usePager } from '../components/ui.js';
+import { Field, ListView, PageTitle, Select, StatusBadge, Table, usePager } from '../components/ui.js';
 import { chance, integer, lift, percent } from '../format.js';
 import { useResource } from '../hooks.js';
-import { Link, navigate } from '../router.js';
+import { Link, navigate, useLocation } from '../router.js';
 import type { Experiment } from '../types.js';
 import { runningDays } from './experiment.js';
 import { plannedSample } from './experiment-parts.js';
@@ -24,9 +24,20 @@ interface Row {
   standing: Standing | null;
 }
 
+const orders = [
+  { value: '', label: 'Oldest first' },
+  { value: 'newest', label: 'Newest first' },
+];
+
+interface ListFilter {
+  status: string;
+  q: string;
+  order: string;
+}
+
 /** The page of experiments, each with how it stands (from its latest snapshot; not a peek). */
-async function loadRows(status: string, cursor: string | undefined): Promise<Page<Row>> {
-  const page = await api<Page<Experiment>>('GET', `/v1/experiments${query({ status, cursor, limit: 50 })}`);
+async function loadRows(filter: ListFilter, cursor: string | undefined): Promise<Page<Row>> {
+  const page = await api<Page<Experiment>>('GET', `/v1/experiments${query({ ...filter, cursor, limit: 50 })}`);
   const standings = await Promise.all(page.data.map((experiment) => latestStanding(experiment).catch(() => null)));
   return { data: page.data.map((experiment, i) => ({ experiment, standing: standings[i] ?? null })), next_cursor: page.next_cursor };
 }
@@ -81,9 +92,30 @@ function StandingCells({ row }: { row: Row }) {
   );
 }
 
+/** Search, status and order, kept in the address so a filtered list can be shared and reloaded. */
+function ListFilters({ filter }: { filter: ListFilter }) {
+  const go = (next: Partial<ListFilter>) => navigate(`/experiments${query({ ...filter, ...next })}`, true);
+  const search = (event: Event) => {
+    event.preventDefault();
+    const field = (event.currentTarget as HTMLFormElement).elements.namedItem('q') as HTMLInputElement;
+    go({ q: field.value.trim() });
+  };
+  return (
+    <form class="filters" role="search" aria-label="Find experiments" onSubmit={search}>
+      <Field key={filter.q} label="Search" name="q" type="search" defaultValue={filter.q} placeholder="Name or key" />
+      <button type="submit">Search</button>
+      <Select label="Status" value={filter.status} options={statuses} onChange={(e) => go({ status: e.currentTarget.value })} />
+      <Select label="Order" value={filter.order} options={orders} onChange={(e) => go({ order: e.currentTarget.value })} />
+    </form>
+  );
+}
+
 export function Experiments({ status }: { status: string }) {
-  const { cursor, pager } = usePager([status]);
-  const list = useResource(() => loadRows(status, cursor), [status, cursor]);
+  const where = useLocation();
+  const filter: ListFilter = { status, q: where.search.get('q') ?? '', order: where.search.get('order') ?? '' };
+  const { cursor, pager } = usePager([filter]);
+  const list = useResource(() => loadRows(filter, cursor), [JSON.stringify(filter), cursor]);
+  const empty = filter.q ? `No experiments match “${filter.q}”.` : status ? `No ${status} experiments.` : 'No experiments yet. Create one to start.';
 
   return (
     <>
@@ -96,10 +128,8 @@ export function Experiments({ status }: { status: string }) {
       >
         Experiments
       </PageTitle>
-      <div class="filters">
-        <Select label="Status" value={status} options={statuses} onChange={(e) => navigate(`/experiments${query({ status: e.currentTarget.value })}`, true)} />
-      </div>
-      <ListView list={list} empty={status ? `No ${status} experiments.` : 'No experiments yet. Create one to start.'} pager={pager}>
+      <ListFilters filter={filter} />
+      <ListView list={list} empty={empty} pager={pager}>
         {(rows) => (
           <Table caption="Experiments" columns={['Name', 'Status', 'Recommendation', 'Primary lift', 'Split', 'Units per variant (of the minimum)', 'Running']}>
             {rows.map((row) => (
