@@ -7,7 +7,8 @@ import { chromiumAvailable, screenshot } from './browser-support.js';
 
 // Issue #52 in Chromium: forms in a person's units (percentages typed as %, windows in days, a
 // primary metric to start from, validator wording in words), a ratio metric that names its two
-// metrics, and an audit log that reads a reweighting and a snapshot in words with peeks folded.
+// metrics, an audit log that reads a reweighting and a snapshot in words with peeks folded, the
+// header naming the signed-in key, and an experiment page saying where the experiment stands.
 
 const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/;
 const SNAKE_KEY = /\b[a-z]+_[a-z_]+\b/;
@@ -160,10 +161,15 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: names and units (#5
     const keys = (await ui.server.request('GET', '/v1/api-keys?limit=200', { key: ui.boot.key })).body.data as any[];
     const signedIn = keys.find((key) => key.id === ui.boot.keyId);
     await expect(page.getByTestId('signed-in-as').innerText()).resolves.toBe(signedIn.name);
+
     // What the page shows (JSON views closed) has no ids and no snake_case keys.
     const shown = await table.innerText();
     expect(shown).not.toMatch(ULID);
     // An API key's prefix (vd_srv_all) is the visible part of a secret, shown beside its name: not a field key.
     expect(shown.split('\n').filter((line) => SNAKE_KEY.test(line) && !/^vd_(srv|cli)_[a-z]+$/.test(line.trim()))).toEqual([]);
+    // The experiment page says where it stands and that its split is broken, without opening the results.
+    await page.goto(ui.at(`/experiments/${split.id}`));
+    await expect(page.getByTestId('current-standing').innerText()).resolves.toMatch(/^Latest snapshot: Investigate/i);
+    await expect(page.getByTestId('current-srm').innerText()).resolves.toContain('The split does not match the weights');
   });
 });

@@ -1,4 +1,5 @@
 import { DuplicateForm } from './experiment-duplicate.js';
+import { CurrentStanding } from './experiment-standing.js';
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
 import { ErrorBox, Facts, Loading, PageTitle, StatusBadge } from '../components/ui.js';
@@ -186,6 +187,7 @@ export function ExperimentDetail({ id }: { id: string }) {
       {stopping && e.status === 'running' ? <StopForm experiment={e} onChanged={reload} onCancel={() => setStopping(false)} /> : null}
       {e.status === 'archived' ? <p class="muted">Archived: nothing more can change.</p> : null}
       <StoppedBy experiment={e} />
+      <CurrentStanding experiment={e} />
       <Summary experiment={e} catalogue={catalogue.data} />
       {/* The planning warnings weigh the decision rule, which a bandit's own stopping rule replaces. */}
       {editable && e.allocation?.type !== 'bandit' ? <PlanningWarnings warnings={e.warnings ?? []} /> : null}
