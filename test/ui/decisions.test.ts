@@ -155,10 +155,12 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     const broken = rows.filter({ hasText: 'br' });
     await expect(broken.getAttribute('class')).resolves.toBe('slice-srm');
     await expect(broken.innerText()).resolves.toContain('p < 0.0001');
-    // A significance badge takes the colour of its effect's direction.
+    // A significance badge takes the colour of its effect's direction and, with two treatments, names the one it is about.
     for (const badge of await page.getByTestId('significant-badge').all()) {
       const reading = await badge.getAttribute('data-reading');
-      await expect(badge.innerText()).resolves.toBe(reading === 'better' ? 'significant gain after correction' : 'significant harm after correction');
+      await expect(badge.innerText()).resolves.toMatch(
+        new RegExp(`^(guided|compact): significant ${reading === 'better' ? 'gain' : 'harm'} after correction$`),
+      );
     }
     await page.getByLabel('Break the results down by').selectOption('source');
     await page.getByRole('table', { name: /By source/ }).waitFor();

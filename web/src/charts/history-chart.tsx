@@ -29,6 +29,19 @@ function latestIntervals(series: Map<string, LiftPoint[]>, format: (value: numbe
 }
 
 function VariantBand({ points, color, x, y }: { points: LiftPoint[]; color: string; x: (t: number) => number; y: (value: number) => number }) {
+  const only = points.length === 1 ? points[0] : undefined;
+  if (only) {
+    // One snapshot has no course to shade: its interval as a bar with caps, its mean as a dot.
+    const cx = x(only.t);
+    return (
+      <g data-testid="single-interval">
+        <line x1={cx} x2={cx} y1={y(only.low)} y2={y(only.high)} stroke={color} stroke-width={2} />
+        <line x1={cx - 6} x2={cx + 6} y1={y(only.low)} y2={y(only.low)} stroke={color} stroke-width={2} />
+        <line x1={cx - 6} x2={cx + 6} y1={y(only.high)} y2={y(only.high)} stroke={color} stroke-width={2} />
+        <circle cx={cx} cy={y(only.mean)} r={4} fill={color} />
+      </g>
+    );
+  }
   const band = [...points.map((p) => `${x(p.t)},${y(p.high)}`), ...[...points].reverse().map((p) => `${x(p.t)},${y(p.low)}`)].join(' ');
   return (
     <g>
@@ -106,6 +119,11 @@ export function HistoryChart({ series, format, count }: { series: Map<string, Li
         ))}
       </svg>
       <HistoryLegend keys={keys} />
+      {all.every((point) => point.t === all[0]?.t) ? (
+        <p class="muted" data-testid="one-snapshot">
+          One snapshot so far: its intervals are shown as bars; the lines and bands fill in as more snapshots are computed.
+        </p>
+      ) : null}
     </figure>
   );
 }

@@ -77,11 +77,14 @@ export function SrmSliceWarning({
   );
 }
 
-/** The direction of a slice's significant effect: the treatment whose chance is furthest from a coin flip. */
-function significantReading(value: BreakdownValue): 'better' | 'worse' {
-  const chances = value.per_variant.flatMap((v) => (v.effect ? [v.effect.chance_to_beat_control] : []));
-  const extreme = chances.sort((a, b) => Math.abs(b - 0.5) - Math.abs(a - 0.5))[0] ?? 0.5;
-  return extreme >= 0.5 ? 'better' : 'worse';
+/**
+ * A slice's significant effect: the treatment whose chance is furthest from a coin flip, and its
+ * direction; the badge names that treatment when there are several.
+ */
+function significantReading(value: BreakdownValue): { reading: 'better' | 'worse'; variant: string | null; treatments: number } {
+  const chances = value.per_variant.flatMap((v) => (v.effect && !v.is_control ? [{ variant: v.variant_key, chance: v.effect.chance_to_beat_control }] : []));
+  const extreme = chances.sort((a, b) => Math.abs(b.chance - 0.5) - Math.abs(a.chance - 0.5))[0];
+  return { reading: (extreme?.chance ?? 0.5) >= 0.5 ? 'better' : 'worse', variant: extreme?.variant ?? null, treatments: chances.length };
 }
 
 function EffectCell({ value, metric }: { value: BreakdownValue; metric: MetricView }) {
@@ -111,7 +114,9 @@ function BreakdownTable({ breakdown, metric, nameOf }: { breakdown: Breakdown; m
   return (
     <Table caption={title} columns={['Value', 'Units', `Lift on ${metric.name} (95% interval)`, 'SRM', 'Marks']}>
       {breakdown.values.map((value, index) => {
-        const reading = value.significant_after_correction ? significantReading(value) : null;
+        const significant = value.significant_after_correction ? significantReading(value) : null;
+        const reading = significant?.reading ?? null;
+        const who = significant && significant.treatments > 1 && significant.variant ? `${significant.variant}: ` : '';
         return (
           <tr
             key={value.value}
@@ -128,7 +133,7 @@ function BreakdownTable({ breakdown, metric, nameOf }: { breakdown: Breakdown; m
               {value.srm_warning ? <span class="badge badge-srm">SRM</span> : null}{' '}
               {reading ? (
                 <span class={`badge badge-significant-${reading}`} data-reading={reading} data-testid="significant-badge">
-                  significant {reading === 'better' ? 'gain' : 'harm'} after correction
+                  {who}significant {reading === 'better' ? 'gain' : 'harm'} after correction
                 </span>
               ) : null}
             </td>

@@ -75,14 +75,14 @@ export function CupedNote({ cuped }: { cuped: CupedReport | null | undefined }) 
   }
   // Interval widths scale with the standard deviation: removing a share r of the variance narrows them by 1 - sqrt(1 - r).
   const narrowing = 1 - Math.sqrt(Math.max(0, 1 - cuped.variance_reduction));
-  const useful = narrowing >= 0.02;
+  const removed = `${(100 * cuped.variance_reduction).toFixed(1)}%`;
+  const narrower = `${(100 * narrowing).toFixed(1)}%`;
+  // One sentence per fact, in the UI's own words: the server's note repeats what the numbers say.
   return (
-    <p class="muted cuped-note">
-      CUPED is on ({cuped.lookback_days}-day lookback): it removed {(100 * cuped.variance_reduction).toFixed(1)}% of the variance, which narrows the intervals
-      by {(100 * narrowing).toFixed(1)}% (θ = {cuped.theta?.toPrecision(3)}).{' '}
-      {useful && !cuped.note
-        ? 'Posteriors, effects and the decision use the adjusted values; the observed mean is unadjusted.'
-        : (cuped.note ?? 'That is no practical gain: the units’ behaviour before exposure barely predicts this metric (typical of new users).')}
+    <p class="muted cuped-note" title={cuped.theta === null ? undefined : `θ = ${cuped.theta.toPrecision(3)}`}>
+      {narrowing >= 0.02
+        ? `CUPED is on (${cuped.lookback_days}-day lookback): it removed ${removed} of the variance, so the intervals are ${narrower} narrower. Posteriors, effects and the decision use the adjusted values; the observed mean is unadjusted.`
+        : `CUPED is on (${cuped.lookback_days}-day lookback): it removed ${removed} of the variance, no practical gain (the intervals are ${narrower} narrower): the units’ behaviour before exposure barely predicts this metric, as is typical of new users.`}
     </p>
   );
 }
