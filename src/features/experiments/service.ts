@@ -22,6 +22,7 @@ import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput 
 import type { AutoStopRequest, StoppedBy } from './lifecycle.js';
 import { findExperiment, lockExperiment, toExperiment, type ExperimentRow } from './read.js';
 import { insertExperiment, updateExperiment } from './store.js';
+import { NOT_LAUNCHED } from './launch.js';
 
 interface Actor {
   workspaceId: string;
@@ -83,6 +84,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
           outcome_notes: null,
           stopped_by: null,
           stop_snapshot_id: null,
+          ...NOT_LAUNCHED,
           created_at: now,
           updated_at: now,
         };
