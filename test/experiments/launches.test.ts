@@ -29,7 +29,12 @@ describeEachDialect('launching a variant', (server) => {
 
     const launched = await launch(experiment.id, { variant_key: 'green', reason: 'won on checkout rate' });
     expect(launched.status, launched.text).toBe(200);
-    expect(launched.body).toMatchObject({ status: 'stopped', launched_variant_key: 'green', launch_reason: 'won on checkout rate', launched_at: expect.any(String) });
+    expect(launched.body).toMatchObject({
+      status: 'stopped',
+      launched_variant_key: 'green',
+      launch_reason: 'won on checkout rate',
+      launched_at: expect.any(String),
+    });
     const stored = await rowsOf(experiment.id);
 
     for (const unit of ['old-1', 'old-2', 'old-3', 'old-4', 'never-1', 'never-2', 'never-1']) {
@@ -38,13 +43,19 @@ describeEachDialect('launching a variant', (server) => {
       expect(answer.body).toEqual({ experiment_key: 'launch-all', unit_id: unit, variant: 'green', reason: 'launched' });
     }
     const batch = await server().request('POST', '/v1/assign/batch', { key: clientKey, body: { experiments: ['launch-all'], unit_id: 'never-3' } });
-    expect(batch.body).toEqual({ assignments: { 'launch-all': { experiment_key: 'launch-all', unit_id: 'never-3', variant: 'green', reason: 'launched' } }, not_found: [] });
+    expect(batch.body).toEqual({
+      assignments: { 'launch-all': { experiment_key: 'launch-all', unit_id: 'never-3', variant: 'green', reason: 'launched' } },
+      not_found: [],
+    });
     const flag = await server().request('POST', '/ofrep/v1/evaluate/flags/launch-all', { key: clientKey, body: { context: { targetingKey: 'never-4' } } });
     expect(flag.body).toMatchObject({ key: 'launch-all', value: 'green', variant: 'green', reason: 'STATIC', metadata: { verdict_reason: 'launched' } });
     const all = await server().request('POST', '/ofrep/v1/evaluate/flags', { key: clientKey, body: { context: { targetingKey: 'never-5' } } });
     expect(all.body.flags.map((f: { key: string }) => f.key)).toContain('launch-all');
     // A launch is not an exposure: no sticky row, no exposure, and a logged exposure is ignored.
-    const exposure = await server().request('POST', '/v1/exposures', { key: clientKey, body: { experiment_key: 'launch-all', unit_id: 'never-1', variant: 'green' } });
+    const exposure = await server().request('POST', '/v1/exposures', {
+      key: clientKey,
+      body: { experiment_key: 'launch-all', unit_id: 'never-1', variant: 'green' },
+    });
     expect(exposure.status).toBe(202);
     expect(await rowsOf(experiment.id)).toEqual(stored);
 
@@ -68,10 +79,12 @@ describeEachDialect('launching a variant', (server) => {
     expect((await assign('relaunch', 'u-1')).body).toMatchObject({ variant: 'control', reason: 'launched' });
     const audit = await server().request('GET', `/v1/audit?target_id=${experiment.id}`, { key });
     const launches = audit.body.data.filter((entry: { action: string }) => entry.action === 'experiment.launched');
-    expect(launches.map((entry: { payload: Record<string, unknown> }) => [entry.payload.previous_variant_key, entry.payload.variant_key]).sort()).toEqual([
-      [null, 'green'],
-      ['green', 'control'],
-    ].sort());
+    expect(launches.map((entry: { payload: Record<string, unknown> }) => [entry.payload.previous_variant_key, entry.payload.variant_key]).sort()).toEqual(
+      [
+        [null, 'green'],
+        ['green', 'control'],
+      ].sort(),
+    );
   });
 
   it('refuses a running or draft experiment (409) and a variant the experiment lacks (422), changing nothing', async () => {
@@ -81,7 +94,17 @@ describeEachDialect('launching a variant', (server) => {
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
     const draft = await server().request('POST', '/v1/experiments', {
       key,
-      body: { environment_id: environmentId, key: 'launch-draft', name: 'd', hypothesis: 'h', unit_type: 'user', variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }] },
+      body: {
+        environment_id: environmentId,
+        key: 'launch-draft',
+        name: 'd',
+        hypothesis: 'h',
+        unit_type: 'user',
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'b', weight: 50 },
+        ],
+      },
     });
     expect((await launch(draft.body.id, { variant_key: 'a' })).status).toBe(409);
     await stop(running.id);
@@ -103,8 +126,12 @@ describeEachDialect('launching a variant', (server) => {
     expect((await assign('launch-targeted', 'nl-1', { country: 'NL' })).body).toMatchObject({ variant: 'green', reason: 'launched' });
     expect((await assign('launch-targeted', 'us-1', { country: 'US' })).body).toMatchObject({ variant: null, reason: 'audience_excluded' });
     const other = await server().request('POST', '/v1/environments', { key, body: { name: 'Staging', slug: 'staging-launch' } });
-    const stagingKey = (await server().request('POST', '/v1/api-keys', { key, body: { name: 'staging', kind: 'client', environment_id: other.body.id } })).body.key;
-    const elsewhere = await server().request('POST', '/v1/assign', { key: stagingKey, body: { experiment_key: 'launch-targeted', unit_id: 'nl-1', context: { country: 'NL' } } });
+    const stagingKey = (await server().request('POST', '/v1/api-keys', { key, body: { name: 'staging', kind: 'client', environment_id: other.body.id } })).body
+      .key;
+    const elsewhere = await server().request('POST', '/v1/assign', {
+      key: stagingKey,
+      body: { experiment_key: 'launch-targeted', unit_id: 'nl-1', context: { country: 'NL' } },
+    });
     expect(elsewhere.status).toBe(404);
   });
 });

@@ -13,13 +13,22 @@ describeEachDialect('an experiment’s analysis under a holdout', (server) => {
   it('leaves held-out units out of the experiment’s own analysis, and the split of the rest stays even', async () => {
     await startedHoldout(server(), key, { environment_id: environmentId, percent: 20 });
     const metricId = await createMetric(server(), key, { key: 'purchase', event_key: 'purchase', kind: 'binary', aggregation: 'count' });
-    const experiment = await createExperiment(server(), key, { environment_id: environmentId, key: 'held-analysis', variants: TWO_ARMS, primary_metric_id: metricId });
+    const experiment = await createExperiment(server(), key, {
+      environment_id: environmentId,
+      key: 'held-analysis',
+      variants: TWO_ARMS,
+      primary_metric_id: metricId,
+    });
     const units = unitIds('buyer', 600);
     const answers = await answersFor(server(), key, 'held-analysis', units);
     const held = heldOut(answers);
     expect(held.length).toBeGreaterThan(80);
     // Every unit buys, held-out ones too: were they counted, the control arm would swell.
-    await sendEvents(server(), key, units.map((unit_id) => ({ event_key: 'purchase', unit_id, occurred_at: server().ctx.clock.now() + 1_000 })));
+    await sendEvents(
+      server(),
+      key,
+      units.map((unit_id) => ({ event_key: 'purchase', unit_id, occurred_at: server().ctx.clock.now() + 1_000 })),
+    );
     const snapshot = await compute(server(), key, experiment.id);
 
     const bucketed = (variant: string) => [...answers.values()].filter((answer) => answer.reason === 'bucketed' && answer.variant === variant).length;

@@ -96,7 +96,10 @@ describeEachDialect('holdouts', (server) => {
     const holdout = await startedHoldout(server(), wsKey, { environment_id: env, percent: 20, experiment_ids: [listedOne.id, optingOut.id] });
     expect(holdout.coverage).toBe('listed');
     await runningExperiment(server(), wsKey, env, { key: 'not-listed' });
-    const optOut = await server().request('PUT', `/v1/experiments/${optingOut.id}/holdout-opt-out`, { key: wsKey, body: { reason: 'a security fix must reach everyone' } });
+    const optOut = await server().request('PUT', `/v1/experiments/${optingOut.id}/holdout-opt-out`, {
+      key: wsKey,
+      body: { reason: 'a security fix must reach everyone' },
+    });
     expect(optOut.status, optOut.text).toBe(200);
 
     expect(heldOut(await answersFor(server(), wsKey, 'listed', units)).length).toBeGreaterThan(40);
@@ -119,7 +122,8 @@ describeEachDialect('holdouts', (server) => {
   });
 
   it('refuses bad input with problems naming the field, and lifecycle moves out of order with 409', async () => {
-    const bad = async (body: Record<string, unknown>) => server().request('POST', '/v1/holdouts', { key, body: { name: 'Bad', unit_type: 'user', environment_id: environmentId, percent: 5, ...body } });
+    const bad = async (body: Record<string, unknown>) =>
+      server().request('POST', '/v1/holdouts', { key, body: { name: 'Bad', unit_type: 'user', environment_id: environmentId, percent: 5, ...body } });
     expect((await bad({ percent: 25 })).body.errors[0].pointer).toBe('/percent');
     expect((await bad({ percent: 0.1 })).body.errors[0].pointer).toBe('/percent');
     expect((await bad({ percent: 1.234 })).body.errors[0].pointer).toBe('/percent');
@@ -130,10 +134,16 @@ describeEachDialect('holdouts', (server) => {
     expect(mismatch.status).toBe(422);
     expect(mismatch.body.errors[0]).toMatchObject({ pointer: '/experiment_ids/0' });
 
-    const created = await server().request('POST', '/v1/holdouts', { key, body: { name: 'Draft', unit_type: 'user', environment_id: environmentId, percent: 2.5 } });
+    const created = await server().request('POST', '/v1/holdouts', {
+      key,
+      body: { name: 'Draft', unit_type: 'user', environment_id: environmentId, percent: 2.5 },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: 'draft', percent: 2.5, started_at: null });
-    expect((await server().request('PATCH', `/v1/holdouts/${created.body.id}`, { key, body: { percent: 1, name: 'Renamed' } })).body).toMatchObject({ percent: 1, name: 'Renamed' });
+    expect((await server().request('PATCH', `/v1/holdouts/${created.body.id}`, { key, body: { percent: 1, name: 'Renamed' } })).body).toMatchObject({
+      percent: 1,
+      name: 'Renamed',
+    });
     expect((await server().request('POST', `/v1/holdouts/${created.body.id}/end`, { key })).status).toBe(409);
     expect((await server().request('POST', `/v1/holdouts/${created.body.id}/start`, { key })).status).toBe(200);
     expect((await server().request('POST', `/v1/holdouts/${created.body.id}/start`, { key })).status).toBe(409);
