@@ -141,7 +141,7 @@ export function HoldoutNote({ experiment: e }: { experiment: Experiment }) {
       {data.holdouts.map((holdout, index) => (
         <span key={holdout.id}>
           {index > 0 ? ' ' : ''}A holdout (<Link href={`/holdouts/${holdout.id}`}>{holdout.name}</Link>) keeps {holdout.percent}% of units on the control
-          {e.launched_variant_key ? ', launch or not' : ''} and out of this experiment’s results.
+          {e.launched_variant_key ? ' (launched or not)' : ''} and out of this experiment’s results.
         </span>
       ))}
     </p>
