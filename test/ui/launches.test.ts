@@ -71,7 +71,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: launches and holdou
     await page.goto(`${server.url}/ui/experiments/${level.experiment.id}`);
     await page.getByTestId('launch-panel').getByRole('button', { name: 'Launch treatment' }).click();
     const checks = await page.getByTestId('launch-confirmation').locator('li').allInnerTexts();
-    expect(checks[0]).toBe('The latest recommendation is “keep running”, not this outcome.');
+    expect(checks[0]).toBe('The latest recommendation is “keep running”, not a launch of treatment.');
     expect(checks.some((text) => /^The 95% interval of treatment’s effect \(.+ to .+\) spans zero/.test(text))).toBe(true);
     await screenshot(page, 'launch-confirmation');
     expect((await server.request('GET', `/v1/experiments/${level.experiment.id}`, { key: boot.key })).body.launched_variant_key).toBeNull();

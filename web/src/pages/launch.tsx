@@ -25,7 +25,8 @@ export function launchChecks(experiment: Experiment, summary: SnapshotSummary | 
       ? [...found, 'The split does not match the weights (sample-ratio mismatch): no result of this experiment can be trusted yet.']
       : found;
   }
-  return disagreements(experiment, summary, 'won', variant);
+  // The stop dialog's checks of a win with this variant, worded for a launch.
+  return disagreements(experiment, summary, 'won', variant).map((check) => check.replace(', not this outcome.', `, not a launch of ${variant}.`));
 }
 
 function useLatestSummary(experiment: Experiment) {
