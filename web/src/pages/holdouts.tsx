@@ -13,15 +13,10 @@ export function describeCoverage(holdout: Holdout): string {
   return 'every experiment started after it';
 }
 
-export function Holdouts() {
-  const { cursor, pager } = usePager([]);
-  const list = useResource(() => api<Page<Holdout>>('GET', `/v1/holdouts${query({ cursor })}`), [cursor]);
-  const environments = useResource(() => api<Page<Environment>>('GET', '/v1/environments?limit=200'), []);
-  const blank = { name: '', environment_id: '', unit_type: 'user', percent: '5' };
-  const { form, bind } = useFormFields(blank);
-  const environmentName = (id: string) => environments.data?.data.find((env) => env.id === id)?.name ?? '…';
+function NewHoldoutForm({ environments }: { environments: Environment[] }) {
+  const { form, bind } = useFormFields({ name: '', environment_id: '', unit_type: 'user', percent: '5' });
   const create = async () => {
-    const environmentId = form.environment_id || environments.data?.data[0]?.id || '';
+    const environmentId = form.environment_id || environments[0]?.id || '';
     const created = await api<Holdout>('POST', '/v1/holdouts', {
       name: form.name,
       environment_id: environmentId,
@@ -30,6 +25,28 @@ export function Holdouts() {
     });
     navigate(`/holdouts/${created.id}`);
   };
+  return (
+    <FormCard id="new-holdout" title="New holdout" submitLabel="Create holdout" onSubmit={create}>
+      <div class="row">
+        <Field label="Name" required value={form.name} onInput={bind('name')} />
+        <Select
+          label="Environment"
+          value={form.environment_id || environments[0]?.id || ''}
+          options={environments.map((env) => ({ value: env.id, label: env.name }))}
+          onChange={bind('environment_id')}
+        />
+        <Select label="Unit type" value={form.unit_type} options={unitTypes} onChange={bind('unit_type')} />
+        <Field label="Percent held out" type="number" min={0.5} max={20} step={0.01} required value={form.percent} onInput={bind('percent')} hint="0.5 to 20" />
+      </div>
+    </FormCard>
+  );
+}
+
+export function Holdouts() {
+  const { cursor, pager } = usePager([]);
+  const list = useResource(() => api<Page<Holdout>>('GET', `/v1/holdouts${query({ cursor })}`), [cursor]);
+  const environments = useResource(() => api<Page<Environment>>('GET', '/v1/environments?limit=200'), []);
+  const environmentName = (id: string) => environments.data?.data.find((env) => env.id === id)?.name ?? '…';
   return (
     <>
       <PageTitle>Holdouts</PageTitle>
@@ -59,29 +76,7 @@ export function Holdouts() {
           </Table>
         )}
       </ListView>
-      <FormCard id="new-holdout" title="New holdout" submitLabel="Create holdout" onSubmit={create}>
-        <div class="row">
-          <Field label="Name" required value={form.name} onInput={bind('name')} />
-          <Select
-            label="Environment"
-            value={form.environment_id || environments.data?.data[0]?.id || ''}
-            options={(environments.data?.data ?? []).map((env) => ({ value: env.id, label: env.name }))}
-            onChange={bind('environment_id')}
-          />
-          <Select label="Unit type" value={form.unit_type} options={unitTypes} onChange={bind('unit_type')} />
-          <Field
-            label="Percent held out"
-            type="number"
-            min={0.5}
-            max={20}
-            step={0.01}
-            required
-            value={form.percent}
-            onInput={bind('percent')}
-            hint="0.5 to 20"
-          />
-        </div>
-      </FormCard>
+      <NewHoldoutForm environments={environments.data?.data ?? []} />
     </>
   );
 }

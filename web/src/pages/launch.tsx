@@ -55,6 +55,28 @@ function CurrentLaunch({ experiment: e }: { experiment: Experiment }) {
   );
 }
 
+/** The checks that disagree with launching `variant`, and the buttons to launch anyway or not. */
+function LaunchConfirmation(props: { variant: string; checks: string[]; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
+  return (
+    <div class="warning" role="alert" data-testid="launch-confirmation">
+      <strong>The results do not support launching {props.variant}:</strong>
+      <ul>
+        {props.checks.map((check) => (
+          <li key={check}>{check}</li>
+        ))}
+      </ul>
+      <div class="actions">
+        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+          Launch {props.variant} anyway
+        </button>
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
+
 /** The launch card of a stopped experiment: the variant, a reason, and a confirmation naming the checks when they disagree. */
 export function LaunchPanel({ experiment: e, onChanged }: { experiment: Experiment; onChanged: () => void }) {
   const summary = useLatestSummary(e);
@@ -96,24 +118,7 @@ export function LaunchPanel({ experiment: e, onChanged }: { experiment: Experime
         />
         <Field label="Reason (optional)" value={reason} maxLength={2000} onInput={(event) => setReason(event.currentTarget.value)} />
       </div>
-      {confirming ? (
-        <div class="warning" role="alert" data-testid="launch-confirmation">
-          <strong>The results do not support launching {chosen}:</strong>
-          <ul>
-            {confirming.map((check) => (
-              <li key={check}>{check}</li>
-            ))}
-          </ul>
-          <div class="actions">
-            <button type="button" class="danger" disabled={action.busy} onClick={send}>
-              Launch {chosen} anyway
-            </button>
-            <button type="button" onClick={() => setConfirming(null)}>
-              Cancel
-            </button>
-          </div>
-        </div>
-      ) : null}
+      {confirming ? <LaunchConfirmation variant={chosen} checks={confirming} busy={action.busy} onConfirm={send} onCancel={() => setConfirming(null)} /> : null}
       <ErrorBox error={action.error} />
       {confirming ? null : (
         <button type="submit" class="primary" disabled={action.busy || summary === undefined || chosen === ''}>
