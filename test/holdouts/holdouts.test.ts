@@ -85,7 +85,10 @@ describeEachDialect('holdouts', (server) => {
     expect(large.length).toBeGreaterThan(small.length * 2);
     expect(small.filter((unit) => !large.includes(unit))).toEqual([]);
     // A running holdout cannot shrink (it would release units) nor change what it covers.
-    expect((await server().request('PATCH', `/v1/holdouts/${holdout.id}`, { key: wsKey, body: { percent: 10 } })).status).toBe(409);
+    const shrink = await server().request('PATCH', `/v1/holdouts/${holdout.id}`, { key: wsKey, body: { percent: 10 } });
+    expect(shrink.status).toBe(409);
+    expect(shrink.body.type).toBe('https://verdict.dev/problems/holdout-not-editable');
+    expect((await server().request('GET', `/v1/holdouts/${holdout.id}`, { key: wsKey })).body.percent).toBe(20);
     expect((await server().request('PATCH', `/v1/holdouts/${holdout.id}`, { key: wsKey, body: { unit_type: 'account' } })).status).toBe(409);
   });
 

@@ -94,14 +94,11 @@ const RUNNING_EDITABLE = new Set(['name', 'description', 'percent']);
 function assertPatchAllowed(row: HoldoutRow, patch: HoldoutPatch): void {
   const fields = Object.keys(patch);
   if (row.status === 'draft' || fields.length === 0) return;
-  if (row.status !== 'running') throw problems.experimentNotEditable(`an ${row.status} holdout cannot change`);
+  if (row.status !== 'running') throw problems.holdoutNotEditable(`an ${row.status} holdout cannot change`);
   const frozen = fields.filter((field) => !RUNNING_EDITABLE.has(field));
-  if (frozen.length > 0)
-    throw problems.experimentNotEditable(`a running holdout cannot change ${frozen.join(', ')}; only name, description and a larger percent`);
+  if (frozen.length > 0) throw problems.holdoutNotEditable(`a running holdout cannot change ${frozen.join(', ')}; only name, description and a larger percent`);
   if (patch.percent !== undefined && patch.percent < Number(row.percent)) {
-    throw problems.experimentNotEditable(
-      `a running holdout’s percent can only grow (it is ${Number(row.percent)}): a smaller one would release held-out units`,
-    );
+    throw problems.holdoutNotEditable(`a running holdout’s percent can only grow (it is ${Number(row.percent)}): a smaller one would release held-out units`);
   }
 }
 
