@@ -188,7 +188,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   stopExperiment: {
     summary: 'Stop an experiment',
     description:
-      'Moves a running experiment to stopped with a `reason` (won, lost, inconclusive, bug, business) and optional notes; assignment stops. 409 when it is not running. Audit-logged.',
+      'Moves a running experiment to stopped with a `reason` (won, lost, inconclusive, bug, business) and optional notes; assignment stops, unless `launch_variant_key` launches a variant in the same step (as POST /v1/experiments/{id}/launch; 422 when the experiment has no such variant, and then nothing changes). 409 when it is not running. Audit-logged.',
   },
   launchExperiment: {
     summary: 'Launch a variant',

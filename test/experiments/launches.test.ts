@@ -116,6 +116,17 @@ describeEachDialect('launching a variant', (server) => {
     expect((await launch('01JBZ5Q3M4N8V2W6X7Y9Z0ABCD', { variant_key: 'green' })).status).toBe(404);
   });
 
+  it('launches in the same step as the stop, or refuses the whole stop for a variant the experiment lacks', async () => {
+    const experiment = await runningExperiment(server(), key, environmentId, { key: 'stop-and-launch' });
+    const refused = await server().request('POST', `/v1/experiments/${experiment.id}/stop`, { key, body: { reason: 'won', launch_variant_key: 'purple' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([{ pointer: '/variant_key', message: 'must be one of "control", "green"' }]);
+    expect((await server().request('GET', `/v1/experiments/${experiment.id}`, { key })).body.status).toBe('running');
+    const stopped = await server().request('POST', `/v1/experiments/${experiment.id}/stop`, { key, body: { reason: 'won', launch_variant_key: 'green' } });
+    expect(stopped.body).toMatchObject({ status: 'stopped', stop_reason: 'won', launched_variant_key: 'green' });
+    expect((await assign('stop-and-launch', 'fresh-unit')).body).toMatchObject({ variant: 'green', reason: 'launched' });
+  });
+
   it('serves the launch within the audience only, and only in the experiment’s environment', async () => {
     const experiment = await runningExperiment(server(), key, environmentId, {
       key: 'launch-targeted',

@@ -985,6 +985,8 @@ export type StartExperimentResponse = CreateExperimentResponse;
 export type StopExperimentRequest = {
   reason: "won" | "lost" | "inconclusive" | "bug" | "business";
   outcome_notes?: string;
+  /** launch this variant in the same step (POST /v1/experiments/{id}/launch); 422 when the experiment has no such variant */
+  launch_variant_key?: string;
 };
 
 /** POST /v1/experiments/{id}/stop: 200 body */

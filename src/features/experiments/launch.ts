@@ -4,6 +4,7 @@
  * sticky row and no exposure) until it is archived. Launching another variant replaces it.
  */
 import Type, { type Static } from 'typebox';
+import type { Tx } from '../../db/database.js';
 import { problems } from '../../http/problems.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { ExperimentsDeps } from './deps.js';
@@ -34,24 +35,32 @@ export async function launchExperiment(ctx: ExperimentsDeps, actor: Actor, id: s
   const launched = await ctx.db.transaction().execute(async (trx) => {
     const row = await lockExperiment(trx, ctx.seam, actor.workspaceId, id);
     if (!row) throw problems.notFound(`no experiment with id ${id}`);
-    assertLaunchable(row, input.variant_key);
-    const reason = input.reason ?? null;
-    if (row.launched_variant_key === input.variant_key && row.launch_reason === reason) return toExperiment(row);
-    const now = ctx.clock.now();
-    const changes: Partial<ExperimentRow> = { launched_variant_key: input.variant_key, launched_at: now, launch_reason: reason, updated_at: now };
-    await updateExperiment(trx, row.id, changes);
-    await recordAudit(trx, {
-      ...actor,
-      action: 'experiment.launched',
-      targetType: 'experiment',
-      targetId: row.id,
-      payload: { experiment_key: row.key, variant_key: input.variant_key, previous_variant_key: row.launched_variant_key, reason },
-      at: now,
-    });
-    return toExperiment({ ...row, ...changes });
+    return launchInTransaction(trx, actor, row, input, ctx.clock.now());
   });
   ctx.changes.publish({ topic: 'experiment', workspaceId: launched.workspace_id, id: launched.id, keys: [launched.key] });
   return launched;
+}
+
+/**
+ * The launch itself, in the caller's transaction with the row locked (a launch request, or a stop
+ * that names `launch_variant_key`): a 422 or 409 here rolls back the whole request. The caller
+ * publishes the change after the commit.
+ */
+export async function launchInTransaction(trx: Tx, actor: Actor, row: ExperimentRow, input: LaunchExperimentInput, now: number): Promise<Experiment> {
+  assertLaunchable(row, input.variant_key);
+  const reason = input.reason ?? null;
+  if (row.launched_variant_key === input.variant_key && row.launch_reason === reason) return toExperiment(row);
+  const changes: Partial<ExperimentRow> = { launched_variant_key: input.variant_key, launched_at: now, launch_reason: reason, updated_at: now };
+  await updateExperiment(trx, row.id, changes);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'experiment.launched',
+    targetType: 'experiment',
+    targetId: row.id,
+    payload: { experiment_key: row.key, variant_key: input.variant_key, previous_variant_key: row.launched_variant_key, reason },
+    at: now,
+  });
+  return toExperiment({ ...row, ...changes });
 }
 
 function assertLaunchable(row: ExperimentRow, variantKey: string): void {

@@ -191,7 +191,16 @@ export const ExperimentSchema = Type.Object({
 export type Experiment = Static<typeof ExperimentSchema>;
 
 export const StopExperimentInput = Type.Object(
-  { reason: StopReason, outcome_notes: Type.Optional(Type.String({ maxLength: 5000 })) },
+  {
+    reason: StopReason,
+    outcome_notes: Type.Optional(Type.String({ maxLength: 5000 })),
+    launch_variant_key: Type.Optional(
+      Type.String({
+        pattern: VARIANT_KEY_PATTERN,
+        description: 'launch this variant in the same step (POST /v1/experiments/{id}/launch); 422 when the experiment has no such variant',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type StopExperimentInput = Static<typeof StopExperimentInput>;
