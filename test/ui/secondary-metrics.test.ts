@@ -83,7 +83,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: secondary metrics a
     const { page } = browser;
     await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
     await page.getByTestId('scorecard').waitFor();
-    const rows = await page.getByTestId('scorecard').locator('tbody tr').evaluateAll((list) => list.map((row) => row.getAttribute('data-testid')));
+    const rows = await page
+      .getByTestId('scorecard')
+      .locator('tbody tr')
+      .evaluateAll((list) => list.map((row) => row.getAttribute('data-testid')));
     expect(rows).toEqual(['scorecard-row-bought', 'scorecard-row-clicked', 'scorecard-row-errors']);
     await expect(page.getByTestId('scorecard-row-clicked').innerText()).resolves.toContain('Secondary');
     await expect(page.getByTestId('correction-note').innerText()).resolves.toMatch(/adjusted by Benjamini-Hochberg over the 2 comparisons of the goals/);

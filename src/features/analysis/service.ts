@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
-import { reportedCap, type PreviousEvidence } from './compute/build.js';
+import { reportedCap, type BuiltSnapshot, type PreviousEvidence } from './compute/build.js';
 import { labelSources } from './breakdown-labels.js';
 import { plannedSamplePerVariant, recommend, recommendationContext } from './compute/recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
@@ -83,6 +83,16 @@ function analysedPrimary(primary: MetricRow, cap: number | null, cuped: CupedRep
     cap_applied: reportedCap(primary, cap),
     cuped,
   };
+}
+
+/** The built snapshot's parts: the secondaries described as `primary_metric` is (`caps` their own), and the rest as it goes into the document. */
+function splitBuilt(built: BuiltSnapshot, secondaries: readonly MetricRow[], caps: (number | null)[]) {
+  const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, secondary_per_variant: results, secondary_cuped: cuped, ...rest } = built;
+  const secondaryMetrics = secondaries.map((metric, index) => ({
+    ...analysedPrimary(metric, caps[index] ?? null, cuped[index] ?? null),
+    per_variant: results[index] ?? [],
+  }));
+  return { satisfied, primaryCuped, secondaryMetrics, rest };
 }
 
 interface Analysis {
@@ -228,18 +238,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     cuped: experiment.variance_reduction,
     bandit,
   });
-  const {
-    decision_rule_satisfied: satisfied,
-    primary_cuped: primaryCuped,
-    secondary_per_variant: secondaryResults,
-    secondary_cuped: secondaryCuped,
-    ...rest
-  } = built;
-  const secondaryOffset = (primary ? 1 : 0) + guardrails.length;
-  const secondaryMetrics = secondaries.map((metric, index) => ({
-    ...analysedPrimary(metric, capsApplied[secondaryOffset + index] ?? null, secondaryCuped[index] ?? null),
-    per_variant: secondaryResults[index] ?? [],
-  }));
+  const { satisfied, primaryCuped, secondaryMetrics, rest } = splitBuilt(built, secondaries, capsApplied.slice((primary ? 1 : 0) + guardrails.length));
   // Slices are analysed on the primary metric's own values, without the CUPED covariate.
   const primarySpec = primary ? computed.primarySpec : null;
   const primaryCap = primary ? (capsApplied[0] ?? null) : null;

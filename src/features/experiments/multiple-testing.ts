@@ -63,3 +63,11 @@ export function secondaryOverlapErrors(primaryId: string | null, guardrailIds: r
     return [];
   });
 }
+
+/** The stored columns of a new experiment's goals beside the primary and its correction. */
+export function goalColumns(input: { secondary_metric_ids?: string[] | undefined; multiple_testing?: MultipleTestingInput | undefined }) {
+  return {
+    secondary_metric_ids: JSON.stringify(input.secondary_metric_ids ?? []),
+    multiple_testing: JSON.stringify(normalizeMultipleTesting(input.multiple_testing)),
+  };
+}

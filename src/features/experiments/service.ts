@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { ExperimentsDeps } from './deps.js';
 import { allocationErrors, normalizeAllocation, parseAllocation, startingWeightErrors, type StoredPeriod } from './allocation.js';
-import { normalizeMultipleTesting, secondaryOverlapErrors } from './multiple-testing.js';
+import { goalColumns, normalizeMultipleTesting, secondaryOverlapErrors } from './multiple-testing.js';
 import { referenceErrors } from './references.js';
 import {
   assertPatchAllowed,
@@ -72,8 +72,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
           decision_rule: JSON.stringify(withDefaults(input.decision_rule)),
           primary_metric_id: input.primary_metric_id ?? null,
           guardrail_metric_ids: JSON.stringify(input.guardrail_metric_ids ?? []),
-          secondary_metric_ids: JSON.stringify(input.secondary_metric_ids ?? []),
-          multiple_testing: JSON.stringify(normalizeMultipleTesting(input.multiple_testing)),
+          ...goalColumns(input),
           mutex_group_id: input.mutex_group_id ?? null,
           variance_reduction: serializeVarianceReduction(input.variance_reduction),
           dimensions: JSON.stringify(input.dimensions ?? []),

@@ -2,13 +2,13 @@
  * What the recommendation reads from the multiple-testing correction (docs/statistics.md
  * "Multiple testing"): the winner's adjusted p-value on the primary metric, and whether the
  * correction is what keeps it from clearing the bar the decision rule's threshold stands for,
- * 2·(1 − posterior_threshold) on the two-sided p-value 2·min(c, 1 − c) (0.10 at the default 0.95,
- * where a winner of two variants has c ≥ 0.95).
+ * 2·(1 − posterior_threshold) on the two-sided p-value 2·min(c, 1 − c) (0.01 at the default 0.995,
+ * 0.10 at 0.95: a winner of two variants has c at or above the threshold).
  */
+import { DEFAULT_DECISION_RULE } from '../../../stats/index.js';
 import type { MultipleTestingReport } from '../schemas.js';
 
 const METHOD_NAMES = { holm: 'Holm', benjamini_hochberg: 'Benjamini-Hochberg' } as const;
-const DEFAULT_THRESHOLD = 0.95;
 
 export interface CorrectionReading {
   adjusted: number;
@@ -33,7 +33,7 @@ export function correctionOf(input: Readable, winner: string, threshold: number 
   const raw = effect?.p_value;
   const adjusted = effect?.adjusted_p_value;
   if (raw === undefined || adjusted === undefined || adjusted === null) return null;
-  const bar = 2 * (1 - (threshold ?? DEFAULT_THRESHOLD));
+  const bar = 2 * (1 - (threshold ?? DEFAULT_DECISION_RULE.posterior_threshold));
   return { adjusted, bar, blocks: raw <= bar && adjusted > bar, method: report.method, family: report.family_size, scope: report.scope };
 }
 

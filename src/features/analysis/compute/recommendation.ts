@@ -55,7 +55,7 @@ export interface RecommendationContext {
   max_duration_days: number;
   /** The experiment had stopped when the snapshot was computed: no message then says "stop the experiment". */
   stopped: boolean;
-  /** The rule's posterior_threshold: 2·(1 − it) is the p-value bar a winner's adjusted p-value is read against (default 0.95). */
+  /** The rule's posterior_threshold: 2·(1 − it) is the p-value bar a winner's adjusted p-value is read against (default: the rule's default). */
   posterior_threshold?: number | undefined;
 }
 
