@@ -1,4 +1,4 @@
-import { Checkbox, Select } from '../components/ui.js';
+import { Labelled, Select } from '../components/ui.js';
 import type { Experiment, Metric } from '../types.js';
 
 export type MultipleTesting = Experiment['multiple_testing'];
@@ -29,15 +29,27 @@ export function SecondaryFields({ metrics, taken, secondaries, onSecondaries, mu
   const choices = metrics.filter((m) => !taken.includes(m.id));
   return (
     <div data-testid="secondary-fields">
-      {choices.length > 0 ? <p class="hint">Secondary metrics (goals beside the primary, adjusted with it for multiple testing):</p> : null}
-      {choices.map((m) => (
-        <Checkbox
-          key={m.id}
-          label={`${m.name} (secondary)`}
-          checked={secondaries.includes(m.id)}
-          onChange={(on) => onSecondaries(on ? [...secondaries, m.id] : secondaries.filter((id) => id !== m.id))}
+      {choices.length > 0 ? (
+        <Labelled
+          label="Secondary metrics"
+          hint="Goals beside the primary, adjusted with it for multiple testing (select several with Ctrl or ⌘)."
+          control={(id, describedBy) => (
+            <select
+              id={id}
+              multiple
+              size={Math.min(6, choices.length)}
+              aria-describedby={describedBy}
+              onChange={(e) => onSecondaries(Array.from(e.currentTarget.selectedOptions, (option) => option.value))}
+            >
+              {choices.map((m) => (
+                <option key={m.id} value={m.id} selected={secondaries.includes(m.id)}>
+                  {m.name}
+                </option>
+              ))}
+            </select>
+          )}
         />
-      ))}
+      ) : null}
       <Select
         label="Multiple-testing correction"
         value={multipleTesting.method}
