@@ -642,6 +642,13 @@ export type ListExperimentsResponse = {
     };
     primary_metric_id: string | null;
     guardrail_metric_ids: Array<string>;
+    /** goal metrics beside the primary */
+    secondary_metric_ids: Array<string>;
+    /** the correction applied to each non-control variant’s p-value over the family (docs/statistics.md "Multiple testing") */
+    multiple_testing: {
+      method: "none" | "holm" | "benjamini_hochberg";
+      scope: "goals" | "goals_and_guardrails";
+    };
     mutex_group_id: string | null;
     /** CUPED variance reduction with its lookback, or null when off */
     variance_reduction: {
@@ -754,6 +761,15 @@ export type CreateExperimentRequest = {
   };
   primary_metric_id?: string | null;
   guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
   mutex_group_id?: string | null;
   /** CUPED variance reduction (docs/statistics.md), or null for none */
   variance_reduction?: {
@@ -826,6 +842,13 @@ export type CreateExperimentResponse = {
   };
   primary_metric_id: string | null;
   guardrail_metric_ids: Array<string>;
+  /** goal metrics beside the primary */
+  secondary_metric_ids: Array<string>;
+  /** the correction applied to each non-control variant’s p-value over the family (docs/statistics.md "Multiple testing") */
+  multiple_testing: {
+    method: "none" | "holm" | "benjamini_hochberg";
+    scope: "goals" | "goals_and_guardrails";
+  };
   mutex_group_id: string | null;
   /** CUPED variance reduction with its lookback, or null when off */
   variance_reduction: {
@@ -939,6 +962,15 @@ export type UpdateExperimentRequest = {
   };
   primary_metric_id?: string | null;
   guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
   mutex_group_id?: string | null;
   /** CUPED variance reduction (docs/statistics.md), or null for none */
   variance_reduction?: {
@@ -1906,8 +1938,99 @@ export type GetExperimentResultsResponse = {
       };
       /** P(variant better than control) in the metric’s direction */
       chance_to_beat_control: number;
+      /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+      p_value?: number;
+      /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+      adjusted_p_value?: number | null;
+      /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+      adjusted_interval_95?: {
+        absolute: [number, number];
+        relative: [number, number] | null;
+      } | null;
     } | null;
   }>;
+  /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
+  secondary_metrics: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+    name: string;
+    /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+    unit: string | null;
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    aggregation: "sum" | "mean" | "count";
+    /** the metric’s direction when the snapshot was computed */
+    higher_is_better: boolean;
+    /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+    cap_applied: number | null;
+    /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+    cuped?: {
+      /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+      applied: boolean;
+      /** the pre-period before each unit’s first exposure */
+      lookback_days: number;
+      /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+      theta: number | null;
+      /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+      variance_reduction: number | null;
+      /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+      note: string | null;
+    } | null;
+    per_variant: Array<{
+      variant_key: string;
+      is_control: boolean;
+      /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+      sample_size: number;
+      /** units with at least one counted event in their window (binary metrics: converted units) */
+      conversions: number;
+      /** observed per-unit mean (binary: conversion rate); null without a metric */
+      observed_rate: number | null;
+      posterior: {
+        /** posterior mean of the per-unit value; null without a metric */
+        mean: number | null;
+        /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+        credible_interval_95: [number, number] | null;
+      };
+      /** probability that this variant has the highest true value; null when undefined */
+      prob_best: number | null;
+      /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+      expected_loss_if_stop_now: number | null;
+      /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+      effect: {
+        absolute: {
+          /** posterior mean of (variant mean - control mean) */
+          mean: number;
+          /** 2.5% and 97.5% posterior quantiles of the difference */
+          credible_interval_95: [number, number];
+        };
+        relative: {
+          /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+          mean: number | null;
+          /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+          credible_interval_95: [number, number] | null;
+        };
+        /** P(variant better than control) in the metric’s direction */
+        chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
+      } | null;
+    }>;
+  }>;
+  /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
+  multiple_testing: {
+    method: "none" | "holm" | "benjamini_hochberg";
+    scope: "goals" | "goals_and_guardrails";
+    /** p-values adjusted together: metrics in scope times non-control variants with an effect */
+    family_size: number;
+  } | null;
   guardrails: Array<{
     /** ULID */
     metric_id: string;
@@ -1968,6 +2091,15 @@ export type GetExperimentResultsResponse = {
         };
         /** P(variant better than control) in the metric’s direction */
         chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
       } | null;
     }>;
   }>;
@@ -2014,7 +2146,7 @@ export type GetExperimentResultsResponse = {
       /** why, most decisive first */
       reasons: Array<{
         /** stable, machine-readable (docs/analysis.md "Reason codes") */
-        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied";
+        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied" | "not_significant_after_correction";
         /** for a person: what was found, by metric and variant names, and what to do */
         message: string;
       }>;
@@ -2086,6 +2218,15 @@ export type GetExperimentResultsResponse = {
           };
           /** P(variant better than control) in the metric’s direction */
           chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
         } | null;
       }>;
       /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
@@ -2189,8 +2330,99 @@ export type GetExperimentResultsHistoryResponse = {
         };
         /** P(variant better than control) in the metric’s direction */
         chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
       } | null;
     }>;
+    /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
+    secondary_metrics: Array<{
+      /** ULID */
+      id: string;
+      key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      aggregation: "sum" | "mean" | "count";
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+        note: string | null;
+      } | null;
+      per_variant: Array<{
+        variant_key: string;
+        is_control: boolean;
+        /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+        sample_size: number;
+        /** units with at least one counted event in their window (binary metrics: converted units) */
+        conversions: number;
+        /** observed per-unit mean (binary: conversion rate); null without a metric */
+        observed_rate: number | null;
+        posterior: {
+          /** posterior mean of the per-unit value; null without a metric */
+          mean: number | null;
+          /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+          credible_interval_95: [number, number] | null;
+        };
+        /** probability that this variant has the highest true value; null when undefined */
+        prob_best: number | null;
+        /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+        expected_loss_if_stop_now: number | null;
+        /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+        effect: {
+          absolute: {
+            /** posterior mean of (variant mean - control mean) */
+            mean: number;
+            /** 2.5% and 97.5% posterior quantiles of the difference */
+            credible_interval_95: [number, number];
+          };
+          relative: {
+            /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+            mean: number | null;
+            /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+            credible_interval_95: [number, number] | null;
+          };
+          /** P(variant better than control) in the metric’s direction */
+          chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
+        } | null;
+      }>;
+    }>;
+    /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
+    multiple_testing: {
+      method: "none" | "holm" | "benjamini_hochberg";
+      scope: "goals" | "goals_and_guardrails";
+      /** p-values adjusted together: metrics in scope times non-control variants with an effect */
+      family_size: number;
+    } | null;
     guardrails: Array<{
       /** ULID */
       metric_id: string;
@@ -2251,6 +2483,15 @@ export type GetExperimentResultsHistoryResponse = {
           };
           /** P(variant better than control) in the metric’s direction */
           chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
         } | null;
       }>;
     }>;
@@ -2297,7 +2538,7 @@ export type GetExperimentResultsHistoryResponse = {
         /** why, most decisive first */
         reasons: Array<{
           /** stable, machine-readable (docs/analysis.md "Reason codes") */
-          code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied";
+          code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied" | "not_significant_after_correction";
           /** for a person: what was found, by metric and variant names, and what to do */
           message: string;
         }>;
@@ -2369,6 +2610,15 @@ export type GetExperimentResultsHistoryResponse = {
             };
             /** P(variant better than control) in the metric’s direction */
             chance_to_beat_control: number;
+            /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+            p_value?: number;
+            /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+            adjusted_p_value?: number | null;
+            /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+            adjusted_interval_95?: {
+              absolute: [number, number];
+              relative: [number, number] | null;
+            } | null;
           } | null;
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
@@ -2418,7 +2668,7 @@ export type GetExperimentResultsHistoryResponse = {
       /** why, most decisive first */
       reasons: Array<{
         /** stable, machine-readable (docs/analysis.md "Reason codes") */
-        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied";
+        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied" | "not_significant_after_correction";
         /** for a person: what was found, by metric and variant names, and what to do */
         message: string;
       }>;

@@ -11,6 +11,7 @@ import type { ExperimentsTable } from '../../db/tables/experiments.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { parseAllocation, parsePeriods } from './allocation.js';
+import { parseMultipleTesting, parseSecondaryMetricIds } from './multiple-testing.js';
 import { normalizeAutoStop, withDefaults } from './rules.js';
 import type { AutoStop, DecisionRule, Experiment, Variant, VarianceReduction } from './schemas.js';
 import { experimentWarnings } from './warnings.js';
@@ -60,6 +61,8 @@ export function toExperiment(row: ExperimentRow): Experiment {
     decision_rule: decisionRule,
     primary_metric_id: row.primary_metric_id,
     guardrail_metric_ids: JSON.parse(row.guardrail_metric_ids) as string[],
+    secondary_metric_ids: parseSecondaryMetricIds(row.secondary_metric_ids),
+    multiple_testing: parseMultipleTesting(row.multiple_testing),
     mutex_group_id: row.mutex_group_id,
     variance_reduction: row.variance_reduction === null ? null : (JSON.parse(row.variance_reduction) as VarianceReduction),
     dimensions: parseDimensions(row.dimensions),
@@ -122,18 +125,23 @@ export async function listRunningExperimentKeys(executor: Executor, workspaceId:
   return rows.map((row) => row.key);
 }
 
-/** Draft or running experiments that use the metric as primary or guardrail metric (what keeps it from being deleted). */
+/** Draft or running experiments that use the metric as primary, guardrail or secondary metric (what keeps it from being deleted). */
 export async function findExperimentsUsingMetric(executor: Executor, workspaceId: string, metricId: string): Promise<Array<{ id: string; key: string }>> {
   const rows = await executor
     .selectFrom('experiments')
-    .select(['id', 'key', 'primary_metric_id', 'guardrail_metric_ids'])
+    .select(['id', 'key', 'primary_metric_id', 'guardrail_metric_ids', 'secondary_metric_ids'])
     .where('workspace_id', '=', workspaceId)
     .where('status', 'in', ['draft', 'running'])
     // A cheap prefilter; the JSON array is checked exactly below.
-    .where((eb) => eb.or([eb('primary_metric_id', '=', metricId), eb('guardrail_metric_ids', 'like', `%${metricId}%`)]))
+    .where((eb) =>
+      eb.or([eb('primary_metric_id', '=', metricId), eb('guardrail_metric_ids', 'like', `%${metricId}%`), eb('secondary_metric_ids', 'like', `%${metricId}%`)]),
+    )
     .orderBy('id')
     .execute();
-  const uses = (row: (typeof rows)[number]) => row.primary_metric_id === metricId || (JSON.parse(row.guardrail_metric_ids) as string[]).includes(metricId);
+  const uses = (row: (typeof rows)[number]) =>
+    row.primary_metric_id === metricId ||
+    (JSON.parse(row.guardrail_metric_ids) as string[]).includes(metricId) ||
+    parseSecondaryMetricIds(row.secondary_metric_ids).includes(metricId);
   return rows.filter(uses).map((row) => ({ id: row.id, key: row.key }));
 }
 

@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { Id, ListOf, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.js';
 import { DEFAULT_DECISION_RULE as STATS_DEFAULT_DECISION_RULE } from '../../stats/index.js';
 import { AllocationInput, AllocationPeriods, AllocationSchema } from './allocation.js';
+import { MultipleTestingInput, MultipleTestingSchema, SecondaryMetricIds } from './multiple-testing.js';
 import { ExperimentWarningSchema } from './warnings.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
@@ -129,6 +130,8 @@ const experimentInputFields = {
   decision_rule: Type.Optional(DecisionRuleInput),
   primary_metric_id: Type.Optional(Type.Union([Id, Type.Null()])),
   guardrail_metric_ids: Type.Optional(Type.Array(Id, { maxItems: 20, uniqueItems: true })),
+  secondary_metric_ids: Type.Optional(SecondaryMetricIds),
+  multiple_testing: Type.Optional(MultipleTestingInput),
   mutex_group_id: Type.Optional(Type.Union([Id, Type.Null()])),
   variance_reduction: Type.Optional(VarianceReductionInput),
   dimensions: Type.Optional(Dimensions),
@@ -159,6 +162,8 @@ export const ExperimentSchema = Type.Object({
   decision_rule: DecisionRuleSchema,
   primary_metric_id: Type.Union([Type.String(), Type.Null()]),
   guardrail_metric_ids: Type.Array(Type.String()),
+  secondary_metric_ids: Type.Array(Type.String(), { description: 'goal metrics beside the primary' }),
+  multiple_testing: MultipleTestingSchema,
   mutex_group_id: Type.Union([Type.String(), Type.Null()]),
   variance_reduction: VarianceReductionSchema,
   dimensions: Type.Array(Type.String(), { description: 'attribute names whose values from the first assignment break the results down' }),
