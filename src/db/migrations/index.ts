@@ -18,11 +18,14 @@ import * as bandits from './0016_bandits.js';
 import * as analysisRollupTotals from './0017_analysis_rollup_totals.js';
 import * as clickhouseMirror from './0020_clickhouse_mirror.js';
 import * as experimentStoppedBy from './0023_experiment_stopped_by.js';
-import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
 import * as auditActorIndex from './0024_audit_actor_index.js';
 import * as clickhouseDrainSequence from './0027_clickhouse_drain_sequence.js';
 import { sealEndpointUrls } from './0028_sealed_endpoint_urls.js';
 import * as jobLanes from './0029_job_lanes.js';
+import * as experimentLaunch from './0030_experiment_launch.js';
+import * as holdouts from './0031_holdouts.js';
+import * as secondaryMetrics from './0034_secondary_metrics.js';
+import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -48,6 +51,9 @@ const migrations: Record<string, Migration> = {
   '0024_audit_actor_index': auditActorIndex,
   '0027_clickhouse_drain_sequence': clickhouseDrainSequence,
   '0029_job_lanes': jobLanes,
+  '0030_experiment_launch': experimentLaunch,
+  '0031_holdouts': holdouts,
+  '0034_secondary_metrics': secondaryMetrics,
   '0037_endpoint_experiment_filter': endpointExperimentFilter,
 };
 
