@@ -40,6 +40,42 @@ async function audit(trx: Tx, actor: Actor, action: string, experimentId: string
   await recordAudit(trx, { ...actor, action, targetType: 'experiment', targetId: experimentId, payload, at });
 }
 
+/** The row of a new draft: the input with its defaults, nothing started, stopped or launched. */
+function draftRow(actor: Actor, input: ExperimentInput, allocation: ReturnType<typeof normalizeAllocation>, now: number): ExperimentRow {
+  return {
+    id: newId(),
+    workspace_id: actor.workspaceId,
+    environment_id: input.environment_id,
+    key: input.key,
+    name: input.name,
+    hypothesis: input.hypothesis,
+    unit_type: input.unit_type,
+    status: 'draft',
+    variants: JSON.stringify(normalizeVariants(input.variants)),
+    audience: input.audience ? JSON.stringify(input.audience) : null,
+    decision_rule: JSON.stringify(withDefaults(input.decision_rule)),
+    primary_metric_id: input.primary_metric_id ?? null,
+    guardrail_metric_ids: JSON.stringify(input.guardrail_metric_ids ?? []),
+    ...goalColumns(input),
+    mutex_group_id: input.mutex_group_id ?? null,
+    variance_reduction: serializeVarianceReduction(input.variance_reduction),
+    dimensions: JSON.stringify(input.dimensions ?? []),
+    allocation: allocation.type === 'fixed' ? null : JSON.stringify(allocation),
+    allocation_periods: null,
+    auto_stop: JSON.stringify(normalizeAutoStop(input.auto_stop)),
+    weights_changed: 0,
+    started_at: null,
+    stopped_at: null,
+    stop_reason: null,
+    outcome_notes: null,
+    stopped_by: null,
+    stop_snapshot_id: null,
+    ...NOT_LAUNCHED,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 /**
  * Creates a draft. `origin` (a duplicate's source, by id, key and name) is kept in the audit
  * entry beside the experiment.
@@ -63,38 +99,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
         const refErrors = await referenceErrors(trx, actor.workspaceId, input);
         if (refErrors.length > 0) throw problems.validation(refErrors);
         const now = ctx.clock.now();
-        const row: ExperimentRow = {
-          id: newId(),
-          workspace_id: actor.workspaceId,
-          environment_id: input.environment_id,
-          key: input.key,
-          name: input.name,
-          hypothesis: input.hypothesis,
-          unit_type: input.unit_type,
-          status: 'draft',
-          variants: JSON.stringify(normalizeVariants(input.variants)),
-          audience: input.audience ? JSON.stringify(input.audience) : null,
-          decision_rule: JSON.stringify(withDefaults(input.decision_rule)),
-          primary_metric_id: input.primary_metric_id ?? null,
-          guardrail_metric_ids: JSON.stringify(input.guardrail_metric_ids ?? []),
-          ...goalColumns(input),
-          mutex_group_id: input.mutex_group_id ?? null,
-          variance_reduction: serializeVarianceReduction(input.variance_reduction),
-          dimensions: JSON.stringify(input.dimensions ?? []),
-          allocation: allocation.type === 'fixed' ? null : JSON.stringify(allocation),
-          allocation_periods: null,
-          auto_stop: JSON.stringify(normalizeAutoStop(input.auto_stop)),
-          weights_changed: 0,
-          started_at: null,
-          stopped_at: null,
-          stop_reason: null,
-          outcome_notes: null,
-          stopped_by: null,
-          stop_snapshot_id: null,
-          ...NOT_LAUNCHED,
-          created_at: now,
-          updated_at: now,
-        };
+        const row = draftRow(actor, input, allocation, now);
         await insertExperiment(trx, row);
         const created = toExperiment(row);
         await audit(trx, actor, 'experiment.created', row.id, { experiment: created, ...origin }, now);
