@@ -14,7 +14,8 @@ import {
   ExperimentSchema,
   StopExperimentInput,
 } from './schemas.js';
-import { archiveExperiment, createExperiment, duplicateExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';
+import { duplicateExperiment } from './duplicate.js';
+import { archiveExperiment, createExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';
 import { listExperiments } from './store.js';
 import { withPlanningWarning, withPlanningWarnings } from './planning.js';
 import { LaunchExperimentInput, launchExperiment } from './launch.js';
