@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { timeLabel, variantColours } from '../charts/scale.js';
 import { Checkbox, Field } from '../components/ui.js';
-import { percent } from '../format.js';
+import { dateTime, percent } from '../format.js';
 import type { Experiment } from '../types.js';
 import { fromPercentText, toPercentText } from '../units.js';
 import { PatchForm, type EditorProps } from './experiment-edit.js';
@@ -172,7 +172,7 @@ export function WeightsOverTime({ experiment }: { experiment: Experiment }) {
         <tbody>
           {periods.map((period) => (
             <tr key={period.started_at}>
-              <td>{new Date(period.started_at).toLocaleString()}</td>
+              <td>{dateTime(period.started_at)}</td>
               {keys.map((key) => (
                 <td key={key}>{period.weights[key] ?? 0}%</td>
               ))}
