@@ -12,11 +12,21 @@ function readable(field: string): boolean {
 /** One value on one line; objects as "field value" pairs without their ids (the JSON view has them). */
 function short(value: unknown): string {
   if (value === null || value === undefined) return '—';
-  if (typeof value === 'string') return value === '' ? '(empty)' : (methods.find((method) => method.value === value)?.label ?? value);
+  if (typeof value === 'string') return value === '' ? '(empty)' : valueWords(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map(short).join('; ');
   const pairs = Object.entries(value as Record<string, unknown>).filter(([field]) => readable(field));
   return pairs.map(([field, inner]) => `${words(field)} ${short(inner)}`).join(', ');
+}
+
+/** Names of the enumerated values a person reads in a payload: the rule and the correction by name. */
+const VALUE_NAMES: Record<string, string> = { benjamini_hochberg: 'Benjamini-Hochberg', holm: 'Holm', goals_and_guardrails: 'goals and guardrails' };
+
+/** A stored value in words: a decision method or correction by its name, another snake_case code with spaces. */
+function valueWords(value: string): string {
+  const named = methods.find((method) => method.value === value)?.label ?? VALUE_NAMES[value];
+  if (named) return named;
+  return /^[a-z]+(_[a-z]+)+$/.test(value) ? value.replace(/_/g, ' ') : value;
 }
 
 function words(field: string): string {
