@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createEventBuffer, createWriterThread } from './buffer/index.js';
-import type { EventBuffer } from './buffer/types.js';
+import type { EventBuffer, EventStorage } from './buffer/types.js';
 import type { ThreadBufferWriter } from './buffer/thread-writer.js';
 import type { Config } from './config.js';
 import type { ClickHouse } from './clickhouse/client.js';
@@ -17,6 +17,7 @@ import { Authenticator } from './features/api-keys/authenticator.js';
 import { statsRunnerFor, type StatsRunner } from './features/analysis/compute/stats-thread.js';
 import type { AnalysisStore } from './features/analysis/store/contract.js';
 import { createAnalysisStore } from './features/analysis/store/create.js';
+import { createEventStorage } from './features/events/storage.js';
 import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
 import { JobRegistry } from './jobs/registry.js';
 import { ChangeFeed } from './lib/change-feed.js';
@@ -47,6 +48,8 @@ export interface AppContext {
   jobs: JobRegistry;
   /** Where events are stored and analysed when VERDICT_CLICKHOUSE_URL is set; null keeps them in the primary database. */
   clickhouse: ClickHouse | null;
+  /** Where drained events are kept: the events table, or ClickHouse's (features/events/storage.ts). */
+  eventStorage: EventStorage;
   /** Where a snapshot's sums come from: the primary database's SQL, or ClickHouse (features/analysis/store/). */
   analysisStore: AnalysisStore;
   /** Holds acknowledged events until the drainer stores them (embedded table or Redis). */
@@ -140,6 +143,7 @@ export async function createContext(config: Config, logger: Logger, options: Con
     writes,
     background,
     clickhouse,
+    eventStorage: createEventStorage(db, clickhouse),
     analysisStore: createAnalysisStore({ db, seam, reads, writes, background, clock, clickhouse }),
     metrics,
     onJobEnqueued: null,

@@ -33,6 +33,26 @@ export interface ModuleExport {
  */
 export type PersistEvents = ((executor: Executor, events: BufferedEvent[], options?: PersistOptions) => Promise<void>) & { location?: ModuleExport };
 
+/**
+ * Where drained events are kept: the primary database's events table, or a store outside it
+ * (ClickHouse, VERDICT_CLICKHOUSE_URL) that also holds a copy of the exposures. Chosen once at
+ * start-up, so the drainer and retention never ask which one they have.
+ */
+export interface EventStorage {
+  /** Writes a drained batch (the drainer's `persist`). */
+  readonly persist: PersistEvents;
+  /** The store outside the primary database, or null when events live in the events table alone. */
+  readonly outside: OutsideEventStore | null;
+}
+
+/** What retention removes from a store of events outside the primary database. */
+export interface OutsideEventStore {
+  /** Removes a workspace's events that occurred before `before`; returns how many. */
+  deleteEvents(workspaceId: string, before: number): Promise<number>;
+  /** Removes the copy of an experiment's exposures (and what says how far it was copied); returns how many rows went. */
+  deleteExposureCopy(experimentId: string): Promise<number>;
+}
+
 export interface PersistOptions {
   /**
    * The events were delivered before and may already be committed (Redis: a drainer that died, or
