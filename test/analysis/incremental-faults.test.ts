@@ -173,7 +173,7 @@ describeEachDialect(
       const inTurn = background.run.bind(background);
       let turns = 0;
       writes.run = (task, input) => {
-        ran.push(task.location.exportName);
+        ran.push(task.writerTask);
         return run(task, input);
       };
       background.run = (piece) => {
@@ -188,9 +188,9 @@ describeEachDialect(
         background.run = inTurn;
       }
       // Clearing the old rows, then 20 units in steps of 4 (the last finds none left), then the refresh.
-      expect(ran.filter((name) => name === 'buildStep').length).toBeGreaterThanOrEqual(6);
-      expect(ran.at(-1)).toBe('refreshOnSqlite');
-      expect(turns).toBe(ran.filter((name) => name === 'buildStep' || name === 'refreshOnSqlite').length);
+      expect(ran.filter((name) => name === 'analysis.build-step').length).toBeGreaterThanOrEqual(6);
+      expect(ran.at(-1)).toBe('analysis.refresh');
+      expect(turns).toBe(ran.filter((name) => name === 'analysis.build-step' || name === 'analysis.refresh').length);
     });
 
     it('refreshes many new events in rounds, each its own transaction, up to the events there were when it began, counting each once', async () => {
@@ -212,7 +212,7 @@ describeEachDialect(
       let rounds = 0;
       writes.run = async (task, input) => {
         const result = await run(task, input);
-        if (task.location.exportName !== 'refreshOnSqlite') return result;
+        if (task.writerTask !== 'analysis.refresh') return result;
         rounds += 1;
         // Between the second and the third round, more events and another re-assignment arrive.
         if (rounds === 2) {

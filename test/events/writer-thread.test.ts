@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedEventBuffer } from '../../src/buffer/embedded.js';
 import { ThreadBufferWriter } from '../../src/buffer/thread-writer.js';
+import { WRITER_THREAD_ENTRY } from '../../src/app/writer-tasks.js';
 import { bufferFileOf, openBufferFile } from '../../src/buffer/buffer-file.js';
 import { BufferUnavailableError, type BufferedEvent } from '../../src/buffer/types.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
@@ -48,7 +49,7 @@ describe('the embedded buffer on its writer thread', () => {
     await migrateToLatest(handle.db);
     started = [];
     const file = database.config.kind === 'sqlite' ? database.config.file : '';
-    writer = new ThreadBufferWriter(file, (url, options) => {
+    writer = new ThreadBufferWriter(file, WRITER_THREAD_ENTRY, (url, options) => {
       const worker = new Worker(url, options);
       started.push(worker);
       return worker;

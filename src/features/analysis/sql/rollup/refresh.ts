@@ -318,7 +318,7 @@ export const refreshOnSqlite: WriteTask<RefreshInput, RoundResult & { ms: number
     const round = await refreshWithin({ seam: sqliteSeam }, trx, input);
     return { ...round, ms: performance.now() - started }; // the round's statements' time, for sizing the next
   },
-  { location: { moduleUrl: import.meta.url, exportName: 'refreshOnSqlite' } },
+  { writerTask: 'analysis.refresh' },
 );
 
 /** Brings the experiment's rollups up to date for these slots. */
