@@ -3,7 +3,13 @@ import { persistToClickHouse } from '../../src/clickhouse/events.js';
 import { computeById } from '../../src/features/analysis/service.js';
 import { clickhouseUnavailable, TEST_CLICKHOUSE } from '../support/clickhouse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { drainedPurchase, expectConcurrentRefreshesCountOnce, smallExperiment, type SmallExperiment } from './conformance/small-experiment.js';
+import {
+  drainedPurchase,
+  expectConcurrentRefreshesCountOnce,
+  refreshDyingBeforeCommit,
+  smallExperiment,
+  type SmallExperiment,
+} from './conformance/small-experiment.js';
 import { computeIn, expectSameAnalysis } from './incremental-support.js';
 import { HOUR, ManualClock, sendEvents } from './support.js';
 
@@ -77,16 +83,7 @@ suite(`incremental analysis in ClickHouse${reason ? ` (skipped: ${reason})` : ''
     expect((await server.request('POST', '/v1/assign', { key: setup.key, body })).status).toBe(200);
     const before = await computeIn(server, setup.key, setup.experiment.id, 'full');
     const refreshes = await committedRefreshes(server, setup.experiment.id);
-    const dying = computeById(server.ctx, setup.experiment.id, {
-      trigger: 'api',
-      mode: 'incremental',
-      refresh: {
-        beforeCommit: async () => {
-          throw new Error('the process died here');
-        },
-      },
-    });
-    await expect(dying).rejects.toThrow('the process died here');
+    await refreshDyingBeforeCommit(server, setup.experiment.id);
     expect(await committedRefreshes(server, setup.experiment.id)).toBe(refreshes);
     // A merge keeps only each key's newest row: the interrupted refresh's, over the committed one.
     for (const table of ['rollup_units', 'rollup_values']) await server.ctx.clickhouse!.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });

@@ -5,7 +5,13 @@ import { computeById } from '../../src/features/analysis/service.js';
 import { insertEvents } from '../../src/features/events/store.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
-import { drainedPurchase, expectConcurrentRefreshesCountOnce, smallExperiment, type SmallExperiment } from './conformance/small-experiment.js';
+import {
+  drainedPurchase,
+  expectConcurrentRefreshesCountOnce,
+  refreshDyingBeforeCommit,
+  smallExperiment,
+  type SmallExperiment,
+} from './conformance/small-experiment.js';
 import { computeIn, expectSameAnalysis } from './incremental-support.js';
 import { HOUR, ManualClock, sendEvents, type OutgoingEvent } from './support.js';
 
@@ -112,16 +118,7 @@ describeEachDialect(
         });
         expect(patched.status).toBe(200);
       }
-      const dying = computeById(server().ctx, setup.experiment.id, {
-        trigger: 'api',
-        mode: 'incremental',
-        refresh: {
-          beforeCommit: async () => {
-            throw new Error('the process died here');
-          },
-        },
-      });
-      await expect(dying).rejects.toThrow('the process died here');
+      await refreshDyingBeforeCommit(server(), setup.experiment.id);
       expect(await rollupsOf(server(), setup.experiment.id)).toEqual(before);
       const next = await computeIn(server(), setup.key, setup.experiment.id, 'incremental');
       expectSameAnalysis(next, await computeIn(server(), setup.key, setup.experiment.id, 'full'), 'after the interrupted refresh');

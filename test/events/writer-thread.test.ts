@@ -153,10 +153,12 @@ describe('the embedded buffer on its writer thread', () => {
     expect(started).toHaveLength(0);
   });
 
-  it('refuses to drain into a function the thread cannot load', async () => {
+  it("refuses to drain into a function outside the thread's registry of tasks", async () => {
     await buffer.append([event('x')]);
     const anonymous = async () => undefined;
-    await expect(buffer.drain(anonymous, 100)).rejects.toThrow(/names its module/);
+    await expect(buffer.drain(anonymous, 100)).rejects.toThrow(/persist function of its registry/);
+    const unregistered = Object.assign(async () => undefined, { writerTask: 'events.elsewhere' });
+    await expect(buffer.drain(unregistered, 100)).rejects.toThrow(/no persist task named events.elsewhere/);
     expect((await buffer.status()).pending).toBe(1);
   });
 

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { BufferedEvent } from '../../../src/buffer/types.js';
+import { computeById } from '../../../src/features/analysis/service.js';
 import { newId } from '../../../src/lib/ids.js';
 import type { ManualClock } from '../../support/clock.js';
 import type { TestServer } from '../../support/server.js';
@@ -84,4 +85,18 @@ export async function expectConcurrentRefreshesCountOnce(server: TestServer, clo
   expect(snapshots.map((snapshot) => snapshot.computation.events_read).sort((a, b) => a - b)).toEqual([0, 0, 0, events.length]);
   const full = await computeIn(server, setup.key, setup.experiment.id, 'full');
   snapshots.forEach((snapshot, index) => expectSameAnalysis(snapshot, full, `concurrent refresh ${index}`));
+}
+
+/** An incremental computation whose refresh dies after its writes and before its commit (a process killed there). */
+export async function refreshDyingBeforeCommit(server: TestServer, experimentId: string): Promise<void> {
+  const dying = computeById(server.ctx, experimentId, {
+    trigger: 'api',
+    mode: 'incremental',
+    refresh: {
+      beforeCommit: async () => {
+        throw new Error('the process died here');
+      },
+    },
+  });
+  await expect(dying).rejects.toThrow('the process died here');
 }
