@@ -17,7 +17,7 @@ export function runWriterThread(tasks: WriterTasks): void {
 
   // Checkpoints belong on the writer threads, each for its own file: a checkpoint runs inside
   // whichever commit passes the WAL's threshold, and on the API thread that held every request
-  // while it copied pages and synced, so context.ts raises the API connection's threshold tenfold.
+  // while it copied pages and synced, so app/context.ts raises the API connection's threshold tenfold.
   // This thread's own commits checkpoint at SQLite's default; the timer covers a WAL grown by the
   // API thread's commits alone while no event arrives. PASSIVE never waits for readers or writers.
   // (A checkpointer thread of its own, copying the WAL beside this thread's commits, was tried and
