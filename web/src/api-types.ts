@@ -694,6 +694,12 @@ export type ListExperimentsResponse = {
     stopped_by: "key" | "person" | "auto" | null;
     /** the snapshot that stopped it, when stopped_by is auto (GET /v1/experiments/{id}/results/history lists it); else null */
     stop_snapshot_id: string | null;
+    /** the variant a stopped experiment keeps serving to every unit (reason launched) until it is archived; null when none was launched */
+    launched_variant_key: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    launched_at: string | null;
+    /** why the variant was launched, as given; null when none was given */
+    launch_reason: string | null;
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -872,6 +878,12 @@ export type CreateExperimentResponse = {
   stopped_by: "key" | "person" | "auto" | null;
   /** the snapshot that stopped it, when stopped_by is auto (GET /v1/experiments/{id}/results/history lists it); else null */
   stop_snapshot_id: string | null;
+  /** the variant a stopped experiment keeps serving to every unit (reason launched) until it is archived; null when none was launched */
+  launched_variant_key: string | null;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  launched_at: string | null;
+  /** why the variant was launched, as given; null when none was given */
+  launch_reason: string | null;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -973,10 +985,23 @@ export type StartExperimentResponse = CreateExperimentResponse;
 export type StopExperimentRequest = {
   reason: "won" | "lost" | "inconclusive" | "bug" | "business";
   outcome_notes?: string;
+  /** launch this variant in the same step (POST /v1/experiments/{id}/launch); 422 when the experiment has no such variant */
+  launch_variant_key?: string;
 };
 
 /** POST /v1/experiments/{id}/stop: 200 body */
 export type StopExperimentResponse = CreateExperimentResponse;
+
+/** POST /v1/experiments/{id}/launch: request body */
+export type LaunchExperimentRequest = {
+  /** the variant every unit gets from now on; one of the experiment’s variants */
+  variant_key: string;
+  /** why it is launched (kept with the experiment and in the audit log) */
+  reason?: string;
+};
+
+/** POST /v1/experiments/{id}/launch: 200 body */
+export type LaunchExperimentResponse = CreateExperimentResponse;
 
 /** GET /v1/mutex-groups: 200 body */
 export type ListMutexGroupsResponse = {
@@ -1014,6 +1039,163 @@ export type CreateMutexGroupResponse = {
 /** GET /v1/mutex-groups/{id}: 200 body */
 export type GetMutexGroupResponse = CreateMutexGroupResponse;
 
+/** GET /v1/holdouts: 200 body */
+export type ListHoldoutsResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    /** ULID */
+    environment_id: string;
+    name: string;
+    description: string | null;
+    /** what a unit id identifies */
+    unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
+    percent: number;
+    /** started_after: every experiment started in the environment after the holdout; listed: experiment_ids */
+    coverage: "started_after" | "listed";
+    experiment_ids: Array<string> | null;
+    status: "draft" | "running" | "ended" | "archived";
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    started_at: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    ended_at: string | null;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/holdouts: request body */
+export type CreateHoldoutRequest = {
+  /** ULID */
+  environment_id: string;
+  name: string;
+  description?: string | null;
+  /** what a unit id identifies */
+  unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
+  /** percent of the environment’s units held out, 0.5 to 20, in steps of 0.01 (a unit is held out when its bucket of 10,000 is below percent × 100) */
+  percent: number;
+  experiment_ids?: Array<string> | null;
+};
+
+/** POST /v1/holdouts: 201 body */
+export type CreateHoldoutResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  /** ULID */
+  environment_id: string;
+  name: string;
+  description: string | null;
+  /** what a unit id identifies */
+  unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
+  percent: number;
+  /** started_after: every experiment started in the environment after the holdout; listed: experiment_ids */
+  coverage: "started_after" | "listed";
+  experiment_ids: Array<string> | null;
+  status: "draft" | "running" | "ended" | "archived";
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  started_at: string | null;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  ended_at: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/holdouts/{id}: 200 body */
+export type GetHoldoutResponse = CreateHoldoutResponse;
+
+/** PATCH /v1/holdouts/{id}: request body */
+export type UpdateHoldoutRequest = {
+  /** ULID */
+  environment_id?: string;
+  name?: string;
+  description?: string | null;
+  /** what a unit id identifies */
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  /** percent of the environment’s units held out, 0.5 to 20, in steps of 0.01 (a unit is held out when its bucket of 10,000 is below percent × 100) */
+  percent?: number;
+  experiment_ids?: Array<string> | null;
+};
+
+/** PATCH /v1/holdouts/{id}: 200 body */
+export type UpdateHoldoutResponse = CreateHoldoutResponse;
+
+/** GET /v1/holdouts/{id}/experiments: 200 body */
+export type ListHoldoutExperimentsResponse = {
+  /** experiments the holdout covers (archived ones included), by start date */
+  covered: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    status: string;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    started_at: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    stopped_at: string | null;
+    launched_variant_key: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    launched_at: string | null;
+  }>;
+  /** experiments it would cover but that opted out */
+  opted_out: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    reason: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    opted_out_at: string;
+  }>;
+};
+
+/** POST /v1/holdouts/{id}/start: 200 body */
+export type StartHoldoutResponse = CreateHoldoutResponse;
+
+/** POST /v1/holdouts/{id}/end: 200 body */
+export type EndHoldoutResponse = CreateHoldoutResponse;
+
+/** POST /v1/holdouts/{id}/archive: 200 body */
+export type ArchiveHoldoutResponse = CreateHoldoutResponse;
+
+/** GET /v1/experiments/{id}/holdouts: 200 body */
+export type GetExperimentHoldoutsResponse = {
+  /** the running holdouts that keep their units on this experiment’s control */
+  holdouts: Array<{
+    /** ULID */
+    id: string;
+    name: string;
+    percent: number;
+    status: "draft" | "running" | "ended" | "archived";
+  }>;
+  opt_out: {
+    reason: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  } | null;
+};
+
+/** PUT /v1/experiments/{id}/holdout-opt-out: request body */
+export type OptOutOfHoldoutsRequest = {
+  /** why this experiment must reach held-out units too */
+  reason: string;
+};
+
+/** PUT /v1/experiments/{id}/holdout-opt-out: 200 body */
+export type OptOutOfHoldoutsResponse = {
+  reason: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+};
+
 /** POST /v1/assign: request body */
 export type AssignRequest = {
   experiment_key: string;
@@ -1033,9 +1215,12 @@ export type AssignResponse = {
   unit_id: string;
   /** null for a mutex holdout or an excluded unit */
   variant: string | null;
-  reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+  /** bucketed: stored by hashing; forced: a QA override; mutex_holdout: claimed by another experiment of its mutex group; audience_excluded: outside the audience; launched: the variant a stopped experiment launched; holdout: held out by a holdout (the control) */
+  reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded" | "launched" | "holdout";
   /** present when the assignment is stored (sticky) */
   assignment_id?: string;
+  /** with reason holdout: the holdout that keeps the unit on the control */
+  holdout_id?: string;
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   exposure_logged_at?: string | null;
 };
@@ -1061,9 +1246,12 @@ export type AssignBatchResponse = {
       unit_id: string;
       /** null for a mutex holdout or an excluded unit */
       variant: string | null;
-      reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+      /** bucketed: stored by hashing; forced: a QA override; mutex_holdout: claimed by another experiment of its mutex group; audience_excluded: outside the audience; launched: the variant a stopped experiment launched; holdout: held out by a holdout (the control) */
+      reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded" | "launched" | "holdout";
       /** present when the assignment is stored (sticky) */
       assignment_id?: string;
+      /** with reason holdout: the holdout that keeps the unit on the control */
+      holdout_id?: string;
       /** ISO 8601 UTC with milliseconds, or null; format: date-time */
       exposure_logged_at?: string | null;
     };
@@ -1091,9 +1279,12 @@ export type ListUnitAssignmentsResponse = {
     unit_id: string;
     /** null for a mutex holdout or an excluded unit */
     variant: string | null;
-    reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+    /** bucketed: stored by hashing; forced: a QA override; mutex_holdout: claimed by another experiment of its mutex group; audience_excluded: outside the audience; launched: the variant a stopped experiment launched; holdout: held out by a holdout (the control) */
+    reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded" | "launched" | "holdout";
     /** present when the assignment is stored (sticky) */
     assignment_id?: string;
+    /** with reason holdout: the holdout that keeps the unit on the control */
+    holdout_id?: string;
     /** ISO 8601 UTC with milliseconds, or null; format: date-time */
     exposure_logged_at?: string | null;
   }>;
@@ -1126,7 +1317,8 @@ export type OfrepEvaluateFlagResponse = {
   key: string;
   /** the variant key (the control for units outside the experiment) */
   value: string;
-  reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT";
+  /** SPLIT: bucketed or held out by a holdout; TARGETING_MATCH: a QA override; DEFAULT: outside the experiment; STATIC: a launched variant */
+  reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT" | "STATIC";
   variant?: string;
   metadata: {
     [key: string]: string | boolean;
@@ -1142,7 +1334,8 @@ export type OfrepEvaluateAllFlagsResponse = {
     key: string;
     /** the variant key (the control for units outside the experiment) */
     value: string;
-    reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT";
+    /** SPLIT: bucketed or held out by a holdout; TARGETING_MATCH: a QA override; DEFAULT: outside the experiment; STATIC: a launched variant */
+    reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT" | "STATIC";
     variant?: string;
     metadata: {
       [key: string]: string | boolean;

@@ -73,6 +73,9 @@ export function toExperiment(row: ExperimentRow): Experiment {
     outcome_notes: row.outcome_notes,
     stopped_by: row.stopped_by as Experiment['stopped_by'],
     stop_snapshot_id: row.stop_snapshot_id,
+    launched_variant_key: row.launched_variant_key,
+    launched_at: toIsoOrNull(row.launched_at),
+    launch_reason: row.launch_reason,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
     warnings: experimentWarnings(decisionRule, variants, { status: row.status }),
@@ -104,11 +107,16 @@ export async function findExperimentById(executor: Executor, id: string): Promis
 }
 
 /**
- * Keys of the running experiments a key can see (its environment's, or all when unbound), at
- * most 500: the candidates OFREP evaluates, each then checked by the Assigner's one rule.
+ * Keys of the experiments that answer assignments (running ones, and stopped ones with a
+ * launched variant) a key can see (its environment's, or all when unbound), at most 500: the
+ * candidates OFREP evaluates, each then checked by the Assigner's one rule.
  */
 export async function listRunningExperimentKeys(executor: Executor, workspaceId: string, environmentId: string | null): Promise<string[]> {
-  let query = executor.selectFrom('experiments').select('key').where('workspace_id', '=', workspaceId).where('status', '=', 'running');
+  let query = executor
+    .selectFrom('experiments')
+    .select('key')
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'stopped'), eb('launched_variant_key', 'is not', null)])]));
   if (environmentId) query = query.where('environment_id', '=', environmentId);
   const rows = await query.orderBy('key').limit(500).execute();
   return rows.map((row) => row.key);

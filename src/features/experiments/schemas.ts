@@ -177,6 +177,11 @@ export const ExperimentSchema = Type.Object({
   stop_snapshot_id: Type.Union([Type.String(), Type.Null()], {
     description: 'the snapshot that stopped it, when stopped_by is auto (GET /v1/experiments/{id}/results/history lists it); else null',
   }),
+  launched_variant_key: Type.Union([Type.String(), Type.Null()], {
+    description: 'the variant a stopped experiment keeps serving to every unit (reason launched) until it is archived; null when none was launched',
+  }),
+  launched_at: NullableTimestamp,
+  launch_reason: Type.Union([Type.String(), Type.Null()], { description: 'why the variant was launched, as given; null when none was given' }),
   created_at: Timestamp,
   updated_at: Timestamp,
   warnings: Type.Array(ExperimentWarningSchema, {
@@ -186,7 +191,16 @@ export const ExperimentSchema = Type.Object({
 export type Experiment = Static<typeof ExperimentSchema>;
 
 export const StopExperimentInput = Type.Object(
-  { reason: StopReason, outcome_notes: Type.Optional(Type.String({ maxLength: 5000 })) },
+  {
+    reason: StopReason,
+    outcome_notes: Type.Optional(Type.String({ maxLength: 5000 })),
+    launch_variant_key: Type.Optional(
+      Type.String({
+        pattern: VARIANT_KEY_PATTERN,
+        description: 'launch this variant in the same step (POST /v1/experiments/{id}/launch); 422 when the experiment has no such variant',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type StopExperimentInput = Static<typeof StopExperimentInput>;

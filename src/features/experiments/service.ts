@@ -22,6 +22,7 @@ import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput 
 import type { AutoStopRequest, StoppedBy } from './lifecycle.js';
 import { findExperiment, lockExperiment, toExperiment, type ExperimentRow } from './read.js';
 import { insertExperiment, updateExperiment } from './store.js';
+import { launchInTransaction, NOT_LAUNCHED } from './launch.js';
 
 interface Actor {
   workspaceId: string;
@@ -83,6 +84,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
           outcome_notes: null,
           stopped_by: null,
           stop_snapshot_id: null,
+          ...NOT_LAUNCHED,
           created_at: now,
           updated_at: now,
         };
@@ -253,6 +255,8 @@ async function transition(ctx: ExperimentsDeps, actor: Actor, id: string, kind: 
     );
     if (kind === 'start') await ctx.lifecycle?.(trx, { kind: 'started', experiment: updated, actorId: actor.actorId });
     if (kind === 'stop') await ctx.lifecycle?.(trx, { kind: 'stopped', experiment: updated, actorId: actor.actorId, stoppedBy, snapshotId: null });
+    if (kind === 'stop' && stop?.launch_variant_key)
+      return launchInTransaction(trx, actor, { ...row, ...changes }, { variant_key: stop.launch_variant_key }, now);
     return updated;
   });
   publish(ctx, result, []);
