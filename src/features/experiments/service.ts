@@ -76,13 +76,9 @@ function draftRow(actor: Actor, input: ExperimentInput, allocation: ReturnType<t
   };
 }
 
-/**
- * Creates a draft. `origin` (a duplicate's source, by id, key and name) is kept in the audit
- * entry beside the experiment.
- */
-export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input: ExperimentInput, origin: Record<string, unknown> = {}): Promise<Experiment> {
-  const allocation = normalizeAllocation(input.allocation);
-  const shapeErrors = [
+/** What is wrong with a new experiment's own fields, before any reference is looked up. */
+function creationShapeErrors(input: ExperimentInput, allocation: ReturnType<typeof normalizeAllocation>) {
+  return [
     ...variantErrors(input.variants),
     ...audienceErrors(input.audience),
     ...dimensionErrors(input.dimensions),
@@ -91,6 +87,15 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
     ...autoStopErrors(normalizeAutoStop(input.auto_stop), withDefaults(input.decision_rule).method, '/auto_stop/on_recommendation'),
     ...secondaryOverlapErrors(input.primary_metric_id ?? null, input.guardrail_metric_ids ?? [], input.secondary_metric_ids ?? []),
   ];
+}
+
+/**
+ * Creates a draft. `origin` (a duplicate's source, by id, key and name) is kept in the audit
+ * entry beside the experiment.
+ */
+export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input: ExperimentInput, origin: Record<string, unknown> = {}): Promise<Experiment> {
+  const allocation = normalizeAllocation(input.allocation);
+  const shapeErrors = creationShapeErrors(input, allocation);
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const experiment = await uniqueViolationAs(
     ctx.seam,
