@@ -100,6 +100,8 @@ export interface Config {
   outbound: OutboundConfig;
   /** Where people reach this service (e.g. https://verdict.example.com), for links in alerts; null leaves links out. */
   publicUrl: string | null;
+  /** Signing in to the admin UI by pasting a server key; VERDICT_UI_KEY_SIGN_IN=0 leaves people's accounts as the only way in. */
+  uiKeySignIn: boolean;
 }
 
 export interface OutboundConfig {
@@ -326,6 +328,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxEndpointsPerWorkspace: integer(env, 'VERDICT_WEBHOOK_MAX_ENDPOINTS', 20),
     },
     publicUrl: publicUrlFrom(env),
+    uiKeySignIn: flag(env, 'VERDICT_UI_KEY_SIGN_IN', true),
   };
   return { ...config, ...overrides };
 }

@@ -16,6 +16,7 @@ import { createLeads } from './leads/index.js';
 import { createMetrics } from './metrics/index.js';
 import { createMutexGroups } from './mutex-groups/index.js';
 import { createOfrep } from './ofrep/index.js';
+import { createPeople } from './people/index.js';
 import { createRenders } from './renders/index.js';
 import { createSegments } from './segments/index.js';
 import { createSessions } from './sessions/index.js';
@@ -78,7 +79,8 @@ export function createSlices(ctx: AppContext) {
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
-  const sessions = createSessions(ctx);
+  const people = createPeople(ctx);
+  const sessions = createSessions({ ...ctx, people: people.sessions });
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };
   return {
@@ -103,6 +105,7 @@ export function createSlices(ctx: AppContext) {
     leads,
     taskTool,
     analysis,
+    people,
     sessions,
     ui,
     observability,

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { UNIT_ID_MAX_PARAM_LENGTH } from '../features/assignment/unit-id.js';
 import { createSlices, type Slices } from '../features/index.js';
+import { requiredRole, roleTableMarkdown } from '../features/people/roles.js';
 import { newId } from '../lib/ids.js';
 import { requestMetricsObserver } from '../observability/routes.js';
 import { AccessLogController } from './access-log.js';
@@ -43,6 +44,7 @@ function features(slices: Slices) {
     slices.leads.routes,
     slices.taskTool.routes,
     slices.analysis.routes,
+    slices.people.routes,
     slices.sessions.routes,
     slices.ui.routes,
     slices.observability.routes,
@@ -91,7 +93,7 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
   installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error) || (ctx.clickhouse !== null && isClickHouseUnreachable(error)));
   await installCors(app, ctx.config.corsOrigins);
   installAuth(app, ctx.authenticator, slices.sessions.authenticator);
-  await installOpenApi(app);
+  await installOpenApi(app, { requiredRole, tableMarkdown: roleTableMarkdown() });
   for (const routes of features(slices)) await app.register(routes);
   await app.ready();
   return app;

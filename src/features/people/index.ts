@@ -1,0 +1,31 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { PeopleDeps } from './deps.js';
+import { peopleRoutes } from './routes.js';
+import { lookupUserSession, principalOfUserSession, signInWithPassword, signOutUser, userSessionView } from './sessions.js';
+
+export interface PeopleSlice {
+  routes: FastifyPluginAsyncTypebox;
+  /** What the sessions slice asks of people: password sign-in, and the sessions of persons. */
+  sessions: PeopleSessions;
+}
+
+export interface PeopleSessions {
+  signIn: (input: Parameters<typeof signInWithPassword>[1], ip: string) => ReturnType<typeof signInWithPassword>;
+  lookup: (token: string) => ReturnType<typeof lookupUserSession>;
+  view: (session: Parameters<typeof userSessionView>[1]) => ReturnType<typeof userSessionView>;
+  signOut: (session: Parameters<typeof signOutUser>[1], everywhere: boolean) => Promise<void>;
+  principalOf: typeof principalOfUserSession;
+}
+
+export function createPeople(deps: PeopleDeps): PeopleSlice {
+  return {
+    routes: peopleRoutes(deps),
+    sessions: {
+      signIn: (input, ip) => signInWithPassword(deps, input, ip),
+      lookup: (token) => lookupUserSession(deps, token),
+      view: (session) => userSessionView(deps, session),
+      signOut: (session, everywhere) => signOutUser(deps, session, everywhere),
+      principalOf: principalOfUserSession,
+    },
+  };
+}
