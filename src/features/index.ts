@@ -20,6 +20,7 @@ import { createPeople } from './people/index.js';
 import { createRenders } from './renders/index.js';
 import { createSegments } from './segments/index.js';
 import { createSessions } from './sessions/index.js';
+import { createSharing } from './sharing/index.js';
 import { createTaskTool } from './task-tool/index.js';
 import { createTemplates } from './templates/index.js';
 import { createUi } from './ui/index.js';
@@ -79,6 +80,7 @@ export function createSlices(ctx: AppContext) {
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
+  const sharing = createSharing({ ...ctx, results: analysis.results });
   const people = createPeople(ctx);
   const sessions = createSessions({ ...ctx, people: people.sessions });
   const ui = createUi();
@@ -105,6 +107,7 @@ export function createSlices(ctx: AppContext) {
     leads,
     taskTool,
     analysis,
+    sharing,
     people,
     sessions,
     ui,

@@ -44,6 +44,7 @@ function features(slices: Slices) {
     slices.leads.routes,
     slices.taskTool.routes,
     slices.analysis.routes,
+    slices.sharing.routes,
     slices.people.routes,
     slices.sessions.routes,
     slices.ui.routes,

@@ -60,7 +60,7 @@ describeEachDialect('people: roles enforced on the server', (server) => {
   });
 
   it('names the least role of every operation in the description, with the table', async () => {
-    const document = await (await fetch(`${server().url}/v1/openapi.json`)).json();
+    const document = (await (await fetch(`${server().url}/v1/openapi.json`)).json()) as any;
     expect(document.info.description).toContain('## Roles');
     expect(document.paths['/v1/users'].post['x-required-role']).toBe('admin');
     expect(document.paths['/v1/metrics'].post['x-required-role']).toBe('editor');

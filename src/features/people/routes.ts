@@ -28,7 +28,7 @@ const notFound = problemDoc('no such user in this workspace');
 const linkGone = problemDoc('the link was used, replaced or has expired');
 
 /** Links point at VERDICT_PUBLIC_URL, else at the origin this request reached. */
-export function baseUrlFor(ctx: PeopleDeps, request: FastifyRequest): string {
+export function baseUrlFor(ctx: Pick<PeopleDeps, 'config'>, request: FastifyRequest): string {
   return baseUrlOf(ctx.config.publicUrl, `${viaHttps(request) ? 'https' : 'http'}://${request.host}`);
 }
 
