@@ -44,7 +44,9 @@ function addRequiredRole(route: RouteOptions, roles: RoleDocs): void {
   const scope = (route.config as { auth?: AuthScope } | undefined)?.auth ?? 'server';
   if (!schema || schema.hide || scope === 'public') return;
   const methods = Array.isArray(route.method) ? route.method : [route.method];
-  schema['x-required-role'] = roles.requiredRole(methods[0] ?? 'GET', route.url);
+  const role = roles.requiredRole(methods[0] ?? 'GET', route.url);
+  schema['x-required-role'] = role;
+  if (typeof schema.description === 'string') schema.description += ` In the admin UI, a person needs the ${role} role.`;
 }
 
 export async function installOpenApi(app: FastifyInstance, roles?: RoleDocs): Promise<void> {
