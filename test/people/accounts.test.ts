@@ -78,6 +78,15 @@ describeEachDialect('people: accounts, sign-in and sessions', (server) => {
     expect(owner.status).toBe(201);
   });
 
+  it('counts sign-ins behind a reverse proxy on the same host under the address the proxy saw', async () => {
+    await addPerson(server(), key, 'proxied@example.com', 'viewer');
+    const viaProxy = (client: string, password: string) =>
+      requestFrom(server(), '127.0.0.9', 'POST', '/ui/session', { email: 'proxied@example.com', password }, { 'x-forwarded-for': `10.9.9.9, ${client}` });
+    for (let attempt = 0; attempt < 5; attempt++) expect((await viaProxy('203.0.113.7', `wrong guess ${attempt}`)).status).toBe(401);
+    expect((await viaProxy('203.0.113.7', PASSWORD)).status).toBe(429);
+    expect((await viaProxy('198.51.100.4', PASSWORD)).status).toBe(201);
+  });
+
   it('stops a password spray: one address trying one password over many accounts is refused after 30 failures', async () => {
     await addPerson(server(), key, 'sprayed@example.com', 'viewer');
     const statuses: number[] = [];

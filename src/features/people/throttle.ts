@@ -58,3 +58,18 @@ export async function recordFailure(executor: Executor, keys: ThrottleKeys, now:
 export async function clearFailures(executor: Executor, keys: ThrottleKeys): Promise<void> {
   await executor.deleteFrom('sign_in_failures').where('throttle_key', '=', keys.accountAtAddress).execute();
 }
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+/**
+ * The address a sign-in is counted under. Behind a reverse proxy on the same host (deploy/nginx.conf,
+ * deploy/Caddyfile) every request comes from loopback, which would put everyone under one count; so
+ * for a loopback peer the right-most X-Forwarded-For entry (the one that proxy appended: the address
+ * it saw) is used. A peer elsewhere cannot choose its address this way.
+ */
+export function clientAddress(peer: string, forwardedFor: string | string[] | undefined): string {
+  const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
+  if (!header || !LOOPBACK.test(peer)) return peer;
+  const last = header.split(',').map((part) => part.trim()).filter(Boolean).at(-1);
+  return last && last.length <= 64 ? last : peer;
+}

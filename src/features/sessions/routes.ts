@@ -2,6 +2,7 @@ import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { PasswordSignInInput } from '../people/schemas.js';
+import { clientAddress } from '../people/throttle.js';
 import { requireCsrf } from './authenticate.js';
 import { clearSessionCookie, sessionTokenOf, setSessionCookie } from './cookie.js';
 import type { SessionsDeps } from './deps.js';
@@ -31,7 +32,7 @@ export function sessionRoutes(ctx: SessionsDeps): FastifyPluginAsyncTypebox {
 
     app.post('/ui/session', { ...uiRoute, schema: { hide: true, body: SignInInput } }, async (request, reply) => {
       const body = request.body;
-      const { token, view } = 'key' in body ? await signIn(ctx, body.key) : await ctx.people.signIn(body, request.ip);
+      const { token, view } = 'key' in body ? await signIn(ctx, body.key) : await ctx.people.signIn(body, clientAddress(request.ip, request.headers['x-forwarded-for']));
       // A session the browser brought (an attacker's planted cookie, or its own older one) is
       // ended: the browser leaves with the fresh token only, so a fixed session id gains nothing.
       const brought = sessionTokenOf(request);
