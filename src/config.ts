@@ -240,7 +240,10 @@ const OIDC_ROLES = ['viewer', 'editor', 'admin'] as const;
 
 function roleValuesFrom(raw: string): OidcConfig['roleValues'] {
   const values: OidcConfig['roleValues'] = { viewer: ['viewer'], editor: ['editor'], admin: ['admin'] };
-  for (const pair of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const pair of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const [role, value] = pair.split('=').map((part) => part.trim());
     if (!role || !value || !(OIDC_ROLES as readonly string[]).includes(role)) {
       throw new ConfigError(`VERDICT_OIDC_ROLE_VALUES must be role=value pairs (roles viewer, editor, admin) separated by commas, got "${pair}"`);

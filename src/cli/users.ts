@@ -32,7 +32,10 @@ export function registerUsers(program: Command): void {
           return;
         }
         process.stdout.write(
-          [`Invited ${invited.user.email} as ${invited.user.role}.`, `Invitation link (shown once, valid until ${invited.expires_at}):  ${invited.invite_url}`].join('\n') + '\n',
+          [
+            `Invited ${invited.user.email} as ${invited.user.role}.`,
+            `Invitation link (shown once, valid until ${invited.expires_at}):  ${invited.invite_url}`,
+          ].join('\n') + '\n',
         );
       } finally {
         await ctx.close();

@@ -52,6 +52,12 @@ function createNotifyingSlices(ctx: AppContext) {
   return { webhookEndpoints, alerts, experiments };
 }
 
+/** People and their sessions (the sessions slice signs persons in through the people slice), and sharing. */
+function createPeopleSlices(ctx: AppContext, analysis: ReturnType<typeof createAnalysis>) {
+  const people = createPeople(ctx);
+  return { people, sessions: createSessions({ ...ctx, people: people.sessions }), sharing: createSharing({ ...ctx, results: analysis.results }) };
+}
+
 export function createSlices(ctx: AppContext) {
   const health = createHealth(ctx);
   const workspaces = createWorkspaces(ctx);
@@ -80,9 +86,7 @@ export function createSlices(ctx: AppContext) {
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
-  const sharing = createSharing({ ...ctx, results: analysis.results });
-  const people = createPeople(ctx);
-  const sessions = createSessions({ ...ctx, people: people.sessions });
+  const { sharing, people, sessions } = createPeopleSlices(ctx, analysis);
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };
   return {

@@ -46,7 +46,9 @@ describeEachDialect('people: accounts, sign-in and sessions', (server) => {
     const malformed = await server().request('POST', '/v1/invitations/not-a-token/accept', { body: { name: 'X', password: PASSWORD } });
     expect(malformed.status).toBe(400);
     const invited = await server().request('POST', '/v1/users', { key, body: { email: 'weak@example.com', role: 'viewer' } });
-    const weak = await server().request('POST', `/v1/invitations/${invited.body.invite_url.split('/').pop()}/accept`, { body: { name: 'W', password: 'short' } });
+    const weak = await server().request('POST', `/v1/invitations/${invited.body.invite_url.split('/').pop()}/accept`, {
+      body: { name: 'W', password: 'short' },
+    });
     expect(weak.status).toBe(422);
     expect(JSON.stringify(weak.body.errors)).toContain('password');
     const twice = await server().request('POST', '/v1/users', { key, body: { email: 'WEAK@example.com', role: 'admin' } });
@@ -106,13 +108,19 @@ describeEachDialect('people: accounts, sign-in and sessions', (server) => {
   it('defeats session fixation: a planted cookie is ended and replaced by a fresh token', async () => {
     await addPerson(server(), key, 'fixed@example.com', 'editor');
     const planted = await signInAs(server(), 'fixed@example.com');
-    const victim = await server().request('POST', '/ui/session', { body: { email: 'fixed@example.com', password: PASSWORD }, headers: { cookie: planted.cookie } });
+    const victim = await server().request('POST', '/ui/session', {
+      body: { email: 'fixed@example.com', password: PASSWORD },
+      headers: { cookie: planted.cookie },
+    });
     expect(victim.status).toBe(201);
     const fresh = sessionFrom(victim.headers.get('set-cookie') ?? '', victim.body.csrf_token);
     expect(fresh.token).not.toBe(planted.token);
     expect((await server().request('GET', '/v1/metrics', { headers: planted.read })).status).toBe(401);
     expect((await server().request('GET', '/v1/metrics', { headers: fresh.read })).status).toBe(200);
-    const invented = await server().request('POST', '/ui/session', { body: { email: 'fixed@example.com', password: PASSWORD }, headers: { cookie: 'verdict_session=chosen-by-attacker' } });
+    const invented = await server().request('POST', '/ui/session', {
+      body: { email: 'fixed@example.com', password: PASSWORD },
+      headers: { cookie: 'verdict_session=chosen-by-attacker' },
+    });
     expect(invented.status).toBe(201);
     expect(invented.headers.get('set-cookie')).not.toContain('chosen-by-attacker');
   });

@@ -62,7 +62,9 @@ describeEachDialect(
       const again = await ssoSignIn(server(), { ...claims, groups: ['verdict-admins'] });
       const promoted = await server().request('GET', '/ui/session', { headers: { cookie: `verdict_session=${again.session}` } });
       expect(promoted.body.role).toBe('admin');
-      expect((await server().request('GET', '/v1/users', { key })).body.data.filter((user: { email: string }) => user.email === 'ada@example.com')).toHaveLength(1);
+      expect(
+        (await server().request('GET', '/v1/users', { key })).body.data.filter((user: { email: string }) => user.email === 'ada@example.com'),
+      ).toHaveLength(1);
       expect(provider.refusals).toEqual([]);
     });
 

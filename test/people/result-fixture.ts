@@ -4,7 +4,12 @@ import { assignUnits, compute, createExperiment, createMetric, sendEvents, TWO_A
 /** A running two-arm experiment with a conversion metric and one snapshot over 60 units. */
 export async function experimentWithResults(server: TestServer, key: string, environmentId: string, experimentKey: string) {
   const metricId = await createMetric(server, key, { key: `${experimentKey}_buys`, event_key: `${experimentKey}_buy`, kind: 'count' });
-  const experiment = await createExperiment(server, key, { environment_id: environmentId, key: experimentKey, variants: TWO_ARMS, primary_metric_id: metricId });
+  const experiment = await createExperiment(server, key, {
+    environment_id: environmentId,
+    key: experimentKey,
+    variants: TWO_ARMS,
+    primary_metric_id: metricId,
+  });
   const units = Array.from({ length: 60 }, (_, index) => `${experimentKey}-u${index}`);
   await assignUnits(server, key, experimentKey, units);
   const now = Date.now();

@@ -14,7 +14,9 @@ interface Operation {
 
 /** Every operation of the API description that needs a credential, with the role it names. */
 async function authenticatedOperations(url: string): Promise<Operation[]> {
-  const document = (await (await fetch(`${url}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { security?: unknown; 'x-required-role'?: string }>> };
+  const document = (await (await fetch(`${url}/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { security?: unknown; 'x-required-role'?: string }>>;
+  };
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
@@ -35,8 +37,12 @@ describeEachDialect('people: roles enforced on the server', (server) => {
 
   beforeAll(async () => {
     ({ key, environmentId } = await server().bootstrap('Roles Co'));
-    ({ user: { id: viewerId } } = await addPerson(server(), key, 'vera@example.com', 'viewer', 'Vera Viewer'));
-    ({ user: { id: editorId } } = await addPerson(server(), key, 'eddie@example.com', 'editor', 'Eddie Editor'));
+    ({
+      user: { id: viewerId },
+    } = await addPerson(server(), key, 'vera@example.com', 'viewer', 'Vera Viewer'));
+    ({
+      user: { id: editorId },
+    } = await addPerson(server(), key, 'eddie@example.com', 'editor', 'Eddie Editor'));
     await addPerson(server(), key, 'ann@example.com', 'admin', 'Ann Admin');
     viewer = await signInAs(server(), 'vera@example.com');
     editor = await signInAs(server(), 'eddie@example.com');
@@ -70,9 +76,14 @@ describeEachDialect('people: roles enforced on the server', (server) => {
   it('lets a viewer read, an editor change experiments and metrics but not keys or people, an admin everything', async () => {
     expect((await server().request('GET', '/v1/metrics', { headers: viewer.read })).status).toBe(200);
     expect((await server().request('GET', '/v1/users', { headers: viewer.read })).status).toBe(403);
-    const metric = await server().request('POST', '/v1/metrics', { headers: editor.change, body: { key: 'signups', name: 'Sign-ups', event_key: 'signup', kind: 'count' } });
+    const metric = await server().request('POST', '/v1/metrics', {
+      headers: editor.change,
+      body: { key: 'signups', name: 'Sign-ups', event_key: 'signup', kind: 'count' },
+    });
     expect(metric.status, metric.text).toBe(201);
-    expect((await server().request('POST', '/v1/api-keys', { headers: editor.change, body: { name: 'x', kind: 'server', environment_id: environmentId } })).status).toBe(403);
+    expect(
+      (await server().request('POST', '/v1/api-keys', { headers: editor.change, body: { name: 'x', kind: 'server', environment_id: environmentId } })).status,
+    ).toBe(403);
     expect((await server().request('POST', '/v1/users', { headers: editor.change, body: { email: 'new@example.com', role: 'admin' } })).status).toBe(403);
     const invited = await server().request('POST', '/v1/users', { headers: admin.change, body: { email: 'new@example.com', role: 'editor' } });
     expect(invited.status).toBe(201);

@@ -51,7 +51,10 @@ describeEachDialect(
     }, 120_000);
 
     it('an editor shares a result: the URL reads that experiment’s results without any credential, each view audited', async () => {
-      const created = await server().request('POST', `/v1/experiments/${shared.experiment.id}/share-links`, { headers: editor.change, body: { expires_in_days: 3 } });
+      const created = await server().request('POST', `/v1/experiments/${shared.experiment.id}/share-links`, {
+        headers: editor.change,
+        body: { expires_in_days: 3 },
+      });
       expect(created.status, created.text).toBe(201);
       expect(created.body).toMatchObject({ status: 'active', experiment_id: shared.experiment.id });
       expect(created.body.url).toMatch(/\/v1\/shared\/vd_shr_[A-Za-z0-9_-]{43}$/);
@@ -76,12 +79,17 @@ describeEachDialect(
       const token = created.body.url.split('/').pop();
       expect((await server().request('GET', '/v1/experiments', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
       expect((await server().request('GET', '/v1/experiments', { headers: { cookie: `verdict_session=${token}` } })).status).toBe(401);
-      expect((await server().request('GET', `/v1/experiments/${other.experiment.id}/results`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+      expect((await server().request('GET', `/v1/experiments/${other.experiment.id}/results`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+        401,
+      );
       expect((await server().request('GET', `/v1/shared/vd_shr_${'x'.repeat(43)}`)).status).toBe(404);
     });
 
     it('stops working when revoked (410) and when expired (410); a viewer cannot share or revoke', async () => {
-      const revoked = await server().request('POST', `/v1/experiments/${shared.experiment.id}/share-links`, { headers: editor.change, body: { expires_in_days: 1 } });
+      const revoked = await server().request('POST', `/v1/experiments/${shared.experiment.id}/share-links`, {
+        headers: editor.change,
+        body: { expires_in_days: 1 },
+      });
       expect((await fetch(revoked.body.url)).status).toBe(200);
       expect((await server().request('DELETE', `/v1/share-links/${revoked.body.id}`, { headers: viewer.change })).status).toBe(403);
       expect((await server().request('DELETE', `/v1/share-links/${revoked.body.id}`, { headers: editor.change })).status).toBe(204);
@@ -134,7 +142,11 @@ describeEachDialect(
       expect(second.status).toBe(201);
       const exported = await server().request('GET', `/v1/experiments/${shared.experiment.id}/results/history/export?format=csv`, { key });
       expect(exported.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-      const snapshotIds = new Set(parseCsv(exported.text).slice(1).map((row) => row[0]));
+      const snapshotIds = new Set(
+        parseCsv(exported.text)
+          .slice(1)
+          .map((row) => row[0]),
+      );
       expect(snapshotIds).toEqual(new Set([shared.snapshot.id, second.body.id]));
       expect((await server().request('GET', `/v1/experiments/${shared.experiment.id}/results/history/export?format=xlsx`, { key })).status).toBe(400);
     });

@@ -60,12 +60,12 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
   async function token(request: http.IncomingMessage, body: string): Promise<[number, unknown]> {
     const form = new URLSearchParams(body);
     const expected = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
-    if (request.headers.authorization !== expected) return provider.refusals.push('client'), [401, { error: 'invalid_client' }];
+    if (request.headers.authorization !== expected) return (provider.refusals.push('client'), [401, { error: 'invalid_client' }]);
     const grant = grants.get(form.get('code') ?? '');
     grants.delete(form.get('code') ?? '');
     const verifier = form.get('code_verifier') ?? '';
     if (!grant || crypto.createHash('sha256').update(verifier).digest('base64url') !== grant.challenge || form.get('redirect_uri') !== grant.redirectUri) {
-      return provider.refusals.push('grant'), [400, { error: 'invalid_grant' }];
+      return (provider.refusals.push('grant'), [400, { error: 'invalid_grant' }]);
     }
     return [200, { access_token: 'opaque', token_type: 'Bearer', expires_in: 300, id_token: await idToken(grant) }];
   }

@@ -63,7 +63,12 @@ describe.skipIf(!chromiumAvailable())('people in the admin UI (Chromium)', () =>
     const page = browser.page;
     await page.getByText('Vera Viewer · viewer').waitFor();
     expect(await page.getByRole('link', { name: 'People' }).count()).toBe(0);
-    expect(await page.getByRole('link', { name: /New experiment/ }).isVisible().catch(() => false)).toBe(false);
+    expect(
+      await page
+        .getByRole('link', { name: /New experiment/ })
+        .isVisible()
+        .catch(() => false),
+    ).toBe(false);
 
     await page.goto(`${server.url}/ui/experiments/${experimentId}`);
     await page.getByRole('link', { name: 'View results' }).waitFor();

@@ -11,13 +11,18 @@ export interface ResultsReader {
   /** The latest snapshot; 404 problems as GET /v1/experiments/{id}/results. */
   latest(workspaceId: string, experimentId: string): Promise<AnalysisSnapshot>;
   /** One page of the history, oldest first. */
-  history(workspaceId: string, experimentId: string, query: Omit<HistoryQuery, 'fields'>): Promise<{ snapshots: AnalysisSnapshot[]; next_cursor: string | null }>;
+  history(
+    workspaceId: string,
+    experimentId: string,
+    query: Omit<HistoryQuery, 'fields'>,
+  ): Promise<{ snapshots: AnalysisSnapshot[]; next_cursor: string | null }>;
 }
 
 export function resultsReader(ctx: AnalysisDeps): ResultsReader {
   return {
     latest: (workspaceId, experimentId) => latestResults(ctx, { workspaceId, keyId: '', environmentId: null, kind: 'server', via: 'bearer' }, experimentId),
     // Full snapshots only (no `fields: summary`), so the type is the whole snapshot.
-    history: async (workspaceId, experimentId, query) => (await resultsHistory(ctx, workspaceId, experimentId, query)) as { snapshots: AnalysisSnapshot[]; next_cursor: string | null },
+    history: async (workspaceId, experimentId, query) =>
+      (await resultsHistory(ctx, workspaceId, experimentId, query)) as { snapshots: AnalysisSnapshot[]; next_cursor: string | null },
   };
 }

@@ -20,7 +20,8 @@ export async function listAudit(executor: Executor, workspaceId: string, filters
   if (filters.target_id) query = query.where('target_id', '=', filters.target_id);
   if (filters.actor_id) query = query.where('actor_id', '=', filters.actor_id);
   if (filters.actor_type === 'system') query = query.where('actor_id', 'is', null);
-  if (filters.actor_type === 'api_key') query = query.where('actor_id', 'in', (eb) => eb.selectFrom('api_keys').select('id').where('workspace_id', '=', workspaceId));
+  if (filters.actor_type === 'api_key')
+    query = query.where('actor_id', 'in', (eb) => eb.selectFrom('api_keys').select('id').where('workspace_id', '=', workspaceId));
   if (filters.actor_type === 'user') query = query.where('actor_id', 'in', (eb) => eb.selectFrom('users').select('id').where('workspace_id', '=', workspaceId));
   if (filters.since !== undefined) query = query.where('created_at', '>=', filters.since);
   if (filters.until !== undefined) query = query.where('created_at', '<', filters.until);
@@ -39,7 +40,11 @@ export async function listAudit(executor: Executor, workspaceId: string, filters
     }),
     'desc',
   );
-  const actors = await actorsOf(executor, workspaceId, found.data.map((entry) => entry.actor_id));
+  const actors = await actorsOf(
+    executor,
+    workspaceId,
+    found.data.map((entry) => entry.actor_id),
+  );
   return { ...found, data: found.data.map((entry) => ({ ...entry, actor: (entry.actor_id && actors.get(entry.actor_id)) || SYSTEM_OR_GONE(entry.actor_id) })) };
 }
 

@@ -21,7 +21,12 @@ async function liveLink(ctx: PeopleDeps, token: string, purpose: UserLinkRow['pu
  * (and, for an invitation, the name), uses the link up, and ends every session the person had
  * (a reset is often the answer to a password someone else may know).
  */
-export async function acceptLink(ctx: PeopleDeps, token: string, purpose: UserLinkRow['purpose'], input: { name?: string | undefined; password: string }): Promise<UserView> {
+export async function acceptLink(
+  ctx: PeopleDeps,
+  token: string,
+  purpose: UserLinkRow['purpose'],
+  input: { name?: string | undefined; password: string },
+): Promise<UserView> {
   const link = await liveLink(ctx, token, purpose);
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {

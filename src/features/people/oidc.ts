@@ -77,15 +77,27 @@ export class OidcClient {
   }
 
   /** The second leg: checks state, exchanges the code (with the PKCE verifier) and verifies the id_token. */
-  async finish(secrets: SecretBox, sealed: string | undefined, given: { code?: string; state?: string }, redirectUri: string, now: number): Promise<JWTPayload> {
+  async finish(
+    secrets: SecretBox,
+    sealed: string | undefined,
+    given: { code?: string; state?: string },
+    redirectUri: string,
+    now: number,
+  ): Promise<JWTPayload> {
     const flow = openFlow(secrets, sealed, now);
-    if (!given.state || !given.code || !constantTimeEqual(given.state, flow.state)) throw unauthorized('the answer does not belong to this browser’s sign-in (state)');
+    if (!given.state || !given.code || !constantTimeEqual(given.state, flow.state))
+      throw unauthorized('the answer does not belong to this browser’s sign-in (state)');
     const discovery = await this.discovery();
     const idToken = await this.#exchange(discovery, given.code, flow.verifier, redirectUri);
     this.#keys ??= createRemoteJWKSet(new URL(discovery.jwks_uri));
     let claims: JWTPayload;
     try {
-      ({ payload: claims } = await jwtVerify(idToken, this.#keys, { issuer: discovery.issuer, audience: this.#config.clientId, algorithms: ALGORITHMS, clockTolerance: 30 }));
+      ({ payload: claims } = await jwtVerify(idToken, this.#keys, {
+        issuer: discovery.issuer,
+        audience: this.#config.clientId,
+        algorithms: ALGORITHMS,
+        clockTolerance: 30,
+      }));
     } catch (error) {
       throw unauthorized(`the id_token was refused (${(error as { code?: string }).code ?? 'invalid'})`);
     }
@@ -131,7 +143,8 @@ async function fetchDiscovery(issuer: string): Promise<Discovery> {
   if (!response.ok) throw problems.unavailable(`the identity provider's discovery document answered ${response.status}`, 5);
   const document = (await response.json()) as Partial<Discovery>;
   const { authorization_endpoint, token_endpoint, jwks_uri } = document;
-  if (!document.issuer || !authorization_endpoint || !token_endpoint || !jwks_uri) throw problems.unavailable("the identity provider's discovery document lacks endpoints", 5);
+  if (!document.issuer || !authorization_endpoint || !token_endpoint || !jwks_uri)
+    throw problems.unavailable("the identity provider's discovery document lacks endpoints", 5);
   // OpenID Connect Discovery §4.3: the issuer it names must be the one configured.
   if (document.issuer.replace(/\/+$/, '') !== issuer) throw problems.unavailable(`the identity provider names its issuer ${document.issuer}, not ${issuer}`, 5);
   return { issuer: document.issuer, authorization_endpoint, token_endpoint, jwks_uri };

@@ -63,12 +63,7 @@ export function roleAllows(held: Role, needed: Role): boolean {
 /** The table as Markdown, for the OpenAPI description. */
 export function roleTableMarkdown(): string {
   const rows = ROLE_RULES.map((rule) => `| ${rule.methods === '*' ? 'any' : rule.methods.join(', ')} | \`${rule.path}\` | ${rule.role} |`);
-  return [
-    '| methods | route | least role |',
-    '|---|---|---|',
-    ...rows,
-    `| any other change | | ${DEFAULT_CHANGE_ROLE} |`,
-  ].join('\n');
+  return ['| methods | route | least role |', '|---|---|---|', ...rows, `| any other change | | ${DEFAULT_CHANGE_ROLE} |`].join('\n');
 }
 
 /** Throws a 403 problem when a person's role is below what the route needs (keys pass: they have no role). */

@@ -44,15 +44,23 @@ function userAdminRoutes(ctx: PeopleDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/v1/users', route('listUsers', { response: { 200: UserList } }), async (request) => listWorkspaceUsers(ctx, principalOf(request).workspaceId));
 
-    app.post('/v1/users', route('inviteUser', { body: UserInput, response: { 201: Invitation, 409: problemDoc('the address has an account here') } }), async (request, reply) => {
-      const principal = principalOf(request);
-      const invited = await inviteUser(ctx, principal.workspaceId, principal.keyId, request.body, baseUrlFor(ctx, request));
-      return reply.code(201).header('cache-control', 'no-store').send(invited);
-    });
+    app.post(
+      '/v1/users',
+      route('inviteUser', { body: UserInput, response: { 201: Invitation, 409: problemDoc('the address has an account here') } }),
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const invited = await inviteUser(ctx, principal.workspaceId, principal.keyId, request.body, baseUrlFor(ctx, request));
+        return reply.code(201).header('cache-control', 'no-store').send(invited);
+      },
+    );
 
     app.patch(
       '/v1/users/:id',
-      route('updateUser', { params: UserParams, body: UserPatch, response: { 200: UserSchema, 404: notFound, 409: problemDoc('would leave no active admin') } }),
+      route('updateUser', {
+        params: UserParams,
+        body: UserPatch,
+        response: { 200: UserSchema, 404: notFound, 409: problemDoc('would leave no active admin') },
+      }),
       async (request) => {
         const principal = principalOf(request);
         return patchUser(ctx, principal.workspaceId, principal.keyId, request.params.id, request.body);
@@ -81,13 +89,21 @@ function linkRoutes(ctx: PeopleDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/invitations/:token/accept',
-      route('acceptInvitation', { params: LinkParams, body: AcceptInvitation, response: { 200: AcceptedUser, 404: problemDoc('no such invitation'), 410: linkGone } }, 'public'),
+      route(
+        'acceptInvitation',
+        { params: LinkParams, body: AcceptInvitation, response: { 200: AcceptedUser, 404: problemDoc('no such invitation'), 410: linkGone } },
+        'public',
+      ),
       async (request) => ({ user: await acceptLink(ctx, request.params.token, 'invitation', request.body) }),
     );
 
     app.post(
       '/v1/password-resets/:token/accept',
-      route('acceptPasswordReset', { params: LinkParams, body: AcceptPasswordReset, response: { 200: AcceptedUser, 404: problemDoc('no such reset link'), 410: linkGone } }, 'public'),
+      route(
+        'acceptPasswordReset',
+        { params: LinkParams, body: AcceptPasswordReset, response: { 200: AcceptedUser, 404: problemDoc('no such reset link'), 410: linkGone } },
+        'public',
+      ),
       async (request) => ({ user: await acceptLink(ctx, request.params.token, 'password_reset', request.body) }),
     );
   };

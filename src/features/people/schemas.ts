@@ -5,7 +5,8 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import { ROLES } from './roles.js';
 
 export const RoleSchema = Type.Enum([...ROLES], {
-  description: 'viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included',
+  description:
+    'viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included',
 });
 
 const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
@@ -31,10 +32,7 @@ export const UserSchema = Type.Object(
 
 export const UserList = Type.Object({ data: Type.Array(UserSchema) });
 
-export const UserInput = Type.Object(
-  { email: Email, role: RoleSchema, name: Type.Optional(Name) },
-  { additionalProperties: false },
-);
+export const UserInput = Type.Object({ email: Email, role: RoleSchema, name: Type.Optional(Name) }, { additionalProperties: false });
 
 export const UserPatch = Type.Object(
   {

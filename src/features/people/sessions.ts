@@ -81,10 +81,22 @@ export async function signInWithPassword(ctx: PeopleDeps, input: PasswordSignIn,
 }
 
 /** A new session for a person who proved who they are (password, invitation, single sign-on). */
-export async function startUserSession(ctx: PeopleDeps, user: UserRow, method: 'password' | 'invitation' | 'oidc'): Promise<{ token: string; view: UserSessionView }> {
+export async function startUserSession(
+  ctx: PeopleDeps,
+  user: UserRow,
+  method: 'password' | 'invitation' | 'oidc',
+): Promise<{ token: string; view: UserSessionView }> {
   const token = randomToken();
   const now = ctx.clock.now();
-  const row = { id: newId(), token_hash: tokenHash(token), user_id: user.id, workspace_id: user.workspace_id, csrf_token: randomToken(), created_at: now, expires_at: now + USER_SESSION_TTL_MS };
+  const row = {
+    id: newId(),
+    token_hash: tokenHash(token),
+    user_id: user.id,
+    workspace_id: user.workspace_id,
+    csrf_token: randomToken(),
+    created_at: now,
+    expires_at: now + USER_SESSION_TTL_MS,
+  };
   await ctx.db.transaction().execute(async (trx) => {
     await deleteExpiredUserSessions(trx, now);
     await insertUserSession(trx, row);

@@ -50,13 +50,40 @@ async function accountFor(ctx: PeopleDeps, config: OidcConfig, identity: Identit
       await updateUser(trx, found.id, changes);
       if (found.role !== identity.role) {
         const payload = { role: identity.role, from: found.role, via: 'oidc' };
-        await recordAudit(trx, { workspaceId: found.workspace_id, actorId: null, action: 'user.updated', targetType: 'user', targetId: found.id, payload, at: now });
+        await recordAudit(trx, {
+          workspaceId: found.workspace_id,
+          actorId: null,
+          action: 'user.updated',
+          targetType: 'user',
+          targetId: found.id,
+          payload,
+          at: now,
+        });
       }
       return { ...found, ...changes };
     }
-    const row: UserRow = { id: newId(), workspace_id: config.workspaceId, email: identity.email, name: identity.name, role: identity.role, password_hash: null, oidc_subject: identity.subject, created_at: now, updated_at: now, disabled_at: null };
+    const row: UserRow = {
+      id: newId(),
+      workspace_id: config.workspaceId,
+      email: identity.email,
+      name: identity.name,
+      role: identity.role,
+      password_hash: null,
+      oidc_subject: identity.subject,
+      created_at: now,
+      updated_at: now,
+      disabled_at: null,
+    };
     await insertUser(trx, row);
-    await recordAudit(trx, { workspaceId: row.workspace_id, actorId: null, action: 'user.created', targetType: 'user', targetId: row.id, payload: { email: row.email, role: row.role, via: 'oidc' }, at: now });
+    await recordAudit(trx, {
+      workspaceId: row.workspace_id,
+      actorId: null,
+      action: 'user.created',
+      targetType: 'user',
+      targetId: row.id,
+      payload: { email: row.email, role: row.role, via: 'oidc' },
+      at: now,
+    });
     return row;
   });
 }

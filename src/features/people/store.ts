@@ -67,7 +67,13 @@ export async function useLink(executor: Executor, id: string, at: number): Promi
 
 /** A new link of one purpose replaces the person's earlier unused ones. */
 export async function expireLinks(executor: Executor, userId: string, purpose: UserLinkRow['purpose'], at: number): Promise<void> {
-  await executor.updateTable('user_links').set({ used_at: at }).where('user_id', '=', userId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
+  await executor
+    .updateTable('user_links')
+    .set({ used_at: at })
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .execute();
 }
 
 export async function insertUserSession(executor: Executor, row: UserSessionRow): Promise<void> {

@@ -70,6 +70,10 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 export function clientAddress(peer: string, forwardedFor: string | string[] | undefined): string {
   const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
   if (!header || !LOOPBACK.test(peer)) return peer;
-  const last = header.split(',').map((part) => part.trim()).filter(Boolean).at(-1);
+  const last = header
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .at(-1);
   return last && last.length <= 64 ? last : peer;
 }

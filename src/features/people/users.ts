@@ -45,7 +45,16 @@ async function issueLink(trx: Executor, user: UserRow, purpose: 'invitation' | '
   const token = linkToken(purpose === 'invitation' ? 'inv' : 'rst');
   const expiresAt = now + (purpose === 'invitation' ? INVITATION_TTL_MS : PASSWORD_RESET_TTL_MS);
   await expireLinks(trx, user.id, purpose, now);
-  await insertLink(trx, { id: newId(), token_hash: tokenHash(token), user_id: user.id, workspace_id: user.workspace_id, purpose, created_at: now, expires_at: expiresAt, used_at: null });
+  await insertLink(trx, {
+    id: newId(),
+    token_hash: tokenHash(token),
+    user_id: user.id,
+    workspace_id: user.workspace_id,
+    purpose,
+    created_at: now,
+    expires_at: expiresAt,
+    used_at: null,
+  });
   return { url: linkUrl(base, purpose, token), expires_at: toIso(expiresAt) };
 }
 
@@ -77,7 +86,15 @@ export async function inviteUser(ctx: PeopleDeps, workspaceId: string, actorId: 
       ctx.db.transaction().execute(async (trx) => {
         await insertUser(trx, row);
         const link = await issueLink(trx, row, 'invitation', now, base);
-        await recordAudit(trx, { workspaceId, actorId, action: 'user.invited', targetType: 'user', targetId: row.id, payload: { email: row.email, role: row.role }, at: now });
+        await recordAudit(trx, {
+          workspaceId,
+          actorId,
+          action: 'user.invited',
+          targetType: 'user',
+          targetId: row.id,
+          payload: { email: row.email, role: row.role },
+          at: now,
+        });
         return { user: toUserView(row), invite_url: link.url, expires_at: link.expires_at };
       }),
     taken,
@@ -96,14 +113,21 @@ async function userOf(executor: Executor, workspaceId: string, id: string): Prom
 
 /** The last active admin stays one: otherwise nobody could manage the workspace's people. */
 async function keepAnAdmin(trx: Executor, user: UserRow, changes: { role?: Role | undefined; disabled?: boolean | undefined }): Promise<void> {
-  const losesAdmin = user.role === 'admin' && user.disabled_at === null && ((changes.role !== undefined && changes.role !== 'admin') || changes.disabled === true);
+  const losesAdmin =
+    user.role === 'admin' && user.disabled_at === null && ((changes.role !== undefined && changes.role !== 'admin') || changes.disabled === true);
   if (losesAdmin && (await countActiveAdmins(trx, user.workspace_id)) <= 1) {
     throw problemForStatus(409, `${user.email} is the workspace's last active admin; make another person admin first`);
   }
 }
 
 /** PATCH /v1/users/{id}: role and disabled. Disabling (or any role change) ends the person's sessions. */
-export async function patchUser(ctx: PeopleDeps, workspaceId: string, actorId: string, id: string, changes: { role?: Role | undefined; disabled?: boolean | undefined }) {
+export async function patchUser(
+  ctx: PeopleDeps,
+  workspaceId: string,
+  actorId: string,
+  id: string,
+  changes: { role?: Role | undefined; disabled?: boolean | undefined },
+) {
   return ctx.db.transaction().execute(async (trx) => {
     const user = await userOf(trx, workspaceId, id);
     await keepAnAdmin(trx, user, changes);
@@ -113,7 +137,15 @@ export async function patchUser(ctx: PeopleDeps, workspaceId: string, actorId: s
     if (changes.disabled !== undefined) update.disabled_at = changes.disabled ? (user.disabled_at ?? now) : null;
     await updateUser(trx, id, update);
     const signedOut = await deleteSessionsOfUser(trx, id);
-    await recordAudit(trx, { workspaceId, actorId, action: 'user.updated', targetType: 'user', targetId: id, payload: { ...changes, sessions_ended: signedOut }, at: now });
+    await recordAudit(trx, {
+      workspaceId,
+      actorId,
+      action: 'user.updated',
+      targetType: 'user',
+      targetId: id,
+      payload: { ...changes, sessions_ended: signedOut },
+      at: now,
+    });
     return toUserView({ ...user, ...update });
   });
 }
@@ -125,7 +157,15 @@ export async function issuePasswordReset(ctx: PeopleDeps, workspaceId: string, a
     if (user.disabled_at !== null) throw problemForStatus(409, `${user.email} is disabled; enable the account first`);
     const now = ctx.clock.now();
     const link = await issueLink(trx, user, 'password_reset', now, base);
-    await recordAudit(trx, { workspaceId, actorId, action: 'user.password_reset_issued', targetType: 'user', targetId: id, payload: { expires_at: link.expires_at }, at: now });
+    await recordAudit(trx, {
+      workspaceId,
+      actorId,
+      action: 'user.password_reset_issued',
+      targetType: 'user',
+      targetId: id,
+      payload: { expires_at: link.expires_at },
+      at: now,
+    });
     return { user: toUserView(user), reset_url: link.url, expires_at: link.expires_at };
   });
 }
@@ -135,7 +175,15 @@ export async function endSessionsOf(ctx: PeopleDeps, workspaceId: string, actorI
   return ctx.db.transaction().execute(async (trx) => {
     await userOf(trx, workspaceId, id);
     const ended = await deleteSessionsOfUser(trx, id);
-    await recordAudit(trx, { workspaceId, actorId, action: 'user.signed_out_everywhere', targetType: 'user', targetId: id, payload: { sessions_ended: ended }, at: ctx.clock.now() });
+    await recordAudit(trx, {
+      workspaceId,
+      actorId,
+      action: 'user.signed_out_everywhere',
+      targetType: 'user',
+      targetId: id,
+      payload: { sessions_ended: ended },
+      at: ctx.clock.now(),
+    });
     return ended;
   });
 }

@@ -36,7 +36,8 @@ export function sessionAuthenticator(ctx: SessionsDeps): SessionAuthenticator {
       const found = await lookupAnySession(ctx, token);
       if (found.state === 'none') throw problems.unauthorized('the admin UI session is unknown or was signed out; sign in again');
       if (found.state === 'expired') throw problems.unauthorized('the admin UI session has expired; sign in again');
-      if (found.state === 'revoked') throw problems.unauthorized('the key or the account this session signed in with has been revoked or disabled; sign in again');
+      if (found.state === 'revoked')
+        throw problems.unauthorized('the key or the account this session signed in with has been revoked or disabled; sign in again');
       if (!SAFE_METHODS.has(request.method)) requireCsrf(request, found.session);
       const principal = found.principal;
       refuseUnlessRoleAllows(principal.user?.role, request.method, request.routeOptions.url);

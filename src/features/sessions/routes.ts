@@ -32,7 +32,8 @@ export function sessionRoutes(ctx: SessionsDeps): FastifyPluginAsyncTypebox {
 
     app.post('/ui/session', { ...uiRoute, schema: { hide: true, body: SignInInput } }, async (request, reply) => {
       const body = request.body;
-      const { token, view } = 'key' in body ? await signIn(ctx, body.key) : await ctx.people.signIn(body, clientAddress(request.ip, request.headers['x-forwarded-for']));
+      const { token, view } =
+        'key' in body ? await signIn(ctx, body.key) : await ctx.people.signIn(body, clientAddress(request.ip, request.headers['x-forwarded-for']));
       // A session the browser brought (an attacker's planted cookie, or its own older one) is
       // ended: the browser leaves with the fresh token only, so a fixed session id gains nothing.
       const brought = sessionTokenOf(request);

@@ -69,7 +69,9 @@ function randomToken(): string {
  */
 export async function signIn(ctx: SessionsDeps, key: string): Promise<{ token: string; view: SessionView }> {
   if (!ctx.config.uiKeySignIn) {
-    throw problems.forbidden('signing in with a server key is turned off on this server (VERDICT_UI_KEY_SIGN_IN=0); sign in with your email address and password');
+    throw problems.forbidden(
+      'signing in with a server key is turned off on this server (VERDICT_UI_KEY_SIGN_IN=0); sign in with your email address and password',
+    );
   }
   const principal = await ctx.authenticator.authenticate(`Bearer ${key.trim()}`);
   if (principal.kind !== 'server') {

@@ -76,7 +76,8 @@ function variantCells(snapshot: AnalysisSnapshot, role: string, metricKey: strin
 export function snapshotRows(snapshot: AnalysisSnapshot): string {
   const primary = snapshot.primary_metric;
   let out = '';
-  for (const variant of snapshot.per_variant) out += line(variantCells(snapshot, primary ? 'primary' : 'none', primary?.key ?? null, primary?.name ?? null, variant));
+  for (const variant of snapshot.per_variant)
+    out += line(variantCells(snapshot, primary ? 'primary' : 'none', primary?.key ?? null, primary?.name ?? null, variant));
   for (const guardrail of snapshot.guardrails) {
     for (const variant of guardrail.per_variant) out += line(variantCells(snapshot, 'guardrail', guardrail.metric_key, guardrail.metric_name, variant));
   }

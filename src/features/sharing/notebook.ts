@@ -47,7 +47,14 @@ export function notebookExport(snapshot: AnalysisSnapshot) {
   const primary = snapshot.primary_metric;
   if (primary) {
     const model = modelOf(primary.kind, snapshot.per_variant);
-    metrics.push({ role: 'primary', key: primary.key, name: primary.name, model, higher_is_better: primary.higher_is_better, variants: snapshot.per_variant.map((v) => variantStatistics(model, v)) });
+    metrics.push({
+      role: 'primary',
+      key: primary.key,
+      name: primary.name,
+      model,
+      higher_is_better: primary.higher_is_better,
+      variants: snapshot.per_variant.map((v) => variantStatistics(model, v)),
+    });
   }
   for (const guardrail of snapshot.guardrails) {
     const model = modelOf(null, guardrail.per_variant);

@@ -6,7 +6,17 @@ import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import { baseUrlFor } from '../people/routes.js';
 import type { SharingDeps } from './deps.js';
 import { exportHistoryCsv, exportLatestCsv, exportNotebook } from './exports.js';
-import { CreatedShareLink, ExperimentParams, ExportQuery, HistoryExportQuery, ShareLinkInput, ShareLinkList, ShareLinkParams, SharedParams, SharedResults } from './schemas.js';
+import {
+  CreatedShareLink,
+  ExperimentParams,
+  ExportQuery,
+  HistoryExportQuery,
+  ShareLinkInput,
+  ShareLinkList,
+  ShareLinkParams,
+  SharedParams,
+  SharedResults,
+} from './schemas.js';
 import { createShareLink, listExperimentShareLinks, revokeLink, viewShared } from './service.js';
 
 const route = routeOptionsFor('sharing');
@@ -24,7 +34,11 @@ function shareLinkRoutes(ctx: SharingDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/experiments/:id/share-links',
-      route('createShareLink', { params: ExperimentParams, body: ShareLinkInput, response: { 201: CreatedShareLink, 404: problemDoc('no such experiment in this workspace') } }),
+      route('createShareLink', {
+        params: ExperimentParams,
+        body: ShareLinkInput,
+        response: { 201: CreatedShareLink, 404: problemDoc('no such experiment in this workspace') },
+      }),
       async (request, reply) => {
         const principal = principalOf(request);
         const days = request.body.expires_in_days ?? 7;
@@ -53,7 +67,10 @@ function shareLinkRoutes(ctx: SharingDeps): FastifyPluginAsyncTypebox {
       '/v1/shared/:token',
       route(
         'viewSharedResults',
-        { params: SharedParams, response: { 200: SharedResults, 404: problemDoc('no such link, or no snapshot yet'), 410: problemDoc('the link was revoked or has expired') } },
+        {
+          params: SharedParams,
+          response: { 200: SharedResults, 404: problemDoc('no such link, or no snapshot yet'), 410: problemDoc('the link was revoked or has expired') },
+        },
         'public',
       ),
       async (request, reply) => {
@@ -68,15 +85,16 @@ function exportRoutes(ctx: SharingDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/experiments/:id/results/export',
-      route('exportResults', { params: ExperimentParams, querystring: ExportQuery, response: { 200: Type.Union([CSV, Type.Object({}, { additionalProperties: true })]), 404: noExperiment } }),
+      route('exportResults', {
+        params: ExperimentParams,
+        querystring: ExportQuery,
+        response: { 200: Type.Union([CSV, Type.Object({}, { additionalProperties: true })]), 404: noExperiment },
+      }),
       async (request, reply) => {
         const principal = principalOf(request);
         if (request.query.format === 'notebook') return exportNotebook(ctx, principal.workspaceId, principal.keyId, request.params.id);
         const csv = await exportLatestCsv(ctx, principal.workspaceId, principal.keyId, request.params.id);
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="results-${request.params.id}.csv"`)
-          .send(csv);
+        return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="results-${request.params.id}.csv"`).send(csv);
       },
     );
 
@@ -86,10 +104,7 @@ function exportRoutes(ctx: SharingDeps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const principal = principalOf(request);
         const csv = await exportHistoryCsv(ctx, principal.workspaceId, principal.keyId, request.params.id);
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="results-history-${request.params.id}.csv"`)
-          .send(csv);
+        return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="results-history-${request.params.id}.csv"`).send(csv);
       },
     );
   };

@@ -28,7 +28,11 @@ export const ShareLinkSchema = Type.Object(
 
 export const CreatedShareLink = Type.Intersect([
   ShareLinkSchema,
-  Type.Object({ url: Type.String({ description: 'the link (shown once): whoever has it reads this experiment’s results, and nothing else, until it expires or is revoked' }) }),
+  Type.Object({
+    url: Type.String({
+      description: 'the link (shown once): whoever has it reads this experiment’s results, and nothing else, until it expires or is revoked',
+    }),
+  }),
 ]);
 
 export const ShareLinkList = Type.Object({ data: Type.Array(ShareLinkSchema) });
@@ -52,7 +56,11 @@ export const SharedResults = Type.Object(
 );
 
 export const ExportQuery = Type.Object(
-  { format: Type.Enum(['csv', 'notebook'], { description: 'csv: one row per metric and variant; notebook: per-variant statistics as JSON with a Python script' }) },
+  {
+    format: Type.Enum(['csv', 'notebook'], {
+      description: 'csv: one row per metric and variant; notebook: per-variant statistics as JSON with a Python script',
+    }),
+  },
   { additionalProperties: false },
 );
 

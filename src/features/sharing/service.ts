@@ -73,7 +73,15 @@ export async function revokeLink(ctx: SharingDeps, workspaceId: string, actorId:
     if (!link) throw problems.notFound(`share link ${id} does not exist in this workspace`);
     const now = ctx.clock.now();
     if (!(await revokeShareLink(trx, id, now))) return;
-    await recordAudit(trx, { workspaceId, actorId, action: 'share_link.revoked', targetType: 'experiment', targetId: link.experiment_id, payload: { share_link_id: id }, at: now });
+    await recordAudit(trx, {
+      workspaceId,
+      actorId,
+      action: 'share_link.revoked',
+      targetType: 'experiment',
+      targetId: link.experiment_id,
+      payload: { share_link_id: id },
+      at: now,
+    });
   });
 }
 

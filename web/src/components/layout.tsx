@@ -59,12 +59,12 @@ export function Layout({ session, onSignOut, children }: { session: SessionInfo;
           {sections
             .filter(([href]) => session.role === 'admin' || !ADMIN_ONLY.has(href))
             .map(([href, label]) => (
-            <li key={href}>
-              <Link href={href} aria-current={where.path === href || where.path.startsWith(`${href}/`) ? 'page' : undefined}>
-                {label}
-              </Link>
-            </li>
-          ))}
+              <li key={href}>
+                <Link href={href} aria-current={where.path === href || where.path.startsWith(`${href}/`) ? 'page' : undefined}>
+                  {label}
+                </Link>
+              </li>
+            ))}
         </ul>
       </nav>
       <main id="main">{children}</main>

@@ -52,33 +52,66 @@ export function SignIn({ message, onSignedIn, methods }: { message: string | nul
         </p>
       ) : null}
       <form onSubmit={submit}>
-        <Field label="Email" name="email" type="email" autocomplete="username" required={!withKey} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autocomplete="current-password"
-          required={!withKey}
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-        />
-        {methods.key_sign_in ? (
-          <Field
-            label="Server API key"
-            name="key"
-            type="password"
-            autocomplete="off"
-            spellcheck={false}
-            value={key}
-            onInput={(e) => setKey(e.currentTarget.value)}
-            hint="Or, instead of an account, paste a server key (vd_srv_…), for example the one verdict workspaces create printed. It is exchanged for a 12-hour session cookie and is not stored in the browser."
-          />
-        ) : null}
+        <Credentials methods={methods} withKey={withKey} values={{ email, password, key }} set={{ email: setEmail, password: setPassword, key: setKey }} />
         <ErrorBox error={error} />
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
     </main>
+  );
+}
+
+type Values = { email: string; password: string; key: string };
+
+/** Email and password, and the server key field while that fallback is on. */
+function Credentials({
+  methods,
+  withKey,
+  values,
+  set,
+}: {
+  methods: SignInMethods;
+  withKey: boolean;
+  values: Values;
+  set: { [K in keyof Values]: (value: string) => void };
+}) {
+  const { email, password, key } = values;
+  const setEmail = set.email;
+  const setPassword = set.password;
+  const setKey = set.key;
+  return (
+    <>
+      <Field
+        label="Email"
+        name="email"
+        type="email"
+        autocomplete="username"
+        required={!withKey}
+        value={email}
+        onInput={(e) => setEmail(e.currentTarget.value)}
+      />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autocomplete="current-password"
+        required={!withKey}
+        value={password}
+        onInput={(e) => setPassword(e.currentTarget.value)}
+      />
+      {methods.key_sign_in ? (
+        <Field
+          label="Server API key"
+          name="key"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+          hint="Or, instead of an account, paste a server key (vd_srv_…), for example the one verdict workspaces create printed. It is exchanged for a 12-hour session cookie and is not stored in the browser."
+        />
+      ) : null}
+    </>
   );
 }
