@@ -88,7 +88,6 @@ export function createSlices(ctx: AppContext) {
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
-  const { sharing, people, sessions } = createPeopleSlices(ctx, analysis);
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };
   return {
@@ -114,9 +113,7 @@ export function createSlices(ctx: AppContext) {
     leads,
     taskTool,
     analysis,
-    sharing,
-    people,
-    sessions,
+    ...createPeopleSlices(ctx, analysis),
     ui,
     observability,
   };
