@@ -41,7 +41,7 @@ export const PEOPLE_OPERATION_DOCS: Record<string, OperationDoc> = {
   viewSharedResults: {
     summary: 'Read shared results',
     description:
-      'What a share link opens: the experiment’s name and its latest results, nothing else. 404 for an unknown link, 410 for a revoked or expired one. Every view is audit-logged.',
+      'What a share link opens: the experiment’s name and its latest results, nothing else; a browser (`Accept: text/html`) gets them as a page without script. 404 for an unknown link, 410 for a revoked or expired one. Every view is audit-logged.',
   },
   exportResults: {
     summary: 'Export the latest results',

@@ -66,9 +66,17 @@ describeEachDialect(
         expect(body.results.id).toBe(shared.snapshot.id);
         expect(JSON.stringify(body)).not.toContain(other.experiment.id);
       }
+      // A browser opening the link gets the same results as a page with no script.
+      const page = await fetch(created.body.url, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const html = await page.text();
+      expect(html).toContain('<h1>Analysis</h1>');
+      expect(html).not.toContain('<script');
       const audit = await server().request('GET', `/v1/audit?target_id=${shared.experiment.id}&target_type=experiment`, { key });
       const actions = audit.body.data.map((entry: { action: string }) => entry.action);
-      expect(actions.filter((action: string) => action === 'share_link.viewed')).toHaveLength(2);
+      expect(actions.filter((action: string) => action === 'share_link.viewed')).toHaveLength(3);
       const creation = audit.body.data.find((entry: { action: string }) => entry.action === 'share_link.created');
       expect(creation.actor).toMatchObject({ type: 'user', name: 'Ed Itor' });
       expect(JSON.stringify(audit.body)).not.toContain(created.body.url.split('/').pop());
@@ -95,6 +103,7 @@ describeEachDialect(
       expect((await server().request('DELETE', `/v1/share-links/${revoked.body.id}`, { headers: editor.change })).status).toBe(204);
       const gone = await fetch(revoked.body.url);
       expect(gone.status).toBe(410);
+      expect((await fetch(revoked.body.url, { headers: { accept: 'text/html' } })).status).toBe(410);
       expect(gone.headers.get('content-type')).toMatch(/application\/problem\+json/);
 
       const expiring = await server().request('POST', `/v1/experiments/${shared.experiment.id}/share-links`, { key, body: { expires_in_days: 1 } });

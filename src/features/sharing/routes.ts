@@ -18,10 +18,19 @@ import {
   SharedResults,
 } from './schemas.js';
 import { createShareLink, listExperimentShareLinks, revokeLink, viewShared } from './service.js';
+import { SHARED_PAGE_CSP, sharedPage } from './shared-page.js';
 
 const route = routeOptionsFor('sharing');
 const noExperiment = problemDoc('no such experiment in this workspace, or it has no snapshot yet');
 const CSV = Type.String({ description: 'text/csv; charset=utf-8, one header row then one row per metric and variant' });
+
+/** A browser's navigation asks for text/html before JSON. */
+function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const html = accept.indexOf('text/html');
+  const json = accept.indexOf('application/json');
+  return html !== -1 && (json === -1 || html < json);
+}
 
 export function sharingRoutes(ctx: SharingDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -74,8 +83,14 @@ function shareLinkRoutes(ctx: SharingDeps): FastifyPluginAsyncTypebox {
         'public',
       ),
       async (request, reply) => {
-        reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
-        return viewShared(ctx, request.params.token);
+        reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('vary', 'accept');
+        const shared = await viewShared(ctx, request.params.token);
+        // A browser opening the link gets a page; every other client the JSON (same status codes).
+        if (!prefersHtml(request.headers.accept)) return shared;
+        return reply
+          .type('text/html; charset=utf-8')
+          .header('content-security-policy', SHARED_PAGE_CSP)
+          .send(sharedPage(shared.experiment, shared.results, shared.expires_at));
       },
     );
   };
