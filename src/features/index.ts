@@ -17,9 +17,11 @@ import { createLeads } from './leads/index.js';
 import { createMetrics } from './metrics/index.js';
 import { createMutexGroups } from './mutex-groups/index.js';
 import { createOfrep } from './ofrep/index.js';
+import { createPeople } from './people/index.js';
 import { createRenders } from './renders/index.js';
 import { createSegments } from './segments/index.js';
 import { createSessions } from './sessions/index.js';
+import { createSharing } from './sharing/index.js';
 import { createTaskTool } from './task-tool/index.js';
 import { createTemplates } from './templates/index.js';
 import { createUi } from './ui/index.js';
@@ -51,6 +53,12 @@ function createNotifyingSlices(ctx: AppContext) {
   return { webhookEndpoints, alerts, experiments };
 }
 
+/** People and their sessions (the sessions slice signs persons in through the people slice), and sharing. */
+function createPeopleSlices(ctx: AppContext, analysis: ReturnType<typeof createAnalysis>) {
+  const people = createPeople(ctx);
+  return { people, sessions: createSessions({ ...ctx, people: people.sessions }), sharing: createSharing({ ...ctx, results: analysis.results }) };
+}
+
 export function createSlices(ctx: AppContext) {
   const health = createHealth(ctx);
   const workspaces = createWorkspaces(ctx);
@@ -80,7 +88,6 @@ export function createSlices(ctx: AppContext) {
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
-  const sessions = createSessions(ctx);
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };
   return {
@@ -106,7 +113,7 @@ export function createSlices(ctx: AppContext) {
     leads,
     taskTool,
     analysis,
-    sessions,
+    ...createPeopleSlices(ctx, analysis),
     ui,
     observability,
   };
