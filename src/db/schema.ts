@@ -6,6 +6,7 @@ import type { OutboundTables } from './tables/outbound.js';
 import type { ExperimentTables } from './tables/experiments.js';
 import type { SessionTables } from './tables/sessions.js';
 import type { TemplateTables } from './tables/templates.js';
+import type { WarehouseTables } from './tables/warehouse.js';
 import type { WebhookTables } from './tables/webhooks.js';
 
 // Timestamps are stored as epoch milliseconds (bigint) in both databases: numeric comparison and
@@ -81,7 +82,7 @@ export interface JobsTable {
 }
 
 /** Every table; each feature area adds its own interface to the extends list. */
-export interface Database extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables, OutboundTables {
+export interface Database extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables, OutboundTables, WarehouseTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

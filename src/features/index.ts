@@ -6,6 +6,7 @@ import { reweightIfDue } from './bandits/reweight.js';
 import { createApiKeys } from './api-keys/index.js';
 import { createAssignment } from './assignment/index.js';
 import { createAudit } from './audit/index.js';
+import { createDataSources } from './data-sources/index.js';
 import { createEnvironments } from './environments/index.js';
 import { createEvents } from './events/index.js';
 import { ingestEvents } from './events/service.js';
@@ -66,6 +67,7 @@ export function createSlices(ctx: AppContext) {
   const assignment = createAssignment(ctx);
   const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });
   const webhookSources = createWebhookSources(ctx);
+  const dataSources = createDataSources(ctx);
   const inbound = createInbound({
     config: ctx.config,
     db: ctx.db,
@@ -98,6 +100,7 @@ export function createSlices(ctx: AppContext) {
     ofrep,
     webhookSources,
     webhookEndpoints,
+    dataSources,
     alerts,
     inbound,
     leads,

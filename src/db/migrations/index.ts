@@ -22,6 +22,7 @@ import * as auditActorIndex from './0024_audit_actor_index.js';
 import * as clickhouseDrainSequence from './0027_clickhouse_drain_sequence.js';
 import { sealEndpointUrls } from './0028_sealed_endpoint_urls.js';
 import * as jobLanes from './0029_job_lanes.js';
+import * as dataSources from './0039_data_sources.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '0024_audit_actor_index': auditActorIndex,
   '0027_clickhouse_drain_sequence': clickhouseDrainSequence,
   '0029_job_lanes': jobLanes,
+  '0039_data_sources': dataSources,
 };
 
 /**
