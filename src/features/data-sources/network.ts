@@ -40,8 +40,9 @@ export async function permittedAddress(host: string, policy: NetworkPolicy): Pro
     return [];
   });
   const first = answers[0];
-  if (!first) throw new SourceError(policy.allowPrivateNetworks ? 'unreachable' : 'refused', policy.allowPrivateNetworks ? 'the host name does not resolve' : NO_PUBLIC_ADDRESS);
-  if (!policy.allowPrivateNetworks && answers.some((answer) => isRefusedAddress(answer.address))) throw new SourceError('refused', NO_PUBLIC_ADDRESS);
+  const refusal = `${NO_PUBLIC_ADDRESS}: ${UNLESS_ALLOWED}`;
+  if (!first) throw policy.allowPrivateNetworks ? new SourceError('unreachable', 'the host name does not resolve') : new SourceError('refused', refusal);
+  if (!policy.allowPrivateNetworks && answers.some((answer) => isRefusedAddress(answer.address))) throw new SourceError('refused', refusal);
   return first.address;
 }
 

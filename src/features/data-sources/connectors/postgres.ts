@@ -82,7 +82,7 @@ export async function openPostgres(urlText: string, limits: SessionLimits): Prom
   }
 
   return {
-    version: () => readOnly(async () => String((await client.query<{ version: string }>('SHOW server_version')).rows[0]?.version ?? '')),
+    version: () => readOnly(async () => String((await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '')),
     describe: (sql) =>
       readOnly(async () => {
         const result = await client.query(`SELECT * FROM (${sql}\n) AS verdict_fact LIMIT 0`);
