@@ -82,7 +82,8 @@ export interface JobsTable {
 }
 
 /** Every table; each feature area adds its own interface to the extends list. */
-export interface Database extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables, OutboundTables, WarehouseTables {
+export interface Database
+  extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables, OutboundTables, WarehouseTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

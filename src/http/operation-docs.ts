@@ -337,9 +337,13 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   getDataSource: { summary: 'Get a data source', description: 'One source by id, its URL masked; 404 when there is none in the workspace.' },
   updateDataSource: {
     summary: 'Update a data source',
-    description: 'Changes the name or the URL (checked as at creation; the masked URL sent back changes nothing). An unchanged body changes nothing and logs nothing. Audit-logged.',
+    description:
+      'Changes the name or the URL (checked as at creation; the masked URL sent back changes nothing). An unchanged body changes nothing and logs nothing. Audit-logged.',
   },
-  deleteDataSource: { summary: 'Delete a data source', description: 'Deletes the source; 409 while fact tables read it (`referrers` lists them). Audit-logged.' },
+  deleteDataSource: {
+    summary: 'Delete a data source',
+    description: 'Deletes the source; 409 while fact tables read it (`referrers` lists them). Audit-logged.',
+  },
   testDataSource: {
     summary: 'Test a data source',
     description:
@@ -354,7 +358,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   getFactTable: { summary: 'Get a fact table', description: 'One fact table by id with its described columns; 404 when there is none in the workspace.' },
   updateFactTable: {
     summary: 'Update a fact table',
-    description: 'Changes the name, the SQL or the unit id and timestamp columns; a changed SQL or column is checked and described again as at creation. An unchanged body logs nothing. Audit-logged.',
+    description:
+      'Changes the name, the SQL or the unit id and timestamp columns; a changed SQL or column is checked and described again as at creation. An unchanged body logs nothing. Audit-logged.',
   },
   deleteFactTable: { summary: 'Delete a fact table', description: 'Deletes the fact table (nothing in the source changes). Audit-logged.' },
   summarizeFactTable: {

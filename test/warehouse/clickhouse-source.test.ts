@@ -19,7 +19,7 @@ suite('warehouse sources on ClickHouse (chdb): read-only fact tables', () => {
 
   beforeAll(async () => {
     source = await createChdbSource([
-      'CREATE TABLE purchases (user_id String, purchased_at DateTime64(3, \'UTC\'), amount Float64, country Nullable(String)) ENGINE = MergeTree ORDER BY user_id',
+      "CREATE TABLE purchases (user_id String, purchased_at DateTime64(3, 'UTC'), amount Float64, country Nullable(String)) ENGINE = MergeTree ORDER BY user_id",
       "INSERT INTO purchases VALUES ('u1', '2026-01-01 10:00:00', 10.5, 'FR'), ('u1', '2026-01-02 10:00:00', 4, 'FR'), ('u2', '2026-01-03 10:00:00', 7.25, NULL)",
     ]);
     server = await startTestServer('sqlite', { config: { dataSources: ALLOW_PRIVATE } });
@@ -31,7 +31,10 @@ suite('warehouse sources on ClickHouse (chdb): read-only fact tables', () => {
   });
 
   const create = (sql: string) =>
-    server.request('POST', '/v1/fact-tables', { key, body: { data_source_id: sourceId, name: 'Purchases', sql, unit_id_column: 'user_id', timestamp_column: 'purchased_at' } });
+    server.request('POST', '/v1/fact-tables', {
+      key,
+      body: { data_source_id: sourceId, name: 'Purchases', sql, unit_id_column: 'user_id', timestamp_column: 'purchased_at' },
+    });
 
   it('refuses the embedded engine unless private networks are allowed: it runs on this machine', async () => {
     const strict = await startTestServer('sqlite', { database: server.database, config: { dataSources: { ...ALLOW_PRIVATE, allowPrivateNetworks: false } } });
@@ -70,7 +73,7 @@ suite('warehouse sources on ClickHouse (chdb): read-only fact tables', () => {
 
   it('refuses anything but one read-only SELECT, and nothing in the source changes', async () => {
     const before = await countOf(source.client, 'SELECT count() AS c FROM purchases');
-    const tables = await countOf(source.client, "SELECT count() AS c FROM system.tables WHERE database = currentDatabase()");
+    const tables = await countOf(source.client, 'SELECT count() AS c FROM system.tables WHERE database = currentDatabase()');
     for (const sql of [
       'DELETE FROM purchases WHERE 1',
       `${FACTS}; DROP TABLE purchases`,
@@ -85,13 +88,19 @@ suite('warehouse sources on ClickHouse (chdb): read-only fact tables', () => {
       expect(response.body.errors[0].pointer).toBe('/sql');
     }
     expect(await countOf(source.client, 'SELECT count() AS c FROM purchases')).toBe(before);
-    expect(await countOf(source.client, "SELECT count() AS c FROM system.tables WHERE database = currentDatabase()")).toBe(tables);
+    expect(await countOf(source.client, 'SELECT count() AS c FROM system.tables WHERE database = currentDatabase()')).toBe(tables);
   });
 
   it('stops a slow query at max_execution_time with a clear problem', async () => {
     const created = await server.request('POST', '/v1/fact-tables', {
       key,
-      body: { data_source_id: sourceId, name: 'Slow', sql: 'SELECT toString(number) AS user_id, now() AS at FROM numbers(100000000000)', unit_id_column: 'user_id', timestamp_column: 'at' },
+      body: {
+        data_source_id: sourceId,
+        name: 'Slow',
+        sql: 'SELECT toString(number) AS user_id, now() AS at FROM numbers(100000000000)',
+        unit_id_column: 'user_id',
+        timestamp_column: 'at',
+      },
     });
     expect(created.status, created.text).toBe(201);
     const started = Date.now();

@@ -17,7 +17,9 @@ const SETUP = `
 `;
 const FACTS = 'SELECT user_id, purchased_at, amount, country FROM purchases';
 
-const suite = process.env.VERDICT_TEST_DATABASE_URL ? describeEach : (name: string) => describe.skip(`${name} (VERDICT_TEST_DATABASE_URL is not set)`, () => undefined);
+const suite = process.env.VERDICT_TEST_DATABASE_URL
+  ? describeEach
+  : (name: string) => describe.skip(`${name} (VERDICT_TEST_DATABASE_URL is not set)`, () => undefined);
 
 suite('warehouse sources on PostgreSQL: sealed URLs, read-only fact tables', {}, ({ dialect }) => {
   let server: TestServer;
@@ -109,7 +111,13 @@ suite('warehouse sources on PostgreSQL: sealed URLs, read-only fact tables', {},
       'DROP TABLE purchases',
     ];
     for (const sql of refused) {
-      const response = await call('POST', '/v1/fact-tables', { data_source_id: id, name: 'Bad', sql, unit_id_column: 'user_id', timestamp_column: 'purchased_at' });
+      const response = await call('POST', '/v1/fact-tables', {
+        data_source_id: id,
+        name: 'Bad',
+        sql,
+        unit_id_column: 'user_id',
+        timestamp_column: 'purchased_at',
+      });
       expect(response.status, `${sql}: ${response.text}`).toBe(422);
       expect(response.headers.get('content-type')).toContain('application/problem+json');
       expect(response.body.errors[0].pointer).toBe('/sql');
@@ -147,7 +155,13 @@ suite('warehouse sources on PostgreSQL: sealed URLs, read-only fact tables', {},
     await locker.connect();
     try {
       await locker.query('BEGIN; LOCK TABLE purchases IN ACCESS EXCLUSIVE MODE');
-      const blocked = await call('POST', '/v1/fact-tables', { data_source_id: id, name: 'Blocked', sql: FACTS, unit_id_column: 'user_id', timestamp_column: 'purchased_at' });
+      const blocked = await call('POST', '/v1/fact-tables', {
+        data_source_id: id,
+        name: 'Blocked',
+        sql: FACTS,
+        unit_id_column: 'user_id',
+        timestamp_column: 'purchased_at',
+      });
       expect(blocked.status, blocked.text).toBe(504);
     } finally {
       await locker.query('ROLLBACK');
@@ -157,9 +171,19 @@ suite('warehouse sources on PostgreSQL: sealed URLs, read-only fact tables', {},
 
   it('refuses private hosts unless VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS=1, at creation and at connection', async () => {
     const { id } = await createSource('Allowed here');
-    const created = await call('POST', '/v1/fact-tables', { data_source_id: id, name: 'Facts', sql: FACTS, unit_id_column: 'user_id', timestamp_column: 'purchased_at' });
+    const created = await call('POST', '/v1/fact-tables', {
+      data_source_id: id,
+      name: 'Facts',
+      sql: FACTS,
+      unit_id_column: 'user_id',
+      timestamp_column: 'purchased_at',
+    });
     expect(created.status).toBe(201);
-    const strict = await startTestServer(dialect, { database: server.database, config: { dataSources: { ...ALLOW_PRIVATE, allowPrivateNetworks: false } }, logLines: lines });
+    const strict = await startTestServer(dialect, {
+      database: server.database,
+      config: { dataSources: { ...ALLOW_PRIVATE, allowPrivateNetworks: false } },
+      logLines: lines,
+    });
     try {
       for (const url of [source.url, source.url.replace('127.0.0.1', 'localhost'), source.url.replace('127.0.0.1', '[::ffff:127.0.0.1]')]) {
         const refused = await strict.request('POST', '/v1/data-sources', { key, body: { name: 'Loopback', kind: 'postgres', url } });
@@ -181,7 +205,12 @@ suite('warehouse sources on PostgreSQL: sealed URLs, read-only fact tables', {},
   });
 
   it('refuses URLs it cannot read safely without quoting them, keeps sources to their workspace, and deletes in order', async () => {
-    for (const url of [`${source.url}?host=/var/run/postgresql`, `${source.url}?sslrootcert=/etc/passwd`, `mysql://postgres:${SOURCE_PASSWORD}@db.example.com/x`, `postgres://postgres:${SOURCE_PASSWORD}@db.example.com`]) {
+    for (const url of [
+      `${source.url}?host=/var/run/postgresql`,
+      `${source.url}?sslrootcert=/etc/passwd`,
+      `mysql://postgres:${SOURCE_PASSWORD}@db.example.com/x`,
+      `postgres://postgres:${SOURCE_PASSWORD}@db.example.com`,
+    ]) {
       const refused = await call('POST', '/v1/data-sources', { name: 'Bad', kind: 'postgres', url });
       expect(refused.status, refused.text).toBe(422);
       expect(refused.body.errors[0].pointer).toBe('/url');
@@ -190,9 +219,20 @@ suite('warehouse sources on PostgreSQL: sealed URLs, read-only fact tables', {},
     const other = (await server.bootstrap('Other')).key;
     expect((await call('GET', `/v1/data-sources/${id}`, undefined, other)).status).toBe(404);
     expect((await call('POST', `/v1/data-sources/${id}/test`, undefined, other)).status).toBe(404);
-    const foreign = await call('POST', '/v1/fact-tables', { data_source_id: id, name: 'X', sql: FACTS, unit_id_column: 'user_id', timestamp_column: 'purchased_at' }, other);
+    const foreign = await call(
+      'POST',
+      '/v1/fact-tables',
+      { data_source_id: id, name: 'X', sql: FACTS, unit_id_column: 'user_id', timestamp_column: 'purchased_at' },
+      other,
+    );
     expect(foreign.status).toBe(422);
-    const table = await call('POST', '/v1/fact-tables', { data_source_id: id, name: 'Facts', sql: FACTS, unit_id_column: 'user_id', timestamp_column: 'purchased_at' });
+    const table = await call('POST', '/v1/fact-tables', {
+      data_source_id: id,
+      name: 'Facts',
+      sql: FACTS,
+      unit_id_column: 'user_id',
+      timestamp_column: 'purchased_at',
+    });
     const inUse = await call('DELETE', `/v1/data-sources/${id}`);
     expect(inUse.status).toBe(409);
     expect(inUse.body.referrers).toEqual([{ id: table.body.id, name: 'Facts' }]);
@@ -207,7 +247,12 @@ suite('warehouse sources on PostgreSQL: sealed URLs, read-only fact tables', {},
     const audit = await call('GET', '/v1/audit?target_type=data_source&limit=200');
     const actions = new Set(audit.body.data.map((entry: { action: string }) => entry.action));
     expect([...actions].sort()).toEqual(['data_source.created', 'data_source.deleted', 'data_source.tested', 'data_source.updated']);
-    const shown = await everythingShown(server, key, lines, answers.filter((text) => !text.includes(`"url":"${source.url}"`)));
+    const shown = await everythingShown(
+      server,
+      key,
+      lines,
+      answers.filter((text) => !text.includes(`"url":"${source.url}"`)),
+    );
     expect(lines.length).toBeGreaterThan(0);
     expect(shown).not.toContain(SOURCE_PASSWORD);
   });

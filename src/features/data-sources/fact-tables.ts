@@ -7,7 +7,17 @@ import type { DataSourcesDeps } from './deps.js';
 import { readOnlySelectDefect, trimmedSql } from './read-only-sql.js';
 import type { FactColumn, FactTableInput, FactTablePatch, FactTableSummary } from './schemas.js';
 import { onSource, type Actor } from './service.js';
-import { deleteFactTable, findDataSource, findFactTable, insertFactTable, lockFactTable, toFactTable, updateFactTable, type DataSourceRow, type FactTableRow } from './store.js';
+import {
+  deleteFactTable,
+  findDataSource,
+  findFactTable,
+  insertFactTable,
+  lockFactTable,
+  toFactTable,
+  updateFactTable,
+  type DataSourceRow,
+  type FactTableRow,
+} from './store.js';
 
 const NUMBER = /^(smallint|integer|bigint|numeric|real|double precision|decimal|u?int\d*|float\d*|decimal.*|numeric\(.*)$/i;
 const TIMESTAMP = /^(timestamp.*|date|datetime.*|date32)$/i;
@@ -38,7 +48,8 @@ function checkedColumns(described: DescribedColumn[], unitColumn: string, timest
   const columns = described.map((column) => ({ ...column, kind: columnKind(column.type) }));
   const seen = new Set<string>();
   for (const column of columns) {
-    if (seen.has(column.name)) throw problems.validation([{ pointer: '/sql', message: `returns two columns named "${column.name}": give each its own name (AS ...)` }]);
+    if (seen.has(column.name))
+      throw problems.validation([{ pointer: '/sql', message: `returns two columns named "${column.name}": give each its own name (AS ...)` }]);
     seen.add(column.name);
   }
   const errors = [];
@@ -46,7 +57,8 @@ function checkedColumns(described: DescribedColumn[], unitColumn: string, timest
   if (!unit) errors.push({ pointer: '/unit_id_column', message: `is not a column the SQL returns (it returns ${columns.map((c) => c.name).join(', ')})` });
   const time = columns.find((column) => column.name === timestampColumn);
   if (!time) errors.push({ pointer: '/timestamp_column', message: `is not a column the SQL returns (it returns ${columns.map((c) => c.name).join(', ')})` });
-  else if (time.kind !== 'timestamp') errors.push({ pointer: '/timestamp_column', message: `must be a timestamp or date column; the source says ${time.type}` });
+  else if (time.kind !== 'timestamp')
+    errors.push({ pointer: '/timestamp_column', message: `must be a timestamp or date column; the source says ${time.type}` });
   if (errors.length > 0) throw problems.validation(errors);
   return columns;
 }
@@ -138,13 +150,16 @@ export async function summarizeFactTable(ctx: DataSourcesDeps, workspaceId: stri
   const row = await findFactTable(ctx.db, workspaceId, id);
   if (!row) throw notFound(id);
   const source = await sourceFor(ctx, workspaceId, row.data_source_id);
-  const quote = (name: string) => (source.kind === 'postgres' ? `"${name.replaceAll('"', '""')}"` : `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``);
+  const quote = (name: string) =>
+    source.kind === 'postgres' ? `"${name.replaceAll('"', '""')}"` : `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
   const unit = quote(row.unit_id_column);
   const time = quote(row.timestamp_column);
   const text = source.kind === 'postgres' ? (column: string) => `CAST(${column} AS text)` : (column: string) => `toString(${column})`;
   const sql = `SELECT count(*) AS rows, count(DISTINCT ${unit}) AS units, ${text(`min(${time})`)} AS first_timestamp, ${text(`max(${time})`)} AS last_timestamp FROM (${row.sql}\n) AS verdict_fact`;
   const started = performance.now();
-  const [result] = await onSource(ctx, source, (session) => session.rows<{ rows: unknown; units: unknown; first_timestamp: unknown; last_timestamp: unknown }>(sql));
+  const [result] = await onSource(ctx, source, (session) =>
+    session.rows<{ rows: unknown; units: unknown; first_timestamp: unknown; last_timestamp: unknown }>(sql),
+  );
   const stamp = (value: unknown) => (value === null || value === undefined ? null : String(value));
   return {
     rows: Number(result?.rows ?? 0),

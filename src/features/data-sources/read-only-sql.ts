@@ -16,8 +16,27 @@ interface Token {
  * common column names (comment, set, lock) are left to the source's read-only mode.
  */
 const WRITING_WORDS = new Set([
-  'insert', 'update', 'delete', 'merge', 'upsert', 'into', 'truncate', 'drop', 'alter', 'create', 'grant', 'revoke', 'copy', 'call',
-  'vacuum', 'attach', 'detach', 'rename', 'optimize', 'kill', 'undrop',
+  'insert',
+  'update',
+  'delete',
+  'merge',
+  'upsert',
+  'into',
+  'truncate',
+  'drop',
+  'alter',
+  'create',
+  'grant',
+  'revoke',
+  'copy',
+  'call',
+  'vacuum',
+  'attach',
+  'detach',
+  'rename',
+  'optimize',
+  'kill',
+  'undrop',
 ]);
 
 /** Functions with side effects, or that read the server's files or network, by dialect. */
@@ -53,8 +72,10 @@ function blockCommentEnd(sql: string, start: number): number {
   let depth = 0;
   let i = start;
   while (i < sql.length) {
-    if (sql.startsWith('/*', i)) (depth += 1), (i += 2);
-    else if (sql.startsWith('*/', i)) {
+    if (sql.startsWith('/*', i)) {
+      depth += 1;
+      i += 2;
+    } else if (sql.startsWith('*/', i)) {
       depth -= 1;
       i += 2;
       if (depth === 0) return i;
@@ -100,8 +121,10 @@ export function readOnlySelectDefect(kind: DataSourceKind, sql: string): string 
   const list = tokens(trimmedSql(sql));
   const first = list.find((token) => token.text !== '(');
   if (!first) return 'is empty: a fact table is one SELECT';
-  if (list.some((token) => token.kind === 'symbol' && token.text === ';')) return 'must be one statement: a fact table is one SELECT, without ";" between statements';
-  if (first.kind !== 'word' || (first.text !== 'select' && first.text !== 'with')) return `must be a SELECT (or WITH ... SELECT), not ${first.text.toUpperCase()}`;
+  if (list.some((token) => token.kind === 'symbol' && token.text === ';'))
+    return 'must be one statement: a fact table is one SELECT, without ";" between statements';
+  if (first.kind !== 'word' || (first.text !== 'select' && first.text !== 'with'))
+    return `must be a SELECT (or WITH ... SELECT), not ${first.text.toUpperCase()}`;
   const words = list.filter((token) => token.kind === 'word').map((token) => token.text);
   for (const [index, word] of words.entries()) {
     if (word === 'for' && LOCKING_CLAUSE.test(words.slice(index, index + 4).join(' '))) return 'may not lock rows (FOR UPDATE / FOR SHARE): Verdict only reads';
@@ -109,7 +132,8 @@ export function readOnlySelectDefect(kind: DataSourceKind, sql: string): string 
   }
   for (const [index, token] of list.entries()) {
     const called = list[index + 1]?.text === '(' && token.kind !== 'symbol';
-    if (called && SIDE_EFFECT_FUNCTIONS[kind].test(token.text)) return `may not call ${token.text}(): it has side effects, or reads the server’s files or network`;
+    if (called && SIDE_EFFECT_FUNCTIONS[kind].test(token.text))
+      return `may not call ${token.text}(): it has side effects, or reads the server’s files or network`;
   }
   return null;
 }

@@ -38,8 +38,10 @@ function dataSourceRoutes(ctx: DataSourcesDeps): FastifyPluginAsyncTypebox {
     app.post('/v1/data-sources', route('createDataSource', { body: DataSourceInput, response: { 201: DataSourceWritten } }), async (request, reply) =>
       reply.code(201).send(await createDataSource(ctx, actorOf(request), request.body)),
     );
-    app.get('/v1/data-sources/:id', route('getDataSource', { params: DataSourceParams, response: { 200: DataSourceSchema, 404: sourceNotFound } }), async (request) =>
-      getDataSource(ctx, principalOf(request).workspaceId, request.params.id),
+    app.get(
+      '/v1/data-sources/:id',
+      route('getDataSource', { params: DataSourceParams, response: { 200: DataSourceSchema, 404: sourceNotFound } }),
+      async (request) => getDataSource(ctx, principalOf(request).workspaceId, request.params.id),
     );
     app.patch(
       '/v1/data-sources/:id',
@@ -76,18 +78,28 @@ function factTableRoutes(ctx: DataSourcesDeps): FastifyPluginAsyncTypebox {
       route('createFactTable', { body: FactTableInput, response: { 201: FactTableSchema, 502: unreachable, 504: timedOut } }),
       async (request, reply) => reply.code(201).send(await createFactTable(ctx, actorOf(request), request.body)),
     );
-    app.get('/v1/fact-tables/:id', route('getFactTable', { params: FactTableParams, response: { 200: FactTableSchema, 404: tableNotFound } }), async (request) =>
-      getFactTable(ctx, principalOf(request).workspaceId, request.params.id),
+    app.get(
+      '/v1/fact-tables/:id',
+      route('getFactTable', { params: FactTableParams, response: { 200: FactTableSchema, 404: tableNotFound } }),
+      async (request) => getFactTable(ctx, principalOf(request).workspaceId, request.params.id),
     );
     app.patch(
       '/v1/fact-tables/:id',
-      route('updateFactTable', { params: FactTableParams, body: FactTablePatch, response: { 200: FactTableSchema, 404: tableNotFound, 502: unreachable, 504: timedOut } }),
+      route('updateFactTable', {
+        params: FactTableParams,
+        body: FactTablePatch,
+        response: { 200: FactTableSchema, 404: tableNotFound, 502: unreachable, 504: timedOut },
+      }),
       async (request) => patchFactTable(ctx, actorOf(request), request.params.id, request.body),
     );
-    app.delete('/v1/fact-tables/:id', route('deleteFactTable', { params: FactTableParams, response: { 204: EmptyBody, 404: tableNotFound } }), async (request, reply) => {
-      await removeFactTable(ctx, actorOf(request), request.params.id);
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      '/v1/fact-tables/:id',
+      route('deleteFactTable', { params: FactTableParams, response: { 204: EmptyBody, 404: tableNotFound } }),
+      async (request, reply) => {
+        await removeFactTable(ctx, actorOf(request), request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
     app.post(
       '/v1/fact-tables/:id/summary',
       route('summarizeFactTable', { params: FactTableParams, response: { 200: FactTableSummary, 404: tableNotFound, 502: unreachable, 504: timedOut } }),

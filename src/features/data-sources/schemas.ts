@@ -34,7 +34,10 @@ export const DataSourceInput = Type.Object({ name: Name, kind: Kind, url: Url },
 export type DataSourceInput = Static<typeof DataSourceInput>;
 
 export const DataSourcePatch = Type.Object(
-  { name: Type.Optional(Name), url: Type.Optional(Type.String({ ...Url, description: 'a new URL of the same kind; the masked URL sent back changes nothing' })) },
+  {
+    name: Type.Optional(Name),
+    url: Type.Optional(Type.String({ ...Url, description: 'a new URL of the same kind; the masked URL sent back changes nothing' })),
+  },
   { additionalProperties: false },
 );
 export type DataSourcePatch = Static<typeof DataSourcePatch>;
@@ -78,7 +81,9 @@ const factTableProperties = {
   updated_at: Timestamp,
 };
 
-export const FactTableSchema = Type.Object(factTableProperties, { description: 'SQL over a data source: a unit id, a timestamp, and numeric or string columns' });
+export const FactTableSchema = Type.Object(factTableProperties, {
+  description: 'SQL over a data source: a unit id, a timestamp, and numeric or string columns',
+});
 export type FactTable = Static<typeof FactTableSchema>;
 
 export const FactTableInput = Type.Object(

@@ -60,7 +60,9 @@ async function requireSourceUrl(ctx: DataSourcesDeps, kind: DataSourceKind, url:
   const policy = limitsOf(ctx);
   if (isEmbedded(url)) {
     if (!policy.allowPrivateNetworks) {
-      throw problems.validation([{ pointer: '/url', message: 'the embedded engine (chdb:) runs on this machine: refused unless VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS=1' }]);
+      throw problems.validation([
+        { pointer: '/url', message: 'the embedded engine (chdb:) runs on this machine: refused unless VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS=1' },
+      ]);
     }
     return;
   }

@@ -31,9 +31,11 @@ function sourceErrorOf(error: unknown, url: string, timeoutMs: number): SourceEr
   const type = (error as { type?: string }).type ?? '';
   const code = (error as { code?: string }).code ?? '';
   const message = scrubbed((error as Error).message ?? String(error), url);
-  if (TIMEOUTS.has(type)) return new SourceError('timeout', `the query ran longer than ${timeoutMs} ms (VERDICT_DATA_SOURCE_STATEMENT_TIMEOUT_MS) and was stopped`);
+  if (TIMEOUTS.has(type))
+    return new SourceError('timeout', `the query ran longer than ${timeoutMs} ms (VERDICT_DATA_SOURCE_STATEMENT_TIMEOUT_MS) and was stopped`);
   if (CONNECTION_FAILURES.has(type)) return new SourceError('unreachable', `the source refused the connection (${type})`);
-  if (error instanceof Error && error.name === 'DeliveryRefusal') return new SourceError('refused', `${message}: refused unless VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS=1`);
+  if (error instanceof Error && error.name === 'DeliveryRefusal')
+    return new SourceError('refused', `${message}: refused unless VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS=1`);
   if (type !== '' || code === 'CHDB_QUERY') return new SourceError('query', message);
   return new SourceError('unreachable', `could not connect: ${/^E[A-Z]+$/.test(code) ? code : message}`);
 }
@@ -45,7 +47,8 @@ export async function openClickHouseSource(url: string, limits: SessionLimits): 
   let close: () => Promise<void>;
   if (isEmbedded(url)) {
     // The engine runs inside Verdict's process, with its files and its network: a local source.
-    if (!limits.allowPrivateNetworks) throw new SourceError('refused', 'the embedded engine (chdb:) runs on this machine: refused unless VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS=1');
+    if (!limits.allowPrivateNetworks)
+      throw new SourceError('refused', 'the embedded engine (chdb:) runs on this machine: refused unless VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS=1');
     client = await embeddedClient(url.slice(CHDB_PREFIX.length)).catch((error: unknown) => {
       throw new SourceError('unreachable', (error as Error).message);
     });

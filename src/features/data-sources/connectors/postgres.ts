@@ -37,7 +37,8 @@ function sourceErrorOf(error: unknown, url: string, timeoutMs: number): SourceEr
   if (error instanceof SourceError) return error;
   const code = (error as { code?: string }).code ?? '';
   const message = scrubbed((error as Error).message ?? String(error), url);
-  if (code === QUERY_CANCELED) return new SourceError('timeout', `the query ran longer than ${timeoutMs} ms (VERDICT_DATA_SOURCE_STATEMENT_TIMEOUT_MS) and was stopped`);
+  if (code === QUERY_CANCELED)
+    return new SourceError('timeout', `the query ran longer than ${timeoutMs} ms (VERDICT_DATA_SOURCE_STATEMENT_TIMEOUT_MS) and was stopped`);
   const failure = CONNECTION_FAILURES.get(code);
   if (failure) return new SourceError('unreachable', failure);
   if (/^[0-9A-Z]{5}$/.test(code)) return new SourceError('query', message);
@@ -87,7 +88,10 @@ export async function openPostgres(urlText: string, limits: SessionLimits): Prom
       readOnly(async () => {
         const result = await client.query(`SELECT * FROM (${sql}\n) AS verdict_fact LIMIT 0`);
         const oids = [...new Set(result.fields.map((field) => field.dataTypeID))];
-        const types = await client.query<{ oid: number; name: string }>('SELECT oid::int AS oid, format_type(oid, NULL) AS name FROM pg_type WHERE oid = ANY($1::oid[])', [oids]);
+        const types = await client.query<{ oid: number; name: string }>(
+          'SELECT oid::int AS oid, format_type(oid, NULL) AS name FROM pg_type WHERE oid = ANY($1::oid[])',
+          [oids],
+        );
         const names = new Map(types.rows.map((row) => [row.oid, row.name]));
         return result.fields.map((field): DescribedColumn => ({ name: field.name, type: names.get(field.dataTypeID) ?? 'unknown' }));
       }),
