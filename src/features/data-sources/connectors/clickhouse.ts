@@ -5,7 +5,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import { openClickHouse } from '../../../clickhouse/client.js';
 import { guardedAgent } from '../network.js';
 import { CHDB_PREFIX, isEmbedded, scrubbed } from '../source-url.js';
-import { SourceError, type SourceSession } from './errors.js';
+import { SourceError, type QueryParams, type SourceSession } from './errors.js';
 import type { SessionLimits } from './postgres.js';
 
 /** Error types that mean "no usable connection" rather than "bad SQL". */
@@ -66,9 +66,10 @@ export async function openClickHouseSource(url: string, limits: SessionLimits): 
   // The order matters: under readonly=1 no later setting may change (the embedded engine keeps
   // them for the session, so every statement sends the same values).
   const settings = { max_execution_time: limits.statementTimeoutMs / 1000, readonly: '1' } as const;
-  const rows = async <Row extends Record<string, unknown>>(query: string): Promise<Row[]> => {
+  const rows = async <Row extends Record<string, unknown>>(query: string, params?: QueryParams): Promise<Row[]> => {
     try {
-      const result = await client.query({ query, format: 'JSONEachRow', clickhouse_settings: settings });
+      const query_params = params && !Array.isArray(params) ? params : undefined;
+      const result = await client.query({ query, format: 'JSONEachRow', clickhouse_settings: settings, ...(query_params ? { query_params } : {}) });
       return await result.json<Row>();
     } catch (error) {
       throw fail(error);

@@ -22,12 +22,18 @@ export interface DescribedColumn {
   type: string;
 }
 
+/** Positional parameters (PostgreSQL) or named ones (ClickHouse). */
+export type QueryParams = unknown[] | Record<string, unknown>;
+
 /** One connection to a source; every statement runs read-only and bounded in time. */
 export interface SourceSession {
   version(): Promise<string>;
   /** The columns the query returns, without reading its rows. */
   describe(sql: string): Promise<DescribedColumn[]>;
-  /** Rows of a query that aggregates (Verdict only asks for aggregates). */
-  rows<Row extends Record<string, unknown>>(sql: string): Promise<Row[]>;
+  /**
+   * Rows of a query that aggregates (Verdict only asks for aggregates), with its parameters:
+   * PostgreSQL's positional ($1, $2 ...), ClickHouse's named ({name:Type}).
+   */
+  rows<Row extends Record<string, unknown>>(sql: string, params?: QueryParams): Promise<Row[]>;
   close(): Promise<void>;
 }

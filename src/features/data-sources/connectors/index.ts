@@ -3,7 +3,7 @@ import { openClickHouseSource } from './clickhouse.js';
 import type { SourceSession } from './errors.js';
 import { openPostgres, type SessionLimits } from './postgres.js';
 
-export { SourceError, type DescribedColumn, type SourceSession } from './errors.js';
+export { SourceError, type DescribedColumn, type QueryParams, type SourceSession } from './errors.js';
 export type { SessionLimits } from './postgres.js';
 
 /** Opens a session on the source, runs `work` and closes it, whatever happens. */

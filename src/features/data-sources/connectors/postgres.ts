@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { permittedAddress, type NetworkPolicy } from '../network.js';
 import { scrubbed, type SslMode } from '../source-url.js';
-import { SourceError, type DescribedColumn, type SourceSession } from './errors.js';
+import { SourceError, type DescribedColumn, type QueryParams, type SourceSession } from './errors.js';
 
 export interface SessionLimits extends NetworkPolicy {
   statementTimeoutMs: number;
@@ -95,7 +95,8 @@ export async function openPostgres(urlText: string, limits: SessionLimits): Prom
         const names = new Map(types.rows.map((row) => [row.oid, row.name]));
         return result.fields.map((field): DescribedColumn => ({ name: field.name, type: names.get(field.dataTypeID) ?? 'unknown' }));
       }),
-    rows: <Row extends Record<string, unknown>>(sql: string) => readOnly(async () => (await client.query<Row>(sql)).rows),
+    rows: <Row extends Record<string, unknown>>(sql: string, params?: QueryParams) =>
+      readOnly(async () => (await client.query<Row>(sql, Array.isArray(params) ? params : undefined)).rows),
     close: () => client.end().catch(() => undefined),
   };
 }
