@@ -36,7 +36,13 @@ const METRICS: Array<{ name: string; events: MetricSpec; fact: WarehouseMetricSp
     events: { ...base, event_key: eventKey as string, value_keys: column === null ? null : [column as string] },
     fact: {
       ...base,
-      fact: { sql: FACTS, unit_id_column: 'unit_id', timestamp_column: 'occurred_at', column: column as string | null, filter: `event_key = '${eventKey as string}'` },
+      fact: {
+        sql: FACTS,
+        unit_id_column: 'unit_id',
+        timestamp_column: 'occurred_at',
+        column: column as string | null,
+        filter: `event_key = '${eventKey as string}'`,
+      },
     },
   };
 });
@@ -72,7 +78,9 @@ function expectSameTotals(fromEvents: Map<string, VariantTotals>, fromSource: Ma
   }
 }
 
-const suite = process.env.VERDICT_TEST_DATABASE_URL ? describeEach : (name: string) => describe.skip(`${name} (VERDICT_TEST_DATABASE_URL is not set)`, () => undefined);
+const suite = process.env.VERDICT_TEST_DATABASE_URL
+  ? describeEach
+  : (name: string) => describe.skip(`${name} (VERDICT_TEST_DATABASE_URL is not set)`, () => undefined);
 
 suite('warehouse analysis on PostgreSQL: the same totals as from Verdict’s own events', {}, ({ dialect }) => {
   const clock = new ManualClock(T0);
@@ -93,7 +101,11 @@ suite('warehouse analysis on PostgreSQL: the same totals as from Verdict’s own
     clock.set(T0 + 15 * DAY);
     await sendEvents(server, boot.key, units.flatMap(eventsOf));
     // The events as Verdict stored them, placed in the source's fact table.
-    const stored = await server.ctx.db.selectFrom('events').select(['unit_id', 'event_key', 'occurred_at', 'properties']).where('workspace_id', '=', workspaceId).execute();
+    const stored = await server.ctx.db
+      .selectFrom('events')
+      .select(['unit_id', 'event_key', 'occurred_at', 'properties'])
+      .where('workspace_id', '=', workspaceId)
+      .execute();
     expect(stored.length).toBeGreaterThan(500);
     for (const event of stored) {
       const amount = (JSON.parse(event.properties) as { amount?: unknown }).amount;
@@ -115,7 +127,12 @@ suite('warehouse analysis on PostgreSQL: the same totals as from Verdict’s own
     const fromEvents = await view.aggregate({ workspaceId, experimentId, metrics: METRICS.map((metric) => metric.events), eventsBefore, chunkUnits: null });
     const exposures = await liveExposures(server.ctx.db, workspaceId, experimentId);
     const fromSource = await withSource('postgres', source.url, ALLOW_PRIVATE, (session) =>
-      aggregateOnPostgres(session, exposures, METRICS.map((metric) => metric.fact), eventsBefore),
+      aggregateOnPostgres(
+        session,
+        exposures,
+        METRICS.map((metric) => metric.fact),
+        eventsBefore,
+      ),
     );
     return { fromEvents: fromEvents.totals, fromSource: fromSource.totals };
   }

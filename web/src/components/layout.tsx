@@ -14,6 +14,8 @@ const sections: [string, string][] = [
   ['/webhook-sources', 'Webhook sources'],
   ['/webhook-endpoints', 'Webhook endpoints'],
   ['/leads', 'Leads'],
+  ['/data-sources', 'Data sources'],
+  ['/fact-tables', 'Fact tables'],
 ];
 
 export function Layout({ session, onSignOut, children }: { session: SessionInfo; onSignOut: () => void; children: ComponentChildren }) {
