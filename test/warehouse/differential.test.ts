@@ -6,7 +6,7 @@
 // mean, a capped sum, a row filter, two windows, events before the exposure and after the window,
 // events without the number, and a stopped experiment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withSource } from '../../src/features/data-sources/connectors/index.js';
+import { withSource } from '../../src/features/data-sources/read.js';
 import { aggregateOnPostgres } from '../../src/features/analysis/warehouse/aggregate.js';
 import { liveExposures } from '../../src/features/analysis/warehouse/exposures.js';
 import type { WarehouseMetricSpec } from '../../src/features/analysis/warehouse/spec.js';

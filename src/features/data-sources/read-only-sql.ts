@@ -116,15 +116,8 @@ export function trimmedSql(sql: string): string {
   return sql.replace(/[\s;]+$/, '');
 }
 
-/** Why the SQL is not one read-only SELECT (for the dialect), or null when it may be one. */
-export function readOnlySelectDefect(kind: DataSourceKind, sql: string): string | null {
-  const list = tokens(trimmedSql(sql));
-  const first = list.find((token) => token.text !== '(');
-  if (!first) return 'is empty: a fact table is one SELECT';
-  if (list.some((token) => token.kind === 'symbol' && token.text === ';'))
-    return 'must be one statement: a fact table is one SELECT, without ";" between statements';
-  if (first.kind !== 'word' || (first.text !== 'select' && first.text !== 'with'))
-    return `must be a SELECT (or WITH ... SELECT), not ${first.text.toUpperCase()}`;
+/** Why the tokens write, lock or call a function with side effects, or null. */
+function sideEffectDefect(kind: DataSourceKind, list: Token[]): string | null {
   const words = list.filter((token) => token.kind === 'word').map((token) => token.text);
   for (const [index, word] of words.entries()) {
     if (word === 'for' && LOCKING_CLAUSE.test(words.slice(index, index + 4).join(' '))) return 'may not lock rows (FOR UPDATE / FOR SHARE): Verdict only reads';
@@ -136,4 +129,36 @@ export function readOnlySelectDefect(kind: DataSourceKind, sql: string): string 
       return `may not call ${token.text}(): it has side effects, or reads the server’s files or network`;
   }
   return null;
+}
+
+/** Why the SQL is not one read-only SELECT (for the dialect), or null when it may be one. */
+export function readOnlySelectDefect(kind: DataSourceKind, sql: string): string | null {
+  const list = tokens(trimmedSql(sql));
+  const first = list.find((token) => token.text !== '(');
+  if (!first) return 'is empty: a fact table is one SELECT';
+  if (list.some((token) => token.kind === 'symbol' && token.text === ';'))
+    return 'must be one statement: a fact table is one SELECT, without ";" between statements';
+  if (first.kind !== 'word' || (first.text !== 'select' && first.text !== 'with'))
+    return `must be a SELECT (or WITH ... SELECT), not ${first.text.toUpperCase()}`;
+  return sideEffectDefect(kind, list);
+}
+
+/**
+ * Why a boolean expression (a metric's row filter, placed in a WHERE over the fact table) cannot
+ * be one: a ";", a parenthesis it closes without opening (which would end the WHERE), or what a
+ * fact table may not hold either; null when it may be one.
+ */
+export function readOnlyExpressionDefect(kind: DataSourceKind, expression: string): string | null {
+  const list = tokens(expression);
+  if (list.length === 0) return 'is empty';
+  let depth = 0;
+  for (const token of list) {
+    if (token.kind !== 'symbol') continue;
+    if (token.text === ';') return 'must be one expression, without ";"';
+    if (token.text === '(') depth += 1;
+    if (token.text === ')') depth -= 1;
+    if (depth < 0) return 'closes a parenthesis it did not open';
+  }
+  if (depth !== 0) return 'leaves a parenthesis open';
+  return sideEffectDefect(kind, list);
 }

@@ -4,7 +4,7 @@
  * where they came from. PostgreSQL sources first; each metric is one read-only statement bounded
  * by the statement timeout, and only per-variant rows come back.
  */
-import type { SourceSession } from '../../data-sources/connectors/index.js';
+import { readOnlyExpressionDefect, SourceError, type SourceSession } from '../../data-sources/read.js';
 import type { VariantTotals } from '../store/contract.js';
 import { addVariantRow, toNumber } from '../store/fold.js';
 import { postgresMetricStatement } from './postgres-sql.js';
@@ -32,6 +32,9 @@ export async function aggregateOnPostgres(
   const shipped = exposureParameters(exposures);
   let rowsCounted = 0;
   for (const [index, metric] of metrics.entries()) {
+    // The filter is placed in a WHERE: checked again here, whoever built the spec.
+    const defect = metric.fact.filter === null ? null : readOnlyExpressionDefect('postgres', metric.fact.filter);
+    if (defect) throw new SourceError('query', `the row filter ${defect}`);
     const statement = postgresMetricStatement(metric, eventsBefore);
     const rows = await session.rows(statement.text, [...shipped, ...statement.params]);
     for (const row of rows) {

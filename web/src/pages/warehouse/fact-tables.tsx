@@ -43,6 +43,31 @@ function SummaryButton({ table }: { table: FactTable }) {
   );
 }
 
+/** The fact tables, each with its source and a button that counts its rows there. */
+function FactTableRows({ rows, sourceName }: { rows: FactTable[]; sourceName: (id: string) => string }) {
+  return (
+    <Table caption="Fact tables" columns={['Name', 'Source', 'Unit id', 'Timestamp', 'Columns', 'Updated', { hidden: 'Rows' }]}>
+      {rows.map((table) => (
+        <tr key={table.id}>
+          <td>{table.name}</td>
+          <td>{sourceName(table.data_source_id)}</td>
+          <td>
+            <code>{table.unit_id_column}</code>
+          </td>
+          <td>
+            <code>{table.timestamp_column}</code>
+          </td>
+          <td>{table.columns.map((column) => column.name).join(', ')}</td>
+          <td>{dateTime(table.updated_at)}</td>
+          <td>
+            <SummaryButton table={table} />
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
 /** Fact tables: SQL over a data source, described by the source when saved. */
 export function FactTables() {
   const { cursor, pager } = usePager([]);
@@ -75,27 +100,7 @@ export function FactTables() {
         </div>
       ) : null}
       <ListView list={list} empty="No fact tables yet." pager={pager}>
-        {(rows) => (
-          <Table caption="Fact tables" columns={['Name', 'Source', 'Unit id', 'Timestamp', 'Columns', 'Updated', { hidden: 'Rows' }]}>
-            {rows.map((table) => (
-              <tr key={table.id}>
-                <td>{table.name}</td>
-                <td>{sourceName(table.data_source_id)}</td>
-                <td>
-                  <code>{table.unit_id_column}</code>
-                </td>
-                <td>
-                  <code>{table.timestamp_column}</code>
-                </td>
-                <td>{table.columns.map((column) => column.name).join(', ')}</td>
-                <td>{dateTime(table.updated_at)}</td>
-                <td>
-                  <SummaryButton table={table} />
-                </td>
-              </tr>
-            ))}
-          </Table>
-        )}
+        {(rows) => <FactTableRows rows={rows} sourceName={sourceName} />}
       </ListView>
       <FormCard id="new-fact-table" title="New fact table" submitLabel="Describe and save" onSubmit={create} ready={options.length > 0}>
         <div class="row">
