@@ -47,6 +47,28 @@ suite('warehouse sources on ClickHouse (chdb): read-only fact tables', () => {
     }
   });
 
+  it('refuses a ClickHouse server on a private address at connection, by IP and by name', async () => {
+    const strict = await startTestServer('sqlite', { database: server.database, config: { dataSources: { ...ALLOW_PRIVATE, allowPrivateNetworks: false } } });
+    try {
+      for (const url of ['http://default:Pa55word@127.0.0.1:1/db', 'http://default:Pa55word@localhost:1/db']) {
+        const created = await server.request('POST', '/v1/data-sources', { key, body: { name: 'Private', kind: 'clickhouse', url } });
+        expect(created.status, created.text).toBe(201);
+        const tested = await strict.request('POST', `/v1/data-sources/${created.body.id}/test`, { key });
+        expect(tested.body, url).toMatchObject({ ok: false, server_version: null });
+        expect(tested.body.error, url).toContain('VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS');
+        expect(tested.text).not.toContain('Pa55word');
+        // Allowed, the connection is attempted (and fails: nothing listens on port 1).
+        const allowed = await server.request('POST', `/v1/data-sources/${created.body.id}/test`, { key });
+        expect(allowed.body.ok).toBe(false);
+        expect(allowed.body.error).not.toContain('VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS');
+        expect(allowed.text).not.toContain('Pa55word');
+        expect((await server.request('DELETE', `/v1/data-sources/${created.body.id}`, { key })).status).toBe(204);
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('creates the source and tests it (the server version)', async () => {
     const created = await server.request('POST', '/v1/data-sources', { key, body: { name: 'Events', kind: 'clickhouse', url: source.url } });
     expect(created.status, created.text).toBe(201);

@@ -3,7 +3,7 @@
 // max_execution_time; connections to a server go through the network rule's lookup.
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { openClickHouse } from '../../../clickhouse/client.js';
-import { guardedAgent } from '../network.js';
+import { guardedAgent, permittedAddress } from '../network.js';
 import { CHDB_PREFIX, isEmbedded, scrubbed } from '../source-url.js';
 import { SourceError, type QueryParams, type SourceSession } from './errors.js';
 import type { SessionLimits } from './postgres.js';
@@ -54,6 +54,8 @@ export async function openClickHouseSource(url: string, limits: SessionLimits): 
     });
     close = async () => undefined;
   } else {
+    // An IP literal never reaches the agent's lookup: it is checked here; a name is checked by both.
+    await permittedAddress(new URL(url).hostname, limits);
     client = createClient({
       url,
       http_agent: guardedAgent(new URL(url).protocol, limits),
