@@ -7,76 +7,14 @@
 // events without the number, and a stopped experiment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSource } from '../../src/features/data-sources/read.js';
-import { aggregateOnPostgres } from '../../src/features/analysis/warehouse/aggregate.js';
+import { aggregateOnSource } from '../../src/features/analysis/warehouse/aggregate.js';
 import { liveExposures } from '../../src/features/analysis/warehouse/exposures.js';
-import type { WarehouseMetricSpec } from '../../src/features/analysis/warehouse/spec.js';
 import { createAnalysisStore } from '../../src/features/analysis/store/create.js';
-import type { MetricSpec, VariantTotals } from '../../src/features/analysis/store/contract.js';
 import { describeEach } from '../support/describe-each.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { assignUnits, createExperiment, DAY, HOUR, ManualClock, sendEvents, TWO_ARMS, type OutgoingEvent } from '../analysis/support.js';
+import { assignUnits, createExperiment, DAY, HOUR, ManualClock, sendEvents, TWO_ARMS } from '../analysis/support.js';
+import { eventsOf, expectSameTotals, METRICS, T0 } from './differential-support.js';
 import { ALLOW_PRIVATE, createPostgresSource, type PostgresSource } from './sources.js';
-
-const T0 = Date.UTC(2033, 6, 1, 12);
-const WEEK = 7 * DAY;
-const FACTS = 'SELECT unit_id, occurred_at, amount, event_key FROM events';
-
-/** Each metric as the SQL store reads it (event key, property path) and as the source reads it (fact table, column, filter). */
-const METRICS: Array<{ name: string; events: MetricSpec; fact: WarehouseMetricSpec }> = [
-  ['bought', 'binary', 'count', null, null, 'purchase', WEEK],
-  ['purchases', 'count', 'count', null, null, 'purchase', WEEK],
-  ['revenue', 'revenue', 'sum', 'amount', null, 'purchase', WEEK],
-  ['basket', 'revenue', 'mean', 'amount', null, 'purchase', WEEK],
-  ['capped revenue', 'revenue', 'sum', 'amount', 20, 'purchase', WEEK],
-  ['visits in a day', 'count', 'count', null, null, 'visit', DAY],
-].map(([name, kind, aggregation, column, cap, eventKey, window]) => {
-  const base = { kind, aggregation, window_ms: window, cap } as Pick<MetricSpec, 'kind' | 'aggregation' | 'window_ms' | 'cap'>;
-  return {
-    name: name as string,
-    events: { ...base, event_key: eventKey as string, value_keys: column === null ? null : [column as string] },
-    fact: {
-      ...base,
-      fact: {
-        sql: FACTS,
-        unit_id_column: 'unit_id',
-        timestamp_column: 'occurred_at',
-        column: column as string | null,
-        filter: `event_key = '${eventKey as string}'`,
-      },
-    },
-  };
-});
-
-/** Unit i's events: purchases in and out of the week after exposure, some without an amount, visits around the first day. */
-function eventsOf(unit: string, i: number): OutgoingEvent[] {
-  const events: OutgoingEvent[] = [];
-  for (let k = 0; k < i % 4; k += 1) {
-    events.push({ event_key: 'purchase', unit_id: unit, occurred_at: T0 + (k * 37 + i) * HOUR, properties: { amount: ((i * 13 + k * 7) % 40) + 0.25 } });
-  }
-  if (i % 5 === 0) events.push({ event_key: 'purchase', unit_id: unit, occurred_at: T0 - HOUR, properties: { amount: 99 } });
-  if (i % 6 === 0) events.push({ event_key: 'purchase', unit_id: unit, occurred_at: T0 + 2 * HOUR, properties: { note: 'no amount' } });
-  if (i % 7 === 0) events.push({ event_key: 'purchase', unit_id: unit, occurred_at: T0 + WEEK + HOUR, properties: { amount: 5 } });
-  for (let k = 0; k < i % 3; k += 1) events.push({ event_key: 'visit', unit_id: unit, occurred_at: T0 + (k * 20 + (i % 9)) * HOUR });
-  return events;
-}
-
-function expectSameTotals(fromEvents: Map<string, VariantTotals>, fromSource: Map<string, VariantTotals>): void {
-  expect([...fromSource.keys()].sort()).toEqual([...fromEvents.keys()].sort());
-  for (const [variant, expected] of fromEvents) {
-    const actual = fromSource.get(variant) as VariantTotals;
-    expect(actual.units, variant).toBe(expected.units);
-    METRICS.forEach(({ name }, index) => {
-      const [want, got] = [expected.metrics[index], actual.metrics[index]];
-      const what = `${variant} ${name}`;
-      expect(got?.n, `${what} n`).toBe(want?.n);
-      expect(got?.conversions, `${what} conversions`).toBe(want?.conversions);
-      for (const field of ['sum', 'sum_of_squares'] as const) {
-        const [a, b] = [got?.[field] ?? NaN, want?.[field] ?? NaN];
-        expect(Math.abs(a - b), `${what} ${field}: ${a} vs ${b}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(b)));
-      }
-    });
-  }
-}
 
 const suite = process.env.VERDICT_TEST_DATABASE_URL
   ? describeEach
@@ -127,7 +65,8 @@ suite('warehouse analysis on PostgreSQL: the same totals as from Verdict’s own
     const fromEvents = await view.aggregate({ workspaceId, experimentId, metrics: METRICS.map((metric) => metric.events), eventsBefore, chunkUnits: null });
     const exposures = await liveExposures(server.ctx.db, workspaceId, experimentId);
     const fromSource = await withSource('postgres', source.url, ALLOW_PRIVATE, (session) =>
-      aggregateOnPostgres(
+      aggregateOnSource(
+        'postgres',
         session,
         exposures,
         METRICS.map((metric) => metric.fact),

@@ -1,12 +1,14 @@
 /**
  * Per-variant totals of metrics read from fact tables, computed on their source: the analysis
  * store contract's VariantTotals, so what follows (caps, effects, the recommendation) does not ask
- * where they came from. PostgreSQL sources first; each metric is one read-only statement bounded
- * by the statement timeout, and only per-variant rows come back.
+ * where they came from. On PostgreSQL and ClickHouse sources, each metric is one read-only
+ * statement bounded by the statement timeout, and only per-variant rows come back.
  */
 import { readOnlyExpressionDefect, SourceError, type SourceSession } from '../../data-sources/read.js';
 import type { VariantTotals } from '../store/contract.js';
 import { addVariantRow, toNumber } from '../store/fold.js';
+import type { DataSourceKind } from '../../../db/tables/warehouse.js';
+import { clickhouseMetricStatement } from './clickhouse-sql.js';
 import { postgresMetricStatement } from './postgres-sql.js';
 import type { ShippedExposure, WarehouseMetricSpec } from './spec.js';
 
@@ -22,7 +24,24 @@ function exposureParameters(exposures: readonly ShippedExposure[]): [string[], s
   return [exposures.map((row) => row.unit_id), exposures.map((row) => row.variant_key), exposures.map((row) => String(row.exposed_at))];
 }
 
-export async function aggregateOnPostgres(
+/** One metric's per-variant rows: the exposures as PostgreSQL's positional arrays, or ClickHouse's named ones. */
+async function metricRows(
+  kind: DataSourceKind,
+  session: SourceSession,
+  [units, variants, exposed]: [string[], string[], string[]],
+  metric: WarehouseMetricSpec,
+  eventsBefore: number | null,
+) {
+  if (kind === 'clickhouse') {
+    const statement = clickhouseMetricStatement(metric, eventsBefore);
+    return session.rows(statement.text, { units, variants, exposed: exposed.map(Number), ...statement.params });
+  }
+  const statement = postgresMetricStatement(metric, eventsBefore);
+  return session.rows(statement.text, [units, variants, exposed, ...statement.params]);
+}
+
+export async function aggregateOnSource(
+  kind: DataSourceKind,
   session: SourceSession,
   exposures: readonly ShippedExposure[],
   metrics: readonly WarehouseMetricSpec[],
@@ -33,10 +52,9 @@ export async function aggregateOnPostgres(
   let rowsCounted = 0;
   for (const [index, metric] of metrics.entries()) {
     // The filter is placed in a WHERE: checked again here, whoever built the spec.
-    const defect = metric.fact.filter === null ? null : readOnlyExpressionDefect('postgres', metric.fact.filter);
+    const defect = metric.fact.filter === null ? null : readOnlyExpressionDefect(kind, metric.fact.filter);
     if (defect) throw new SourceError('query', `the row filter ${defect}`);
-    const statement = postgresMetricStatement(metric, eventsBefore);
-    const rows = await session.rows(statement.text, [...shipped, ...statement.params]);
+    const rows = await metricRows(kind, session, shipped, metric, eventsBefore);
     for (const row of rows) {
       rowsCounted += toNumber(row.ev);
       // Each statement answers one metric (columns n0, s0 ...): folded into position `index`.
