@@ -12,6 +12,7 @@ import { createEvents } from './events/index.js';
 import { ingestEvents } from './events/service.js';
 import { createExperiments } from './experiments/index.js';
 import { createHealth } from './health/index.js';
+import { createHoldouts } from './holdouts/index.js';
 import { createInbound } from './inbound/index.js';
 import { createLeads } from './leads/index.js';
 import { createMetrics } from './metrics/index.js';
@@ -51,6 +52,19 @@ function createNotifyingSlices(ctx: AppContext) {
   return { webhookEndpoints, alerts, experiments };
 }
 
+/** Inbound webhooks, which ingest through the events slice. */
+function createInboundSlice(ctx: AppContext) {
+  return createInbound({
+    config: ctx.config,
+    db: ctx.db,
+    clock: ctx.clock,
+    secrets: ctx.secrets,
+    logger: ctx.logger,
+    jobs: ctx.jobs,
+    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
+  });
+}
+
 export function createSlices(ctx: AppContext) {
   const health = createHealth(ctx);
   const workspaces = createWorkspaces(ctx);
@@ -64,19 +78,12 @@ export function createSlices(ctx: AppContext) {
   const renders = createRenders(ctx);
   const { webhookEndpoints, alerts, experiments } = createNotifyingSlices(ctx);
   const mutexGroups = createMutexGroups(ctx);
+  const holdouts = createHoldouts(ctx);
   const assignment = createAssignment(ctx);
   const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });
   const webhookSources = createWebhookSources(ctx);
   const dataSources = createDataSources(ctx);
-  const inbound = createInbound({
-    config: ctx.config,
-    db: ctx.db,
-    clock: ctx.clock,
-    secrets: ctx.secrets,
-    logger: ctx.logger,
-    jobs: ctx.jobs,
-    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
-  });
+  const inbound = createInboundSlice(ctx);
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
@@ -96,6 +103,7 @@ export function createSlices(ctx: AppContext) {
     renders,
     experiments,
     mutexGroups,
+    holdouts,
     assignment,
     ofrep,
     webhookSources,

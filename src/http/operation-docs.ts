@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import type { AuthScope } from './auth.js';
+import { WAREHOUSE_OPERATION_DOCS } from './operation-docs-warehouse.js';
 
 /**
  * The one-line summary and the description of every API operation, keyed by operationId. They
@@ -179,7 +180,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   archiveExperiment: {
     summary: 'Archive an experiment',
-    description: 'Archives from any status; assign then answers 404 for it. Idempotent; 404 when there is no such experiment. Audit-logged.',
+    description: 'Archives from any status; assign then answers 404 for it (a launch ends). Idempotent; 404 when there is no such experiment. Audit-logged.',
   },
   startExperiment: {
     summary: 'Start an experiment',
@@ -188,7 +189,52 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   stopExperiment: {
     summary: 'Stop an experiment',
     description:
-      'Moves a running experiment to stopped with a `reason` (won, lost, inconclusive, bug, business) and optional notes; assignment stops. 409 when it is not running. Audit-logged.',
+      'Moves a running experiment to stopped with a `reason` (won, lost, inconclusive, bug, business) and optional notes; assignment stops, unless `launch_variant_key` launches a variant in the same step (as POST /v1/experiments/{id}/launch; 422 when the experiment has no such variant, and then nothing changes). 409 when it is not running. Audit-logged.',
+  },
+  launchExperiment: {
+    summary: 'Launch a variant',
+    description:
+      'On a stopped experiment: from now on assign, assign batch and OFREP answer `variant_key` for every unit of the experiment’s environment and audience with reason `launched` (no sticky row, no exposure), until the experiment is archived. Launching another variant replaces it; units held out by a holdout keep the control. 409 when the experiment is not stopped; 422 when it has no such variant. Audit-logged.',
+  },
+  listHoldouts: { summary: 'List holdouts', description: `The workspace’s holdouts, oldest first, optionally in one \`status\`. ${PAGED}` },
+  createHoldout: {
+    summary: 'Create a holdout',
+    description:
+      'Creates a draft holdout: an environment, a unit type, a percentage (0.5 to 20) and which experiments it covers (`experiment_ids`, or every experiment started in the environment after the holdout starts). 422 with pointers for an unknown environment or an experiment of another environment or unit type. Audit-logged.',
+  },
+  getHoldout: { summary: 'Get a holdout', description: 'One holdout by id; 404 when there is none in the workspace.' },
+  updateHoldout: {
+    summary: 'Update a holdout',
+    description:
+      'Any subset of the create body while a draft; while running only name, description and a larger percent (held-out units stay held out); ended and archived holdouts not at all. Those refusals answer 409. Audit-logged.',
+  },
+  listHoldoutExperiments: {
+    summary: 'List a holdout’s experiments',
+    description: 'The experiments the holdout covers, with their launches, and those it would cover that opted out.',
+  },
+  startHoldout: {
+    summary: 'Start a holdout',
+    description:
+      'Moves a draft to running: from now on its share of units gets the control of every covered experiment (reason `holdout`, with `holdout_id`). 409 when it is not a draft. Audit-logged.',
+  },
+  endHoldout: {
+    summary: 'End a holdout',
+    description:
+      'Moves a running holdout to ended: its units are assigned as everyone else from their next assignment. 409 when it is not running. Audit-logged.',
+  },
+  archiveHoldout: { summary: 'Archive a holdout', description: 'Archives from any status (ending it when running). Idempotent. Audit-logged.' },
+  getExperimentHoldouts: {
+    summary: 'Get an experiment’s holdouts',
+    description: 'The running holdouts that keep their units on the experiment’s control, and its opt-out if any.',
+  },
+  optOutOfHoldouts: {
+    summary: 'Opt an experiment out of holdouts',
+    description:
+      'No holdout holds units out of this experiment from its next assignment on, whatever the holdouts list; `reason` says why. Replaces an earlier opt-out. 409 when archived. Audit-logged.',
+  },
+  removeHoldoutOptOut: {
+    summary: 'Remove an experiment’s holdout opt-out',
+    description: 'Holdouts cover the experiment again. 404 when it has not opted out. Audit-logged.',
   },
   listMutexGroups: {
     summary: 'List mutex groups',
@@ -328,45 +374,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       'Sends a `ping` event to this endpoint, whatever its event types, and returns the delivery (202). 409 when the endpoint is disabled. Audit-logged.',
   },
   // Warehouse sources (docs/warehouse.md)
-  listDataSources: { summary: 'List data sources', description: `The workspace’s warehouse sources, oldest first, their URLs masked. ${PAGED}` },
-  createDataSource: {
-    summary: 'Create a data source',
-    description:
-      'A PostgreSQL (`postgres://`) or ClickHouse (`http(s)://`, or `chdb:PATH` for the embedded engine) that Verdict reads, read-only. The URL is stored encrypted and returned whole only in this answer; everywhere else (and in the audit log) it is masked, without its password or query string. 422 (pointer `/url`) for a URL that is not the kind’s, carries parameters Verdict does not read, or whose host is, or resolves to, a private, loopback or link-local address (allowed with VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS=1; the embedded engine likewise). Audit-logged.',
-  },
-  getDataSource: { summary: 'Get a data source', description: 'One source by id, its URL masked; 404 when there is none in the workspace.' },
-  updateDataSource: {
-    summary: 'Update a data source',
-    description:
-      'Changes the name or the URL (checked as at creation; the masked URL sent back changes nothing). An unchanged body changes nothing and logs nothing. Audit-logged.',
-  },
-  deleteDataSource: {
-    summary: 'Delete a data source',
-    description: 'Deletes the source; 409 while fact tables read it (`referrers` lists them). Audit-logged.',
-  },
-  testDataSource: {
-    summary: 'Test a data source',
-    description:
-      'Connects (checking the host against the network rule again), asks the server’s version and answers `ok`, `server_version` and, on failure, `error` (never the URL). Audit-logged with the outcome.',
-  },
-  listFactTables: { summary: 'List fact tables', description: `The workspace’s fact tables, oldest first; \`data_source_id\` keeps one source’s. ${PAGED}` },
-  createFactTable: {
-    summary: 'Create a fact table',
-    description:
-      'SQL over a data source returning a unit id column, a timestamp column and numeric or string columns. Verdict refuses (422, pointer `/sql`) anything but one read-only SELECT (a second statement, a write, FOR UPDATE, a function with side effects), then describes the columns on the source without reading rows, in a read-only transaction (PostgreSQL) or with readonly=1 (ClickHouse), bounded by VERDICT_DATA_SOURCE_STATEMENT_TIMEOUT_MS (504 past it). 422 when `unit_id_column` or `timestamp_column` is not among the columns, or the timestamp column is not a timestamp or date; 502 when the source cannot be reached. Audit-logged.',
-  },
-  getFactTable: { summary: 'Get a fact table', description: 'One fact table by id with its described columns; 404 when there is none in the workspace.' },
-  updateFactTable: {
-    summary: 'Update a fact table',
-    description:
-      'Changes the name, the SQL or the unit id and timestamp columns; a changed SQL or column is checked and described again as at creation. An unchanged body logs nothing. Audit-logged.',
-  },
-  deleteFactTable: { summary: 'Delete a fact table', description: 'Deletes the fact table (nothing in the source changes). Audit-logged.' },
-  summarizeFactTable: {
-    summary: 'Summarize a fact table',
-    description:
-      'Rows, distinct units and the first and last timestamp, computed by the source read-only and bounded by the statement timeout (504 past it): only these aggregates leave the source.',
-  },
+  ...WAREHOUSE_OPERATION_DOCS,
   receiveInboundWebhook: {
     summary: 'Receive a signed inbound webhook',
     description:

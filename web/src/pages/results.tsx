@@ -101,7 +101,7 @@ function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () 
       />
       <section aria-labelledby="scorecard-title">
         <h2 id="scorecard-title">Scorecard</h2>
-        <Scorecard metrics={views} treatments={treatments} />
+        <Scorecard metrics={views} treatments={treatments} correction={latest.multiple_testing} />
         {views.map((view) => (
           <MetricDetails key={view.id} metric={view} />
         ))}
