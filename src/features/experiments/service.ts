@@ -40,7 +40,7 @@ async function audit(trx: Tx, actor: Actor, action: string, experimentId: string
   await recordAudit(trx, { ...actor, action, targetType: 'experiment', targetId: experimentId, payload, at });
 }
 
-/** What is wrong with a new experiment's body on its own, before any reference is looked up. */
+/** What is wrong with a new experiment's own fields, before any reference is looked up. */
 function creationShapeErrors(input: ExperimentInput, allocation: ReturnType<typeof normalizeAllocation>) {
   return [
     ...variantErrors(input.variants),

@@ -12,6 +12,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
 import type { DialectSeam } from '../../../../db/dialect.js';
+import { analysisSettingsOf } from '../dialect-settings.js';
 import { eventsThrough, slotWindow, type RollupScope } from './slot-sql.js';
 import type { RollupSlot } from '../../store/contract.js';
 
@@ -28,7 +29,7 @@ export interface Staged {
 }
 
 function createStaged(seam: DialectSeam, table: StagedTable): RawBuilder<unknown> {
-  return seam.name === 'postgres' ? sql`CREATE TEMPORARY TABLE ${sql.raw(table)} ON COMMIT DROP` : sql`CREATE TEMPORARY TABLE ${sql.raw(table)}`;
+  return analysisSettingsOf(seam).createScratch(table);
 }
 
 /**
@@ -44,7 +45,7 @@ function createStaged(seam: DialectSeam, table: StagedTable): RawBuilder<unknown
 function freshWithUnits(seam: DialectSeam, experimentId: string, fresh: RawBuilder<unknown>): { with: RawBuilder<unknown>; from: RawBuilder<unknown> } {
   const events = sql`fresh AS MATERIALIZED (SELECT e.unit_id AS unit_id, e.event_key AS event_key, e.occurred_at AS occurred_at, e.properties AS properties
     FROM events AS e WHERE ${fresh})`;
-  if (seam.name === 'sqlite') {
+  if (analysisSettingsOf(seam).crossJoinsUnits) {
     return {
       with: sql`WITH ${events}`,
       from: sql`fresh AS e CROSS JOIN analysis_rollup_units AS x WHERE x.experiment_id = ${experimentId} AND x.unit_id = e.unit_id`,
@@ -96,7 +97,8 @@ export async function stageNewEvents(
     GROUP BY x.unit_id`.execute(executor);
   // The touched units' read looks each unit up here (sql/rollup/touched.ts); without an index SQLite
   // scanned the whole table for every unit (15 s instead of 0.5 s at 1M units, +1%).
-  if (seam.name === 'sqlite') await sql`CREATE UNIQUE INDEX temp.analysis_rollup_fresh_unit ON analysis_rollup_fresh (unit_id)`.execute(executor);
+  if (analysisSettingsOf(seam).indexesStagedUnits)
+    await sql`CREATE UNIQUE INDEX temp.analysis_rollup_fresh_unit ON analysis_rollup_fresh (unit_id)`.execute(executor);
   return staged;
 }
 
@@ -168,6 +170,5 @@ export async function addStaged(executor: Executor, seam: DialectSeam, experimen
 
 /** Drops the scratch table (SQLite keeps a temp table on the connection after the commit). */
 export async function dropStaged(executor: Executor, seam: DialectSeam, staged: Staged): Promise<void> {
-  const name = sql.raw(`${seam.name === 'postgres' ? 'pg_temp' : 'temp'}.${staged.table}`);
-  await sql`DROP TABLE IF EXISTS ${name}`.execute(executor);
+  await sql`DROP TABLE IF EXISTS ${analysisSettingsOf(seam).scratchName(staged.table)}`.execute(executor);
 }
