@@ -6,6 +6,7 @@ import { reweightIfDue } from './bandits/reweight.js';
 import { createApiKeys } from './api-keys/index.js';
 import { createAssignment } from './assignment/index.js';
 import { createAudit } from './audit/index.js';
+import { createDataSources } from './data-sources/index.js';
 import { createEnvironments } from './environments/index.js';
 import { createEvents } from './events/index.js';
 import { ingestEvents } from './events/service.js';
@@ -17,9 +18,11 @@ import { createLeads } from './leads/index.js';
 import { createMetrics } from './metrics/index.js';
 import { createMutexGroups } from './mutex-groups/index.js';
 import { createOfrep } from './ofrep/index.js';
+import { createPeople } from './people/index.js';
 import { createRenders } from './renders/index.js';
 import { createSegments } from './segments/index.js';
 import { createSessions } from './sessions/index.js';
+import { createSharing } from './sharing/index.js';
 import { createTaskTool } from './task-tool/index.js';
 import { createTemplates } from './templates/index.js';
 import { createUi } from './ui/index.js';
@@ -51,6 +54,25 @@ function createNotifyingSlices(ctx: AppContext) {
   return { webhookEndpoints, alerts, experiments };
 }
 
+/** People and their sessions (the sessions slice signs persons in through the people slice), and sharing. */
+function createPeopleSlices(ctx: AppContext, analysis: ReturnType<typeof createAnalysis>) {
+  const people = createPeople(ctx);
+  return { people, sessions: createSessions({ ...ctx, people: people.sessions }), sharing: createSharing({ ...ctx, results: analysis.results }) };
+}
+
+/** Inbound webhooks, which ingest through the events slice. */
+function createInboundSlice(ctx: AppContext) {
+  return createInbound({
+    config: ctx.config,
+    db: ctx.db,
+    clock: ctx.clock,
+    secrets: ctx.secrets,
+    logger: ctx.logger,
+    jobs: ctx.jobs,
+    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
+  });
+}
+
 export function createSlices(ctx: AppContext) {
   const health = createHealth(ctx);
   const workspaces = createWorkspaces(ctx);
@@ -68,19 +90,11 @@ export function createSlices(ctx: AppContext) {
   const assignment = createAssignment(ctx);
   const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });
   const webhookSources = createWebhookSources(ctx);
-  const inbound = createInbound({
-    config: ctx.config,
-    db: ctx.db,
-    clock: ctx.clock,
-    secrets: ctx.secrets,
-    logger: ctx.logger,
-    jobs: ctx.jobs,
-    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
-  });
+  const dataSources = createDataSources(ctx);
+  const inbound = createInboundSlice(ctx);
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
-  const sessions = createSessions(ctx);
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };
   return {
@@ -101,12 +115,13 @@ export function createSlices(ctx: AppContext) {
     ofrep,
     webhookSources,
     webhookEndpoints,
+    dataSources,
     alerts,
     inbound,
     leads,
     taskTool,
     analysis,
-    sessions,
+    ...createPeopleSlices(ctx, analysis),
     ui,
     observability,
   };

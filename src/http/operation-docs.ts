@@ -1,5 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import type { AuthScope } from './auth.js';
+import { PEOPLE_OPERATION_DOCS } from './operation-docs-people.js';
+import { WAREHOUSE_OPERATION_DOCS } from './operation-docs-warehouse.js';
 
 /**
  * The one-line summary and the description of every API operation, keyed by operationId. They
@@ -380,6 +382,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description:
       'Sends a `ping` event to this endpoint, whatever its event types, and returns the delivery (202). 409 when the endpoint is disabled. Audit-logged.',
   },
+  // Warehouse sources (docs/warehouse.md)
+  ...WAREHOUSE_OPERATION_DOCS,
   receiveInboundWebhook: {
     summary: 'Receive a signed inbound webhook',
     description:
@@ -420,7 +424,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 export function describeOperation(route: RouteOptions): void {
   const schema = route.schema as { operationId?: string; hide?: boolean; summary?: string; description?: string } | undefined;
   if (!schema?.operationId || schema.hide) return;
-  const doc = OPERATION_DOCS[schema.operationId];
+  const doc = OPERATION_DOCS[schema.operationId] ?? PEOPLE_OPERATION_DOCS[schema.operationId];
   if (!doc) return;
   const scope = (route.config as { auth?: AuthScope } | undefined)?.auth ?? 'server';
   schema.summary = doc.summary;

@@ -155,8 +155,18 @@ export type ListAuditResponse = {
     action: string;
     target_type: string;
     target_id: string;
-    /** the API key that acted; null for the CLI */
+    /** the API key or the person that acted; null for the CLI and background jobs */
     actor_id: string | null;
+    /** who acted, by name */
+    actor: {
+      /** user: a person through their admin UI session; api_key: a key (the API, or the UI signed in with a key); system: the CLI and background jobs */
+      type: "user" | "api_key" | "system";
+      id: string | null;
+      /** the person's name (their email before they gave one) or the key's name */
+      name: string | null;
+      /** a person's email address */
+      email: string | null;
+    };
     /** what changed; never secrets */
     payload: {
       [key: string]: unknown;
@@ -1756,6 +1766,181 @@ export type RedeliverWebhookEndpointDeliveryResponse = {
 /** POST /v1/webhook-endpoints/{id}/test: 202 body */
 export type TestWebhookEndpointResponse = RedeliverWebhookEndpointDeliveryResponse;
 
+/** GET /v1/data-sources: 200 body */
+export type ListDataSourcesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    name: string;
+    /** postgres: a PostgreSQL server (postgres://); clickhouse: a ClickHouse server (http(s)://) or the embedded engine (chdb:PATH) */
+    kind: "postgres" | "clickhouse";
+    /** masked: scheme, user, host, port and database; never the password or the query string */
+    url: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/data-sources: request body */
+export type CreateDataSourceRequest = {
+  name: string;
+  /** postgres: a PostgreSQL server (postgres://); clickhouse: a ClickHouse server (http(s)://) or the embedded engine (chdb:PATH) */
+  kind: "postgres" | "clickhouse";
+  /** postgres://user:password@host:5432/database[?sslmode=...] or http(s)://user:password@host:8123/database (ClickHouse), or chdb:PATH; stored encrypted, shown whole only in the answer to the request that sent it */
+  url: string;
+};
+
+/** POST /v1/data-sources: 201 body */
+export type CreateDataSourceResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  name: string;
+  /** postgres: a PostgreSQL server (postgres://); clickhouse: a ClickHouse server (http(s)://) or the embedded engine (chdb:PATH) */
+  kind: "postgres" | "clickhouse";
+  /** at creation, or when a PATCH changed it, the URL as sent; masked otherwise */
+  url: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/data-sources/{id}: 200 body */
+export type GetDataSourceResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  name: string;
+  /** postgres: a PostgreSQL server (postgres://); clickhouse: a ClickHouse server (http(s)://) or the embedded engine (chdb:PATH) */
+  kind: "postgres" | "clickhouse";
+  /** masked: scheme, user, host, port and database; never the password or the query string */
+  url: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** PATCH /v1/data-sources/{id}: request body */
+export type UpdateDataSourceRequest = {
+  name?: string;
+  /** a new URL of the same kind; the masked URL sent back changes nothing */
+  url?: string;
+};
+
+/** PATCH /v1/data-sources/{id}: 200 body */
+export type UpdateDataSourceResponse = CreateDataSourceResponse;
+
+/** POST /v1/data-sources/{id}/test: 200 body */
+export type TestDataSourceResponse = {
+  /** whether Verdict connected and the source answered */
+  ok: boolean;
+  /** what the source says its version is; null when it did not answer */
+  server_version: string | null;
+  duration_ms: number;
+  /** why it failed (refused by the network rule, no connection, credentials), never the URL */
+  error: string | null;
+};
+
+/** GET /v1/fact-tables: 200 body */
+export type ListFactTablesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    /** ULID */
+    data_source_id: string;
+    name: string;
+    sql: string;
+    unit_id_column: string;
+    timestamp_column: string;
+    /** what the source said the SQL returns, when it was last saved */
+    columns: Array<{
+      name: string;
+      /** the source’s own type name */
+      type: string;
+      kind: "number" | "string" | "timestamp" | "boolean" | "other";
+    }>;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/fact-tables: request body */
+export type CreateFactTableRequest = {
+  data_source_id: string;
+  name: string;
+  /** one read-only SELECT (or WITH ... SELECT) in the source’s dialect */
+  sql: string;
+  unit_id_column: string;
+  timestamp_column: string;
+};
+
+/** POST /v1/fact-tables: 201 body */
+export type CreateFactTableResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  /** ULID */
+  data_source_id: string;
+  name: string;
+  sql: string;
+  unit_id_column: string;
+  timestamp_column: string;
+  /** what the source said the SQL returns, when it was last saved */
+  columns: Array<{
+    name: string;
+    /** the source’s own type name */
+    type: string;
+    kind: "number" | "string" | "timestamp" | "boolean" | "other";
+  }>;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/fact-tables/{id}: 200 body */
+export type GetFactTableResponse = CreateFactTableResponse;
+
+/** PATCH /v1/fact-tables/{id}: request body */
+export type UpdateFactTableRequest = {
+  name?: string;
+  /** one read-only SELECT (or WITH ... SELECT) in the source’s dialect */
+  sql?: string;
+  unit_id_column?: string;
+  timestamp_column?: string;
+};
+
+/** PATCH /v1/fact-tables/{id}: 200 body */
+export type UpdateFactTableResponse = CreateFactTableResponse;
+
+/** POST /v1/fact-tables/{id}/summary: 200 body */
+export type SummarizeFactTableResponse = {
+  /** rows the SQL returns now */
+  rows: number;
+  /** distinct unit ids among them */
+  units: number;
+  /** the earliest timestamp, as the source writes it */
+  first_timestamp: string | null;
+  /** the latest timestamp, as the source writes it */
+  last_timestamp: string | null;
+  duration_ms: number;
+};
+
 /** POST /webhooks/inbound/{workspace_id}/{source_slug}: request body */
 export type ReceiveInboundWebhookRequest = {
   /** what happened; metrics select events by this key */
@@ -2760,3 +2945,593 @@ export type GetExperimentResultsHistoryResponse = {
 
 /** POST /v1/experiments/{id}/results/compute: 201 body */
 export type ComputeExperimentResultsResponse = GetExperimentResultsResponse;
+
+/** POST /v1/experiments/{id}/share-links: request body */
+export type CreateShareLinkRequest = {
+  /** days the link works, 1 to 90 (default 7) */
+  expires_in_days?: number;
+};
+
+/** POST /v1/experiments/{id}/share-links: 201 body */
+export type CreateShareLinkResponse = ({
+  /** ULID */
+  id: string;
+  /** ULID */
+  experiment_id: string;
+  status: "active" | "expired" | "revoked";
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  expires_at: string;
+  revoked_at: string | null;
+}) & ({
+  /** the link (shown once): whoever has it reads this experiment’s results, and nothing else, until it expires or is revoked */
+  url: string;
+});
+
+/** GET /v1/experiments/{id}/share-links: 200 body */
+export type ListShareLinksResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    experiment_id: string;
+    status: "active" | "expired" | "revoked";
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    expires_at: string;
+    revoked_at: string | null;
+  }>;
+};
+
+/** GET /v1/shared/{token}: 200 body */
+export type ViewSharedResultsResponse = {
+  experiment: {
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    hypothesis: string;
+    status: string;
+  };
+  /** one computed analysis of an experiment (see docs/analysis.md) */
+  results: {
+    /** ULID */
+    id: string;
+    /** ULID */
+    experiment_id: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    computed_at: string;
+    /** api: POST .../results/compute; schedule: the cadence; final: after the experiment stopped; cli: verdict analyze */
+    trigger: "api" | "schedule" | "final" | "cli";
+    primary_metric: {
+      /** ULID */
+      id: string;
+      key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      aggregation: "sum" | "mean" | "count";
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+        note: string | null;
+      } | null;
+    } | null;
+    /** the primary metric per variant (sample sizes only without one) */
+    per_variant: Array<{
+      variant_key: string;
+      is_control: boolean;
+      /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+      sample_size: number;
+      /** units with at least one counted event in their window (binary metrics: converted units) */
+      conversions: number;
+      /** observed per-unit mean (binary: conversion rate); null without a metric */
+      observed_rate: number | null;
+      posterior: {
+        /** posterior mean of the per-unit value; null without a metric */
+        mean: number | null;
+        /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+        credible_interval_95: [number, number] | null;
+      };
+      /** probability that this variant has the highest true value; null when undefined */
+      prob_best: number | null;
+      /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+      expected_loss_if_stop_now: number | null;
+      /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+      effect: {
+        absolute: {
+          /** posterior mean of (variant mean - control mean) */
+          mean: number;
+          /** 2.5% and 97.5% posterior quantiles of the difference */
+          credible_interval_95: [number, number];
+        };
+        relative: {
+          /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+          mean: number | null;
+          /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+          credible_interval_95: [number, number] | null;
+        };
+        /** P(variant better than control) in the metric’s direction */
+        chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
+      } | null;
+    }>;
+    /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
+    secondary_metrics: Array<{
+      /** ULID */
+      id: string;
+      key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      aggregation: "sum" | "mean" | "count";
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+        note: string | null;
+      } | null;
+      per_variant: Array<{
+        variant_key: string;
+        is_control: boolean;
+        /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+        sample_size: number;
+        /** units with at least one counted event in their window (binary metrics: converted units) */
+        conversions: number;
+        /** observed per-unit mean (binary: conversion rate); null without a metric */
+        observed_rate: number | null;
+        posterior: {
+          /** posterior mean of the per-unit value; null without a metric */
+          mean: number | null;
+          /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+          credible_interval_95: [number, number] | null;
+        };
+        /** probability that this variant has the highest true value; null when undefined */
+        prob_best: number | null;
+        /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+        expected_loss_if_stop_now: number | null;
+        /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+        effect: {
+          absolute: {
+            /** posterior mean of (variant mean - control mean) */
+            mean: number;
+            /** 2.5% and 97.5% posterior quantiles of the difference */
+            credible_interval_95: [number, number];
+          };
+          relative: {
+            /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+            mean: number | null;
+            /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+            credible_interval_95: [number, number] | null;
+          };
+          /** P(variant better than control) in the metric’s direction */
+          chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
+        } | null;
+      }>;
+    }>;
+    /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
+    multiple_testing: {
+      method: "none" | "holm" | "benjamini_hochberg";
+      scope: "goals" | "goals_and_guardrails";
+      /** p-values adjusted together: metrics in scope times non-control variants with an effect */
+      family_size: number;
+    } | null;
+    guardrails: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+        note: string | null;
+      } | null;
+      per_variant: Array<{
+        variant_key: string;
+        is_control: boolean;
+        /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+        sample_size: number;
+        /** units with at least one counted event in their window (binary metrics: converted units) */
+        conversions: number;
+        /** observed per-unit mean (binary: conversion rate); null without a metric */
+        observed_rate: number | null;
+        posterior: {
+          /** posterior mean of the per-unit value; null without a metric */
+          mean: number | null;
+          /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+          credible_interval_95: [number, number] | null;
+        };
+        /** probability that this variant has the highest true value; null when undefined */
+        prob_best: number | null;
+        /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+        expected_loss_if_stop_now: number | null;
+        /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+        effect: {
+          absolute: {
+            /** posterior mean of (variant mean - control mean) */
+            mean: number;
+            /** 2.5% and 97.5% posterior quantiles of the difference */
+            credible_interval_95: [number, number];
+          };
+          relative: {
+            /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+            mean: number | null;
+            /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+            credible_interval_95: [number, number] | null;
+          };
+          /** P(variant better than control) in the metric’s direction */
+          chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
+        } | null;
+      }>;
+    }>;
+    traffic: Array<{
+      variant_key: string;
+      /** the variant’s weight when the snapshot was computed */
+      weight: number;
+      /** units whose live exposure is in this variant */
+      exposed_units: number;
+    }>;
+    /** the decision rule found a winner */
+    decision_rule_satisfied: boolean;
+    /** the decision rule’s verdict on the primary metric */
+    decision: {
+      verdict: "keep_running" | "winner" | "no_difference" | "max_duration_reached";
+      /** the winner, when verdict is winner */
+      variant_key: string | null;
+      /** why, in words */
+      reason: string;
+      method: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+      /** days from start to the computation (or to the stop) */
+      days_elapsed: number;
+      /** always-valid rules: running minimum of each treatment’s p-value against control, carried from snapshot to snapshot */
+      always_valid_p_values: {
+        [key: string]: number;
+      } | null;
+      /** each guardrail and non-control variant whose chance_to_beat_control there is below 0.05, once every weighted variant reached min_sample_per_variant (empty before) */
+      guardrail_regressions: Array<{
+        /** ULID */
+        metric_id: string;
+        metric_key: string;
+        /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+        metric_name: string;
+        variant_key: string;
+        /** below 0.05: the variant very likely makes this guardrail worse */
+        chance_to_beat_control: number;
+      }>;
+      /** what to do, weighing the health checks before the effect; never ship while a check fails */
+      recommendation: {
+        /** ship: a variant won on the primary metric and every check passed; rollback: the control won, or the winner harms a guardrail; investigate: a check failed (SRM, no exposures, no events for a metric, no primary metric); no_difference: the rule found no difference, or the planned duration ended without a winner; keep_running: not enough units, or no rule satisfied yet */
+        action: "ship" | "rollback" | "investigate" | "no_difference" | "keep_running";
+        /** the variant to give everyone: the winner for ship, the control for rollback; null otherwise */
+        variant_key: string | null;
+        /** why, most decisive first */
+        reasons: Array<{
+          /** stable, machine-readable (docs/analysis.md "Reason codes") */
+          code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied" | "not_significant_after_correction";
+          /** for a person: what was found, by metric and variant names, and what to do */
+          message: string;
+        }>;
+      };
+    };
+    /** sample-ratio mismatch p-value (Pearson chi-squared); null when undefined */
+    srm_chi_squared_p: number | null;
+    /** srm_chi_squared_p < 0.001: the split does not match the weights; distrust the results */
+    srm_warning: boolean;
+    /** results views through the admin UI logged up to the computation */
+    peek_count_at_computation: number;
+    /** events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred, counted in a metric or not (late_events says which) */
+    late_event_count: number;
+    /** late_event_count split by what the events did to the results; null in snapshots stored before the split */
+    late_events: {
+      /** inside the window of a metric with their key (before the stop): they count, and snapshots computed before they arrived lacked them */
+      counted: number;
+      /** occurred before their unit’s exposure (backfills): they count in no metric (CUPED may read them as the pre-period covariate) */
+      before_exposure: number;
+      /** after the exposure but outside every window of a metric with their key, or after the stop: they count in no metric */
+      outside_window: number;
+    } | null;
+    weights_changed_since_start: boolean;
+    /** the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed) */
+    breakdowns: Array<{
+      /** an experiment dimension, or "source" (the API key that logged the exposure) */
+      dimension: string;
+      /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+      values: Array<{
+        /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+        value: string;
+        /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+        label: string;
+        /** live exposed units with this value, all variants */
+        units: number;
+        /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+        per_variant: Array<{
+          variant_key: string;
+          is_control: boolean;
+          /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+          sample_size: number;
+          /** units with at least one counted event in their window (binary metrics: converted units) */
+          conversions: number;
+          /** observed per-unit mean (binary: conversion rate); null without a metric */
+          observed_rate: number | null;
+          posterior: {
+            /** posterior mean of the per-unit value; null without a metric */
+            mean: number | null;
+            /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+            credible_interval_95: [number, number] | null;
+          };
+          /** probability that this variant has the highest true value; null when undefined */
+          prob_best: number | null;
+          /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+          expected_loss_if_stop_now: number | null;
+          /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+          effect: {
+            absolute: {
+              /** posterior mean of (variant mean - control mean) */
+              mean: number;
+              /** 2.5% and 97.5% posterior quantiles of the difference */
+              credible_interval_95: [number, number];
+            };
+            relative: {
+              /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+              mean: number | null;
+              /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+              credible_interval_95: [number, number] | null;
+            };
+            /** P(variant better than control) in the metric’s direction */
+            chance_to_beat_control: number;
+            /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+            p_value?: number;
+            /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+            adjusted_p_value?: number | null;
+            /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+            adjusted_interval_95?: {
+              absolute: [number, number];
+              relative: [number, number] | null;
+            } | null;
+          } | null;
+        }>;
+        /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+        srm_chi_squared_p: number | null;
+        /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+        srm_warning: boolean;
+        /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+        significant_after_correction: boolean;
+      }>;
+    }>;
+    /** null in snapshots computed before incremental analysis existed */
+    computation: {
+      /** incremental: the rollups were refreshed with what is new and aggregated; full: computed from all raw events, rollups untouched */
+      mode: "incremental" | "full";
+      /** raw event rows the computation read (incremental: the refresh’s new events and the events of units it rebuilt; full: the rows the main pass joined) */
+      events_read: number;
+      /** units whose rollups the refresh rebuilt or updated (0 for a full computation) */
+      units_refreshed: number;
+      /** from the request to the snapshot, before it was stored */
+      duration_ms: number;
+      /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
+      store: "sqlite" | "postgres" | "clickhouse" | null;
+    } | null;
+  };
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  expires_at: string;
+};
+
+/** GET /v1/experiments/{id}/results/export: 200 body */
+export type ExportResultsResponse = string | {
+  [key: string]: unknown;
+};
+
+/** GET /v1/experiments/{id}/results/history/export: 200 body */
+export type ExportResultsHistoryResponse = string;
+
+/** GET /v1/users: 200 body */
+export type ListUsersResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    email: string;
+    /** null until the invitation is accepted */
+    name: string | null;
+    /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+    role: "viewer" | "editor" | "admin";
+    /** invited: the invitation is not accepted yet */
+    status: "invited" | "active" | "disabled";
+    /** the account was made by single sign-on (OpenID Connect) */
+    single_sign_on: boolean;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  }>;
+};
+
+/** POST /v1/users: request body */
+export type InviteUserRequest = {
+  /** format: email */
+  email: string;
+  /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+  role: "viewer" | "editor" | "admin";
+  name?: string;
+};
+
+/** POST /v1/users: 201 body */
+export type InviteUserResponse = {
+  /** a person who signs in to the admin UI of this workspace */
+  user: {
+    /** ULID */
+    id: string;
+    email: string;
+    /** null until the invitation is accepted */
+    name: string | null;
+    /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+    role: "viewer" | "editor" | "admin";
+    /** invited: the invitation is not accepted yet */
+    status: "invited" | "active" | "disabled";
+    /** the account was made by single sign-on (OpenID Connect) */
+    single_sign_on: boolean;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  };
+  /** the one-time link (shown once): the token is its last path segment */
+  invite_url: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  expires_at: string;
+};
+
+/** PATCH /v1/users/{id}: request body */
+export type UpdateUserRequest = {
+  /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+  role?: "viewer" | "editor" | "admin";
+  /** true ends the person’s sessions and refuses their sign-ins */
+  disabled?: boolean;
+};
+
+/** PATCH /v1/users/{id}: 200 body */
+export type UpdateUserResponse = {
+  /** ULID */
+  id: string;
+  email: string;
+  /** null until the invitation is accepted */
+  name: string | null;
+  /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+  role: "viewer" | "editor" | "admin";
+  /** invited: the invitation is not accepted yet */
+  status: "invited" | "active" | "disabled";
+  /** the account was made by single sign-on (OpenID Connect) */
+  single_sign_on: boolean;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+};
+
+/** POST /v1/users/{id}/password-reset: 201 body */
+export type IssuePasswordResetResponse = {
+  /** a person who signs in to the admin UI of this workspace */
+  user: {
+    /** ULID */
+    id: string;
+    email: string;
+    /** null until the invitation is accepted */
+    name: string | null;
+    /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+    role: "viewer" | "editor" | "admin";
+    /** invited: the invitation is not accepted yet */
+    status: "invited" | "active" | "disabled";
+    /** the account was made by single sign-on (OpenID Connect) */
+    single_sign_on: boolean;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  };
+  /** the one-time link (shown once) that sets a new password */
+  reset_url: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  expires_at: string;
+};
+
+/** POST /v1/users/{id}/sign-out: 200 body */
+export type SignOutUserResponse = {
+  sessions_ended: number;
+};
+
+/** POST /v1/invitations/{token}/accept: request body */
+export type AcceptInvitationRequest = {
+  name: string;
+  /** 12 to 256 characters; stored as an scrypt hash only */
+  password: string;
+};
+
+/** POST /v1/invitations/{token}/accept: 200 body */
+export type AcceptInvitationResponse = {
+  /** a person who signs in to the admin UI of this workspace */
+  user: {
+    /** ULID */
+    id: string;
+    email: string;
+    /** null until the invitation is accepted */
+    name: string | null;
+    /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+    role: "viewer" | "editor" | "admin";
+    /** invited: the invitation is not accepted yet */
+    status: "invited" | "active" | "disabled";
+    /** the account was made by single sign-on (OpenID Connect) */
+    single_sign_on: boolean;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  };
+};
+
+/** POST /v1/password-resets/{token}/accept: request body */
+export type AcceptPasswordResetRequest = {
+  /** 12 to 256 characters; stored as an scrypt hash only */
+  password: string;
+};
+
+/** POST /v1/password-resets/{token}/accept: 200 body */
+export type AcceptPasswordResetResponse = AcceptInvitationResponse;

@@ -8,6 +8,7 @@ import { ExperimentDetail } from './pages/experiment.js';
 import { ExperimentForm } from './pages/experiment-form.js';
 import { Experiments } from './pages/experiments.js';
 import { Leads } from './pages/leads.js';
+import { People } from './pages/people.js';
 import { MetricDetail } from './pages/metric.js';
 import { Metrics } from './pages/metrics.js';
 import { MutexGroups } from './pages/mutex-groups.js';
@@ -21,6 +22,8 @@ import { WebhookEndpointDetail } from './pages/webhook-endpoint.js';
 import { WebhookEndpoints } from './pages/webhook-endpoints.js';
 import { WebhookSourceDetail } from './pages/webhook-source.js';
 import { WebhookSources } from './pages/webhook-sources.js';
+import { DataSources } from './pages/warehouse/data-sources.js';
+import { FactTables } from './pages/warehouse/fact-tables.js';
 import { Link, match, navigate, useLocation, type Location } from './router.js';
 
 type Page = (params: Record<string, string>, where: Location) => JSX.Element;
@@ -48,6 +51,9 @@ const pages: [string, Page][] = [
   ['/webhook-endpoints', () => <WebhookEndpoints />],
   ['/webhook-endpoints/:id', (p) => <WebhookEndpointDetail key={p.id} id={p.id ?? ''} />],
   ['/leads', () => <Leads />],
+  ['/people', () => <People />],
+  ['/data-sources', () => <DataSources />],
+  ['/fact-tables', () => <FactTables />],
 ];
 
 export function Routes() {

@@ -24,8 +24,11 @@ import { sealEndpointUrls } from './0028_sealed_endpoint_urls.js';
 import * as jobLanes from './0029_job_lanes.js';
 import * as experimentLaunch from './0030_experiment_launch.js';
 import * as holdouts from './0031_holdouts.js';
+import * as people from './0032_people.js';
+import * as shareLinks from './0033_share_links.js';
 import * as secondaryMetrics from './0034_secondary_metrics.js';
 import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
+import * as dataSources from './0039_data_sources.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -53,8 +56,11 @@ const migrations: Record<string, Migration> = {
   '0029_job_lanes': jobLanes,
   '0030_experiment_launch': experimentLaunch,
   '0031_holdouts': holdouts,
+  '0032_people': people,
+  '0033_share_links': shareLinks,
   '0034_secondary_metrics': secondaryMetrics,
   '0037_endpoint_experiment_filter': endpointExperimentFilter,
+  '0039_data_sources': dataSources,
 };
 
 /**
