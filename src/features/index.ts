@@ -16,6 +16,7 @@ import { createLeads } from './leads/index.js';
 import { createMetrics } from './metrics/index.js';
 import { createMutexGroups } from './mutex-groups/index.js';
 import { createOfrep } from './ofrep/index.js';
+import { createPlanning } from './planning/index.js';
 import { createRenders } from './renders/index.js';
 import { createSegments } from './segments/index.js';
 import { createSessions } from './sessions/index.js';
@@ -78,6 +79,7 @@ export function createSlices(ctx: AppContext) {
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
+  const planning = createPlanning(ctx);
   const sessions = createSessions(ctx);
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };
@@ -103,6 +105,7 @@ export function createSlices(ctx: AppContext) {
     leads,
     taskTool,
     analysis,
+    planning,
     sessions,
     ui,
     observability,

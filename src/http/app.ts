@@ -43,6 +43,7 @@ function features(slices: Slices) {
     slices.leads.routes,
     slices.taskTool.routes,
     slices.analysis.routes,
+    slices.planning.routes,
     slices.sessions.routes,
     slices.ui.routes,
     slices.observability.routes,

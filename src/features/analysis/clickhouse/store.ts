@@ -42,5 +42,6 @@ export function clickHouseAnalysisStore(deps: ClickHouseStoreDeps, ch: ClickHous
       await mirrorExposures(deps, ch, experimentId);
     },
     view: async () => clickHouseView(deps, ch, queue, await committedDrain(deps.db)),
+    historyTotals: async () => null,
   };
 }
