@@ -1916,6 +1916,19 @@ export type GetExperimentResultsResponse = {
     /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
     store: "sqlite" | "postgres" | "clickhouse" | null;
   } | null;
+  /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
+  planning: {
+    /** days from the start to the computation (or to the stop) */
+    days_elapsed: number;
+    /** exposed units a day so far, every variant together; null before any unit or time */
+    daily_units: number | null;
+    /** days until every weighted variant holds min_sample_per_variant units at the traffic seen so far; 0 once it does; null without traffic */
+    days_remaining: number | null;
+    /** the relative lift the decision rule detects with 80% power at the current sample, from the control’s own mean and variance; null without a primary metric or baseline */
+    mde_at_current_sample: number | null;
+    /** days from now until the sample lets the rule detect its minimum_detectable_effect with 80% power, at the traffic seen so far; 0 once it does; null when unknown */
+    expected_days_to_mde: number | null;
+  } | null;
 };
 
 /** GET /v1/experiments/{id}/results/history: 200 body */
@@ -2198,6 +2211,19 @@ export type GetExperimentResultsHistoryResponse = {
       duration_ms: number;
       /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
       store: "sqlite" | "postgres" | "clickhouse" | null;
+    } | null;
+    /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
+    planning: {
+      /** days from the start to the computation (or to the stop) */
+      days_elapsed: number;
+      /** exposed units a day so far, every variant together; null before any unit or time */
+      daily_units: number | null;
+      /** days until every weighted variant holds min_sample_per_variant units at the traffic seen so far; 0 once it does; null without traffic */
+      days_remaining: number | null;
+      /** the relative lift the decision rule detects with 80% power at the current sample, from the control’s own mean and variance; null without a primary metric or baseline */
+      mde_at_current_sample: number | null;
+      /** days from now until the sample lets the rule detect its minimum_detectable_effect with 80% power, at the traffic seen so far; 0 once it does; null when unknown */
+      expected_days_to_mde: number | null;
     } | null;
   }>;
   /** pass as cursor for the next (newer) page; null at the end */
