@@ -26,7 +26,7 @@ describeEachDialect(
     it('reports days elapsed, traffic, days to the planned sample and the MDE reachable now', async () => {
       clock.set(T0);
       const metric = await createMetric(server(), key, { key: 'bought', name: 'Bought', event_key: 'buy', kind: 'binary' });
-      const decision_rule = { method: 'frequentist.sequential_msprt', minimum_detectable_effect: 0.5, min_sample_per_variant: 1000 };
+      const decision_rule = { method: 'frequentist.sequential_msprt' as const, minimum_detectable_effect: 0.5, min_sample_per_variant: 1000 };
       const experiment = await createExperiment(server(), key, {
         key: 'planned',
         environment_id: environmentId,
