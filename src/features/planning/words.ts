@@ -31,5 +31,5 @@ export function planSummary(plan: Omit<PlanningPower, 'summary'>, durationDays: 
     return `${rule.charAt(0).toUpperCase()}${rule.slice(1)} needs more than a billion units per variant to detect ${lift} with ${power} power.`;
   }
   const days = metric.days_needed === 1 ? 'about 1 day' : `about ${unitsText(metric.days_needed)} days`;
-  return `${days.charAt(0).toUpperCase()}${days.slice(1)} at ${traffic} to detect ${lift} with ${power} power: ${unitsText(metric.units_per_variant)} units per variant (${rule}).`;
+  return `${days.charAt(0).toUpperCase()}${days.slice(1)} at ${traffic} to detect ${lift} with ${power} power: ${unitsText(metric.units_per_variant)} units per variant with ${rule}.`;
 }
