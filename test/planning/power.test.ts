@@ -8,6 +8,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import {
   assignUnits,
+  covariance,
   createExperiment,
   createMetric,
   DAY,
@@ -24,12 +25,18 @@ const T0 = Date.UTC(2032, 6, 1, 12);
 const clock = new ManualClock(T0);
 const UNITS = 120;
 
-/** Unit i: first seen by a visit 1..10 days before T0; every fourth buys within its 1-day window, every sixth only 2 days later. */
-function unitEvents(i: number): { events: OutgoingEvent[]; bought: number[] } {
+/**
+ * Unit i: first seen by a visit 1..10 days before T0; every fourth buys within its 1-day window,
+ * every sixth only 2 days later; every third bought 20 days before T0, before the history's 14
+ * days (so it is not seen then) but inside a 30-day CUPED lookback.
+ */
+function unitEvents(i: number): { events: OutgoingEvent[]; bought: number[]; before: number } {
   const seen = T0 - ((i % 10) + 1) * DAY + i * 60_000;
   const unit_id = `h-${i}`;
   const events: OutgoingEvent[] = [{ event_key: 'visit', unit_id, occurred_at: seen }];
   const bought: number[] = [];
+  const before = i % 3 === 0 ? (i % 5) + 1 + (i % 4 === 0 ? 2 : 0) : 0;
+  if (before > 0) events.push({ event_key: 'purchase', unit_id, occurred_at: T0 - 20 * DAY, properties: { amount: before } });
   if (i % 4 === 0) {
     const amounts = [(i % 7) + 1, ...(i % 8 === 0 ? [3] : [])];
     amounts.forEach((amount, k) => events.push({ event_key: 'purchase', unit_id, occurred_at: seen + (k + 1) * HOUR, properties: { amount } }));
@@ -37,7 +44,7 @@ function unitEvents(i: number): { events: OutgoingEvent[]; bought: number[] } {
   } else if (i % 6 === 0 && seen + 2 * DAY < T0) {
     events.push({ event_key: 'purchase', unit_id, occurred_at: seen + 2 * DAY, properties: { amount: 50 } });
   }
-  return { events, bought };
+  return { events, bought, before };
 }
 
 const scenario = Array.from({ length: UNITS }, (_, i) => unitEvents(i));
@@ -118,6 +125,20 @@ describeEachDialect(
       expect(response.body.daily_units).toEqual({ value: units / 14, source: 'history', history_units: units });
       expect(binary.days_needed).toBe(Math.ceil(binary.total_units / (units / 14)));
       expect(response.body.summary).toMatch(/^About [\d,]+ days at 8\.6 new units a day to detect a 10% lift in Purchase conversion with 80% power/);
+    });
+
+    it('with CUPED, the variance of y - theta x over the same units, the covariate from the lookback before each was first seen', async () => {
+      const response = await plan({ metric_ids: [revenue], variance_reduction: { method: 'cuped', lookback_days: 30 } });
+      expect(response.status, response.text).toBe(200);
+      const y = [...scenario.map((unit) => sum(unit.bought)), 0];
+      const x = [...scenario.map((unit) => unit.before), 0];
+      const theta = covariance(x, y) / covariance(x, x);
+      const adjusted = y.map((value, i) => value - theta * ((x[i] as number) - mean(x)));
+      const plain = covariance(y, y);
+      const baseline = response.body.metrics[0].baseline;
+      expectClose(baseline.variance, covariance(adjusted, adjusted), 1e-9, 'CUPED variance');
+      expectClose(baseline.variance_reduction, 1 - covariance(adjusted, adjusted) / plain, 1e-9, 'variance reduction');
+      expect(baseline.variance_reduction).toBeGreaterThan(0);
     });
 
     it('answers the units per variant the underpowered warning answers for the same rule, MDE and rate', async () => {
