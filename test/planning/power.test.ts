@@ -5,7 +5,7 @@
  * checked against SciPy in src/stats/planning.test.ts.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../support/each-dialect.js';
+import { describeEachStore } from '../support/each-dialect.js';
 import {
   assignUnits,
   covariance,
@@ -49,7 +49,7 @@ function unitEvents(i: number): { events: OutgoingEvent[]; bought: number[]; bef
 
 const scenario = Array.from({ length: UNITS }, (_, i) => unitEvents(i));
 
-describeEachDialect(
+describeEachStore(
   'planning power',
   (server) => {
     let key: string;

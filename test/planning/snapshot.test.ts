@@ -7,14 +7,14 @@
 import { beforeAll, expect, it } from 'vitest';
 import { resolveDecisionRule } from '../../src/stats/decision.js';
 import { mdeAtUnits, unitsNeeded } from '../../src/stats/planning.js';
-import { describeEachDialect } from '../support/each-dialect.js';
+import { describeEachStore } from '../support/each-dialect.js';
 import { compute, createExperiment, createMetric, DAY, exposeExactly, HOUR, ManualClock, sendEvents, TWO_ARMS } from '../analysis/support.js';
 
 const T0 = Date.UTC(2032, 7, 1, 12);
 const clock = new ManualClock(T0);
 const PER_ARM = 100;
 
-describeEachDialect(
+describeEachStore(
   'snapshot planning block',
   (server) => {
     let key: string;
