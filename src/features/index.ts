@@ -17,6 +17,7 @@ import { createMetrics } from './metrics/index.js';
 import { createMutexGroups } from './mutex-groups/index.js';
 import { createOfrep } from './ofrep/index.js';
 import { createPlanning } from './planning/index.js';
+import { historyBaselineLookup } from './planning/warning-baselines.js';
 import { createRenders } from './renders/index.js';
 import { createSegments } from './segments/index.js';
 import { createSessions } from './sessions/index.js';
@@ -47,7 +48,7 @@ function createNotifyingSlices(ctx: AppContext) {
     publish: webhookEndpoints.publish,
     stopAutomatically: (trx, request) => experiments.stopAutomatically(trx, request),
   });
-  const experiments = createExperiments({ ...ctx, lifecycle: alerts.onLifecycle });
+  const experiments = createExperiments({ ...ctx, lifecycle: alerts.onLifecycle, historyBaselines: historyBaselineLookup(ctx) });
   return { webhookEndpoints, alerts, experiments };
 }
 

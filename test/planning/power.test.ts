@@ -141,31 +141,40 @@ describeEachStore(
       expect(baseline.variance_reduction).toBeGreaterThan(0);
     });
 
-    it('answers the units per variant the underpowered warning answers for the same rule, MDE and rate', async () => {
+    it('the underpowered warning reads the metric’s history and answers the units per variant the endpoint answers', async () => {
       const decision_rule = { method: 'frequentist.sequential_msprt', minimum_detectable_effect: 0.05, min_sample_per_variant: 1000 };
+      const variants = [
+        { key: 'a', weight: 50 },
+        { key: 'b', weight: 50 },
+      ];
       const draft = await createExperiment(
         server(),
         key,
-        {
-          key: 'draft-one',
-          environment_id: environmentId,
-          decision_rule,
-          primary_metric_id: purchase,
-          variants: [
-            { key: 'a', weight: 50 },
-            { key: 'b', weight: 50 },
-          ],
-        },
+        { key: 'draft-one', environment_id: environmentId, decision_rule, primary_metric_id: purchase, variants },
         false,
       );
-      const warning = draft.warnings[0];
-      expect(warning.code).toBe('underpowered');
-      const rate = warning.assumed_baseline_rate;
-      const response = await plan({ metric_ids: [purchase], decision_rule, baseline: { mean: rate, variance: rate * (1 - rate) }, daily_units: 5000 });
-      expect(response.status, response.text).toBe(200);
-      expect(response.body.metrics[0].units_per_variant).toBe(warning.estimated_units_per_variant);
-      expect(response.body.metrics[0].baseline).toMatchObject({ source: 'given', units: null, events: null });
-      expect(response.body.daily_units).toEqual({ value: 5000, source: 'given', history_units: null });
+      const [warning] = draft.warnings;
+      const rate = scenario.filter((unit) => unit.bought.length > 0).length / (UNITS + 1);
+      expect(warning).toMatchObject({ code: 'underpowered', assumed_baseline_rate: null, baseline_source: 'history' });
+      expectClose(warning.baseline_mean, rate, 1e-12, 'the warning’s rate');
+      expect(warning.message).toContain(`at the primary metric’s ${+(rate * 100).toPrecision(3)}% conversion rate over the last 14 days (121 units)`);
+      const fromHistory = await plan({ metric_ids: [purchase], decision_rule });
+      expect(fromHistory.status, fromHistory.text).toBe(200);
+      expect(fromHistory.body.metrics[0].units_per_variant).toBe(warning.estimated_units_per_variant);
+      // A given baseline at the same rate: the same number again.
+      const given = await plan({ metric_ids: [purchase], decision_rule, baseline: { mean: rate, variance: rate * (1 - rate) }, daily_units: 5000 });
+      expect(given.status, given.text).toBe(200);
+      expect(given.body.metrics[0].units_per_variant).toBe(warning.estimated_units_per_variant);
+      expect(given.body.metrics[0].baseline).toMatchObject({ source: 'given', units: null, events: null });
+      expect(given.body.daily_units).toEqual({ value: 5000, source: 'given', history_units: null });
+      // Without history (a metric whose event never occurred) the warning assumes a 10% rate.
+      const assumed = await createExperiment(
+        server(),
+        key,
+        { key: 'draft-two', environment_id: environmentId, decision_rule, primary_metric_id: never, variants },
+        false,
+      );
+      expect(assumed.warnings[0]).toMatchObject({ assumed_baseline_rate: 0.1, baseline_source: 'assumed' });
     });
 
     it('duration_days answers the MDE reachable then; the series run over the horizon', async () => {

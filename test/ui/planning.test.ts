@@ -45,7 +45,7 @@ describe.skipIf(!chromiumAvailable())('planning panels in Chromium', () => {
     await page.goto(`${server.url}/ui/experiments/${draft.id}`);
     const panel = page.getByTestId('plan-panel');
     await panel.waitFor();
-    await panel.getByLabel('Minimum detectable effect (%)').fill('50');
+    await panel.getByLabel('Lift to detect (%)').fill('50');
     await panel.getByRole('button', { name: 'Plan', exact: true }).click();
     const summary = page.getByTestId('plan-summary');
     await summary.waitFor();

@@ -709,8 +709,12 @@ export type ListExperimentsResponse = {
       min_sample_per_variant: number;
       /** the power the estimate is for */
       power: number;
-      /** the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer */
-      assumed_baseline_rate: number;
+      /** the conversion rate the estimate assumes (0.1) when the primary metric has no history in the environment; null when the estimate is from its history */
+      assumed_baseline_rate: number | null;
+      /** history: the primary metric’s last 14 days in the environment */
+      baseline_source?: "history" | "assumed";
+      /** the per-unit mean the estimate is for (the conversion rate of a binary metric) */
+      baseline_mean?: number;
     }>;
   }>;
   next_cursor: string | null;
@@ -887,8 +891,12 @@ export type CreateExperimentResponse = {
     min_sample_per_variant: number;
     /** the power the estimate is for */
     power: number;
-    /** the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer */
-    assumed_baseline_rate: number;
+    /** the conversion rate the estimate assumes (0.1) when the primary metric has no history in the environment; null when the estimate is from its history */
+    assumed_baseline_rate: number | null;
+    /** history: the primary metric’s last 14 days in the environment */
+    baseline_source?: "history" | "assumed";
+    /** the per-unit mean the estimate is for (the conversion rate of a binary metric) */
+    baseline_mean?: number;
   }>;
 };
 

@@ -84,7 +84,7 @@ export function PlanPanel({ experiment, metrics }: { experiment: Experiment; met
         onChange={(event) => setMetricId(event.currentTarget.value)}
         options={metrics.map((item) => ({ value: item.id, label: item.name }))}
       />
-      <Field label="Minimum detectable effect (%)" type="number" min="0.01" step="any" value={mde} onInput={(event) => setMde(event.currentTarget.value)} />
+      <Field label="Lift to detect (%)" type="number" min="0.01" step="any" value={mde} onInput={(event) => setMde(event.currentTarget.value)} />
       <Select label="Decision rule" value={method} onChange={(event) => setMethod(event.currentTarget.value as DecisionMethod)} options={RULES} />
       <ErrorBox error={action.error} />
       <button type="submit" disabled={action.busy || !metricId}>
