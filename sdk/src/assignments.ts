@@ -31,36 +31,40 @@ function notFound(experimentKey: string): VerdictError {
 }
 
 /**
- * Assignments, cached per (experiment, unit) for the client's life: a stored assignment never
- * changes (only an operator's re-bucket does), so asking again is wasted work. Results the server
- * did not store (no `assignment_id`: an excluded unit, say) depend on the context and are not
- * cached. Identical requests made at the same time share one HTTP request.
+ * Assignments, cached per (experiment, unit) for up to `maxAgeMs`: a stored assignment changes
+ * only when the experiment stops and launches a variant (or an operator re-buckets), so asking
+ * again sooner is wasted work. Results the server did not store (no `assignment_id`: an excluded
+ * unit, a launched variant, a holdout's control) can change with the context, a relaunch or the
+ * holdout's end, and are not cached. Identical requests made at the same time share one HTTP request.
  */
 export class Assignments {
   readonly #transport: Transport;
   readonly #maxCached: number;
-  readonly #cache = new Map<string, AssignResponse>();
+  readonly #maxAgeMs: number;
+  readonly #cache = new Map<string, { assignment: AssignResponse; at: number }>();
   readonly #pending = new Map<string, Promise<AssignResponse>>();
 
-  constructor(transport: Transport, maxCached: number) {
+  /** `maxAgeMs`: how long a cached assignment is trusted (a launch replaces what every unit gets). */
+  constructor(transport: Transport, maxCached: number, maxAgeMs = 60_000) {
     this.#transport = transport;
     this.#maxCached = maxCached;
+    this.#maxAgeMs = maxAgeMs;
   }
 
   #cached(experimentKey: string, unitId: string): AssignResponse | undefined {
     const key = cacheKey(experimentKey, unitId);
     const hit = this.#cache.get(key);
-    if (hit) {
-      // Least recently used goes first: move a hit to the end of the Map's order.
-      this.#cache.delete(key);
-      this.#cache.set(key, hit);
-    }
-    return hit;
+    if (!hit) return undefined;
+    this.#cache.delete(key);
+    if (Date.now() - hit.at >= this.#maxAgeMs) return undefined;
+    // Least recently used goes first: move a hit to the end of the Map's order.
+    this.#cache.set(key, hit);
+    return hit.assignment;
   }
 
   #remember(assignment: AssignResponse): void {
     if (assignment.assignment_id === undefined) return;
-    this.#cache.set(cacheKey(assignment.experiment_key, assignment.unit_id), assignment);
+    this.#cache.set(cacheKey(assignment.experiment_key, assignment.unit_id), { assignment, at: Date.now() });
     if (this.#cache.size > this.#maxCached) this.#cache.delete(this.#cache.keys().next().value as string);
   }
 

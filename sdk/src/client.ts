@@ -22,6 +22,8 @@ export interface ClientOptions {
   retry?: { baseDelayMs?: number; maxDelayMs?: number };
   /** Stored assignments kept in memory (default 10,000; least recently used go first). */
   maxCachedAssignments?: number;
+  /** How long a cached assignment is reused before it is asked again (default 60,000 ms): a launch reaches long-lived clients within it. */
+  assignmentCacheTtlMs?: number;
   /** A `fetch` to use instead of the global one. */
   fetch?: FetchLike;
   /** Failures that happen in the background (events rejected, dropped or abandoned). Default: console.warn. */
@@ -94,7 +96,11 @@ export function createClient(options: ClientOptions): VerdictClient {
     }
   };
   const transport = createTransport(options.baseUrl, options.apiKey, fetchImpl);
-  const assignments = new Assignments(transport, positive('maxCachedAssignments', options.maxCachedAssignments, 10_000));
+  const assignments = new Assignments(
+    transport,
+    positive('maxCachedAssignments', options.maxCachedAssignments, 10_000),
+    positive('assignmentCacheTtlMs', options.assignmentCacheTtlMs, 60_000),
+  );
   const delivery = new EventDelivery({
     transport,
     maxBatch: positive('maxBatch', options.maxBatch, 100, MAX_EVENTS_PER_REQUEST),

@@ -4,6 +4,7 @@ import type { CatalogueTables } from './tables/catalogue.js';
 import type { EventTables } from './tables/events.js';
 import type { OutboundTables } from './tables/outbound.js';
 import type { ExperimentTables } from './tables/experiments.js';
+import type { HoldoutTables } from './tables/holdouts.js';
 import type { SessionTables } from './tables/sessions.js';
 import type { TemplateTables } from './tables/templates.js';
 import type { WebhookTables } from './tables/webhooks.js';
@@ -81,7 +82,8 @@ export interface JobsTable {
 }
 
 /** Every table; each feature area adds its own interface to the extends list. */
-export interface Database extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables, OutboundTables {
+export interface Database
+  extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables, OutboundTables, HoldoutTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

@@ -11,6 +11,7 @@ import { createEvents } from './events/index.js';
 import { ingestEvents } from './events/service.js';
 import { createExperiments } from './experiments/index.js';
 import { createHealth } from './health/index.js';
+import { createHoldouts } from './holdouts/index.js';
 import { createInbound } from './inbound/index.js';
 import { createLeads } from './leads/index.js';
 import { createMetrics } from './metrics/index.js';
@@ -65,6 +66,7 @@ export function createSlices(ctx: AppContext) {
   const renders = createRenders(ctx);
   const { webhookEndpoints, alerts, experiments } = createNotifyingSlices(ctx);
   const mutexGroups = createMutexGroups(ctx);
+  const holdouts = createHoldouts(ctx);
   const assignment = createAssignment(ctx);
   const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });
   const webhookSources = createWebhookSources(ctx);
@@ -97,6 +99,7 @@ export function createSlices(ctx: AppContext) {
     renders,
     experiments,
     mutexGroups,
+    holdouts,
     assignment,
     ofrep,
     webhookSources,

@@ -35,6 +35,7 @@ function features(slices: Slices) {
     slices.renders.routes,
     slices.experiments.routes,
     slices.mutexGroups.routes,
+    slices.holdouts.routes,
     slices.assignment.routes,
     slices.ofrep.routes,
     slices.webhookSources.routes,

@@ -179,7 +179,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   archiveExperiment: {
     summary: 'Archive an experiment',
-    description: 'Archives from any status; assign then answers 404 for it. Idempotent; 404 when there is no such experiment. Audit-logged.',
+    description: 'Archives from any status; assign then answers 404 for it (a launch ends). Idempotent; 404 when there is no such experiment. Audit-logged.',
   },
   startExperiment: {
     summary: 'Start an experiment',
@@ -188,7 +188,52 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   stopExperiment: {
     summary: 'Stop an experiment',
     description:
-      'Moves a running experiment to stopped with a `reason` (won, lost, inconclusive, bug, business) and optional notes; assignment stops. 409 when it is not running. Audit-logged.',
+      'Moves a running experiment to stopped with a `reason` (won, lost, inconclusive, bug, business) and optional notes; assignment stops, unless `launch_variant_key` launches a variant in the same step (as POST /v1/experiments/{id}/launch; 422 when the experiment has no such variant, and then nothing changes). 409 when it is not running. Audit-logged.',
+  },
+  launchExperiment: {
+    summary: 'Launch a variant',
+    description:
+      'On a stopped experiment: from now on assign, assign batch and OFREP answer `variant_key` for every unit of the experiment’s environment and audience with reason `launched` (no sticky row, no exposure), until the experiment is archived. Launching another variant replaces it; units held out by a holdout keep the control. 409 when the experiment is not stopped; 422 when it has no such variant. Audit-logged.',
+  },
+  listHoldouts: { summary: 'List holdouts', description: `The workspace’s holdouts, oldest first, optionally in one \`status\`. ${PAGED}` },
+  createHoldout: {
+    summary: 'Create a holdout',
+    description:
+      'Creates a draft holdout: an environment, a unit type, a percentage (0.5 to 20) and which experiments it covers (`experiment_ids`, or every experiment started in the environment after the holdout starts). 422 with pointers for an unknown environment or an experiment of another environment or unit type. Audit-logged.',
+  },
+  getHoldout: { summary: 'Get a holdout', description: 'One holdout by id; 404 when there is none in the workspace.' },
+  updateHoldout: {
+    summary: 'Update a holdout',
+    description:
+      'Any subset of the create body while a draft; while running only name, description and a larger percent (held-out units stay held out); ended and archived holdouts not at all. Those refusals answer 409. Audit-logged.',
+  },
+  listHoldoutExperiments: {
+    summary: 'List a holdout’s experiments',
+    description: 'The experiments the holdout covers, with their launches, and those it would cover that opted out.',
+  },
+  startHoldout: {
+    summary: 'Start a holdout',
+    description:
+      'Moves a draft to running: from now on its share of units gets the control of every covered experiment (reason `holdout`, with `holdout_id`). 409 when it is not a draft. Audit-logged.',
+  },
+  endHoldout: {
+    summary: 'End a holdout',
+    description:
+      'Moves a running holdout to ended: its units are assigned as everyone else from their next assignment. 409 when it is not running. Audit-logged.',
+  },
+  archiveHoldout: { summary: 'Archive a holdout', description: 'Archives from any status (ending it when running). Idempotent. Audit-logged.' },
+  getExperimentHoldouts: {
+    summary: 'Get an experiment’s holdouts',
+    description: 'The running holdouts that keep their units on the experiment’s control, and its opt-out if any.',
+  },
+  optOutOfHoldouts: {
+    summary: 'Opt an experiment out of holdouts',
+    description:
+      'No holdout holds units out of this experiment from its next assignment on, whatever the holdouts list; `reason` says why. Replaces an earlier opt-out. 409 when archived. Audit-logged.',
+  },
+  removeHoldoutOptOut: {
+    summary: 'Remove an experiment’s holdout opt-out',
+    description: 'Holdouts cover the experiment again. 404 when it has not opted out. Audit-logged.',
   },
   listMutexGroups: {
     summary: 'List mutex groups',

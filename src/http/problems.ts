@@ -96,6 +96,8 @@ export const problems = {
   experimentNotEditable: conflict('experiment-not-editable', 'Experiment not editable in this status'),
   /** A lifecycle move from the wrong status: start from other than draft, stop from other than running. */
   lifecycleMoveNotAllowed: conflict('lifecycle-move-not-allowed', 'Lifecycle move not allowed'),
+  /** A holdout change its status does not allow (ended and archived: none; running: name, description, a larger percent). */
+  holdoutNotEditable: conflict('holdout-not-editable', 'Holdout not editable in this status'),
   /** Results asked to be computed for an experiment that never started. */
   experimentNotStarted: conflict('experiment-not-started', 'Experiment not started'),
   /** An exposure logged for a unit that has no stored assignment in the experiment. */

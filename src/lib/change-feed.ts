@@ -3,6 +3,8 @@ export type Change =
   | { topic: 'api_key'; workspaceId: string; id: string }
   | { topic: 'experiment'; workspaceId: string; id: string; keys: string[] }
   | { topic: 'segment'; workspaceId: string }
+  /** A holdout started, ended, grew or an experiment opted out: which experiments it covers may have changed. */
+  | { topic: 'holdout'; workspaceId: string }
   | { topic: 'assignment'; workspaceId: string; experimentId: string; unitId: string };
 
 export type ChangeListener = (change: Change) => void;

@@ -73,3 +73,6 @@ export { banditExpectedUnits, banditUpdate, flooredWeights, stratifiedEstimates,
 export type { BanditUpdate, StratifiedEstimate, ThompsonOptions } from './bandit.js';
 
 export { chanceText, daysText, pValueText, ruleName, unitsText } from './rule-words.js';
+
+export { FAMILY_ALPHA, MULTIPLE_TESTING_METHODS, adjustPValues, bonferroniInterval, bonferroniZ, familySize } from './multiple-testing.js';
+export type { MultipleTestingMethod } from './multiple-testing.js';

@@ -642,6 +642,13 @@ export type ListExperimentsResponse = {
     };
     primary_metric_id: string | null;
     guardrail_metric_ids: Array<string>;
+    /** goal metrics beside the primary */
+    secondary_metric_ids: Array<string>;
+    /** the correction applied to each non-control variant’s p-value over the family (docs/statistics.md "Multiple testing") */
+    multiple_testing: {
+      method: "none" | "holm" | "benjamini_hochberg";
+      scope: "goals" | "goals_and_guardrails";
+    };
     mutex_group_id: string | null;
     /** CUPED variance reduction with its lookback, or null when off */
     variance_reduction: {
@@ -694,6 +701,12 @@ export type ListExperimentsResponse = {
     stopped_by: "key" | "person" | "auto" | null;
     /** the snapshot that stopped it, when stopped_by is auto (GET /v1/experiments/{id}/results/history lists it); else null */
     stop_snapshot_id: string | null;
+    /** the variant a stopped experiment keeps serving to every unit (reason launched) until it is archived; null when none was launched */
+    launched_variant_key: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    launched_at: string | null;
+    /** why the variant was launched, as given; null when none was given */
+    launch_reason: string | null;
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -752,6 +765,15 @@ export type CreateExperimentRequest = {
   };
   primary_metric_id?: string | null;
   guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
   mutex_group_id?: string | null;
   /** CUPED variance reduction (docs/statistics.md), or null for none */
   variance_reduction?: {
@@ -824,6 +846,13 @@ export type CreateExperimentResponse = {
   };
   primary_metric_id: string | null;
   guardrail_metric_ids: Array<string>;
+  /** goal metrics beside the primary */
+  secondary_metric_ids: Array<string>;
+  /** the correction applied to each non-control variant’s p-value over the family (docs/statistics.md "Multiple testing") */
+  multiple_testing: {
+    method: "none" | "holm" | "benjamini_hochberg";
+    scope: "goals" | "goals_and_guardrails";
+  };
   mutex_group_id: string | null;
   /** CUPED variance reduction with its lookback, or null when off */
   variance_reduction: {
@@ -876,6 +905,12 @@ export type CreateExperimentResponse = {
   stopped_by: "key" | "person" | "auto" | null;
   /** the snapshot that stopped it, when stopped_by is auto (GET /v1/experiments/{id}/results/history lists it); else null */
   stop_snapshot_id: string | null;
+  /** the variant a stopped experiment keeps serving to every unit (reason launched) until it is archived; null when none was launched */
+  launched_variant_key: string | null;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  launched_at: string | null;
+  /** why the variant was launched, as given; null when none was given */
+  launch_reason: string | null;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -935,6 +970,15 @@ export type UpdateExperimentRequest = {
   };
   primary_metric_id?: string | null;
   guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
   mutex_group_id?: string | null;
   /** CUPED variance reduction (docs/statistics.md), or null for none */
   variance_reduction?: {
@@ -981,10 +1025,23 @@ export type StartExperimentResponse = CreateExperimentResponse;
 export type StopExperimentRequest = {
   reason: "won" | "lost" | "inconclusive" | "bug" | "business";
   outcome_notes?: string;
+  /** launch this variant in the same step (POST /v1/experiments/{id}/launch); 422 when the experiment has no such variant */
+  launch_variant_key?: string;
 };
 
 /** POST /v1/experiments/{id}/stop: 200 body */
 export type StopExperimentResponse = CreateExperimentResponse;
+
+/** POST /v1/experiments/{id}/launch: request body */
+export type LaunchExperimentRequest = {
+  /** the variant every unit gets from now on; one of the experiment’s variants */
+  variant_key: string;
+  /** why it is launched (kept with the experiment and in the audit log) */
+  reason?: string;
+};
+
+/** POST /v1/experiments/{id}/launch: 200 body */
+export type LaunchExperimentResponse = CreateExperimentResponse;
 
 /** GET /v1/mutex-groups: 200 body */
 export type ListMutexGroupsResponse = {
@@ -1022,6 +1079,163 @@ export type CreateMutexGroupResponse = {
 /** GET /v1/mutex-groups/{id}: 200 body */
 export type GetMutexGroupResponse = CreateMutexGroupResponse;
 
+/** GET /v1/holdouts: 200 body */
+export type ListHoldoutsResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    /** ULID */
+    environment_id: string;
+    name: string;
+    description: string | null;
+    /** what a unit id identifies */
+    unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
+    percent: number;
+    /** started_after: every experiment started in the environment after the holdout; listed: experiment_ids */
+    coverage: "started_after" | "listed";
+    experiment_ids: Array<string> | null;
+    status: "draft" | "running" | "ended" | "archived";
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    started_at: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    ended_at: string | null;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/holdouts: request body */
+export type CreateHoldoutRequest = {
+  /** ULID */
+  environment_id: string;
+  name: string;
+  description?: string | null;
+  /** what a unit id identifies */
+  unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
+  /** percent of the environment’s units held out, 0.5 to 20, in steps of 0.01 (a unit is held out when its bucket of 10,000 is below percent × 100) */
+  percent: number;
+  experiment_ids?: Array<string> | null;
+};
+
+/** POST /v1/holdouts: 201 body */
+export type CreateHoldoutResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  /** ULID */
+  environment_id: string;
+  name: string;
+  description: string | null;
+  /** what a unit id identifies */
+  unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
+  percent: number;
+  /** started_after: every experiment started in the environment after the holdout; listed: experiment_ids */
+  coverage: "started_after" | "listed";
+  experiment_ids: Array<string> | null;
+  status: "draft" | "running" | "ended" | "archived";
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  started_at: string | null;
+  /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+  ended_at: string | null;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/holdouts/{id}: 200 body */
+export type GetHoldoutResponse = CreateHoldoutResponse;
+
+/** PATCH /v1/holdouts/{id}: request body */
+export type UpdateHoldoutRequest = {
+  /** ULID */
+  environment_id?: string;
+  name?: string;
+  description?: string | null;
+  /** what a unit id identifies */
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  /** percent of the environment’s units held out, 0.5 to 20, in steps of 0.01 (a unit is held out when its bucket of 10,000 is below percent × 100) */
+  percent?: number;
+  experiment_ids?: Array<string> | null;
+};
+
+/** PATCH /v1/holdouts/{id}: 200 body */
+export type UpdateHoldoutResponse = CreateHoldoutResponse;
+
+/** GET /v1/holdouts/{id}/experiments: 200 body */
+export type ListHoldoutExperimentsResponse = {
+  /** experiments the holdout covers (archived ones included), by start date */
+  covered: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    status: string;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    started_at: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    stopped_at: string | null;
+    launched_variant_key: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    launched_at: string | null;
+  }>;
+  /** experiments it would cover but that opted out */
+  opted_out: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    reason: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    opted_out_at: string;
+  }>;
+};
+
+/** POST /v1/holdouts/{id}/start: 200 body */
+export type StartHoldoutResponse = CreateHoldoutResponse;
+
+/** POST /v1/holdouts/{id}/end: 200 body */
+export type EndHoldoutResponse = CreateHoldoutResponse;
+
+/** POST /v1/holdouts/{id}/archive: 200 body */
+export type ArchiveHoldoutResponse = CreateHoldoutResponse;
+
+/** GET /v1/experiments/{id}/holdouts: 200 body */
+export type GetExperimentHoldoutsResponse = {
+  /** the running holdouts that keep their units on this experiment’s control */
+  holdouts: Array<{
+    /** ULID */
+    id: string;
+    name: string;
+    percent: number;
+    status: "draft" | "running" | "ended" | "archived";
+  }>;
+  opt_out: {
+    reason: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  } | null;
+};
+
+/** PUT /v1/experiments/{id}/holdout-opt-out: request body */
+export type OptOutOfHoldoutsRequest = {
+  /** why this experiment must reach held-out units too */
+  reason: string;
+};
+
+/** PUT /v1/experiments/{id}/holdout-opt-out: 200 body */
+export type OptOutOfHoldoutsResponse = {
+  reason: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+};
+
 /** POST /v1/assign: request body */
 export type AssignRequest = {
   experiment_key: string;
@@ -1041,9 +1255,12 @@ export type AssignResponse = {
   unit_id: string;
   /** null for a mutex holdout or an excluded unit */
   variant: string | null;
-  reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+  /** bucketed: stored by hashing; forced: a QA override; mutex_holdout: claimed by another experiment of its mutex group; audience_excluded: outside the audience; launched: the variant a stopped experiment launched; holdout: held out by a holdout (the control) */
+  reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded" | "launched" | "holdout";
   /** present when the assignment is stored (sticky) */
   assignment_id?: string;
+  /** with reason holdout: the holdout that keeps the unit on the control */
+  holdout_id?: string;
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   exposure_logged_at?: string | null;
 };
@@ -1069,9 +1286,12 @@ export type AssignBatchResponse = {
       unit_id: string;
       /** null for a mutex holdout or an excluded unit */
       variant: string | null;
-      reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+      /** bucketed: stored by hashing; forced: a QA override; mutex_holdout: claimed by another experiment of its mutex group; audience_excluded: outside the audience; launched: the variant a stopped experiment launched; holdout: held out by a holdout (the control) */
+      reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded" | "launched" | "holdout";
       /** present when the assignment is stored (sticky) */
       assignment_id?: string;
+      /** with reason holdout: the holdout that keeps the unit on the control */
+      holdout_id?: string;
       /** ISO 8601 UTC with milliseconds, or null; format: date-time */
       exposure_logged_at?: string | null;
     };
@@ -1099,9 +1319,12 @@ export type ListUnitAssignmentsResponse = {
     unit_id: string;
     /** null for a mutex holdout or an excluded unit */
     variant: string | null;
-    reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+    /** bucketed: stored by hashing; forced: a QA override; mutex_holdout: claimed by another experiment of its mutex group; audience_excluded: outside the audience; launched: the variant a stopped experiment launched; holdout: held out by a holdout (the control) */
+    reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded" | "launched" | "holdout";
     /** present when the assignment is stored (sticky) */
     assignment_id?: string;
+    /** with reason holdout: the holdout that keeps the unit on the control */
+    holdout_id?: string;
     /** ISO 8601 UTC with milliseconds, or null; format: date-time */
     exposure_logged_at?: string | null;
   }>;
@@ -1134,7 +1357,8 @@ export type OfrepEvaluateFlagResponse = {
   key: string;
   /** the variant key (the control for units outside the experiment) */
   value: string;
-  reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT";
+  /** SPLIT: bucketed or held out by a holdout; TARGETING_MATCH: a QA override; DEFAULT: outside the experiment; STATIC: a launched variant */
+  reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT" | "STATIC";
   variant?: string;
   metadata: {
     [key: string]: string | boolean;
@@ -1150,7 +1374,8 @@ export type OfrepEvaluateAllFlagsResponse = {
     key: string;
     /** the variant key (the control for units outside the experiment) */
     value: string;
-    reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT";
+    /** SPLIT: bucketed or held out by a holdout; TARGETING_MATCH: a QA override; DEFAULT: outside the experiment; STATIC: a launched variant */
+    reason: "SPLIT" | "TARGETING_MATCH" | "DEFAULT" | "STATIC";
     variant?: string;
     metadata: {
       [key: string]: string | boolean;
@@ -1721,8 +1946,99 @@ export type GetExperimentResultsResponse = {
       };
       /** P(variant better than control) in the metric’s direction */
       chance_to_beat_control: number;
+      /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+      p_value?: number;
+      /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+      adjusted_p_value?: number | null;
+      /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+      adjusted_interval_95?: {
+        absolute: [number, number];
+        relative: [number, number] | null;
+      } | null;
     } | null;
   }>;
+  /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
+  secondary_metrics: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+    name: string;
+    /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+    unit: string | null;
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    aggregation: "sum" | "mean" | "count";
+    /** the metric’s direction when the snapshot was computed */
+    higher_is_better: boolean;
+    /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+    cap_applied: number | null;
+    /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+    cuped?: {
+      /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+      applied: boolean;
+      /** the pre-period before each unit’s first exposure */
+      lookback_days: number;
+      /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+      theta: number | null;
+      /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+      variance_reduction: number | null;
+      /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+      note: string | null;
+    } | null;
+    per_variant: Array<{
+      variant_key: string;
+      is_control: boolean;
+      /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+      sample_size: number;
+      /** units with at least one counted event in their window (binary metrics: converted units) */
+      conversions: number;
+      /** observed per-unit mean (binary: conversion rate); null without a metric */
+      observed_rate: number | null;
+      posterior: {
+        /** posterior mean of the per-unit value; null without a metric */
+        mean: number | null;
+        /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+        credible_interval_95: [number, number] | null;
+      };
+      /** probability that this variant has the highest true value; null when undefined */
+      prob_best: number | null;
+      /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+      expected_loss_if_stop_now: number | null;
+      /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+      effect: {
+        absolute: {
+          /** posterior mean of (variant mean - control mean) */
+          mean: number;
+          /** 2.5% and 97.5% posterior quantiles of the difference */
+          credible_interval_95: [number, number];
+        };
+        relative: {
+          /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+          mean: number | null;
+          /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+          credible_interval_95: [number, number] | null;
+        };
+        /** P(variant better than control) in the metric’s direction */
+        chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
+      } | null;
+    }>;
+  }>;
+  /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
+  multiple_testing: {
+    method: "none" | "holm" | "benjamini_hochberg";
+    scope: "goals" | "goals_and_guardrails";
+    /** p-values adjusted together: metrics in scope times non-control variants with an effect */
+    family_size: number;
+  } | null;
   guardrails: Array<{
     /** ULID */
     metric_id: string;
@@ -1783,6 +2099,15 @@ export type GetExperimentResultsResponse = {
         };
         /** P(variant better than control) in the metric’s direction */
         chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
       } | null;
     }>;
   }>;
@@ -1829,7 +2154,7 @@ export type GetExperimentResultsResponse = {
       /** why, most decisive first */
       reasons: Array<{
         /** stable, machine-readable (docs/analysis.md "Reason codes") */
-        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied";
+        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied" | "not_significant_after_correction";
         /** for a person: what was found, by metric and variant names, and what to do */
         message: string;
       }>;
@@ -1901,6 +2226,15 @@ export type GetExperimentResultsResponse = {
           };
           /** P(variant better than control) in the metric’s direction */
           chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
         } | null;
       }>;
       /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
@@ -2017,8 +2351,99 @@ export type GetExperimentResultsHistoryResponse = {
         };
         /** P(variant better than control) in the metric’s direction */
         chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
       } | null;
     }>;
+    /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
+    secondary_metrics: Array<{
+      /** ULID */
+      id: string;
+      key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      aggregation: "sum" | "mean" | "count";
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+        note: string | null;
+      } | null;
+      per_variant: Array<{
+        variant_key: string;
+        is_control: boolean;
+        /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+        sample_size: number;
+        /** units with at least one counted event in their window (binary metrics: converted units) */
+        conversions: number;
+        /** observed per-unit mean (binary: conversion rate); null without a metric */
+        observed_rate: number | null;
+        posterior: {
+          /** posterior mean of the per-unit value; null without a metric */
+          mean: number | null;
+          /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+          credible_interval_95: [number, number] | null;
+        };
+        /** probability that this variant has the highest true value; null when undefined */
+        prob_best: number | null;
+        /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+        expected_loss_if_stop_now: number | null;
+        /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+        effect: {
+          absolute: {
+            /** posterior mean of (variant mean - control mean) */
+            mean: number;
+            /** 2.5% and 97.5% posterior quantiles of the difference */
+            credible_interval_95: [number, number];
+          };
+          relative: {
+            /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+            mean: number | null;
+            /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+            credible_interval_95: [number, number] | null;
+          };
+          /** P(variant better than control) in the metric’s direction */
+          chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
+        } | null;
+      }>;
+    }>;
+    /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
+    multiple_testing: {
+      method: "none" | "holm" | "benjamini_hochberg";
+      scope: "goals" | "goals_and_guardrails";
+      /** p-values adjusted together: metrics in scope times non-control variants with an effect */
+      family_size: number;
+    } | null;
     guardrails: Array<{
       /** ULID */
       metric_id: string;
@@ -2079,6 +2504,15 @@ export type GetExperimentResultsHistoryResponse = {
           };
           /** P(variant better than control) in the metric’s direction */
           chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
         } | null;
       }>;
     }>;
@@ -2125,7 +2559,7 @@ export type GetExperimentResultsHistoryResponse = {
         /** why, most decisive first */
         reasons: Array<{
           /** stable, machine-readable (docs/analysis.md "Reason codes") */
-          code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied";
+          code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied" | "not_significant_after_correction";
           /** for a person: what was found, by metric and variant names, and what to do */
           message: string;
         }>;
@@ -2197,6 +2631,15 @@ export type GetExperimentResultsHistoryResponse = {
             };
             /** P(variant better than control) in the metric’s direction */
             chance_to_beat_control: number;
+            /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+            p_value?: number;
+            /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+            adjusted_p_value?: number | null;
+            /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+            adjusted_interval_95?: {
+              absolute: [number, number];
+              relative: [number, number] | null;
+            } | null;
           } | null;
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
@@ -2259,7 +2702,7 @@ export type GetExperimentResultsHistoryResponse = {
       /** why, most decisive first */
       reasons: Array<{
         /** stable, machine-readable (docs/analysis.md "Reason codes") */
-        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied";
+        code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied" | "not_significant_after_correction";
         /** for a person: what was found, by metric and variant names, and what to do */
         message: string;
       }>;

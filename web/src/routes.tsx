@@ -11,6 +11,8 @@ import { Leads } from './pages/leads.js';
 import { MetricDetail } from './pages/metric.js';
 import { Metrics } from './pages/metrics.js';
 import { MutexGroups } from './pages/mutex-groups.js';
+import { HoldoutDetail } from './pages/holdout.js';
+import { Holdouts } from './pages/holdouts.js';
 import { Results } from './pages/results.js';
 import { Segments } from './pages/segments.js';
 import { TemplateDetail } from './pages/template.js';
@@ -33,6 +35,8 @@ const pages: [string, Page][] = [
   ['/metrics/:id', (p) => <MetricDetail key={p.id} id={p.id ?? ''} />],
   ['/segments', () => <Segments />],
   ['/mutex-groups', () => <MutexGroups />],
+  ['/holdouts', () => <Holdouts />],
+  ['/holdouts/:id', (p) => <HoldoutDetail key={p.id} id={p.id ?? ''} />],
   ['/environments', () => <Environments />],
   ['/api-keys', () => <ApiKeys />],
   // Keyed by the query, so the filter form shows the filters of the URL (a link, Clear, the back button).

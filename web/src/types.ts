@@ -85,3 +85,7 @@ export interface SessionInfo {
 
 /** One entry of `GET .../results/history?fields=summary`: what the history chart and the list need. */
 export type SnapshotSummary = SnapshotSummaryHistory['snapshots'][number];
+
+export type Holdout = Api.GetHoldoutResponse;
+export type HoldoutExperiments = Api.ListHoldoutExperimentsResponse;
+export type ExperimentHoldouts = Api.GetExperimentHoldoutsResponse;

@@ -37,9 +37,12 @@ export type AssignResponse = {
   unit_id: string;
   /** null for a mutex holdout or an excluded unit */
   variant: string | null;
-  reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+  /** bucketed: stored by hashing; forced: a QA override; mutex_holdout: claimed by another experiment of its mutex group; audience_excluded: outside the audience; launched: the variant a stopped experiment launched; holdout: held out by a holdout (the control) */
+  reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded" | "launched" | "holdout";
   /** present when the assignment is stored (sticky) */
   assignment_id?: string;
+  /** with reason holdout: the holdout that keeps the unit on the control */
+  holdout_id?: string;
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   exposure_logged_at?: string | null;
 };
@@ -63,9 +66,12 @@ export type AssignBatchResponse = {
       unit_id: string;
       /** null for a mutex holdout or an excluded unit */
       variant: string | null;
-      reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded";
+      /** bucketed: stored by hashing; forced: a QA override; mutex_holdout: claimed by another experiment of its mutex group; audience_excluded: outside the audience; launched: the variant a stopped experiment launched; holdout: held out by a holdout (the control) */
+      reason: "bucketed" | "forced" | "mutex_holdout" | "audience_excluded" | "launched" | "holdout";
       /** present when the assignment is stored (sticky) */
       assignment_id?: string;
+      /** with reason holdout: the holdout that keeps the unit on the control */
+      holdout_id?: string;
       /** ISO 8601 UTC with milliseconds, or null; format: date-time */
       exposure_logged_at?: string | null;
     };

@@ -22,6 +22,9 @@ import * as auditActorIndex from './0024_audit_actor_index.js';
 import * as clickhouseDrainSequence from './0027_clickhouse_drain_sequence.js';
 import { sealEndpointUrls } from './0028_sealed_endpoint_urls.js';
 import * as jobLanes from './0029_job_lanes.js';
+import * as experimentLaunch from './0030_experiment_launch.js';
+import * as holdouts from './0031_holdouts.js';
+import * as secondaryMetrics from './0034_secondary_metrics.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -47,6 +50,9 @@ const migrations: Record<string, Migration> = {
   '0024_audit_actor_index': auditActorIndex,
   '0027_clickhouse_drain_sequence': clickhouseDrainSequence,
   '0029_job_lanes': jobLanes,
+  '0030_experiment_launch': experimentLaunch,
+  '0031_holdouts': holdouts,
+  '0034_secondary_metrics': secondaryMetrics,
 };
 
 /**

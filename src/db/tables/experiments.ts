@@ -39,6 +39,14 @@ export interface ExperimentsTable {
   stopped_by: ColumnType<string | null, string | null | undefined, string | null>;
   /** The snapshot whose auto-stop condition stopped it (stopped_by 'auto'), else null (0023). */
   stop_snapshot_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The variant a stopped experiment keeps serving to every unit (reason "launched"), else null (0030). */
+  launched_variant_key: ColumnType<string | null, string | null | undefined, string | null>;
+  launched_at: ColumnType<number | null, number | null | undefined, number | null>;
+  launch_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Goal metric ids beside the primary, JSON array; null reads as none (0034). */
+  secondary_metric_ids: ColumnType<string | null, string | null | undefined, string | null>;
+  /** MultipleTesting ({method, scope}) as JSON text; null reads as the default (0034). */
+  multiple_testing: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
   updated_at: number;
 }

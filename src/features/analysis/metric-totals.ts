@@ -124,12 +124,15 @@ export async function aggregateWithCaps(
 interface LoadedMetrics {
   primary: MetricRow | null;
   guardrails: MetricRow[];
+  /** Goals beside the primary (secondary_metric_ids), in their order; their totals follow the guardrails'. */
+  secondaries: MetricRow[];
   /** The numerators and denominators of the ratio metrics among them, by id. */
   components: Map<string, MetricRow>;
 }
 
 export async function loadMetrics(ctx: Pick<AnalysisDeps, 'db'>, experiment: Experiment): Promise<LoadedMetrics> {
-  const ids = [...(experiment.primary_metric_id ? [experiment.primary_metric_id] : []), ...experiment.guardrail_metric_ids];
+  const secondaryIds = experiment.secondary_metric_ids ?? [];
+  const ids = [...(experiment.primary_metric_id ? [experiment.primary_metric_id] : []), ...experiment.guardrail_metric_ids, ...secondaryIds];
   const found = new Map((await findMetricsByIds(ctx.db, experiment.workspace_id, ids)).map((metric) => [metric.id, metric]));
   const componentIds = [...found.values()].flatMap((metric) =>
     [metric.numerator_metric_id, metric.denominator_metric_id].filter((id): id is string => id !== null),
@@ -140,9 +143,9 @@ export async function loadMetrics(ctx: Pick<AnalysisDeps, 'db'>, experiment: Exp
     metric.kind !== 'ratio' || (components.has(metric.numerator_metric_id ?? '') && components.has(metric.denominator_metric_id ?? ''));
   const primaryRow = experiment.primary_metric_id ? found.get(experiment.primary_metric_id) : undefined;
   const primary = primaryRow && usable(primaryRow) ? primaryRow : null;
-  const guardrails = experiment.guardrail_metric_ids.flatMap((id) => {
+  const present = (id: string) => {
     const metric = found.get(id);
     return metric && usable(metric) ? [metric] : [];
-  });
-  return { primary, guardrails, components };
+  };
+  return { primary, guardrails: experiment.guardrail_metric_ids.flatMap(present), secondaries: secondaryIds.flatMap(present), components };
 }

@@ -35,7 +35,7 @@ export async function primaryPeriodTotals(
   variantKeys: readonly string[],
   source: UnitSource = 'events',
 ): Promise<PeriodTotals | null> {
-  const { primary, components } = await loadMetrics(ctx, { ...toExperiment(row), guardrail_metric_ids: [] });
+  const { primary, components } = await loadMetrics(ctx, { ...toExperiment(row), guardrail_metric_ids: [], secondary_metric_ids: [] });
   if (!primary || primary.kind === 'ratio') return null;
   const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
   let { spec } = await resolveSpec(ctx, row, primary, components, source);

@@ -21,6 +21,22 @@ export const EffectSchema = Type.Object(
       }),
     }),
     chance_to_beat_control: Type.Number({ description: 'P(variant better than control) in the metric’s direction' }),
+    p_value: Type.Optional(
+      Type.Number({
+        description: 'two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed)',
+      }),
+    ),
+    adjusted_p_value: Type.Optional(
+      Type.Union([Type.Number(), Type.Null()], {
+        description:
+          'p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family',
+      }),
+    ),
+    adjusted_interval_95: Type.Optional(
+      Type.Union([Type.Object({ absolute: Interval, relative: Type.Union([Interval, Type.Null()]) }), Type.Null()], {
+        description: 'Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise',
+      }),
+    ),
   },
   { description: 'the variant against the control (docs/statistics.md)' },
 );
@@ -101,6 +117,22 @@ export const AnalysedMetricSchema = Type.Object(
 );
 export type AnalysedMetric = Static<typeof AnalysedMetricSchema>;
 
+export const SecondaryMetricSchema = Type.Object(
+  { ...AnalysedMetricSchema.properties, per_variant: Type.Array(VariantPosteriorSchema) },
+  { description: 'a goal beside the primary: the metric as primary_metric describes one, and its results per variant' },
+);
+export type SecondaryMetric = Static<typeof SecondaryMetricSchema>;
+
+export const MultipleTestingReportSchema = Type.Object(
+  {
+    method: Type.Enum(['none', 'holm', 'benjamini_hochberg']),
+    scope: Type.Enum(['goals', 'goals_and_guardrails']),
+    family_size: Type.Integer({ description: 'p-values adjusted together: metrics in scope times non-control variants with an effect' }),
+  },
+  { description: 'the correction the adjusted_p_value fields carry (docs/statistics.md "Multiple testing")' },
+);
+export type MultipleTestingReport = Static<typeof MultipleTestingReportSchema>;
+
 export const GuardrailSchema = Type.Object({
   metric_id: Id,
   metric_key: Type.String(),
@@ -152,6 +184,7 @@ export const RECOMMENDATION_REASON_CODES = [
   'no_difference',
   'max_duration_reached',
   'rule_not_satisfied',
+  'not_significant_after_correction',
 ] as const;
 export type RecommendationReasonCode = (typeof RECOMMENDATION_REASON_CODES)[number];
 
@@ -276,6 +309,12 @@ export const AnalysisSnapshotSchema = Type.Object(
     }),
     primary_metric: Type.Union([AnalysedMetricSchema, Type.Null()]),
     per_variant: Type.Array(VariantPosteriorSchema, { description: 'the primary metric per variant (sample sizes only without one)' }),
+    secondary_metrics: Type.Array(SecondaryMetricSchema, {
+      description: 'the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed)',
+    }),
+    multiple_testing: Type.Union([MultipleTestingReportSchema, Type.Null()], {
+      description: 'the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed',
+    }),
     guardrails: Type.Array(GuardrailSchema),
     traffic: Type.Array(TrafficSchema),
     decision_rule_satisfied: Type.Boolean({ description: 'the decision rule found a winner' }),

@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
-import { reportedCap, type PreviousEvidence } from './compute/build.js';
+import { reportedCap, type BuiltSnapshot, type PreviousEvidence } from './compute/build.js';
 import { labelSources } from './breakdown-labels.js';
 import { planningBlockOf } from './compute/planning-block.js';
 import { plannedSamplePerVariant, recommend, recommendationContext } from './compute/recommendation.js';
@@ -71,7 +71,7 @@ function previousEvidence(latest: SnapshotRow | undefined): PreviousEvidence | n
   return { method: document.decision.method, primary_metric_id: document.primary_metric?.id ?? null, p_values: pValues };
 }
 
-/** The snapshot's `primary_metric`: the metric as it was defined when computed, and how it was analysed. */
+/** The snapshot's `primary_metric` (and each secondary's description): the metric as it was defined when computed, and how it was analysed. */
 function analysedPrimary(primary: MetricRow, cap: number | null, cuped: CupedReport | null): AnalysedMetric {
   return {
     id: primary.id,
@@ -84,6 +84,16 @@ function analysedPrimary(primary: MetricRow, cap: number | null, cuped: CupedRep
     cap_applied: reportedCap(primary, cap),
     cuped,
   };
+}
+
+/** The built snapshot's parts: the secondaries described as `primary_metric` is (`caps` their own), and the rest as it goes into the document. */
+function splitBuilt(built: BuiltSnapshot, secondaries: readonly MetricRow[], caps: (number | null)[]) {
+  const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, secondary_per_variant: results, secondary_cuped: cuped, ...rest } = built;
+  const secondaryMetrics = secondaries.map((metric, index) => ({
+    ...analysedPrimary(metric, caps[index] ?? null, cuped[index] ?? null),
+    per_variant: results[index] ?? [],
+  }));
+  return { satisfied, primaryCuped, secondaryMetrics, rest };
 }
 
 interface Analysis {
@@ -201,8 +211,8 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   await store.prepare(row.id);
   // One view for the whole snapshot: every read below counts the same events.
   const ctx = { ...deps, view: await store.view() };
-  const { primary, guardrails, components } = await loadMetrics(ctx, experiment);
-  const metrics = [...(primary ? [primary] : []), ...guardrails];
+  const { primary, guardrails, secondaries, components } = await loadMetrics(ctx, experiment);
+  const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
   const lookbackMs = cupedLookbackMs(experiment);
   const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
   const plan = options.mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, primary, metrics, components, lookbackMs) : null;
@@ -221,13 +231,15 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     computedAt,
     primary,
     guardrails,
+    secondaries,
+    multipleTesting: experiment.multiple_testing,
     totals,
     capsApplied,
     previous: previousEvidence(await findLatestSnapshot(ctx.db, row.workspace_id, row.id)),
     cuped: experiment.variance_reduction,
     bandit,
   });
-  const { decision_rule_satisfied: satisfied, primary_cuped: primaryCuped, ...rest } = built;
+  const { satisfied, primaryCuped, secondaryMetrics, rest } = splitBuilt(built, secondaries, capsApplied.slice((primary ? 1 : 0) + guardrails.length));
   // Slices are analysed on the primary metric's own values, without the CUPED covariate.
   const primarySpec = primary ? computed.primarySpec : null;
   const primaryCap = primary ? (capsApplied[0] ?? null) : null;
@@ -237,6 +249,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
+    secondary_metrics: secondaryMetrics,
     peek_count_at_computation: await countPeeks(ctx.db, row.workspace_id, row.id, computedAt),
     late_event_count: lateEvents.total,
     late_events: { counted: lateEvents.counted, before_exposure: lateEvents.before_exposure, outside_window: lateEvents.outside_window },

@@ -52,6 +52,8 @@ function upgraded(document: SnapshotDocument, plan: SnapshotPlan | null, row: Sn
       cap_applied: document.primary_metric.cap_applied ?? null,
     },
     per_variant: posteriors(document.per_variant),
+    secondary_metrics: (document.secondary_metrics ?? []).map((metric) => ({ ...metric, per_variant: posteriors(metric.per_variant) })),
+    multiple_testing: document.multiple_testing ?? null,
     guardrails,
     decision,
     late_events: document.late_events ?? null,

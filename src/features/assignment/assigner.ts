@@ -7,6 +7,7 @@ import { evaluateAudience } from './audience.js';
 import { chooseVariant } from './bucketing.js';
 import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
 import { dimensionValuesOf } from './dimension-values.js';
+import { holdingOut } from '../holdouts/membership.js';
 import type { AssignmentDeps } from './deps.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
 import { writeFirstAssignments, type FirstAssignmentWrite, type StoredAssignment } from './first-writes.js';
@@ -82,11 +83,16 @@ export class Assigner {
     return this.#fromMemory(definition, input) ?? this.#assignUncached(definition, input, principal.keyId);
   }
 
-  /** A forced variant, or the cached assignment of a unit of an experiment without an audience. */
+  /**
+   * A forced variant; for an experiment without an audience, a held-out unit's control, a launched
+   * variant, or the unit's cached assignment.
+   */
   #fromMemory(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>): Assignment | undefined {
     const forced = definition.overrides.get(input.unit_id);
     if (forced !== undefined) return { experiment_key: definition.key, unit_id: input.unit_id, variant: forced, reason: 'forced' };
     if (definition.audience !== null) return undefined;
+    const unstored = unstoredAnswer(definition, input.unit_id);
+    if (unstored) return unstored;
     const known = this.#sticky.get(definition.id, input.unit_id);
     if (!known) return undefined;
     this.#stickyStats.hit();
@@ -132,11 +138,13 @@ export class Assigner {
     // it; the write path would queue it behind the event appends for SQLite's one write lock
     // (bench:soak at 340,000 units: 8 assigns in 10 missed, and each waited for the writer
     // thread). With an audience the stored assignment must be found first anyway: it wins over
-    // today's audience.
+    // today's audience. A held-out unit and a launched experiment store nothing: only the audience
+    // is checked.
+    const unstored = unstoredAnswer(definition, input.unit_id);
+    if (unstored) return (await this.#inAudience(definition, input.context)) ? unstored : excluded(definition, input.unit_id);
     const known = await this.#stored(definition.id, input.unit_id);
     if (known) return present(definition.key, input.unit_id, known);
-    if (!(await this.#inAudience(definition, input.context)))
-      return { experiment_key: definition.key, unit_id: input.unit_id, variant: null, reason: 'audience_excluded' };
+    if (!(await this.#inAudience(definition, input.context))) return excluded(definition, input.unit_id);
     // Only this miss path reads the dimensions: a sticky hit stays as cheap as before.
     const first = { logExposure: input.log_exposure !== false, dimensionValues: dimensionValuesOf(definition.dimensions, input.context), sourceKeyId };
     const stored = await this.#storeFirst(definition, input.unit_id, first);
@@ -200,6 +208,7 @@ export class Assigner {
   async logExposure(principal: Principal, input: ExposureInput): Promise<void> {
     const definition = await this.runningExperiment(principal, input.experiment_key);
     if (definition.overrides.has(input.unit_id)) return; // QA pins are kept out of the analysis
+    if (unstoredAnswer(definition, input.unit_id)) return; // so are held-out units and launches
     const stored = await this.#stored(definition.id, input.unit_id);
     if (!stored) throw problems.unitNotAssigned(`unit "${input.unit_id}" has no assignment in "${input.experiment_key}"; call /v1/assign first`);
     if (stored.variant_key !== input.variant) {
@@ -235,7 +244,7 @@ export interface AssignedMany {
  * bound to an environment, only that environment's. Null when it may.
  */
 function refusal(definition: ExperimentDefinition | null, principal: Principal): 'not_running' | 'other_environment' | null {
-  if (!definition || definition.status !== 'running') return 'not_running';
+  if (!definition || !(definition.status === 'running' || definition.launchedVariantKey !== null)) return 'not_running';
   if (principal.environmentId && definition.environmentId !== principal.environmentId) return 'other_environment';
   return null;
 }
@@ -246,6 +255,26 @@ function runningIn(principal: Principal, key: string, definition: ExperimentDefi
   if (refused === 'not_running') throw problems.notFound(`no running experiment with key "${key}"`);
   if (refused === 'other_environment') throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
   return definition as ExperimentDefinition;
+}
+
+/**
+ * What a unit gets without a stored assignment: the control when a covering holdout holds it out
+ * (checked first, so held-out units keep the status quo after a launch too), else the launched
+ * variant of a launched experiment; undefined when neither applies. Pure and in memory: the
+ * holdouts and the launch come with the cached definition.
+ */
+function unstoredAnswer(definition: ExperimentDefinition, unitId: string): Assignment | undefined {
+  if (definition.holdouts.length > 0) {
+    const holdout = holdingOut(definition.holdouts, unitId);
+    if (holdout) return { experiment_key: definition.key, unit_id: unitId, variant: definition.control, reason: 'holdout', holdout_id: holdout.id };
+  }
+  if (definition.launchedVariantKey !== null)
+    return { experiment_key: definition.key, unit_id: unitId, variant: definition.launchedVariantKey, reason: 'launched' };
+  return undefined;
+}
+
+function excluded(definition: ExperimentDefinition, unitId: string): Assignment {
+  return { experiment_key: definition.key, unit_id: unitId, variant: null, reason: 'audience_excluded' };
 }
 
 function present(experimentKey: string, unitId: string, stored: StoredAssignment): Assignment {

@@ -3,6 +3,8 @@ import type { AppContext } from '../../context.js';
 import type { CacheStats } from '../../observability/metrics.js';
 import type { ExperimentStatus } from '../../db/tables/experiments.js';
 import { findExperimentByKey, parseAudience, parseDimensions, parseVariants, type Variant } from '../experiments/read.js';
+import type { HoldoutRule } from '../holdouts/membership.js';
+import { holdoutRulesFor } from '../holdouts/read.js';
 import { loadSegmentRules } from '../segments/read.js';
 import { collectSegmentKeys, type AudienceExpression } from './audience.js';
 import { loadOverrides } from './store.js';
@@ -22,6 +24,12 @@ export interface ExperimentDefinition {
   dimensions: string[];
   /** QA pins: unit id -> variant key. */
   overrides: Map<string, string>;
+  /** The control variant's key: what a held-out unit gets. */
+  control: string;
+  /** A stopped experiment's launched variant, served to every unit (reason "launched"); else null. */
+  launchedVariantKey: string | null;
+  /** The running holdouts covering it (empty when it opted out), checked before any assignment. */
+  holdouts: HoldoutRule[];
 }
 
 /** The database (experiments, segments, overrides), the change feed and the cache counters. */
@@ -51,6 +59,7 @@ export class DefinitionCache {
     ctx.changes.subscribe((change) => {
       if (change.topic === 'experiment') for (const key of change.keys) this.#experiments.delete(cacheKey(change.workspaceId, key));
       if (change.topic === 'segment') this.#segments.delete(change.workspaceId);
+      if (change.topic === 'holdout') this.#dropWorkspace(change.workspaceId);
     });
   }
 
@@ -78,6 +87,12 @@ export class DefinitionCache {
     return loaded;
   }
 
+  /** Drops every cached definition of a workspace (a holdout change may touch any of them). */
+  #dropWorkspace(workspaceId: string): void {
+    const prefix = cacheKey(workspaceId, '');
+    for (const key of [...this.#experiments.keys()]) if (key.startsWith(prefix)) this.#experiments.delete(key);
+  }
+
   async segmentRules(workspaceId: string): Promise<Map<string, AudienceExpression | null>> {
     const hit = this.#segments.get(workspaceId);
     if (hit) {
@@ -94,18 +109,23 @@ export class DefinitionCache {
     const row = await findExperimentByKey(this.#ctx.db, workspaceId, key);
     if (!row) return null;
     const audience = parseAudience(row.audience) as AudienceExpression | null;
+    const variants = parseVariants(row.variants);
+    const live = row.status === 'running' || row.status === 'stopped';
     return {
       id: row.id,
       workspaceId,
       environmentId: row.environment_id,
       key: row.key,
       status: row.status,
-      variants: parseVariants(row.variants),
+      variants,
       audience,
       usesSegments: collectSegmentKeys(audience).length > 0,
       mutexGroupId: row.mutex_group_id,
       dimensions: parseDimensions(row.dimensions),
       overrides: row.status === 'archived' ? new Map() : await loadOverrides(this.#ctx.db, row.id),
+      control: (variants.find((variant) => variant.is_control) ?? variants[0])?.key ?? '',
+      launchedVariantKey: row.status === 'stopped' ? row.launched_variant_key : null,
+      holdouts: live ? await holdoutRulesFor(this.#ctx.db, row) : [],
     };
   }
 }

@@ -28,7 +28,10 @@ export const AssignBatchInput = Type.Object(
 );
 export type AssignBatchInput = Static<typeof AssignBatchInput>;
 
-export const AssignmentReason = Type.Enum(['bucketed', 'forced', 'mutex_holdout', 'audience_excluded']);
+export const AssignmentReason = Type.Enum(['bucketed', 'forced', 'mutex_holdout', 'audience_excluded', 'launched', 'holdout'], {
+  description:
+    'bucketed: stored by hashing; forced: a QA override; mutex_holdout: claimed by another experiment of its mutex group; audience_excluded: outside the audience; launched: the variant a stopped experiment launched; holdout: held out by a holdout (the control)',
+});
 
 export const AssignmentSchema = Type.Object({
   experiment_key: Type.String(),
@@ -36,6 +39,7 @@ export const AssignmentSchema = Type.Object({
   variant: Type.Union([Type.String(), Type.Null()], { description: 'null for a mutex holdout or an excluded unit' }),
   reason: AssignmentReason,
   assignment_id: Type.Optional(Type.String({ description: 'present when the assignment is stored (sticky)' })),
+  holdout_id: Type.Optional(Type.String({ description: 'with reason holdout: the holdout that keeps the unit on the control' })),
   exposure_logged_at: Type.Optional(NullableTimestamp),
 });
 export type Assignment = Static<typeof AssignmentSchema>;

@@ -11,6 +11,7 @@ import type { ExperimentsTable } from '../../db/tables/experiments.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { parseAllocation, parsePeriods } from './allocation.js';
+import { parseMultipleTesting, parseSecondaryMetricIds } from './multiple-testing.js';
 import { normalizeAutoStop, withDefaults } from './rules.js';
 import type { AutoStop, DecisionRule, Experiment, Variant, VarianceReduction } from './schemas.js';
 import { experimentWarnings } from './warnings.js';
@@ -60,6 +61,8 @@ export function toExperiment(row: ExperimentRow): Experiment {
     decision_rule: decisionRule,
     primary_metric_id: row.primary_metric_id,
     guardrail_metric_ids: JSON.parse(row.guardrail_metric_ids) as string[],
+    secondary_metric_ids: parseSecondaryMetricIds(row.secondary_metric_ids),
+    multiple_testing: parseMultipleTesting(row.multiple_testing),
     mutex_group_id: row.mutex_group_id,
     variance_reduction: row.variance_reduction === null ? null : (JSON.parse(row.variance_reduction) as VarianceReduction),
     dimensions: parseDimensions(row.dimensions),
@@ -73,6 +76,9 @@ export function toExperiment(row: ExperimentRow): Experiment {
     outcome_notes: row.outcome_notes,
     stopped_by: row.stopped_by as Experiment['stopped_by'],
     stop_snapshot_id: row.stop_snapshot_id,
+    launched_variant_key: row.launched_variant_key,
+    launched_at: toIsoOrNull(row.launched_at),
+    launch_reason: row.launch_reason,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
     warnings: experimentWarnings(decisionRule, variants, { status: row.status }),
@@ -104,28 +110,38 @@ export async function findExperimentById(executor: Executor, id: string): Promis
 }
 
 /**
- * Keys of the running experiments a key can see (its environment's, or all when unbound), at
- * most 500: the candidates OFREP evaluates, each then checked by the Assigner's one rule.
+ * Keys of the experiments that answer assignments (running ones, and stopped ones with a
+ * launched variant) a key can see (its environment's, or all when unbound), at most 500: the
+ * candidates OFREP evaluates, each then checked by the Assigner's one rule.
  */
 export async function listRunningExperimentKeys(executor: Executor, workspaceId: string, environmentId: string | null): Promise<string[]> {
-  let query = executor.selectFrom('experiments').select('key').where('workspace_id', '=', workspaceId).where('status', '=', 'running');
+  let query = executor
+    .selectFrom('experiments')
+    .select('key')
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'stopped'), eb('launched_variant_key', 'is not', null)])]));
   if (environmentId) query = query.where('environment_id', '=', environmentId);
   const rows = await query.orderBy('key').limit(500).execute();
   return rows.map((row) => row.key);
 }
 
-/** Draft or running experiments that use the metric as primary or guardrail metric (what keeps it from being deleted). */
+/** Draft or running experiments that use the metric as primary, guardrail or secondary metric (what keeps it from being deleted). */
 export async function findExperimentsUsingMetric(executor: Executor, workspaceId: string, metricId: string): Promise<Array<{ id: string; key: string }>> {
   const rows = await executor
     .selectFrom('experiments')
-    .select(['id', 'key', 'primary_metric_id', 'guardrail_metric_ids'])
+    .select(['id', 'key', 'primary_metric_id', 'guardrail_metric_ids', 'secondary_metric_ids'])
     .where('workspace_id', '=', workspaceId)
     .where('status', 'in', ['draft', 'running'])
     // A cheap prefilter; the JSON array is checked exactly below.
-    .where((eb) => eb.or([eb('primary_metric_id', '=', metricId), eb('guardrail_metric_ids', 'like', `%${metricId}%`)]))
+    .where((eb) =>
+      eb.or([eb('primary_metric_id', '=', metricId), eb('guardrail_metric_ids', 'like', `%${metricId}%`), eb('secondary_metric_ids', 'like', `%${metricId}%`)]),
+    )
     .orderBy('id')
     .execute();
-  const uses = (row: (typeof rows)[number]) => row.primary_metric_id === metricId || (JSON.parse(row.guardrail_metric_ids) as string[]).includes(metricId);
+  const uses = (row: (typeof rows)[number]) =>
+    row.primary_metric_id === metricId ||
+    (JSON.parse(row.guardrail_metric_ids) as string[]).includes(metricId) ||
+    parseSecondaryMetricIds(row.secondary_metric_ids).includes(metricId);
   return rows.filter(uses).map((row) => ({ id: row.id, key: row.key }));
 }
 

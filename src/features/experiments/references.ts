@@ -10,6 +10,7 @@ export interface References {
   environment_id?: string;
   primary_metric_id?: string | null;
   guardrail_metric_ids?: string[];
+  secondary_metric_ids?: string[];
   mutex_group_id?: string | null;
   audience?: Record<string, unknown> | null;
 }
@@ -20,7 +21,7 @@ export async function referenceErrors(executor: Executor, workspaceId: string, r
   if (refs.environment_id !== undefined && !(await findEnvironment(executor, workspaceId, refs.environment_id))) {
     errors.push({ pointer: '/environment_id', message: 'no environment with this id exists in the workspace' });
   }
-  const metricIds = [...(refs.primary_metric_id ? [refs.primary_metric_id] : []), ...(refs.guardrail_metric_ids ?? [])];
+  const metricIds = [...(refs.primary_metric_id ? [refs.primary_metric_id] : []), ...(refs.guardrail_metric_ids ?? []), ...(refs.secondary_metric_ids ?? [])];
   if (metricIds.length > 0) {
     const found = new Set((await findMetricsByIds(executor, workspaceId, metricIds)).map((metric) => metric.id));
     if (refs.primary_metric_id && !found.has(refs.primary_metric_id)) {
@@ -28,6 +29,9 @@ export async function referenceErrors(executor: Executor, workspaceId: string, r
     }
     (refs.guardrail_metric_ids ?? []).forEach((id, index) => {
       if (!found.has(id)) errors.push({ pointer: `/guardrail_metric_ids/${index}`, message: 'no metric with this id exists in the workspace' });
+    });
+    (refs.secondary_metric_ids ?? []).forEach((id, index) => {
+      if (!found.has(id)) errors.push({ pointer: `/secondary_metric_ids/${index}`, message: 'no metric with this id exists in the workspace' });
     });
   }
   if (refs.mutex_group_id && !(await findMutexGroup(executor, workspaceId, refs.mutex_group_id))) {

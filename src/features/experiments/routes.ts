@@ -8,6 +8,7 @@ import { ExperimentInput, ExperimentList, ExperimentListQuery, ExperimentParams,
 import { archiveExperiment, createExperiment, getExperiment, patchExperiment, startExperiment, stopExperiment } from './service.js';
 import { listExperiments } from './store.js';
 import { withPlanningWarning, withPlanningWarnings } from './planning.js';
+import { LaunchExperimentInput, launchExperiment } from './launch.js';
 
 /** A page of experiments with their warnings computed against their primary metrics' kinds. */
 async function withPlanningWarningsOnPage<T extends { data: Experiment[] }>(ctx: ExperimentsDeps, page: T): Promise<T> {
@@ -88,6 +89,15 @@ function lifecycleRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
           await stopExperiment(ctx, { ...actorOf(request), via: principalOf(request).via }, request.params.id, request.body),
           ctx.historyBaselines,
         ),
+    );
+    app.post(
+      '/v1/experiments/:id/launch',
+      route('launchExperiment', {
+        params: ExperimentParams,
+        body: LaunchExperimentInput,
+        response: { 200: ExperimentSchema, 404: notFound, 409: conflict, 422: problemDoc('the experiment has no variant with this key') },
+      }),
+      async (request) => withPlanningWarning(ctx.db, await launchExperiment(ctx, actorOf(request), request.params.id, request.body)),
     );
   };
 }

@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { Id, ListOf, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.js';
 import { DEFAULT_DECISION_RULE as STATS_DEFAULT_DECISION_RULE } from '../../stats/index.js';
 import { AllocationInput, AllocationPeriods, AllocationSchema } from './allocation.js';
+import { MultipleTestingInput, MultipleTestingSchema, SecondaryMetricIds } from './multiple-testing.js';
 import { ExperimentWarningSchema } from './warnings.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
@@ -129,6 +130,8 @@ const experimentInputFields = {
   decision_rule: Type.Optional(DecisionRuleInput),
   primary_metric_id: Type.Optional(Type.Union([Id, Type.Null()])),
   guardrail_metric_ids: Type.Optional(Type.Array(Id, { maxItems: 20, uniqueItems: true })),
+  secondary_metric_ids: Type.Optional(SecondaryMetricIds),
+  multiple_testing: Type.Optional(MultipleTestingInput),
   mutex_group_id: Type.Optional(Type.Union([Id, Type.Null()])),
   variance_reduction: Type.Optional(VarianceReductionInput),
   dimensions: Type.Optional(Dimensions),
@@ -159,6 +162,8 @@ export const ExperimentSchema = Type.Object({
   decision_rule: DecisionRuleSchema,
   primary_metric_id: Type.Union([Type.String(), Type.Null()]),
   guardrail_metric_ids: Type.Array(Type.String()),
+  secondary_metric_ids: Type.Array(Type.String(), { description: 'goal metrics beside the primary' }),
+  multiple_testing: MultipleTestingSchema,
   mutex_group_id: Type.Union([Type.String(), Type.Null()]),
   variance_reduction: VarianceReductionSchema,
   dimensions: Type.Array(Type.String(), { description: 'attribute names whose values from the first assignment break the results down' }),
@@ -177,6 +182,11 @@ export const ExperimentSchema = Type.Object({
   stop_snapshot_id: Type.Union([Type.String(), Type.Null()], {
     description: 'the snapshot that stopped it, when stopped_by is auto (GET /v1/experiments/{id}/results/history lists it); else null',
   }),
+  launched_variant_key: Type.Union([Type.String(), Type.Null()], {
+    description: 'the variant a stopped experiment keeps serving to every unit (reason launched) until it is archived; null when none was launched',
+  }),
+  launched_at: NullableTimestamp,
+  launch_reason: Type.Union([Type.String(), Type.Null()], { description: 'why the variant was launched, as given; null when none was given' }),
   created_at: Timestamp,
   updated_at: Timestamp,
   warnings: Type.Array(ExperimentWarningSchema, {
@@ -186,7 +196,16 @@ export const ExperimentSchema = Type.Object({
 export type Experiment = Static<typeof ExperimentSchema>;
 
 export const StopExperimentInput = Type.Object(
-  { reason: StopReason, outcome_notes: Type.Optional(Type.String({ maxLength: 5000 })) },
+  {
+    reason: StopReason,
+    outcome_notes: Type.Optional(Type.String({ maxLength: 5000 })),
+    launch_variant_key: Type.Optional(
+      Type.String({
+        pattern: VARIANT_KEY_PATTERN,
+        description: 'launch this variant in the same step (POST /v1/experiments/{id}/launch); 422 when the experiment has no such variant',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type StopExperimentInput = Static<typeof StopExperimentInput>;

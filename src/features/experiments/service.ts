@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { ExperimentsDeps } from './deps.js';
 import { allocationErrors, normalizeAllocation, parseAllocation, startingWeightErrors, type StoredPeriod } from './allocation.js';
+import { goalColumns, normalizeMultipleTesting, secondaryOverlapErrors } from './multiple-testing.js';
 import { referenceErrors } from './references.js';
 import {
   assertPatchAllowed,
@@ -22,6 +23,7 @@ import type { Experiment, ExperimentInput, ExperimentPatch, StopExperimentInput 
 import type { AutoStopRequest, StoppedBy } from './lifecycle.js';
 import { findExperiment, lockExperiment, toExperiment, type ExperimentRow } from './read.js';
 import { insertExperiment, updateExperiment } from './store.js';
+import { launchInTransaction, NOT_LAUNCHED } from './launch.js';
 
 interface Actor {
   workspaceId: string;
@@ -47,6 +49,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
     ...allocationErrors(allocation, input.variants.length, input.primary_metric_id),
     ...startingWeightErrors(allocation, input.variants),
     ...autoStopErrors(normalizeAutoStop(input.auto_stop), withDefaults(input.decision_rule).method, '/auto_stop/on_recommendation'),
+    ...secondaryOverlapErrors(input.primary_metric_id ?? null, input.guardrail_metric_ids ?? [], input.secondary_metric_ids ?? []),
   ];
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const experiment = await uniqueViolationAs(
@@ -70,6 +73,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
           decision_rule: JSON.stringify(withDefaults(input.decision_rule)),
           primary_metric_id: input.primary_metric_id ?? null,
           guardrail_metric_ids: JSON.stringify(input.guardrail_metric_ids ?? []),
+          ...goalColumns(input),
           mutex_group_id: input.mutex_group_id ?? null,
           variance_reduction: serializeVarianceReduction(input.variance_reduction),
           dimensions: JSON.stringify(input.dimensions ?? []),
@@ -83,6 +87,7 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
           outcome_notes: null,
           stopped_by: null,
           stop_snapshot_id: null,
+          ...NOT_LAUNCHED,
           created_at: now,
           updated_at: now,
         };
@@ -127,7 +132,7 @@ export async function patchExperiment(ctx: ExperimentsDeps, actor: Actor, id: st
         assertPatchAllowed(row.status, changed, variantKeysChanged);
         if (changed.length === 0) return { before: current, after: current };
         assertAllocationPatch(current, patch, changed);
-        const autoStop = autoStopAfterPatch(current, patch);
+        const autoStop = [...autoStopAfterPatch(current, patch), ...secondaryErrorsAfterPatch(current, patch)];
         if (autoStop.length > 0) throw problems.validation(autoStop);
         const refErrors = await referenceErrors(trx, actor.workspaceId, pick(patch, changed));
         if (refErrors.length > 0) throw problems.validation(refErrors);
@@ -155,6 +160,16 @@ function autoStopAfterPatch(current: Experiment, patch: ExperimentPatch) {
   return autoStopErrors(autoStop, method, pointer);
 }
 
+/** The goals as the patch would leave them: a secondary metric is neither the primary nor a guardrail. */
+function secondaryErrorsAfterPatch(current: Experiment, patch: ExperimentPatch) {
+  const primary = patch.primary_metric_id === undefined ? current.primary_metric_id : patch.primary_metric_id;
+  return secondaryOverlapErrors(
+    primary,
+    patch.guardrail_metric_ids ?? current.guardrail_metric_ids,
+    patch.secondary_metric_ids ?? current.secondary_metric_ids,
+  );
+}
+
 /** Both sides in the stored form (defaults filled, controls explicit, no ids) so only real changes count. */
 function comparable(source: ExperimentPatch | Experiment, current: Experiment): Record<string, unknown> {
   const result: Record<string, unknown> = { ...source };
@@ -166,6 +181,7 @@ function comparable(source: ExperimentPatch | Experiment, current: Experiment): 
   if (source.variance_reduction !== undefined) result.variance_reduction = normalizeVarianceReduction(source.variance_reduction);
   if (source.allocation !== undefined) result.allocation = normalizeAllocation(source.allocation);
   if (source.auto_stop !== undefined) result.auto_stop = normalizeAutoStop(source.auto_stop);
+  if (source.multiple_testing !== undefined) result.multiple_testing = normalizeMultipleTesting(source.multiple_testing);
   return result;
 }
 
@@ -210,6 +226,8 @@ function rowChanges(row: ExperimentRow, current: Experiment, patch: ExperimentPa
   if (has('decision_rule')) changes.decision_rule = JSON.stringify(withDefaults(patch.decision_rule, current.decision_rule));
   if (has('primary_metric_id')) changes.primary_metric_id = patch.primary_metric_id ?? null;
   if (has('guardrail_metric_ids')) changes.guardrail_metric_ids = JSON.stringify(patch.guardrail_metric_ids ?? []);
+  if (has('secondary_metric_ids')) changes.secondary_metric_ids = JSON.stringify(patch.secondary_metric_ids ?? []);
+  if (has('multiple_testing')) changes.multiple_testing = JSON.stringify(normalizeMultipleTesting(patch.multiple_testing));
   if (has('mutex_group_id')) changes.mutex_group_id = patch.mutex_group_id ?? null;
   if (has('variance_reduction')) changes.variance_reduction = serializeVarianceReduction(patch.variance_reduction);
   if (has('dimensions')) changes.dimensions = JSON.stringify(patch.dimensions ?? []);
@@ -253,6 +271,8 @@ async function transition(ctx: ExperimentsDeps, actor: Actor, id: string, kind: 
     );
     if (kind === 'start') await ctx.lifecycle?.(trx, { kind: 'started', experiment: updated, actorId: actor.actorId });
     if (kind === 'stop') await ctx.lifecycle?.(trx, { kind: 'stopped', experiment: updated, actorId: actor.actorId, stoppedBy, snapshotId: null });
+    if (kind === 'stop' && stop?.launch_variant_key)
+      return launchInTransaction(trx, actor, { ...row, ...changes }, { variant_key: stop.launch_variant_key }, now);
     return updated;
   });
   publish(ctx, result, []);

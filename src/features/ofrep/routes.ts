@@ -25,7 +25,9 @@ const EvaluationRequest = Type.Object(
 const EvaluationSuccess = Type.Object({
   key: Type.String(),
   value: Type.String({ description: 'the variant key (the control for units outside the experiment)' }),
-  reason: Type.Enum(['SPLIT', 'TARGETING_MATCH', 'DEFAULT']),
+  reason: Type.Enum(['SPLIT', 'TARGETING_MATCH', 'DEFAULT', 'STATIC'], {
+    description: 'SPLIT: bucketed or held out by a holdout; TARGETING_MATCH: a QA override; DEFAULT: outside the experiment; STATIC: a launched variant',
+  }),
   variant: Type.Optional(Type.String()),
   metadata: Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()])),
 });
@@ -52,11 +54,18 @@ function readContext(body: { context?: Record<string, unknown> } | undefined): {
   return { unitId: targetingKey, attributes };
 }
 
+/** The OpenFeature reason of an assignment with a variant (a launch is a static value). */
+const OFREP_REASONS: Partial<Record<Assignment['reason'], 'TARGETING_MATCH' | 'STATIC'>> = { forced: 'TARGETING_MATCH', launched: 'STATIC' };
+
 function toEvaluation(definition: ExperimentDefinition, assignment: Assignment) {
   const control = definition.variants.find((v) => v.is_control)?.key ?? definition.variants[0]?.key ?? '';
-  const metadata = { verdict_reason: assignment.reason, in_experiment: assignment.variant !== null };
+  const metadata = {
+    verdict_reason: assignment.reason,
+    in_experiment: assignment.variant !== null,
+    ...(assignment.holdout_id === undefined ? {} : { holdout_id: assignment.holdout_id }),
+  };
   if (assignment.variant === null) return { key: definition.key, value: control, reason: 'DEFAULT' as const, metadata };
-  const reason = assignment.reason === 'forced' ? ('TARGETING_MATCH' as const) : ('SPLIT' as const);
+  const reason: 'SPLIT' | 'TARGETING_MATCH' | 'STATIC' = OFREP_REASONS[assignment.reason] ?? 'SPLIT';
   return { key: definition.key, value: assignment.variant, variant: assignment.variant, reason, metadata };
 }
 
@@ -88,7 +97,7 @@ export function ofrepRoutes({ db, assigner }: OfrepDeps): FastifyPluginAsyncType
     app.post(
       '/ofrep/v1/evaluate/flags',
       route('ofrepEvaluateAllFlags', {
-        description: 'Evaluates every running experiment visible to the key for the targetingKey.',
+        description: 'Evaluates every running (or launched) experiment visible to the key for the targetingKey.',
         body: Type.Optional(EvaluationRequest),
         response: { 200: Type.Object({ flags: Type.Array(EvaluationSuccess) }), 400: EvaluationFailure },
       }),

@@ -7,6 +7,7 @@ const sections: [string, string][] = [
   ['/metrics', 'Metrics'],
   ['/segments', 'Segments'],
   ['/mutex-groups', 'Mutex groups'],
+  ['/holdouts', 'Holdouts'],
   ['/environments', 'Environments'],
   ['/api-keys', 'API keys'],
   ['/audit', 'Audit log'],

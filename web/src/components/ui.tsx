@@ -58,7 +58,7 @@ function useFieldId(): string {
  * A label, the control it names and an optional hint tied to the control with
  * aria-describedby: the frame every form control here shares.
  */
-function Labelled({
+export function Labelled({
   label,
   hint,
   error,

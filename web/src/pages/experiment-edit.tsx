@@ -8,6 +8,7 @@ import type { Rule } from '../rules.js';
 import type { Experiment, Metric } from '../types.js';
 import { DecisionRuleFields, ruleFromText, ruleText } from './decision-rule.js';
 import { MetricFields } from './metric-fields.js';
+import { DEFAULT_MULTIPLE_TESTING, SecondaryFields } from './secondary-fields.js';
 
 export interface EditorProps {
   experiment: Experiment;
@@ -126,11 +127,17 @@ export function DecisionRuleEditor({ experiment, onChanged }: EditorProps) {
   );
 }
 
-/** Primary and guardrail metrics, which only a draft may change (results depend on them once running). */
+/** Primary, guardrail and secondary metrics and the correction, which only a draft may change (results depend on them once running). */
 export function MetricsEditor({ experiment, metrics, onChanged }: EditorProps & { metrics: Metric[] }) {
   const [primary, setPrimary] = useState(experiment.primary_metric_id ?? '');
   const [guardrails, setGuardrails] = useState(experiment.guardrail_metric_ids);
-  const changed = primary !== (experiment.primary_metric_id ?? '') || JSON.stringify(guardrails) !== JSON.stringify(experiment.guardrail_metric_ids);
+  const [secondaries, setSecondaries] = useState(experiment.secondary_metric_ids ?? []);
+  const [multipleTesting, setMultipleTesting] = useState(experiment.multiple_testing ?? DEFAULT_MULTIPLE_TESTING);
+  const goals = { secondary_metric_ids: secondaries.filter((id) => id !== primary && !guardrails.includes(id)), multiple_testing: multipleTesting };
+  const changed =
+    primary !== (experiment.primary_metric_id ?? '') ||
+    JSON.stringify(guardrails) !== JSON.stringify(experiment.guardrail_metric_ids) ||
+    JSON.stringify(goals) !== JSON.stringify({ secondary_metric_ids: experiment.secondary_metric_ids, multiple_testing: experiment.multiple_testing });
   return (
     <PatchForm
       experiment={experiment}
@@ -139,9 +146,17 @@ export function MetricsEditor({ experiment, metrics, onChanged }: EditorProps & 
       title="Edit metrics"
       saveLabel="Save metrics"
       changed={changed}
-      patch={() => ({ primary_metric_id: primary || null, guardrail_metric_ids: guardrails })}
+      patch={() => ({ primary_metric_id: primary || null, guardrail_metric_ids: guardrails, ...goals })}
     >
       <MetricFields metrics={metrics} primary={primary} onPrimary={setPrimary} guardrails={guardrails} onGuardrails={setGuardrails} />
+      <SecondaryFields
+        metrics={metrics}
+        taken={[primary, ...guardrails]}
+        secondaries={secondaries}
+        onSecondaries={setSecondaries}
+        multipleTesting={multipleTesting}
+        onMultipleTesting={setMultipleTesting}
+      />
     </PatchForm>
   );
 }

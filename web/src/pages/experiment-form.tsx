@@ -8,6 +8,7 @@ import type { Rule } from '../rules.js';
 import { parseDimensions } from './experiment-edit.js';
 import { navigate } from '../router.js';
 import { MetricFields } from './metric-fields.js';
+import { DEFAULT_MULTIPLE_TESTING, SecondaryFields, type MultipleTesting } from './secondary-fields.js';
 import { DEFAULT_RULE, DecisionRuleFields, ruleFromText, type RuleText } from './decision-rule.js';
 import { DEFAULT_CUPED, VarianceReductionFields, cupedFromText, type CupedText } from './variance-reduction.js';
 import { AllocationFields, DEFAULT_ALLOCATION, allocationFromText, type AllocationText } from './allocation.js';
@@ -107,6 +108,8 @@ function useExperimentDraft() {
   ]);
   const [control, setControl] = useState(0);
   const [guardrails, setGuardrails] = useState<string[]>([]);
+  const [secondaries, setSecondaries] = useState<string[]>([]);
+  const [multipleTesting, setMultipleTesting] = useState<MultipleTesting>(DEFAULT_MULTIPLE_TESTING);
   const [rule, setRule] = useState<RuleText>(DEFAULT_RULE);
   const [cuped, setCuped] = useState<CupedText>(DEFAULT_CUPED);
   const [allocation, setAllocation] = useState<AllocationText>(DEFAULT_ALLOCATION);
@@ -125,6 +128,8 @@ function useExperimentDraft() {
     })),
     primary_metric_id: fields.primary_metric_id || null,
     guardrail_metric_ids: guardrails,
+    secondary_metric_ids: secondaries.filter((id) => id !== fields.primary_metric_id && !guardrails.includes(id)),
+    multiple_testing: multipleTesting,
     mutex_group_id: fields.mutex_group_id || null,
     audience,
     dimensions: parseDimensions(fields.dimensions),
@@ -135,7 +140,8 @@ function useExperimentDraft() {
   });
   const audienceState = { audience, setAudience, audienceMistake, setAudienceMistake };
   const settings = { rule, setRule, cuped, setCuped, allocation, setAllocation, autoStop, setAutoStop };
-  return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, body, ...audienceState, ...settings };
+  const goals = { secondaries, setSecondaries, multipleTesting, setMultipleTesting };
+  return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, body, ...audienceState, ...settings, ...goals };
 }
 
 /** The experiment's environment, key, name, hypothesis and unit type. */
@@ -186,6 +192,14 @@ function MetricsFieldset({ draft, metrics, groups }: { draft: ExperimentDraft; m
         onPrimary={(value) => draft.setFields({ ...fields, primary_metric_id: value })}
         guardrails={draft.guardrails}
         onGuardrails={draft.setGuardrails}
+      />
+      <SecondaryFields
+        metrics={metrics}
+        taken={[fields.primary_metric_id, ...draft.guardrails]}
+        secondaries={draft.secondaries}
+        onSecondaries={draft.setSecondaries}
+        multipleTesting={draft.multipleTesting}
+        onMultipleTesting={draft.setMultipleTesting}
       />
       <Select
         label="Mutex group"

@@ -16,6 +16,8 @@ const REASON_WORDS: Record<Assignment['reason'], string> = {
   forced: 'pinned here',
   mutex_holdout: 'held out by its mutual exclusion group',
   audience_excluded: 'outside the audience',
+  launched: 'given the launched variant',
+  holdout: 'kept on the control by a holdout',
 };
 
 /** What a stored assignment means, in a sentence. */

@@ -13,6 +13,7 @@ import { UnitTools } from './experiment-units.js';
 import { AllocationEditor, WeightsOverTime, describeAllocation } from './allocation.js';
 import { VarianceReductionEditor } from './variance-reduction.js';
 import { AutoStopEditor, describeAutoStop } from './auto-stop.js';
+import { HoldoutNote, LaunchPanel } from './launch.js';
 import { PlanPanel } from './plan-panel.js';
 
 interface Catalogue {
@@ -174,6 +175,8 @@ export function ExperimentDetail({ id }: { id: string }) {
       {stopping && e.status === 'running' ? <StopForm experiment={e} onChanged={reload} onCancel={() => setStopping(false)} /> : null}
       {e.status === 'archived' ? <p class="muted">Archived: nothing more can change.</p> : null}
       <StoppedBy experiment={e} />
+      <HoldoutNote experiment={e} />
+      <LaunchPanel key={e.updated_at} experiment={e} onChanged={reload} />
       <Summary experiment={e} catalogue={catalogue.data} />
       {/* The planning warnings weigh the decision rule, which a bandit's own stopping rule replaces. */}
       {editable && e.allocation?.type !== 'bandit' ? <PlanningWarnings warnings={e.warnings ?? []} /> : null}

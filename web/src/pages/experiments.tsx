@@ -117,6 +117,11 @@ export function Experiments({ status }: { status: string }) {
                 <td>
                   <StatusBadge status={row.experiment.status} />
                   {row.experiment.stop_reason ? <div class="hint">{stopReasons[row.experiment.stop_reason] ?? row.experiment.stop_reason}</div> : null}
+                  {row.experiment.launched_variant_key && row.experiment.status === 'stopped' ? (
+                    <div class="hint" data-testid="list-launched">
+                      launched: {row.experiment.launched_variant_key}
+                    </div>
+                  ) : null}
                 </td>
                 <StandingCells row={row} />
                 <td>{runningDays(row.experiment)}</td>

@@ -11,7 +11,7 @@ export interface MetricView {
   id: string;
   key: string;
   name: string;
-  role: 'primary' | 'guardrail';
+  role: 'primary' | 'secondary' | 'guardrail';
   kind: MetricKind;
   unit: string | null;
   higherIsBetter: boolean;
@@ -26,7 +26,7 @@ function controlMean(perVariant: VariantPosterior[]): number | null {
   return control?.posterior.mean ?? control?.observed_rate ?? null;
 }
 
-/** The primary metric, then the guardrails, each under its name (the key only when the metric is gone). */
+/** The primary metric, then the secondary metrics, then the guardrails, each under its name (the key only when the metric is gone). */
 export function metricViews(snapshot: Snapshot, catalogue: Metric[]): MetricView[] {
   const byId = new Map(catalogue.map((metric) => [metric.id, metric]));
   const views: MetricView[] = [];
@@ -46,6 +46,22 @@ export function metricViews(snapshot: Snapshot, catalogue: Metric[]): MetricView
       cuped: primary.cuped,
       perVariant: snapshot.per_variant,
       format: metricFormat({ kind: primary.kind, unit, reference: controlMean(snapshot.per_variant) }),
+    });
+  }
+  for (const secondary of snapshot.secondary_metrics ?? []) {
+    const unit = secondary.unit ?? byId.get(secondary.id)?.unit ?? null;
+    views.push({
+      id: secondary.id,
+      key: secondary.key,
+      name: secondary.name || byId.get(secondary.id)?.name || secondary.key,
+      role: 'secondary',
+      kind: secondary.kind,
+      unit,
+      higherIsBetter: secondary.higher_is_better !== false,
+      capApplied: secondary.cap_applied,
+      cuped: secondary.cuped,
+      perVariant: secondary.per_variant,
+      format: metricFormat({ kind: secondary.kind, unit, reference: controlMean(secondary.per_variant) }),
     });
   }
   for (const guardrail of snapshot.guardrails ?? []) {

@@ -7,6 +7,8 @@ import type { MetricView } from './results-model.js';
 import { liftOf, liftText } from './results-scorecard.js';
 import { CupedNote } from './variance-reduction.js';
 
+const ROLE_WORDS = { primary: 'primary metric', secondary: 'secondary metric', guardrail: 'guardrail' } as const;
+
 export function intervalRows(perVariant: VariantPosterior[]): IntervalRow[] {
   return perVariant.flatMap((v) => {
     const interval = v.posterior.credible_interval_95;
@@ -85,7 +87,7 @@ export function MetricDetails({ metric }: { metric: MetricView }) {
   return (
     <details class="metric-details" id={`metric-${metric.id}`} data-testid={`details-${metric.key}`}>
       <summary>
-        <strong>{metric.name}</strong> <span class="muted">({metric.role === 'primary' ? 'primary metric' : 'guardrail'}): details</span>
+        <strong>{metric.name}</strong> <span class="muted">({ROLE_WORDS[metric.role]}): details</span>
       </summary>
       <CapNote metric={metric} />
       <CupedNote cuped={metric.cuped} />

@@ -2,7 +2,8 @@ import { readingOf } from '../charts/effect-chart.js';
 import { LiftBar } from '../charts/lift-bar.js';
 import { padded } from '../charts/scale.js';
 import { chance, lift } from '../format.js';
-import type { Effect, VariantPosterior } from '../types.js';
+import type { Effect, Snapshot, VariantPosterior } from '../types.js';
+import { AdjustedLine, CorrectionNote } from './results-correction.js';
 import type { MetricView } from './results-model.js';
 
 /** A variant's effect as the scorecard shows it: relative lift when the control's mean allows one. */
@@ -53,18 +54,23 @@ function ScoreCell({ metric, variant, domain }: { metric: MetricView; variant: V
       <div class="hint">
         {readingWords[reading]} · chance to beat control {chance(cell.chance)}
       </div>
+      <AdjustedLine effect={variant.effect} testId={`adjusted-${metric.key}-${variant.variant_key}`} />
     </td>
   );
 }
 
+const ROLE_LABELS = { primary: 'Primary', secondary: 'Secondary', guardrail: 'Guardrail' } as const;
+
 /**
- * One row per metric (the primary first, then the guardrails), one column per treatment: its lift
- * against the control with the 95% interval, coloured by the metric's direction.
+ * One row per metric (the primary first, then the secondary metrics, then the guardrails), one
+ * column per treatment: its lift against the control with the 95% interval, coloured by the
+ * metric's direction, and its adjusted p-value when the snapshot corrected for multiple testing.
  */
-export function Scorecard({ metrics, treatments }: { metrics: MetricView[]; treatments: string[] }) {
+export function Scorecard({ metrics, treatments, correction }: { metrics: MetricView[]; treatments: string[]; correction?: Snapshot['multiple_testing'] }) {
   if (metrics.length === 0) return <p class="muted">This experiment has no metrics: only sample sizes and the SRM check are reported.</p>;
   return (
     <div class="table-wrap" role="region" aria-label="Scorecard" tabIndex={0}>
+      <CorrectionNote correction={correction ?? null} />
       <table class="scorecard" data-testid="scorecard">
         <caption class="visually-hidden">Scorecard: each metric’s lift against the control per variant</caption>
         <thead>
@@ -91,7 +97,7 @@ export function Scorecard({ metrics, treatments }: { metrics: MetricView[]; trea
                 <th scope="row">
                   <a href={`#metric-${metric.id}`}>{metric.name}</a>
                   <div class="hint">
-                    {metric.role === 'primary' ? 'Primary' : 'Guardrail'} · {metric.higherIsBetter ? '↑ higher is better' : '↓ lower is better'}
+                    {ROLE_LABELS[metric.role]} · {metric.higherIsBetter ? '↑ higher is better' : '↓ lower is better'}
                   </div>
                 </th>
                 <td>{metric.format.value(control?.posterior.mean ?? control?.observed_rate)}</td>

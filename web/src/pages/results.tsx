@@ -103,7 +103,7 @@ function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () 
       <PlanProgress snapshot={latest} experiment={experiment} />
       <section aria-labelledby="scorecard-title">
         <h2 id="scorecard-title">Scorecard</h2>
-        <Scorecard metrics={views} treatments={treatments} />
+        <Scorecard metrics={views} treatments={treatments} correction={latest.multiple_testing} />
         {views.map((view) => (
           <MetricDetails key={view.id} metric={view} />
         ))}

@@ -20,7 +20,8 @@ import type { MetricRow } from '../../metrics/read.js';
 import type { Variant } from '../../experiments/schemas.js';
 import { banditDecision, banditPrimary, banditSrm, type BanditInput } from './bandit-analysis.js';
 import { analyzeWithCuped, unadjustedMean, type CupedSettings } from './cuped-analysis.js';
-import type { CupedReport, Guardrail, GuardrailRegression, SnapshotDecision, Traffic, VariantPosterior } from '../schemas.js';
+import type { CupedReport, Guardrail, GuardrailRegression, MultipleTestingReport, SnapshotDecision, Traffic, VariantPosterior } from '../schemas.js';
+import { applyCorrection, type MultipleTestingSettings } from './multiple-testing.js';
 import type { MetricTotals, VariantTotals } from '../store/contract.js';
 import { EMPTY_TOTALS } from '../store/fold.js';
 
@@ -41,9 +42,13 @@ export interface BuildInput {
   computedAt: number;
   primary: MetricRow | null;
   guardrails: readonly MetricRow[];
-  /** Totals by variant key; `metrics` holds the primary's totals first (when there is one), then the guardrails'. */
+  /** Goals beside the primary; their totals follow the guardrails'. */
+  secondaries?: readonly MetricRow[];
+  /** The correction over the goals (and guardrails when in scope); absent: Benjamini-Hochberg over the goals. */
+  multipleTesting?: MultipleTestingSettings;
+  /** Totals by variant key; `metrics` holds the primary's totals first (when there is one), then the guardrails', then the secondaries'. */
   totals: ReadonlyMap<string, VariantTotals>;
-  /** The cap each metric applied (primary first, then the guardrails), null when uncapped. */
+  /** The cap each metric applied (primary first, then the guardrails, then the secondaries), null when uncapped. */
   capsApplied?: readonly (number | null)[];
   previous: PreviousEvidence | null;
   /** The experiment's CUPED settings; null (or absent) when variance reduction is off. */
@@ -57,6 +62,10 @@ export const GUARDRAIL_REGRESSION_CHANCE = 0.05;
 
 export interface BuiltSnapshot {
   per_variant: VariantPosterior[];
+  /** The secondary metrics' results; service.ts adds each metric's description. */
+  secondary_per_variant: VariantPosterior[][];
+  secondary_cuped: (CupedReport | null)[];
+  multiple_testing: MultipleTestingReport;
   guardrails: Guardrail[];
   traffic: Traffic[];
   decision_rule_satisfied: boolean;
@@ -224,6 +233,10 @@ export function guardrailRegressions(guardrails: readonly Guardrail[], sampled: 
     guardrail.per_variant.flatMap((variant) => {
       const chance = variant.effect?.chance_to_beat_control;
       if (variant.is_control || chance === undefined || chance >= GUARDRAIL_REGRESSION_CHANCE) return [];
+      // In the family (scope goals_and_guardrails): the harm must also survive the correction, at
+      // the two-sided tail the chance threshold corresponds to.
+      const adjusted = variant.effect?.adjusted_p_value;
+      if (adjusted !== undefined && adjusted !== null && adjusted >= 2 * GUARDRAIL_REGRESSION_CHANCE) return [];
       return [
         {
           metric_id: guardrail.metric_id,
@@ -263,8 +276,17 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
   const offset = input.primary ? 1 : 0;
   const cuped = input.cuped ?? null;
   const primary = input.primary ? primaryAnalysis(input, input.primary, variants, cuped) : null;
+  const secondaryOffset = offset + input.guardrails.length;
+  const secondaries = (input.secondaries ?? []).map((metric, index) => analyzeMetric(metric, index + secondaryOffset, variants, input.totals, cuped));
+  const guardrailAnalyses = input.guardrails.map((metric, index) => analyzeMetric(metric, index + offset, variants, input.totals, cuped));
+  const corrected = applyCorrection({
+    goals: [...(primary ? [primary.posteriors] : []), ...secondaries.map((item) => item.posteriors)],
+    guardrails: guardrailAnalyses.map((item) => item.posteriors),
+    settings: input.multipleTesting ?? { method: 'benjamini_hochberg', scope: 'goals' },
+  });
+  const primaryPosteriors = primary ? (corrected.goals[0] as VariantPosterior[]) : null;
   const guardrails: Guardrail[] = input.guardrails.map((metric, index) => {
-    const analysed = analyzeMetric(metric, index + offset, variants, input.totals, cuped);
+    const analysed = { ...(guardrailAnalyses[index] as ReturnType<typeof analyzeMetric>), posteriors: corrected.guardrails[index] as VariantPosterior[] };
     return {
       metric_id: metric.id,
       metric_key: metric.key,
@@ -286,7 +308,10 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
   const rule = resolveDecisionRule(input.decisionRule);
   const traffic = input.variants.map((variant) => ({ variant_key: variant.key, weight: variant.weight, exposed_units: unitsOf(input.totals, variant.key) }));
   return {
-    per_variant: primary?.posteriors ?? sampleSizesOnly(variants, input.totals),
+    per_variant: primaryPosteriors ?? sampleSizesOnly(variants, input.totals),
+    secondary_per_variant: corrected.goals.slice(primary ? 1 : 0),
+    secondary_cuped: secondaries.map((item) => item.cuped),
+    multiple_testing: corrected.report,
     guardrails,
     traffic,
     decision_rule_satisfied: decision.satisfied,

@@ -12,20 +12,28 @@
  *    says); or the decision rule found the control best.
  * 3. keep_running: a winner or no-difference finding before every weighted variant reached
  *    min_sample_per_variant (the planned sample); no rule satisfied yet.
- * 4. ship: the winner, with every check above passed.
+ * 4. ship: the winner, with every check above passed, unless the multiple-testing correction moved
+ *    its p-value on the primary metric above the bar its rule's threshold sets (keep_running,
+ *    not_significant_after_correction); the ship message gives the adjusted p-value it read.
  * 5. no_difference: the rule ruled out an effect of the minimum detectable size, or the planned
  *    duration ended (with the planned sample) without a winner.
  */
 import { chanceText, pValueText, resolveDecisionRule, ruleName, type DecisionRuleSettings } from '../../../stats/index.js';
 import type { Allocation } from '../../experiments/allocation.js';
-import type { AnalysedMetric, Breakdown, Recommendation, RecommendationReason, SnapshotDecision, Traffic } from '../schemas.js';
+import type { AnalysedMetric, Breakdown, MultipleTestingReport, Recommendation, RecommendationReason, SnapshotDecision, Traffic } from '../schemas.js';
+import { correctionOf, correctionText } from './correction-words.js';
 
 /** What a recommendation reads from a primary-metric or guardrail result. */
 interface VariantCounts {
   variant_key: string;
   is_control: boolean;
   conversions: number;
-  effect: { relative: { mean: number | null; credible_interval_95: [number, number] | null }; chance_to_beat_control: number } | null;
+  effect: {
+    relative: { mean: number | null; credible_interval_95: [number, number] | null };
+    chance_to_beat_control: number;
+    p_value?: number | undefined;
+    adjusted_p_value?: number | null | undefined;
+  } | null;
 }
 
 export interface RecommendationInput {
@@ -37,6 +45,8 @@ export interface RecommendationInput {
   srm_warning: boolean;
   decision: Pick<SnapshotDecision, 'verdict' | 'variant_key' | 'method' | 'days_elapsed' | 'guardrail_regressions'>;
   breakdowns: ReadonlyArray<Pick<Breakdown, 'dimension'> & { values: ReadonlyArray<{ value: string; label?: string; srm_warning: boolean }> }>;
+  /** The correction the effects' adjusted_p_value carry; null or absent in snapshots stored before it. */
+  multiple_testing?: MultipleTestingReport | null | undefined;
 }
 
 /** What the snapshot alone does not say: the plan it is read against and whether the experiment stopped. */
@@ -45,6 +55,8 @@ export interface RecommendationContext {
   max_duration_days: number;
   /** The experiment had stopped when the snapshot was computed: no message then says "stop the experiment". */
   stopped: boolean;
+  /** The rule's posterior_threshold: 2·(1 − it) is the p-value bar a winner's adjusted p-value is read against (default: the rule's default). */
+  posterior_threshold?: number | undefined;
 }
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -195,8 +207,14 @@ function winnerRecommendation(input: RecommendationInput, context: Recommendatio
   }
   const short = shortVariants(input, context);
   if (short.length > 0) return { action: 'keep_running', variant_key: null, reasons: [belowMinSample(short, context)] };
+  const correction = correctionOf(input, winner, context.posterior_threshold);
+  if (correction?.blocks) {
+    const message = `${winner} leads ${control} on ${primaryName(input)}${liftOf(input, winner)} under ${rule(input)}, but ${correctionText(correction)}, above the ${correction.bar.toFixed(2)} the rule’s threshold stands for: with this many goals read at once the lead may be chance. ${context.stopped ? 'The results are inconclusive.' : 'Keep the experiment running.'}`;
+    return { action: 'keep_running', variant_key: null, reasons: [reason('not_significant_after_correction', message)] };
+  }
   const next = context.stopped ? `Ship ${winner}.` : `You can stop the experiment and ship ${winner}.`;
-  const message = `${winner} beats ${control} on ${primaryName(input)}${liftOf(input, winner)} under ${rule(input)}; the split matches the weights, no guardrail regressed and every variant reached the planned minimum sample. ${next}`;
+  const adjusted = correction ? ` ${capitalised(correctionText(correction))}.` : '';
+  const message = `${winner} beats ${control} on ${primaryName(input)}${liftOf(input, winner)} under ${rule(input)}; the split matches the weights, no guardrail regressed and every variant reached the planned minimum sample.${adjusted} ${next}`;
   return { action: 'ship', variant_key: winner, reasons: [reason('rule_satisfied', message)] };
 }
 
@@ -250,5 +268,10 @@ export function plannedSamplePerVariant(experiment: PlannedExperiment): number {
 /** The context of a snapshot computed now from the experiment's rule. */
 export function recommendationContext(experiment: PlannedExperiment, stopped: boolean): RecommendationContext {
   const rule = resolveDecisionRule(experiment.decision_rule);
-  return { min_sample_per_variant: plannedSamplePerVariant(experiment), max_duration_days: rule.max_duration_days, stopped };
+  return {
+    min_sample_per_variant: plannedSamplePerVariant(experiment),
+    max_duration_days: rule.max_duration_days,
+    stopped,
+    posterior_threshold: rule.posterior_threshold,
+  };
 }
