@@ -53,6 +53,19 @@ function createNotifyingSlices(ctx: AppContext) {
   return { webhookEndpoints, alerts, experiments };
 }
 
+/** Inbound webhooks ingest through the events slice's function. */
+function createInboundSlice(ctx: AppContext) {
+  return createInbound({
+    config: ctx.config,
+    db: ctx.db,
+    clock: ctx.clock,
+    secrets: ctx.secrets,
+    logger: ctx.logger,
+    jobs: ctx.jobs,
+    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
+  });
+}
+
 export function createSlices(ctx: AppContext) {
   const health = createHealth(ctx);
   const workspaces = createWorkspaces(ctx);
@@ -70,15 +83,7 @@ export function createSlices(ctx: AppContext) {
   const assignment = createAssignment(ctx);
   const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });
   const webhookSources = createWebhookSources(ctx);
-  const inbound = createInbound({
-    config: ctx.config,
-    db: ctx.db,
-    clock: ctx.clock,
-    secrets: ctx.secrets,
-    logger: ctx.logger,
-    jobs: ctx.jobs,
-    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
-  });
+  const inbound = createInboundSlice(ctx);
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
