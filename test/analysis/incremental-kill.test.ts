@@ -18,7 +18,7 @@ import { expectSameAnalysis } from './incremental-support.js';
  * full computation (counts exactly, every number within 1e-9 relative). Then two `verdict
  * analyze` processes refresh the same experiment at once: neither double-counts.
  */
-const UNITS = 40_000;
+const UNITS = 20_000;
 // Real processes use the real clock: the experiment started three days ago.
 const T0 = Math.floor((Date.now() - 3 * DAY) / 60_000) * 60_000;
 
@@ -43,7 +43,12 @@ async function seed(dialect: DialectName): Promise<Setup> {
   await seedEvents(ctx, scope, { from: 0, to: UNITS * EVENTS_PER_UNIT, firstUnit: 0, units: UNITS, shift: 0, late: 'none', prefix: 'e' });
   await analyzeTables(ctx);
   const url = database.config.kind === 'postgres' ? database.config.url : `sqlite:${database.config.file}`;
-  const env = { VERDICT_DATABASE_URL: url, VERDICT_DATA_DIR: database.dataDir, VERDICT_LOG_LEVEL: 'error' };
+  const env: Record<string, string> = { VERDICT_DATABASE_URL: url, VERDICT_DATA_DIR: database.dataDir, VERDICT_LOG_LEVEL: 'error' };
+  // A killed process's PostgreSQL backend would otherwise run its statement to the end (minutes on
+  // a loaded machine) before it finds the client gone and rolls back, and the next refresh waits
+  // for its lock; with this setting (PostgreSQL 14+, read by node-postgres from PGOPTIONS) it
+  // checks the client every 100 ms and rolls back at once. The outcome is the same rollback.
+  if (database.config.kind === 'postgres') env.PGOPTIONS = '-c client_connection_check_interval=100';
   return { ctx, database, env, scope, units: UNITS };
 }
 

@@ -10,6 +10,24 @@ import { eventually } from '../support/processes.js';
 
 const redisUrl = process.env.VERDICT_TEST_REDIS_URL;
 
+async function startRunning(url: string, key: string, environmentId: string, experimentKey: string, extra: Record<string, unknown> = {}) {
+  const created = await call(url, key, 'POST', '/v1/experiments', {
+    environment_id: environmentId,
+    key: experimentKey,
+    name: experimentKey,
+    hypothesis: 'h',
+    unit_type: 'user',
+    variants: [
+      { key: 'control', weight: 50 },
+      { key: 'treatment', weight: 50 },
+    ],
+    ...extra,
+  });
+  expect(created.status).toBe(201);
+  expect((await call(url, key, 'POST', `/v1/experiments/${created.body.id}/start`)).status).toBe(200);
+  return created.body;
+}
+
 describeEach('scaled mode: two API processes and two workers on PostgreSQL and Redis', { dialects: ['postgres'], buffers: ['redis'] }, () => {
   let database: TestDatabase;
   let deployment: Deployment;
@@ -17,11 +35,17 @@ describeEach('scaled mode: two API processes and two workers on PostgreSQL and R
   let key: string;
   let a: string;
   let b: string;
+  /** Running before the workers start, so both schedulers' first tick finds it due (not a minute later). */
+  let scheduled: { id: string };
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
     const url = database.config.kind === 'postgres' ? database.config.url : '';
-    deployment = await startDeployment({ databaseUrl: url, redisUrl: redisUrl as string, dataDir: database.dataDir }, 2);
+    const base = { databaseUrl: url, redisUrl: redisUrl as string, dataDir: database.dataDir };
+    deployment = await startDeployment(base, 2, async ({ api, bootstrap }) => {
+      const decision_rule = { snapshot_cadence_minutes: 60 };
+      scheduled = await startRunning(api[0]!.url, bootstrap.key, bootstrap.environmentId, 'scaled-analysis', { decision_rule });
+    });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }) });
     key = deployment.bootstrap.key;
     [a, b] = deployment.api.map((api) => api.url) as [string, string];
@@ -33,23 +57,8 @@ describeEach('scaled mode: two API processes and two workers on PostgreSQL and R
     await database?.drop();
   });
 
-  async function startExperiment(experimentKey: string, extra: Record<string, unknown> = {}) {
-    const created = await call(a, key, 'POST', '/v1/experiments', {
-      environment_id: deployment.bootstrap.environmentId,
-      key: experimentKey,
-      name: experimentKey,
-      hypothesis: 'h',
-      unit_type: 'user',
-      variants: [
-        { key: 'control', weight: 50 },
-        { key: 'treatment', weight: 50 },
-      ],
-      ...extra,
-    });
-    expect(created.status).toBe(201);
-    expect((await call(a, key, 'POST', `/v1/experiments/${created.body.id}/start`)).status).toBe(200);
-    return created.body;
-  }
+  const startExperiment = (experimentKey: string, extra: Record<string, unknown> = {}) =>
+    startRunning(a, key, deployment.bootstrap.environmentId, experimentKey, extra);
 
   it('agrees on concurrent first assigns made on both processes, storing one assignment and one exposure each', async () => {
     const experiment = await startExperiment('scaled-race');
@@ -180,8 +189,9 @@ describeEach('scaled mode: two API processes and two workers on PostgreSQL and R
   });
 
   it('computes the scheduled analysis of an experiment once per cadence across both workers', async () => {
-    const experiment = await startExperiment('scaled-analysis', { decision_rule: { snapshot_cadence_minutes: 60 } });
-    // Both workers run the minute-by-minute schedule; wait for its next tick to snapshot the experiment.
+    const experiment = scheduled;
+    // Both workers' schedulers tick as they start and find the experiment (running before they
+    // started) due at once; the job key of its cadence period lets only one of them compute it.
     const snapshots = await eventually(async () => {
       const rows = await db.selectFrom('analysis_snapshots').selectAll().where('experiment_id', '=', experiment.id).execute();
       return rows.length > 0 && rows;

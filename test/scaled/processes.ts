@@ -10,10 +10,18 @@ export interface Deployment {
   stop(): Promise<void>;
 }
 
-/** Two `serve --no-workers` API processes and `worker` processes sharing PostgreSQL and Redis. */
+/** What is up when the workers start: the bootstrap and the two API processes, healthy. */
+export type BeforeWorkers = (started: Pick<Deployment, 'api' | 'bootstrap'>) => Promise<void>;
+
+/**
+ * Two `serve --no-workers` API processes and `worker` processes sharing PostgreSQL and Redis.
+ * `beforeWorkers` runs once the API answers and before any worker starts (so before the first
+ * scheduler tick): what it creates is there for that tick.
+ */
 export async function startDeployment(
   base: { databaseUrl: string; redisUrl: string; dataDir: string; env?: Record<string, string> },
   workers = 1,
+  beforeWorkers?: BeforeWorkers,
 ): Promise<Deployment> {
   const env: Record<string, string> = {
     VERDICT_DATABASE_URL: base.databaseUrl,
@@ -33,8 +41,15 @@ export async function startDeployment(
     const child = spawnVerdict(['serve', '--no-workers', '--port', String(port)], env);
     api.push({ url: `http://127.0.0.1:${port}`, process: child });
   }
-  const workerProcesses = Array.from({ length: workers }, () => spawnVerdict(['worker'], env));
-  await Promise.all(api.map((a) => waitHealthy(a.url, a.process)));
+  let workerProcesses: ChildProcess[] = [];
+  if (beforeWorkers) {
+    await Promise.all(api.map((a) => waitHealthy(a.url, a.process)));
+    await beforeWorkers({ api, bootstrap });
+    workerProcesses = Array.from({ length: workers }, () => spawnVerdict(['worker'], env));
+  } else {
+    workerProcesses = Array.from({ length: workers }, () => spawnVerdict(['worker'], env));
+    await Promise.all(api.map((a) => waitHealthy(a.url, a.process)));
+  }
   return {
     env,
     api,

@@ -8,8 +8,10 @@ import {
   prepareWorkload,
   runWorkload,
   startServe,
+  startWorkload,
   startVerdict,
   stopLines,
+  underLoad,
   useSite,
   useSuiteServe,
   type Site,
@@ -27,6 +29,8 @@ const TIMEOUT_MS = 15_000;
 /** The deadline, the log's bounded exit flush (2 s), the primary's margin (1 s) and room for a loaded machine. */
 const STOP_BOUND_MS = TIMEOUT_MS + 2_000 + 1_000 + 3_000;
 const UNITS = 200;
+/** Seconds of load on each of the workload's three routes (assign, events, workspace): hundreds of access lines each. */
+const LOAD_SECONDS = 0.5;
 const env = { VERDICT_SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS) };
 
 /** The HTTP processes a primary runs (its children serving). */
@@ -77,18 +81,19 @@ function suite(variant: Variant) {
     it('a SIGTERM under load ends it, its log reader stalled and then gone', async () => {
       const worker = await startWorker(site());
       worker.setReader('stalled');
-      const load = runWorkload(api().url, site().key, workload, 1).catch(() => 0);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const load = startWorkload(api().url, site().key, workload, 5);
+      await underLoad(load);
       worker.child.kill('SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       worker.setReader('gone');
       expect(await exitWithin(worker, STOP_BOUND_MS)).toBe(0);
-      await load;
+      load.stop();
+      await load.done.catch(() => 0);
     }, 120_000);
 
     it('a SIGTERM after load stops it cleanly with its log read', async () => {
       const worker = await startWorker(site());
-      expect(await runWorkload(api().url, site().key, workload, 1)).toBeGreaterThan(0);
+      expect(await runWorkload(api().url, site().key, workload, LOAD_SECONDS)).toBeGreaterThan(0);
       worker.child.kill('SIGTERM');
       expect(await exitWithin(worker, STOP_BOUND_MS), stopLines(worker.log())).toBe(0);
       expect(linesWith(worker.log(), 'shutting down')).toEqual([expect.objectContaining({ signal: 'SIGTERM', timeout_ms: TIMEOUT_MS })]);
@@ -99,20 +104,21 @@ function suite(variant: Variant) {
   it('serve --processes 2: a SIGTERM under load ends the primary and each process, the log reader stalled and then gone', async () => {
     const { primary, children, workload } = await startCluster(site());
     primary.setReader('stalled');
-    const load = runWorkload(primary.url, site().key, workload, 1).catch(() => 0);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const load = startWorkload(primary.url, site().key, workload, 5);
+    await underLoad(load);
     primary.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     primary.setReader('gone');
     const { code, left } = await clusterExit(primary, children);
     expect(code, stopLines(primary.log())).toBe(0);
     expect(left).toEqual([]);
-    await load;
+    load.stop();
+    await load.done.catch(() => 0);
   }, 120_000);
 
   it('serve --processes 2: a SIGTERM after load stops the primary and each process cleanly with the log read', async () => {
     const { primary, children, workload } = await startCluster(site());
-    expect(await runWorkload(primary.url, site().key, workload, 1)).toBeGreaterThan(0);
+    expect(await runWorkload(primary.url, site().key, workload, LOAD_SECONDS)).toBeGreaterThan(0);
     primary.child.kill('SIGTERM');
     const { code, left } = await clusterExit(primary, children);
     expect(code, stopLines(primary.log())).toBe(0);

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { expect, it } from 'vitest';
 import { describeEach, type Variant } from '../support/describe-each.js';
-import { exitWithin, linesWith, prepareWorkload, runWorkload, startServe, stopLines, useSite } from './stopping.js';
+import { exitWithin, linesWith, prepareWorkload, runWorkload, startServe, startWorkload, stopLines, underLoad, useSite } from './stopping.js';
 
 // Issue 39: after load, `verdict serve` ignored SIGTERM and ran forever. Its log's exit flush
 // (sonic-boom's flushSync) waited for the stdout pipe forever: while the reader did not read it,
@@ -12,7 +12,9 @@ import { exitWithin, linesWith, prepareWorkload, runWorkload, startServe, stopLi
 const TIMEOUT_MS = 15_000;
 /** The deadline, the log's bounded exit flush (2 s) and room for a loaded machine. */
 const STOP_BOUND_MS = TIMEOUT_MS + 2_000 + 3_000;
-const UNITS = 1_000;
+const UNITS = 200;
+/** Seconds of load on each of the workload's three routes (assign, events, workspace): hundreds of access lines each. */
+const LOAD_SECONDS = 0.5;
 
 function suite(variant: Variant) {
   const site = useSite(variant);
@@ -22,18 +24,19 @@ function suite(variant: Variant) {
     const serve = await startServe(site(), [], env);
     const workload = await prepareWorkload(serve.url, site().key, UNITS);
     serve.setReader('stalled');
-    const load = runWorkload(serve.url, site().key, workload, 1.5).catch(() => 0);
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    const load = startWorkload(serve.url, site().key, workload, 5);
+    await underLoad(load);
     serve.child.kill('SIGTERM');
     expect(await exitWithin(serve, STOP_BOUND_MS)).toBe(0);
-    await load;
+    load.stop();
+    await load.done.catch(() => 0);
   }, 90_000);
 
   it('a SIGTERM after load ends the process when its log reader goes away during the stop (the pipe closed)', async () => {
     const serve = await startServe(site(), [], env);
-    const workload = await prepareWorkload(serve.url, site().key, 200);
+    const workload = await prepareWorkload(serve.url, site().key, UNITS);
     serve.setReader('stalled');
-    expect(await runWorkload(serve.url, site().key, workload, 1)).toBeGreaterThan(0);
+    expect(await runWorkload(serve.url, site().key, workload, LOAD_SECONDS)).toBeGreaterThan(0);
     serve.child.kill('SIGTERM');
     // By now the stop itself is over and the process is writing its last lines at exit.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -43,8 +46,8 @@ function suite(variant: Variant) {
 
   it('a SIGTERM after load, delivered twice as to a process group under npm start, stops the process cleanly with its log read', async () => {
     const serve = await startServe(site(), [], env);
-    const workload = await prepareWorkload(serve.url, site().key, 200);
-    expect(await runWorkload(serve.url, site().key, workload, 1)).toBeGreaterThan(0);
+    const workload = await prepareWorkload(serve.url, site().key, UNITS);
+    expect(await runWorkload(serve.url, site().key, workload, LOAD_SECONDS)).toBeGreaterThan(0);
     serve.child.kill('SIGTERM');
     serve.child.kill('SIGTERM');
     expect(await exitWithin(serve, STOP_BOUND_MS), stopLines(serve.log())).toBe(0);

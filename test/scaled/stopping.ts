@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { testRedisUrl, type Variant } from '../support/describe-each.js';
-import { createWorkspaceWithCli, freePort, spawnVerdict, waitHealthy } from '../support/processes.js';
+import { createWorkspaceWithCli, eventually, freePort, spawnVerdict, waitHealthy } from '../support/processes.js';
 
 /** What the test does with the process's stdout, the service log: read it, stop reading it (the pipe stays open), or close it. */
 export type Reader = 'reading' | 'stalled' | 'gone';
@@ -177,11 +177,19 @@ export async function prepareWorkload(url: string, key: string, units: number): 
 
 let sequence = 0;
 
+/** Issue 39's workload while it runs: how many requests were answered so far, its end, and a way to end it early. */
+export interface Load {
+  answered(): number;
+  /** Resolves with the requests answered, once every route ran its time or the load was stopped. */
+  done: Promise<number>;
+  stop(): void;
+}
+
 /**
  * Issue 39's workload on keep-alive connections, one route after the other for `seconds` each:
  * sticky assign hits, single events with a client_event_id, GET /v1/workspaces/current.
  */
-export async function runWorkload(url: string, key: string, { experimentKey, units }: Workload, seconds: number): Promise<number> {
+export function startWorkload(url: string, key: string, { experimentKey, units }: Workload, seconds: number): Load {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const run = crypto.randomUUID().slice(0, 8);
   const routes: autocannon.Request[] = [
@@ -201,13 +209,40 @@ export async function runWorkload(url: string, key: string, { experimentKey, uni
     { method: 'GET', path: '/v1/workspaces/current' },
   ];
   let answered = 0;
-  for (const route of routes) {
-    const result = await new Promise<autocannon.Result>((resolve, reject) => {
-      autocannon({ url, connections: 32, duration: seconds, headers, requests: [route] }, (error, done) => (error ? reject(error as Error) : resolve(done)));
-    });
-    answered += result.requests.total;
-  }
-  return answered;
+  let stopped = false;
+  let current: autocannon.Instance | undefined;
+  const done = (async () => {
+    for (const route of routes) {
+      if (stopped) break;
+      await new Promise<void>((resolve, reject) => {
+        current = autocannon({ url, connections: 32, duration: seconds, headers, requests: [route] }, (error) => (error ? reject(error as Error) : resolve()));
+        current.on('response', () => void (answered += 1));
+      });
+    }
+    return answered;
+  })();
+  return {
+    answered: () => answered,
+    done,
+    stop() {
+      stopped = true;
+      current?.stop();
+    },
+  };
+}
+
+/** The whole workload (`seconds` for each route); how many requests were answered. */
+export function runWorkload(url: string, key: string, workload: Workload, seconds: number): Promise<number> {
+  return startWorkload(url, key, workload, seconds).done;
+}
+
+/**
+ * A load in flight: resolves once `requests` of it were answered (their access lines, a few
+ * hundred bytes each, more than fill a 64 KiB pipe that nobody reads), rather than after a fixed time that a
+ * fast or a loaded machine turns into too little or too much.
+ */
+export async function underLoad(load: Load, requests = 500): Promise<void> {
+  await eventually(async () => load.answered() >= requests, 60_000, `${requests} requests of the load answered`);
 }
 
 /** Waits for the exit, at most `withinMs`; the code, or 'still running' (then the process is killed, so nothing is left behind). */

@@ -1,36 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyBanditWeights } from '../../src/features/experiments/bandit-weights.js';
 import { compute, createExperiment, createMetric, exposeExactly, sendEvents } from '../analysis/support.js';
-import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
+import { chromiumAvailable, screenshot } from './browser-support.js';
+import { useSignedInUi } from './signed-in-ui.js';
 
 // Bandits in the admin UI (docs/experiments.md "14. Bandits"): the allocation fields on the
 // new-experiment form, the allocation and the weights over time on the experiment and results
 // pages, and no hand-made weight editor while a bandit runs.
 
 describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation and its weights over time', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let boot: Bootstrap;
   let metricId = '';
 
-  beforeAll(async () => {
-    ensureWebBuild();
-    server = await startTestServer('sqlite');
-    boot = await server.bootstrap('Bandit Co');
+  const ui = useSignedInUi('Bandit Co', async ({ server, boot }) => {
     metricId = await createMetric(server, boot.key, { key: 'bought', name: 'Bought', event_key: 'buy', kind: 'binary' });
-    browser = await launchBrowser();
-    await signIn(browser.page, server.url, boot.key);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   it('creates a bandit from the form with a 12-hour burn-in', async () => {
-    const { page } = browser;
-    await page.goto(`${server.url}/ui/experiments`);
+    const { page } = ui.browser;
+    await page.goto(`${ui.server.url}/ui/experiments`);
     await page.getByRole('link', { name: 'New experiment' }).click();
     await page.getByLabel('Key', { exact: true }).fill('bandit-ui');
     await page.getByLabel('Name', { exact: true }).fill('Three texts');
@@ -45,7 +32,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation a
     expect(allocation).toContain('at least 1% of new units for every variant, a winner once a variant has a 95% chance of being best');
     expect(allocation).not.toMatch(/prob_best|weight_floor|_/);
     const experimentId = page.url().split('/').pop() ?? '';
-    const stored = await server.request('GET', `/v1/experiments/${experimentId}`, { key: boot.key });
+    const stored = await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key });
     expect(stored.body.allocation).toEqual({
       type: 'bandit',
       burn_in_hours: 12,
@@ -57,9 +44,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation a
   });
 
   it('shows each period’s weights on the experiment and results pages, and no weight editor while the bandit runs', async () => {
-    const { page } = browser;
-    const experiment = await createExperiment(server, boot.key, {
-      environment_id: boot.environmentId,
+    const { page } = ui.browser;
+    const experiment = await createExperiment(ui.server, ui.boot.key, {
+      environment_id: ui.boot.environmentId,
       key: 'bandit-periods',
       name: 'Two texts',
       hypothesis: 'One text sells best',
@@ -71,14 +58,14 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation a
       ],
     });
     // The experiments slice's own write, as the reweight job makes it (the job is tested through HTTP in test/experiments/bandits.test.ts).
-    const written = await applyBanditWeights(server.ctx, experiment.id, {
+    const written = await applyBanditWeights(ui.server.ctx, experiment.id, {
       weights: { control: 20, treatment: 80 },
       seed: 4242,
       probBest: { control: 0.1, treatment: 0.9 },
       basedOnPeriods: 1,
     });
     expect(written?.allocation_periods).toHaveLength(2);
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    await page.goto(`${ui.server.url}/ui/experiments/${experiment.id}`);
     const table = page.getByRole('table', { name: 'Weights per period' });
     await table.waitFor();
     const rows = await table.locator('tbody tr').allInnerTexts();
@@ -88,14 +75,14 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation a
     ]);
     expect(await page.getByRole('heading', { name: 'Change weights' }).count()).toBe(0);
     await screenshot(page, 'bandit-weights-over-time');
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await page.goto(`${ui.server.url}/ui/experiments/${experiment.id}/results`);
     await page.getByRole('table', { name: 'Weights per period' }).waitFor();
   });
 
   it('shows one stopping rule for a bandit, the bandit’s own, and measures the progress against its minimum; a variant keeps its colour across charts', async () => {
-    const { page } = browser;
-    const experiment = await createExperiment(server, boot.key, {
-      environment_id: boot.environmentId,
+    const { page } = ui.browser;
+    const experiment = await createExperiment(ui.server, ui.boot.key, {
+      environment_id: ui.boot.environmentId,
       key: 'bandit-rule',
       name: 'Four texts',
       hypothesis: 'One text sells best',
@@ -108,22 +95,22 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation a
         { key: 'treatment', weight: 50 },
       ],
     });
-    const units = await exposeExactly(server, boot.key, experiment, { control: 60, treatment: 60 }, 'rule');
+    const units = await exposeExactly(ui.server, ui.boot.key, experiment, { control: 60, treatment: 60 }, 'rule');
     const now = Date.now();
-    await sendEvents(server, boot.key, [
+    await sendEvents(ui.server, ui.boot.key, [
       ...(units.control ?? []).slice(0, 12).map((unit_id) => ({ event_key: 'buy', unit_id, occurred_at: now })),
       ...(units.treatment ?? []).slice(0, 20).map((unit_id) => ({ event_key: 'buy', unit_id, occurred_at: now })),
     ]);
-    await applyBanditWeights(server.ctx, experiment.id, {
+    await applyBanditWeights(ui.server.ctx, experiment.id, {
       weights: { control: 30, treatment: 70 },
       seed: 7,
       probBest: { control: 0.2, treatment: 0.8 },
       basedOnPeriods: 1,
     });
-    const snapshot = await compute(server, boot.key, experiment.id);
+    const snapshot = await compute(ui.server, ui.boot.key, experiment.id);
     expect(snapshot.decision.recommendation.reasons[0].message).toContain('at least 100 units per variant');
 
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    await page.goto(`${ui.server.url}/ui/experiments/${experiment.id}`);
     await page.getByTestId('allocation').waitFor();
     const text = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
     expect(text).toMatch(/Stopping rule Bandit: a variant’s chance of being best reaches 95\.0%/i);
@@ -132,7 +119,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation a
     expect(text).not.toContain('Too few units planned');
     expect(text).not.toMatch(/99\.5|20,000/);
 
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await page.goto(`${ui.server.url}/ui/experiments/${experiment.id}/results`);
     await expect(page.getByTestId('sample-progress').innerText()).resolves.toMatch(/^60 of 100 units per variant \(60%\)/);
     const reasons = await page.getByTestId('reasons').innerText();
     expect(reasons).toContain('at least 100 units per variant');

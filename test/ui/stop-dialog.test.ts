@@ -1,38 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compute, createExperiment, createMetric, exposeExactly, sendEvents } from '../analysis/support.js';
-import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
+import { chromiumAvailable, screenshot } from './browser-support.js';
+import { useSignedInUi } from './signed-in-ui.js';
 
 // Stopping records the right outcome (issue #52, item 3): the stop dialog starts from the latest
 // recommendation, asks for the winner of a win, says which checks disagree with the choice, and a
 // stopped experiment never reads "Keep running".
 
 describe.skipIf(!chromiumAvailable())('admin UI in Chromium: the stop dialog starts from the recommendation', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let boot: Bootstrap;
   let signups = '';
   let errors = '';
 
-  beforeAll(async () => {
-    ensureWebBuild();
-    server = await startTestServer('sqlite');
-    boot = await server.bootstrap('Stop Co');
+  const ui = useSignedInUi('Stop Co', async ({ server, boot }) => {
     signups = await createMetric(server, boot.key, { key: 'signed_up', name: 'Sign-ups', event_key: 'signup', kind: 'binary' });
     errors = await createMetric(server, boot.key, { key: 'errors', name: 'Error rate', event_key: 'error', kind: 'binary', higher_is_better: false });
-    browser = await launchBrowser();
-    await signIn(browser.page, server.url, boot.key);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   /** A running two-arm experiment, 100 units each, with the given sign-ups and errors per arm, and one snapshot. */
   async function experimentWith(key: string, counts: { signups: [number, number]; errors: [number, number] }) {
-    const experiment = await createExperiment(server, boot.key, {
-      environment_id: boot.environmentId,
+    const experiment = await createExperiment(ui.server, ui.boot.key, {
+      environment_id: ui.boot.environmentId,
       key,
       name: `Checkout ${key}`,
       primary_metric_id: signups,
@@ -43,7 +30,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: the stop dialog sta
         { key: 'treatment', weight: 50 },
       ],
     });
-    const units = await exposeExactly(server, boot.key, experiment, { control: 100, treatment: 100 }, key);
+    const units = await exposeExactly(ui.server, ui.boot.key, experiment, { control: 100, treatment: 100 }, key);
     const now = Date.now();
     const events = (['control', 'treatment'] as const).flatMap((variant, arm) =>
       (units[variant] ?? []).flatMap((unit_id, i) => [
@@ -51,18 +38,18 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: the stop dialog sta
         ...(i < counts.errors[arm]! ? [{ event_key: 'error', unit_id, occurred_at: now }] : []),
       ]),
     );
-    await sendEvents(server, boot.key, events);
-    const snapshot = await compute(server, boot.key, experiment.id);
+    await sendEvents(ui.server, ui.boot.key, events);
+    const snapshot = await compute(ui.server, ui.boot.key, experiment.id);
     return { experiment, snapshot };
   }
 
   it('pre-selects "lost" for a rollback, asks for the winner of a win and says which checks disagree', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     // The treatment is level on sign-ups (a chance to beat control near 50%, an interval spanning
     // zero) and makes errors much worse: the recommendation rolls it back.
     const { experiment, snapshot } = await experimentWith('harmful', { signups: [30, 31], errors: [5, 60] });
     expect(snapshot.decision.recommendation).toMatchObject({ action: 'rollback', variant_key: 'treatment' });
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    await page.goto(`${ui.server.url}/ui/experiments/${experiment.id}`);
     await page.getByRole('button', { name: 'Stop…' }).click();
     const form = page.getByTestId('stop-form');
     await form.getByTestId('stop-recommendation').waitFor();
@@ -83,15 +70,15 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: the stop dialog sta
     await page.getByLabel('Outcome', { exact: true }).selectOption('lost');
     await page.getByRole('button', { name: 'Stop experiment' }).click();
     await page.getByTestId('stopped-by').waitFor();
-    const stored = await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key });
+    const stored = await ui.server.request('GET', `/v1/experiments/${experiment.id}`, { key: ui.boot.key });
     expect(stored.body).toMatchObject({ status: 'stopped', stop_reason: 'lost', outcome_notes: null });
   });
 
   it('pre-selects "won" with the recommended variant for a ship, and records the winner', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const { experiment, snapshot } = await experimentWith('winner', { signups: [20, 80], errors: [5, 5] });
     expect(snapshot.decision.recommendation).toMatchObject({ action: 'ship', variant_key: 'treatment' });
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    await page.goto(`${ui.server.url}/ui/experiments/${experiment.id}`);
     await page.getByRole('button', { name: 'Stop…' }).click();
     await page.getByTestId('stop-recommendation').waitFor();
     await expect(page.getByLabel('Outcome', { exact: true }).inputValue()).resolves.toBe('won');
@@ -99,15 +86,15 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: the stop dialog sta
     await expect(page.getByTestId('stop-disagreements').count()).resolves.toBe(0);
     await page.getByRole('button', { name: 'Stop experiment' }).click();
     await page.getByTestId('stopped-by').waitFor();
-    const stored = await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key });
+    const stored = await ui.server.request('GET', `/v1/experiments/${experiment.id}`, { key: ui.boot.key });
     expect(stored.body).toMatchObject({ status: 'stopped', stop_reason: 'won', outcome_notes: 'Winner: treatment.' });
   });
 
   it('chooses nothing while the recommendation is to keep running, and a stopped experiment never reads "Keep running"', async () => {
-    const { page } = browser;
+    const { page } = ui.browser;
     const { experiment, snapshot } = await experimentWith('undecided', { signups: [30, 33], errors: [5, 5] });
     expect(snapshot.decision.recommendation.action).toBe('keep_running');
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
+    await page.goto(`${ui.server.url}/ui/experiments/${experiment.id}`);
     await page.getByRole('button', { name: 'Stop…' }).click();
     await page.getByTestId('stop-recommendation').waitFor();
     await expect(page.getByLabel('Outcome', { exact: true }).inputValue()).resolves.toBe('');
@@ -115,9 +102,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: the stop dialog sta
     await page.getByRole('button', { name: 'Stop experiment' }).click();
     await page.getByTestId('stopped-by').waitFor();
 
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await page.goto(`${ui.server.url}/ui/experiments/${experiment.id}/results`);
     await expect(page.getByTestId('recommendation').innerText()).resolves.toBe('Inconclusive');
-    await page.goto(`${server.url}/ui/experiments`);
+    await page.goto(`${ui.server.url}/ui/experiments`);
     const row = page.getByRole('row').filter({ hasText: 'Checkout undecided' });
     await expect(row.getByTestId('list-recommendation').innerText()).resolves.toBe('Inconclusive');
     // The rolled-back experiment names the variant it takes away, not "roll back to" it.

@@ -3,101 +3,71 @@
 // refused at connect time; the endpoint is saved with a warning, and the refusal is a failed
 // attempt with its reason, which never names an address nor tells a missing name from a private
 // one. The receiver is real and listening on 127.0.0.1, so a delivery that got through would be seen.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Worker } from '../../src/jobs/worker.js';
+import { expect, it } from 'vitest';
 import { describeEach } from '../support/describe-each.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-import { Receiver } from './receiver.js';
-import { startWorker, waitFor } from './support.js';
+import { useOutboundServer } from './outbound-server.js';
+import { waitFor } from './support.js';
 
 describeEach('outbound webhooks refuse private addresses', {}, ({ dialect }) => {
-  let server: TestServer;
-  let worker: Worker;
-  let key: string;
-  const receiver = new Receiver();
-  let port: number;
-
-  beforeAll(async () => {
-    server = await startTestServer(dialect, {
-      config: { outbound: { retryBaseMs: 60_000, timeoutMs: 2_000, allowPrivateNetworks: false, dnsTimeoutMs: 2_000, maxEndpointsPerWorkspace: 20 } },
-    });
-    key = (await server.bootstrap()).key;
-    worker = startWorker(server);
-    port = await receiver.listen();
-  });
-  afterAll(async () => {
-    await worker.stop(0);
-    await receiver.close();
-    await server.close();
-  });
+  const site = useOutboundServer(dialect, { allowPrivateNetworks: false });
 
   const PRIVATE = 'refused: a private, loopback, link-local or reserved address';
   const NO_PUBLIC = 'refused: the host has no public address (it does not resolve, or resolves to a private, loopback, link-local or reserved address)';
 
   async function firstAttempt(url: string) {
-    const created = await server.request('POST', '/v1/webhook-endpoints', { key, body: { url, event_types: ['*'] } });
+    const created = await site.server.request('POST', '/v1/webhook-endpoints', { key: site.key, body: { url, event_types: ['*'] } });
     expect(created.status, created.text).toBe(201);
-    const ping = await server.request('POST', `/v1/webhook-endpoints/${created.body.id}/test`, { key });
+    const ping = await site.server.request('POST', `/v1/webhook-endpoints/${created.body.id}/test`, { key: site.key });
     expect(ping.status).toBe(202);
     const attempt = await waitFor(async () => {
-      const listed = await server.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key });
+      const listed = await site.server.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key: site.key });
       return (listed.body.data as any[]).find((item) => item.attempts === 1);
     }, 'the attempt');
     return { warnings: created.body.warnings as string[], attempt };
   }
 
   it.each([
-    ['loopback', () => `http://127.0.0.1:${port}/hook`],
-    ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${port}/hook`],
-    ['IPv4-compatible loopback (::/96)', () => `http://[::127.0.0.1]:${port}/hook`],
-    ['IPv4-translated loopback (::ffff:0:0:0/96)', () => `http://[::ffff:0:7f00:1]:${port}/hook`],
-    ['NAT64 with a private IPv4 address embedded', () => `http://[64:ff9b::10.0.0.1]:${port}/hook`],
-    ['local-use NAT64 (64:ff9b:1::/48)', () => `http://[64:ff9b:1::a00:1]:${port}/hook`],
-    ['6to4 (2002::/16)', () => `http://[2002:7f00:1::1]:${port}/hook`],
+    ['loopback', () => `http://127.0.0.1:${site.port}/hook`],
+    ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${site.port}/hook`],
+    ['IPv4-compatible loopback (::/96)', () => `http://[::127.0.0.1]:${site.port}/hook`],
+    ['IPv4-translated loopback (::ffff:0:0:0/96)', () => `http://[::ffff:0:7f00:1]:${site.port}/hook`],
+    ['NAT64 with a private IPv4 address embedded', () => `http://[64:ff9b::10.0.0.1]:${site.port}/hook`],
+    ['local-use NAT64 (64:ff9b:1::/48)', () => `http://[64:ff9b:1::a00:1]:${site.port}/hook`],
+    ['6to4 (2002::/16)', () => `http://[2002:7f00:1::1]:${site.port}/hook`],
     ['the metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
   ])('%s: warns at creation, and the delivery fails with the refusal, never reaching the receiver', async (_name, urlOf) => {
-    const before = receiver.received.length;
+    const before = site.receiver.received.length;
     const { warnings, attempt } = await firstAttempt(urlOf());
     expect(warnings).toEqual([`${PRIVATE}; deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1`]);
     expect(attempt).toMatchObject({ status: 'pending', response_status: null, last_error: PRIVATE });
-    expect(receiver.received.length).toBe(before);
+    expect(site.receiver.received.length).toBe(before);
   });
 
   it('says the same of a name that resolves to loopback and of one that does not exist, naming no address', async () => {
-    const before = receiver.received.length;
-    const loopback = await firstAttempt(`http://localhost:${port}/hook`);
-    const missing = await firstAttempt(`http://no-such-host.invalid:${port}/hook`);
+    const before = site.receiver.received.length;
+    const loopback = await firstAttempt(`http://localhost:${site.port}/hook`);
+    const missing = await firstAttempt(`http://no-such-host.invalid:${site.port}/hook`);
     expect(loopback.warnings).toEqual([`${NO_PUBLIC}; deliveries to it are refused unless VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1`]);
     expect(missing.warnings).toEqual(loopback.warnings);
     expect(loopback.attempt).toMatchObject({ status: 'pending', response_status: null, last_error: NO_PUBLIC });
     expect(missing.attempt.last_error).toBe(NO_PUBLIC);
-    expect(receiver.received.length).toBe(before);
+    expect(site.receiver.received.length).toBe(before);
   });
 });
 
 describeEach('outbound webhooks give up on a slow DNS lookup', {}, ({ dialect }) => {
-  let server: TestServer;
-  let worker: Worker;
-  let key: string;
-
-  beforeAll(async () => {
-    // A deadline no real lookup meets: every name is a slow one.
-    const outbound = { retryBaseMs: 60_000, timeoutMs: 5_000, allowPrivateNetworks: false, dnsTimeoutMs: 1, maxEndpointsPerWorkspace: 20 };
-    server = await startTestServer(dialect, { config: { outbound } });
-    key = (await server.bootstrap()).key;
-    worker = startWorker(server);
-  });
-  afterAll(async () => {
-    await worker.stop(0);
-    await server.close();
-  });
+  // A deadline no real lookup meets: every name is a slow one.
+  const site = useOutboundServer(dialect, { timeoutMs: 5_000, allowPrivateNetworks: false, dnsTimeoutMs: 1 });
 
   it('fails the attempt with the lookup’s deadline as its reason', async () => {
-    const created = await server.request('POST', '/v1/webhook-endpoints', { key, body: { url: 'https://slow-name.invalid/hook', event_types: ['*'] } });
+    const created = await site.server.request('POST', '/v1/webhook-endpoints', {
+      key: site.key,
+      body: { url: 'https://slow-name.invalid/hook', event_types: ['*'] },
+    });
     expect(created.status, created.text).toBe(201);
-    await server.request('POST', `/v1/webhook-endpoints/${created.body.id}/test`, { key });
+    await site.server.request('POST', `/v1/webhook-endpoints/${created.body.id}/test`, { key: site.key });
     const attempt = await waitFor(async () => {
-      const listed = await server.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key });
+      const listed = await site.server.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key: site.key });
       return (listed.body.data as any[]).find((item) => item.attempts === 1);
     }, 'the attempt');
     expect(attempt).toMatchObject({ status: 'pending', response_status: null, last_error: "the host's DNS lookup took longer than 1 ms" });
