@@ -51,6 +51,22 @@ describe('unitsNeeded', () => {
   });
 });
 
+describe('GrowthBook as a reference', () => {
+  it('the posterior rule at one look is GrowthBook’s fixed-horizon power with its relative-lift variance', () => {
+    // GrowthBook packages/shared/src/power/power.ts, run on this case (never copied):
+    // powerEstFrequentist({type: 'mean', mean: 10, standardDeviation: 5, effectSize: 0.05}, n = 2 x 2,336, 2 variations,
+    // alpha 0.005, one-tailed, not sequential) = 0.7756022859987238. Its variance of the relative lift,
+    // sigma^2 / (mu^2 n) + sigma^2 mu_B^2 / (mu^4 n), is Verdict's difference variance with the
+    // control's term scaled by (1 + MDE)^2: the same number once that is given as the second arm's variance.
+    const question = {
+      rule: rule({ minimum_detectable_effect: 0.05 }),
+      variantCount: 2,
+      baseline: { mean: 10, variance: 25, treatmentVariance: 25 * 1.05 ** 2 },
+    };
+    expect(powerAtUnits(question, 2336)).toBeCloseTo(0.7756022859987238, 12);
+  });
+});
+
 describe('mdeAtUnits', () => {
   it('posterior rule: (z_t + z_p) sqrt(2 sigma^2 / n) / mu (SciPy case 3: 0.024165024491684443)', () => {
     expect(mdeAtUnits({ rule: rule({}), weights: equal, metric: continuous }, 10_000)).toBeCloseTo(0.024165024491684443, 7);

@@ -80,13 +80,21 @@ export function mdeAtUnits(input: Omit<PlanInput, 'horizonDays' | 'dailyUnits'>,
   return reachableMde(questionOf(input, input.rule), input.metric, unitsPerVariant);
 }
 
+/** No estimate above this: a plan of more than a million days is "never". */
+const MAX_DAYS = 1e6;
+
+function daysFor(total: number, daily: number): number | null {
+  const days = Math.max(1, Math.ceil(total / daily));
+  return Number.isFinite(days) && days <= MAX_DAYS ? days : null;
+}
+
 /** The plan of one metric: units and days to detect the rule's MDE, and the by-day series. */
 export function planMetric(input: PlanInput): MetricPlan {
   const question = { ...questionOf(input, input.rule), baseline: baselineForLift(input.metric, input.rule.minimum_detectable_effect) };
   const units = estimateUnitsPerVariant(question);
   const total = units === null ? null : totalUnitsAt(input.weights, units);
   const daily = input.dailyUnits !== null && input.dailyUnits > 0 ? input.dailyUnits : null;
-  const days = total === null || daily === null ? null : Math.max(1, Math.ceil(total / daily));
+  const days = total === null || daily === null ? null : daysFor(total, daily);
   const dayList = Array.from({ length: daily === null ? 0 : Math.max(0, Math.floor(input.horizonDays)) }, (_, index) => index + 1);
   const armAt = (day: number) => smallestArmUnits(input.weights, daily as number, day);
   return {
