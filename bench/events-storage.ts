@@ -13,7 +13,7 @@ import { Command } from 'commander';
 import pino from 'pino';
 import type { BufferedEvent } from '../src/buffer/types.js';
 import { loadConfig, type DatabaseConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
+import { createContext } from '../src/app/context.js';
 import { insertEvents } from '../src/features/events/store.js';
 import { createWorkspace } from '../src/features/workspaces/service.js';
 import { newId } from '../src/lib/ids.js';

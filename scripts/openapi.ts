@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
-import { buildApp } from '../src/http/app.js';
+import { createContext } from '../src/app/context.js';
+import { buildApp } from '../src/app/http.js';
 
 const target = path.resolve(import.meta.dirname, '..', 'openapi.json');
 

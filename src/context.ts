@@ -1,54 +1,45 @@
-import cluster from 'node:cluster';
-import { sql } from 'kysely';
+/** The application context's shape (the composition root, app/, builds it). */
 import type { Logger } from 'pino';
-import { createEventBuffer, createWriterThread } from './buffer/index.js';
-import type { EventBuffer } from './buffer/types.js';
-import type { ThreadBufferWriter } from './buffer/thread-writer.js';
+import type { EventBuffer, EventStorage } from './buffer/types.js';
 import type { Config } from './config.js';
 import type { ClickHouse } from './clickhouse/client.js';
-import { openClickHouseFor } from './clickhouse/schema.js';
-import { migrateToLatest, openDatabase, warnOfConnectionLoss, type Db, type Executor } from './db/database.js';
+import type { Db, Executor } from './db/database.js';
 import type { DialectSeam } from './db/dialect.js';
 import type { ReadPool } from './db/read-pool.js';
 import type { SideReads } from './db/side-reads.js';
-import { BackgroundWrites, SERVING_REST_RATIO } from './db/background-writes.js';
-import { inlineWrites, type WriteRunner } from './db/write-tasks.js';
-import { Authenticator } from './features/api-keys/authenticator.js';
-import { statsRunnerFor, type StatsRunner } from './features/analysis/compute/stats-thread.js';
-import type { AnalysisStore } from './features/analysis/store/contract.js';
-import { createAnalysisStore } from './features/analysis/store/create.js';
-import { enqueueJob, type EnqueueOptions } from './jobs/queue.js';
-import { JobRegistry } from './jobs/registry.js';
-import { ChangeFeed } from './lib/change-feed.js';
-import { joinClusterRelay } from './lib/cluster-change-relay.js';
-import { RedisChangeRelay } from './lib/redis-change-relay.js';
-import { loadSecretBox, type SecretBox } from './lib/secrets.js';
-import { systemClock, type Clock } from './lib/time.js';
-import { AppMetrics } from './observability/metrics.js';
-import { registerScrapeGauges } from './observability/scrape-gauges.js';
+import type { BackgroundWrites } from './db/background-writes.js';
+import type { WriteRunner } from './db/write-tasks.js';
+import type { EnqueueOptions } from './jobs/queue.js';
+import type { JobRegistry } from './jobs/registry.js';
+import type { ChangeFeed } from './lib/change-feed.js';
+import type { SecretBox } from './lib/secrets.js';
+import type { Clock } from './lib/time.js';
+import type { AppMetrics } from './observability/metrics.js';
 
-/** Everything a request handler, job or command needs, built once per process and passed down. */
+/**
+ * Everything a request handler, job or command needs, built once per process by the composition
+ * root (app/context.ts) and passed down. The services a slice owns join it from that slice's
+ * deps.ts (module augmentation: api-keys adds the authenticator, analysis the statistics runner
+ * and the analysis store), so this module imports no slice.
+ */
 export interface AppContext {
   config: Config;
   db: Db;
   seam: DialectSeam;
   /** Where the analysis's long reads run: SQLite worker threads, or PostgreSQL with a larger work_mem. */
   reads: ReadPool;
-  /** Where a snapshot's statistics run: the process's statistics thread, or this thread when analysis threads are off. */
-  stats: StatsRunner;
   /** Hot-path single-row reads that never queue behind the API's own SQLite connection. */
   sideReads: SideReads;
   logger: Logger;
   clock: Clock;
   secrets: SecretBox;
-  authenticator: Authenticator;
   /** Committed changes that in-process caches listen to. */
   changes: ChangeFeed;
   jobs: JobRegistry;
   /** Where events are stored and analysed when VERDICT_CLICKHOUSE_URL is set; null keeps them in the primary database. */
   clickhouse: ClickHouse | null;
-  /** Where a snapshot's sums come from: the primary database's SQL, or ClickHouse (features/analysis/store/). */
-  analysisStore: AnalysisStore;
+  /** Where drained events are kept: the events table, or ClickHouse's (features/events/storage.ts). */
+  eventStorage: EventStorage;
   /** Holds acknowledged events until the drainer stores them (embedded table or Redis). */
   buffer: EventBuffer;
   /** Where write transactions on a hot path run (first assignments): the buffer's writer thread on SQLite, see db/write-tasks.ts. */
@@ -76,114 +67,4 @@ export interface ContextOptions {
   relay?: boolean;
   /** The rest after each background write piece, as a share of its time (db/background-writes.ts); a one-shot command gives 0. */
   backgroundRest?: number;
-}
-
-function logMigrated(logger: Logger, message: string, applied: readonly string[]): void {
-  if (applied.length > 0) logger.info({ applied }, message);
-}
-
-/**
- * In scaled mode caches on every process hear of a change at once (Redis pub/sub between hosts,
- * or the cluster's IPC between the processes of one `serve`); otherwise within their TTL.
- */
-function joinChangeRelay(config: Config, options: ContextOptions, changes: ChangeFeed, logger: Logger): RedisChangeRelay | null {
-  const relay =
-    config.buffer.kind === 'redis' && options.relay !== false ? new RedisChangeRelay(config.buffer.url, config.buffer.prefix, changes, logger) : null;
-  if (!relay && cluster.isWorker && options.relay !== false) {
-    joinClusterRelay(
-      changes,
-      (message) => process.send?.(message),
-      (listener) => process.on('message', listener),
-    );
-  }
-  return relay;
-}
-
-export async function createContext(config: Config, logger: Logger, options: ContextOptions = {}): Promise<AppContext> {
-  const { db, seam, reads, sideReads, destroy } = openDatabase(config.database, config.analysis, warnOfConnectionLoss(logger));
-  const secrets = loadSecretBox(config.secretKey, config.dataDir);
-  if (options.migrate) logMigrated(logger, 'database migrated', (await migrateToLatest(db, secrets)).applied);
-  const clickhouse = config.clickhouse ? await openClickHouseFor(config.clickhouse, logger, options.migrate === true) : null;
-  const clock = options.clock ?? systemClock;
-  const metrics = new AppMetrics();
-  const authenticator = new Authenticator({
-    cacheStats: metrics.cache('api_keys'),
-    db,
-    clock,
-    cacheTtlMs: config.keyCacheTtlMs,
-    usageFlushMs: config.keyUsageFlushMs,
-    onFlushError: (error) => logger.warn({ err: error }, 'recording API key usage failed; will retry'),
-    isUnavailable: (error) => seam.isUnavailable(error),
-  });
-  const changes = new ChangeFeed();
-  changes.subscribe((change) => {
-    if (change.topic === 'api_key') authenticator.invalidateKey(change.id);
-  });
-  const relay = joinChangeRelay(config, options, changes, logger);
-  const writerThread = await openWriterThread(config, db, metrics, logger);
-  const writes = writerThread ?? inlineWrites(db);
-  const background = new BackgroundWrites(options.backgroundRest ?? SERVING_REST_RATIO);
-  const context: AppContext = {
-    config,
-    db,
-    seam,
-    reads,
-    stats: statsRunnerFor(config.analysis.threads),
-    sideReads,
-    logger,
-    clock,
-    secrets,
-    authenticator,
-    changes,
-    jobs: new JobRegistry(),
-    buffer: createEventBuffer(config, { db, seam, clock, logger }, writerThread),
-    writes,
-    background,
-    clickhouse,
-    analysisStore: createAnalysisStore({ db, seam, reads, writes, background, clock, clickhouse }),
-    metrics,
-    onJobEnqueued: null,
-    async enqueue(executor, enqueueOptions) {
-      const id = await enqueueJob(executor, enqueueOptions, clock.now());
-      // The nudge may run before the caller's transaction commits; the worker then simply
-      // finds nothing and the regular poll picks the job up.
-      if (id) setTimeout(() => context.onJobEnqueued?.(), 5).unref();
-      return id;
-    },
-    async close() {
-      for (const step of context.closeSteps()) await step.run();
-    },
-    closeSteps: () => closeSteps(relay, context.buffer, authenticator, destroy, clickhouse),
-  };
-  registerScrapeGauges(metrics.registry, { db, buffer: context.buffer, clock, logger, maxPending: config.events.maxPending });
-  return context;
-}
-
-/** The SQLite buffer's writer thread (none on PostgreSQL or when turned off), its figures reported to `metrics`. */
-async function openWriterThread(config: Config, db: Db, metrics: AppMetrics, logger: Logger): Promise<ThreadBufferWriter | null> {
-  const writerThread = createWriterThread(config, logger);
-  if (!writerThread) return null;
-  writerThread.onStats((stats) => metrics.observeWriter(stats));
-  // Checkpoints then run on the writer thread, not inside a commit of the API thread (see
-  // writer-thread-main.ts). The thread starts at the first event or assignment; until then (an
-  // admin-only process) the API thread still checkpoints, past a WAL ten times the usual size.
-  await sql`pragma wal_autocheckpoint = ${sql.lit(API_THREAD_CHECKPOINT_PAGES)}`.execute(db);
-  return writerThread;
-}
-
-/** What closing a context does, in order, each step named. */
-function closeSteps(
-  relay: RedisChangeRelay | null,
-  buffer: EventBuffer,
-  authenticator: Authenticator,
-  destroy: () => Promise<void>,
-  clickhouse: ClickHouse | null,
-) {
-  return [
-    { name: 'the cache-change relay (Redis)', run: async () => relay?.close() },
-    { name: 'the event buffer (events being committed)', run: () => buffer.close() },
-    { name: "recording the API keys' last use", run: () => authenticator.close() },
-    { name: 'the database connections', run: () => destroy() },
-    ...(clickhouse ? [{ name: 'ClickHouse', run: () => clickhouse.close() }] : []),
-  ];
 }

@@ -11,8 +11,8 @@ import { performance } from 'node:perf_hooks';
 import { Command } from 'commander';
 import pino from 'pino';
 import { loadConfig, type DatabaseConfig } from '../../src/config.js';
-import { createContext, type AppContext } from '../../src/context.js';
-import { eventPersistence } from '../../src/features/events/background.js';
+import { createContext } from '../../src/app/context.js';
+import type { AppContext } from '../../src/context.js';
 import { createWorkspace } from '../../src/features/workspaces/service.js';
 import { newId } from '../../src/lib/ids.js';
 import { ANALYSIS_T0, DAY, embeddedClickHouse, openBenchContext, openBenchContextAt } from './analysis-seed.js';
@@ -65,7 +65,7 @@ async function drain(databaseUrl: string, clickhouse: string, total: number): Pr
     const { workspace } = await createWorkspace(ctx, `Bench ${newId()}`);
     await measureAppend(ctx, workspace.id, total);
     const batch = ctx.config.events.drainBatchSize;
-    const perSecond = await measureDrain(ctx, total, batch, eventPersistence(ctx), () => stored(ctx));
+    const perSecond = await measureDrain(ctx, total, batch, ctx.eventStorage.persist, () => stored(ctx));
     print({ events_per_second: perSecond, batch });
   } finally {
     await ctx.close();

@@ -26,7 +26,8 @@ export interface BufferDependencies {
  * home still holds (an upgrade, the setting changed) is moved first, so no acknowledged event
  * and no de-duplication key is left behind.
  */
-export function createWriterThread(config: Config, logger: Logger): ThreadBufferWriter | null {
+/** The buffer's writer threads where the configuration has them; `entry` is the threads' entry module, which holds the registry of tasks (app/writer-thread.js). */
+export function createWriterThread(config: Config, logger: Logger, entry: URL): ThreadBufferWriter | null {
   const { database } = config;
   if (config.buffer.kind === 'redis' || database.kind !== 'sqlite' || database.file === ':memory:') return null;
   // The drain into ClickHouse runs where its client is, on the API's thread.
@@ -36,7 +37,7 @@ export function createWriterThread(config: Config, logger: Logger): ThreadBuffer
     const into = threaded ? bufferFileOf(database.file) : database.file;
     logger.info({ chunks: moved.chunks, keys: moved.keys, into }, 'moved the event buffer to where this configuration keeps it');
   }
-  return threaded ? new ThreadBufferWriter(database.file) : null;
+  return threaded ? new ThreadBufferWriter(database.file, entry) : null;
 }
 
 /** The configured buffer: Redis when VERDICT_REDIS_URL is set, a table in the main database otherwise (written on `writerThread` if given). */

@@ -68,9 +68,16 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
   readonly #spawn: SpawnThread;
   #statsListener: ((stats: WriterStats) => void) | null = null;
 
-  /** `file` is the main database's; `spawn` starts a thread (a parameter so a test can hold the threads it started). */
-  constructor(file: string, spawn: SpawnThread = (url, options) => new Worker(url, options)) {
+  readonly #entry: URL;
+
+  /**
+   * `file` is the main database's; `entry` the threads' entry module, which starts them with the
+   * registry of tasks (app/writer-thread.js); `spawn` starts a thread (a parameter so a test can
+   * hold the threads it started).
+   */
+  constructor(file: string, entry: URL, spawn: SpawnThread = (url, options) => new Worker(url, options)) {
     this.#file = file;
+    this.#entry = entry;
     this.#buffer = new Kysely<Database>({ dialect: sqliteDialectOn(() => openBufferFile(bufferFileOf(file))) });
     this.#spawn = spawn;
   }
@@ -80,12 +87,12 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
   }
 
   async drain(persist: PersistEvents, maxEvents: number): Promise<DrainResult> {
-    if (!persist.location) throw new Error('the writer thread can only drain into a persist function that names its module (PersistEvents.location)');
+    if (!persist.writerTask) throw new Error('the writer thread can only drain into a persist function of its registry (PersistEvents.writerTask)');
     // An idle drainer polls every few milliseconds: answer "nothing" without the thread.
     const pending = await this.countPending();
     if (pending === 0) return { drained: 0, more: false };
     const slice = Math.min(maxEvents, pending > BACKLOG ? BACKLOG_SLICE : DRAIN_SLICE);
-    const stored = (await this.#call({ op: 'drain', persist: persist.location, maxEvents: slice })) as StoredDrain;
+    const stored = (await this.#call({ op: 'drain', persist: persist.writerTask, maxEvents: slice })) as StoredDrain;
     if (stored.ids.length === 0) return { drained: 0, more: false };
     // Deleted by the buffer's thread, which takes that file's lock in turn with its appends.
     const drained = (await this.#call({ op: 'release', ids: stored.ids })) as number;
@@ -98,7 +105,7 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
 
   /** A write transaction of the API's on the main writer thread (db/write-tasks.ts); it queues with the drains for the main file's write lock. */
   run<Input, Result>(task: WriteTask<Input, Result>, input: Input): Promise<Result> {
-    return this.#call({ op: 'write', task: task.location, input }) as Promise<Result>;
+    return this.#call({ op: 'write', task: task.writerTask, input }) as Promise<Result>;
   }
 
   warm(): void {
@@ -148,7 +155,7 @@ export class ThreadBufferWriter implements BufferWriter, WriteRunner {
 
   #start(role: WriterRole): Worker {
     const workerData: WriterThreadData = { role, file: this.#file };
-    const worker = this.#spawn(new URL('./writer-thread.js', import.meta.url), { workerData, name: `verdict-${role}-writer` });
+    const worker = this.#spawn(this.#entry, { workerData, name: `verdict-${role}-writer` });
     worker.on('message', (message: WriterReply | WriterStatsMessage) => {
       if ('stats' in message) this.#statsListener?.(message.stats);
       else this.#settle(message);

@@ -21,17 +21,38 @@ export interface BufferedEvent {
 /** What became of one appended event: buffered now, or a repeat of a client_event_id already seen. */
 export type AppendOutcome = 'accepted' | 'replay';
 
-/** Where a thread that has none of the caller's functions finds one: a module and its export. */
-export interface ModuleExport {
-  moduleUrl: string;
-  exportName: string;
-}
+/**
+ * The name a function has in the writer thread's registry of tasks (WriterTasks, built by the
+ * composition root in app/writer-tasks.ts): how a thread that has none of the caller's functions
+ * finds one.
+ */
+export type WriterTaskName = string;
 
 /**
- * Writes drained events to their final table inside the drainer's transaction. A function that
- * names its own module (`location`) can also run on the buffer's writer thread.
+ * Writes drained events to their final table inside the drainer's transaction. A function with a
+ * name in the writer thread's registry (`writerTask`) can also run on the buffer's writer thread.
  */
-export type PersistEvents = ((executor: Executor, events: BufferedEvent[], options?: PersistOptions) => Promise<void>) & { location?: ModuleExport };
+export type PersistEvents = ((executor: Executor, events: BufferedEvent[], options?: PersistOptions) => Promise<void>) & { writerTask?: WriterTaskName };
+
+/**
+ * Where drained events are kept: the primary database's events table, or a store outside it
+ * (ClickHouse, VERDICT_CLICKHOUSE_URL) that also holds a copy of the exposures. Chosen once at
+ * start-up, so the drainer and retention never ask which one they have.
+ */
+export interface EventStorage {
+  /** Writes a drained batch (the drainer's `persist`). */
+  readonly persist: PersistEvents;
+  /** The store outside the primary database, or null when events live in the events table alone. */
+  readonly outside: OutsideEventStore | null;
+}
+
+/** What retention removes from a store of events outside the primary database. */
+export interface OutsideEventStore {
+  /** Removes a workspace's events that occurred before `before`; returns how many. */
+  deleteEvents(workspaceId: string, before: number): Promise<number>;
+  /** Removes the copy of an experiment's exposures (and what says how far it was copied); returns how many rows went. */
+  deleteExposureCopy(experimentId: string): Promise<number>;
+}
 
 export interface PersistOptions {
   /**

@@ -4,13 +4,12 @@ import { sqliteSeam } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { openSqlite, sqliteDialectOn } from '../db/sqlite.js';
 import { GroupCommit } from '../db/group-commit.js';
-import type { WriteTask } from '../db/write-tasks.js';
 import { bufferFileOf, openBufferFile } from './buffer-file.js';
 import { drainAcrossFiles, InlineBufferWriter, MAX_EVENTS_PER_GROUP, type CommittedGroup } from './embedded-writer.js';
 import { releaseChunks } from './embedded-store.js';
 import { PreparedAppendStatements } from './prepared-append.js';
-import type { BufferedEvent, ModuleExport, PersistEvents } from './types.js';
-import type { WriterRequest, WriterRole } from './writer-thread-protocol.js';
+import type { BufferedEvent } from './types.js';
+import { writerTaskOf, type WriterRequest, type WriterRole, type WriterTasks } from './writer-thread-protocol.js';
 import { timed, type WriterTallies } from './writer-stats.js';
 
 // What each writer thread does (writer-thread-protocol.ts WriterRole), on its own connections.
@@ -21,8 +20,8 @@ export interface RoleWork {
   answer(request: WriterRequest): Promise<unknown>;
 }
 
-export function startRole(role: WriterRole, file: string, tallies: WriterTallies): RoleWork {
-  return role === 'buffer' ? appendRole(bufferFileOf(file), tallies) : mainRole(file, tallies);
+export function startRole(role: WriterRole, file: string, tallies: WriterTallies, tasks: WriterTasks): RoleWork {
+  return role === 'buffer' ? appendRole(bufferFileOf(file), tallies) : mainRole(file, tallies, tasks);
 }
 
 function kyselyOn(connection: BetterSqlite3.Database): Kysely<Database> {
@@ -88,7 +87,7 @@ function splitOutcomes(handovers: Handover[], outcomes: CommittedGroup['outcomes
 }
 
 /** Drains from the buffer's file into the main one, and the API's write tasks on the main file. */
-function mainRole(file: string, tallies: WriterTallies): RoleWork {
+function mainRole(file: string, tallies: WriterTallies, tasks: WriterTasks): RoleWork {
   const connection = openSqlite(file);
   const db = kyselyOn(connection);
   // This connection only reads chunks: the buffer's thread deletes them once drained.
@@ -99,11 +98,11 @@ function mainRole(file: string, tallies: WriterTallies): RoleWork {
     async answer(request) {
       switch (request.op) {
         case 'drain': {
-          const persist = await functionAt<PersistEvents>(request.persist);
+          const persist = writerTaskOf(tasks, 'persist', request.persist);
           return timed(tallies, 'drain', () => drainAcrossFiles(db, buffer, sqliteSeam, persist, request.maxEvents));
         }
         case 'write': {
-          const task = await functionAt<WriteTask<unknown, unknown>>(request.task);
+          const task = writerTaskOf(tasks, 'write', request.task);
           return timed(tallies, 'write', () => db.transaction().execute((trx) => task(trx, request.input)));
         }
         case 'close':
@@ -115,21 +114,4 @@ function mainRole(file: string, tallies: WriterTallies): RoleWork {
       }
     },
   };
-}
-
-const exportedFunctions = new Map<string, Promise<unknown>>();
-
-/** A function another module exports (the drain's persist function, a write task), imported once. */
-function functionAt<F>(location: ModuleExport): Promise<F> {
-  const key = `${location.moduleUrl}#${location.exportName}`;
-  let loaded = exportedFunctions.get(key);
-  if (!loaded) {
-    loaded = import(location.moduleUrl).then((module: Record<string, unknown>) => {
-      const exported = module[location.exportName];
-      if (typeof exported !== 'function') throw new Error(`${key} is not a function`);
-      return exported;
-    });
-    exportedFunctions.set(key, loaded);
-  }
-  return loaded as Promise<F>;
 }

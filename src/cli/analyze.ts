@@ -17,7 +17,7 @@ export function registerAnalyze(program: Command): void {
       const { migrateAndWarnIfNew, requireExistingDatabase } = await import('./database-check.js');
       requireExistingDatabase(config);
       await migrateAndWarnIfNew(config);
-      const { createContext } = await import('../context.js');
+      const { createContext } = await import('../app/context.js');
       const { computeById } = await import('../features/analysis/service.js');
       const { createSlices } = await import('../features/index.js');
       const { createCommandLogger } = await import('../logger.js');

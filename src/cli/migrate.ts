@@ -12,9 +12,15 @@ export function registerMigrate(program: Command): void {
       const { applied } = await migrateAndWarnIfNew(config);
       process.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n');
       if (config.clickhouse) {
-        const { openClickHouse } = await import('../clickhouse/client.js');
+        const { EmbeddedClickHouseHeldError, openClickHouse } = await import('../clickhouse/client.js');
         const { migrateClickHouse } = await import('../clickhouse/schema.js');
-        const clickhouse = await openClickHouse(config.clickhouse);
+        const clickhouse = await openClickHouse(config.clickhouse).catch((error: unknown) => {
+          if (!(error instanceof EmbeddedClickHouseHeldError)) throw error;
+          // The server migrates the engine it holds when it starts; its tables are its own to change.
+          process.stderr.write(`verdict: ClickHouse not migrated here: ${error.message}\n`);
+          return null;
+        });
+        if (!clickhouse) return;
         const changed = await migrateClickHouse(clickhouse).finally(() => clickhouse.close());
         process.stdout.write(changed.length > 0 ? `ClickHouse applied: ${changed.join(', ')}\n` : 'ClickHouse is up to date\n');
       }

@@ -1,8 +1,9 @@
 import type { Config } from '../config.js';
-import { createContext, type AppContext } from '../context.js';
+import { createContext } from '../app/context.js';
+import type { AppContext } from '../context.js';
 import { startEventDrainer } from '../features/events/background.js';
 import { createSlices, type Slices } from '../features/index.js';
-import { registerJobHandlers } from '../jobs/handlers.js';
+import { registerJobHandlers } from '../app/jobs.js';
 import { Scheduler } from '../jobs/scheduler.js';
 import { Worker } from '../jobs/worker.js';
 import { createLogger } from '../logger.js';

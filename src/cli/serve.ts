@@ -69,7 +69,7 @@ async function startPrimary(config: Config): Promise<void> {
 async function serveHere(config: Config, index: number | null, workers: boolean): Promise<void> {
   const { openRuntime, startBackground } = await import('./runtime.js');
   const { onSignals } = await import('./shutdown.js');
-  const { buildApp } = await import('../http/app.js');
+  const { buildApp } = await import('../app/http.js');
   const { ctx, slices } = await openRuntime(config, index === null);
   const app = await buildApp(ctx, slices);
   ctx.writes.warm?.();

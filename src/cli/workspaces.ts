@@ -12,15 +12,18 @@ export function registerWorkspaces(program: Command): void {
     .option('--json', 'print one JSON object {workspace, environment, api_key, webhook_secret}')
     .action(async (options: { name: string; json?: boolean }) => {
       const config = loadConfig();
-      const { createContext } = await import('../context.js');
+      const { openDatabase } = await import('../db/database.js');
       const { createWorkspaces } = await import('../features/workspaces/index.js');
-      const { createCommandLogger } = await import('../logger.js');
+      const { loadSecretBox } = await import('../lib/secrets.js');
+      const { systemClock } = await import('../lib/time.js');
       const { migrateAndWarnIfNew } = await import('./database-check.js');
       await migrateAndWarnIfNew(config);
-      // Logs go to stderr so stdout carries only the result (pipe it to jq).
-      const ctx = await createContext(config, createCommandLogger('warn'), { relay: false });
+      // The database alone: never the event buffer or ClickHouse, which a running server holds
+      // (the embedded engine's directory opens in one process at a time).
+      const handle = openDatabase(config.database);
       try {
-        const created = await createWorkspaces(ctx).createWorkspace(options.name);
+        const deps = { db: handle.db, seam: handle.seam, clock: systemClock, secrets: loadSecretBox(config.secretKey, config.dataDir) };
+        const created = await createWorkspaces(deps).createWorkspace(options.name);
         if (options.json) {
           process.stdout.write(JSON.stringify(created) + '\n');
           return;
@@ -34,7 +37,7 @@ export function registerWorkspaces(program: Command): void {
           ].join('\n') + '\n',
         );
       } finally {
-        await ctx.close();
+        await handle.destroy();
       }
     });
 }

@@ -4,6 +4,8 @@
  * through `chdb/connection`). `chdb` is not part of the default install: it is loaded here on
  * demand, and its absence is a start-up error that says how to install it.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseConfig } from '../config.js';
 
@@ -19,6 +21,20 @@ export interface ClickHouse {
 }
 
 export class ClickHouseUnavailableError extends Error {}
+
+/**
+ * The embedded engine's directory is locked by another process: one process at a time opens it,
+ * and while `verdict serve` runs that is the server (docs/deployment.md "ClickHouse").
+ */
+export class EmbeddedClickHouseHeldError extends ClickHouseUnavailableError {
+  constructor(readonly path: string) {
+    super(
+      `the embedded ClickHouse engine at ${path} is held by another process: a running \`verdict serve\` owns it, and only one process at a time can open it. ` +
+        'Run this command while the server is stopped, or ask the server (the analysis: POST /v1/experiments/{id}/results/compute); ' +
+        'commands that do not read events (workspaces create, secrets rotate) run beside it.',
+    );
+  }
+}
 
 /** Whether the embedded engine can be loaded here (tests skip, or fail in CI, without it). */
 export async function chdbInstalled(): Promise<boolean> {
@@ -50,11 +66,24 @@ async function loadChdb(): Promise<ChdbConnectionModule> {
 /** Settings every statement runs with: the SQL's NULL semantics (an unmatched LEFT JOIN gives NULLs). */
 const SETTINGS = { join_use_nulls: 1 } as const;
 
+/**
+ * Opens the engine's directory. ClickHouse locks `<path>/status` while a process has it open (and
+ * removes the file when it closes), so a failure beside that file is the lock of another process.
+ */
+function openChdb(create: ChdbConnectionModule['createChdbConnection'], dataPath: string): unknown {
+  try {
+    return create({ path: dataPath });
+  } catch (error) {
+    if (dataPath !== ':memory:' && fs.existsSync(path.join(dataPath, 'status'))) throw new EmbeddedClickHouseHeldError(dataPath);
+    throw error;
+  }
+}
+
 /** Opens the configured ClickHouse (the embedded engine's directory is created on first use). */
 export async function openClickHouse(config: ClickHouseConfig): Promise<ClickHouse> {
   if (config.kind === 'embedded') {
     const { createChdbConnection } = await loadChdb();
-    const connection = createChdbConnection({ path: config.path });
+    const connection = openChdb(createChdbConnection, config.path);
     const client = createClient({ connection, clickhouse_settings: SETTINGS } as unknown as Parameters<typeof createClient>[0]);
     return { kind: 'embedded', client, cluster: null, close: () => client.close() };
   }

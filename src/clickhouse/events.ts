@@ -37,7 +37,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { BufferedEvent, PersistEvents } from '../buffer/types.js';
+import type { BufferedEvent, OutsideEventStore, PersistEvents } from '../buffer/types.js';
 import type { Executor } from '../db/database.js';
 import type { ClickHouse } from './client.js';
 import { clickhouseJsonText } from './json-text.js';
@@ -143,4 +143,20 @@ export function deleteClickHouseEvents(ch: ClickHouse, workspaceId: string, befo
 /** Retention: removes ClickHouse's copy of an archived experiment's exposures; returns how many. */
 export function deleteClickHouseExposures(ch: ClickHouse, experimentId: string): Promise<number> {
   return deleteRows(ch, 'exposures', 'experiment_id = {experiment:String}', { experiment: experimentId });
+}
+
+/**
+ * Retention's side of ClickHouse's events: its events, and its copy of exposures with the marks
+ * saying how far each experiment was copied (gone with the copy, so a later copy starts from
+ * scratch rather than from its watermark).
+ */
+export function clickHouseOutsideStore(ch: ClickHouse, db: Executor): OutsideEventStore {
+  return {
+    deleteEvents: (workspaceId, before) => deleteClickHouseEvents(ch, workspaceId, before),
+    async deleteExposureCopy(experimentId) {
+      const removed = await deleteClickHouseExposures(ch, experimentId);
+      await db.deleteFrom('clickhouse_exposure_marks').where('experiment_id', '=', experimentId).execute();
+      return removed;
+    },
+  };
 }

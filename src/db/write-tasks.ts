@@ -1,12 +1,12 @@
-import type { ModuleExport } from '../buffer/types.js';
+import type { WriterTaskName } from '../buffer/types.js';
 import type { Db, Tx } from './database.js';
 
 /**
- * The body of a write transaction that may run on another thread: it names its module and
- * export (`location`) so that thread can import it, and its input and result are plain data
- * (structured clone).
+ * The body of a write transaction that may run on another thread: it carries its name in the
+ * writer thread's registry of tasks (app/writer-tasks.ts), where that thread finds it, and its
+ * input and result are plain data (structured clone).
  */
-export type WriteTask<Input, Result> = ((trx: Tx, input: Input) => Promise<Result>) & { location: ModuleExport };
+export type WriteTask<Input, Result> = ((trx: Tx, input: Input) => Promise<Result>) & { writerTask: WriterTaskName };
 
 /**
  * Where the API's acknowledged writes run. On a SQLite file, the event buffer's writer thread:
@@ -34,5 +34,5 @@ export function inlineWrites(db: Db): WriteRunner {
  * before it listens (warm), so a thread's start (loading its modules) is not timed as the work.
  */
 export const nothingToWrite: WriteTask<null, null> = Object.assign(async () => null, {
-  location: { moduleUrl: import.meta.url, exportName: 'nothingToWrite' },
+  writerTask: 'writes.nothing',
 });

@@ -1,13 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { UNIT_ID_MAX_PARAM_LENGTH } from '../features/assignment/unit-id.js';
-import { createSlices, type Slices } from '../features/index.js';
 import { newId } from '../lib/ids.js';
 import { requestMetricsObserver } from '../observability/routes.js';
 import { AccessLogController } from './access-log.js';
-import { installAuth } from './auth.js';
+import { installAuth, type SessionAuthenticator } from './auth.js';
 import { installCors } from './cors.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './errors.js';
 import { installJsonBodyParser } from './json-body.js';
@@ -20,38 +18,17 @@ import { validatorCompiler } from './validation.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** Each slice contributes one plugin; this list is the whole API, in the order openapi.json lists it. */
-function features(slices: Slices) {
-  return [
-    slices.health.routes,
-    slices.workspaces.routes,
-    slices.environments.routes,
-    slices.apiKeys.routes,
-    slices.audit.routes,
-    slices.events.routes,
-    slices.metrics.routes,
-    slices.segments.routes,
-    slices.templates.routes,
-    slices.renders.routes,
-    slices.experiments.routes,
-    slices.mutexGroups.routes,
-    slices.holdouts.routes,
-    slices.assignment.routes,
-    slices.ofrep.routes,
-    slices.webhookSources.routes,
-    slices.webhookEndpoints.routes,
-    slices.inbound.routes,
-    slices.leads.routes,
-    slices.taskTool.routes,
-    slices.analysis.routes,
-    slices.planning.routes,
-    slices.sessions.routes,
-    slices.ui.routes,
-    slices.observability.routes,
-  ];
+/** What the composition root (app/http.ts) gives the HTTP app: the API's plugins and its rules. */
+export interface HttpParts {
+  /** One plugin per slice: the whole API, in the order openapi.json lists it. */
+  routes: readonly FastifyPluginAsyncTypebox[];
+  /** Resolves the admin UI's session cookie. */
+  sessions: SessionAuthenticator;
+  /** The longest path parameter a route takes (the unit id rule). */
+  maxParamLength: number;
 }
 
-export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ctx)): Promise<FastifyInstance> {
+export async function buildHttpApp(ctx: AppContext, parts: HttpParts): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimit,
@@ -65,8 +42,8 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
     // Each request's pino child is made only when something logs through it.
     childLoggerFactory: requestLoggerFactory,
     return503OnClosing: true,
-    // Path parameters are bounded by the unit id rule (unit-id.ts), the longest one a route takes.
-    routerOptions: { maxParamLength: UNIT_ID_MAX_PARAM_LENGTH },
+    // Path parameters are bounded by the longest one a route takes (the unit id rule).
+    routerOptions: { maxParamLength: parts.maxParamLength },
     // Refusals by the router and by Node's HTTP parser are problems too.
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -92,9 +69,9 @@ export async function buildApp(ctx: AppContext, slices: Slices = createSlices(ct
 
   installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error) || (ctx.clickhouse !== null && isClickHouseUnreachable(error)));
   await installCors(app, ctx.config.corsOrigins);
-  installAuth(app, ctx.authenticator, slices.sessions.authenticator);
+  installAuth(app, ctx.authenticator, parts.sessions);
   await installOpenApi(app);
-  for (const routes of features(slices)) await app.register(routes);
+  for (const routes of parts.routes) await app.register(routes);
   await app.ready();
   return app;
 }

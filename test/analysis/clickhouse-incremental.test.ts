@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BufferedEvent } from '../../src/buffer/types.js';
 import { persistToClickHouse } from '../../src/clickhouse/events.js';
 import { computeById } from '../../src/features/analysis/service.js';
-import { newId } from '../../src/lib/ids.js';
 import { clickhouseUnavailable, TEST_CLICKHOUSE } from '../support/clickhouse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  drainedPurchase,
+  expectConcurrentRefreshesCountOnce,
+  refreshDyingBeforeCommit,
+  smallExperiment,
+  type SmallExperiment,
+} from './conformance/small-experiment.js';
 import { computeIn, expectSameAnalysis } from './incremental-support.js';
-import { HOUR, ManualClock, createExperiment, createMetric, exposeExactly, sendEvents, type OutgoingEvent } from './support.js';
+import { HOUR, ManualClock, sendEvents } from './support.js';
 
 /**
  * The incremental analysis in ClickHouse (docs/analysis.md "Incremental analysis in ClickHouse"),
@@ -22,56 +27,8 @@ const reason = clickhouseUnavailable();
 const suite = reason ? describe.skip : describe;
 if (reason) console.warn(`[verdict] ${reason}: the ClickHouse incremental tests are skipped.`);
 
-interface Setup {
-  key: string;
-  workspaceId: string;
-  experiment: any;
-  units: string[];
-}
-
-async function setUp(server: TestServer, name: string): Promise<Setup> {
-  clock.set(T0);
-  const { key, environmentId, workspaceId } = await server.bootstrap(name);
-  const orders = await createMetric(server, key, { key: 'orders', event_key: 'buy', kind: 'count' });
-  const revenue = await createMetric(server, key, { key: 'revenue', event_key: 'buy', kind: 'revenue', property_path: 'amount', aggregation: 'sum' });
-  const avg = await createMetric(server, key, { key: 'avg', event_key: 'buy', kind: 'revenue', property_path: 'amount', aggregation: 'mean' });
-  const experiment = await createExperiment(server, key, {
-    environment_id: environmentId,
-    key: name,
-    variants: [
-      { key: 'control', weight: 50, is_control: true },
-      { key: 'treatment', weight: 50 },
-    ],
-    dimensions: ['country'],
-    primary_metric_id: orders,
-    guardrail_metric_ids: [revenue, avg],
-    variance_reduction: { method: 'cuped', lookback_days: 7 },
-  });
-  const exposed = await exposeExactly(server, key, experiment, { control: 10, treatment: 10 }, name);
-  const units = [...exposed.control!, ...exposed.treatment!];
-  clock.advance(HOUR);
-  await sendEvents(
-    server,
-    key,
-    units.map((unit, i): OutgoingEvent => ({ event_key: 'buy', unit_id: unit, occurred_at: clock.now() - i * 1000, properties: { amount: i / 7 + 0.1 } })),
-  );
-  return { key, workspaceId, experiment, units };
-}
-
-function drained(setup: Setup, unit: string, amount: number): BufferedEvent {
-  const now = clock.now();
-  return {
-    id: newId(),
-    workspace_id: setup.workspaceId,
-    unit_id: unit,
-    event_key: 'buy',
-    properties: JSON.stringify({ amount }),
-    occurred_at: now,
-    received_at: now,
-    late: 0,
-    client_event_id: null,
-  };
-}
+const setUp = (server: TestServer, name: string) => smallExperiment(server, clock, T0, name);
+const drained = (setup: SmallExperiment, unit: string, amount: number) => drainedPurchase(setup, clock, unit, amount);
 
 /** The snapshot's analysis without how it was computed. */
 function analysisOf(snapshot: any): string {
@@ -126,16 +83,7 @@ suite(`incremental analysis in ClickHouse${reason ? ` (skipped: ${reason})` : ''
     expect((await server.request('POST', '/v1/assign', { key: setup.key, body })).status).toBe(200);
     const before = await computeIn(server, setup.key, setup.experiment.id, 'full');
     const refreshes = await committedRefreshes(server, setup.experiment.id);
-    const dying = computeById(server.ctx, setup.experiment.id, {
-      trigger: 'api',
-      mode: 'incremental',
-      refresh: {
-        beforeCommit: async () => {
-          throw new Error('the process died here');
-        },
-      },
-    });
-    await expect(dying).rejects.toThrow('the process died here');
+    await refreshDyingBeforeCommit(server, setup.experiment.id);
     expect(await committedRefreshes(server, setup.experiment.id)).toBe(refreshes);
     // A merge keeps only each key's newest row: the interrupted refresh's, over the committed one.
     for (const table of ['rollup_units', 'rollup_values']) await server.ctx.clickhouse!.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
@@ -164,20 +112,7 @@ suite(`incremental analysis in ClickHouse${reason ? ` (skipped: ${reason})` : ''
   });
 
   it('counts every unit once when refreshes of one experiment run at once', async () => {
-    const setup = await setUp(server, 'ch-inc-concurrent');
-    await computeIn(server, setup.key, setup.experiment.id, 'incremental');
-    clock.advance(HOUR);
-    const events = setup.units.map((unit, i): OutgoingEvent => ({
-      event_key: 'buy',
-      unit_id: unit,
-      occurred_at: clock.now() - i,
-      properties: { amount: 2 * i },
-    }));
-    await sendEvents(server, setup.key, events);
-    const snapshots = await Promise.all([1, 2, 3, 4].map(() => computeIn(server, setup.key, setup.experiment.id, 'incremental')));
-    expect(snapshots.map((snapshot) => snapshot.computation.events_read).sort((a, b) => a - b)).toEqual([0, 0, 0, events.length]);
-    const full = await computeIn(server, setup.key, setup.experiment.id, 'full');
-    snapshots.forEach((snapshot, index) => expectSameAnalysis(snapshot, full, `concurrent refresh ${index}`));
+    await expectConcurrentRefreshesCountOnce(server, clock, await setUp(server, 'ch-inc-concurrent'));
   });
 
   it('--rebuild builds every unit again from raw events', async () => {

@@ -1,14 +1,19 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
-import type { BufferedEvent } from '../../src/buffer/types.js';
 import { ThreadBufferWriter } from '../../src/buffer/thread-writer.js';
 import { computeById } from '../../src/features/analysis/service.js';
 import { insertEvents } from '../../src/features/events/store.js';
-import { newId } from '../../src/lib/ids.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
+import {
+  drainedPurchase,
+  expectConcurrentRefreshesCountOnce,
+  refreshDyingBeforeCommit,
+  smallExperiment,
+  type SmallExperiment,
+} from './conformance/small-experiment.js';
 import { computeIn, expectSameAnalysis } from './incremental-support.js';
-import { HOUR, ManualClock, createExperiment, createMetric, exposeExactly, sendEvents, type OutgoingEvent } from './support.js';
+import { HOUR, ManualClock, sendEvents, type OutgoingEvent } from './support.js';
 
 /**
  * The faults of incremental analysis (docs/analysis.md "Incremental analysis"): drain
@@ -18,55 +23,14 @@ import { HOUR, ManualClock, createExperiment, createMetric, exposeExactly, sendE
 const T0 = Date.UTC(2033, 5, 1, 12);
 const clock = new ManualClock(T0);
 
-interface Setup {
-  key: string;
-  workspaceId: string;
-  experiment: any;
-  units: string[];
+/** The small experiment, its first incremental snapshot computed. */
+async function setUp(server: TestServer, name: string): Promise<SmallExperiment> {
+  const setup = await smallExperiment(server, clock, T0, name);
+  await computeIn(server, setup.key, setup.experiment.id, 'incremental');
+  return setup;
 }
 
-async function setUp(server: TestServer, name: string): Promise<Setup> {
-  clock.set(T0);
-  const { key, environmentId, workspaceId } = await server.bootstrap(name);
-  const orders = await createMetric(server, key, { key: 'orders', event_key: 'buy', kind: 'count' });
-  const revenue = await createMetric(server, key, { key: 'revenue', event_key: 'buy', kind: 'revenue', property_path: 'amount', aggregation: 'sum' });
-  const experiment = await createExperiment(server, key, {
-    environment_id: environmentId,
-    key: name,
-    variants: [
-      { key: 'control', weight: 50, is_control: true },
-      { key: 'treatment', weight: 50 },
-    ],
-    primary_metric_id: orders,
-    guardrail_metric_ids: [revenue],
-    variance_reduction: { method: 'cuped', lookback_days: 7 },
-  });
-  const exposed = await exposeExactly(server, key, experiment, { control: 10, treatment: 10 }, name);
-  const units = [...exposed.control!, ...exposed.treatment!];
-  clock.advance(HOUR);
-  await sendEvents(
-    server,
-    key,
-    units.map((unit, i): OutgoingEvent => ({ event_key: 'buy', unit_id: unit, occurred_at: clock.now() - i * 1000, properties: { amount: i + 0.5 } })),
-  );
-  await computeIn(server, key, experiment.id, 'incremental');
-  return { key, workspaceId, experiment, units };
-}
-
-function drained(setup: Setup, unit: string, amount: number): BufferedEvent {
-  const now = clock.now();
-  return {
-    id: newId(),
-    workspace_id: setup.workspaceId,
-    unit_id: unit,
-    event_key: 'buy',
-    properties: JSON.stringify({ amount }),
-    occurred_at: now,
-    received_at: now,
-    late: 0,
-    client_event_id: null,
-  };
-}
+const drained = (setup: SmallExperiment, unit: string, amount: number) => drainedPurchase(setup, clock, unit, amount);
 
 /** The experiment's rollup rows and state, to compare before and after. */
 async function rollupsOf(server: TestServer, experimentId: string) {
@@ -154,16 +118,7 @@ describeEachDialect(
         });
         expect(patched.status).toBe(200);
       }
-      const dying = computeById(server().ctx, setup.experiment.id, {
-        trigger: 'api',
-        mode: 'incremental',
-        refresh: {
-          beforeCommit: async () => {
-            throw new Error('the process died here');
-          },
-        },
-      });
-      await expect(dying).rejects.toThrow('the process died here');
+      await refreshDyingBeforeCommit(server(), setup.experiment.id);
       expect(await rollupsOf(server(), setup.experiment.id)).toEqual(before);
       const next = await computeIn(server(), setup.key, setup.experiment.id, 'incremental');
       expectSameAnalysis(next, await computeIn(server(), setup.key, setup.experiment.id, 'full'), 'after the interrupted refresh');
@@ -215,7 +170,7 @@ describeEachDialect(
       const inTurn = background.run.bind(background);
       let turns = 0;
       writes.run = (task, input) => {
-        ran.push(task.location.exportName);
+        ran.push(task.writerTask);
         return run(task, input);
       };
       background.run = (piece) => {
@@ -230,9 +185,9 @@ describeEachDialect(
         background.run = inTurn;
       }
       // Clearing the old rows, then 20 units in steps of 4 (the last finds none left), then the refresh.
-      expect(ran.filter((name) => name === 'buildStep').length).toBeGreaterThanOrEqual(6);
-      expect(ran.at(-1)).toBe('refreshOnSqlite');
-      expect(turns).toBe(ran.filter((name) => name === 'buildStep' || name === 'refreshOnSqlite').length);
+      expect(ran.filter((name) => name === 'analysis.build-step').length).toBeGreaterThanOrEqual(6);
+      expect(ran.at(-1)).toBe('analysis.refresh');
+      expect(turns).toBe(ran.filter((name) => name === 'analysis.build-step' || name === 'analysis.refresh').length);
     });
 
     it('refreshes many new events in rounds, each its own transaction, up to the events there were when it began, counting each once', async () => {
@@ -254,7 +209,7 @@ describeEachDialect(
       let rounds = 0;
       writes.run = async (task, input) => {
         const result = await run(task, input);
-        if (task.location.exportName !== 'refreshOnSqlite') return result;
+        if (task.writerTask !== 'analysis.refresh') return result;
         rounds += 1;
         // Between the second and the third round, more events and another re-assignment arrive.
         if (rounds === 2) {
@@ -281,20 +236,7 @@ describeEachDialect(
     });
 
     it('never double-counts when refreshes of one experiment run at once', async () => {
-      const setup = await setUp(server(), 'concurrent');
-      clock.advance(HOUR);
-      const events = setup.units.map((unit, i): OutgoingEvent => ({
-        event_key: 'buy',
-        unit_id: unit,
-        occurred_at: clock.now() - i,
-        properties: { amount: 2 * i },
-      }));
-      await sendEvents(server(), setup.key, events);
-      const snapshots = await Promise.all([1, 2, 3, 4].map(() => computeIn(server(), setup.key, setup.experiment.id, 'incremental')));
-      // Exactly one of them read the new events; every one equals the full computation.
-      expect(snapshots.map((snapshot) => snapshot.computation.events_read).sort((a, b) => a - b)).toEqual([0, 0, 0, events.length]);
-      const full = await computeIn(server(), setup.key, setup.experiment.id, 'full');
-      snapshots.forEach((snapshot, index) => expectSameAnalysis(snapshot, full, `concurrent refresh ${index}`));
+      await expectConcurrentRefreshesCountOnce(server(), clock, await smallExperiment(server(), clock, T0, 'concurrent'));
     });
   },
   { clock },

@@ -53,5 +53,5 @@ export function expectSameAnalysis(actual: any, expected: any, what: string): vo
     if (a !== b) differences.push(`${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
   };
   walk(comparable(actual), comparable(expected), 'snapshot');
-  expect(differences, `${what}: incremental vs full`).toEqual([]);
+  expect(differences, what).toEqual([]);
 }

@@ -1,6 +1,5 @@
 import { expect } from 'vitest';
 import { chooseVariant } from '../../src/features/assignment/bucketing.js';
-import { eventPersistence } from '../../src/features/events/background.js';
 import type { TestServer } from '../support/server.js';
 export { ManualClock } from '../support/clock.js';
 
@@ -11,7 +10,7 @@ export const DAY = 24 * HOUR;
 /** Moves every buffered event into the events table (or ClickHouse's) now (what the drainer does in the background). */
 export async function drainEvents(server: TestServer): Promise<void> {
   for (;;) {
-    const { more } = await server.ctx.buffer.drain(eventPersistence(server.ctx), 5_000);
+    const { more } = await server.ctx.buffer.drain(server.ctx.eventStorage.persist, 5_000);
     if (!more && (await server.ctx.buffer.status()).pending === 0) return;
   }
 }

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createContext } from '../../src/context.js';
+import { createContext } from '../../src/app/context.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { createWorkspaces } from '../../src/features/workspaces/index.js';
 import { createTestDatabase, type DialectName, type TestDatabase } from '../support/databases.js';

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedEventBuffer } from '../../src/buffer/embedded.js';
 import { ThreadBufferWriter } from '../../src/buffer/thread-writer.js';
+import { WRITER_THREAD_ENTRY } from '../../src/app/writer-tasks.js';
 import { bufferFileOf, openBufferFile } from '../../src/buffer/buffer-file.js';
 import { BufferUnavailableError, type BufferedEvent } from '../../src/buffer/types.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
@@ -48,7 +49,7 @@ describe('the embedded buffer on its writer thread', () => {
     await migrateToLatest(handle.db);
     started = [];
     const file = database.config.kind === 'sqlite' ? database.config.file : '';
-    writer = new ThreadBufferWriter(file, (url, options) => {
+    writer = new ThreadBufferWriter(file, WRITER_THREAD_ENTRY, (url, options) => {
       const worker = new Worker(url, options);
       started.push(worker);
       return worker;
@@ -152,10 +153,12 @@ describe('the embedded buffer on its writer thread', () => {
     expect(started).toHaveLength(0);
   });
 
-  it('refuses to drain into a function the thread cannot load', async () => {
+  it("refuses to drain into a function outside the thread's registry of tasks", async () => {
     await buffer.append([event('x')]);
     const anonymous = async () => undefined;
-    await expect(buffer.drain(anonymous, 100)).rejects.toThrow(/names its module/);
+    await expect(buffer.drain(anonymous, 100)).rejects.toThrow(/persist function of its registry/);
+    const unregistered = Object.assign(async () => undefined, { writerTask: 'events.elsewhere' });
+    await expect(buffer.drain(unregistered, 100)).rejects.toThrow(/no persist task named events.elsewhere/);
     expect((await buffer.status()).pending).toBe(1);
   });
 

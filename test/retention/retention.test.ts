@@ -165,7 +165,7 @@ describeEachStore(
       clock.set(clock.now() + 15 * DAY);
       const purged = await purgeExpiredEvents({
         db: server().ctx.db,
-        clickhouse: server().ctx.clickhouse,
+        outside: server().ctx.eventStorage.outside,
         retentionDays: RETENTION_DAYS,
         now: clock.now(),
         batchSize: 2,
@@ -174,7 +174,13 @@ describeEachStore(
       const [latest] = await purgeEntries(server(), other.key);
       expect(latest.payload.events_removed).toBe(5);
       expect(
-        await purgeExpiredEvents({ db: server().ctx.db, clickhouse: server().ctx.clickhouse, retentionDays: RETENTION_DAYS, now: clock.now(), batchSize: 2 }),
+        await purgeExpiredEvents({
+          db: server().ctx.db,
+          outside: server().ctx.eventStorage.outside,
+          retentionDays: RETENTION_DAYS,
+          now: clock.now(),
+          batchSize: 2,
+        }),
       ).toEqual([]);
       expect(await eventTimes(server(), acme.workspaceId)).toEqual([T0 - 10 * DAY, T0 + HOUR, T0 + HOUR]);
     });

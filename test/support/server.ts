@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createContext, type AppContext } from '../../src/context.js';
-import { buildApp } from '../../src/http/app.js';
+import { createContext } from '../../src/app/context.js';
+import type { AppContext } from '../../src/context.js';
+import { buildApp } from '../../src/app/http.js';
 import { loggerOptions } from '../../src/logger.js';
-import { registerJobHandlers } from '../../src/jobs/handlers.js';
+import { registerJobHandlers } from '../../src/app/jobs.js';
 import type { Clock } from '../../src/lib/time.js';
 import { createSlices } from '../../src/features/index.js';
 import { migrateClickHouse } from '../../src/clickhouse/schema.js';

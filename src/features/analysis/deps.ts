@@ -1,7 +1,18 @@
 import type { AppContext } from '../../context.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { SnapshotListener } from './read.js';
-import type { StoreView } from './store/contract.js';
+import type { StatsRunner } from './compute/stats-thread.js';
+import type { AnalysisStore, StoreView } from './store/contract.js';
+
+declare module '../../context.js' {
+  /** The analysis's services, built by the composition root (app/context.ts). */
+  interface AppContext {
+    /** Where a snapshot's statistics run: the process's statistics thread, or this thread when analysis threads are off. */
+    stats: StatsRunner;
+    /** Where a snapshot's sums come from: the primary database's SQL, or ClickHouse (store/). */
+    analysisStore: AnalysisStore;
+  }
+}
 
 /**
  * What the analysis slice needs: the database (definitions, snapshots), the analysis store

@@ -85,7 +85,7 @@ export interface AnalysisListeners {
   reweightIfDue?: AnalysisDeps['reweightIfDue'];
 }
 
-/** Wires the analysis into the job queue (called from jobs/handlers.ts, with the alerts slice's listeners). */
+/** Wires the analysis into the job queue (called from app/jobs.ts, with the alerts slice's listeners). */
 export function registerAnalysisJobs(context: AppContext, listeners: AnalysisListeners = {}): void {
   const ctx = { ...context, onSnapshot: listeners.onSnapshot, reweightIfDue: listeners.reweightIfDue };
   ctx.jobs.register(ANALYSIS_SCHEDULE_JOB, async (_payload, { logger }) => {

@@ -69,7 +69,7 @@ export const writeFirstAssignments: WriteTask<FirstAssignmentsInput, StoredAssig
     }
     return items.map((item) => results.get(pairKey(item.experimentId, item.unitId)) as StoredAssignment);
   },
-  { location: { moduleUrl: import.meta.url, exportName: 'writeFirstAssignments' } },
+  { writerTask: 'assignment.first-writes' },
 );
 
 /** The row a first assignment would store, after claiming the unit in the mutex group (or holding it out). */

@@ -42,7 +42,7 @@ export async function enqueueDueReweights(ctx: Pick<AppContext, 'db' | 'clock' |
   return enqueued;
 }
 
-/** Wires the bandits into the job queue (called from jobs/handlers.ts). */
+/** Wires the bandits into the job queue (called from app/jobs.ts). */
 export function registerBanditJobs(ctx: AppContext & BanditsDeps): void {
   ctx.jobs.register(BANDIT_SCHEDULE_JOB, async (_payload, { logger }) => {
     const enqueued = await enqueueDueReweights(ctx);

@@ -1,8 +1,5 @@
 import { Drainer } from '../../buffer/drainer.js';
-import type { PersistEvents } from '../../buffer/types.js';
 import type { AppContext } from '../../context.js';
-import { persistToClickHouse } from '../../clickhouse/events.js';
-import { insertEvents } from './store.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -15,16 +12,11 @@ export function registerEventJobs(ctx: AppContext): void {
   ctx.jobs.every('events.purge_dedupe_keys', HOUR_MS);
 }
 
-/** Where drained events go: ClickHouse's events table when configured, the primary database's otherwise. */
-export function eventPersistence(ctx: Pick<AppContext, 'clickhouse'>): PersistEvents {
-  return ctx.clickhouse ? persistToClickHouse(ctx.clickhouse) : insertEvents;
-}
-
 /** Starts moving buffered events into the events table (or ClickHouse's, when configured) on this process. */
 export function startEventDrainer(ctx: AppContext): Drainer {
   const drainer = new Drainer({
     buffer: ctx.buffer,
-    persist: eventPersistence(ctx),
+    persist: ctx.eventStorage.persist,
     logger: ctx.logger.child({ component: 'event-drainer' }),
     batchSize: ctx.config.events.drainBatchSize,
     intervalMs: ctx.config.events.drainIntervalMs,

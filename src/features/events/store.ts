@@ -33,7 +33,7 @@ export async function insertEvents(executor: Executor, events: BufferedEvent[]):
 }
 
 // The drain runs on the embedded buffer's writer thread (src/buffer/thread-writer.ts), which loads it from here.
-insertEvents.location = { moduleUrl: import.meta.url, exportName: 'insertEvents' };
+insertEvents.writerTask = 'events.insert';
 
 /**
  * client_event_id is unique per workspace for 30 days (docs/events.md "De-duplication"). The unique index

@@ -40,9 +40,9 @@ async function audit(trx: Tx, actor: Actor, action: string, experimentId: string
   await recordAudit(trx, { ...actor, action, targetType: 'experiment', targetId: experimentId, payload, at });
 }
 
-export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input: ExperimentInput): Promise<Experiment> {
-  const allocation = normalizeAllocation(input.allocation);
-  const shapeErrors = [
+/** What is wrong with a new experiment's own fields, before any reference is looked up. */
+function creationShapeErrors(input: ExperimentInput, allocation: ReturnType<typeof normalizeAllocation>) {
+  return [
     ...variantErrors(input.variants),
     ...audienceErrors(input.audience),
     ...dimensionErrors(input.dimensions),
@@ -51,6 +51,11 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
     ...autoStopErrors(normalizeAutoStop(input.auto_stop), withDefaults(input.decision_rule).method, '/auto_stop/on_recommendation'),
     ...secondaryOverlapErrors(input.primary_metric_id ?? null, input.guardrail_metric_ids ?? [], input.secondary_metric_ids ?? []),
   ];
+}
+
+export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input: ExperimentInput): Promise<Experiment> {
+  const allocation = normalizeAllocation(input.allocation);
+  const shapeErrors = creationShapeErrors(input, allocation);
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const experiment = await uniqueViolationAs(
     ctx.seam,

@@ -5,7 +5,7 @@ import type { InboundDeps } from './deps.js';
 
 export interface InboundSlice {
   routes: FastifyPluginAsyncTypebox;
-  /** Registers the hourly purge of idempotency keys, deliveries and applied history items (jobs/handlers.ts). */
+  /** Registers the hourly purge of idempotency keys, deliveries and applied history items (app/jobs.ts). */
   registerJobs(): void;
 }
 

@@ -16,7 +16,7 @@ export async function purgeExpiredWebhookRecords(ctx: InboundDeps): Promise<{ id
   };
 }
 
-/** Wires the inbound webhooks' purge into the queue (createInbound's registerJobs, called from jobs/handlers.ts). */
+/** Wires the inbound webhooks' purge into the queue (createInbound's registerJobs, called from app/jobs.ts). */
 export function registerWebhookJobs(ctx: InboundDeps): void {
   ctx.jobs.register(WEBHOOK_PURGE_JOB, async (_payload, { logger }) => {
     logger.info(await purgeExpiredWebhookRecords(ctx), 'purged expired webhook records');

@@ -5,7 +5,7 @@ import type { RendersDeps } from './deps.js';
 
 export interface RendersSlice {
   routes: FastifyPluginAsyncTypebox;
-  /** Registers the render job and its failure hook with the job registry (jobs/handlers.ts). */
+  /** Registers the render job and its failure hook with the job registry (app/jobs.ts). */
   registerJobs(): void;
 }
 

@@ -47,7 +47,7 @@ async function failRenderOfJob(ctx: RendersDeps, trx: Executor, { payload, reaso
   if (renderId) await failRender(trx, renderId, `the render job failed: ${reason}`, ctx.clock.now());
 }
 
-/** Wires the template feature's background work into the queue (called from jobs/handlers.ts). */
+/** Wires the template feature's background work into the queue (called from app/jobs.ts). */
 export function registerTemplateJobs(ctx: RendersDeps): void {
   ctx.jobs.register(RENDER_JOB, (payload, context) => runRenderJob(ctx, payload, context), {
     onFailed: (trx, failure) => failRenderOfJob(ctx, trx, failure),

@@ -1,6 +1,5 @@
 import { encodeTime } from 'ulid';
-import type { ClickHouse } from '../../clickhouse/client.js';
-import { deleteClickHouseEvents, deleteClickHouseExposures } from '../../clickhouse/events.js';
+import type { OutsideEventStore } from '../../buffer/types.js';
 import type { Db, Executor } from '../../db/database.js';
 import { recordAudit } from '../audit/recorder.js';
 
@@ -18,10 +17,10 @@ import { recordAudit } from '../audit/recorder.js';
  * events and experiment tables directly: retention is maintenance across slices, not a feature of
  * one. Snapshots (and any rollups) are left alone: results already computed stay readable.
  *
- * With ClickHouse configured (VERDICT_CLICKHOUSE_URL) events live there, not in the events table:
- * the same events go from ClickHouse too (one lightweight DELETE per workspace), and so does
- * ClickHouse's copy of the purged exposures. ClickHouse is not in the primary database's
- * transaction: the audit entry is brought up to date right after each delete there.
+ * With events kept outside the primary database (ClickHouse, VERDICT_CLICKHOUSE_URL: the event
+ * storage's `outside` store), the same events go from there too (one lightweight DELETE per
+ * workspace), and so does its copy of the purged exposures. That store is not in the primary
+ * database's transaction: the audit entry is brought up to date right after each delete there.
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -35,8 +34,8 @@ export interface PurgeDeps {
   now: number;
   batchSize?: number;
   signal?: AbortSignal;
-  /** Where events live when configured (their exposures are copied there too); null or absent: the primary database alone. */
-  clickhouse?: ClickHouse | null;
+  /** Where events live outside the primary database (their exposures are copied there too); null or absent: the primary database alone. */
+  outside?: OutsideEventStore | null;
 }
 
 export interface WorkspacePurge {
@@ -184,10 +183,10 @@ async function purgeExposures(deps: PurgeDeps, audit: PurgeAudit, experimentId: 
   }
 }
 
-/** Removes from ClickHouse what `remove` deletes there and records it in the audit entry. */
-async function purgeInClickHouse(deps: PurgeDeps, audit: PurgeAudit, remove: (ch: ClickHouse) => Promise<number>, count: (removed: number) => void) {
-  if (!deps.clickhouse || deps.signal?.aborted) return;
-  const removed = await remove(deps.clickhouse);
+/** Removes from the store outside the primary database what `remove` deletes there and records it in the audit entry. */
+async function purgeOutside(deps: PurgeDeps, audit: PurgeAudit, remove: (outside: OutsideEventStore) => Promise<number>, count: (removed: number) => void) {
+  if (!deps.outside || deps.signal?.aborted) return;
+  const removed = await remove(deps.outside);
   if (removed === 0) return;
   count(removed);
   await deps.db.transaction().execute((trx) => audit.record(trx));
@@ -210,10 +209,10 @@ export async function purgeExpiredEvents(deps: PurgeDeps): Promise<WorkspacePurg
     };
     const audit = new PurgeAudit(summary, deps.retentionDays, deps.now);
     await purgeEvents(deps, audit, before);
-    await purgeInClickHouse(
+    await purgeOutside(
       deps,
       audit,
-      (ch) => deleteClickHouseEvents(ch, id, before),
+      (outside) => outside.deleteEvents(id, before),
       (n) => (summary.events_removed += n),
     );
     const archived = await deps.db
@@ -227,14 +226,12 @@ export async function purgeExpiredEvents(deps: PurgeDeps): Promise<WorkspacePurg
     for (const experiment of archived) {
       await purgeExposures(deps, audit, experiment.id);
       // The copy counts nothing more than the rows above: the audit says what the primary database lost.
-      await purgeInClickHouse(
+      await purgeOutside(
         deps,
         audit,
-        (ch) => deleteClickHouseExposures(ch, experiment.id),
+        (outside) => outside.deleteExposureCopy(experiment.id),
         () => undefined,
       );
-      // With the copy gone, a later copy (if any) must start from scratch, not from its watermark.
-      if (deps.clickhouse) await deps.db.deleteFrom('clickhouse_exposure_marks').where('experiment_id', '=', experiment.id).execute();
     }
     if (summary.events_removed > 0 || summary.exposures_removed > 0) results.push(summary);
   }

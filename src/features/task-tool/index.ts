@@ -6,7 +6,7 @@ import type { TaskToolDeps } from './deps.js';
 
 export interface TaskToolSlice {
   routes: FastifyPluginAsyncTypebox;
-  /** Registers the job that mirrors a callback onto its lead (jobs/handlers.ts). */
+  /** Registers the job that mirrors a callback onto its lead (app/jobs.ts). */
   registerJobs(): void;
 }
 

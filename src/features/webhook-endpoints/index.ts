@@ -11,7 +11,7 @@ export type PublishEvent = (executor: Executor, event: OutboundEvent) => Promise
 export interface WebhookEndpointsSlice {
   routes: FastifyPluginAsyncTypebox;
   publish: PublishEvent;
-  /** Registers the delivery job (jobs/handlers.ts). */
+  /** Registers the delivery job (app/jobs.ts). */
   registerJobs(): void;
 }
 

@@ -2,9 +2,10 @@ import { sql, type RawBuilder } from 'kysely';
 import type { DialectName, DialectSeam } from '../../../db/dialect.js';
 
 /**
- * How the analysis shapes its statements on each database: a choice of this slice (measured in
- * bench/analysis.ts), not a capability of the database, so it lives here rather than in the
- * dialect seam.
+ * How the SQL store shapes its statements and transactions on each database: choices of the
+ * analysis (measured in bench/analysis.ts and bench/incremental.ts), not capabilities of the
+ * database, so they live here rather than in the dialect seam. Every fork of the SQL store between
+ * SQLite and PostgreSQL reads one of these; none asks the dialect's name.
  */
 export interface AnalysisDialectSettings {
   /**
@@ -27,11 +28,51 @@ export interface AnalysisDialectSettings {
    * API's one connection for long.)
    */
   readonly defaultMode: 'incremental' | 'full';
+  /** Starts the statement creating a refresh's scratch table (PostgreSQL drops it at the commit; SQLite keeps it on the connection until dropped). */
+  createScratch(table: string): RawBuilder<unknown>;
+  /** A scratch table's name qualified by the connection's temporary schema. */
+  scratchName(table: string): RawBuilder<unknown>;
+  /**
+   * Whether a refresh's joins of new events to their units are ordered by CROSS JOIN (SQLite: each
+   * event's unit by primary key) rather than looked up once per distinct unit and hashed
+   * (PostgreSQL, sql/rollup/fresh.ts and touched.ts say why).
+   */
+  readonly crossJoinsUnits: boolean;
+  /** Whether the staged new events get a unique index on unit_id (SQLite scanned the whole table per touched unit without it). */
+  readonly indexesStagedUnits: boolean;
+  /** Statements that start an incremental refresh's transaction (PostgreSQL: no JIT, a larger work_mem for its sorts). */
+  readonly refreshSession: readonly RawBuilder<unknown>[];
+  /**
+   * Where a refresh runs: `writer` (SQLite) as write tasks on the writer thread, a first build in
+   * short steps and new events in rounds (sql/rollup/steps.ts, rounds.ts); `locked` (PostgreSQL)
+   * as one repeatable-read transaction under the experiment's advisory lock.
+   */
+  readonly refreshRuns: 'writer' | 'locked';
 }
 
 const SETTINGS: Record<DialectName, AnalysisDialectSettings> = {
-  sqlite: { chunkUnits: 10_000, unitGroup: sql`x.unit_id, x.variant_key`, defaultMode: 'incremental' },
-  postgres: { chunkUnits: null, unitGroup: sql`x.id`, defaultMode: 'incremental' },
+  sqlite: {
+    chunkUnits: 10_000,
+    unitGroup: sql`x.unit_id, x.variant_key`,
+    defaultMode: 'incremental',
+    createScratch: (table) => sql`CREATE TEMPORARY TABLE ${sql.raw(table)}`,
+    scratchName: (table) => sql.raw(`temp.${table}`),
+    crossJoinsUnits: true,
+    indexesStagedUnits: true,
+    refreshSession: [],
+    refreshRuns: 'writer',
+  },
+  postgres: {
+    chunkUnits: null,
+    unitGroup: sql`x.id`,
+    defaultMode: 'incremental',
+    createScratch: (table) => sql`CREATE TEMPORARY TABLE ${sql.raw(table)} ON COMMIT DROP`,
+    scratchName: (table) => sql.raw(`pg_temp.${table}`),
+    crossJoinsUnits: false,
+    indexesStagedUnits: false,
+    refreshSession: [sql`SET LOCAL jit = off`, sql`SET LOCAL work_mem = '64MB'`],
+    refreshRuns: 'locked',
+  },
 };
 
 export function analysisSettingsOf(seam: Pick<DialectSeam, 'name'>): AnalysisDialectSettings {

@@ -26,6 +26,7 @@ import { sqliteSeam } from '../../../../db/dialect.js';
 import { inlineWrites, type WriteTask } from '../../../../db/write-tasks.js';
 import type { ExperimentRow } from '../../../experiments/read.js';
 import type { SqlStoreDeps } from '../deps.js';
+import { analysisSettingsOf } from '../dialect-settings.js';
 import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './fresh.js';
 import { buildSlot, dropSlots, eventsInSlot, eventsThrough, replaceUnits, type RollupScope } from './slot-sql.js';
 import { buildInSteps } from './steps.js';
@@ -228,10 +229,7 @@ async function refreshIn(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots
   // Each statement from here on reads what is new, in milliseconds; PostgreSQL's JIT would spend
   // 0.3 to 1 s compiling some of them (their estimates charge the changed units' list once per new
   // event), and their sorts of the new events by unit went to disk with the default 4 MB.
-  if (ctx.seam.name === 'postgres') {
-    await sql`SET LOCAL jit = off`.execute(trx);
-    await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
-  }
+  for (const setting of analysisSettingsOf(ctx.seam).refreshSession) await setting.execute(trx);
   let result: RefreshResult = { events_read: 0, units_refreshed: 0 };
   let staged: Staged | null = null;
   await maintainTotals(
@@ -320,7 +318,7 @@ export const refreshOnSqlite: WriteTask<RefreshInput, RoundResult & { ms: number
     const round = await refreshWithin({ seam: sqliteSeam }, trx, input);
     return { ...round, ms: performance.now() - started }; // the round's statements' time, for sizing the next
   },
-  { location: { moduleUrl: import.meta.url, exportName: 'refreshOnSqlite' } },
+  { writerTask: 'analysis.refresh' },
 );
 
 /** Brings the experiment's rollups up to date for these slots. */
@@ -330,11 +328,12 @@ export async function refreshRollups(
   slots: readonly RollupSlot[],
   options: RefreshOptions = {},
 ): Promise<RefreshResult> {
-  const stepped = ctx.seam.name === 'sqlite' ? await buildFirstInSteps(ctx, row, slots, options) : null;
+  const onWriter = analysisSettingsOf(ctx.seam).refreshRuns === 'writer';
+  const stepped = onWriter ? await buildFirstInSteps(ctx, row, slots, options) : null;
   const input: RefreshInput = { row, slots, rebuild: options.rebuild === true && !stepped, plan: options.plan ?? null, now: ctx.clock.now() };
   const { beforeCommit } = options;
   let refreshed: RefreshResult;
-  if (ctx.seam.name !== 'sqlite') refreshed = await inPostgresRefreshTransaction(ctx, row.id, (trx) => refreshWithin(ctx, trx, { ...input, beforeCommit }));
+  if (!onWriter) refreshed = await inPostgresRefreshTransaction(ctx, row.id, (trx) => refreshWithin(ctx, trx, { ...input, beforeCommit }));
   // A test's hook cannot cross to the writer thread: the same task then runs on this thread.
   else if (beforeCommit) refreshed = await inlineWrites(ctx.db).run(refreshOnSqlite, { ...input, beforeCommit });
   else refreshed = await refreshInRounds(ctx, input, options.roundEvents);

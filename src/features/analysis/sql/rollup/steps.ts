@@ -184,7 +184,7 @@ export const buildStep: WriteTask<StepInput, StepOutcome> = Object.assign(
     await trx.updateTable('analysis_rollup_state').set(done).where('experiment_id', '=', row.id).execute();
     return { more: false, ...built, ms: performance.now() - started };
   },
-  { location: { moduleUrl: import.meta.url, exportName: 'buildStep' } },
+  { writerTask: 'analysis.build-step' },
 );
 
 export interface StepOptions {

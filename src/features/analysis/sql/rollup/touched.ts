@@ -9,6 +9,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
 import type { DialectSeam } from '../../../../db/dialect.js';
+import { analysisSettingsOf } from '../dialect-settings.js';
 import { rawColumns } from '../breakdowns.js';
 import type { Staged } from './fresh.js';
 import { rollupJoin, rollupValueColumns } from '../unit-source.js';
@@ -59,7 +60,7 @@ export async function touchedRows(executor: Executor, seam: DialectSeam, experim
         )}`;
   const joinFresh = (unit: string) => (fresh === null ? sql`` : sql` LEFT JOIN ${sql.raw(fresh.table)} AS f ON f.unit_id = ${sql.ref(unit)}`);
   const columns = sql`${values}${after}`;
-  if (seam.name !== 'sqlite') {
+  if (!analysisSettingsOf(seam).crossJoinsUnits) {
     const from = sql`analysis_rollup_units AS x${rollupJoin(plan.metrics)}${joinFresh('x.unit_id')}`;
     const where = sql`x.experiment_id = ${experimentId} AND x.unit_id IN (SELECT t.unit_id FROM analysis_rollup_touched AS t WHERE t.experiment_id = ${experimentId})`;
     return selectUnitRows(executor, seam, plan, columns, from, where, sql`x.experiment_id, x.unit_id`);
