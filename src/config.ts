@@ -100,6 +100,25 @@ export interface Config {
   outbound: OutboundConfig;
   /** Where people reach this service (e.g. https://verdict.example.com), for links in alerts; null leaves links out. */
   publicUrl: string | null;
+  /** Signing in to the admin UI by pasting a server key; VERDICT_UI_KEY_SIGN_IN=0 leaves people's accounts as the only way in. */
+  uiKeySignIn: boolean;
+  /** Single sign-on with OpenID Connect (docs/deployment.md "Single sign-on"); null when VERDICT_OIDC_ISSUER is unset. */
+  oidc: OidcConfig | null;
+}
+
+export interface OidcConfig {
+  /** VERDICT_OIDC_ISSUER: the provider's issuer URL; its /.well-known/openid-configuration is read. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** VERDICT_OIDC_WORKSPACE: the workspace (id) people who sign in this way belong to. */
+  workspaceId: string;
+  /** VERDICT_OIDC_ROLE_CLAIM: the id_token claim (a string or a list) that carries the role; default `verdict_role`. */
+  roleClaim: string;
+  /** VERDICT_OIDC_ROLE_VALUES: claim values per role, e.g. `admin=verdict-admins,editor=eng`; each role also matches its own name. */
+  roleValues: Record<'viewer' | 'editor' | 'admin', string[]>;
+  /** VERDICT_OIDC_DEFAULT_ROLE: the role of a person whose claim names none; `none` refuses them. */
+  defaultRole: 'viewer' | 'editor' | 'admin' | null;
 }
 
 export interface OutboundConfig {
@@ -217,6 +236,48 @@ function workMem(env: Env): string {
   return raw;
 }
 
+const OIDC_ROLES = ['viewer', 'editor', 'admin'] as const;
+
+function roleValuesFrom(raw: string): OidcConfig['roleValues'] {
+  const values: OidcConfig['roleValues'] = { viewer: ['viewer'], editor: ['editor'], admin: ['admin'] };
+  for (const pair of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const [role, value] = pair.split('=').map((part) => part.trim());
+    if (!role || !value || !(OIDC_ROLES as readonly string[]).includes(role)) {
+      throw new ConfigError(`VERDICT_OIDC_ROLE_VALUES must be role=value pairs (roles viewer, editor, admin) separated by commas, got "${pair}"`);
+    }
+    values[role as OidcConfig['defaultRole'] & string].push(value);
+  }
+  return values;
+}
+
+function oidcFrom(env: Env): OidcConfig | null {
+  const issuer = (env.VERDICT_OIDC_ISSUER ?? '').trim();
+  if (!issuer) return null;
+  if (!/^https?:\/\/[^\s]+$/.test(issuer)) throw new ConfigError(`VERDICT_OIDC_ISSUER must be an http(s) URL, got "${issuer}"`);
+  const clientId = (env.VERDICT_OIDC_CLIENT_ID ?? '').trim();
+  const clientSecret = env.VERDICT_OIDC_CLIENT_SECRET ?? '';
+  const workspaceId = (env.VERDICT_OIDC_WORKSPACE ?? '').trim();
+  if (!clientId || !clientSecret || !workspaceId) {
+    throw new ConfigError('VERDICT_OIDC_ISSUER needs VERDICT_OIDC_CLIENT_ID, VERDICT_OIDC_CLIENT_SECRET and VERDICT_OIDC_WORKSPACE too');
+  }
+  const defaultRole = (env.VERDICT_OIDC_DEFAULT_ROLE ?? 'viewer').trim();
+  if (defaultRole !== 'none' && !(OIDC_ROLES as readonly string[]).includes(defaultRole)) {
+    throw new ConfigError(`VERDICT_OIDC_DEFAULT_ROLE must be viewer, editor, admin or none, got "${defaultRole}"`);
+  }
+  return {
+    issuer: issuer.replace(/\/+$/, ''),
+    clientId,
+    clientSecret,
+    workspaceId,
+    roleClaim: (env.VERDICT_OIDC_ROLE_CLAIM ?? '').trim() || 'verdict_role',
+    roleValues: roleValuesFrom(env.VERDICT_OIDC_ROLE_VALUES ?? ''),
+    defaultRole: defaultRole === 'none' ? null : (defaultRole as OidcConfig['defaultRole']),
+  };
+}
+
 function publicUrlFrom(env: Env): string | null {
   const raw = (env.VERDICT_PUBLIC_URL ?? '').trim();
   if (raw === '') return null;
@@ -326,6 +387,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxEndpointsPerWorkspace: integer(env, 'VERDICT_WEBHOOK_MAX_ENDPOINTS', 20),
     },
     publicUrl: publicUrlFrom(env),
+    uiKeySignIn: flag(env, 'VERDICT_UI_KEY_SIGN_IN', true),
+    oidc: oidcFrom(env),
   };
   return { ...config, ...overrides };
 }

@@ -4,6 +4,7 @@ import { registerMigrate } from './cli/migrate.js';
 import { registerSecrets } from './cli/secrets.js';
 import { registerServe } from './cli/serve.js';
 import { registerWorker } from './cli/worker.js';
+import { registerUsers } from './cli/users.js';
 import { registerWorkspaces } from './cli/workspaces.js';
 import { ConfigError } from './config.js';
 
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerWorker(program);
   registerMigrate(program);
   registerWorkspaces(program);
+  registerUsers(program);
   registerAnalyze(program);
   registerSecrets(program);
   return program;

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { UNIT_ID_MAX_PARAM_LENGTH } from '../features/assignment/unit-id.js';
 import { createSlices, type Slices } from '../features/index.js';
+import { requiredRole, roleTableMarkdown } from '../features/people/roles.js';
 import { buildHttpApp } from '../http/app.js';
 
 /** Each slice contributes one plugin; this list is the whole API, in the order openapi.json lists it. */
@@ -33,6 +34,8 @@ function features(slices: Slices) {
     slices.taskTool.routes,
     slices.analysis.routes,
     slices.planning.routes,
+    slices.sharing.routes,
+    slices.people.routes,
     slices.sessions.routes,
     slices.ui.routes,
     slices.observability.routes,
@@ -41,5 +44,10 @@ function features(slices: Slices) {
 
 export function buildApp(ctx: AppContext, slices: Slices = createSlices(ctx)): Promise<FastifyInstance> {
   // Path parameters are bounded by the unit id rule (unit-id.ts), the longest one a route takes.
-  return buildHttpApp(ctx, { routes: features(slices), sessions: slices.sessions.authenticator, maxParamLength: UNIT_ID_MAX_PARAM_LENGTH });
+  return buildHttpApp(ctx, {
+    routes: features(slices),
+    sessions: slices.sessions.authenticator,
+    maxParamLength: UNIT_ID_MAX_PARAM_LENGTH,
+    roles: { requiredRole, tableMarkdown: roleTableMarkdown() },
+  });
 }

@@ -5,6 +5,7 @@ import type { EventTables } from './tables/events.js';
 import type { OutboundTables } from './tables/outbound.js';
 import type { ExperimentTables } from './tables/experiments.js';
 import type { HoldoutTables } from './tables/holdouts.js';
+import type { PeopleTables } from './tables/people.js';
 import type { SessionTables } from './tables/sessions.js';
 import type { TemplateTables } from './tables/templates.js';
 import type { WebhookTables } from './tables/webhooks.js';
@@ -83,7 +84,17 @@ export interface JobsTable {
 
 /** Every table; each feature area adds its own interface to the extends list. */
 export interface Database
-  extends AnalysisTables, CatalogueTables, EventTables, ExperimentTables, TemplateTables, SessionTables, WebhookTables, OutboundTables, HoldoutTables {
+  extends
+    AnalysisTables,
+    CatalogueTables,
+    EventTables,
+    ExperimentTables,
+    TemplateTables,
+    SessionTables,
+    WebhookTables,
+    OutboundTables,
+    PeopleTables,
+    HoldoutTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

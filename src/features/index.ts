@@ -17,11 +17,13 @@ import { createLeads } from './leads/index.js';
 import { createMetrics } from './metrics/index.js';
 import { createMutexGroups } from './mutex-groups/index.js';
 import { createOfrep } from './ofrep/index.js';
+import { createPeople } from './people/index.js';
 import { createPlanning } from './planning/index.js';
 import { historyBaselineLookup } from './planning/warning-baselines.js';
 import { createRenders } from './renders/index.js';
 import { createSegments } from './segments/index.js';
 import { createSessions } from './sessions/index.js';
+import { createSharing } from './sharing/index.js';
 import { createTaskTool } from './task-tool/index.js';
 import { createTemplates } from './templates/index.js';
 import { createUi } from './ui/index.js';
@@ -53,17 +55,10 @@ function createNotifyingSlices(ctx: AppContext) {
   return { webhookEndpoints, alerts, experiments };
 }
 
-/** Inbound webhooks ingest through the events slice's function. */
-function createInboundSlice(ctx: AppContext) {
-  return createInbound({
-    config: ctx.config,
-    db: ctx.db,
-    clock: ctx.clock,
-    secrets: ctx.secrets,
-    logger: ctx.logger,
-    jobs: ctx.jobs,
-    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
-  });
+/** People and their sessions (the sessions slice signs persons in through the people slice), and sharing. */
+function createPeopleSlices(ctx: AppContext, analysis: ReturnType<typeof createAnalysis>) {
+  const people = createPeople(ctx);
+  return { people, sessions: createSessions({ ...ctx, people: people.sessions }), sharing: createSharing({ ...ctx, results: analysis.results }) };
 }
 
 export function createSlices(ctx: AppContext) {
@@ -83,12 +78,18 @@ export function createSlices(ctx: AppContext) {
   const assignment = createAssignment(ctx);
   const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });
   const webhookSources = createWebhookSources(ctx);
-  const inbound = createInboundSlice(ctx);
+  const inbound = createInbound({
+    config: ctx.config,
+    db: ctx.db,
+    clock: ctx.clock,
+    secrets: ctx.secrets,
+    logger: ctx.logger,
+    jobs: ctx.jobs,
+    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
+  });
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
-  const planning = createPlanning(ctx);
-  const sessions = createSessions(ctx);
   const ui = createUi();
   const observability = { routes: metricsRoutes(ctx) };
   return {
@@ -114,8 +115,8 @@ export function createSlices(ctx: AppContext) {
     leads,
     taskTool,
     analysis,
-    planning,
-    sessions,
+    planning: createPlanning(ctx),
+    ...createPeopleSlices(ctx, analysis),
     ui,
     observability,
   };

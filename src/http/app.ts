@@ -9,7 +9,7 @@ import { installAuth, type SessionAuthenticator } from './auth.js';
 import { installCors } from './cors.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './errors.js';
 import { installJsonBodyParser } from './json-body.js';
-import { installOpenApi } from './openapi.js';
+import { installOpenApi, type RoleDocs } from './openapi.js';
 import { problems } from './problems.js';
 import { isClickHouseUnreachable } from '../clickhouse/reachability.js';
 import { requestLoggerFactory } from './request-logger.js';
@@ -26,6 +26,8 @@ export interface HttpParts {
   sessions: SessionAuthenticator;
   /** The longest path parameter a route takes (the unit id rule). */
   maxParamLength: number;
+  /** Which role each route needs, for the OpenAPI description (the people slice's table). */
+  roles?: RoleDocs;
 }
 
 export async function buildHttpApp(ctx: AppContext, parts: HttpParts): Promise<FastifyInstance> {
@@ -70,7 +72,7 @@ export async function buildHttpApp(ctx: AppContext, parts: HttpParts): Promise<F
   installErrorHandling(app, ctx.config.bodyLimit, (error) => ctx.seam.isUnavailable(error) || (ctx.clickhouse !== null && isClickHouseUnreachable(error)));
   await installCors(app, ctx.config.corsOrigins);
   installAuth(app, ctx.authenticator, parts.sessions);
-  await installOpenApi(app);
+  await installOpenApi(app, parts.roles);
   for (const routes of parts.routes) await app.register(routes);
   await app.ready();
   return app;

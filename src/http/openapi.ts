@@ -32,11 +32,29 @@ function addStandardResponses(route: RouteOptions): void {
   if (scope !== 'public' && !schema.security) schema.security = [{ bearerAuth: [] }];
 }
 
-export async function installOpenApi(app: FastifyInstance): Promise<void> {
+/** Who among a workspace's people may call each operation (features/people/roles.ts), for the description. */
+export interface RoleDocs {
+  requiredRole: (method: string, url: string) => string;
+  tableMarkdown: string;
+}
+
+/** Each operation a person's session may reach names the least role it needs, as `x-required-role`. */
+function addRequiredRole(route: RouteOptions, roles: RoleDocs): void {
+  const schema = route.schema as (RouteOptions['schema'] & Record<string, unknown>) | undefined;
+  const scope = (route.config as { auth?: AuthScope } | undefined)?.auth ?? 'server';
+  if (!schema || schema.hide || scope === 'public') return;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const role = roles.requiredRole(methods[0] ?? 'GET', route.url);
+  schema['x-required-role'] = role;
+  if (typeof schema.description === 'string') schema.description += ` In the admin UI, a person needs the ${role} role.`;
+}
+
+export async function installOpenApi(app: FastifyInstance, roles?: RoleDocs): Promise<void> {
   app.addSchema(ProblemSchema);
   app.addHook('onRoute', (route) => {
     addStandardResponses(route);
     describeOperation(route);
+    if (roles) addRequiredRole(route, roles);
   });
   await app.register(swagger, {
     openapi: {
@@ -46,7 +64,12 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         version: API_VERSION,
         description:
           'Experimentation (sticky assignment, events, Bayesian analysis), signed webhooks and versioned templates. ' +
-          'Authenticate with `Authorization: Bearer <key>`; errors are RFC 9457 problems.',
+          'Authenticate with `Authorization: Bearer <key>`; errors are RFC 9457 problems.' +
+          (roles
+            ? '\n\n## Roles\n\nA person signed in to the admin UI acts with their role; an API key is not bound by roles. ' +
+              'Each operation names the least role it needs in `x-required-role`; the first matching rule decides:\n\n' +
+              roles.tableMarkdown
+            : ''),
       },
       components: {
         securitySchemes: {

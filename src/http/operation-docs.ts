@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import type { AuthScope } from './auth.js';
+import { PEOPLE_OPERATION_DOCS } from './operation-docs-people.js';
 
 /**
  * The one-line summary and the description of every API operation, keyed by operationId. They
@@ -419,7 +420,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 export function describeOperation(route: RouteOptions): void {
   const schema = route.schema as { operationId?: string; hide?: boolean; summary?: string; description?: string } | undefined;
   if (!schema?.operationId || schema.hide) return;
-  const doc = OPERATION_DOCS[schema.operationId];
+  const doc = OPERATION_DOCS[schema.operationId] ?? PEOPLE_OPERATION_DOCS[schema.operationId];
   if (!doc) return;
   const scope = (route.config as { auth?: AuthScope } | undefined)?.auth ?? 'server';
   schema.summary = doc.summary;

@@ -10,8 +10,11 @@
  * parameters (`api_key`, `token`, `password`, ...) are censored whatever they hold.
  */
 
-/** The prefixes of the credentials Verdict issues (api-keys/key-format.ts, workspaces/webhook-secret.ts, webhook-endpoints). */
-const ISSUED_CREDENTIAL = /vd_(?:srv|clt)_|whsec_/i;
+/**
+ * The prefixes of the credentials Verdict issues (api-keys/key-format.ts, workspaces/webhook-secret.ts,
+ * webhook-endpoints, and the one-time and share links of people/links.ts).
+ */
+const ISSUED_CREDENTIAL = /vd_(?:srv|clt|inv|rst|shr)_|whsec_/i;
 /** Raw text that may hold one once decoded: most URLs have neither and skip the decoding. */
 const MAY_HOLD_CREDENTIAL = /vd|whsec|%/i;
 /**

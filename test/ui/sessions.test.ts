@@ -79,7 +79,7 @@ describeEachDialect(
       expect(signedIn.body).toMatchObject({ signed_in: true, csrf_token: session.csrf, key: { id: keyId } });
       const anonymous = await server().request('GET', '/ui/session');
       expect(anonymous.status).toBe(200);
-      expect(anonymous.body).toEqual({ signed_in: false, reason: 'none' });
+      expect(anonymous.body).toEqual({ signed_in: false, reason: 'none', key_sign_in: true, sso: false });
     });
 
     it('authenticates API reads through the cookie', async () => {
@@ -201,7 +201,7 @@ describeEachDialect(
         expect(expired.status).toBe(401);
         expect(expired.body.detail).toMatch(/expired/);
         const state = await server().request('GET', '/ui/session', { headers: withSession(session) });
-        expect(state.body).toEqual({ signed_in: false, reason: 'expired' });
+        expect(state.body).toEqual({ signed_in: false, reason: 'expired', key_sign_in: true, sso: false });
         expect(state.headers.get('set-cookie')).toMatch(/^verdict_session=;/);
       } finally {
         clock.offset = 0;

@@ -155,8 +155,18 @@ export type ListAuditResponse = {
     action: string;
     target_type: string;
     target_id: string;
-    /** the API key that acted; null for the CLI */
+    /** the API key or the person that acted; null for the CLI and background jobs */
     actor_id: string | null;
+    /** who acted, by name */
+    actor: {
+      /** user: a person through their admin UI session; api_key: a key (the API, or the UI signed in with a key); system: the CLI and background jobs */
+      type: "user" | "api_key" | "system";
+      id: string | null;
+      /** the person's name (their email before they gave one) or the key's name */
+      name: string | null;
+      /** a person's email address */
+      email: string | null;
+    };
     /** what changed; never secrets */
     payload: {
       [key: string]: unknown;
@@ -722,12 +732,8 @@ export type ListExperimentsResponse = {
       min_sample_per_variant: number;
       /** the power the estimate is for */
       power: number;
-      /** the conversion rate the estimate assumes (0.1) when the primary metric has no history in the environment; null when the estimate is from its history */
-      assumed_baseline_rate: number | null;
-      /** history: the primary metric’s last 14 days in the environment */
-      baseline_source?: "history" | "assumed";
-      /** the per-unit mean the estimate is for (the conversion rate of a binary metric) */
-      baseline_mean?: number;
+      /** the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer */
+      assumed_baseline_rate: number;
     }>;
   }>;
   next_cursor: string | null;
@@ -926,12 +932,8 @@ export type CreateExperimentResponse = {
     min_sample_per_variant: number;
     /** the power the estimate is for */
     power: number;
-    /** the conversion rate the estimate assumes (0.1) when the primary metric has no history in the environment; null when the estimate is from its history */
-    assumed_baseline_rate: number | null;
-    /** history: the primary metric’s last 14 days in the environment */
-    baseline_source?: "history" | "assumed";
-    /** the per-unit mean the estimate is for (the conversion rate of a binary metric) */
-    baseline_mean?: number;
+    /** the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer */
+    assumed_baseline_rate: number;
   }>;
 };
 
@@ -2258,19 +2260,6 @@ export type GetExperimentResultsResponse = {
     /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
     store: "sqlite" | "postgres" | "clickhouse" | null;
   } | null;
-  /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
-  planning: {
-    /** days from the start to the computation (or to the stop) */
-    days_elapsed: number;
-    /** exposed units a day so far, every variant together; null before any unit or time */
-    daily_units: number | null;
-    /** days until every weighted variant holds min_sample_per_variant units at the traffic seen so far; 0 once it does; null without traffic */
-    days_remaining: number | null;
-    /** the relative lift the decision rule detects with 80% power at the current sample, from the control’s own mean and variance; null without a primary metric or baseline */
-    mde_at_current_sample: number | null;
-    /** days from now until the sample lets the rule detect its minimum_detectable_effect with 80% power, at the traffic seen so far; 0 once it does; null when unknown */
-    expected_days_to_mde: number | null;
-  } | null;
 };
 
 /** GET /v1/experiments/{id}/results/history: 200 body */
@@ -2663,19 +2652,6 @@ export type GetExperimentResultsHistoryResponse = {
       /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
       store: "sqlite" | "postgres" | "clickhouse" | null;
     } | null;
-    /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
-    planning: {
-      /** days from the start to the computation (or to the stop) */
-      days_elapsed: number;
-      /** exposed units a day so far, every variant together; null before any unit or time */
-      daily_units: number | null;
-      /** days until every weighted variant holds min_sample_per_variant units at the traffic seen so far; 0 once it does; null without traffic */
-      days_remaining: number | null;
-      /** the relative lift the decision rule detects with 80% power at the current sample, from the control’s own mean and variance; null without a primary metric or baseline */
-      mde_at_current_sample: number | null;
-      /** days from now until the sample lets the rule detect its minimum_detectable_effect with 80% power, at the traffic seen so far; 0 once it does; null when unknown */
-      expected_days_to_mde: number | null;
-    } | null;
   }>;
   /** pass as cursor for the next (newer) page; null at the end */
   next_cursor: string | null;
@@ -2730,114 +2706,592 @@ export type GetExperimentResultsHistoryResponse = {
 /** POST /v1/experiments/{id}/results/compute: 201 body */
 export type ComputeExperimentResultsResponse = GetExperimentResultsResponse;
 
-/** POST /v1/planning/power: request body */
-export type PlanExperimentPowerRequest = {
-  /** ULID */
-  environment_id: string;
-  variants: Array<{
-    key: string;
-    /** percent of the experiment’s traffic; all weights sum to 100 */
-    weight: number;
-    /** the control; the first variant when none is marked */
-    is_control?: boolean;
-  }>;
-  /** every field optional; defaults fill the rest */
-  decision_rule?: {
-    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
-    posterior_threshold?: number;
-    /** relative to the control mean */
-    minimum_detectable_effect?: number;
-    min_sample_per_variant?: number;
-    max_duration_days?: number;
-    snapshot_cadence_minutes?: number;
-  };
-  /** the metrics to plan for; the first is the one the answer in words is about */
-  metric_ids: Array<string>;
-  /** relative lift to detect (0.02 is 2%); becomes the rule’s minimum_detectable_effect. Give it or duration_days; neither: the rule’s */
-  minimum_detectable_effect?: number;
-  /** plan for this many days: the MDE reachable then */
-  duration_days?: number;
-  /** new units a day entering the experiment; from history when absent */
-  daily_units?: number;
-  /** percent of the environment’s traffic the experiment gets (default 100); applies to traffic from history */
-  coverage?: number;
-  /** a baseline to plan with instead of the metric’s history (every metric of the request) */
-  baseline?: {
-    /** per-unit mean of the control: the conversion rate of a binary metric */
-    mean: number;
-    /** per-unit variance of the control: p (1 - p) of a binary metric */
-    variance: number;
-  };
-  /** days of history the baselines and traffic come from (default 14) */
-  history_days?: number;
-  /** the experiment’s audience: history keeps no unit attributes, so with an audience give daily_units and baseline */
-  audience?: {
-    [key: string]: unknown;
-  } | null;
-  /** CUPED variance reduction (docs/statistics.md), or null for none */
-  variance_reduction?: {
-    method: "cuped";
-    /** days before each unit’s first exposure whose events form its pre-period covariate */
-    lookback_days?: number;
-  } | null;
-  /** the power to plan for (default 0.8) */
-  power?: number;
-  /** days the by-day series cover */
-  horizon_days?: number;
+/** POST /v1/experiments/{id}/share-links: request body */
+export type CreateShareLinkRequest = {
+  /** days the link works, 1 to 90 (default 7) */
+  expires_in_days?: number;
 };
 
-/** POST /v1/planning/power: 200 body */
-export type PlanExperimentPowerResponse = {
-  metrics: Array<{
+/** POST /v1/experiments/{id}/share-links: 201 body */
+export type CreateShareLinkResponse = ({
+  /** ULID */
+  id: string;
+  /** ULID */
+  experiment_id: string;
+  status: "active" | "expired" | "revoked";
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  expires_at: string;
+  revoked_at: string | null;
+}) & ({
+  /** the link (shown once): whoever has it reads this experiment’s results, and nothing else, until it expires or is revoked */
+  url: string;
+});
+
+/** GET /v1/experiments/{id}/share-links: 200 body */
+export type ListShareLinksResponse = {
+  data: Array<{
     /** ULID */
-    metric_id: string;
-    metric_name: string;
-    baseline: {
-      mean: number;
-      /** per-unit variance the plan uses: CUPED-adjusted when variance_reduction is CUPED */
-      variance: number;
-      units: number | null;
-      events: number | null;
-      source: "history" | "given";
-      variance_reduction: number | null;
-    };
-    minimum_detectable_effect: number | null;
-    units_per_variant: number | null;
-    total_units: number | null;
-    days_needed: number | null;
-    /** MDE reachable with the planned power after each day */
-    mde_by_day: Array<{
-      day: number;
-      mde: number | null;
-    }>;
-    /** power for the planned MDE after each day */
-    power_by_day: Array<{
-      day: number;
-      power: number;
-    }>;
+    id: string;
+    /** ULID */
+    experiment_id: string;
+    status: "active" | "expired" | "revoked";
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    expires_at: string;
+    revoked_at: string | null;
   }>;
-  daily_units: {
-    /** new units a day entering the experiment */
-    value: number;
-    source: "history" | "given";
-    history_units: number | null;
-  };
-  decision_rule: {
-    method: string;
-    posterior_threshold: number;
-    minimum_detectable_effect: number;
-    min_sample_per_variant: number;
-    max_duration_days: number;
-    snapshot_cadence_minutes: number;
-  };
-  power: number;
-  history: {
-    /** format: date-time */
-    from: string;
-    /** format: date-time */
-    to: string;
-    days: number;
-  };
-  /** the answer in words, about the first metric */
-  summary: string;
 };
+
+/** GET /v1/shared/{token}: 200 body */
+export type ViewSharedResultsResponse = {
+  experiment: {
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    hypothesis: string;
+    status: string;
+  };
+  /** one computed analysis of an experiment (see docs/analysis.md) */
+  results: {
+    /** ULID */
+    id: string;
+    /** ULID */
+    experiment_id: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    computed_at: string;
+    /** api: POST .../results/compute; schedule: the cadence; final: after the experiment stopped; cli: verdict analyze */
+    trigger: "api" | "schedule" | "final" | "cli";
+    primary_metric: {
+      /** ULID */
+      id: string;
+      key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      aggregation: "sum" | "mean" | "count";
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+        note: string | null;
+      } | null;
+    } | null;
+    /** the primary metric per variant (sample sizes only without one) */
+    per_variant: Array<{
+      variant_key: string;
+      is_control: boolean;
+      /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+      sample_size: number;
+      /** units with at least one counted event in their window (binary metrics: converted units) */
+      conversions: number;
+      /** observed per-unit mean (binary: conversion rate); null without a metric */
+      observed_rate: number | null;
+      posterior: {
+        /** posterior mean of the per-unit value; null without a metric */
+        mean: number | null;
+        /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+        credible_interval_95: [number, number] | null;
+      };
+      /** probability that this variant has the highest true value; null when undefined */
+      prob_best: number | null;
+      /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+      expected_loss_if_stop_now: number | null;
+      /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+      effect: {
+        absolute: {
+          /** posterior mean of (variant mean - control mean) */
+          mean: number;
+          /** 2.5% and 97.5% posterior quantiles of the difference */
+          credible_interval_95: [number, number];
+        };
+        relative: {
+          /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+          mean: number | null;
+          /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+          credible_interval_95: [number, number] | null;
+        };
+        /** P(variant better than control) in the metric’s direction */
+        chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
+      } | null;
+    }>;
+    /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
+    secondary_metrics: Array<{
+      /** ULID */
+      id: string;
+      key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      aggregation: "sum" | "mean" | "count";
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+        note: string | null;
+      } | null;
+      per_variant: Array<{
+        variant_key: string;
+        is_control: boolean;
+        /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+        sample_size: number;
+        /** units with at least one counted event in their window (binary metrics: converted units) */
+        conversions: number;
+        /** observed per-unit mean (binary: conversion rate); null without a metric */
+        observed_rate: number | null;
+        posterior: {
+          /** posterior mean of the per-unit value; null without a metric */
+          mean: number | null;
+          /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+          credible_interval_95: [number, number] | null;
+        };
+        /** probability that this variant has the highest true value; null when undefined */
+        prob_best: number | null;
+        /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+        expected_loss_if_stop_now: number | null;
+        /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+        effect: {
+          absolute: {
+            /** posterior mean of (variant mean - control mean) */
+            mean: number;
+            /** 2.5% and 97.5% posterior quantiles of the difference */
+            credible_interval_95: [number, number];
+          };
+          relative: {
+            /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+            mean: number | null;
+            /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+            credible_interval_95: [number, number] | null;
+          };
+          /** P(variant better than control) in the metric’s direction */
+          chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
+        } | null;
+      }>;
+    }>;
+    /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
+    multiple_testing: {
+      method: "none" | "holm" | "benjamini_hochberg";
+      scope: "goals" | "goals_and_guardrails";
+      /** p-values adjusted together: metrics in scope times non-control variants with an effect */
+      family_size: number;
+    } | null;
+    guardrails: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
+      /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
+      unit: string | null;
+      /** the metric’s direction when the snapshot was computed */
+      higher_is_better: boolean;
+      /** the cap each unit’s value was held to (a percentile cap’s value as computed for this snapshot); null when uncapped */
+      cap_applied: number | null;
+      /** null when the experiment’s variance_reduction is off (absent in snapshots computed before CUPED existed) */
+      cuped?: {
+        /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+        applied: boolean;
+        /** the pre-period before each unit’s first exposure */
+        lookback_days: number;
+        /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+        theta: number | null;
+        /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+        variance_reduction: number | null;
+        /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+        note: string | null;
+      } | null;
+      per_variant: Array<{
+        variant_key: string;
+        is_control: boolean;
+        /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+        sample_size: number;
+        /** units with at least one counted event in their window (binary metrics: converted units) */
+        conversions: number;
+        /** observed per-unit mean (binary: conversion rate); null without a metric */
+        observed_rate: number | null;
+        posterior: {
+          /** posterior mean of the per-unit value; null without a metric */
+          mean: number | null;
+          /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+          credible_interval_95: [number, number] | null;
+        };
+        /** probability that this variant has the highest true value; null when undefined */
+        prob_best: number | null;
+        /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+        expected_loss_if_stop_now: number | null;
+        /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+        effect: {
+          absolute: {
+            /** posterior mean of (variant mean - control mean) */
+            mean: number;
+            /** 2.5% and 97.5% posterior quantiles of the difference */
+            credible_interval_95: [number, number];
+          };
+          relative: {
+            /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+            mean: number | null;
+            /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+            credible_interval_95: [number, number] | null;
+          };
+          /** P(variant better than control) in the metric’s direction */
+          chance_to_beat_control: number;
+          /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+          p_value?: number;
+          /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+          adjusted_p_value?: number | null;
+          /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+          adjusted_interval_95?: {
+            absolute: [number, number];
+            relative: [number, number] | null;
+          } | null;
+        } | null;
+      }>;
+    }>;
+    traffic: Array<{
+      variant_key: string;
+      /** the variant’s weight when the snapshot was computed */
+      weight: number;
+      /** units whose live exposure is in this variant */
+      exposed_units: number;
+    }>;
+    /** the decision rule found a winner */
+    decision_rule_satisfied: boolean;
+    /** the decision rule’s verdict on the primary metric */
+    decision: {
+      verdict: "keep_running" | "winner" | "no_difference" | "max_duration_reached";
+      /** the winner, when verdict is winner */
+      variant_key: string | null;
+      /** why, in words */
+      reason: string;
+      method: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+      /** days from start to the computation (or to the stop) */
+      days_elapsed: number;
+      /** always-valid rules: running minimum of each treatment’s p-value against control, carried from snapshot to snapshot */
+      always_valid_p_values: {
+        [key: string]: number;
+      } | null;
+      /** each guardrail and non-control variant whose chance_to_beat_control there is below 0.05, once every weighted variant reached min_sample_per_variant (empty before) */
+      guardrail_regressions: Array<{
+        /** ULID */
+        metric_id: string;
+        metric_key: string;
+        /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+        metric_name: string;
+        variant_key: string;
+        /** below 0.05: the variant very likely makes this guardrail worse */
+        chance_to_beat_control: number;
+      }>;
+      /** what to do, weighing the health checks before the effect; never ship while a check fails */
+      recommendation: {
+        /** ship: a variant won on the primary metric and every check passed; rollback: the control won, or the winner harms a guardrail; investigate: a check failed (SRM, no exposures, no events for a metric, no primary metric); no_difference: the rule found no difference, or the planned duration ended without a winner; keep_running: not enough units, or no rule satisfied yet */
+        action: "ship" | "rollback" | "investigate" | "no_difference" | "keep_running";
+        /** the variant to give everyone: the winner for ship, the control for rollback; null otherwise */
+        variant_key: string | null;
+        /** why, most decisive first */
+        reasons: Array<{
+          /** stable, machine-readable (docs/analysis.md "Reason codes") */
+          code: "no_exposures" | "srm" | "no_metric_events" | "no_primary_metric" | "control_won" | "guardrail_regression" | "below_min_sample" | "rule_satisfied" | "no_difference" | "max_duration_reached" | "rule_not_satisfied" | "not_significant_after_correction";
+          /** for a person: what was found, by metric and variant names, and what to do */
+          message: string;
+        }>;
+      };
+    };
+    /** sample-ratio mismatch p-value (Pearson chi-squared); null when undefined */
+    srm_chi_squared_p: number | null;
+    /** srm_chi_squared_p < 0.001: the split does not match the weights; distrust the results */
+    srm_warning: boolean;
+    /** results views through the admin UI logged up to the computation */
+    peek_count_at_computation: number;
+    /** events of the experiment’s metrics from exposed units received 7 to 30 days after they occurred, counted in a metric or not (late_events says which) */
+    late_event_count: number;
+    /** late_event_count split by what the events did to the results; null in snapshots stored before the split */
+    late_events: {
+      /** inside the window of a metric with their key (before the stop): they count, and snapshots computed before they arrived lacked them */
+      counted: number;
+      /** occurred before their unit’s exposure (backfills): they count in no metric (CUPED may read them as the pre-period covariate) */
+      before_exposure: number;
+      /** after the exposure but outside every window of a metric with their key, or after the stop: they count in no metric */
+      outside_window: number;
+    } | null;
+    weights_changed_since_start: boolean;
+    /** the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed) */
+    breakdowns: Array<{
+      /** an experiment dimension, or "source" (the API key that logged the exposure) */
+      dimension: string;
+      /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+      values: Array<{
+        /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+        value: string;
+        /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+        label: string;
+        /** live exposed units with this value, all variants */
+        units: number;
+        /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+        per_variant: Array<{
+          variant_key: string;
+          is_control: boolean;
+          /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+          sample_size: number;
+          /** units with at least one counted event in their window (binary metrics: converted units) */
+          conversions: number;
+          /** observed per-unit mean (binary: conversion rate); null without a metric */
+          observed_rate: number | null;
+          posterior: {
+            /** posterior mean of the per-unit value; null without a metric */
+            mean: number | null;
+            /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+            credible_interval_95: [number, number] | null;
+          };
+          /** probability that this variant has the highest true value; null when undefined */
+          prob_best: number | null;
+          /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+          expected_loss_if_stop_now: number | null;
+          /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+          effect: {
+            absolute: {
+              /** posterior mean of (variant mean - control mean) */
+              mean: number;
+              /** 2.5% and 97.5% posterior quantiles of the difference */
+              credible_interval_95: [number, number];
+            };
+            relative: {
+              /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+              mean: number | null;
+              /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+              credible_interval_95: [number, number] | null;
+            };
+            /** P(variant better than control) in the metric’s direction */
+            chance_to_beat_control: number;
+            /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+            p_value?: number;
+            /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+            adjusted_p_value?: number | null;
+            /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+            adjusted_interval_95?: {
+              absolute: [number, number];
+              relative: [number, number] | null;
+            } | null;
+          } | null;
+        }>;
+        /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+        srm_chi_squared_p: number | null;
+        /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+        srm_warning: boolean;
+        /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+        significant_after_correction: boolean;
+      }>;
+    }>;
+    /** null in snapshots computed before incremental analysis existed */
+    computation: {
+      /** incremental: the rollups were refreshed with what is new and aggregated; full: computed from all raw events, rollups untouched */
+      mode: "incremental" | "full";
+      /** raw event rows the computation read (incremental: the refresh’s new events and the events of units it rebuilt; full: the rows the main pass joined) */
+      events_read: number;
+      /** units whose rollups the refresh rebuilt or updated (0 for a full computation) */
+      units_refreshed: number;
+      /** from the request to the snapshot, before it was stored */
+      duration_ms: number;
+      /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
+      store: "sqlite" | "postgres" | "clickhouse" | null;
+    } | null;
+  };
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  expires_at: string;
+};
+
+/** GET /v1/experiments/{id}/results/export: 200 body */
+export type ExportResultsResponse = string | {
+  [key: string]: unknown;
+};
+
+/** GET /v1/experiments/{id}/results/history/export: 200 body */
+export type ExportResultsHistoryResponse = string;
+
+/** GET /v1/users: 200 body */
+export type ListUsersResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    email: string;
+    /** null until the invitation is accepted */
+    name: string | null;
+    /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+    role: "viewer" | "editor" | "admin";
+    /** invited: the invitation is not accepted yet */
+    status: "invited" | "active" | "disabled";
+    /** the account was made by single sign-on (OpenID Connect) */
+    single_sign_on: boolean;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  }>;
+};
+
+/** POST /v1/users: request body */
+export type InviteUserRequest = {
+  /** format: email */
+  email: string;
+  /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+  role: "viewer" | "editor" | "admin";
+  name?: string;
+};
+
+/** POST /v1/users: 201 body */
+export type InviteUserResponse = {
+  /** a person who signs in to the admin UI of this workspace */
+  user: {
+    /** ULID */
+    id: string;
+    email: string;
+    /** null until the invitation is accepted */
+    name: string | null;
+    /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+    role: "viewer" | "editor" | "admin";
+    /** invited: the invitation is not accepted yet */
+    status: "invited" | "active" | "disabled";
+    /** the account was made by single sign-on (OpenID Connect) */
+    single_sign_on: boolean;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  };
+  /** the one-time link (shown once): the token is its last path segment */
+  invite_url: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  expires_at: string;
+};
+
+/** PATCH /v1/users/{id}: request body */
+export type UpdateUserRequest = {
+  /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+  role?: "viewer" | "editor" | "admin";
+  /** true ends the person’s sessions and refuses their sign-ins */
+  disabled?: boolean;
+};
+
+/** PATCH /v1/users/{id}: 200 body */
+export type UpdateUserResponse = {
+  /** ULID */
+  id: string;
+  email: string;
+  /** null until the invitation is accepted */
+  name: string | null;
+  /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+  role: "viewer" | "editor" | "admin";
+  /** invited: the invitation is not accepted yet */
+  status: "invited" | "active" | "disabled";
+  /** the account was made by single sign-on (OpenID Connect) */
+  single_sign_on: boolean;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+};
+
+/** POST /v1/users/{id}/password-reset: 201 body */
+export type IssuePasswordResetResponse = {
+  /** a person who signs in to the admin UI of this workspace */
+  user: {
+    /** ULID */
+    id: string;
+    email: string;
+    /** null until the invitation is accepted */
+    name: string | null;
+    /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+    role: "viewer" | "editor" | "admin";
+    /** invited: the invitation is not accepted yet */
+    status: "invited" | "active" | "disabled";
+    /** the account was made by single sign-on (OpenID Connect) */
+    single_sign_on: boolean;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  };
+  /** the one-time link (shown once) that sets a new password */
+  reset_url: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  expires_at: string;
+};
+
+/** POST /v1/users/{id}/sign-out: 200 body */
+export type SignOutUserResponse = {
+  sessions_ended: number;
+};
+
+/** POST /v1/invitations/{token}/accept: request body */
+export type AcceptInvitationRequest = {
+  name: string;
+  /** 12 to 256 characters; stored as an scrypt hash only */
+  password: string;
+};
+
+/** POST /v1/invitations/{token}/accept: 200 body */
+export type AcceptInvitationResponse = {
+  /** a person who signs in to the admin UI of this workspace */
+  user: {
+    /** ULID */
+    id: string;
+    email: string;
+    /** null until the invitation is accepted */
+    name: string | null;
+    /** viewer: reads (results peeks are audited); editor: experiments, metrics, segments, templates, share links; admin: everything, people and keys included */
+    role: "viewer" | "editor" | "admin";
+    /** invited: the invitation is not accepted yet */
+    status: "invited" | "active" | "disabled";
+    /** the account was made by single sign-on (OpenID Connect) */
+    single_sign_on: boolean;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+  };
+};
+
+/** POST /v1/password-resets/{token}/accept: request body */
+export type AcceptPasswordResetRequest = {
+  /** 12 to 256 characters; stored as an scrypt hash only */
+  password: string;
+};
+
+/** POST /v1/password-resets/{token}/accept: 200 body */
+export type AcceptPasswordResetResponse = AcceptInvitationResponse;

@@ -8,6 +8,7 @@ import { ExperimentDetail } from './pages/experiment.js';
 import { ExperimentForm } from './pages/experiment-form.js';
 import { Experiments } from './pages/experiments.js';
 import { Leads } from './pages/leads.js';
+import { People } from './pages/people.js';
 import { MetricDetail } from './pages/metric.js';
 import { Metrics } from './pages/metrics.js';
 import { MutexGroups } from './pages/mutex-groups.js';
@@ -48,6 +49,7 @@ const pages: [string, Page][] = [
   ['/webhook-endpoints', () => <WebhookEndpoints />],
   ['/webhook-endpoints/:id', (p) => <WebhookEndpointDetail key={p.id} id={p.id ?? ''} />],
   ['/leads', () => <Leads />],
+  ['/people', () => <People />],
 ];
 
 export function Routes() {

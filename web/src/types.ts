@@ -75,11 +75,17 @@ export type Assignment = Api.ListUnitAssignmentsResponse['assignments'][number];
 export type Segment = Api.GetSegmentResponse;
 
 /** GET and POST /ui/session when signed in (the session routes are not in openapi.json). */
+export type Role = 'viewer' | 'editor' | 'admin';
+
 export interface SessionInfo {
   signed_in: true;
   csrf_token: string;
   expires_at: string;
-  key: { id: string; name: string; prefix: string; last_four: string };
+  /** The key a key's session signed in with; null for a person's session. */
+  key: { id: string; name: string; prefix: string; last_four: string } | null;
+  /** The person signed in; null for a key's session. */
+  user: { id: string; email: string; name: string | null; role: Role } | null;
+  role: Role;
   workspace: { id: string; name: string; slug: string };
 }
 

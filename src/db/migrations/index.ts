@@ -24,6 +24,8 @@ import { sealEndpointUrls } from './0028_sealed_endpoint_urls.js';
 import * as jobLanes from './0029_job_lanes.js';
 import * as experimentLaunch from './0030_experiment_launch.js';
 import * as holdouts from './0031_holdouts.js';
+import * as people from './0032_people.js';
+import * as shareLinks from './0033_share_links.js';
 import * as secondaryMetrics from './0034_secondary_metrics.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
@@ -52,6 +54,8 @@ const migrations: Record<string, Migration> = {
   '0029_job_lanes': jobLanes,
   '0030_experiment_launch': experimentLaunch,
   '0031_holdouts': holdouts,
+  '0032_people': people,
+  '0033_share_links': shareLinks,
   '0034_secondary_metrics': secondaryMetrics,
 };
 

@@ -7,12 +7,15 @@ import type { CacheStats } from '../../observability/metrics.js';
 import { hashKey, parseKey, type KeyKind } from './key-format.js';
 
 export interface Principal {
+  /** The actor's id: the API key's, or the person's when a person's admin UI session acts (people/). */
   keyId: string;
   workspaceId: string;
   environmentId: string | null;
   kind: KeyKind;
   /** `session` when the admin UI's cookie stood in for the bearer key. */
   via: 'bearer' | 'session';
+  /** Set when a person (not a key) acts: who they are and the role that bounds what they may do. */
+  user?: { id: string; email: string; name: string; role: 'viewer' | 'editor' | 'admin' };
 }
 
 interface CachedKey {

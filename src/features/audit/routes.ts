@@ -14,7 +14,7 @@ export function auditRoutes(ctx: AuditDeps): FastifyPluginAsyncTypebox {
       '/v1/audit',
       route('listAudit', {
         description:
-          'Every mutation and every admin-UI peek, newest first. Filters combine with AND: by action, target, actor (one API key, or every entry with no key behind it) and time. 400 for actor_id together with actor_type system (a system entry has no key).',
+          'Every mutation and every admin-UI peek, newest first. Filters combine with AND: by action, target, actor (one API key or person by id; any key, any person, or every entry with no one behind it by actor_type) and time. Each entry names its actor (a person by name and email). 400 for actor_id together with actor_type system (a system entry has no actor).',
         querystring: AuditQuery,
         response: { 200: AuditList },
       }),

@@ -7,7 +7,19 @@ export const AuditEntrySchema = Type.Object(
     action: Type.String({ description: 'what happened, e.g. api_key.created' }),
     target_type: Type.String(),
     target_id: Type.String(),
-    actor_id: Type.Union([Type.String(), Type.Null()], { description: 'the API key that acted; null for the CLI' }),
+    actor_id: Type.Union([Type.String(), Type.Null()], { description: 'the API key or the person that acted; null for the CLI and background jobs' }),
+    actor: Type.Object(
+      {
+        type: Type.Enum(['user', 'api_key', 'system'], {
+          description:
+            'user: a person through their admin UI session; api_key: a key (the API, or the UI signed in with a key); system: the CLI and background jobs',
+        }),
+        id: Type.Union([Type.String(), Type.Null()]),
+        name: Type.Union([Type.String(), Type.Null()], { description: "the person's name (their email before they gave one) or the key's name" }),
+        email: Type.Union([Type.String(), Type.Null()], { description: "a person's email address" }),
+      },
+      { description: 'who acted, by name' },
+    ),
     payload: Type.Record(Type.String(), Type.Unknown(), { description: 'what changed; never secrets' }),
     created_at: Timestamp,
   },
@@ -23,11 +35,15 @@ export const AuditQuery = Type.Object(
     target_type: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     target_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     actor_id: Type.Optional(
-      Type.String({ pattern: ID_PATTERN, description: 'only what this API key did (its id, as in actor_id); a key of another workspace matches nothing' }),
+      Type.String({
+        pattern: ID_PATTERN,
+        description: 'only what this API key or person did (its id, as in actor_id); one of another workspace matches nothing',
+      }),
     ),
     actor_type: Type.Optional(
-      Type.Enum(['api_key', 'system'], {
-        description: 'api_key: what any API key did (the API and the admin UI); system: what had no key behind it (the CLI, background jobs)',
+      Type.Enum(['api_key', 'user', 'system'], {
+        description:
+          'api_key: what any API key did (the API, and the admin UI signed in with a key); user: what any person did; system: what had no key or person behind it (the CLI, background jobs)',
       }),
     ),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'entries created at or after' })),

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { PeopleSessions } from '../people/index.js';
 
-/** Signs in with an API key (authenticator); shows the workspace through workspaces/read.ts. */
-export type SessionsDeps = Pick<AppContext, 'db' | 'clock' | 'authenticator'>;
+/** Signs in with an API key (authenticator) or as a person (people); shows the workspace through workspaces/read.ts. */
+export type SessionsDeps = Pick<AppContext, 'db' | 'clock' | 'authenticator' | 'config'> & { people: PeopleSessions };

@@ -6,6 +6,7 @@ import { toIso } from '../../lib/time.js';
 import type { Principal } from '../api-keys/authenticator.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findWorkspace } from '../workspaces/read.js';
+import type { UserSessionView } from '../people/sessions.js';
 import type { SessionsDeps } from './deps.js';
 import { deleteExpiredSessions, deleteSession, findSessionByTokenHash, insertSession, type SessionWithKey } from './store.js';
 
@@ -18,10 +19,44 @@ export interface SessionView {
   csrf_token: string;
   expires_at: string;
   key: { id: string; name: string; prefix: string; last_four: string };
+  /** Null for a key's session: the key is not a person (people/sessions.ts has a person's view). */
+  user: null;
+  /** A key's session may do all its key may. */
+  role: 'admin';
   workspace: { id: string; name: string; slug: string };
 }
 
 export type SessionLookup = { state: 'none' } | { state: 'expired' | 'revoked' | 'active'; session: SessionWithKey };
+
+/** A session of either kind, as the auth hook and the /ui/session routes handle it. */
+export type AnySessionLookup =
+  | { state: 'none' }
+  | {
+      state: 'expired' | 'revoked' | 'active';
+      session: { csrf_token: string };
+      principal: Principal;
+      view: () => Promise<SessionView | UserSessionView>;
+      signOut: (everywhere: boolean) => Promise<void>;
+    };
+
+/** The cookie's token names a key's session or a person's (people/sessions.ts); one lookup finds either. */
+export async function lookupAnySession(ctx: SessionsDeps, token: string): Promise<AnySessionLookup> {
+  const keyed = await lookupSession(ctx, token);
+  if (keyed.state !== 'none') {
+    const session = keyed.session;
+    return { state: keyed.state, session, principal: principalOfSession(session), view: () => viewOf(ctx, session), signOut: () => signOut(ctx, session) };
+  }
+  const personal = await ctx.people.lookup(token);
+  if (personal.state === 'none') return personal;
+  const session = personal.session;
+  return {
+    state: personal.state,
+    session,
+    principal: ctx.people.principalOf(session),
+    view: () => ctx.people.view(session),
+    signOut: (everywhere) => ctx.people.signOut(session, everywhere),
+  };
+}
 
 function randomToken(): string {
   return crypto.randomBytes(32).toString('base64url');
@@ -33,6 +68,11 @@ function randomToken(): string {
  * client key is refused too, because the UI's pages are server-key operations.
  */
 export async function signIn(ctx: SessionsDeps, key: string): Promise<{ token: string; view: SessionView }> {
+  if (!ctx.config.uiKeySignIn) {
+    throw problems.forbidden(
+      'signing in with a server key is turned off on this server (VERDICT_UI_KEY_SIGN_IN=0); sign in with your email address and password',
+    );
+  }
   const principal = await ctx.authenticator.authenticate(`Bearer ${key.trim()}`);
   if (principal.kind !== 'server') {
     throw problems.unauthorized('a client key cannot sign in to the admin UI; paste a server key (vd_srv_...)');
@@ -109,6 +149,8 @@ export async function viewOf(ctx: SessionsDeps, session: SessionWithKey): Promis
     csrf_token: session.csrf_token,
     expires_at: toIso(session.expires_at),
     key: { id: session.key_id, name: session.key_name, prefix: session.prefix, last_four: session.last_four },
+    user: null,
+    role: 'admin',
     workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug },
   };
 }

@@ -15,9 +15,13 @@ const sections: [string, string][] = [
   ['/webhook-sources', 'Webhook sources'],
   ['/webhook-endpoints', 'Webhook endpoints'],
   ['/leads', 'Leads'],
+  ['/people', 'People'],
 ];
 
-export function Layout({ session, onSignOut, children }: { session: SessionInfo; onSignOut: () => void; children: ComponentChildren }) {
+/** Sections only admins can use (the server refuses the rest; the nav leaves them out). */
+const ADMIN_ONLY = new Set(['/people', '/api-keys']);
+
+export function Layout({ session, onSignOut, children }: { session: SessionInfo; onSignOut: (everywhere?: boolean) => void; children: ComponentChildren }) {
   const where = useLocation();
   return (
     <>
@@ -32,23 +36,36 @@ export function Layout({ session, onSignOut, children }: { session: SessionInfo;
           </span>
         </div>
         <div class="who">
-          <span class="muted" title={`signed in with key ${session.key.name}`}>
-            {session.key.prefix}…{session.key.last_four}
-          </span>
-          <button type="button" onClick={onSignOut}>
+          {session.user ? (
+            <span class="muted" title={`signed in as ${session.user.email}`}>
+              {session.user.name ?? session.user.email} · {session.role}
+            </span>
+          ) : session.key ? (
+            <span class="muted" title={`signed in with key ${session.key.name}`}>
+              {session.key.prefix}…{session.key.last_four}
+            </span>
+          ) : null}
+          <button type="button" onClick={() => onSignOut()}>
             Sign out
           </button>
+          {session.user ? (
+            <button type="button" onClick={() => onSignOut(true)}>
+              Sign out everywhere
+            </button>
+          ) : null}
         </div>
       </header>
       <nav class="sections" aria-label="Sections">
         <ul>
-          {sections.map(([href, label]) => (
-            <li key={href}>
-              <Link href={href} aria-current={where.path === href || where.path.startsWith(`${href}/`) ? 'page' : undefined}>
-                {label}
-              </Link>
-            </li>
-          ))}
+          {sections
+            .filter(([href]) => session.role === 'admin' || !ADMIN_ONLY.has(href))
+            .map(([href, label]) => (
+              <li key={href}>
+                <Link href={href} aria-current={where.path === href || where.path.startsWith(`${href}/`) ? 'page' : undefined}>
+                  {label}
+                </Link>
+              </li>
+            ))}
         </ul>
       </nav>
       <main id="main">{children}</main>

@@ -58,6 +58,9 @@ export async function loadNames(entries: AuditEntry[], workspaceName: string): P
   const known = new Map<string, string>();
   for (const key of keys.data) known.set(key.id, key.name);
   for (const environment of environments.data) known.set(environment.id, environment.name);
+  // People are named by the entries themselves (actor.name), so no admin-only read of /v1/users is needed.
+  for (const entry of entries)
+    if (entry.actor.type === 'user' && entry.actor.id) known.set(entry.actor.id, entry.actor.name ?? entry.actor.email ?? 'a person');
   const wanted = new Map<string, string>();
   for (const entry of entries) {
     const read = TARGETS[entry.target_type]?.read;

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Page } from '../api.js';
 import { HistoryChart } from '../charts/history-chart.js';
 import { ErrorBox, Loading, PageTitle, StatusBadge } from '../components/ui.js';
+import { SharePanel } from './share-panel.js';
 import { dateTime, lift } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import { Link } from '../router.js';
@@ -160,6 +161,7 @@ export function Results({ id }: { id: string }) {
         </p>
       )}
       <WeightsOverTime experiment={experiment} />
+      {latest ? <SharePanel experimentId={experiment.id} /> : null}
     </>
   );
 }
