@@ -98,6 +98,8 @@ export interface Config {
   analysis: { threads: number; workMem: string };
   /** Outbound webhook deliveries (docs/webhooks.md "Outbound deliveries"). */
   outbound: OutboundConfig;
+  /** Warehouse sources (docs/warehouse.md). */
+  dataSources: DataSourcesConfig;
   /** Where people reach this service (e.g. https://verdict.example.com), for links in alerts; null leaves links out. */
   publicUrl: string | null;
   /** Signing in to the admin UI by pasting a server key; VERDICT_UI_KEY_SIGN_IN=0 leaves people's accounts as the only way in. */
@@ -132,6 +134,15 @@ export interface OutboundConfig {
   dnsTimeoutMs: number;
   /** Endpoints one workspace may have; creating one more is refused. */
   maxEndpointsPerWorkspace: number;
+}
+
+export interface DataSourcesConfig {
+  /** Connect to private, loopback and link-local addresses too (a warehouse inside the same private network). */
+  allowPrivateNetworks: boolean;
+  /** Every query Verdict runs on a source stops after this (PostgreSQL statement_timeout, ClickHouse max_execution_time). */
+  statementTimeoutMs: number;
+  /** A connection (DNS included) not made by then fails. */
+  connectTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -171,6 +182,8 @@ export const NUMERIC_SETTINGS = {
   VERDICT_WEBHOOK_TIMEOUT_MS: { min: 1, max: 600_000 },
   VERDICT_WEBHOOK_DNS_TIMEOUT_MS: { min: 1, max: 60_000 },
   VERDICT_WEBHOOK_MAX_ENDPOINTS: { min: 1, max: 10_000 },
+  VERDICT_DATA_SOURCE_STATEMENT_TIMEOUT_MS: { min: 100, max: 3_600_000 },
+  VERDICT_DATA_SOURCE_CONNECT_TIMEOUT_MS: { min: 100, max: 120_000 },
 } as const satisfies Record<string, { min: number; max: number }>;
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
 
@@ -385,6 +398,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       allowPrivateNetworks: flag(env, 'VERDICT_WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
       dnsTimeoutMs: integer(env, 'VERDICT_WEBHOOK_DNS_TIMEOUT_MS', 2_000),
       maxEndpointsPerWorkspace: integer(env, 'VERDICT_WEBHOOK_MAX_ENDPOINTS', 20),
+    },
+    dataSources: {
+      allowPrivateNetworks: flag(env, 'VERDICT_DATA_SOURCE_ALLOW_PRIVATE_NETWORKS', false),
+      statementTimeoutMs: integer(env, 'VERDICT_DATA_SOURCE_STATEMENT_TIMEOUT_MS', 60_000),
+      connectTimeoutMs: integer(env, 'VERDICT_DATA_SOURCE_CONNECT_TIMEOUT_MS', 10_000),
     },
     publicUrl: publicUrlFrom(env),
     uiKeySignIn: flag(env, 'VERDICT_UI_KEY_SIGN_IN', true),

@@ -29,6 +29,7 @@ function features(slices: Slices) {
     slices.ofrep.routes,
     slices.webhookSources.routes,
     slices.webhookEndpoints.routes,
+    slices.dataSources.routes,
     slices.inbound.routes,
     slices.leads.routes,
     slices.taskTool.routes,

@@ -8,6 +8,7 @@ import type { HoldoutTables } from './tables/holdouts.js';
 import type { PeopleTables } from './tables/people.js';
 import type { SessionTables } from './tables/sessions.js';
 import type { TemplateTables } from './tables/templates.js';
+import type { WarehouseTables } from './tables/warehouse.js';
 import type { WebhookTables } from './tables/webhooks.js';
 
 // Timestamps are stored as epoch milliseconds (bigint) in both databases: numeric comparison and
@@ -94,7 +95,8 @@ export interface Database
     WebhookTables,
     OutboundTables,
     PeopleTables,
-    HoldoutTables {
+    HoldoutTables,
+    WarehouseTables {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;

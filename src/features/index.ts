@@ -6,6 +6,7 @@ import { reweightIfDue } from './bandits/reweight.js';
 import { createApiKeys } from './api-keys/index.js';
 import { createAssignment } from './assignment/index.js';
 import { createAudit } from './audit/index.js';
+import { createDataSources } from './data-sources/index.js';
 import { createEnvironments } from './environments/index.js';
 import { createEvents } from './events/index.js';
 import { ingestEvents } from './events/service.js';
@@ -61,6 +62,19 @@ function createPeopleSlices(ctx: AppContext, analysis: ReturnType<typeof createA
   return { people, sessions: createSessions({ ...ctx, people: people.sessions }), sharing: createSharing({ ...ctx, results: analysis.results }) };
 }
 
+/** Inbound webhooks, which ingest through the events slice. */
+function createInboundSlice(ctx: AppContext) {
+  return createInbound({
+    config: ctx.config,
+    db: ctx.db,
+    clock: ctx.clock,
+    secrets: ctx.secrets,
+    logger: ctx.logger,
+    jobs: ctx.jobs,
+    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
+  });
+}
+
 export function createSlices(ctx: AppContext) {
   const health = createHealth(ctx);
   const workspaces = createWorkspaces(ctx);
@@ -78,15 +92,8 @@ export function createSlices(ctx: AppContext) {
   const assignment = createAssignment(ctx);
   const ofrep = createOfrep({ db: ctx.db, assigner: assignment.assigner });
   const webhookSources = createWebhookSources(ctx);
-  const inbound = createInbound({
-    config: ctx.config,
-    db: ctx.db,
-    clock: ctx.clock,
-    secrets: ctx.secrets,
-    logger: ctx.logger,
-    jobs: ctx.jobs,
-    ingestEvents: (workspaceId, inputs) => ingestEvents(ctx, workspaceId, inputs),
-  });
+  const dataSources = createDataSources(ctx);
+  const inbound = createInboundSlice(ctx);
   const leads = createLeads(ctx);
   const taskTool = createTaskTool(ctx);
   const analysis = createAnalysis({ ...ctx, onSnapshot: alerts.onSnapshot, reweightIfDue: (row) => reweightIfDue(ctx, row) });
@@ -110,6 +117,7 @@ export function createSlices(ctx: AppContext) {
     ofrep,
     webhookSources,
     webhookEndpoints,
+    dataSources,
     alerts,
     inbound,
     leads,

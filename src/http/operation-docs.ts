@@ -1,6 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import type { AuthScope } from './auth.js';
 import { PEOPLE_OPERATION_DOCS } from './operation-docs-people.js';
+import { WAREHOUSE_OPERATION_DOCS } from './operation-docs-warehouse.js';
 
 /**
  * The one-line summary and the description of every API operation, keyed by operationId. They
@@ -380,6 +381,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description:
       'Sends a `ping` event to this endpoint, whatever its event types, and returns the delivery (202). 409 when the endpoint is disabled. Audit-logged.',
   },
+  // Warehouse sources (docs/warehouse.md)
+  ...WAREHOUSE_OPERATION_DOCS,
   receiveInboundWebhook: {
     summary: 'Receive a signed inbound webhook',
     description:

@@ -112,6 +112,12 @@ export const problems = {
   endpointDisabled: conflict('endpoint-disabled', 'Endpoint disabled'),
   /** A new webhook endpoint in a workspace that has as many as it may (VERDICT_WEBHOOK_MAX_ENDPOINTS). */
   endpointLimitReached: conflict('endpoint-limit-reached', 'Endpoint limit reached'),
+  /** Deleting a data source that fact tables still read (`referrers` lists them). */
+  dataSourceInUse: conflict('data-source-in-use', 'Data source in use'),
+  /** A data source that could not be reached: no connection, refused by the network rule, wrong credentials. */
+  dataSourceUnreachable: (detail: string) => new Problem(502, detail, { type: `${TYPE_BASE}data-source-unreachable`, title: 'Data source unreachable' }),
+  /** A query on a data source that ran past VERDICT_DATA_SOURCE_STATEMENT_TIMEOUT_MS and was stopped. */
+  dataSourceTimeout: (detail: string) => new Problem(504, detail, { type: `${TYPE_BASE}data-source-timeout`, title: 'Data source query timed out' }),
   /** A freeze of a template draft that no longer compiles. */
   draftDoesNotCompile: conflict('draft-does-not-compile', 'Draft does not compile'),
   /** An output of a render that failed. */

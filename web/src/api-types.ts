@@ -1709,6 +1709,181 @@ export type RedeliverWebhookEndpointDeliveryResponse = {
 /** POST /v1/webhook-endpoints/{id}/test: 202 body */
 export type TestWebhookEndpointResponse = RedeliverWebhookEndpointDeliveryResponse;
 
+/** GET /v1/data-sources: 200 body */
+export type ListDataSourcesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    name: string;
+    /** postgres: a PostgreSQL server (postgres://); clickhouse: a ClickHouse server (http(s)://) or the embedded engine (chdb:PATH) */
+    kind: "postgres" | "clickhouse";
+    /** masked: scheme, user, host, port and database; never the password or the query string */
+    url: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/data-sources: request body */
+export type CreateDataSourceRequest = {
+  name: string;
+  /** postgres: a PostgreSQL server (postgres://); clickhouse: a ClickHouse server (http(s)://) or the embedded engine (chdb:PATH) */
+  kind: "postgres" | "clickhouse";
+  /** postgres://user:password@host:5432/database[?sslmode=...] or http(s)://user:password@host:8123/database (ClickHouse), or chdb:PATH; stored encrypted, shown whole only in the answer to the request that sent it */
+  url: string;
+};
+
+/** POST /v1/data-sources: 201 body */
+export type CreateDataSourceResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  name: string;
+  /** postgres: a PostgreSQL server (postgres://); clickhouse: a ClickHouse server (http(s)://) or the embedded engine (chdb:PATH) */
+  kind: "postgres" | "clickhouse";
+  /** at creation, or when a PATCH changed it, the URL as sent; masked otherwise */
+  url: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/data-sources/{id}: 200 body */
+export type GetDataSourceResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  name: string;
+  /** postgres: a PostgreSQL server (postgres://); clickhouse: a ClickHouse server (http(s)://) or the embedded engine (chdb:PATH) */
+  kind: "postgres" | "clickhouse";
+  /** masked: scheme, user, host, port and database; never the password or the query string */
+  url: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** PATCH /v1/data-sources/{id}: request body */
+export type UpdateDataSourceRequest = {
+  name?: string;
+  /** a new URL of the same kind; the masked URL sent back changes nothing */
+  url?: string;
+};
+
+/** PATCH /v1/data-sources/{id}: 200 body */
+export type UpdateDataSourceResponse = CreateDataSourceResponse;
+
+/** POST /v1/data-sources/{id}/test: 200 body */
+export type TestDataSourceResponse = {
+  /** whether Verdict connected and the source answered */
+  ok: boolean;
+  /** what the source says its version is; null when it did not answer */
+  server_version: string | null;
+  duration_ms: number;
+  /** why it failed (refused by the network rule, no connection, credentials), never the URL */
+  error: string | null;
+};
+
+/** GET /v1/fact-tables: 200 body */
+export type ListFactTablesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    /** ULID */
+    data_source_id: string;
+    name: string;
+    sql: string;
+    unit_id_column: string;
+    timestamp_column: string;
+    /** what the source said the SQL returns, when it was last saved */
+    columns: Array<{
+      name: string;
+      /** the source’s own type name */
+      type: string;
+      kind: "number" | "string" | "timestamp" | "boolean" | "other";
+    }>;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/fact-tables: request body */
+export type CreateFactTableRequest = {
+  data_source_id: string;
+  name: string;
+  /** one read-only SELECT (or WITH ... SELECT) in the source’s dialect */
+  sql: string;
+  unit_id_column: string;
+  timestamp_column: string;
+};
+
+/** POST /v1/fact-tables: 201 body */
+export type CreateFactTableResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  /** ULID */
+  data_source_id: string;
+  name: string;
+  sql: string;
+  unit_id_column: string;
+  timestamp_column: string;
+  /** what the source said the SQL returns, when it was last saved */
+  columns: Array<{
+    name: string;
+    /** the source’s own type name */
+    type: string;
+    kind: "number" | "string" | "timestamp" | "boolean" | "other";
+  }>;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/fact-tables/{id}: 200 body */
+export type GetFactTableResponse = CreateFactTableResponse;
+
+/** PATCH /v1/fact-tables/{id}: request body */
+export type UpdateFactTableRequest = {
+  name?: string;
+  /** one read-only SELECT (or WITH ... SELECT) in the source’s dialect */
+  sql?: string;
+  unit_id_column?: string;
+  timestamp_column?: string;
+};
+
+/** PATCH /v1/fact-tables/{id}: 200 body */
+export type UpdateFactTableResponse = CreateFactTableResponse;
+
+/** POST /v1/fact-tables/{id}/summary: 200 body */
+export type SummarizeFactTableResponse = {
+  /** rows the SQL returns now */
+  rows: number;
+  /** distinct unit ids among them */
+  units: number;
+  /** the earliest timestamp, as the source writes it */
+  first_timestamp: string | null;
+  /** the latest timestamp, as the source writes it */
+  last_timestamp: string | null;
+  duration_ms: number;
+};
+
 /** POST /webhooks/inbound/{workspace_id}/{source_slug}: request body */
 export type ReceiveInboundWebhookRequest = {
   /** what happened; metrics select events by this key */

@@ -22,6 +22,8 @@ import { WebhookEndpointDetail } from './pages/webhook-endpoint.js';
 import { WebhookEndpoints } from './pages/webhook-endpoints.js';
 import { WebhookSourceDetail } from './pages/webhook-source.js';
 import { WebhookSources } from './pages/webhook-sources.js';
+import { DataSources } from './pages/warehouse/data-sources.js';
+import { FactTables } from './pages/warehouse/fact-tables.js';
 import { Link, match, navigate, useLocation, type Location } from './router.js';
 
 type Page = (params: Record<string, string>, where: Location) => JSX.Element;
@@ -50,6 +52,8 @@ const pages: [string, Page][] = [
   ['/webhook-endpoints/:id', (p) => <WebhookEndpointDetail key={p.id} id={p.id ?? ''} />],
   ['/leads', () => <Leads />],
   ['/people', () => <People />],
+  ['/data-sources', () => <DataSources />],
+  ['/fact-tables', () => <FactTables />],
 ];
 
 export function Routes() {

@@ -27,6 +27,7 @@ import * as holdouts from './0031_holdouts.js';
 import * as people from './0032_people.js';
 import * as shareLinks from './0033_share_links.js';
 import * as secondaryMetrics from './0034_secondary_metrics.js';
+import * as dataSources from './0039_data_sources.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0032_people': people,
   '0033_share_links': shareLinks,
   '0034_secondary_metrics': secondaryMetrics,
+  '0039_data_sources': dataSources,
 };
 
 /**

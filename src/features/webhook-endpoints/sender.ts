@@ -51,8 +51,8 @@ function lookupWithin(hostname: string, options: dns.LookupOptions, timeoutMs: n
   dns.lookup(hostname, { ...options, all: true }, (error, addresses) => finish(error, addresses));
 }
 
-/** A lookup that resolves as usual and refuses the connection when any answer is not public. */
-function guardedLookup(allowPrivate: boolean, timeoutMs: number): LookupFunction {
+/** A lookup that resolves as usual and refuses the connection when any answer is not public (warehouse sources use it too). */
+export function guardedLookup(allowPrivate: boolean, timeoutMs: number): LookupFunction {
   return (hostname, options, callback) => {
     lookupWithin(hostname, options, timeoutMs, (error, list) => {
       if (error instanceof DeliveryRefusal) return callback(error, '', 0);

@@ -16,6 +16,8 @@ const sections: [string, string][] = [
   ['/webhook-endpoints', 'Webhook endpoints'],
   ['/leads', 'Leads'],
   ['/people', 'People'],
+  ['/data-sources', 'Data sources'],
+  ['/fact-tables', 'Fact tables'],
 ];
 
 /** Sections only admins can use (the server refuses the rest; the nav leaves them out). */
