@@ -2,7 +2,7 @@
  * Seeded power simulation of the decision rules (docs/statistics.md section 9). Not a test: it
  * draws hundreds of millions of Bernoulli units and takes minutes.
  *
- *   npx tsx scripts/power-simulation.ts [--reps 400] [--check-reps 500] [--seed 1] [--look-every 5000]
+ *   npx tsx scripts/power-simulation.ts [--reps 400] [--check-reps 500] [--plan-reps 500] [--seed 1] [--look-every 5000] [--part all|plans]
  *
  * Part 1: the default rule settings (posterior_threshold 0.995, so alpha 0.005 for the
  * always-valid rules; minimum_detectable_effect 0.02; min_sample_per_variant 20,000) against a
@@ -11,18 +11,24 @@
  * any of the looks made every --look-every units per arm (5,000) up to n (a team watching every snapshot).
  * Part 2: checks estimateUnitsPerVariant (src/stats/power.ts): at the estimated n, with a true lift
  * equal to the MDE, the single-look power should be about 80%.
+ * Part 3: the same check of the plans of src/stats/planning.ts with unequal weights and three
+ * variants (one treatment showing the MDE, the other none): the always-valid rules split alpha
+ * over the two treatments, as they do at decision time.
  */
 import mt19937 from '@stdlib/random-base-mt19937';
 import { parseArgs } from 'node:util';
 import { binaryDecisionVariant, decide, resolveDecisionRule } from '../src/stats/decision.js';
 import { betaPosterior, probGreaterBeta } from '../src/stats/beta.js';
 import { binaryBaseline, estimateUnitsPerVariant } from '../src/stats/power.js';
+import { unitsNeeded } from '../src/stats/planning.js';
 import type { DecisionMethod, DecisionRuleSettings, DecisionVariant } from '../src/stats/types.js';
 
 const { values: args } = parseArgs({
   options: {
     reps: { type: 'string', default: '400' },
     'check-reps': { type: 'string', default: '500' },
+    'plan-reps': { type: 'string', default: '500' },
+    part: { type: 'string', default: 'all' },
     seed: { type: 'string', default: '1' },
     'look-every': { type: 'string', default: '5000' },
   },
@@ -127,13 +133,75 @@ function checkEstimates(reps: number, seed: number): EstimateCheck[] {
   return checks;
 }
 
+interface PlanCase {
+  method: DecisionMethod;
+  weights: number[];
+  rate: number;
+  mde: number;
+}
+
+/** The rule's decision on arms with these counts (the first the control): is arm 1, the one with the lift, the winner? */
+function liftedArmWins(rule: DecisionRuleSettings, units: number[], conversions: number[]): boolean {
+  if (units.length === 2 && rule.method === 'bayesian.posterior_threshold') {
+    const best = probGreaterBeta(betaPosterior(conversions[0] as number, units[0] as number), betaPosterior(conversions[1] as number, units[1] as number));
+    const variants = units.map((n, i) =>
+      binaryDecisionVariant(i === 0 ? 'control' : `t${i}`, i === 0, n, conversions[i] as number, best === null ? null : i === 1 ? best : 1 - best),
+    );
+    const decision = decide({ variants, rule, days_elapsed: 0 });
+    return decision.verdict === 'winner' && decision.variant_key === 't1';
+  }
+  const variants = units.map((n, i) => binaryDecisionVariant(i === 0 ? 'control' : `t${i}`, i === 0, n, conversions[i] as number, null));
+  const decision = decide({ variants, rule, days_elapsed: 0 });
+  return decision.verdict === 'winner' && decision.variant_key === 't1';
+}
+
+function checkPlans(reps: number, seed: number): Array<PlanCase & { units: number[]; simulatedPower: number }> {
+  const cases: PlanCase[] = [
+    { method: 'bayesian.posterior_threshold', weights: [20, 80], rate: 0.1, mde: 0.1 },
+    { method: 'frequentist.sequential_msprt', weights: [30, 70], rate: 0.05, mde: 0.2 },
+    { method: 'bayesian.always_valid_evalue', weights: [30, 70], rate: 0.05, mde: 0.2 },
+    { method: 'frequentist.sequential_msprt', weights: [34, 33, 33], rate: 0.1, mde: 0.1 },
+    { method: 'bayesian.always_valid_evalue', weights: [34, 33, 33], rate: 0.1, mde: 0.1 },
+  ];
+  const draw = new Units(seed + 2000);
+  return cases.map((item) => {
+    const minSample = item.method === 'bayesian.posterior_threshold' ? { min_sample_per_variant: 1 } : {};
+    const rule = resolveDecisionRule({ method: item.method, minimum_detectable_effect: item.mde, ...minSample });
+    const [control = 0, ...treatments] = item.weights;
+    const metric = { mean: item.rate, variance: item.rate * (1 - item.rate), binary: true };
+    const smallest = unitsNeeded({ rule, weights: { control, treatments }, metric }) as number;
+    const least = Math.min(...item.weights);
+    const units = item.weights.map((weight) => Math.round((smallest * weight) / least));
+    const rates = item.weights.map((_, i) => (i === 1 ? item.rate * (1 + item.mde) : item.rate));
+    let wins = 0;
+    for (let rep = 0; rep < reps; rep++) {
+      const conversions = units.map((n, i) => draw.conversions(n, rates[i] as number));
+      if (liftedArmWins(rule, units, conversions)) wins++;
+    }
+    return { ...item, units, simulatedPower: wins / reps };
+  });
+}
+
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
 const shortName = (method: DecisionMethod) => method.split('.')[1] as string;
+
+function printPlans(reps: number, seed: number): void {
+  console.log(`\nPart 3: one look at the planned units, one treatment with a true lift = MDE, the others none, ${reps} replications`);
+  console.log('| rule | weights | rate | MDE | planned units per variant | simulated power |');
+  for (const check of checkPlans(reps, seed)) {
+    const units = check.units.map((n) => n.toLocaleString('en-US')).join(' / ');
+    console.log(`| ${shortName(check.method)} | ${check.weights.join('/')} | ${check.rate} | ${check.mde} | ${units} | ${percent(check.simulatedPower)} |`);
+  }
+}
 
 function main(): void {
   const reps = Number(args.reps);
   const checkReps = Number(args['check-reps']);
   const seed = Number(args.seed);
+  if (args.part === 'plans') {
+    printPlans(Number(args['plan-reps']), seed);
+    return;
+  }
   console.log(
     `Part 1: +10% lift on a 5% rate (5% -> 5.5%), default rule settings, ${reps} replications, seed ${seed}, a look every ${args['look-every']} units per arm`,
   );
@@ -147,6 +215,7 @@ function main(): void {
   for (const check of checkEstimates(checkReps, seed)) {
     console.log(`| ${shortName(check.method)} | ${check.rate} | ${check.mde} | ${check.estimate.toLocaleString('en-US')} | ${percent(check.simulatedPower)} |`);
   }
+  printPlans(Number(args['plan-reps']), seed);
 }
 
 main();

@@ -34,6 +34,7 @@ function features(slices: Slices) {
     slices.leads.routes,
     slices.taskTool.routes,
     slices.analysis.routes,
+    slices.planning.routes,
     slices.sharing.routes,
     slices.people.routes,
     slices.sessions.routes,

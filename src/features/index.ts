@@ -19,6 +19,8 @@ import { createMetrics } from './metrics/index.js';
 import { createMutexGroups } from './mutex-groups/index.js';
 import { createOfrep } from './ofrep/index.js';
 import { createPeople } from './people/index.js';
+import { createPlanning } from './planning/index.js';
+import { historyBaselineLookup } from './planning/warning-baselines.js';
 import { createRenders } from './renders/index.js';
 import { createSegments } from './segments/index.js';
 import { createSessions } from './sessions/index.js';
@@ -50,7 +52,7 @@ function createNotifyingSlices(ctx: AppContext) {
     publish: webhookEndpoints.publish,
     stopAutomatically: (trx, request) => experiments.stopAutomatically(trx, request),
   });
-  const experiments = createExperiments({ ...ctx, lifecycle: alerts.onLifecycle });
+  const experiments = createExperiments({ ...ctx, lifecycle: alerts.onLifecycle, historyBaselines: historyBaselineLookup(ctx) });
   return { webhookEndpoints, alerts, experiments };
 }
 
@@ -121,6 +123,7 @@ export function createSlices(ctx: AppContext) {
     leads,
     taskTool,
     analysis,
+    planning: createPlanning(ctx),
     ...createPeopleSlices(ctx, analysis),
     ui,
     observability,

@@ -315,6 +315,13 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description:
       'Computes and stores a snapshot now, beside the cadence-driven background analysis. 409 when the experiment has not started. Audit-logged (experiment.results_computed).',
   },
+  planExperimentPower: {
+    summary: 'Plan an experiment’s sample and duration',
+    description:
+      'Per metric: the units per variant and days the decision rule needs to detect a minimum detectable effect with 80% power (or the MDE reachable in `duration_days`), the MDE reachable and the power by day, ' +
+      'from the metric’s history in the environment (the last `history_days`, default 14; CUPED-adjusted with `variance_reduction`) or a given `baseline`, and the traffic from history or `daily_units`. ' +
+      'The same formulas as the `underpowered` warning and the snapshots’ `planning` block (docs/statistics.md section 9a). 422 naming the field: weights not summing to 100, an MDE of 0, a metric with no history (give a baseline). Changes nothing.',
+  },
 
   // Webhooks, leads and the task tool
   listWebhookSources: {

@@ -732,8 +732,12 @@ export type ListExperimentsResponse = {
       min_sample_per_variant: number;
       /** the power the estimate is for */
       power: number;
-      /** the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer */
-      assumed_baseline_rate: number;
+      /** the conversion rate the estimate assumes (0.1) when the primary metric has no history in the environment; null when the estimate is from its history */
+      assumed_baseline_rate: number | null;
+      /** history: the primary metric’s last 14 days in the environment */
+      baseline_source?: "history" | "assumed";
+      /** the per-unit mean the estimate is for (the conversion rate of a binary metric) */
+      baseline_mean?: number;
     }>;
   }>;
   next_cursor: string | null;
@@ -932,8 +936,12 @@ export type CreateExperimentResponse = {
     min_sample_per_variant: number;
     /** the power the estimate is for */
     power: number;
-    /** the conversion rate of the binary metric the estimate assumes (0.1); lower rates need more units, higher ones fewer */
-    assumed_baseline_rate: number;
+    /** the conversion rate the estimate assumes (0.1) when the primary metric has no history in the environment; null when the estimate is from its history */
+    assumed_baseline_rate: number | null;
+    /** history: the primary metric’s last 14 days in the environment */
+    baseline_source?: "history" | "assumed";
+    /** the per-unit mean the estimate is for (the conversion rate of a binary metric) */
+    baseline_mean?: number;
   }>;
 };
 
@@ -2500,6 +2508,19 @@ export type GetExperimentResultsResponse = {
     /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
     store: "sqlite" | "postgres" | "clickhouse" | null;
   } | null;
+  /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
+  planning: {
+    /** days from the start to the computation (or to the stop) */
+    days_elapsed: number;
+    /** exposed units a day so far, every variant together; null before any unit or time */
+    daily_units: number | null;
+    /** days until every weighted variant holds min_sample_per_variant units at the traffic seen so far; 0 once it does; null without traffic */
+    days_remaining: number | null;
+    /** the relative lift the decision rule detects with 80% power at the current sample, from the control’s own mean and variance; null without a primary metric or baseline */
+    mde_at_current_sample: number | null;
+    /** days from now until the sample lets the rule detect its minimum_detectable_effect with 80% power, at the traffic seen so far; 0 once it does; null when unknown */
+    expected_days_to_mde: number | null;
+  } | null;
 };
 
 /** GET /v1/experiments/{id}/results/history: 200 body */
@@ -2892,6 +2913,19 @@ export type GetExperimentResultsHistoryResponse = {
       /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
       store: "sqlite" | "postgres" | "clickhouse" | null;
     } | null;
+    /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
+    planning: {
+      /** days from the start to the computation (or to the stop) */
+      days_elapsed: number;
+      /** exposed units a day so far, every variant together; null before any unit or time */
+      daily_units: number | null;
+      /** days until every weighted variant holds min_sample_per_variant units at the traffic seen so far; 0 once it does; null without traffic */
+      days_remaining: number | null;
+      /** the relative lift the decision rule detects with 80% power at the current sample, from the control’s own mean and variance; null without a primary metric or baseline */
+      mde_at_current_sample: number | null;
+      /** days from now until the sample lets the rule detect its minimum_detectable_effect with 80% power, at the traffic seen so far; 0 once it does; null when unknown */
+      expected_days_to_mde: number | null;
+    } | null;
   }>;
   /** pass as cursor for the next (newer) page; null at the end */
   next_cursor: string | null;
@@ -2945,6 +2979,118 @@ export type GetExperimentResultsHistoryResponse = {
 
 /** POST /v1/experiments/{id}/results/compute: 201 body */
 export type ComputeExperimentResultsResponse = GetExperimentResultsResponse;
+
+/** POST /v1/planning/power: request body */
+export type PlanExperimentPowerRequest = {
+  /** ULID */
+  environment_id: string;
+  variants: Array<{
+    key: string;
+    /** percent of the experiment’s traffic; all weights sum to 100 */
+    weight: number;
+    /** the control; the first variant when none is marked */
+    is_control?: boolean;
+  }>;
+  /** every field optional; defaults fill the rest */
+  decision_rule?: {
+    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold?: number;
+    /** relative to the control mean */
+    minimum_detectable_effect?: number;
+    min_sample_per_variant?: number;
+    max_duration_days?: number;
+    snapshot_cadence_minutes?: number;
+  };
+  /** the metrics to plan for; the first is the one the answer in words is about */
+  metric_ids: Array<string>;
+  /** relative lift to detect (0.02 is 2%); becomes the rule’s minimum_detectable_effect. Give it or duration_days; neither: the rule’s */
+  minimum_detectable_effect?: number;
+  /** plan for this many days: the MDE reachable then */
+  duration_days?: number;
+  /** new units a day entering the experiment; from history when absent */
+  daily_units?: number;
+  /** percent of the environment’s traffic the experiment gets (default 100); applies to traffic from history */
+  coverage?: number;
+  /** a baseline to plan with instead of the metric’s history (every metric of the request) */
+  baseline?: {
+    /** per-unit mean of the control: the conversion rate of a binary metric */
+    mean: number;
+    /** per-unit variance of the control: p (1 - p) of a binary metric */
+    variance: number;
+  };
+  /** days of history the baselines and traffic come from (default 14) */
+  history_days?: number;
+  /** the experiment’s audience: history keeps no unit attributes, so with an audience give daily_units and baseline */
+  audience?: {
+    [key: string]: unknown;
+  } | null;
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
+  /** the power to plan for (default 0.8) */
+  power?: number;
+  /** days the by-day series cover */
+  horizon_days?: number;
+};
+
+/** POST /v1/planning/power: 200 body */
+export type PlanExperimentPowerResponse = {
+  metrics: Array<{
+    /** ULID */
+    metric_id: string;
+    metric_name: string;
+    baseline: {
+      mean: number;
+      /** per-unit variance the plan uses: CUPED-adjusted when variance_reduction is CUPED */
+      variance: number;
+      units: number | null;
+      events: number | null;
+      source: "history" | "given";
+      variance_reduction: number | null;
+    };
+    minimum_detectable_effect: number | null;
+    units_per_variant: number | null;
+    total_units: number | null;
+    days_needed: number | null;
+    /** MDE reachable with the planned power after each day */
+    mde_by_day: Array<{
+      day: number;
+      mde: number | null;
+    }>;
+    /** power for the planned MDE after each day */
+    power_by_day: Array<{
+      day: number;
+      power: number;
+    }>;
+  }>;
+  daily_units: {
+    /** new units a day entering the experiment */
+    value: number;
+    source: "history" | "given";
+    history_units: number | null;
+  };
+  decision_rule: {
+    method: string;
+    posterior_threshold: number;
+    minimum_detectable_effect: number;
+    min_sample_per_variant: number;
+    max_duration_days: number;
+    snapshot_cadence_minutes: number;
+  };
+  power: number;
+  history: {
+    /** format: date-time */
+    from: string;
+    /** format: date-time */
+    to: string;
+    days: number;
+  };
+  /** the answer in words, about the first metric */
+  summary: string;
+};
 
 /** POST /v1/experiments/{id}/share-links: request body */
 export type CreateShareLinkRequest = {
@@ -3380,6 +3526,19 @@ export type ViewSharedResultsResponse = {
       duration_ms: number;
       /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
       store: "sqlite" | "postgres" | "clickhouse" | null;
+    } | null;
+    /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
+    planning: {
+      /** days from the start to the computation (or to the stop) */
+      days_elapsed: number;
+      /** exposed units a day so far, every variant together; null before any unit or time */
+      daily_units: number | null;
+      /** days until every weighted variant holds min_sample_per_variant units at the traffic seen so far; 0 once it does; null without traffic */
+      days_remaining: number | null;
+      /** the relative lift the decision rule detects with 80% power at the current sample, from the control’s own mean and variance; null without a primary metric or baseline */
+      mde_at_current_sample: number | null;
+      /** days from now until the sample lets the rule detect its minimum_detectable_effect with 80% power, at the traffic seen so far; 0 once it does; null when unknown */
+      expected_days_to_mde: number | null;
     } | null;
   };
   /** ISO 8601 UTC with milliseconds; format: date-time */

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { MAX_PAGE_SIZE } from '../../http/pagination.js';
 import { Id, Timestamp } from '../../http/schemas.js';
+import { PlanningBlockSchema } from './planning-schema.js';
 
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const Interval = Type.Tuple([Type.Number(), Type.Number()]);
@@ -347,6 +348,9 @@ export const AnalysisSnapshotSchema = Type.Object(
       description: 'the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed)',
     }),
     computation: Type.Union([ComputationSchema, Type.Null()], { description: 'null in snapshots computed before incremental analysis existed' }),
+    planning: Type.Union([PlanningBlockSchema, Type.Null()], {
+      description: 'progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed',
+    }),
   },
   { description: 'one computed analysis of an experiment (see docs/analysis.md)' },
 );

@@ -7,6 +7,7 @@ import { recordAudit } from '../audit/recorder.js';
 import { findExperiment, findExperimentById, toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import { reportedCap, type BuiltSnapshot, type PreviousEvidence } from './compute/build.js';
 import { labelSources } from './breakdown-labels.js';
+import { planningBlockOf } from './compute/planning-block.js';
 import { plannedSamplePerVariant, recommend, recommendationContext } from './compute/recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
@@ -254,6 +255,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     late_events: { counted: lateEvents.counted, before_exposure: lateEvents.before_exposure, outside_window: lateEvents.outside_window },
     weights_changed_since_start: experiment.weights_changed_since_start,
     breakdowns: await labelSources(ctx, row.workspace_id, breakdowns),
+    planning: planningBlockOf(experiment, { totals, primary, cuped: lookbackMs !== null, daysElapsed: rest.decision.days_elapsed }),
   };
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));
   const document: Analysis['document'] = { ...unrecommended, decision: { ...unrecommended.decision, recommendation } };

@@ -62,6 +62,7 @@ function upgraded(document: SnapshotDocument, plan: SnapshotPlan | null, row: Sn
       values: breakdown.values.map((value) => ({ ...value, label: value.label ?? value.value })),
     })),
     computation: document.computation ? { ...document.computation, store: document.computation.store ?? null } : null,
+    planning: document.planning ?? null,
   };
   if (document.decision.recommendation) return result;
   // Stored before recommendations: derived from the snapshot's own fields, read against the plan.

@@ -22,7 +22,7 @@ import { LaunchExperimentInput, launchExperiment } from './launch.js';
 
 /** A page of experiments with their warnings computed against their primary metrics' kinds. */
 async function withPlanningWarningsOnPage<T extends { data: Experiment[] }>(ctx: ExperimentsDeps, page: T): Promise<T> {
-  return { ...page, data: await withPlanningWarnings(ctx.db, page.data) };
+  return { ...page, data: await withPlanningWarnings(ctx.db, page.data, ctx.historyBaselines) };
 }
 
 const route = routeOptionsFor('experiments');
@@ -45,7 +45,8 @@ function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/v1/experiments',
       route('createExperiment', { body: ExperimentInput, response: { 201: ExperimentSchema, 409: problemDoc('the key is taken') } }),
-      async (request, reply) => reply.code(201).send(await withPlanningWarning(ctx.db, await createExperiment(ctx, actorOf(request), request.body))),
+      async (request, reply) =>
+        reply.code(201).send(await withPlanningWarning(ctx.db, await createExperiment(ctx, actorOf(request), request.body), ctx.historyBaselines)),
     );
     app.post(
       '/v1/experiments/:id/duplicate',
@@ -60,7 +61,7 @@ function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
         reply.code(201).send(await withPlanningWarning(ctx.db, await duplicateExperiment(ctx, actorOf(request), request.params.id, request.body))),
     );
     app.get('/v1/experiments/:id', route('getExperiment', { params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound } }), async (request) =>
-      withPlanningWarning(ctx.db, await getExperiment(ctx, principalOf(request).workspaceId, request.params.id)),
+      withPlanningWarning(ctx.db, await getExperiment(ctx, principalOf(request).workspaceId, request.params.id), ctx.historyBaselines),
     );
     app.patch(
       '/v1/experiments/:id',
@@ -71,7 +72,7 @@ function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
         body: ExperimentPatch,
         response: { 200: ExperimentSchema, 404: notFound, 409: conflict },
       }),
-      async (request) => withPlanningWarning(ctx.db, await patchExperiment(ctx, actorOf(request), request.params.id, request.body)),
+      async (request) => withPlanningWarning(ctx.db, await patchExperiment(ctx, actorOf(request), request.params.id, request.body), ctx.historyBaselines),
     );
   };
 }
@@ -94,13 +95,22 @@ function lifecycleRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/v1/experiments/:id/start',
       route('startExperiment', { params: ExperimentParams, response: { 200: ExperimentSchema, 404: notFound, 409: conflict } }),
-      async (request) => withPlanningWarning(ctx.db, await startExperiment(ctx, { ...actorOf(request), via: principalOf(request).via }, request.params.id)),
+      async (request) =>
+        withPlanningWarning(
+          ctx.db,
+          await startExperiment(ctx, { ...actorOf(request), via: principalOf(request).via }, request.params.id),
+          ctx.historyBaselines,
+        ),
     );
     app.post(
       '/v1/experiments/:id/stop',
       route('stopExperiment', { params: ExperimentParams, body: StopExperimentInput, response: { 200: ExperimentSchema, 404: notFound, 409: conflict } }),
       async (request) =>
-        withPlanningWarning(ctx.db, await stopExperiment(ctx, { ...actorOf(request), via: principalOf(request).via }, request.params.id, request.body)),
+        withPlanningWarning(
+          ctx.db,
+          await stopExperiment(ctx, { ...actorOf(request), via: principalOf(request).via }, request.params.id, request.body),
+          ctx.historyBaselines,
+        ),
     );
     app.post(
       '/v1/experiments/:id/launch',

@@ -16,6 +16,7 @@ import { AllocationEditor, WeightsOverTime, describeAllocation } from './allocat
 import { VarianceReductionEditor } from './variance-reduction.js';
 import { AutoStopEditor, describeAutoStop } from './auto-stop.js';
 import { HoldoutNote, LaunchPanel } from './launch.js';
+import { PlanPanel } from './plan-panel.js';
 
 interface Catalogue {
   environments: Environment[];
@@ -194,6 +195,7 @@ export function ExperimentDetail({ id }: { id: string }) {
       <Summary experiment={e} catalogue={catalogue.data} />
       {/* The planning warnings weigh the decision rule, which a bandit's own stopping rule replaces. */}
       {editable && e.allocation?.type !== 'bandit' ? <PlanningWarnings warnings={e.warnings ?? []} /> : null}
+      {e.status === 'draft' && catalogue.data ? <PlanPanel experiment={e} metrics={catalogue.data.metrics} /> : null}
       {editing ? <Editors experiment={e} catalogue={catalogue.data} onChanged={reload} /> : null}
       <UnitTools experiment={e} />
     </>

@@ -15,6 +15,7 @@ import { metricViews } from './results-model.js';
 import { MetricDetails } from './results-parts.js';
 import { Scorecard } from './results-scorecard.js';
 import { WeightsOverTime } from './allocation.js';
+import { PlanProgress } from './plan-panel.js';
 
 interface ResultsData {
   experiment: Experiment;
@@ -100,6 +101,7 @@ function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () 
         onShowSlice={() => flagged && focus.showSlice(flagged.dimension, flagged.id)}
         onStopped={onChanged}
       />
+      <PlanProgress snapshot={latest} experiment={experiment} />
       <section aria-labelledby="scorecard-title">
         <h2 id="scorecard-title">Scorecard</h2>
         <Scorecard metrics={views} treatments={treatments} correction={latest.multiple_testing} />

@@ -63,7 +63,7 @@ function counted(params: Params, metric: MetricSpec, period: Period): string {
  * value for sum and mean ones. The JSON number is read only where the event counts (`if` is
  * evaluated lazily): most joined events belong to other metrics.
  */
-function unitValue(params: Params, metric: MetricSpec, period: Period): string {
+export function unitValue(params: Params, metric: MetricSpec, period: Period): string {
   const when = counted(params, metric, period);
   if (metric.kind === 'binary') return `toFloat64(countIf(${when}) > 0)`;
   if (metric.aggregation === 'count' || metric.value_keys === null) return `toFloat64(countIf(${when}))`;

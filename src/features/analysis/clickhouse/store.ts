@@ -11,6 +11,7 @@ import type { AnalysisStore, StoreView } from '../store/contract.js';
 import { aggregateInClickHouse, lateEventsInClickHouse, percentileCapInClickHouse, periodRowsInClickHouse } from './aggregate.js';
 import { breakdownsInClickHouse } from './breakdowns.js';
 import type { ClickHouseStoreDeps } from './deps.js';
+import { historyInClickHouse } from './history.js';
 import { mirrorExposures } from './mirror.js';
 import { refreshInClickHouse, type RefreshQueue } from './rollups.js';
 import { periodCellOf } from '../store/fold.js';
@@ -42,5 +43,6 @@ export function clickHouseAnalysisStore(deps: ClickHouseStoreDeps, ch: ClickHous
       await mirrorExposures(deps, ch, experimentId);
     },
     view: async () => clickHouseView(deps, ch, queue, await committedDrain(deps.db)),
+    historyTotals: (input) => historyInClickHouse(deps, ch, input),
   };
 }

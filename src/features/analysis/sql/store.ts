@@ -9,6 +9,7 @@ import { aggregateByVariant } from './aggregate.js';
 import { aggregateBreakdowns } from './breakdowns.js';
 import type { SqlStoreDeps } from './deps.js';
 import { analysisSettingsOf } from './dialect-settings.js';
+import { historyTotals } from './history-totals.js';
 import { countLateEvents } from './late-events.js';
 import { percentileCap } from './percentile-cap.js';
 import { periodCells } from './period-cells.js';
@@ -38,5 +39,6 @@ export function sqlAnalysisStore(deps: SqlStoreDeps): AnalysisStore {
     maintainsTotals: true,
     prepare: async () => undefined,
     view: async () => view,
+    historyTotals: (input) => historyTotals(deps.db, deps.seam, deps.reads, input),
   };
 }

@@ -7,6 +7,7 @@
  */
 import type { MetricAggregation, MetricKind } from '../../../db/tables/catalogue.js';
 import type { ExperimentRow } from '../../experiments/read.js';
+import type { HistoryInput, HistoryTotals } from './history.js';
 
 /** Where per-unit values come from: raw events (the full computation) or the experiment's rollups (the incremental one). */
 export type UnitSource = 'events' | 'rollups';
@@ -260,4 +261,6 @@ export interface AnalysisStore {
   prepare(experimentId: string): Promise<void>;
   /** Opens the reads of one snapshot. */
   view(): Promise<StoreView>;
+  /** A plan's history: metric totals over the units seen in a past period of an environment (store/history.ts); null from a store that cannot read it. */
+  historyTotals(input: HistoryInput): Promise<HistoryTotals | null>;
 }
