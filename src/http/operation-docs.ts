@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import type { AuthScope } from './auth.js';
+import { HOLDOUT_OPERATION_DOCS } from './operation-docs-holdouts.js';
 import { PEOPLE_OPERATION_DOCS } from './operation-docs-people.js';
 import { WAREHOUSE_OPERATION_DOCS } from './operation-docs-warehouse.js';
 
@@ -205,46 +206,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description:
       'On a stopped experiment: from now on assign, assign batch and OFREP answer `variant_key` for every unit of the experiment’s environment and audience with reason `launched` (no sticky row, no exposure), until the experiment is archived. Launching another variant replaces it; units held out by a holdout keep the control. 409 when the experiment is not stopped; 422 when it has no such variant. Audit-logged.',
   },
-  listHoldouts: { summary: 'List holdouts', description: `The workspace’s holdouts, oldest first, optionally in one \`status\`. ${PAGED}` },
-  createHoldout: {
-    summary: 'Create a holdout',
-    description:
-      'Creates a draft holdout: an environment, a unit type, a percentage (0.5 to 20) and which experiments it covers (`experiment_ids`, or every experiment started in the environment after the holdout starts). 422 with pointers for an unknown environment or an experiment of another environment or unit type. Audit-logged.',
-  },
-  getHoldout: { summary: 'Get a holdout', description: 'One holdout by id; 404 when there is none in the workspace.' },
-  updateHoldout: {
-    summary: 'Update a holdout',
-    description:
-      'Any subset of the create body while a draft; while running only name, description and a larger percent (held-out units stay held out); ended and archived holdouts not at all. Those refusals answer 409. Audit-logged.',
-  },
-  listHoldoutExperiments: {
-    summary: 'List a holdout’s experiments',
-    description: 'The experiments the holdout covers, with their launches, and those it would cover that opted out.',
-  },
-  startHoldout: {
-    summary: 'Start a holdout',
-    description:
-      'Moves a draft to running: from now on its share of units gets the control of every covered experiment (reason `holdout`, with `holdout_id`). 409 when it is not a draft. Audit-logged.',
-  },
-  endHoldout: {
-    summary: 'End a holdout',
-    description:
-      'Moves a running holdout to ended: its units are assigned as everyone else from their next assignment. 409 when it is not running. Audit-logged.',
-  },
-  archiveHoldout: { summary: 'Archive a holdout', description: 'Archives from any status (ending it when running). Idempotent. Audit-logged.' },
-  getExperimentHoldouts: {
-    summary: 'Get an experiment’s holdouts',
-    description: 'The running holdouts that keep their units on the experiment’s control, and its opt-out if any.',
-  },
-  optOutOfHoldouts: {
-    summary: 'Opt an experiment out of holdouts',
-    description:
-      'No holdout holds units out of this experiment from its next assignment on, whatever the holdouts list; `reason` says why. Replaces an earlier opt-out. 409 when archived. Audit-logged.',
-  },
-  removeHoldoutOptOut: {
-    summary: 'Remove an experiment’s holdout opt-out',
-    description: 'Holdouts cover the experiment again. 404 when it has not opted out. Audit-logged.',
-  },
+  // Holdouts (docs/experiments.md)
+  ...HOLDOUT_OPERATION_DOCS,
   listMutexGroups: {
     summary: 'List mutex groups',
     description: `The workspace’s mutex groups with their count of non-archived experiments, oldest first. ${PAGED}`,
