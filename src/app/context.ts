@@ -16,7 +16,7 @@ import { migrateToLatest, openDatabase, warnOfConnectionLoss, type Db } from '..
 import { BackgroundWrites, SERVING_REST_RATIO } from '../db/background-writes.js';
 import { inlineWrites } from '../db/write-tasks.js';
 import { Authenticator } from '../features/api-keys/authenticator.js';
-import { statsRunnerFor } from '../features/analysis/compute/stats-thread.js';
+import { statsRunnerFor } from '../features/analysis/compute/thread/stats-thread.js';
 import { createAnalysisStore } from '../features/analysis/store/create.js';
 import { createEventStorage } from '../features/events/storage.js';
 import { enqueueJob } from '../jobs/queue.js';

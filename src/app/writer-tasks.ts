@@ -1,5 +1,5 @@
 /**
- * Everything the buffer's main writer thread runs, by name (as compute/stats-tasks.ts names the
+ * Everything the buffer's main writer thread runs, by name (as compute/thread/stats-tasks.ts names the
  * statistics thread's work): the drain into the events table and the API's acknowledged writes
  * (first assignments, the analysis's build steps and refresh rounds on SQLite). A function sent
  * to the thread carries its name here (`writerTask`); writer-tasks.test.ts holds each name to its

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { SnapshotListener } from './read.js';
-import type { StatsRunner } from './compute/stats-thread.js';
+import type { StatsRunner } from './compute/thread/stats-thread.js';
 import type { AnalysisStore, StoreView } from './store/contract.js';
 
 declare module '../../context.js' {

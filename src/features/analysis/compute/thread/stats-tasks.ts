@@ -2,8 +2,8 @@
  * The snapshot's statistics, by name, for the statistics thread (stats-thread.ts) or the caller's
  * own thread. Pure: a task's answer depends on its input alone, wherever it runs.
  */
-import { buildBreakdowns, type BreakdownBuildInput } from './breakdowns.js';
-import { buildSnapshot, type BuildInput } from './build.js';
+import { buildBreakdowns, type BreakdownBuildInput } from '../breakdowns.js';
+import { buildSnapshot, type BuildInput } from '../build.js';
 
 export const statsTasks = {
   snapshot: (input: BuildInput) => buildSnapshot(input),

@@ -3,7 +3,7 @@
 // then loads the tasks. Messages that arrive while it loads wait for it.
 import { parentPort } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
-import { niceThisThread } from '../../../lib/nice-thread.js';
+import { niceThisThread } from '../../../../lib/nice-thread.js';
 
 niceThisThread();
 register();

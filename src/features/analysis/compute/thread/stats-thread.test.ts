@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BuildInput } from './build.js';
-import type { BreakdownBuildInput } from './breakdowns.js';
+import type { BuildInput } from '../build.js';
+import type { BreakdownBuildInput } from '../breakdowns.js';
 import { inlineStats, StatsThread, statsRunnerFor } from './stats-thread.js';
-import { metricRow } from '../../../../test/support/metric-row.js';
-import { NONE_BUCKET, OTHER_BUCKET, type VariantTotals } from '../store/contract.js';
-import { EMPTY_TOTALS } from '../store/fold.js';
+import { metricRow } from '../../../../../test/support/metric-row.js';
+import { NONE_BUCKET, OTHER_BUCKET, type VariantTotals } from '../../store/contract.js';
+import { EMPTY_TOTALS } from '../../store/fold.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
