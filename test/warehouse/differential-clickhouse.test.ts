@@ -2,14 +2,10 @@
 // the events Verdict stored placed in a fact table there. One engine directory per process, and
 // written before any read-only statement runs on it (the engine keeps readonly=1 for its session).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aggregateOnSource } from '../../src/features/analysis/warehouse/aggregate.js';
-import { liveExposures } from '../../src/features/analysis/warehouse/exposures.js';
-import { createAnalysisStore } from '../../src/features/analysis/store/create.js';
-import { withSource } from '../../src/features/data-sources/read.js';
 import { chdbAvailable } from '../support/clickhouse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { assignUnits, createExperiment, DAY, HOUR, ManualClock, sendEvents, TWO_ARMS } from '../analysis/support.js';
-import { eventsOf, expectSameTotals, METRICS, T0 } from './differential-support.js';
+import { eventsOf, expectSameTotals, T0, totalsBothWays } from './differential-support.js';
 import { ALLOW_PRIVATE, createChdbSource, type ChdbSource } from './sources.js';
 
 const suite = chdbAvailable() ? describe : (name: string) => describe.skip(`${name} (the embedded ClickHouse engine is not installed)`, () => undefined);
@@ -51,21 +47,8 @@ suite('warehouse analysis on ClickHouse (chdb): the same totals as from Verdictâ
     await source?.drop();
   });
 
-  async function both(eventsBefore: number | null) {
-    const view = await createAnalysisStore(server.ctx).view();
-    const fromEvents = await view.aggregate({ workspaceId, experimentId, metrics: METRICS.map((metric) => metric.events), eventsBefore, chunkUnits: null });
-    const exposures = await liveExposures(server.ctx.db, workspaceId, experimentId);
-    const fromSource = await withSource('clickhouse', source.url, ALLOW_PRIVATE, (session) =>
-      aggregateOnSource(
-        'clickhouse',
-        session,
-        exposures,
-        METRICS.map((metric) => metric.fact),
-        eventsBefore,
-      ),
-    );
-    return { fromEvents: fromEvents.totals, fromSource: fromSource.totals };
-  }
+  const both = (eventsBefore: number | null) =>
+    totalsBothWays(server.ctx, { workspaceId, experimentId }, { kind: 'clickhouse', url: source.url, limits: ALLOW_PRIVATE }, eventsBefore);
 
   it('gives the same totals for every metric kind, window, cap and filter', async () => {
     const { fromEvents, fromSource } = await both(null);

@@ -2,7 +2,13 @@
 // source"): six metrics as the SQL store reads them from Verdict's events and as a source reads
 // them from a fact table holding the same events, the events of 240 units, and the comparison.
 import { expect } from 'vitest';
+import type { AppContext } from '../../src/context.js';
+import type { DataSourceKind } from '../../src/db/tables/warehouse.js';
+import { withSource, type SessionLimits } from '../../src/features/data-sources/read.js';
+import { createAnalysisStore } from '../../src/features/analysis/store/create.js';
 import type { MetricSpec, VariantTotals } from '../../src/features/analysis/store/contract.js';
+import { aggregateOnSource } from '../../src/features/analysis/warehouse/aggregate.js';
+import { liveExposures } from '../../src/features/analysis/warehouse/exposures.js';
 import type { WarehouseMetricSpec } from '../../src/features/analysis/warehouse/spec.js';
 import { DAY, HOUR, type OutgoingEvent } from '../analysis/support.js';
 
@@ -65,4 +71,25 @@ export function expectSameTotals(fromEvents: Map<string, VariantTotals>, fromSou
       }
     });
   }
+}
+
+/**
+ * The experiment's totals both ways: by the SQL store from Verdict's events, and by the source
+ * (`kind` at `url`) from the fact table, with the experiment's live exposures shipped to it.
+ */
+export async function totalsBothWays(
+  ctx: AppContext,
+  scope: { workspaceId: string; experimentId: string },
+  source: { kind: DataSourceKind; url: string; limits: SessionLimits },
+  eventsBefore: number | null,
+): Promise<{ fromEvents: Map<string, VariantTotals>; fromSource: Map<string, VariantTotals> }> {
+  const view = await createAnalysisStore(ctx).view();
+  const metrics = METRICS.map((metric) => metric.events);
+  const fromEvents = await view.aggregate({ ...scope, metrics, eventsBefore, chunkUnits: null });
+  const exposures = await liveExposures(ctx.db, scope.workspaceId, scope.experimentId);
+  const facts = METRICS.map((metric) => metric.fact);
+  const fromSource = await withSource(source.kind, source.url, source.limits, (session) =>
+    aggregateOnSource(source.kind, session, exposures, facts, eventsBefore),
+  );
+  return { fromEvents: fromEvents.totals, fromSource: fromSource.totals };
 }

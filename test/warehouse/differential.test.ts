@@ -6,14 +6,10 @@
 // mean, a capped sum, a row filter, two windows, events before the exposure and after the window,
 // events without the number, and a stopped experiment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withSource } from '../../src/features/data-sources/read.js';
-import { aggregateOnSource } from '../../src/features/analysis/warehouse/aggregate.js';
-import { liveExposures } from '../../src/features/analysis/warehouse/exposures.js';
-import { createAnalysisStore } from '../../src/features/analysis/store/create.js';
 import { describeEach } from '../support/describe-each.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { assignUnits, createExperiment, DAY, HOUR, ManualClock, sendEvents, TWO_ARMS } from '../analysis/support.js';
-import { eventsOf, expectSameTotals, METRICS, T0 } from './differential-support.js';
+import { eventsOf, expectSameTotals, T0, totalsBothWays } from './differential-support.js';
 import { ALLOW_PRIVATE, createPostgresSource, type PostgresSource } from './sources.js';
 
 const suite = process.env.VERDICT_TEST_DATABASE_URL
@@ -60,21 +56,8 @@ suite('warehouse analysis on PostgreSQL: the same totals as from Verdict’s own
     await source?.drop();
   });
 
-  async function both(eventsBefore: number | null) {
-    const view = await createAnalysisStore(server.ctx).view();
-    const fromEvents = await view.aggregate({ workspaceId, experimentId, metrics: METRICS.map((metric) => metric.events), eventsBefore, chunkUnits: null });
-    const exposures = await liveExposures(server.ctx.db, workspaceId, experimentId);
-    const fromSource = await withSource('postgres', source.url, ALLOW_PRIVATE, (session) =>
-      aggregateOnSource(
-        'postgres',
-        session,
-        exposures,
-        METRICS.map((metric) => metric.fact),
-        eventsBefore,
-      ),
-    );
-    return { fromEvents: fromEvents.totals, fromSource: fromSource.totals };
-  }
+  const both = (eventsBefore: number | null) =>
+    totalsBothWays(server.ctx, { workspaceId, experimentId }, { kind: 'postgres', url: source.url, limits: ALLOW_PRIVATE }, eventsBefore);
 
   it('gives the same totals for every metric kind, window, cap and filter', async () => {
     const { fromEvents, fromSource } = await both(null);
