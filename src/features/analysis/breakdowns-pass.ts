@@ -1,9 +1,14 @@
-/** The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build on the statistics thread (stats-thread.ts). */
+/**
+ * The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build on the
+ * statistics thread (compute/thread/stats-thread.ts), and the names beside the `source` values.
+ */
+import { apiKeyNames } from '../api-keys/read.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { Experiment } from '../experiments/schemas.js';
 import type { MetricRow } from '../metrics/read.js';
 import { banditSrmWeights, type BanditInput } from './compute/bandit-analysis.js';
 import { analysedVariants } from './compute/build.js';
+import { NONE_LABEL, OTHER_LABEL } from './compute/breakdowns.js';
 import type { AnalysisDeps, ViewDeps } from './deps.js';
 import type { Breakdown } from './schemas.js';
 import type { BreakdownKey, BreakdownTotals, MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
@@ -53,4 +58,24 @@ export async function computeBreakdowns(ctx: ViewDeps & Pick<AnalysisDeps, 'stat
     breakdowns: totals,
     srmWeights: input.bandit ? banditSrmWeights(experiment.variants, input.bandit) : null,
   });
+}
+
+/**
+ * Names beside ids in the `source` breakdown: each value is an API key's id, and a person reads
+ * the key's name. Looked up when the snapshot is computed, so the stored snapshot carries the
+ * name the key had then and no reader needs a second request.
+ */
+export const SOURCE_DIMENSION = 'source';
+
+export async function labelSources(ctx: Pick<AnalysisDeps, 'db'>, workspaceId: string, breakdowns: readonly Breakdown[]): Promise<Breakdown[]> {
+  const ids = breakdowns
+    .filter((breakdown) => breakdown.dimension === SOURCE_DIMENSION)
+    .flatMap((breakdown) => breakdown.values.map((value) => value.value))
+    .filter((value) => value !== OTHER_LABEL && value !== NONE_LABEL);
+  const names = await apiKeyNames(ctx.db, workspaceId, ids);
+  return breakdowns.map((breakdown) =>
+    breakdown.dimension !== SOURCE_DIMENSION
+      ? breakdown
+      : { ...breakdown, values: breakdown.values.map((value) => ({ ...value, label: names.get(value.value) ?? value.value })) },
+  );
 }
