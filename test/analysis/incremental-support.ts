@@ -22,8 +22,11 @@ export async function computeIn(server: TestServer, key: string, experimentId: s
 
 /** The fields of a snapshot that describe the data, not the computation. */
 function comparable(snapshot: any): any {
-  const { id: _id, computed_at: _at, trigger: _trigger, computation: _computation, ...rest } = snapshot;
-  return rest;
+  const { id: _id, computed_at: _at, trigger: _trigger, computation: _computation, planning, ...rest } = snapshot;
+  if (!planning) return rest;
+  // The days elapsed, and the traffic and days derived from them, follow the clock of the computation.
+  const { days_elapsed: _days, daily_units: _daily, days_remaining: _remaining, expected_days_to_mde: _expected, ...sampleOnly } = planning;
+  return { ...rest, planning: sampleOnly };
 }
 
 /**
