@@ -101,7 +101,6 @@ function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () 
         onShowSlice={() => flagged && focus.showSlice(flagged.dimension, flagged.id)}
         onStopped={onChanged}
       />
-      <PlanProgress snapshot={latest} experiment={experiment} />
       <section aria-labelledby="scorecard-title">
         <h2 id="scorecard-title">Scorecard</h2>
         <Scorecard metrics={views} treatments={treatments} correction={latest.multiple_testing} />
@@ -109,6 +108,7 @@ function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () 
           <MetricDetails key={view.id} metric={view} />
         ))}
       </section>
+      <PlanProgress snapshot={latest} experiment={experiment} />
       {primary ? (
         <section aria-labelledby="history-title">
           <h2 id="history-title">Lift over time: {primary.name}</h2>
