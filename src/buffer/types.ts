@@ -120,9 +120,4 @@ export class BufferFullError extends Error {
   }
 }
 
-export class BufferUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'BufferUnavailableError';
-  }
-}
+export { BufferUnavailableError } from './errors.js';

@@ -1,4 +1,4 @@
-import { BufferUnavailableError } from '../buffer/types.js';
+import { BufferUnavailableError } from '../buffer/errors.js';
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { SOCKET_ERROR_CODES } from '../lib/socket-errors.js';
 import type { Executor } from './database.js';

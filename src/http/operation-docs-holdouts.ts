@@ -1,4 +1,4 @@
-import type { OperationDoc } from './operation-docs.js';
+import type { OperationDoc } from './operation-doc.js';
 
 const PAGED = 'Paged with `limit` (1..200, default 50) and the opaque `cursor` from `next_cursor`.';
 

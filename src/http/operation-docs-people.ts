@@ -1,4 +1,4 @@
-import type { OperationDoc } from './operation-docs.js';
+import type { OperationDoc } from './operation-doc.js';
 
 /** People, share links and exports (docs/ui.md "People and roles", "Sharing a result"). */
 export const PEOPLE_OPERATION_DOCS: Record<string, OperationDoc> = {

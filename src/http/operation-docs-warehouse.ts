@@ -1,4 +1,4 @@
-import type { OperationDoc } from './operation-docs.js';
+import type { OperationDoc } from './operation-doc.js';
 
 // The warehouse sources' operations (docs/warehouse.md), kept beside the rest of OPERATION_DOCS,
 // which spreads them in.

@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import type { AuthScope } from './auth.js';
+import type { OperationDoc } from './operation-doc.js';
 import { HOLDOUT_OPERATION_DOCS } from './operation-docs-holdouts.js';
 import { PEOPLE_OPERATION_DOCS } from './operation-docs-people.js';
 import { WAREHOUSE_OPERATION_DOCS } from './operation-docs-warehouse.js';
@@ -11,11 +12,6 @@ import { WAREHOUSE_OPERATION_DOCS } from './operation-docs-warehouse.js';
  * A description says what the operation does and its notable errors; who may call it is added
  * from the route's declared auth scope, so it cannot drift from what the server enforces.
  */
-export interface OperationDoc {
-  summary: string;
-  description: string;
-}
-
 const CALLERS: Record<AuthScope, string> = {
   server: 'Who may call: a server key (a client key gets 403).',
   client: 'Who may call: a server key or a client key; a key bound to an environment sees only that environment’s experiments.',

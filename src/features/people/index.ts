@@ -4,7 +4,7 @@ import type { PeopleDeps } from './deps.js';
 import { OidcClient } from './oidc.js';
 import { oidcRoutes } from './oidc-routes.js';
 import { peopleRoutes } from './routes.js';
-import { lookupUserSession, principalOfUserSession, signInWithPassword, signOutUser, userSessionView } from './sessions.js';
+import { lookupUserSession, principalOfUserSession, signInWithPassword, signOutUser, userSessionView, type PeopleSessions } from './sessions.js';
 
 export interface PeopleSlice {
   routes: FastifyPluginAsyncTypebox;
@@ -12,15 +12,7 @@ export interface PeopleSlice {
   sessions: PeopleSessions;
 }
 
-export interface PeopleSessions {
-  signIn: (input: Parameters<typeof signInWithPassword>[1], ip: string) => ReturnType<typeof signInWithPassword>;
-  lookup: (token: string) => ReturnType<typeof lookupUserSession>;
-  view: (session: Parameters<typeof userSessionView>[1]) => ReturnType<typeof userSessionView>;
-  signOut: (session: Parameters<typeof signOutUser>[1], everywhere: boolean) => Promise<void>;
-  principalOf: typeof principalOfUserSession;
-  /** Whether single sign-on (OpenID Connect) is configured. */
-  ssoEnabled: boolean;
-}
+export type { PeopleSessions };
 
 export function createPeople(deps: PeopleDeps & Pick<AppContext, 'secrets'>): PeopleSlice {
   const oidc = deps.config.oidc ? new OidcClient(deps.config.oidc) : null;

@@ -169,3 +169,14 @@ export function principalOfUserSession(session: UserSessionWithUser): Principal 
 export function refuseDisabled(user: UserRow): void {
   if (user.disabled_at !== null) throw problemForStatus(403, `${user.email} is disabled`);
 }
+
+/** What the sessions slice asks of people (the people slice gives it, index.ts). */
+export interface PeopleSessions {
+  signIn: (input: Parameters<typeof signInWithPassword>[1], ip: string) => ReturnType<typeof signInWithPassword>;
+  lookup: (token: string) => ReturnType<typeof lookupUserSession>;
+  view: (session: Parameters<typeof userSessionView>[1]) => ReturnType<typeof userSessionView>;
+  signOut: (session: Parameters<typeof signOutUser>[1], everywhere: boolean) => Promise<void>;
+  principalOf: typeof principalOfUserSession;
+  /** Whether single sign-on (OpenID Connect) is configured. */
+  ssoEnabled: boolean;
+}

@@ -1,12 +1,12 @@
 /**
- * The history a plan reads through the analysis store (store/history.ts): each metric's baseline
+ * The history a plan reads through the analysis store (store/contract.ts, HistoryInput): each metric's baseline
  * over the units seen in the last `days` days of the environment, and the traffic, units seen per
  * day. Percentile caps are not applied to history (their cap is the quantile of an experiment's
  * own values); absolute caps are.
  */
 import { findMetricsByIds, type MetricRow } from '../metrics/read.js';
 import { planSpec } from '../analysis/metric-totals.js';
-import type { HistoryTotals } from '../analysis/store/history.js';
+import type { HistoryTotals } from '../analysis/store/contract.js';
 import { baselineFromHistory, type HistoryBaseline } from '../../stats/history-baseline.js';
 import type { PlanningDeps } from './deps.js';
 

@@ -1,5 +1,5 @@
 /**
- * A plan's history in ClickHouse (store/history.ts), the counterpart of sql/history-totals.ts:
+ * A plan's history in ClickHouse (store/contract.ts, HistoryInput), the counterpart of sql/history-totals.ts:
  * the units seen in [from, to) (an exposure to an experiment of the environment, mirrored here
  * first, or an event of the workspace of a committed drain), each from the first time it was
  * seen, with the same per-unit values (sql.ts's unitValue) and exact sums (metricAggregates) as a
@@ -15,7 +15,7 @@ import { metricAggregates, unitColumns, unitJoinKey, unitValue } from './sql.js'
 import { Params } from './sql-parts.js';
 import type { VariantTotals } from '../store/contract.js';
 import { EMPTY_TOTALS, addVariantRow, toNumber } from '../store/fold.js';
-import type { HistoryInput, HistoryTotals } from '../store/history.js';
+import type { HistoryInput, HistoryTotals } from '../store/contract.js';
 import { eventCountSpecs } from '../sql/history-totals.js';
 
 /** The environment's experiments with an exposure in the period: their exposures are mirrored before the read. */

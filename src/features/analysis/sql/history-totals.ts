@@ -1,5 +1,5 @@
 /**
- * A plan's history in the SQL store (store/history.ts): the units seen in [from, to) in the
+ * A plan's history in the SQL store (store/contract.ts, HistoryInput): the units seen in [from, to) in the
  * environment, each from the first time it was seen, and the same per-unit values and sums as a
  * snapshot's (aggregate.ts's unitValueColumns, eventJoin and metricColumns), over one group of
  * units instead of a variant. Events from `to` on count nowhere, as after an experiment's stop.
@@ -11,7 +11,7 @@ import type { ReadPool } from '../../../db/read-pool.js';
 import { eventJoin, metricColumns, unitValueColumns } from './aggregate.js';
 import type { MetricSpec, VariantTotals } from '../store/contract.js';
 import { EMPTY_TOTALS, addVariantRow, toNumber } from '../store/fold.js';
-import type { HistoryInput, HistoryTotals } from '../store/history.js';
+import type { HistoryInput, HistoryTotals } from '../store/contract.js';
 
 /** A count of the events a metric (or a ratio's component) counts in its window: the events its value rests on. */
 export function eventCountSpecs(metric: MetricSpec): MetricSpec[] {
