@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chdbAvailable } from '../support/clickhouse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { assignUnits, createExperiment, DAY, HOUR, ManualClock, sendEvents, TWO_ARMS } from '../analysis/support.js';
-import { eventsOf, expectSameTotals, T0, totalsBothWays } from './differential-support.js';
+import { HOUR, ManualClock } from '../analysis/support.js';
+import { expectSameTotals, seedExperiment, T0, totalsBothWays } from './differential-support.js';
 import { ALLOW_PRIVATE, createChdbSource, type ChdbSource } from './sources.js';
 
 const suite = chdbAvailable() ? describe : (name: string) => describe.skip(`${name} (the embedded ClickHouse engine is not installed)`, () => undefined);
@@ -22,19 +22,8 @@ suite('warehouse analysis on ClickHouse (chdb): the same totals as from Verdictâ
       "CREATE TABLE events (unit_id String, occurred_at DateTime64(3, 'UTC'), amount Nullable(Float64), event_key String) ENGINE = MergeTree ORDER BY unit_id",
     ]);
     server = await startTestServer('sqlite', { clock, config: { dataSources: ALLOW_PRIVATE } });
-    const boot = await server.bootstrap();
-    workspaceId = boot.workspaceId;
-    const experiment = await createExperiment(server, boot.key, { environment_id: boot.environmentId, key: 'warehouse-diff', variants: TWO_ARMS });
-    experimentId = experiment.id;
-    const units = Array.from({ length: 240 }, (_, i) => `w-${i}`);
-    await assignUnits(server, boot.key, 'warehouse-diff', units);
-    clock.set(T0 + 15 * DAY);
-    await sendEvents(server, boot.key, units.flatMap(eventsOf));
-    const stored = await server.ctx.db
-      .selectFrom('events')
-      .select(['unit_id', 'event_key', 'occurred_at', 'properties'])
-      .where('workspace_id', '=', workspaceId)
-      .execute();
+    let stored;
+    ({ workspaceId, experimentId, stored } = await seedExperiment(server, clock));
     const values = stored.map((event) => {
       const amount = (JSON.parse(event.properties) as { amount?: unknown }).amount;
       const occurred = new Date(Number(event.occurred_at)).toISOString().replace('T', ' ').replace('Z', '');

@@ -10,7 +10,8 @@ import type { MetricSpec, VariantTotals } from '../../src/features/analysis/stor
 import { aggregateOnSource } from '../../src/features/analysis/warehouse/aggregate.js';
 import { liveExposures } from '../../src/features/analysis/warehouse/exposures.js';
 import type { WarehouseMetricSpec } from '../../src/features/analysis/warehouse/spec.js';
-import { DAY, HOUR, type OutgoingEvent } from '../analysis/support.js';
+import { assignUnits, createExperiment, DAY, HOUR, TWO_ARMS, sendEvents, type ManualClock, type OutgoingEvent } from '../analysis/support.js';
+import type { TestServer } from '../support/server.js';
 
 export const T0 = Date.UTC(2033, 6, 1, 12);
 export const WEEK = 7 * DAY;
@@ -92,4 +93,23 @@ export async function totalsBothWays(
     aggregateOnSource(source.kind, session, exposures, facts, eventsBefore),
   );
   return { fromEvents: fromEvents.totals, fromSource: fromSource.totals };
+}
+
+/**
+ * The experiment both ways read: 240 units assigned at T0, their events sent 15 days later, and
+ * the events as Verdict stored them (to be placed in the source's fact table).
+ */
+export async function seedExperiment(server: TestServer, clock: ManualClock) {
+  const boot = await server.bootstrap();
+  const experiment = await createExperiment(server, boot.key, { environment_id: boot.environmentId, key: 'warehouse-diff', variants: TWO_ARMS });
+  const units = Array.from({ length: 240 }, (_, i) => `w-${i}`);
+  await assignUnits(server, boot.key, 'warehouse-diff', units);
+  clock.set(T0 + 15 * DAY);
+  await sendEvents(server, boot.key, units.flatMap(eventsOf));
+  const stored = await server.ctx.db
+    .selectFrom('events')
+    .select(['unit_id', 'event_key', 'occurred_at', 'properties'])
+    .where('workspace_id', '=', boot.workspaceId)
+    .execute();
+  return { workspaceId: boot.workspaceId, experimentId: experiment.id, stored };
 }

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEach } from '../support/describe-each.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { assignUnits, createExperiment, DAY, HOUR, ManualClock, sendEvents, TWO_ARMS } from '../analysis/support.js';
-import { eventsOf, expectSameTotals, T0, totalsBothWays } from './differential-support.js';
+import { HOUR, ManualClock } from '../analysis/support.js';
+import { expectSameTotals, seedExperiment, T0, totalsBothWays } from './differential-support.js';
 import { ALLOW_PRIVATE, createPostgresSource, type PostgresSource } from './sources.js';
 
 const suite = process.env.VERDICT_TEST_DATABASE_URL
@@ -26,20 +26,8 @@ suite('warehouse analysis on PostgreSQL: the same totals as from Verdict’s own
   beforeAll(async () => {
     source = await createPostgresSource('CREATE TABLE events (unit_id text, occurred_at timestamptz, amount numeric, event_key text)');
     server = await startTestServer(dialect, { clock, config: { dataSources: ALLOW_PRIVATE } });
-    const boot = await server.bootstrap();
-    workspaceId = boot.workspaceId;
-    const experiment = await createExperiment(server, boot.key, { environment_id: boot.environmentId, key: 'warehouse-diff', variants: TWO_ARMS });
-    experimentId = experiment.id;
-    const units = Array.from({ length: 240 }, (_, i) => `w-${i}`);
-    await assignUnits(server, boot.key, 'warehouse-diff', units);
-    clock.set(T0 + 15 * DAY);
-    await sendEvents(server, boot.key, units.flatMap(eventsOf));
-    // The events as Verdict stored them, placed in the source's fact table.
-    const stored = await server.ctx.db
-      .selectFrom('events')
-      .select(['unit_id', 'event_key', 'occurred_at', 'properties'])
-      .where('workspace_id', '=', workspaceId)
-      .execute();
+    let stored;
+    ({ workspaceId, experimentId, stored } = await seedExperiment(server, clock));
     expect(stored.length).toBeGreaterThan(500);
     for (const event of stored) {
       const amount = (JSON.parse(event.properties) as { amount?: unknown }).amount;
