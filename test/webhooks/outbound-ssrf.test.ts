@@ -3,7 +3,8 @@
 // refused at connect time; the endpoint is saved with a warning, and the refusal is a failed
 // attempt with its reason, which never names an address nor tells a missing name from a private
 // one. The receiver is real and listening on 127.0.0.1, so a delivery that got through would be seen.
-import { expect, it } from 'vitest';
+import dns from 'node:dns';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEach } from '../support/describe-each.js';
 import { useOutboundServer } from './outbound-server.js';
 import { waitFor } from './support.js';
@@ -56,13 +57,23 @@ describeEach('outbound webhooks refuse private addresses', {}, ({ dialect }) => 
 });
 
 describeEach('outbound webhooks give up on a slow DNS lookup', {}, ({ dialect }) => {
-  // A deadline no real lookup meets: every name is a slow one.
-  const site = useOutboundServer(dialect, { timeoutMs: 5_000, allowPrivateNetworks: false, dnsTimeoutMs: 1 });
+  // The resolver of this one name never answers, as a hung DNS server would: a real lookup of a
+  // missing name can fail faster than any deadline, which would test the wrong refusal.
+  const SLOW_NAME = 'slow-name.invalid';
+  const site = useOutboundServer(dialect, { timeoutMs: 5_000, allowPrivateNetworks: false, dnsTimeoutMs: 200 });
+  const realLookup = dns.lookup;
+  beforeAll(() => {
+    vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, ...rest: unknown[]) => {
+      if (hostname === SLOW_NAME) return undefined;
+      return (realLookup as (...args: unknown[]) => unknown)(hostname, ...rest);
+    }) as typeof dns.lookup);
+  });
+  afterAll(() => vi.restoreAllMocks());
 
   it('fails the attempt with the lookup’s deadline as its reason', async () => {
     const created = await site.server.request('POST', '/v1/webhook-endpoints', {
       key: site.key,
-      body: { url: 'https://slow-name.invalid/hook', event_types: ['*'] },
+      body: { url: `https://${SLOW_NAME}/hook`, event_types: ['*'] },
     });
     expect(created.status, created.text).toBe(201);
     await site.server.request('POST', `/v1/webhook-endpoints/${created.body.id}/test`, { key: site.key });
@@ -70,6 +81,6 @@ describeEach('outbound webhooks give up on a slow DNS lookup', {}, ({ dialect })
       const listed = await site.server.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key: site.key });
       return (listed.body.data as any[]).find((item) => item.attempts === 1);
     }, 'the attempt');
-    expect(attempt).toMatchObject({ status: 'pending', response_status: null, last_error: "the host's DNS lookup took longer than 1 ms" });
+    expect(attempt).toMatchObject({ status: 'pending', response_status: null, last_error: "the host's DNS lookup took longer than 200 ms" });
   });
 });
