@@ -2,13 +2,13 @@ import { beforeAll, expect, it } from 'vitest';
 import { hashBucketV2 } from '../../src/features/assignment/hashing.js';
 import { DAY, HOUR, ManualClock, createExperiment, createMetric, expectClose, mean, sendEvents, sum, TWO_ARMS, type OutgoingEvent } from '../analysis/support.js';
 import { describeEachDialect } from '../support/each-dialect.js';
-import { answersFor, heldOut, unitIds } from './support.js';
+import { answersFor, heldOut, startedHoldout, unitIds } from './support.js';
 
 const T0 = Date.UTC(2033, 6, 1, 9);
 const clock = new ManualClock(T0);
 
-/** The per-unit amounts the test hides from the server until it sends them as events: a launch lifts the units not held out by 3. */
-const amountOf = (index: number, held: boolean) => ((index * 37) % 23) + 1 + (held ? 0 : 3);
+/** The per-unit amounts the test hides from the server until it sends them as events: a launch lifts the units not held out by 10 (about ten standard errors). */
+const amountOf = (index: number, held: boolean) => ((index * 37) % 23) + 1 + (held ? 0 : 10);
 
 describeEachDialect(
   'a holdout’s own snapshot',
@@ -127,6 +127,72 @@ describeEachDialect(
       const audit = await server().request('GET', `/v1/audit?target_id=${holdout.id}&action=holdout.results_computed`, { key });
       expect(audit.body.data).toHaveLength(1);
       expect(audit.body.data[0].payload).toMatchObject({ snapshot_id: snapshot.id, units: { held_out: held.length, sample: sampled.length } });
+    });
+
+    it('classifies contacts under the percentage of the day, counts each from its earliest contact, and adjusts with CUPED over the lookback before it', async () => {
+      clock.set(T0);
+      const spend = await createMetric(server(), key, {
+        key: 'basket',
+        event_key: 'basket',
+        kind: 'revenue',
+        aggregation: 'sum',
+        property_path: 'amount',
+        unit_dedup_window: 'P2D',
+      });
+      const holdout = await startedHoldout(server(), key, {
+        environment_id: environmentId,
+        percent: 10,
+        metric_ids: [spend],
+        variance_reduction: { method: 'cuped', lookback_days: 1 },
+      });
+      await createExperiment(server(), key, { environment_id: environmentId, key: 'basket-layout', variants: TWO_ARMS });
+      const units = unitIds('shopper', 800);
+      clock.set(T0 + HOUR);
+      await answersFor(server(), key, 'basket-layout', units);
+      // The holdout grows: units of the wider band are held out from then on, and first seen now.
+      expect((await server().request('PATCH', `/v1/holdouts/${holdout.id}`, { key, body: { percent: 15 } })).status).toBe(200);
+      clock.set(T0 + 3 * DAY);
+      await answersFor(server(), key, 'basket-layout', units);
+
+      const salts = await server().ctx.db.selectFrom('holdouts').select(['salt', 'sample_salt']).where('id', '=', holdout.id).executeTakeFirstOrThrow();
+      const bucket = (unit: string) => hashBucketV2(salts.salt, unit);
+      const sampleBucket = (unit: string) => hashBucketV2(salts.sample_salt, unit);
+      // Contacts of the first day: held out or sampled at 10% (1,000 buckets; the sample 1,111 of the rest).
+      const earlyContact = (unit: string) => bucket(unit) < 1000 || sampleBucket(unit) < 1111;
+      const held = units.filter((unit) => bucket(unit) < 1500);
+      const sampled = units.filter((unit) => bucket(unit) >= 1500 && sampleBucket(unit) < 1765);
+      const contactOf = (unit: string) => (earlyContact(unit) ? T0 + HOUR : T0 + 3 * DAY);
+
+      const times = [T0 + 2 * HOUR, T0 + 2 * DAY + 12 * HOUR, T0 + 3 * DAY + 5 * HOUR, T0 + 5 * DAY + 6 * HOUR];
+      const amount = (index: number, event: number) => ((index * 13 + event * 7) % 17) + (event === 2 ? ((index * 13) % 17) / 2 : 0);
+      const events: OutgoingEvent[] = units.flatMap((unit, index) =>
+        times.map((at, event) => ({ event_key: 'basket', unit_id: unit, occurred_at: at, properties: { amount: amount(index, event) } })),
+      );
+      clock.set(T0 + 6 * DAY);
+      await sendEvents(server(), key, events);
+      const snapshot = (await server().request('POST', `/v1/holdouts/${holdout.id}/results/compute`, { key })).body;
+
+      // Direct: y in [contact, contact + 2 days), x in [contact - 1 day, contact).
+      const valuesOf = (unit: string) => {
+        const index = units.indexOf(unit);
+        const contact = contactOf(unit);
+        const inRange = (from: number, to: number) => sum(times.flatMap((at, event) => (at >= from && at < to ? [amount(index, event)] : [])));
+        return { y: inRange(contact, contact + 2 * DAY), x: inRange(contact - DAY, contact) };
+      };
+      const all = [...held, ...sampled].map(valuesOf);
+      const meanX = mean(all.map((unit) => unit.x));
+      const meanY = mean(all.map((unit) => unit.y));
+      const theta = sum(all.map((unit) => (unit.x - meanX) * (unit.y - meanY))) / sum(all.map((unit) => (unit.x - meanX) ** 2));
+      expect(snapshot.groups.map((group: { units: number }) => group.units)).toEqual([held.length, sampled.length]);
+      const [basket] = snapshot.metrics;
+      expect(basket.cuped).toMatchObject({ applied: true, lookback_days: 1 });
+      expectClose(basket.cuped.theta, theta, 1e-9, 'theta');
+      const groupValues = [held, sampled].map((group) => group.map(valuesOf));
+      groupValues.forEach((group, index) => {
+        expectClose(basket.per_group[index].observed_rate, mean(group.map((unit) => unit.y)), 1e-9, `unadjusted mean of group ${index}`);
+        const adjusted = mean(group.map((unit) => unit.y)) - theta * (mean(group.map((unit) => unit.x)) - meanX);
+        expectClose(basket.per_group[index].posterior.mean, adjusted, 1e-9, `adjusted mean of group ${index}`);
+      });
     });
   },
   { clock },
