@@ -1,6 +1,18 @@
 import { beforeAll, expect, it } from 'vitest';
 import { hashBucketV2 } from '../../src/features/assignment/hashing.js';
-import { DAY, HOUR, ManualClock, createExperiment, createMetric, expectClose, mean, sendEvents, sum, TWO_ARMS, type OutgoingEvent } from '../analysis/support.js';
+import {
+  DAY,
+  HOUR,
+  ManualClock,
+  createExperiment,
+  createMetric,
+  expectClose,
+  mean,
+  sendEvents,
+  sum,
+  TWO_ARMS,
+  type OutgoingEvent,
+} from '../analysis/support.js';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { answersFor, heldOut, startedHoldout, unitIds } from './support.js';
 

@@ -43,7 +43,10 @@ export function expectedShares(percent: number): { held_out: number; sample: num
 }
 
 /** A unit's two buckets when it is held out or sampled, or null when it is in neither group. */
-export function contactBuckets(rule: Pick<HoldoutRule, 'salt' | 'percent'> & { sampleSalt: string }, unitId: string): { bucket: number; sampleBucket: number } | null {
+export function contactBuckets(
+  rule: Pick<HoldoutRule, 'salt' | 'percent'> & { sampleSalt: string },
+  unitId: string,
+): { bucket: number; sampleBucket: number } | null {
   const bucket = hashBucketV2(rule.salt, unitId);
   const sampleBucket = hashBucketV2(rule.sampleSalt, unitId);
   if (bucket < heldOutBuckets(rule.percent) || sampleBucket < sampleBuckets(rule.percent)) return { bucket, sampleBucket };

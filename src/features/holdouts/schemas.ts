@@ -28,7 +28,8 @@ const holdoutFields = {
     Type.Array(Id, {
       maxItems: 20,
       uniqueItems: true,
-      description: 'the metrics the holdout’s snapshots analyse (held-out units against the equal-size sample); each metric’s window must fit in the holdout’s run',
+      description:
+        'the metrics the holdout’s snapshots analyse (held-out units against the equal-size sample); each metric’s window must fit in the holdout’s run',
     }),
   ),
   variance_reduction: Type.Optional(VarianceReductionInput),

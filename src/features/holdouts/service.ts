@@ -112,7 +112,10 @@ function assertPatchAllowed(row: HoldoutRow, patch: HoldoutPatch): void {
   if (row.status === 'draft' || fields.length === 0) return;
   if (row.status !== 'running') throw problems.holdoutNotEditable(`an ${row.status} holdout cannot change`);
   const frozen = fields.filter((field) => !RUNNING_EDITABLE.has(field));
-  if (frozen.length > 0) throw problems.holdoutNotEditable(`a running holdout cannot change ${frozen.join(', ')}; only name, description, a larger percent, metric_ids and variance_reduction`);
+  if (frozen.length > 0)
+    throw problems.holdoutNotEditable(
+      `a running holdout cannot change ${frozen.join(', ')}; only name, description, a larger percent, metric_ids and variance_reduction`,
+    );
   if (patch.percent !== undefined && patch.percent < Number(row.percent)) {
     throw problems.holdoutNotEditable(`a running holdout’s percent can only grow (it is ${Number(row.percent)}): a smaller one would release held-out units`);
   }

@@ -58,7 +58,9 @@ export const HoldoutSnapshotSchema = Type.Object(
       duration_ms: Type.Integer(),
     }),
   },
-  { description: 'a holdout’s snapshot: its held-out units against an equal-size sample of the covered population (docs/statistics.md "The holdout estimate")' },
+  {
+    description: 'a holdout’s snapshot: its held-out units against an equal-size sample of the covered population (docs/statistics.md "The holdout estimate")',
+  },
 );
 export type HoldoutSnapshot = Static<typeof HoldoutSnapshotSchema>;
 

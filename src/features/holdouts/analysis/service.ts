@@ -101,7 +101,10 @@ async function analyse(ctx: HoldoutsDeps, row: HoldoutRow, computedAt: number): 
     eventsBefore: to,
     metrics: specs,
   });
-  if (!summed) throw problems.holdoutAnalysisUnavailable(`the ${ctx.analysisStore.name} analysis store cannot compute a holdout’s snapshot; it reads first contacts from the primary database`);
+  if (!summed)
+    throw problems.holdoutAnalysisUnavailable(
+      `the ${ctx.analysisStore.name} analysis store cannot compute a holdout’s snapshot; it reads first contacts from the primary database`,
+    );
   const analysed = analyseHoldout({
     metrics,
     caps: specs.map((spec) => spec.cap ?? null),
@@ -125,7 +128,8 @@ async function analyse(ctx: HoldoutsDeps, row: HoldoutRow, computedAt: number): 
 /** POST /v1/holdouts/{id}/results/compute: computes and stores a snapshot now, audit-logged with it. */
 export async function computeHoldoutSnapshot(ctx: HoldoutsDeps, actor: Actor, id: string): Promise<HoldoutSnapshot> {
   const row = await holdoutOf(ctx, actor.workspaceId, id);
-  if (row.started_at === null) throw problems.holdoutNotStarted(`holdout ${row.id} is a draft: it has nothing to analyse until it starts (POST /v1/holdouts/${row.id}/start)`);
+  if (row.started_at === null)
+    throw problems.holdoutNotStarted(`holdout ${row.id} is a draft: it has nothing to analyse until it starts (POST /v1/holdouts/${row.id}/start)`);
   const started = performance.now();
   const computedAt = ctx.clock.now();
   const { events_read: eventsRead, ...analysed } = await analyse(ctx, row, computedAt);
