@@ -39,7 +39,8 @@ export function sampleBuckets(percent: number): number {
 /** The share of all units each group is expected to hold: what the holdout's SRM check compares with. */
 export function expectedShares(percent: number): { held_out: number; sample: number } {
   const held = heldOutBuckets(percent) / BUCKETS;
-  return { held_out: held, sample: (1 - held) * (sampleBuckets(percent) / BUCKETS) };
+  // Rounded past the float noise of the product: 0.9 × 0.1111 is 0.09999, not 0.09999000000000001.
+  return { held_out: held, sample: Number(((1 - held) * (sampleBuckets(percent) / BUCKETS)).toFixed(12)) };
 }
 
 /** A unit's two buckets when it is held out or sampled, or null when it is in neither group. */

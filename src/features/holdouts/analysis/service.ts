@@ -16,7 +16,8 @@ import { holdoutExperiments } from '../service.js';
 import { analyseHoldout } from './compute.js';
 import type { HoldoutSnapshot } from './schemas.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 export const HOLDOUT_COMPUTED_ACTION = 'holdout.results_computed';
 
 interface Actor {
@@ -54,7 +55,7 @@ function windowErrors(ids: readonly string[], metrics: readonly MetricRow[], com
   return metrics.flatMap((metric) => {
     const window = windowOf(metric, components);
     if (window <= runMs) return [];
-    const days = (ms: number) => `${Math.round((ms / DAY_MS) * 100) / 100} days`;
+    const days = (ms: number) => (ms >= DAY_MS ? `${Math.round((ms / DAY_MS) * 100) / 100} days` : `${Math.round((ms / HOUR_MS) * 100) / 100} hours`);
     const message = `metric "${metric.key}" counts events over ${days(window)} after each unit’s first contact, longer than the holdout has run (${days(runMs)})`;
     return [{ pointer: `/metric_ids/${ids.indexOf(metric.id)}`, message }];
   });
