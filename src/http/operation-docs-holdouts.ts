@@ -6,7 +6,7 @@ export const HOLDOUT_OPERATION_DOCS: Record<string, OperationDoc> = {
   createHoldout: {
     summary: 'Create a holdout',
     description:
-      'Creates a draft holdout: an environment, a unit type, a percentage (0.5 to 20) and which experiments it covers (`experiment_ids`, or every experiment started in the environment after the holdout starts). 422 with pointers for an unknown environment or an experiment of another environment or unit type. Audit-logged.',
+      'Creates a draft holdout: an environment, a unit type, a percentage (0.5 to 20) and which experiments it covers (`experiment_ids`, or every experiment started in the environment after the holdout starts), and for its own results the metrics it measures (`metric_ids`) and CUPED (`variance_reduction`). 422 with pointers for an unknown environment or metric or an experiment of another environment or unit type. Audit-logged.',
   },
   getHoldout: { summary: 'Get a holdout', description: 'One holdout by id; 404 when there is none in the workspace.' },
   updateHoldout: {
