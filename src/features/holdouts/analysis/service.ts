@@ -50,13 +50,19 @@ function windowOf(metric: MetricRow, components: ReadonlyMap<string, MetricRow>)
   return Math.max(...parts);
 }
 
+/** A duration as a person reads it: "7 days", "2.5 hours", "40 seconds". */
+function duration(ms: number): string {
+  const [size, unit] = ms >= DAY_MS ? [DAY_MS, 'days'] : ms >= HOUR_MS ? [HOUR_MS, 'hours'] : ms >= 60_000 ? [60_000, 'minutes'] : [1_000, 'seconds'];
+  return `${Math.round((ms / size) * 10) / 10} ${unit}`;
+}
+
 /** A metric whose window is longer than the holdout has run could not have counted a whole window for any unit. */
 function windowErrors(ids: readonly string[], metrics: readonly MetricRow[], components: ReadonlyMap<string, MetricRow>, runMs: number): FieldError[] {
   return metrics.flatMap((metric) => {
     const window = windowOf(metric, components);
     if (window <= runMs) return [];
-    const days = (ms: number) => (ms >= DAY_MS ? `${Math.round((ms / DAY_MS) * 100) / 100} days` : `${Math.round((ms / HOUR_MS) * 100) / 100} hours`);
-    const message = `metric "${metric.key}" counts events over ${days(window)} after each unit’s first contact, longer than the holdout has run (${days(runMs)})`;
+
+    const message = `metric "${metric.key}" counts events over ${duration(window)} after each unit’s first contact, longer than the holdout has run (${duration(runMs)})`;
     return [{ pointer: `/metric_ids/${ids.indexOf(metric.id)}`, message }];
   });
 }
