@@ -49,6 +49,9 @@ describeEachDialect(
       expect(created.status, created.text).toBe(201);
       expect(created.body).toMatchObject({ metric_ids: [spend, buyer], variance_reduction: null });
       const holdout = created.body;
+      const unknown = await server().request('PATCH', `/v1/holdouts/${holdout.id}`, { key, body: { metric_ids: [spend, '01M8J6FC9MMJWDR86KW78CGHZE'] } });
+      expect(unknown.status).toBe(422);
+      expect(unknown.body.errors).toEqual([{ pointer: '/metric_ids/1', message: 'no such metric in this workspace' }]);
       const draft = await server().request('POST', `/v1/holdouts/${holdout.id}/results/compute`, { key });
       expect(draft.status).toBe(409);
       expect(draft.headers.get('content-type')).toContain('application/problem+json');
