@@ -101,7 +101,7 @@ suite(`ClickHouse migration 0004: properties in exponent form${reason ? ` (skipp
     clickhouse = await startTestServer('sqlite', { clock: clickhouseClock, config: { clickhouse: TEST_CLICKHOUSE } });
     theirs = await scenario(sqlite, sqliteClock);
     ours = await scenario(clickhouse, clickhouseClock);
-  });
+  }, 180_000);
   afterAll(async () => {
     await sqlite?.close();
     await clickhouse?.close();
