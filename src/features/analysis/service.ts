@@ -12,6 +12,7 @@ import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
 import { breakdownKeys, computeBreakdowns, labelSources } from './breakdowns-pass.js';
+import { brokenDownMetrics, computeMetricBreakdowns } from './metric-breakdowns-pass.js';
 import type { AnalysisDeps, ViewDeps } from './deps.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { rollupSlots } from './store/rollup-slots.js';
@@ -245,6 +246,17 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const breakdowns = !options.withBreakdowns
     ? []
     : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap, totals, chunkUnits, source, known: computed.breakdowns, bandit });
+  const metricBreakdowns = !options.withBreakdowns
+    ? []
+    : await computeMetricBreakdowns(ctx, {
+        experiment,
+        row,
+        metrics: brokenDownMetrics({ primary, guardrails, secondaries }, computed.specs, capsApplied),
+        totals,
+        chunkUnits,
+        source,
+        bandit,
+      });
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
@@ -254,6 +266,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     late_events: { counted: lateEvents.counted, before_exposure: lateEvents.before_exposure, outside_window: lateEvents.outside_window },
     weights_changed_since_start: experiment.weights_changed_since_start,
     breakdowns: await labelSources(ctx, row.workspace_id, breakdowns),
+    metric_breakdowns: metricBreakdowns,
     planning: planningBlockOf(experiment, { totals, primary, cuped: lookbackMs !== null, daysElapsed: rest.decision.days_elapsed }),
   };
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));
