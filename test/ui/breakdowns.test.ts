@@ -18,6 +18,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     server = await startTestServer('sqlite');
     boot = await server.bootstrap('Slices Co');
     const metric = await createMetric(server, boot.key, { key: 'converted', event_key: 'buy', kind: 'binary' });
+    const errors = await createMetric(server, boot.key, { key: 'errors', name: 'Checkout errors', event_key: 'error', kind: 'count', higher_is_better: false });
     const variants = [
       { key: 'control', weight: 50, is_control: true },
       { key: 'treatment', weight: 50 },
@@ -27,6 +28,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
       key: 'slices-ui',
       variants,
       primary_metric_id: metric,
+      guardrail_metric_ids: [errors],
       dimensions: ['country'],
     });
     const events: Array<{ event_key: string; unit_id: string; occurred_at: number }> = [];
@@ -42,6 +44,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
       });
       expect(answer.status).toBe(200);
       if (i % 4 === 0) events.push({ event_key: 'buy', unit_id, occurred_at: Date.now() });
+      // The treatment raises errors in Germany only: a harm the guardrail's breakdown finds.
+      const errorCount = (i % 4 === 0 ? 1 : 0) + (country === 'de' && variant === 'treatment' ? 3 : 0);
+      for (let j = 0; j < errorCount; j += 1) events.push({ event_key: 'error', unit_id, occurred_at: Date.now() });
     }
     await sendEvents(server, boot.key, events);
     await compute(server, boot.key, experiment.id);
@@ -78,6 +83,23 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     await link.click();
     await expect(page.locator(':focus').textContent()).resolves.toContain('br');
     await screenshot(page, 'results-breakdowns');
+  });
+
+  it('breaks a guardrail down too, its harm marked in the slice where it happens', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await page.getByRole('heading', { name: 'Breakdowns' }).waitFor();
+    const picker = page.getByLabel('Metric', { exact: true });
+    await expect(picker.locator('option').allInnerTexts()).resolves.toEqual(['converted (primary metric)', 'Checkout errors (guardrail)']);
+    await picker.selectOption({ label: 'Checkout errors (guardrail)' });
+    const country = page.getByRole('table', { name: 'By country' });
+    await expect(country.getByRole('columnheader', { name: /Lift on Checkout errors/ }).count()).resolves.toBe(1);
+    const germany = country.getByRole('row').filter({ hasText: 'de' });
+    const badge = germany.getByTestId('significant-badge');
+    await expect(badge.getAttribute('data-reading')).resolves.toBe('worse');
+    await expect(badge.textContent()).resolves.toContain('significant harm after correction');
+    await expect(country.getByRole('row').filter({ hasText: 'fr' }).getByTestId('significant-badge').count()).resolves.toBe(0);
+    await screenshot(page, 'results-guardrail-breakdown');
   });
 
   it('edits the dimensions of the running experiment from its page', async () => {
