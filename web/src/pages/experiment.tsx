@@ -8,13 +8,12 @@ import { useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import { describeRule as describeAudience, type Rule } from '../rules.js';
 import type { Environment, Experiment, Metric, MutexGroup, Segment } from '../types.js';
-import { DecisionRuleEditor, DetailsEditor, MetricsEditor } from './experiment-edit.js';
-import { describeRule, LifecycleButtons, plannedSample, PlanningWarnings, stoppingRuleName, WeightsEditor } from './experiment-parts.js';
+import { ExperimentSettings } from './experiment-settings.js';
+import { describeRule, LifecycleButtons, plannedSample, PlanningWarnings, stoppingRuleName } from './experiment-parts.js';
 import { StopForm } from './stop-dialog.js';
 import { UnitTools } from './experiment-units.js';
-import { AllocationEditor, WeightsOverTime, describeAllocation } from './allocation.js';
-import { VarianceReductionEditor } from './variance-reduction.js';
-import { AutoStopEditor, describeAutoStop } from './auto-stop.js';
+import { WeightsOverTime, describeAllocation } from './allocation.js';
+import { describeAutoStop } from './auto-stop.js';
 import { HoldoutNote, LaunchPanel } from './launch.js';
 import { PlanPanel } from './plan-panel.js';
 
@@ -128,22 +127,11 @@ function Summary({ experiment: e, catalogue: cat }: { experiment: Experiment; ca
   );
 }
 
-/** Every editor, shown after "Edit": what a draft or a running experiment may still change. */
+/** The settings form, shown after "Edit": what a draft or a running experiment may still change. */
 function Editors({ experiment: e, catalogue: cat, onChanged }: { experiment: Experiment; catalogue: Catalogue | null | undefined; onChanged: () => void }) {
   if (e.status !== 'draft' && e.status !== 'running') return <p class="muted">A {e.status} experiment cannot change.</p>;
   const segments = (cat?.segments ?? []).map((s) => ({ key: s.key, name: s.name }));
-  return (
-    <section aria-labelledby="edit-title" data-testid="editors">
-      <h2 id="edit-title">Edit</h2>
-      <DetailsEditor key={e.updated_at} experiment={e} onChanged={onChanged} segments={segments} />
-      {e.status === 'draft' ? <AllocationEditor key={`a-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
-      {e.status === 'draft' || e.allocation?.type !== 'bandit' ? <WeightsEditor key={`w-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
-      {e.status === 'draft' && cat ? <MetricsEditor key={`m-${e.updated_at}`} experiment={e} metrics={cat.metrics} onChanged={onChanged} /> : null}
-      <DecisionRuleEditor key={`r-${e.updated_at}`} experiment={e} onChanged={onChanged} />
-      <VarianceReductionEditor key={`c-${e.updated_at}`} experiment={e} onChanged={onChanged} />
-      <AutoStopEditor key={`s-${e.updated_at}`} experiment={e} onChanged={onChanged} />
-    </section>
-  );
+  return <ExperimentSettings experiment={e} metrics={cat?.metrics} segments={segments} onChanged={onChanged} />;
 }
 
 export function ExperimentDetail({ id }: { id: string }) {
