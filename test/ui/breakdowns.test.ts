@@ -109,14 +109,14 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     // The form is filled from the loaded experiment; typing before that would be overwritten.
     await expect.poll(() => page.getByLabel('Dimensions').inputValue()).toBe('country');
     await page.getByLabel('Dimensions').fill('country, plan');
-    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await expect
       .poll(async () => (await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions)
       .toEqual(['country', 'plan']);
     // The editor is rebuilt from the saved experiment (its button off again): type into that one.
-    await expect.poll(() => page.getByRole('button', { name: 'Save details' }).isDisabled()).toBe(true);
+    await expect.poll(() => page.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);
     await page.getByLabel('Dimensions').fill('a, b, c, d, e, f');
-    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     // The server's 422 shows beside the field its pointer names.
     await page
       .locator('.field-invalid')
