@@ -142,7 +142,9 @@ describeEachStore(
             ['error', unit.errors],
             ['view', unit.views],
           ] as const
-        ).flatMap(([eventKey, count]) => Array.from({ length: count }, (_, j) => ({ event_key: eventKey, unit_id: unit.id, occurred_at: T0 + (j + 1) * HOUR }))),
+        ).flatMap(([eventKey, count]) =>
+          Array.from({ length: count }, (_, j) => ({ event_key: eventKey, unit_id: unit.id, occurred_at: T0 + (j + 1) * HOUR })),
+        ),
       );
       clock.set(T0 + 8 * HOUR);
       await sendEvents(server(), key, events);

@@ -98,7 +98,12 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: one Save for the ex
 
   it('discards unsaved changes back to the saved experiment', async () => {
     const { page } = ui.browser;
-    const draft = await createExperiment(ui.server, ui.boot.key, { environment_id: ui.boot.environmentId, key: 'discard', name: 'Discard me not', variants: TWO_ARMS }, false);
+    const draft = await createExperiment(
+      ui.server,
+      ui.boot.key,
+      { environment_id: ui.boot.environmentId, key: 'discard', name: 'Discard me not', variants: TWO_ARMS },
+      false,
+    );
     await openEditor(page, draft.id);
     await page.getByLabel('Experiment name').fill('Something else');
     await page.getByLabel('Maximum duration (days)').fill('14');
@@ -113,13 +118,22 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: one Save for the ex
   it('shows each field the server’s 422 names beside it and saves nothing, at 390 px with Save in reach', async () => {
     const { page } = ui.browser;
     await page.setViewportSize({ width: 390, height: 844 });
-    const running = await createExperiment(ui.server, ui.boot.key, { environment_id: ui.boot.environmentId, key: 'refused', name: 'Refused', variants: TWO_ARMS });
+    const running = await createExperiment(ui.server, ui.boot.key, {
+      environment_id: ui.boot.environmentId,
+      key: 'refused',
+      name: 'Refused',
+      variants: TWO_ARMS,
+    });
     await openEditor(page, running.id);
     await page.getByLabel('Experiment name').fill('Refused, renamed');
     await page.getByLabel('Dimensions').fill('a, b, c, d, e, f');
     await page.getByLabel('Maximum duration (days)').fill('4000');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    const beside = (label: string) => page.locator('.field-invalid').filter({ has: page.getByLabel(label, { exact: true }) }).locator('.field-error');
+    const beside = (label: string) =>
+      page
+        .locator('.field-invalid')
+        .filter({ has: page.getByLabel(label, { exact: true }) })
+        .locator('.field-error');
     await expect(beside('Dimensions').innerText()).resolves.toBe('can hold at most 5');
     await expect(beside('Maximum duration (days)').innerText()).resolves.toMatch(/3650|3,650/);
     // The PATCH is all or nothing: the valid name was not saved either, and the form keeps every change.

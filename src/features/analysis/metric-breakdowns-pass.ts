@@ -11,8 +11,8 @@ import type { MetricRow } from '../metrics/read.js';
 import type { BanditInput } from './compute/bandit-analysis.js';
 import { computeBreakdowns, labelSources } from './breakdowns-pass.js';
 import type { AnalysisDeps, ViewDeps } from './deps.js';
-import type { MetricBreakdowns } from './schemas.js';
-import type { MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
+import type { Breakdown, MetricBreakdowns } from './schemas.js';
+import type { BreakdownTotals, MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
 
 export interface BrokenDownMetric {
   metric: MetricRow;
@@ -65,4 +65,44 @@ export function brokenDownMetrics(
     ...loaded.guardrails.flatMap((metric, i) => entry(metric, 'guardrail', offset + i)),
     ...loaded.secondaries.flatMap((metric, i) => entry(metric, 'secondary', offset + loaded.guardrails.length + i)),
   ];
+}
+
+export interface SnapshotSlicesInput {
+  experiment: Experiment;
+  row: ExperimentRow;
+  loaded: { primary: MetricRow | null; guardrails: readonly MetricRow[]; secondaries: readonly MetricRow[] };
+  /** The main pass: each metric's spec (primary first), the primary's without its covariate, and the slices' totals when maintained. */
+  computed: { specs: readonly MetricSpec[]; primarySpec: MetricSpec | null; breakdowns: BreakdownTotals[] | null };
+  capsApplied: readonly (number | null)[];
+  totals: ReadonlyMap<string, VariantTotals>;
+  chunkUnits: number | null;
+  source: UnitSource;
+  bandit: BanditInput | null;
+}
+
+/** The snapshot's `breakdowns` (the primary metric's) and `metric_breakdowns` (every guardrail's and secondary metric's). */
+export async function snapshotSlices(
+  ctx: ViewDeps & Pick<AnalysisDeps, 'stats'>,
+  input: SnapshotSlicesInput,
+): Promise<{ breakdowns: Breakdown[]; metric_breakdowns: MetricBreakdowns[] }> {
+  const { experiment, row, loaded, computed, capsApplied, totals, chunkUnits, source, bandit } = input;
+  const primary = loaded.primary;
+  // Slices are analysed on the primary metric's own values, without the CUPED covariate.
+  const breakdowns = await computeBreakdowns(ctx, {
+    experiment,
+    row,
+    primary,
+    primarySpec: primary ? computed.primarySpec : null,
+    primaryCap: primary ? (capsApplied[0] ?? null) : null,
+    totals,
+    chunkUnits,
+    source,
+    known: computed.breakdowns,
+    bandit,
+  });
+  const metrics = brokenDownMetrics(loaded, computed.specs, capsApplied);
+  return {
+    breakdowns: await labelSources(ctx, row.workspace_id, breakdowns),
+    metric_breakdowns: await computeMetricBreakdowns(ctx, { experiment, row, metrics, totals, chunkUnits, source, bandit }),
+  };
 }

@@ -70,7 +70,8 @@ export function DecisionRuleFields({
           min={50}
           max={99.99}
           value={rule.posterior_threshold}
-          onInput={set('posterior_threshold')} error={error('posterior_threshold')}
+          onInput={set('posterior_threshold')}
+          error={error('posterior_threshold')}
           hint="50–99.99%, e.g. 99.5; the sequential rules test at α = 100% − threshold (99.5% is α = 0.5%)."
         />
         <Field
@@ -79,12 +80,34 @@ export function DecisionRuleFields({
           step="any"
           min={0}
           value={rule.minimum_detectable_effect}
-          onInput={set('minimum_detectable_effect')} error={error('minimum_detectable_effect')}
+          onInput={set('minimum_detectable_effect')}
+          error={error('minimum_detectable_effect')}
           hint="The smallest relative change worth finding, e.g. 2 for ±2%."
         />
-        <Field label="Minimum units per variant" type="number" min={1} value={rule.min_sample_per_variant} onInput={set('min_sample_per_variant')} error={error('min_sample_per_variant')} />
-        <Field label="Maximum duration (days)" type="number" min={1} value={rule.max_duration_days} onInput={set('max_duration_days')} error={error('max_duration_days')} />
-        <Field label="Snapshot every (minutes)" type="number" min={5} value={rule.snapshot_cadence_minutes} onInput={set('snapshot_cadence_minutes')} error={error('snapshot_cadence_minutes')} />
+        <Field
+          label="Minimum units per variant"
+          type="number"
+          min={1}
+          value={rule.min_sample_per_variant}
+          onInput={set('min_sample_per_variant')}
+          error={error('min_sample_per_variant')}
+        />
+        <Field
+          label="Maximum duration (days)"
+          type="number"
+          min={1}
+          value={rule.max_duration_days}
+          onInput={set('max_duration_days')}
+          error={error('max_duration_days')}
+        />
+        <Field
+          label="Snapshot every (minutes)"
+          type="number"
+          min={5}
+          value={rule.snapshot_cadence_minutes}
+          onInput={set('snapshot_cadence_minutes')}
+          error={error('snapshot_cadence_minutes')}
+        />
       </div>
     </fieldset>
   );
