@@ -70,7 +70,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: one Save for the ex
     const patches = countPatches(page);
     await save.click();
     await expect.poll(async () => (await read(draft.id)).name).toBe('One save, renamed');
-    await expect.poll(() => page.getByTestId('unsaved').innerText()).toBe('No unsaved changes.');
+    await expect.poll(() => page.getByTestId('unsaved').innerText()).toBe('All changes saved.');
     patches.stop();
     expect(patches.count()).toBe(1);
     expect(await read(draft.id)).toMatchObject({
@@ -113,6 +113,11 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: one Save for the ex
     await expect(page.getByLabel('Maximum duration (days)').inputValue()).resolves.toBe('28');
     await expect(page.getByTestId('unsaved').innerText()).resolves.toBe('No unsaved changes.');
     expect((await read(draft.id)).name).toBe('Discard me not');
+    // Closing the form with unsaved changes asks first; dismissed, the changes stay.
+    await page.getByLabel('Experiment name').fill('Something else again');
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.getByRole('button', { name: 'Done editing' }).click();
+    await expect(page.getByLabel('Experiment name').inputValue()).resolves.toBe('Something else again');
   });
 
   it('shows each field the server’s 422 names beside it and saves nothing, at 390 px with Save in reach', async () => {

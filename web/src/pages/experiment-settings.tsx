@@ -37,9 +37,22 @@ interface SettingsProps {
  * changed sections, applied by the server whole or not at all. Discard starts again from the
  * saved experiment (a fresh form: the audience builder's own state goes too).
  */
-export function ExperimentSettings(props: SettingsProps) {
+export function ExperimentSettings(props: SettingsProps & { onDirty?: (dirty: boolean) => void }) {
   const [generation, setGeneration] = useState(0);
-  return <SettingsForm key={`${props.experiment.updated_at}-${generation}`} {...props} onDiscard={() => setGeneration((g) => g + 1)} />;
+  // The version this form saved last: its fresh form says so rather than just "no unsaved changes".
+  const [savedAt, setSavedAt] = useState<string | null>(null);
+  return (
+    <SettingsForm
+      key={`${props.experiment.updated_at}-${generation}`}
+      {...props}
+      justSaved={savedAt === props.experiment.updated_at}
+      onChanged={(next) => {
+        setSavedAt(next.updated_at);
+        props.onChanged(next);
+      }}
+      onDiscard={() => setGeneration((g) => g + 1)}
+    />
+  );
 }
 
 /** Asks before leaving the page (closing the tab, reloading) while changes are unsaved. */
@@ -52,13 +65,21 @@ function useLeaveWarning(dirty: boolean): void {
   }, [dirty]);
 }
 
-function SettingsForm({ experiment, metrics, segments, onChanged, onDiscard }: SettingsProps & { onDiscard: () => void }) {
+interface FormProps extends SettingsProps {
+  justSaved: boolean;
+  onDiscard: () => void;
+  onDirty?: ((dirty: boolean) => void) | undefined;
+}
+
+function SettingsForm({ experiment, metrics, segments, onChanged, onDiscard, onDirty, justSaved }: FormProps) {
   const [draft, setDraft] = useState(() => draftOf(experiment));
   const submit = useSubmit();
   const set: Set = (part) => setDraft((current) => ({ ...current, ...part }));
   const shown = sectionsShown(experiment, metrics !== undefined);
   const changed = changedSections(experiment, draft, shown);
-  useLeaveWarning(changed.length > 0);
+  const dirty = changed.length > 0;
+  useLeaveWarning(dirty);
+  useEffect(() => onDirty?.(dirty), [dirty]);
   const save = (event: Event) => {
     event.preventDefault();
     void submit.run(async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, patchOf(experiment, draft, changed))));
@@ -89,7 +110,7 @@ function SettingsForm({ experiment, metrics, segments, onChanged, onDiscard }: S
       )}
       <div class="save-bar" data-testid="save-bar">
         <p role="status" class={changed.length > 0 ? 'unsaved' : 'muted'} data-testid="unsaved">
-          {changed.length > 0 ? `Unsaved changes: ${changed.map((name) => SECTION_WORDS[name]).join(', ')}.` : 'No unsaved changes.'}
+          {dirty ? `Unsaved changes: ${changed.map((name) => SECTION_WORDS[name]).join(', ')}.` : justSaved ? 'All changes saved.' : 'No unsaved changes.'}
         </p>
         <ErrorBox error={submit.error} />
         <div class="actions">

@@ -128,16 +128,28 @@ function Summary({ experiment: e, catalogue: cat }: { experiment: Experiment; ca
 }
 
 /** The settings form, shown after "Edit": what a draft or a running experiment may still change. */
-function Editors({ experiment: e, catalogue: cat, onChanged }: { experiment: Experiment; catalogue: Catalogue | null | undefined; onChanged: () => void }) {
+function Editors({
+  experiment: e,
+  catalogue: cat,
+  onChanged,
+  onDirty,
+}: {
+  experiment: Experiment;
+  catalogue: Catalogue | null | undefined;
+  onChanged: () => void;
+  onDirty: (dirty: boolean) => void;
+}) {
   if (e.status !== 'draft' && e.status !== 'running') return <p class="muted">A {e.status} experiment cannot change.</p>;
   const segments = (cat?.segments ?? []).map((s) => ({ key: s.key, name: s.name }));
-  return <ExperimentSettings experiment={e} metrics={cat?.metrics} segments={segments} onChanged={onChanged} />;
+  return <ExperimentSettings experiment={e} metrics={cat?.metrics} segments={segments} onChanged={onChanged} onDirty={onDirty} />;
 }
 
 export function ExperimentDetail({ id }: { id: string }) {
   const experiment = useResource(() => api<Experiment>('GET', `/v1/experiments/${id}`), [id]);
   const catalogue = useResource(loadCatalogue, []);
   const [editing, setEditing] = useState(false);
+  // Unsaved settings: closing the form asks first, since it would drop them.
+  const [dirty, setDirty] = useState(false);
   const [stopping, setStopping] = useState(false);
   const [duplicating, setDuplicating] = useState(false);
   const e = experiment.data;
@@ -161,7 +173,15 @@ export function ExperimentDetail({ id }: { id: string }) {
             ) : null}
             <LifecycleButtons experiment={e} onChanged={reload} onStopping={() => setStopping(true)} />
             {editable ? (
-              <button type="button" aria-pressed={editing} onClick={() => setEditing(!editing)}>
+              <button
+                type="button"
+                aria-pressed={editing}
+                onClick={() => {
+                  if (editing && dirty && !confirm('Close the form and discard the unsaved changes?')) return;
+                  if (editing) setDirty(false);
+                  setEditing(!editing);
+                }}
+              >
                 {editing ? 'Done editing' : 'Edit'}
               </button>
             ) : null}
@@ -184,7 +204,7 @@ export function ExperimentDetail({ id }: { id: string }) {
       {/* The planning warnings weigh the decision rule, which a bandit's own stopping rule replaces. */}
       {editable && e.allocation?.type !== 'bandit' ? <PlanningWarnings warnings={e.warnings ?? []} /> : null}
       {e.status === 'draft' && catalogue.data ? <PlanPanel experiment={e} metrics={catalogue.data.metrics} /> : null}
-      {editing ? <Editors experiment={e} catalogue={catalogue.data} onChanged={reload} /> : null}
+      {editing ? <Editors experiment={e} catalogue={catalogue.data} onChanged={reload} onDirty={setDirty} /> : null}
       <UnitTools experiment={e} />
     </>
   );
