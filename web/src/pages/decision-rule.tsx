@@ -46,16 +46,14 @@ export function ruleFromText(text: RuleText): DecisionRule {
 }
 
 /** The decision rule's inputs, shared by the new-experiment form and the rule editor. */
-export function DecisionRuleFields({
-  rule,
-  onRule,
-  errorAt,
-}: {
+interface RuleFieldsProps {
   rule: RuleText;
   onRule: (next: RuleText) => void;
   /** The server's problem with a field, by its pointer. */
   errorAt?: (pointer: string) => string | null;
-}) {
+}
+
+export function DecisionRuleFields({ rule, onRule, errorAt }: RuleFieldsProps) {
   const set = (name: keyof RuleText) => (e: { currentTarget: { value: string } }) => onRule({ ...rule, [name]: e.currentTarget.value });
   const error = (name: keyof RuleText) => errorAt?.(`/decision_rule/${name}`) ?? null;
   return (

@@ -144,6 +144,19 @@ function Editors({
   return <ExperimentSettings experiment={e} metrics={cat?.metrics} segments={segments} onChanged={onChanged} onDirty={onDirty} />;
 }
 
+/** "Edit" opens the settings form; "Done editing" closes it, asking first while it holds unsaved changes. */
+function EditToggle({ editing, dirty, onToggle }: { editing: boolean; dirty: boolean; onToggle: () => void }) {
+  const toggle = () => {
+    if (editing && dirty && !confirm('Close the form and discard the unsaved changes?')) return;
+    onToggle();
+  };
+  return (
+    <button type="button" aria-pressed={editing} onClick={toggle}>
+      {editing ? 'Done editing' : 'Edit'}
+    </button>
+  );
+}
+
 export function ExperimentDetail({ id }: { id: string }) {
   const experiment = useResource(() => api<Experiment>('GET', `/v1/experiments/${id}`), [id]);
   const catalogue = useResource(loadCatalogue, []);
@@ -173,17 +186,14 @@ export function ExperimentDetail({ id }: { id: string }) {
             ) : null}
             <LifecycleButtons experiment={e} onChanged={reload} onStopping={() => setStopping(true)} />
             {editable ? (
-              <button
-                type="button"
-                aria-pressed={editing}
-                onClick={() => {
-                  if (editing && dirty && !confirm('Close the form and discard the unsaved changes?')) return;
-                  if (editing) setDirty(false);
+              <EditToggle
+                editing={editing}
+                dirty={dirty}
+                onToggle={() => {
+                  setDirty(false);
                   setEditing(!editing);
                 }}
-              >
-                {editing ? 'Done editing' : 'Edit'}
-              </button>
+              />
             ) : null}
             <button type="button" aria-pressed={duplicating} onClick={() => setDuplicating(!duplicating)}>
               Duplicate
