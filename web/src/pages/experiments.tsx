@@ -8,6 +8,7 @@ import { runningDays } from './experiment.js';
 import { plannedSample } from './experiment-parts.js';
 import { latestStanding, type Standing } from './experiments-standing.js';
 import { recommendationWords } from './results-header.js';
+import { ActiveFilters, OwnerCell, TagChips, tagsOf } from './experiments-labels.js';
 
 const statuses = [
   { value: '', label: 'All statuses' },
@@ -33,6 +34,9 @@ interface ListFilter {
   status: string;
   q: string;
   order: string;
+  /** Tags, comma-separated: experiments with every one. */
+  tag: string;
+  owner: string;
 }
 
 /** The page of experiments, each with how it stands (from its latest snapshot; not a peek). */
@@ -92,38 +96,69 @@ function StandingCells({ row }: { row: Row }) {
   );
 }
 
-/** Search, status and order, kept in the address so a filtered list can be shared and reloaded. */
+const goTo = (filter: ListFilter, next: Partial<ListFilter>) => navigate(`/experiments${query({ ...filter, ...next })}`, true);
+
+/** Search, status, owner, tags and order, kept in the address so a filtered list can be shared and reloaded. */
 function ListFilters({ filter }: { filter: ListFilter }) {
-  const go = (next: Partial<ListFilter>) => navigate(`/experiments${query({ ...filter, ...next })}`, true);
+  const go = (next: Partial<ListFilter>) => goTo(filter, next);
   const search = (event: Event) => {
     event.preventDefault();
-    const field = (event.currentTarget as HTMLFormElement).elements.namedItem('q') as HTMLInputElement;
-    go({ q: field.value.trim() });
+    const form = (event.currentTarget as HTMLFormElement).elements;
+    const text = (name: string) => (form.namedItem(name) as HTMLInputElement).value.trim();
+    go({ q: text('q'), owner: text('owner') });
   };
+  const tags = tagsOf(filter.tag);
   return (
     <form class="filters" role="search" aria-label="Find experiments" onSubmit={search}>
       <Field key={filter.q} label="Search" name="q" type="search" defaultValue={filter.q} placeholder="Name or key" />
+      <Field key={`owner-${filter.owner}`} label="Owner" name="owner" type="search" defaultValue={filter.owner} placeholder="Name" />
       <button type="submit">Search</button>
       <Select label="Status" value={filter.status} options={statuses} onChange={(e) => go({ status: e.currentTarget.value })} />
       <Select label="Order" value={filter.order} options={orders} onChange={(e) => go({ order: e.currentTarget.value })} />
+      <ActiveFilters
+        tags={tags}
+        owner={filter.owner}
+        onRemoveTag={(tag) => go({ tag: tags.filter((t) => t !== tag).join(',') })}
+        onRemoveOwner={() => go({ owner: '' })}
+      />
     </form>
   );
 }
 
 export function Experiments({ status }: { status: string }) {
   const where = useLocation();
-  const filter: ListFilter = { status, q: where.search.get('q') ?? '', order: where.search.get('order') ?? '' };
+  const filter: ListFilter = {
+    status,
+    q: where.search.get('q') ?? '',
+    order: where.search.get('order') ?? '',
+    tag: tagsOf(where.search.get('tag') ?? '').join(','),
+    owner: where.search.get('owner') ?? '',
+  };
+  const activeTags = tagsOf(filter.tag);
+  const addTag = (tag: string) => goTo(filter, { tag: [...new Set([...activeTags, tag])].join(',') });
   const { cursor, pager } = usePager([filter]);
   const list = useResource(() => loadRows(filter, cursor), [JSON.stringify(filter), cursor]);
-  const empty = filter.q ? `No experiments match “${filter.q}”.` : status ? `No ${status} experiments.` : 'No experiments yet. Create one to start.';
+  const narrowed = filter.q || filter.tag || filter.owner;
+  const empty = filter.q
+    ? `No experiments match “${filter.q}”.`
+    : narrowed
+      ? 'No experiments match these filters.'
+      : status
+        ? `No ${status} experiments.`
+        : 'No experiments yet. Create one to start.';
 
   return (
     <>
       <PageTitle
         actions={
-          <Link class="button primary" href="/experiments/new">
-            New experiment
-          </Link>
+          <>
+            <Link class="button" href="/experiment-templates">
+              Templates
+            </Link>
+            <Link class="button primary" href="/experiments/new">
+              New experiment
+            </Link>
+          </>
         }
       >
         Experiments
@@ -131,7 +166,7 @@ export function Experiments({ status }: { status: string }) {
       <ListFilters filter={filter} />
       <ListView list={list} empty={empty} pager={pager}>
         {(rows) => (
-          <Table caption="Experiments" columns={['Name', 'Status', 'Recommendation', 'Primary lift', 'Split', 'Units per variant (of the minimum)', 'Running']}>
+          <Table caption="Experiments" columns={['Name', 'Owner', 'Status', 'Recommendation', 'Primary lift', 'Split', 'Units per variant (of the minimum)', 'Running']}>
             {rows.map((row) => (
               <tr key={row.experiment.id} data-testid={`experiment-row-${row.experiment.key}`}>
                 <td>
@@ -143,7 +178,9 @@ export function Experiments({ status }: { status: string }) {
                       </Link>
                     </div>
                   ) : null}
+                  <TagChips experiment={row.experiment} active={activeTags} onTag={addTag} />
                 </td>
+                <OwnerCell experiment={row.experiment} onOwner={(owner) => goTo(filter, { owner })} />
                 <td>
                   <StatusBadge status={row.experiment.status} />
                   {row.experiment.stop_reason ? <div class="hint">{stopReasons[row.experiment.stop_reason] ?? row.experiment.stop_reason}</div> : null}
