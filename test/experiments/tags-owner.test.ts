@@ -81,7 +81,10 @@ describeEachDialect('experiment tags and owner', (server) => {
 
   it('makes the signed-in person the owner of what they create without naming one', async () => {
     const session = await signInAs(server(), 'dana@example.com');
-    const created = await server().request('POST', '/v1/experiments', { headers: session.change, body: experimentBody(environmentId, { key: 'from-session' }) });
+    const created = await server().request('POST', '/v1/experiments', {
+      headers: session.change,
+      body: experimentBody(environmentId, { key: 'from-session' }),
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body.owner).toEqual({ user_id: dana.id, name: 'Dana Scully' });
     const unowned = await server().request('POST', '/v1/experiments', {

@@ -54,16 +54,21 @@ describeEachDialect('experiment templates', (server) => {
     expect(read.body).toEqual(created.body);
     const list = await server().request('GET', '/v1/experiment-templates', { key });
     expect(list.body.data.map((t: { name: string }) => t.name)).toEqual(['Checkout test']);
-    expect(await auditOf(created.body.id)).toEqual([
-      expect.objectContaining({ action: 'experiment_template.created', payload: { template: created.body } }),
-    ]);
+    expect(await auditOf(created.body.id)).toEqual([expect.objectContaining({ action: 'experiment_template.created', payload: { template: created.body } })]);
   });
 
   it('fills what a new experiment leaves out from its template, and the body wins whole where it gives a field', async () => {
     const template = (await server().request('POST', '/v1/experiment-templates', { key, body: { ...checkoutTemplate(), name: 'For creating' } })).body;
     const created = await server().request('POST', '/v1/experiments', {
       key,
-      body: { environment_id: environmentId, key: 'from-template', name: 'New checkout', hypothesis: 'Shorter is better', template_id: template.id, tags: ['q3'] },
+      body: {
+        environment_id: environmentId,
+        key: 'from-template',
+        name: 'New checkout',
+        hypothesis: 'Shorter is better',
+        template_id: template.id,
+        tags: ['q3'],
+      },
     });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toMatchObject({
@@ -97,8 +102,9 @@ describeEachDialect('experiment templates', (server) => {
     const missing = await server().request('POST', '/v1/experiments', { key, body: bare });
     expect(missing.status).toBe(422);
     expect(missing.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/unit_type', '/variants']);
-    const rulesOnly = (await server().request('POST', '/v1/experiment-templates', { key, body: { name: 'Rule only', decision_rule: { posterior_threshold: 0.9 } } }))
-      .body;
+    const rulesOnly = (
+      await server().request('POST', '/v1/experiment-templates', { key, body: { name: 'Rule only', decision_rule: { posterior_threshold: 0.9 } } })
+    ).body;
     const still = await server().request('POST', '/v1/experiments', { key, body: { ...bare, template_id: rulesOnly.id } });
     expect(still.status).toBe(422);
     expect(still.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/unit_type', '/variants']);
@@ -110,7 +116,15 @@ describeEachDialect('experiment templates', (server) => {
       [{ primary_metric_id: '01JBZ5Q3M4N8V2W6X7Y9Z0ABCD' }, '/primary_metric_id'],
       [{ guardrail_metric_ids: [latency, '01JBZ5Q3M4N8V2W6X7Y9Z0ABCD'] }, '/guardrail_metric_ids/1'],
       [{ secondary_metric_ids: [conversion], primary_metric_id: conversion }, '/secondary_metric_ids/0'],
-      [{ variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 40 }] }, '/variants'],
+      [
+        {
+          variants: [
+            { key: 'a', weight: 50 },
+            { key: 'b', weight: 40 },
+          ],
+        },
+        '/variants',
+      ],
       [{ tags: ['ok', 'not,ok'] }, '/tags/1'],
       [{ name: '' }, '/name'],
       [{ unit_type: 'planet' }, '/unit_type'],
@@ -154,7 +168,7 @@ describeEachDialect('experiment templates', (server) => {
       ],
     });
     for (const field of ['key', 'owner', 'status', 'hypothesis', 'environment_id']) expect(created.body[field]).toBeUndefined();
-    expect((await auditOf(created.body.id))[0].payload.from_experiment).toEqual({ id: source.body.id, key: 'template-source', name: 'Checkout button' });
+    expect((await auditOf(created.body.id))[0]?.payload.from_experiment).toEqual({ id: source.body.id, key: 'template-source', name: 'Checkout button' });
   });
 
   it('changes a template, audit-logged with what changed, and deletes it without touching experiments made from it', async () => {
@@ -164,8 +178,16 @@ describeEachDialect('experiment templates', (server) => {
       body: { name: 'Changed', guardrail_metric_ids: [], decision_rule: { posterior_threshold: 0.95 } },
     });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.body).toMatchObject({ name: 'Changed', guardrail_metric_ids: [], primary_metric_id: conversion, decision_rule: { posterior_threshold: 0.95 } });
-    const badPatch = await server().request('PATCH', `/v1/experiment-templates/${template.id}`, { key, body: { primary_metric_id: '01JBZ5Q3M4N8V2W6X7Y9Z0ABCD' } });
+    expect(patched.body).toMatchObject({
+      name: 'Changed',
+      guardrail_metric_ids: [],
+      primary_metric_id: conversion,
+      decision_rule: { posterior_threshold: 0.95 },
+    });
+    const badPatch = await server().request('PATCH', `/v1/experiment-templates/${template.id}`, {
+      key,
+      body: { primary_metric_id: '01JBZ5Q3M4N8V2W6X7Y9Z0ABCD' },
+    });
     expect(badPatch.status).toBe(422);
     expect(badPatch.body.errors[0].pointer).toBe('/primary_metric_id');
     const made = (

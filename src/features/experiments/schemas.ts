@@ -155,7 +155,7 @@ export const ExperimentCreateInput = Type.Object(
       Type.String({
         pattern: ID_PATTERN,
         description:
-        'an experiment template of the workspace (GET /v1/experiment-templates) whose fields fill those this body leaves out; unit_type and variants are required without one that has them',
+          'an experiment template of the workspace (GET /v1/experiment-templates) whose fields fill those this body leaves out; unit_type and variants are required without one that has them',
       }),
     ),
   },

@@ -38,7 +38,12 @@ export function fillFromTemplate(template: ExperimentTemplate, draft: TemplateTa
   draft.setFields(fields as never);
   if (template.variants) {
     draft.setRows(template.variants.map((v) => ({ key: v.key, weight: v.weight, description: v.description ?? '' })));
-    draft.setControl(Math.max(0, template.variants.findIndex((v) => v.is_control)));
+    draft.setControl(
+      Math.max(
+        0,
+        template.variants.findIndex((v) => v.is_control),
+      ),
+    );
   }
   if (template.guardrail_metric_ids) draft.setGuardrails(template.guardrail_metric_ids);
   if (template.secondary_metric_ids) draft.setSecondaries(template.secondary_metric_ids);
@@ -126,4 +131,16 @@ export function LabelsFieldset({ labels, errorAt }: { labels: LabelsState; error
       />
     </fieldset>
   );
+}
+
+/** The form's template picker and its tags and owner, and the body's part of them. */
+export function useStartingPoint(draft: TemplateTarget) {
+  const labels = useLabels();
+  const [templateId, setTemplateId] = useState('');
+  const choose = (template: ExperimentTemplate | null) => {
+    setTemplateId(template?.id ?? '');
+    if (template) fillFromTemplate(template, draft, labels);
+  };
+  const body = (base: Record<string, unknown>) => ({ ...base, ...labelsBody(labels), ...(templateId ? { template_id: templateId } : {}) });
+  return { labels, body, picker: <StartFromTemplate chosen={templateId} onChoose={choose} /> };
 }

@@ -14,7 +14,8 @@ function describeTemplate(template: ExperimentTemplate, metricName: (id: string)
   if (template.primary_metric_id) parts.push(`primary metric: ${metricName(template.primary_metric_id)}`);
   if (template.guardrail_metric_ids?.length) parts.push(`guardrails: ${template.guardrail_metric_ids.map(metricName).join(', ')}`);
   if (template.secondary_metric_ids?.length) parts.push(`secondary: ${template.secondary_metric_ids.map(metricName).join(', ')}`);
-  if (template.decision_rule?.posterior_threshold !== undefined) parts.push(`ship at ${percent(template.decision_rule.posterior_threshold, 1)} chance to beat control`);
+  if (template.decision_rule?.posterior_threshold !== undefined)
+    parts.push(`ship at ${percent(template.decision_rule.posterior_threshold, 1)} chance to beat control`);
   if (template.allocation?.type === 'bandit') parts.push('bandit allocation');
   return parts;
 }
@@ -97,7 +98,9 @@ export function ExperimentTemplates() {
       >
         Experiment templates
       </PageTitle>
-      <p class="muted">A template is a saved starting point for new experiments. Experiments made from one are copies: changing or deleting it changes none of them.</p>
+      <p class="muted">
+        A template is a saved starting point for new experiments. Experiments made from one are copies: changing or deleting it changes none of them.
+      </p>
       <ListView list={list} empty="No templates yet. Save an experiment as one below." pager={pager}>
         {(rows) => (
           <Table caption="Experiment templates" columns={['Name', 'What it sets', 'Tags', { hidden: 'Actions' }]}>

@@ -125,27 +125,56 @@ function ListFilters({ filter }: { filter: ListFilter }) {
   );
 }
 
+/** The list's filters as the address gives them. */
+function filterOf(status: string, search: URLSearchParams): ListFilter {
+  const text = (name: string) => search.get(name) ?? '';
+  return { status, q: text('q'), order: text('order'), tag: tagsOf(text('tag')).join(','), owner: text('owner') };
+}
+
+function emptyText(filter: ListFilter): string {
+  if (filter.q) return `No experiments match “${filter.q}”.`;
+  if (filter.tag || filter.owner) return 'No experiments match these filters.';
+  return filter.status ? `No ${filter.status} experiments.` : 'No experiments yet. Create one to start.';
+}
+
+/** One experiment: its name, tags and owner (each narrows the list), status and how it stands. */
+function ExperimentRow({ row, filter }: { row: Row; filter: ListFilter }) {
+  const e = row.experiment;
+  const activeTags = tagsOf(filter.tag);
+  return (
+    <tr data-testid={`experiment-row-${e.key}`}>
+      <td>
+        <Link href={`/experiments/${e.id}`}>{e.name}</Link>
+        {e.started_at ? (
+          <div class="hint">
+            <Link href={`/experiments/${e.id}/results`} aria-label={`Results of ${e.name}`}>
+              Results
+            </Link>
+          </div>
+        ) : null}
+        <TagChips experiment={e} active={activeTags} onTag={(tag) => goTo(filter, { tag: [...new Set([...activeTags, tag])].join(',') })} />
+      </td>
+      <OwnerCell experiment={e} onOwner={(owner) => goTo(filter, { owner })} />
+      <td>
+        <StatusBadge status={e.status} />
+        {e.stop_reason ? <div class="hint">{stopReasons[e.stop_reason] ?? e.stop_reason}</div> : null}
+        {e.launched_variant_key && e.status === 'stopped' ? (
+          <div class="hint" data-testid="list-launched">
+            launched: {e.launched_variant_key}
+          </div>
+        ) : null}
+      </td>
+      <StandingCells row={row} />
+      <td>{runningDays(e)}</td>
+    </tr>
+  );
+}
+
 export function Experiments({ status }: { status: string }) {
   const where = useLocation();
-  const filter: ListFilter = {
-    status,
-    q: where.search.get('q') ?? '',
-    order: where.search.get('order') ?? '',
-    tag: tagsOf(where.search.get('tag') ?? '').join(','),
-    owner: where.search.get('owner') ?? '',
-  };
-  const activeTags = tagsOf(filter.tag);
-  const addTag = (tag: string) => goTo(filter, { tag: [...new Set([...activeTags, tag])].join(',') });
+  const filter = filterOf(status, where.search);
   const { cursor, pager } = usePager([filter]);
   const list = useResource(() => loadRows(filter, cursor), [JSON.stringify(filter), cursor]);
-  const narrowed = filter.q || filter.tag || filter.owner;
-  const empty = filter.q
-    ? `No experiments match “${filter.q}”.`
-    : narrowed
-      ? 'No experiments match these filters.'
-      : status
-        ? `No ${status} experiments.`
-        : 'No experiments yet. Create one to start.';
 
   return (
     <>
@@ -164,35 +193,14 @@ export function Experiments({ status }: { status: string }) {
         Experiments
       </PageTitle>
       <ListFilters filter={filter} />
-      <ListView list={list} empty={empty} pager={pager}>
+      <ListView list={list} empty={emptyText(filter)} pager={pager}>
         {(rows) => (
-          <Table caption="Experiments" columns={['Name', 'Owner', 'Status', 'Recommendation', 'Primary lift', 'Split', 'Units per variant (of the minimum)', 'Running']}>
+          <Table
+            caption="Experiments"
+            columns={['Name', 'Owner', 'Status', 'Recommendation', 'Primary lift', 'Split', 'Units per variant (of the minimum)', 'Running']}
+          >
             {rows.map((row) => (
-              <tr key={row.experiment.id} data-testid={`experiment-row-${row.experiment.key}`}>
-                <td>
-                  <Link href={`/experiments/${row.experiment.id}`}>{row.experiment.name}</Link>
-                  {row.experiment.started_at ? (
-                    <div class="hint">
-                      <Link href={`/experiments/${row.experiment.id}/results`} aria-label={`Results of ${row.experiment.name}`}>
-                        Results
-                      </Link>
-                    </div>
-                  ) : null}
-                  <TagChips experiment={row.experiment} active={activeTags} onTag={addTag} />
-                </td>
-                <OwnerCell experiment={row.experiment} onOwner={(owner) => goTo(filter, { owner })} />
-                <td>
-                  <StatusBadge status={row.experiment.status} />
-                  {row.experiment.stop_reason ? <div class="hint">{stopReasons[row.experiment.stop_reason] ?? row.experiment.stop_reason}</div> : null}
-                  {row.experiment.launched_variant_key && row.experiment.status === 'stopped' ? (
-                    <div class="hint" data-testid="list-launched">
-                      launched: {row.experiment.launched_variant_key}
-                    </div>
-                  ) : null}
-                </td>
-                <StandingCells row={row} />
-                <td>{runningDays(row.experiment)}</td>
-              </tr>
+              <ExperimentRow key={row.experiment.id} row={row} filter={filter} />
             ))}
           </Table>
         )}

@@ -21,7 +21,8 @@ export function templateRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox 
     app.post(
       '/v1/experiment-templates',
       route('createExperimentTemplate', {
-        description: 'Saves a template, from the fields given and, with from_experiment_id, an experiment’s definition. Audit-logged as experiment_template.created.',
+        description:
+          'Saves a template, from the fields given and, with from_experiment_id, an experiment’s definition. Audit-logged as experiment_template.created.',
         body: TemplateInput,
         response: { 201: TemplateSchema },
       }),

@@ -54,7 +54,10 @@ export const TemplatePatch = Type.Object(
     description: naming.description,
     ...definitionFields,
   },
-  { additionalProperties: false, description: 'any subset of the fields; each one given replaces the template’s (a definition field cannot be removed, only replaced)' },
+  {
+    additionalProperties: false,
+    description: 'any subset of the fields; each one given replaces the template’s (a definition field cannot be removed, only replaced)',
+  },
 );
 export type TemplatePatch = Static<typeof TemplatePatch>;
 
