@@ -164,7 +164,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   // Experiments
   listExperiments: {
     summary: 'List experiments',
-    description: `The workspace’s experiments, oldest first (\`order=newest\` for newest first), optionally in one \`status\`, whose name or key contains \`q\` (any case), with every \`tag\` given (repeated or comma-separated) and of one \`owner\` (a person’s id or an owner’s name, any case). ${PAGED}`,
+    description: `The workspace’s experiments, oldest first (\`order=newest\` for newest first, \`order=updated\` for the most recently changed first), optionally in one \`status\`, whose name or key contains \`q\` (any case), with every \`tag\` given (repeated or comma-separated) and of one \`owner\` (a person’s id or an owner’s name, any case). ${PAGED}`,
   },
   duplicateExperiment: {
     summary: 'Duplicate an experiment',

@@ -64,6 +64,30 @@ describeEachDialect('experiment tags and owner', (server) => {
     expect(await keysOf('tag=grow')).toEqual([]);
   });
 
+  it('lists the most recently changed first, and pages through that order without skipping one', async () => {
+    const all = await keysOf('');
+    const oldest = await server().request('GET', '/v1/experiments?limit=1', { key });
+    await server().request('PATCH', `/v1/experiments/${oldest.body.data[0].id}`, { key, body: { tags: ['touched'] } });
+    const recent = await keysOf('order=updated');
+    expect(recent[0]).toBe(all[0]);
+    expect([...recent].sort()).toEqual([...all].sort());
+    const paged: string[] = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const page: { status: number; body: { data: { key: string }[]; next_cursor: string | null } } = await server().request(
+        'GET',
+        `/v1/experiments?order=updated&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        { key },
+      );
+      expect(page.status).toBe(200);
+      paged.push(...page.body.data.map((e) => e.key));
+      cursor = page.body.next_cursor;
+    }
+    expect(paged).toEqual(recent);
+    const foreign = await server().request('GET', `/v1/experiments?order=updated&cursor=${oldest.body.next_cursor}`, { key });
+    expect(foreign.status).toBe(400);
+  });
+
   it('owns by a person of the workspace or by a name as text, filters by either, and refuses an unknown person', async () => {
     const byPerson = await create({ key: 'owned-by-dana', owner: dana.id });
     expect(byPerson.owner).toEqual({ user_id: dana.id, name: 'Dana Scully' });

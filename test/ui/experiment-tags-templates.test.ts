@@ -48,6 +48,13 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: tags, owners and ex
     await expect.poll(names).toEqual(['Three-step checkout']);
     await page.getByRole('button', { name: 'Remove the owner filter' }).click();
     await expect.poll(names).toEqual(['Holiday banner', 'Three-step checkout', 'Pricing copy']);
+
+    // Most recently changed first: retagging the oldest brings it to the top.
+    const banner = (await ui.server.request('GET', '/v1/experiments?q=banner', { key: ui.boot.key })).body.data[0];
+    await ui.server.request('PATCH', `/v1/experiments/${banner.id}`, { key: ui.boot.key, body: { tags: ['growth', 'holiday'] } });
+    await find.getByLabel('Order').selectOption('updated');
+    await expect.poll(names).toEqual(['Holiday banner', 'Pricing copy', 'Three-step checkout']);
+    expect(new URL(page.url()).searchParams.get('order')).toBe('updated');
   });
 
   it('saves an experiment as a template, starts a new experiment from it, and deletes it', async () => {

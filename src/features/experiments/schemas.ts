@@ -238,7 +238,12 @@ export const ExperimentListQuery = Type.Object(
     ...PageQuery,
     status: Type.Optional(ExperimentStatus),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only experiments whose name or key contains this text (any case)' })),
-    order: Type.Optional(Type.Enum(['oldest', 'newest'], { default: 'oldest', description: 'oldest first (the default) or newest first' })),
+    order: Type.Optional(
+      Type.Enum(['oldest', 'newest', 'updated'], {
+        default: 'oldest',
+        description: 'oldest first (the default), newest first, or most recently changed first (updated_at)',
+      }),
+    ),
     tag: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 400 }), {
         maxItems: 10,

@@ -4,6 +4,7 @@ import type { ExperimentStatus } from '../../db/tables/experiments.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { toExperiment, type ExperimentRow } from './read.js';
+import { pageByRecentChange } from './recently-changed.js';
 
 export async function insertExperiment(executor: Executor, row: ExperimentRow): Promise<void> {
   await executor.insertInto('experiments').values(row).execute();
@@ -17,7 +18,7 @@ export interface ExperimentFilter {
   status?: ExperimentStatus | undefined;
   /** Text the name or the key contains, in any case. */
   q?: string | undefined;
-  order?: 'oldest' | 'newest' | undefined;
+  order?: 'oldest' | 'newest' | 'updated' | undefined;
   /** Tags every experiment listed has (normalized). */
   tags?: string[] | undefined;
   /** A person's id, or an owner's name in any case. */
@@ -46,5 +47,6 @@ export async function listExperiments(executor: Executor, workspaceId: string, f
     const owner = filter.owner.trim();
     query = ULID_PATTERN.test(owner) ? query.where('owner_user_id', '=', owner) : query.where(sql<boolean>`lower(owner_name) = ${owner.toLowerCase()}`);
   }
+  if (filter.order === 'updated') return pageByRecentChange(query, page, toExperiment);
   return paginate(query, 'id', page, toExperiment, filter.order === 'newest' ? 'desc' : 'asc');
 }

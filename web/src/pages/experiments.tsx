@@ -28,6 +28,7 @@ interface Row {
 const orders = [
   { value: '', label: 'Oldest first' },
   { value: 'newest', label: 'Newest first' },
+  { value: 'updated', label: 'Recently changed' },
 ];
 
 interface ListFilter {
