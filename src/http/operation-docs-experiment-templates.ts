@@ -1,6 +1,4 @@
-import type { OperationDoc } from './operation-doc.js';
-
-const PAGED = 'Paged with `limit` (1..200, default 50) and the opaque `cursor` from `next_cursor`.';
+import { PAGED, type OperationDoc } from './operation-doc.js';
 
 /** Experiment templates: saved starting points for new experiments (docs/experiments.md "Tags, owners and templates"). */
 export const EXPERIMENT_TEMPLATE_OPERATION_DOCS: Record<string, OperationDoc> = {
