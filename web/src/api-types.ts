@@ -700,6 +700,15 @@ export type ListExperimentsResponse = {
       on_guardrail_regression: boolean;
       on_srm: boolean;
     };
+    /** tags, in lower case */
+    tags: Array<string>;
+    /** who owns it, or null for nobody */
+    owner: {
+      /** the person’s id, or null when the owner is a name given as text */
+      user_id: string | null;
+      /** the person’s name (as when set as owner), or the text given */
+      name: string;
+    } | null;
     weights_changed_since_start: boolean;
     /** ISO 8601 UTC with milliseconds, or null; format: date-time */
     started_at: string | null;
@@ -751,8 +760,8 @@ export type CreateExperimentRequest = {
   name: string;
   hypothesis: string;
   /** what a unit id identifies */
-  unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
-  variants: Array<{
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants?: Array<{
     key: string;
     /** percent of traffic; all weights sum to 100 */
     weight: number;
@@ -818,6 +827,12 @@ export type CreateExperimentRequest = {
     /** stop (reason bug) when a sample-ratio mismatch is detected */
     on_srm?: boolean;
   };
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+  /** who owns it: a person’s id (GET /v1/users), or a name as free text; null for nobody. Created from a signed-in admin UI session without one, the person signed in. */
+  owner?: string | null;
+  /** an experiment template of the workspace (GET /v1/experiment-templates) whose fields fill those this body leaves out; unit_type and variants are required without one that has them */
+  template_id?: string;
 };
 
 /** POST /v1/experiments: 201 body */
@@ -904,6 +919,15 @@ export type CreateExperimentResponse = {
     on_guardrail_regression: boolean;
     on_srm: boolean;
   };
+  /** tags, in lower case */
+  tags: Array<string>;
+  /** who owns it, or null for nobody */
+  owner: {
+    /** the person’s id, or null when the owner is a name given as text */
+    user_id: string | null;
+    /** the person’s name (as when set as owner), or the text given */
+    name: string;
+  } | null;
   weights_changed_since_start: boolean;
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   started_at: string | null;
@@ -1034,6 +1058,10 @@ export type UpdateExperimentRequest = {
     /** stop (reason bug) when a sample-ratio mismatch is detected */
     on_srm?: boolean;
   };
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+  /** who owns it: a person’s id (GET /v1/users), or a name as free text; null for nobody. Created from a signed-in admin UI session without one, the person signed in. */
+  owner?: string | null;
 };
 
 /** PATCH /v1/experiments/{id}: 200 body */
@@ -1063,6 +1091,317 @@ export type LaunchExperimentRequest = {
 
 /** POST /v1/experiments/{id}/launch: 200 body */
 export type LaunchExperimentResponse = CreateExperimentResponse;
+
+/** GET /v1/experiment-templates: 200 body */
+export type ListExperimentTemplatesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    name: string;
+    description: string | null;
+    /** what a unit id identifies */
+    unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+    variants?: Array<{
+      key: string;
+      /** percent of traffic; all weights sum to 100 */
+      weight: number;
+      description?: string;
+      is_control?: boolean;
+    }>;
+    /** every field optional; defaults fill the rest */
+    decision_rule?: {
+      method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+      posterior_threshold?: number;
+      /** relative to the control mean */
+      minimum_detectable_effect?: number;
+      min_sample_per_variant?: number;
+      max_duration_days?: number;
+      snapshot_cadence_minutes?: number;
+    };
+    primary_metric_id?: string | null;
+    guardrail_metric_ids?: Array<string>;
+    /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+    secondary_metric_ids?: Array<string>;
+    /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+    multiple_testing?: {
+      /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+      method?: "none" | "holm" | "benjamini_hochberg";
+      /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+      scope?: "goals" | "goals_and_guardrails";
+    };
+    /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+    allocation?: {
+      type: "fixed";
+    } | {
+      type: "bandit";
+      /** hours at the starting weights before the first update (default 24) */
+      burn_in_hours?: number;
+      /** minutes between weight updates (default 60, at least 15) */
+      update_every_minutes?: number;
+      /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
+      min_units_per_variant?: number;
+      /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+      weight_floor?: number;
+      /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+      stop_at_prob_best?: number;
+    };
+    /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+    auto_stop?: {
+      /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+      on_recommendation?: boolean;
+      /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+      on_guardrail_regression?: boolean;
+      /** stop (reason bug) when a sample-ratio mismatch is detected */
+      on_srm?: boolean;
+    };
+    /** CUPED variance reduction (docs/statistics.md), or null for none */
+    variance_reduction?: {
+      method: "cuped";
+      /** days before each unit’s first exposure whose events form its pre-period covariate */
+      lookback_days?: number;
+    } | null;
+    /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+    dimensions?: Array<string>;
+    /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+    tags?: Array<string>;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/experiment-templates: request body */
+export type CreateExperimentTemplateRequest = {
+  name: string;
+  description?: string | null;
+  /** start from this experiment of the workspace: its unit type, variants (at their starting weights), metrics, rule, allocation, auto-stop, variance reduction, dimensions and tags; fields of this body replace its */
+  from_experiment_id?: string;
+  /** what a unit id identifies */
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants?: Array<{
+    key: string;
+    /** percent of traffic; all weights sum to 100 */
+    weight: number;
+    description?: string;
+    is_control?: boolean;
+  }>;
+  /** every field optional; defaults fill the rest */
+  decision_rule?: {
+    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold?: number;
+    /** relative to the control mean */
+    minimum_detectable_effect?: number;
+    min_sample_per_variant?: number;
+    max_duration_days?: number;
+    snapshot_cadence_minutes?: number;
+  };
+  primary_metric_id?: string | null;
+  guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
+  /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+  allocation?: {
+    type: "fixed";
+  } | {
+    type: "bandit";
+    /** hours at the starting weights before the first update (default 24) */
+    burn_in_hours?: number;
+    /** minutes between weight updates (default 60, at least 15) */
+    update_every_minutes?: number;
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
+    min_units_per_variant?: number;
+    /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+    weight_floor?: number;
+    /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+    stop_at_prob_best?: number;
+  };
+  /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+  auto_stop?: {
+    /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+    on_recommendation?: boolean;
+    /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+    on_guardrail_regression?: boolean;
+    /** stop (reason bug) when a sample-ratio mismatch is detected */
+    on_srm?: boolean;
+  };
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
+  /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+  dimensions?: Array<string>;
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+};
+
+/** POST /v1/experiment-templates: 201 body */
+export type CreateExperimentTemplateResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  /** what a unit id identifies */
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants?: Array<{
+    key: string;
+    /** percent of traffic; all weights sum to 100 */
+    weight: number;
+    description?: string;
+    is_control?: boolean;
+  }>;
+  /** every field optional; defaults fill the rest */
+  decision_rule?: {
+    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold?: number;
+    /** relative to the control mean */
+    minimum_detectable_effect?: number;
+    min_sample_per_variant?: number;
+    max_duration_days?: number;
+    snapshot_cadence_minutes?: number;
+  };
+  primary_metric_id?: string | null;
+  guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
+  /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+  allocation?: {
+    type: "fixed";
+  } | {
+    type: "bandit";
+    /** hours at the starting weights before the first update (default 24) */
+    burn_in_hours?: number;
+    /** minutes between weight updates (default 60, at least 15) */
+    update_every_minutes?: number;
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
+    min_units_per_variant?: number;
+    /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+    weight_floor?: number;
+    /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+    stop_at_prob_best?: number;
+  };
+  /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+  auto_stop?: {
+    /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+    on_recommendation?: boolean;
+    /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+    on_guardrail_regression?: boolean;
+    /** stop (reason bug) when a sample-ratio mismatch is detected */
+    on_srm?: boolean;
+  };
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
+  /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+  dimensions?: Array<string>;
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/experiment-templates/{id}: 200 body */
+export type GetExperimentTemplateResponse = CreateExperimentTemplateResponse;
+
+/** PATCH /v1/experiment-templates/{id}: request body */
+export type UpdateExperimentTemplateRequest = {
+  name?: string;
+  description?: string | null;
+  /** what a unit id identifies */
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants?: Array<{
+    key: string;
+    /** percent of traffic; all weights sum to 100 */
+    weight: number;
+    description?: string;
+    is_control?: boolean;
+  }>;
+  /** every field optional; defaults fill the rest */
+  decision_rule?: {
+    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold?: number;
+    /** relative to the control mean */
+    minimum_detectable_effect?: number;
+    min_sample_per_variant?: number;
+    max_duration_days?: number;
+    snapshot_cadence_minutes?: number;
+  };
+  primary_metric_id?: string | null;
+  guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
+  /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+  allocation?: {
+    type: "fixed";
+  } | {
+    type: "bandit";
+    /** hours at the starting weights before the first update (default 24) */
+    burn_in_hours?: number;
+    /** minutes between weight updates (default 60, at least 15) */
+    update_every_minutes?: number;
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
+    min_units_per_variant?: number;
+    /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+    weight_floor?: number;
+    /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+    stop_at_prob_best?: number;
+  };
+  /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+  auto_stop?: {
+    /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+    on_recommendation?: boolean;
+    /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+    on_guardrail_regression?: boolean;
+    /** stop (reason bug) when a sample-ratio mismatch is detected */
+    on_srm?: boolean;
+  };
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
+  /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+  dimensions?: Array<string>;
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+};
+
+/** PATCH /v1/experiment-templates/{id}: 200 body */
+export type UpdateExperimentTemplateResponse = CreateExperimentTemplateResponse;
 
 /** GET /v1/mutex-groups: 200 body */
 export type ListMutexGroupsResponse = {

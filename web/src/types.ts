@@ -5,6 +5,7 @@
 import type * as Api from './api-types.js';
 
 export type Experiment = Api.GetExperimentResponse;
+export type ExperimentTemplate = Api.GetExperimentTemplateResponse;
 export type ExperimentStatus = Experiment['status'];
 export type StopReason = NonNullable<Experiment['stop_reason']>;
 export type Variant = Experiment['variants'][number];
