@@ -1,0 +1,35 @@
+/**
+ * The quantile metrics of a snapshot (docs/metrics.md "Quantile metrics"): each one's values read
+ * through the store's view (the same events as every other read of the snapshot), then each
+ * variant's quantile and interval (compute/quantile-arms.ts). The general pass still gives such a
+ * metric's units and conversions; its quantile replaces the mean in the build.
+ */
+import type { ExperimentRow } from '../experiments/read.js';
+import { cappingOf, type MetricRow } from '../metrics/read.js';
+import { quantileArms, type QuantileArms } from './compute/quantile-arms.js';
+import type { ViewDeps } from './deps.js';
+import { eventMetricSpec } from './metric-totals.js';
+
+export interface QuantilePass {
+  /** By metric index (the snapshot's order), null for the other kinds. */
+  arms: (QuantileArms | null)[];
+  eventsRead: number;
+}
+
+export async function quantilePass(ctx: ViewDeps, row: ExperimentRow, metrics: readonly MetricRow[]): Promise<QuantilePass> {
+  const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at };
+  const arms: (QuantileArms | null)[] = [];
+  let eventsRead = 0;
+  for (const metric of metrics) {
+    if (metric.kind !== 'quantile') {
+      arms.push(null);
+      continue;
+    }
+    const level = metric.quantile_level ?? 'event';
+    const values = await ctx.view.quantileValues(scope, eventMetricSpec(metric, null), level);
+    eventsRead += values.eventsRead;
+    const definition = { quantile: metric.quantile ?? 0.5, level, aggregation: metric.aggregation, capping: cappingOf(metric) };
+    arms.push(quantileArms(values.rows, definition));
+  }
+  return { arms, eventsRead };
+}
