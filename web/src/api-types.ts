@@ -253,8 +253,8 @@ export type ListMetricsResponse = {
     description: string | null;
     /** null for ratio metrics */
     event_key: string | null;
-    /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric */
-    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path */
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
     /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum) */
     aggregation: "sum" | "mean" | "count";
     higher_is_better: boolean;
@@ -274,6 +274,10 @@ export type ListMetricsResponse = {
     property_path: string | null;
     /** the display unit of the values (e.g. ms, USD), or null */
     unit: string | null;
+    /** quantile metrics only: q, strictly between 0 and 1 */
+    quantile?: number;
+    /** quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says) */
+    quantile_level?: "event" | "unit";
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -291,8 +295,8 @@ export type CreateMetricRequest = {
   description?: string | null;
   /** the event_key of the events this metric counts; required except for ratio metrics */
   event_key?: string;
-  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric */
-  kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path */
+  kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
   /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum); defaults to count, and to sum for a ratio metric */
   aggregation?: "sum" | "mean" | "count";
   /** false for a metric where lower is better (load time, churn, errors): prob_best, the effect and the decision then favour lower values */
@@ -314,6 +318,10 @@ export type CreateMetricRequest = {
   property_path?: string | null;
   /** the unit of the metric’s per-unit values, for display (e.g. ms, USD); null for none; not for binary metrics (a rate) */
   unit?: string | null;
+  /** quantile metrics: q, strictly between 0 and 1 (0.9 is the 90th percentile, p90) */
+  quantile?: number;
+  /** quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says); defaults to event */
+  quantile_level?: "event" | "unit";
 };
 
 /** POST /v1/metrics: 201 body */
@@ -327,8 +335,8 @@ export type CreateMetricResponse = {
   description: string | null;
   /** null for ratio metrics */
   event_key: string | null;
-  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric */
-  kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path */
+  kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
   /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum) */
   aggregation: "sum" | "mean" | "count";
   higher_is_better: boolean;
@@ -348,6 +356,10 @@ export type CreateMetricResponse = {
   property_path: string | null;
   /** the display unit of the values (e.g. ms, USD), or null */
   unit: string | null;
+  /** quantile metrics only: q, strictly between 0 and 1 */
+  quantile?: number;
+  /** quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says) */
+  quantile_level?: "event" | "unit";
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -2140,7 +2152,7 @@ export type GetExperimentResultsResponse = {
     name: string;
     /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
     unit: string | null;
-    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
     aggregation: "sum" | "mean" | "count";
     /** the metric’s direction when the snapshot was computed */
     higher_is_better: boolean;
@@ -2159,6 +2171,10 @@ export type GetExperimentResultsResponse = {
       /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
       note: string | null;
     } | null;
+    /** quantile metrics only: q (0 < q < 1) */
+    quantile?: number;
+    /** quantile metrics only: over every event’s number, or one value per unit */
+    quantile_level?: "event" | "unit";
   } | null;
   /** the primary metric per variant (sample sizes only without one) */
   per_variant: Array<{
@@ -2206,6 +2222,22 @@ export type GetExperimentResultsResponse = {
         relative: [number, number] | null;
       } | null;
     } | null;
+    /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+    quantile?: {
+      /** the quantile (0 < q < 1) */
+      q: number;
+      level: "event" | "unit";
+      /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+      value: number | null;
+      /** values it was taken over: events at the event level, units at the unit level */
+      values: number;
+      /** units contributing a value (the clusters at the event level) */
+      units: number;
+      /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+      interval_95: [number, number] | null;
+      /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+      standard_error: number | null;
+    };
   }>;
   /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
   secondary_metrics: Array<{
@@ -2216,7 +2248,7 @@ export type GetExperimentResultsResponse = {
     name: string;
     /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
     unit: string | null;
-    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
     aggregation: "sum" | "mean" | "count";
     /** the metric’s direction when the snapshot was computed */
     higher_is_better: boolean;
@@ -2235,6 +2267,10 @@ export type GetExperimentResultsResponse = {
       /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
       note: string | null;
     } | null;
+    /** quantile metrics only: q (0 < q < 1) */
+    quantile?: number;
+    /** quantile metrics only: over every event’s number, or one value per unit */
+    quantile_level?: "event" | "unit";
     per_variant: Array<{
       variant_key: string;
       is_control: boolean;
@@ -2280,6 +2316,22 @@ export type GetExperimentResultsResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
     }>;
   }>;
   /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
@@ -2359,6 +2411,22 @@ export type GetExperimentResultsResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
     }>;
   }>;
   traffic: Array<{
@@ -2486,6 +2554,22 @@ export type GetExperimentResultsResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
       /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
       srm_chi_squared_p: number | null;
@@ -2545,7 +2629,7 @@ export type GetExperimentResultsHistoryResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -2564,6 +2648,10 @@ export type GetExperimentResultsHistoryResponse = {
         /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
+      /** quantile metrics only: q (0 < q < 1) */
+      quantile?: number;
+      /** quantile metrics only: over every event’s number, or one value per unit */
+      quantile_level?: "event" | "unit";
     } | null;
     /** the primary metric per variant (sample sizes only without one) */
     per_variant: Array<{
@@ -2611,6 +2699,22 @@ export type GetExperimentResultsHistoryResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
     }>;
     /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
     secondary_metrics: Array<{
@@ -2621,7 +2725,7 @@ export type GetExperimentResultsHistoryResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -2640,6 +2744,10 @@ export type GetExperimentResultsHistoryResponse = {
         /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
+      /** quantile metrics only: q (0 < q < 1) */
+      quantile?: number;
+      /** quantile metrics only: over every event’s number, or one value per unit */
+      quantile_level?: "event" | "unit";
       per_variant: Array<{
         variant_key: string;
         is_control: boolean;
@@ -2685,6 +2793,22 @@ export type GetExperimentResultsHistoryResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
     }>;
     /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
@@ -2764,6 +2888,22 @@ export type GetExperimentResultsHistoryResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
     }>;
     traffic: Array<{
@@ -2891,6 +3031,22 @@ export type GetExperimentResultsHistoryResponse = {
               relative: [number, number] | null;
             } | null;
           } | null;
+          /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+          quantile?: {
+            /** the quantile (0 < q < 1) */
+            q: number;
+            level: "event" | "unit";
+            /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+            value: number | null;
+            /** values it was taken over: events at the event level, units at the unit level */
+            values: number;
+            /** units contributing a value (the clusters at the event level) */
+            units: number;
+            /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+            interval_95: [number, number] | null;
+            /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+            standard_error: number | null;
+          };
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
         srm_chi_squared_p: number | null;
@@ -3159,7 +3315,7 @@ export type ViewSharedResultsResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -3178,6 +3334,10 @@ export type ViewSharedResultsResponse = {
         /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
+      /** quantile metrics only: q (0 < q < 1) */
+      quantile?: number;
+      /** quantile metrics only: over every event’s number, or one value per unit */
+      quantile_level?: "event" | "unit";
     } | null;
     /** the primary metric per variant (sample sizes only without one) */
     per_variant: Array<{
@@ -3225,6 +3385,22 @@ export type ViewSharedResultsResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
     }>;
     /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
     secondary_metrics: Array<{
@@ -3235,7 +3411,7 @@ export type ViewSharedResultsResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -3254,6 +3430,10 @@ export type ViewSharedResultsResponse = {
         /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
+      /** quantile metrics only: q (0 < q < 1) */
+      quantile?: number;
+      /** quantile metrics only: over every event’s number, or one value per unit */
+      quantile_level?: "event" | "unit";
       per_variant: Array<{
         variant_key: string;
         is_control: boolean;
@@ -3299,6 +3479,22 @@ export type ViewSharedResultsResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
     }>;
     /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
@@ -3378,6 +3574,22 @@ export type ViewSharedResultsResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
     }>;
     traffic: Array<{
@@ -3505,6 +3717,22 @@ export type ViewSharedResultsResponse = {
               relative: [number, number] | null;
             } | null;
           } | null;
+          /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+          quantile?: {
+            /** the quantile (0 < q < 1) */
+            q: number;
+            level: "event" | "unit";
+            /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+            value: number | null;
+            /** values it was taken over: events at the event level, units at the unit level */
+            values: number;
+            /** units contributing a value (the clusters at the event level) */
+            units: number;
+            /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+            interval_95: [number, number] | null;
+            /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+            standard_error: number | null;
+          };
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
         srm_chi_squared_p: number | null;

@@ -33,3 +33,22 @@ export async function quantilePass(ctx: ViewDeps, row: ExperimentRow, metrics: r
   }
   return { arms, eventsRead };
 }
+
+/**
+ * The snapshot's caps, events read and quantile estimates once its quantile metrics are read: a
+ * quantile metric's cap is the one its quantile's values were held to.
+ */
+export async function withQuantiles<T extends { capsApplied: readonly (number | null)[]; eventsRead: number }>(
+  ctx: ViewDeps,
+  row: ExperimentRow,
+  metrics: readonly MetricRow[],
+  computed: T,
+) {
+  const pass = await quantilePass(ctx, row, metrics);
+  return {
+    ...computed,
+    capsApplied: computed.capsApplied.map((cap, index) => (pass.arms[index] ? (pass.arms[index]?.cap ?? null) : cap)),
+    eventsRead: computed.eventsRead + pass.eventsRead,
+    quantiles: pass.arms.map((arm) => arm?.estimates ?? null),
+  };
+}

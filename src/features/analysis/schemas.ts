@@ -49,7 +49,8 @@ export const QuantileResultSchema = Type.Object(
     values: Type.Integer({ description: 'values it was taken over: events at the event level, units at the unit level' }),
     units: Type.Integer({ description: 'units contributing a value (the clusters at the event level)' }),
     interval_95: Type.Union([Type.Tuple([Type.Number(), Type.Number()]), Type.Null()], {
-      description: 'the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level)',
+      description:
+        'the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level)',
     }),
     standard_error: NullableNumber('the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values'),
   },

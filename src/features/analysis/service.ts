@@ -14,7 +14,7 @@ import { summarizeSnapshot } from './history-summary.js';
 import { breakdownKeys, computeBreakdowns, labelSources } from './breakdowns-pass.js';
 import type { AnalysisDeps, ViewDeps } from './deps.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
-import { quantilePass } from './quantile-pass.js';
+import { withQuantiles } from './quantile-pass.js';
 import { rollupSlots } from './store/rollup-slots.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
@@ -220,11 +220,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), options, plan);
   const context = { components, lookbackMs, chunkUnits };
   const computed = plan ? await maintainedTotals(ctx, row, metrics, plan, context) : await passTotals(ctx, row, metrics, { ...context, source });
-  const { totals } = computed;
-  // A quantile metric's cap applies to its quantile's values (quantile-pass.ts).
-  const quantiles = await quantilePass(ctx, row, metrics);
-  const capsApplied = computed.capsApplied.map((cap, index) => (quantiles.arms[index] ? (quantiles.arms[index]?.cap ?? null) : cap));
-  const eventsRead = computed.eventsRead + quantiles.eventsRead;
+  const { totals, capsApplied, eventsRead, quantiles } = await withQuantiles(ctx, row, metrics, computed);
   const lateEvents = await ctx.view.lateEvents({ workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
   const bandit = await banditInputOf(ctx, experiment, row, source);
   const built = await ctx.stats.run('snapshot', {
@@ -240,7 +236,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     multipleTesting: experiment.multiple_testing,
     totals,
     capsApplied,
-    quantiles: quantiles.arms.map((arm) => arm?.estimates ?? null),
+    quantiles,
     previous: previousEvidence(await findLatestSnapshot(ctx.db, row.workspace_id, row.id)),
     cuped: experiment.variance_reduction,
     bandit,
