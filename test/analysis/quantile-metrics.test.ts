@@ -112,6 +112,13 @@ describeEachStore(
       }
       const list = await server().request('GET', '/v1/metrics?limit=100', { key });
       expect(list.body.data.map((metric: any) => metric.key)).not.toContain('bad_quantile');
+      // Edits keep the quantile; the quantile itself cannot change.
+      const renamed = await server().request('PATCH', `/v1/metrics/${metrics.p90}`, { key, body: { name: 'Load time p90' } });
+      expect(renamed.status, renamed.text).toBe(200);
+      expect(renamed.body).toMatchObject({ name: 'Load time p90', quantile: 0.9, quantile_level: 'event' });
+      const moved = await server().request('PATCH', `/v1/metrics/${metrics.p90}`, { key, body: { quantile: 0.5 } });
+      expect(moved.status, moved.text).toBe(422);
+      expect(moved.body.errors.map((error: any) => error.pointer)).toContain('/quantile');
     });
 
     it('reports each variant’s quantile of the counted values with its interval and the relative effect, the same in both modes', async () => {
