@@ -1129,6 +1129,13 @@ export type ListHoldoutsResponse = {
     /** started_after: every experiment started in the environment after the holdout; listed: experiment_ids */
     coverage: "started_after" | "listed";
     experiment_ids: Array<string> | null;
+    /** the metrics its snapshots analyse */
+    metric_ids: Array<string>;
+    /** CUPED variance reduction with its lookback, or null when off */
+    variance_reduction: {
+      method: "cuped";
+      lookback_days: number;
+    } | null;
     status: "draft" | "running" | "ended" | "archived";
     /** ISO 8601 UTC with milliseconds, or null; format: date-time */
     started_at: string | null;
@@ -1153,6 +1160,14 @@ export type CreateHoldoutRequest = {
   /** percent of the environment’s units held out, 0.5 to 20, in steps of 0.01 (a unit is held out when its bucket of 10,000 is below percent × 100) */
   percent: number;
   experiment_ids?: Array<string> | null;
+  /** the metrics the holdout’s snapshots analyse (held-out units against the equal-size sample); each metric’s window must fit in the holdout’s run */
+  metric_ids?: Array<string>;
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
 };
 
 /** POST /v1/holdouts: 201 body */
@@ -1171,6 +1186,13 @@ export type CreateHoldoutResponse = {
   /** started_after: every experiment started in the environment after the holdout; listed: experiment_ids */
   coverage: "started_after" | "listed";
   experiment_ids: Array<string> | null;
+  /** the metrics its snapshots analyse */
+  metric_ids: Array<string>;
+  /** CUPED variance reduction with its lookback, or null when off */
+  variance_reduction: {
+    method: "cuped";
+    lookback_days: number;
+  } | null;
   status: "draft" | "running" | "ended" | "archived";
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   started_at: string | null;
@@ -1196,6 +1218,14 @@ export type UpdateHoldoutRequest = {
   /** percent of the environment’s units held out, 0.5 to 20, in steps of 0.01 (a unit is held out when its bucket of 10,000 is below percent × 100) */
   percent?: number;
   experiment_ids?: Array<string> | null;
+  /** the metrics the holdout’s snapshots analyse (held-out units against the equal-size sample); each metric’s window must fit in the holdout’s run */
+  metric_ids?: Array<string>;
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
 };
 
 /** PATCH /v1/holdouts/{id}: 200 body */
@@ -1268,6 +1298,193 @@ export type OptOutOfHoldoutsResponse = {
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
 };
+
+/** GET /v1/holdouts/{id}/results: 200 body */
+export type GetHoldoutResultsResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  holdout_id: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  computed_at: string;
+  /** the holdout’s run analysed: from its start to its end, or to the computation while it runs; events outside count nowhere */
+  period: {
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    from: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    to: string;
+  };
+  /** the holdout’s percentage when computed */
+  percent: number;
+  groups: Array<{
+    /** held_out: the holdout’s units (the control); sample: the equal-size sample of everyone else */
+    key: "held_out" | "sample";
+    /** units of the group with a first contact in the holdout’s run */
+    units: number;
+    /** the share of all units the group should hold (the SRM check’s weight) */
+    expected_share: number;
+  }>;
+  /** p-value of the chi-squared test of the group sizes against their expected shares */
+  srm_chi_squared_p: number | null;
+  /** true when srm_chi_squared_p < 0.001 */
+  srm_warning: boolean;
+  /** the holdout’s metric_ids, in order */
+  metrics: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    unit: string | null;
+    kind: string;
+    aggregation: string;
+    higher_is_better: boolean;
+    /** the metric’s window after each unit’s first contact (shorter than the holdout’s run) */
+    window_days: number;
+    /** the absolute cap each unit’s value was held to; null when uncapped (a percentile cap is not applied to a holdout) */
+    cap_applied: number | null;
+    /** null when the holdout’s variance_reduction is off */
+    cuped: {
+      /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+      applied: boolean;
+      /** the pre-period before each unit’s first exposure */
+      lookback_days: number;
+      /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+      theta: number | null;
+      /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+      variance_reduction: number | null;
+      /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+      note: string | null;
+    } | null;
+    /** held_out (the control) first, then sample */
+    per_group: Array<{
+      variant_key: string;
+      is_control: boolean;
+      /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+      sample_size: number;
+      /** units with at least one counted event in their window (binary metrics: converted units) */
+      conversions: number;
+      /** observed per-unit mean (binary: conversion rate); null without a metric */
+      observed_rate: number | null;
+      posterior: {
+        /** posterior mean of the per-unit value; null without a metric */
+        mean: number | null;
+        /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+        credible_interval_95: [number, number] | null;
+      };
+      /** probability that this variant has the highest true value; null when undefined */
+      prob_best: number | null;
+      /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+      expected_loss_if_stop_now: number | null;
+      /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+      effect: {
+        absolute: {
+          /** posterior mean of (variant mean - control mean) */
+          mean: number;
+          /** 2.5% and 97.5% posterior quantiles of the difference */
+          credible_interval_95: [number, number];
+        };
+        relative: {
+          /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+          mean: number | null;
+          /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+          credible_interval_95: [number, number] | null;
+        };
+        /** P(variant better than control) in the metric’s direction */
+        chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
+      } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
+    }>;
+    /** the sample against the held-out units: what everything launched while the holdout ran added up to; null while a group has too few units */
+    cumulative_lift: {
+      absolute: {
+        /** posterior mean of (variant mean - control mean) */
+        mean: number;
+        /** 2.5% and 97.5% posterior quantiles of the difference */
+        credible_interval_95: [number, number];
+      };
+      relative: {
+        /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+        mean: number | null;
+        /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+        credible_interval_95: [number, number] | null;
+      };
+      /** P(variant better than control) in the metric’s direction */
+      chance_to_beat_control: number;
+      /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+      p_value?: number;
+      /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+      adjusted_p_value?: number | null;
+      /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+      adjusted_interval_95?: {
+        absolute: [number, number];
+        relative: [number, number] | null;
+      } | null;
+    } | null;
+  }>;
+  /** the correction the adjusted_p_value fields carry (docs/statistics.md "Multiple testing") */
+  multiple_testing: {
+    method: "none" | "holm" | "benjamini_hochberg";
+    scope: "goals" | "goals_and_guardrails";
+    /** p-values adjusted together: metrics in scope times non-control variants with an effect */
+    family_size: number;
+  };
+  /** the experiments the holdout covers, by start date */
+  covered_experiments: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    status: string;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    started_at: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    stopped_at: string | null;
+    launched_variant_key: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    launched_at: string | null;
+  }>;
+  /** launches of covered experiments while the holdout ran, oldest first: what cumulative_lift measures */
+  launches: Array<{
+    /** ULID */
+    experiment_id: string;
+    experiment_key: string;
+    variant_key: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    launched_at: string;
+  }>;
+  computation: {
+    store: string;
+    events_read: number;
+    duration_ms: number;
+  };
+};
+
+/** POST /v1/holdouts/{id}/results/compute: 201 body */
+export type ComputeHoldoutResultsResponse = GetHoldoutResultsResponse;
 
 /** POST /v1/assign: request body */
 export type AssignRequest = {
@@ -2579,6 +2796,99 @@ export type GetExperimentResultsResponse = {
       significant_after_correction: boolean;
     }>;
   }>;
+  /** the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source) */
+  metric_breakdowns: Array<{
+    /** ULID */
+    metric_id: string;
+    metric_key: string;
+    /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+    metric_name: string;
+    /** where the experiment lists the metric */
+    role: "guardrail" | "secondary";
+    /** this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants */
+    breakdowns: Array<{
+      /** an experiment dimension, or "source" (the API key that logged the exposure) */
+      dimension: string;
+      /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+      values: Array<{
+        /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+        value: string;
+        /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+        label: string;
+        /** live exposed units with this value, all variants */
+        units: number;
+        /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+        per_variant: Array<{
+          variant_key: string;
+          is_control: boolean;
+          /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+          sample_size: number;
+          /** units with at least one counted event in their window (binary metrics: converted units) */
+          conversions: number;
+          /** observed per-unit mean (binary: conversion rate); null without a metric */
+          observed_rate: number | null;
+          posterior: {
+            /** posterior mean of the per-unit value; null without a metric */
+            mean: number | null;
+            /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+            credible_interval_95: [number, number] | null;
+          };
+          /** probability that this variant has the highest true value; null when undefined */
+          prob_best: number | null;
+          /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+          expected_loss_if_stop_now: number | null;
+          /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+          effect: {
+            absolute: {
+              /** posterior mean of (variant mean - control mean) */
+              mean: number;
+              /** 2.5% and 97.5% posterior quantiles of the difference */
+              credible_interval_95: [number, number];
+            };
+            relative: {
+              /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+              mean: number | null;
+              /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+              credible_interval_95: [number, number] | null;
+            };
+            /** P(variant better than control) in the metric’s direction */
+            chance_to_beat_control: number;
+            /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+            p_value?: number;
+            /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+            adjusted_p_value?: number | null;
+            /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+            adjusted_interval_95?: {
+              absolute: [number, number];
+              relative: [number, number] | null;
+            } | null;
+          } | null;
+          /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+          quantile?: {
+            /** the quantile (0 < q < 1) */
+            q: number;
+            level: "event" | "unit";
+            /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+            value: number | null;
+            /** values it was taken over: events at the event level, units at the unit level */
+            values: number;
+            /** units contributing a value (the clusters at the event level) */
+            units: number;
+            /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+            interval_95: [number, number] | null;
+            /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+            standard_error: number | null;
+          };
+        }>;
+        /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+        srm_chi_squared_p: number | null;
+        /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+        srm_warning: boolean;
+        /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+        significant_after_correction: boolean;
+      }>;
+    }>;
+  }>;
   /** null in snapshots computed before incremental analysis existed */
   computation: {
     /** incremental: the rollups were refreshed with what is new and aggregated; full: computed from all raw events, rollups untouched */
@@ -3054,6 +3364,99 @@ export type GetExperimentResultsHistoryResponse = {
         srm_warning: boolean;
         /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
         significant_after_correction: boolean;
+      }>;
+    }>;
+    /** the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source) */
+    metric_breakdowns: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
+      /** where the experiment lists the metric */
+      role: "guardrail" | "secondary";
+      /** this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants */
+      breakdowns: Array<{
+        /** an experiment dimension, or "source" (the API key that logged the exposure) */
+        dimension: string;
+        /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+        values: Array<{
+          /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+          value: string;
+          /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+          label: string;
+          /** live exposed units with this value, all variants */
+          units: number;
+          /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+          per_variant: Array<{
+            variant_key: string;
+            is_control: boolean;
+            /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+            sample_size: number;
+            /** units with at least one counted event in their window (binary metrics: converted units) */
+            conversions: number;
+            /** observed per-unit mean (binary: conversion rate); null without a metric */
+            observed_rate: number | null;
+            posterior: {
+              /** posterior mean of the per-unit value; null without a metric */
+              mean: number | null;
+              /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+              credible_interval_95: [number, number] | null;
+            };
+            /** probability that this variant has the highest true value; null when undefined */
+            prob_best: number | null;
+            /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+            expected_loss_if_stop_now: number | null;
+            /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+            effect: {
+              absolute: {
+                /** posterior mean of (variant mean - control mean) */
+                mean: number;
+                /** 2.5% and 97.5% posterior quantiles of the difference */
+                credible_interval_95: [number, number];
+              };
+              relative: {
+                /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+                mean: number | null;
+                /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+                credible_interval_95: [number, number] | null;
+              };
+              /** P(variant better than control) in the metric’s direction */
+              chance_to_beat_control: number;
+              /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+              p_value?: number;
+              /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+              adjusted_p_value?: number | null;
+              /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+              adjusted_interval_95?: {
+                absolute: [number, number];
+                relative: [number, number] | null;
+              } | null;
+            } | null;
+            /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+            quantile?: {
+              /** the quantile (0 < q < 1) */
+              q: number;
+              level: "event" | "unit";
+              /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+              value: number | null;
+              /** values it was taken over: events at the event level, units at the unit level */
+              values: number;
+              /** units contributing a value (the clusters at the event level) */
+              units: number;
+              /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+              interval_95: [number, number] | null;
+              /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+              standard_error: number | null;
+            };
+          }>;
+          /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+          srm_chi_squared_p: number | null;
+          /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+          srm_warning: boolean;
+          /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+          significant_after_correction: boolean;
+        }>;
       }>;
     }>;
     /** null in snapshots computed before incremental analysis existed */
@@ -3740,6 +4143,99 @@ export type ViewSharedResultsResponse = {
         srm_warning: boolean;
         /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
         significant_after_correction: boolean;
+      }>;
+    }>;
+    /** the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source) */
+    metric_breakdowns: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
+      /** where the experiment lists the metric */
+      role: "guardrail" | "secondary";
+      /** this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants */
+      breakdowns: Array<{
+        /** an experiment dimension, or "source" (the API key that logged the exposure) */
+        dimension: string;
+        /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+        values: Array<{
+          /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+          value: string;
+          /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+          label: string;
+          /** live exposed units with this value, all variants */
+          units: number;
+          /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+          per_variant: Array<{
+            variant_key: string;
+            is_control: boolean;
+            /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+            sample_size: number;
+            /** units with at least one counted event in their window (binary metrics: converted units) */
+            conversions: number;
+            /** observed per-unit mean (binary: conversion rate); null without a metric */
+            observed_rate: number | null;
+            posterior: {
+              /** posterior mean of the per-unit value; null without a metric */
+              mean: number | null;
+              /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+              credible_interval_95: [number, number] | null;
+            };
+            /** probability that this variant has the highest true value; null when undefined */
+            prob_best: number | null;
+            /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+            expected_loss_if_stop_now: number | null;
+            /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+            effect: {
+              absolute: {
+                /** posterior mean of (variant mean - control mean) */
+                mean: number;
+                /** 2.5% and 97.5% posterior quantiles of the difference */
+                credible_interval_95: [number, number];
+              };
+              relative: {
+                /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+                mean: number | null;
+                /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+                credible_interval_95: [number, number] | null;
+              };
+              /** P(variant better than control) in the metric’s direction */
+              chance_to_beat_control: number;
+              /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+              p_value?: number;
+              /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+              adjusted_p_value?: number | null;
+              /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+              adjusted_interval_95?: {
+                absolute: [number, number];
+                relative: [number, number] | null;
+              } | null;
+            } | null;
+            /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+            quantile?: {
+              /** the quantile (0 < q < 1) */
+              q: number;
+              level: "event" | "unit";
+              /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+              value: number | null;
+              /** values it was taken over: events at the event level, units at the unit level */
+              values: number;
+              /** units contributing a value (the clusters at the event level) */
+              units: number;
+              /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+              interval_95: [number, number] | null;
+              /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+              standard_error: number | null;
+            };
+          }>;
+          /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+          srm_chi_squared_p: number | null;
+          /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+          srm_warning: boolean;
+          /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+          significant_after_correction: boolean;
+        }>;
       }>;
     }>;
     /** null in snapshots computed before incremental analysis existed */

@@ -95,3 +95,4 @@ export type SnapshotSummary = SnapshotSummaryHistory['snapshots'][number];
 export type Holdout = Api.GetHoldoutResponse;
 export type HoldoutExperiments = Api.ListHoldoutExperimentsResponse;
 export type ExperimentHoldouts = Api.GetExperimentHoldoutsResponse;
+export type HoldoutSnapshot = Api.GetHoldoutResultsResponse;

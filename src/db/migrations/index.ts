@@ -30,6 +30,7 @@ import * as secondaryMetrics from './0034_secondary_metrics.js';
 import * as quantileMetrics from './0035_quantile_metrics.js';
 import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
 import * as dataSources from './0039_data_sources.js';
+import * as holdoutAnalysis from './0041_holdout_analysis.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0035_quantile_metrics': quantileMetrics,
   '0037_endpoint_experiment_filter': endpointExperimentFilter,
   '0039_data_sources': dataSources,
+  '0041_holdout_analysis': holdoutAnalysis,
 };
 
 /**
