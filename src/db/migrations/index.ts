@@ -29,6 +29,7 @@ import * as shareLinks from './0033_share_links.js';
 import * as secondaryMetrics from './0034_secondary_metrics.js';
 import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
 import * as dataSources from './0039_data_sources.js';
+import * as factMetrics from './0040_fact_metrics.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0034_secondary_metrics': secondaryMetrics,
   '0037_endpoint_experiment_filter': endpointExperimentFilter,
   '0039_data_sources': dataSources,
+  '0040_fact_metrics': factMetrics,
 };
 
 /**

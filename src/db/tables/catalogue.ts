@@ -24,6 +24,10 @@ export interface MetricsTable {
   denominator_metric_id: string | null;
   /** The display unit of the metric's values ("ms", "USD"), or null. */
   unit: string | null;
+  /** Metrics on a fact table (0040): the fact table, its column (sum and mean) and row filter; null for metrics on events. */
+  fact_table_id: string | null;
+  fact_column: string | null;
+  fact_filter: string | null;
   created_at: number;
   updated_at: number;
 }

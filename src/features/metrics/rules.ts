@@ -15,6 +15,7 @@
 import type { Executor } from '../../db/database.js';
 import type { FieldError } from '../../http/problems.js';
 import { DEFAULT_DEDUP_WINDOW, parseDedupWindow } from './dedup-window.js';
+import { factColumnProblem, factFieldsRefused, factSourceErrors } from './fact-rules.js';
 import { propertyPathProblem } from './property-path.js';
 import type { MetricCapping, MetricInput } from './schemas.js';
 import { findMetricsByIds, type MetricRow } from './read.js';
@@ -35,6 +36,10 @@ export interface ResolvedMetric {
   unit_dedup_window_ms: number;
   property_path: string | null;
   unit: string | null;
+  /** A metric on a fact table: the fact table, its column and row filter (null for a metric on events). */
+  fact_table_id: string | null;
+  fact_column: string | null;
+  fact_filter: string | null;
 }
 
 export function cappingProblem(kind: MetricRow['kind'], capping: MetricCapping | null): string | null {
@@ -77,9 +82,11 @@ function sourceErrors(input: MetricInput): FieldError[] {
       errors.push({ pointer: '/event_key', message: 'a ratio metric reads the events of its numerator and denominator metrics; remove event_key' });
     if (input.numerator_metric_id === undefined) errors.push({ pointer: '/numerator_metric_id', message: 'a ratio metric needs a numerator metric' });
     if (input.denominator_metric_id === undefined) errors.push({ pointer: '/denominator_metric_id', message: 'a ratio metric needs a denominator metric' });
-    return errors;
+    return [...errors, ...factFieldsRefused(input, 'a ratio metric reads its numerator and denominator metrics; put the fact table on those')];
   }
-  if (input.event_key === undefined) errors.push({ pointer: '/event_key', message: 'is required' });
+  if (input.fact_table_id !== undefined) return factSourceErrors(input);
+  errors.push(...factFieldsRefused(input, 'only a metric on a fact table (fact_table_id) has a column and a filter'));
+  if (input.event_key === undefined) errors.push({ pointer: '/event_key', message: 'is required (or fact_table_id, for a metric on a fact table)' });
   for (const field of ['numerator_metric_id', 'denominator_metric_id'] as const) {
     if (input[field] !== undefined) errors.push({ pointer: `/${field}`, message: 'only a ratio metric has a numerator and a denominator' });
   }
@@ -98,6 +105,9 @@ export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric
   if (aggregationProblem) {
     // The property_path rules depend on the aggregation; judging them against a refused one misleads.
     errors.push({ pointer: '/aggregation', message: aggregationProblem });
+  } else if (input.fact_table_id !== undefined) {
+    const columnProblem = factColumnProblem(aggregation, input.column ?? null);
+    if (columnProblem) errors.push({ pointer: '/column', message: columnProblem });
   } else {
     const pathProblem = propertyPathProblemFor(input.kind, aggregation, propertyPath);
     if (pathProblem) errors.push({ pointer: '/property_path', message: pathProblem });
@@ -125,6 +135,9 @@ export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric
       unit_dedup_window_ms: parsedWindow.ms,
       property_path: propertyPath,
       unit,
+      fact_table_id: input.fact_table_id ?? null,
+      fact_column: input.column ?? null,
+      fact_filter: input.filter ?? null,
     },
   };
 }

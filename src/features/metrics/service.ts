@@ -2,6 +2,7 @@ import { uniqueViolationAs } from '../../db/dialect.js';
 import { Problem, problems, type FieldError } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
+import { factMetricErrors } from '../data-sources/read.js';
 import type { MetricsDeps } from './deps.js';
 import { ratioComponentErrors, resolveMetricInput, type ResolvedMetric } from './rules.js';
 import type { MetricInput, MetricPatch } from './schemas.js';
@@ -16,14 +17,25 @@ function toRow(metric: ResolvedMetric): Omit<MetricRow, 'id' | 'workspace_id' | 
 
 /** The audit payload: the definition as the API shows it (no milliseconds, no internal '' event key). */
 function described(metric: ResolvedMetric): Record<string, unknown> {
-  const { unit_dedup_window_ms: _ms, event_key, ...rest } = metric;
-  return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key };
+  const { unit_dedup_window_ms: _ms, event_key, fact_column: column, fact_filter: filter, ...rest } = metric;
+  return { ...rest, event_key: metric.kind === 'ratio' || metric.fact_table_id !== null ? null : event_key, column, filter };
+}
+
+/** A metric on a fact table: its fact table, column and filter checked against the fact table (and the filter on its source). */
+async function factErrors(ctx: MetricsDeps, workspaceId: string, metric: ResolvedMetric): Promise<FieldError[]> {
+  if (metric.fact_table_id === null) return [];
+  return factMetricErrors(ctx, workspaceId, {
+    fact_table_id: metric.fact_table_id,
+    column: metric.fact_column,
+    filter: metric.fact_filter,
+    readsNumber: metric.aggregation !== 'count',
+  });
 }
 
 export async function createMetric(ctx: MetricsDeps, workspaceId: string, actorId: string, input: MetricInput) {
   const resolved = resolveMetricInput(input);
   if ('errors' in resolved) throw problems.validation(resolved.errors);
-  const componentErrors = await ratioComponentErrors(ctx.db, workspaceId, resolved.metric);
+  const componentErrors = [...(await ratioComponentErrors(ctx.db, workspaceId, resolved.metric)), ...(await factErrors(ctx, workspaceId, resolved.metric))];
   if (componentErrors.length > 0) throw problems.validation(componentErrors);
   const now = ctx.clock.now();
   const row: MetricRow = { id: newId(), workspace_id: workspaceId, ...toRow(resolved.metric), created_at: now, updated_at: now };
@@ -62,7 +74,13 @@ function patchedInput(current: MetricRow, patch: MetricPatch): MetricInput {
     description: patch.description === undefined ? shown.description : patch.description,
     ...(current.kind === 'ratio'
       ? { numerator_metric_id: current.numerator_metric_id ?? '', denominator_metric_id: current.denominator_metric_id ?? '' }
-      : { event_key: current.event_key }),
+      : current.fact_table_id !== null
+        ? {
+            fact_table_id: current.fact_table_id,
+            column: patch.column === undefined ? current.fact_column : patch.column,
+            filter: patch.filter === undefined ? current.fact_filter : patch.filter,
+          }
+        : { event_key: current.event_key, ...(patch.column === undefined ? {} : { column: patch.column }), ...(patch.filter === undefined ? {} : { filter: patch.filter }) }),
     kind: current.kind,
     aggregation: current.aggregation,
     higher_is_better: patch.higher_is_better ?? shown.higher_is_better,
@@ -88,7 +106,7 @@ type FieldChange = { from: unknown; to: unknown };
 
 function changesOf(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, FieldChange> {
   const changes: Record<string, FieldChange> = {};
-  for (const field of ['name', 'description', 'higher_is_better', 'capping', 'property_path', 'unit_dedup_window', 'unit']) {
+  for (const field of ['name', 'description', 'higher_is_better', 'capping', 'property_path', 'unit_dedup_window', 'unit', 'column', 'filter']) {
     if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { from: before[field], to: after[field] };
   }
   return changes;
@@ -108,6 +126,8 @@ export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId
     if ('errors' in resolved) throw problems.validation(resolved.errors);
     const changes = changesOf(toMetric(current), described(resolved.metric));
     if (Object.keys(changes).length === 0) return toMetric(current);
+    const refused = changes.column || changes.filter ? await factErrors(ctx, workspaceId, resolved.metric) : [];
+    if (refused.length > 0) throw problems.validation(refused);
     const now = ctx.clock.now();
     const {
       key: _key,
@@ -116,6 +136,7 @@ export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId
       numerator_metric_id: _n,
       denominator_metric_id: _d,
       aggregation: _a,
+      fact_table_id: _f,
       ...editable
     } = toRow(resolved.metric);
     await updateMetric(trx, workspaceId, id, { ...editable, updated_at: now });

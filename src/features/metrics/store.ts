@@ -24,6 +24,9 @@ export function toMetric(row: MetricRow): Metric {
     unit_dedup_window: row.unit_dedup_window,
     property_path: row.property_path,
     unit: row.unit,
+    fact_table_id: row.fact_table_id,
+    column: row.fact_column,
+    filter: row.fact_filter,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };
