@@ -153,5 +153,10 @@ export async function ratioComponentErrors(executor: Executor, workspaceId: stri
     if (!row) errors.push({ pointer: `/${field}`, message: 'no metric with this id exists in the workspace' });
     else if (row.kind === 'ratio') errors.push({ pointer: `/${field}`, message: `"${row.key}" is a ratio metric; a ratio of ratios is not supported` });
   }
+  // Each unit's x and y are computed in one statement: both on events, or both on fact tables (of one source).
+  const [numerator, denominator] = [found.get(metric.numerator_metric_id ?? ''), found.get(metric.denominator_metric_id ?? '')];
+  if (errors.length === 0 && numerator && denominator && (numerator.fact_table_id === null) !== (denominator.fact_table_id === null)) {
+    errors.push({ pointer: '/denominator_metric_id', message: 'a ratio’s numerator and denominator both read events, or both read fact tables' });
+  }
   return errors;
 }

@@ -113,10 +113,25 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
 }
 
 /**
+ * A new column or filter of a metric on a fact table, checked against the fact table and its
+ * source before the transaction (the source may take seconds; SQLite's one writer would wait).
+ */
+async function checkFactPatch(ctx: MetricsDeps, workspaceId: string, id: string, patch: MetricPatch): Promise<void> {
+  if (patch.column === undefined && patch.filter === undefined) return;
+  const current = await findMetric(ctx.db, workspaceId, id);
+  if (!current || current.fact_table_id === null) return;
+  const resolved = resolveMetricInput(patchedInput(current, patch));
+  if ('errors' in resolved) throw problems.validation(resolved.errors);
+  const refused = await factErrors(ctx, workspaceId, resolved.metric);
+  if (refused.length > 0) throw problems.validation(refused);
+}
+
+/**
  * PATCH /v1/metrics/{id}: name, description, direction, capping, property_path and window; not
  * key or kind. Later snapshots use the new definition. An unchanged body logs nothing.
  */
 export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId: string, id: string, patch: MetricPatch) {
+  await checkFactPatch(ctx, workspaceId, id, patch);
   return ctx.db.transaction().execute(async (trx) => {
     const current = await findMetric(trx, workspaceId, id);
     if (!current) throw problems.notFound(`no metric with id ${id}`);
@@ -126,8 +141,6 @@ export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId
     if ('errors' in resolved) throw problems.validation(resolved.errors);
     const changes = changesOf(toMetric(current), described(resolved.metric));
     if (Object.keys(changes).length === 0) return toMetric(current);
-    const refused = changes.column || changes.filter ? await factErrors(ctx, workspaceId, resolved.metric) : [];
-    if (refused.length > 0) throw problems.validation(refused);
     const now = ctx.clock.now();
     const {
       key: _key,

@@ -14,7 +14,7 @@ export function toMetric(row: MetricRow): Metric {
     key: row.key,
     name: row.name,
     description: row.description,
-    event_key: row.kind === 'ratio' ? null : row.event_key,
+    event_key: row.kind === 'ratio' || row.fact_table_id !== null ? null : row.event_key,
     kind: row.kind,
     aggregation: row.aggregation,
     higher_is_better: row.higher_is_better === 1,
