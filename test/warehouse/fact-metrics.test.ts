@@ -60,7 +60,14 @@ suite('metrics on fact tables through /v1/metrics', {}, ({ dialect }) => {
   }
 
   it('creates a metric on a fact table: its column and filter shown, no event key, the definition audit-logged', async () => {
-    const created = await post({ key: 'fr-revenue', kind: 'revenue', aggregation: 'sum', fact_table_id: factTableId, column: 'amount', filter: "country = 'FR'" });
+    const created = await post({
+      key: 'fr-revenue',
+      kind: 'revenue',
+      aggregation: 'sum',
+      fact_table_id: factTableId,
+      column: 'amount',
+      filter: "country = 'FR'",
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toMatchObject({ fact_table_id: factTableId, column: 'amount', filter: "country = 'FR'", event_key: null, property_path: null });
     const read = await server.request('GET', `/v1/metrics/${created.body.id}`, { key });
@@ -89,8 +96,16 @@ suite('metrics on fact tables through /v1/metrics', {}, ({ dialect }) => {
     await expectRefused({ key: 'j', kind: 'count', event_key: 'purchase', column: 'amount' }, '/column', /only a metric on a fact table/);
     const onFacts = await post({ key: 'rows', kind: 'count', fact_table_id: factTableId });
     const onEvents = await post({ key: 'purchases', kind: 'count', event_key: 'purchase' });
-    await expectRefused({ key: 'mixed', kind: 'ratio', numerator_metric_id: onFacts.body.id, denominator_metric_id: onEvents.body.id }, '/denominator_metric_id', /both read/);
-    await expectRefused({ key: 'k', kind: 'ratio', numerator_metric_id: factTableId, denominator_metric_id: factTableId, fact_table_id: factTableId }, '/fact_table_id', /ratio/);
+    await expectRefused(
+      { key: 'mixed', kind: 'ratio', numerator_metric_id: onFacts.body.id, denominator_metric_id: onEvents.body.id },
+      '/denominator_metric_id',
+      /both read/,
+    );
+    await expectRefused(
+      { key: 'k', kind: 'ratio', numerator_metric_id: factTableId, denominator_metric_id: factTableId, fact_table_id: factTableId },
+      '/fact_table_id',
+      /ratio/,
+    );
   });
 
   it('refuses a filter that is not one read-only expression, or that the source does not accept, and leaves the source as it was', async () => {

@@ -68,7 +68,13 @@ export interface Seeded {
  * later. `placeFacts` puts the stored events in the source and answers the data source URL; the
  * second workspace then gets the data source, a fact table over them, and the same metrics.
  */
-export async function seedBoth(server: TestServer, clock: ManualClock, placeFacts: (stored: Seeded['stored']) => Promise<string>, kind: 'postgres' | 'clickhouse', cuped = true): Promise<Seeded> {
+export async function seedBoth(
+  server: TestServer,
+  clock: ManualClock,
+  placeFacts: (stored: Seeded['stored']) => Promise<string>,
+  kind: 'postgres' | 'clickhouse',
+  cuped = true,
+): Promise<Seeded> {
   clock.set(T0);
   const eventsBoot = await server.bootstrap('Events');
   const factsBoot = await server.bootstrap('Facts');
@@ -120,7 +126,12 @@ export function expectSameSnapshot(fromEvents: unknown, fromFacts: unknown, path
   if (fromEvents !== null && typeof fromEvents === 'object') {
     expect(fromFacts !== null && typeof fromFacts === 'object', path).toBe(true);
     const keys = Object.keys(fromEvents).filter((key) => !IGNORED.has(key) && !key.endsWith('_id'));
-    expect(Object.keys(fromFacts as object).filter((key) => !IGNORED.has(key) && !key.endsWith('_id')).sort(), path).toEqual(keys.sort());
+    expect(
+      Object.keys(fromFacts as object)
+        .filter((key) => !IGNORED.has(key) && !key.endsWith('_id'))
+        .sort(),
+      path,
+    ).toEqual(keys.sort());
     return keys.reduce((count, key) => count + expectSameSnapshot((fromEvents as any)[key], (fromFacts as any)[key], `${path}.${key}`), 0);
   }
   expect(fromFacts, path).toEqual(fromEvents);

@@ -274,6 +274,12 @@ export type ListMetricsResponse = {
     property_path: string | null;
     /** the display unit of the values (e.g. ms, USD), or null */
     unit: string | null;
+    /** the fact table the metric reads instead of events (docs/warehouse.md), or null */
+    fact_table_id: string | null;
+    /** metrics on a fact table: the column summed or averaged; null otherwise */
+    column: string | null;
+    /** metrics on a fact table: the row filter; null for every row */
+    filter: string | null;
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -314,6 +320,10 @@ export type CreateMetricRequest = {
   property_path?: string | null;
   /** the unit of the metric’s per-unit values, for display (e.g. ms, USD); null for none; not for binary metrics (a rate) */
   unit?: string | null;
+  /** a fact table of the workspace the metric reads instead of events (then no event_key or property_path) */
+  fact_table_id?: string;
+  column?: string | null;
+  filter?: string | null;
 };
 
 /** POST /v1/metrics: 201 body */
@@ -348,6 +358,12 @@ export type CreateMetricResponse = {
   property_path: string | null;
   /** the display unit of the values (e.g. ms, USD), or null */
   unit: string | null;
+  /** the fact table the metric reads instead of events (docs/warehouse.md), or null */
+  fact_table_id: string | null;
+  /** metrics on a fact table: the column summed or averaged; null otherwise */
+  column: string | null;
+  /** metrics on a fact table: the row filter; null for every row */
+  filter: string | null;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -379,6 +395,10 @@ export type UpdateMetricRequest = {
   unit_dedup_window?: string;
   /** the unit of the metric’s per-unit values, for display (e.g. ms, USD); null for none; not for binary metrics (a rate) */
   unit?: string | null;
+  /** metrics on a fact table only */
+  column?: string | null;
+  /** metrics on a fact table only */
+  filter?: string | null;
 };
 
 /** PATCH /v1/metrics/{id}: 200 body */

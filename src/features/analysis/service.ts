@@ -41,7 +41,7 @@ import type {
   VariantTotals,
 } from './store/contract.js';
 import { EMPTY_TOTALS, maintainable } from './store/fold.js';
-import { readFactTables, warehouseView } from './warehouse/view.js';
+import { readFactTables, snapshotView } from './warehouse/view.js';
 
 /** The refresh's test hooks a computation passes on (the store's refresh). */
 type RefreshHooks = Pick<StoreRefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits' | 'roundEvents'>;
@@ -211,12 +211,8 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   await store.prepare(row.id);
   const { primary, guardrails, secondaries, components } = await loadMetrics(deps, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
-  // Metrics on fact tables are read from their sources (warehouse/view.ts), which the store's rollups know nothing of: full.
-  const onFacts = readFactTables(metrics, components);
-  const mode: ComputationMode = onFacts ? 'full' : options.mode;
   // One view for the whole snapshot: every read below counts the same events.
-  const storeView = await store.view();
-  const view = onFacts ? warehouseView(storeView, deps, { workspaceId: row.workspace_id, experimentId: row.id }) : storeView;
+  const { view, mode } = await snapshotView(deps, row, readFactTables(metrics, components), options.mode);
   const ctx = { ...deps, view };
   const lookbackMs = cupedLookbackMs(experiment);
   const source: UnitSource = mode === 'incremental' ? 'rollups' : 'events';

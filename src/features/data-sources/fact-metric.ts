@@ -81,7 +81,8 @@ export async function factMetricErrors(ctx: FactReaderDeps, workspaceId: string,
   const errors: FieldError[] = [];
   if (definition.column !== null) {
     const column = columns.find((item) => item.name === definition.column);
-    if (!column) errors.push({ pointer: '/column', message: `is not a column of fact table "${table.name}" (it has ${columns.map((c) => c.name).join(', ')})` });
+    if (!column)
+      errors.push({ pointer: '/column', message: `is not a column of fact table "${table.name}" (it has ${columns.map((c) => c.name).join(', ')})` });
     else if (definition.readsNumber && column.kind !== 'number')
       errors.push({ pointer: '/column', message: `sum and mean need a number column; the source says "${column.name}" is ${column.type}` });
   }
@@ -101,5 +102,9 @@ export async function metricsOnFactTable(executor: Executor, workspaceId: string
 export function factTableInUse(name: string, referrers: Array<{ id: string; key: string }>): Problem {
   const shown = referrers.slice(0, 10).map((metric) => `metric "${metric.key}"`);
   const base = problems.factTableInUse(`fact table "${name}" is read by ${shown.join(', ')}; delete those metrics first`);
-  return new Problem(409, base.detail, { type: base.type, title: base.title, extensions: { referrers: referrers.map((metric) => ({ type: 'metric', ...metric })) } });
+  return new Problem(409, base.detail, {
+    type: base.type,
+    title: base.title,
+    extensions: { referrers: referrers.map((metric) => ({ type: 'metric', ...metric })) },
+  });
 }

@@ -86,7 +86,7 @@ function sourceErrors(input: MetricInput): FieldError[] {
   }
   if (input.fact_table_id !== undefined) return factSourceErrors(input);
   errors.push(...factFieldsRefused(input, 'only a metric on a fact table (fact_table_id) has a column and a filter'));
-  if (input.event_key === undefined) errors.push({ pointer: '/event_key', message: 'is required (or fact_table_id, for a metric on a fact table)' });
+  if (input.event_key === undefined) errors.push({ pointer: '/event_key', message: 'is required' });
   for (const field of ['numerator_metric_id', 'denominator_metric_id'] as const) {
     if (input[field] !== undefined) errors.push({ pointer: `/${field}`, message: 'only a ratio metric has a numerator and a denominator' });
   }

@@ -20,7 +20,11 @@ const PropertyPath = Type.String({
   maxLength: 256,
   description: 'the event property holding the number: dot chains and bracketed string keys, e.g. amount, $.order.total, order["total value"]',
 });
-const FactColumnName = Type.String({ minLength: 1, maxLength: 256, description: 'metrics on a fact table: the column summed or averaged (sum and mean), among its described columns' });
+const FactColumnName = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  description: 'metrics on a fact table: the column summed or averaged (sum and mean), among its described columns',
+});
 const FactFilter = Type.String({
   minLength: 1,
   maxLength: 4000,
@@ -111,7 +115,10 @@ export const MetricInput = Type.Object(
     property_path: Type.Optional(Type.Union([PropertyPath, Type.Null()], { description: 'required by sum and mean; null otherwise' })),
     unit: Type.Optional(Unit),
     fact_table_id: Type.Optional(
-      Type.String({ pattern: ID_PATTERN, description: 'a fact table of the workspace the metric reads instead of events (then no event_key or property_path)' }),
+      Type.String({
+        pattern: ID_PATTERN,
+        description: 'a fact table of the workspace the metric reads instead of events (then no event_key or property_path)',
+      }),
     ),
     column: Type.Optional(Type.Union([FactColumnName, Type.Null()])),
     filter: Type.Optional(Type.Union([FactFilter, Type.Null()])),

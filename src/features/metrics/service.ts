@@ -17,8 +17,9 @@ function toRow(metric: ResolvedMetric): Omit<MetricRow, 'id' | 'workspace_id' | 
 
 /** The audit payload: the definition as the API shows it (no milliseconds, no internal '' event key). */
 function described(metric: ResolvedMetric): Record<string, unknown> {
-  const { unit_dedup_window_ms: _ms, event_key, fact_column: column, fact_filter: filter, ...rest } = metric;
-  return { ...rest, event_key: metric.kind === 'ratio' || metric.fact_table_id !== null ? null : event_key, column, filter };
+  const { unit_dedup_window_ms: _ms, event_key, fact_table_id, fact_column: column, fact_filter: filter, ...rest } = metric;
+  if (fact_table_id === null) return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key };
+  return { ...rest, event_key: null, fact_table_id, column, filter };
 }
 
 /** A metric on a fact table: its fact table, column and filter checked against the fact table (and the filter on its source). */
@@ -80,7 +81,11 @@ function patchedInput(current: MetricRow, patch: MetricPatch): MetricInput {
             column: patch.column === undefined ? current.fact_column : patch.column,
             filter: patch.filter === undefined ? current.fact_filter : patch.filter,
           }
-        : { event_key: current.event_key, ...(patch.column === undefined ? {} : { column: patch.column }), ...(patch.filter === undefined ? {} : { filter: patch.filter }) }),
+        : {
+            event_key: current.event_key,
+            ...(patch.column === undefined ? {} : { column: patch.column }),
+            ...(patch.filter === undefined ? {} : { filter: patch.filter }),
+          }),
     kind: current.kind,
     aggregation: current.aggregation,
     higher_is_better: patch.higher_is_better ?? shown.higher_is_better,
@@ -107,7 +112,9 @@ type FieldChange = { from: unknown; to: unknown };
 function changesOf(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, FieldChange> {
   const changes: Record<string, FieldChange> = {};
   for (const field of ['name', 'description', 'higher_is_better', 'capping', 'property_path', 'unit_dedup_window', 'unit', 'column', 'filter']) {
-    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { from: before[field], to: after[field] };
+    // A metric on events has no column or filter in its description: absent reads as null.
+    const [from, to] = [before[field] ?? null, after[field] ?? null];
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
   }
   return changes;
 }

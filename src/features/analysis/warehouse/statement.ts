@@ -120,7 +120,8 @@ function unitsOf(dialect: StatementDialect, metric: WarehouseMetricSpec, eventsB
   const window = (item: WarehouseMetricSpec): Period => ({ metric: item, from: 'x.exposed_at', to: `x.exposed_at + ${literal(item.window_ms)}` });
   addValue(dialect, plan, window(metric), 'm', stop);
   if (metric.denominator) addValue(dialect, plan, window(metric.denominator), 'd', stop);
-  if (withCovariate && metric.lookback_ms) addValue(dialect, plan, { metric, from: `x.exposed_at - ${literal(metric.lookback_ms)}`, to: 'x.exposed_at' }, 'p', stop);
+  if (withCovariate && metric.lookback_ms)
+    addValue(dialect, plan, { metric, from: `x.exposed_at - ${literal(metric.lookback_ms)}`, to: 'x.exposed_at' }, 'p', stop);
   const facts = plan.facts.map((fact, index) => `e${index} AS (\n    ${factRows(dialect, fact)}\n  )`);
   return `WITH x AS (
     ${dialect.exposures}
