@@ -81,7 +81,7 @@ describe.skipIf(!chromiumAvailable() || !chdbAvailable())('admin UI in Chromium:
     expect(consoleErrors.filter((text) => !/status of 422/.test(text))).toEqual([]);
   });
 
-  it('defines a metric on the fact table from the metric form, and the list names the fact table and source it reads', async () => {
+  it('defines a metric on the fact table from the metric form; the list and its page name the fact table and source it reads', async () => {
     const { page } = browser;
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Metrics', exact: true }).click();
     await page.getByText('No metrics yet.').waitFor();
@@ -98,6 +98,13 @@ describe.skipIf(!chromiumAvailable() || !chdbAvailable())('admin UI in Chromium:
     await expect.poll(() => row.innerText(), { timeout: 20_000 }).toMatch(/fact table Orders on Orders warehouse where total > 10[\s\S]*sum of total/);
     const saved = await server.request('GET', '/v1/metrics', { key: boot.key });
     expect(saved.body.data[0]).toMatchObject({ key: 'order-value', column: 'total', filter: 'total > 10', event_key: null });
+    // Its page says what it reads, and its row filter is edited there.
+    await page.getByRole('table', { name: 'Metrics' }).getByRole('link', { name: 'Order value' }).click();
+    await page.getByText('fact table Orders on Orders warehouse where total > 10').waitFor();
+    await page.getByLabel('Row filter').fill('total > 20');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('fact table Orders on Orders warehouse where total > 20').waitFor();
+    expect((await server.request('GET', `/v1/metrics/${saved.body.data[0].id}`, { key: boot.key })).body.filter).toBe('total > 20');
     expect(consoleErrors.filter((text) => !/status of 422/.test(text))).toEqual([]);
   });
 });
