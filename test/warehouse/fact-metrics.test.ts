@@ -141,4 +141,55 @@ suite('metrics on fact tables through /v1/metrics', {}, ({ dialect }) => {
     expect(answer.body.type).toBe('https://verdict.dev/problems/fact-table-in-use');
     expect(answer.body.referrers.map((item: { key: string }) => item.key)).toEqual(expect.arrayContaining(['fr-revenue', 'buyers']));
   });
+
+  it('counts late rows: a row that reaches the fact table after a snapshot, timestamped inside a unit’s window, counts in the next', async () => {
+    const boot = await server.bootstrap('Late rows');
+    const created = await server.request('POST', '/v1/data-sources', { key: boot.key, body: { name: 'Shop', kind: 'postgres', url: source.url } });
+    const table = await server.request('POST', '/v1/fact-tables', {
+      key: boot.key,
+      body: {
+        data_source_id: created.body.id,
+        name: 'Purchases',
+        sql: 'SELECT user_id, purchased_at FROM purchases',
+        unit_id_column: 'user_id',
+        timestamp_column: 'purchased_at',
+      },
+    });
+    const metric = await server.request('POST', '/v1/metrics', {
+      key: boot.key,
+      body: { key: 'bought', name: 'Bought', kind: 'binary', fact_table_id: table.body.id },
+    });
+    expect(metric.status, metric.text).toBe(201);
+    const experiment = await server.request('POST', '/v1/experiments', {
+      key: boot.key,
+      body: {
+        environment_id: boot.environmentId,
+        key: 'late-rows',
+        name: 'Late rows',
+        hypothesis: 'late rows count',
+        unit_type: 'user',
+        variants: [
+          { key: 'control', weight: 50 },
+          { key: 'treatment', weight: 50 },
+        ],
+        primary_metric_id: metric.body.id,
+      },
+    });
+    expect((await server.request('POST', `/v1/experiments/${experiment.body.id}/start`, { key: boot.key })).status).toBe(200);
+    for (const unit of ['late-1', 'late-2', 'late-3']) {
+      const assigned = await server.request('POST', '/v1/assign', { key: boot.key, body: { experiment_key: 'late-rows', unit_id: unit } });
+      expect(assigned.status, assigned.text).toBe(200);
+    }
+    const inWindow = new Date(Date.now() + 60_000).toISOString();
+    const converted = async () => {
+      const snapshot = await server.request('POST', `/v1/experiments/${experiment.body.id}/results/compute`, { key: boot.key });
+      expect(snapshot.status, snapshot.text).toBe(201);
+      return snapshot.body.per_variant.reduce((total: number, variant: { conversions: number }) => total + variant.conversions, 0);
+    };
+    await source.admin.query("INSERT INTO purchases VALUES ('late-1', $1, 5, 'FR')", [inWindow]);
+    expect(await converted()).toBe(1);
+    // Arrives after that snapshot, timestamped as early as the first: counted now.
+    await source.admin.query("INSERT INTO purchases VALUES ('late-2', $1, 5, 'FR')", [inWindow]);
+    expect(await converted()).toBe(2);
+  });
 });
