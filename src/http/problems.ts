@@ -118,6 +118,10 @@ export const problems = {
   endpointLimitReached: conflict('endpoint-limit-reached', 'Endpoint limit reached'),
   /** Deleting a data source that fact tables still read (`referrers` lists them). */
   dataSourceInUse: conflict('data-source-in-use', 'Data source in use'),
+  /** A fact table that metrics read (`referrers` lists them). */
+  factTableInUse: conflict('fact-table-in-use', 'Fact table in use'),
+  /** A snapshot with a metric on a fact table its source cannot compute (a ratio across sources, a bandit steered by it). */
+  metricNotComputable: conflict('metric-not-computable', 'Metric not computable on its source'),
   /** A data source that could not be reached: no connection, refused by the network rule, wrong credentials. */
   dataSourceUnreachable: (detail: string) => new Problem(502, detail, { type: `${TYPE_BASE}data-source-unreachable`, title: 'Data source unreachable' }),
   /** A query on a data source that ran past VERDICT_DATA_SOURCE_STATEMENT_TIMEOUT_MS and was stopped. */

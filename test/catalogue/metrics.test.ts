@@ -61,6 +61,9 @@ describeEachDialect('metrics', (server) => {
       numerator_metric_id: null,
       denominator_metric_id: null,
       unit: null,
+      fact_table_id: null,
+      column: null,
+      filter: null,
       created_at: expect.stringMatching(ISO),
       updated_at: created.body.created_at,
     });

@@ -6,7 +6,9 @@ import { chromiumAvailable, ensureWebBuild, launchBrowser, signIn, type Browser 
 
 // Issue #60, item 4 in Chromium: a data source is added and tested from its page (the server's
 // version shows), and a fact table is saved from its SQL with the columns the source described
-// shown, its rows counted by the source; SQL that is not one read-only SELECT shows the refusal.
+// shown, its rows counted by the source; SQL that is not one read-only SELECT shows the refusal;
+// a metric is defined on the fact table (its number column and a row filter) from the metric
+// form, and the metrics list says which fact table and data source it reads.
 
 describe.skipIf(!chromiumAvailable() || !chdbAvailable())('admin UI in Chromium: data sources and fact tables (#60)', () => {
   let server: TestServer;
@@ -76,6 +78,33 @@ describe.skipIf(!chromiumAvailable() || !chdbAvailable())('admin UI in Chromium:
     await list.getByText('Orders warehouse').waitFor();
     await list.getByRole('button', { name: 'Count rows' }).click();
     await expect.poll(() => list.getByRole('status').innerText(), { timeout: 20_000 }).toMatch(/^3 rows, 2 units, 2026-02-01 09:00:00/);
+    expect(consoleErrors.filter((text) => !/status of 422/.test(text))).toEqual([]);
+  });
+
+  it('defines a metric on the fact table from the metric form; the list and its page name the fact table and source it reads', async () => {
+    const { page } = browser;
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Metrics', exact: true }).click();
+    await page.getByText('No metrics yet.').waitFor();
+    await page.getByLabel('Key', { exact: true }).fill('order-value');
+    await page.getByLabel('Name', { exact: true }).fill('Order value');
+    await page.getByLabel('Kind').selectOption('revenue');
+    await page.getByLabel('Reads').selectOption('fact');
+    await page.getByLabel('Aggregation').selectOption('sum');
+    await page.getByLabel('Fact table').selectOption({ label: 'Orders' });
+    await page.getByLabel('Column').selectOption('total');
+    await page.getByLabel('Row filter').fill('total > 10');
+    await page.getByRole('button', { name: 'Create metric' }).click();
+    const row = page.getByRole('table', { name: 'Metrics' }).getByRole('row', { name: /Order value/ });
+    await expect.poll(() => row.innerText(), { timeout: 20_000 }).toMatch(/fact table Orders on Orders warehouse where total > 10[\s\S]*sum of total/);
+    const saved = await server.request('GET', '/v1/metrics', { key: boot.key });
+    expect(saved.body.data[0]).toMatchObject({ key: 'order-value', column: 'total', filter: 'total > 10', event_key: null });
+    // Its page says what it reads, and its row filter is edited there.
+    await page.getByRole('table', { name: 'Metrics' }).getByRole('link', { name: 'Order value' }).click();
+    await page.getByText('fact table Orders on Orders warehouse where total > 10').waitFor();
+    await page.getByLabel('Row filter').fill('total > 20');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('fact table Orders on Orders warehouse where total > 20').waitFor();
+    expect((await server.request('GET', `/v1/metrics/${saved.body.data[0].id}`, { key: boot.key })).body.filter).toBe('total > 20');
     expect(consoleErrors.filter((text) => !/status of 422/.test(text))).toEqual([]);
   });
 });

@@ -278,6 +278,12 @@ export type ListMetricsResponse = {
     quantile?: number;
     /** quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says) */
     quantile_level?: "event" | "unit";
+    /** the fact table the metric reads instead of events (docs/warehouse.md), or null */
+    fact_table_id: string | null;
+    /** metrics on a fact table: the column summed or averaged; null otherwise */
+    column: string | null;
+    /** metrics on a fact table: the row filter; null for every row */
+    filter: string | null;
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -322,6 +328,10 @@ export type CreateMetricRequest = {
   quantile?: number;
   /** quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says); defaults to event */
   quantile_level?: "event" | "unit";
+  /** a fact table of the workspace the metric reads instead of events (then no event_key or property_path) */
+  fact_table_id?: string;
+  column?: string | null;
+  filter?: string | null;
 };
 
 /** POST /v1/metrics: 201 body */
@@ -360,6 +370,12 @@ export type CreateMetricResponse = {
   quantile?: number;
   /** quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says) */
   quantile_level?: "event" | "unit";
+  /** the fact table the metric reads instead of events (docs/warehouse.md), or null */
+  fact_table_id: string | null;
+  /** metrics on a fact table: the column summed or averaged; null otherwise */
+  column: string | null;
+  /** metrics on a fact table: the row filter; null for every row */
+  filter: string | null;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -391,6 +407,10 @@ export type UpdateMetricRequest = {
   unit_dedup_window?: string;
   /** the unit of the metric’s per-unit values, for display (e.g. ms, USD); null for none; not for binary metrics (a rate) */
   unit?: string | null;
+  /** metrics on a fact table only */
+  column?: string | null;
+  /** metrics on a fact table only */
+  filter?: string | null;
 };
 
 /** PATCH /v1/metrics/{id}: 200 body */

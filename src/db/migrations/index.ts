@@ -31,6 +31,7 @@ import * as quantileMetrics from './0035_quantile_metrics.js';
 import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
 import * as experimentTagsOwnerTemplates from './0038_experiment_tags_owner_templates.js';
 import * as dataSources from './0039_data_sources.js';
+import * as factMetrics from './0040_fact_metrics.js';
 import * as holdoutAnalysis from './0041_holdout_analysis.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0037_endpoint_experiment_filter': endpointExperimentFilter,
   '0038_experiment_tags_owner_templates': experimentTagsOwnerTemplates,
   '0039_data_sources': dataSources,
+  '0040_fact_metrics': factMetrics,
   '0041_holdout_analysis': holdoutAnalysis,
 };
 

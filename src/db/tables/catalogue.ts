@@ -28,6 +28,10 @@ export interface MetricsTable {
   /** Quantile metrics only: q (0 < q < 1) and the values it is taken over; null otherwise. */
   quantile: number | null;
   quantile_level: QuantileLevel | null;
+  /** Metrics on a fact table (0040): the fact table, its column (sum and mean) and row filter; null for metrics on events. */
+  fact_table_id: string | null;
+  fact_column: string | null;
+  fact_filter: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -17,9 +17,9 @@ declare module '../../context.js' {
 /**
  * What the analysis slice needs: the database (definitions, snapshots), the analysis store
  * (store/contract.ts: where the sums come from), the statistics thread, the clock and the
- * snapshot timings. Other slices read it through read.ts.
+ * snapshot timings; the secret box and config to open the sources of metrics on fact tables. Other slices read it through read.ts.
  */
-export type AnalysisDeps = Pick<AppContext, 'db' | 'analysisStore' | 'stats' | 'clock' | 'metrics'> & {
+export type AnalysisDeps = Pick<AppContext, 'db' | 'analysisStore' | 'stats' | 'clock' | 'metrics' | 'secrets' | 'config'> & {
   /** Told of each stored snapshot in the transaction that stores it (the alerts slice, given by the root). */
   onSnapshot?: SnapshotListener | undefined;
   /** Reweights a bandit whose update is due, before its snapshot is computed (the bandits slice, given by the root); true when it did. */

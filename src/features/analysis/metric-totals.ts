@@ -25,6 +25,7 @@ export function eventMetricSpec(metric: MetricRow, cap: number | null, percentil
     value_keys: reads ? parsePropertyPath(metric.property_path as string) : null,
     cap,
     percentile,
+    fact: metric.fact_table_id === null ? null : { fact_table_id: metric.fact_table_id, column: metric.fact_column, filter: metric.fact_filter },
   };
 }
 

@@ -43,6 +43,7 @@ import type {
   VariantTotals,
 } from './store/contract.js';
 import { EMPTY_TOTALS, maintainable } from './store/fold.js';
+import { readFactTables, snapshotView } from './warehouse/view.js';
 
 /** The refresh's test hooks a computation passes on (the store's refresh). */
 type RefreshHooks = Pick<StoreRefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits' | 'roundEvents'>;
@@ -211,14 +212,15 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const { computedAt, chunkUnits } = options;
   const store = deps.analysisStore;
   await store.prepare(row.id);
-  // One view for the whole snapshot: every read below counts the same events.
-  const ctx = { ...deps, view: await store.view() };
-  const { primary, guardrails, secondaries, components } = await loadMetrics(ctx, experiment);
+  const { primary, guardrails, secondaries, components } = await loadMetrics(deps, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
+  // One view for the whole snapshot: every read below counts the same events.
+  const { view, mode } = await snapshotView(deps, row, readFactTables(metrics, components), options.mode);
+  const ctx = { ...deps, view };
   const lookbackMs = cupedLookbackMs(experiment);
-  const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
-  const plan = options.mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, primary, metrics, components, lookbackMs) : null;
-  const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), options, plan);
+  const source: UnitSource = mode === 'incremental' ? 'rollups' : 'events';
+  const plan = mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, primary, metrics, components, lookbackMs) : null;
+  const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), { ...options, mode }, plan);
   const context = { components, lookbackMs, chunkUnits };
   const computed = plan ? await maintainedTotals(ctx, row, metrics, plan, context) : await passTotals(ctx, row, metrics, { ...context, source });
   const { totals, capsApplied, eventsRead, quantiles } = await withQuantiles(ctx, row, metrics, computed);
@@ -260,7 +262,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));
   const document: Analysis['document'] = { ...unrecommended, decision: { ...unrecommended.decision, recommendation } };
   const computation = {
-    mode: options.mode,
+    mode,
     events_read: refreshed.events_read + eventsRead,
     units_refreshed: refreshed.units_refreshed,
     store: store.name,

@@ -4,6 +4,7 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DescribedColumn } from './connectors/index.js';
 import type { DataSourcesDeps } from './deps.js';
+import { factTableInUse, metricsOnFactTable } from './fact-metric.js';
 import { readOnlySelectDefect, trimmedSql } from './read-only-sql.js';
 import type { FactColumn, FactTableInput, FactTablePatch, FactTableSummary } from './schemas.js';
 import { onSource, type Actor } from './service.js';
@@ -139,6 +140,8 @@ export async function removeFactTable(ctx: DataSourcesDeps, actor: Actor, id: st
   await ctx.db.transaction().execute(async (trx) => {
     const current = await lockFactTable(trx, ctx.seam, actor.workspaceId, id);
     if (!current) throw notFound(id);
+    const referrers = await metricsOnFactTable(trx, actor.workspaceId, id);
+    if (referrers.length > 0) throw factTableInUse(current.name, referrers);
     await deleteFactTable(trx, id);
     const payload = { name: current.name, data_source_id: current.data_source_id };
     await recordAudit(trx, { ...actor, action: 'fact_table.deleted', targetType: 'fact_table', targetId: id, payload, at: ctx.clock.now() });

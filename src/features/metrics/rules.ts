@@ -15,6 +15,7 @@
 import type { Executor } from '../../db/database.js';
 import type { FieldError } from '../../http/problems.js';
 import { DEFAULT_DEDUP_WINDOW, parseDedupWindow } from './dedup-window.js';
+import { factColumnProblem, factFieldsRefused, factSourceErrors } from './fact-rules.js';
 import { propertyPathProblem } from './property-path.js';
 import { resolveQuantile, type ResolvedQuantile } from './quantile-rules.js';
 import type { MetricCapping, MetricInput } from './schemas.js';
@@ -36,6 +37,10 @@ export interface ResolvedMetric extends ResolvedQuantile {
   unit_dedup_window_ms: number;
   property_path: string | null;
   unit: string | null;
+  /** A metric on a fact table: the fact table, its column and row filter (null for a metric on events). */
+  fact_table_id: string | null;
+  fact_column: string | null;
+  fact_filter: string | null;
 }
 
 export function cappingProblem(kind: MetricRow['kind'], capping: MetricCapping | null): string | null {
@@ -81,8 +86,12 @@ function sourceErrors(input: MetricInput): FieldError[] {
       errors.push({ pointer: '/event_key', message: 'a ratio metric reads the events of its numerator and denominator metrics; remove event_key' });
     if (input.numerator_metric_id === undefined) errors.push({ pointer: '/numerator_metric_id', message: 'a ratio metric needs a numerator metric' });
     if (input.denominator_metric_id === undefined) errors.push({ pointer: '/denominator_metric_id', message: 'a ratio metric needs a denominator metric' });
-    return errors;
+    return [...errors, ...factFieldsRefused(input, 'a ratio metric reads its numerator and denominator metrics; put the fact table on those')];
   }
+  if (input.fact_table_id !== undefined && input.kind === 'quantile')
+    return [{ pointer: '/fact_table_id', message: 'a quantile metric reads events; a quantile of a fact table is not computed on its source yet' }];
+  if (input.fact_table_id !== undefined) return factSourceErrors(input);
+  errors.push(...factFieldsRefused(input, 'only a metric on a fact table (fact_table_id) has a column and a filter'));
   if (input.event_key === undefined) errors.push({ pointer: '/event_key', message: 'is required' });
   for (const field of ['numerator_metric_id', 'denominator_metric_id'] as const) {
     if (input[field] !== undefined) errors.push({ pointer: `/${field}`, message: 'only a ratio metric has a numerator and a denominator' });
@@ -102,6 +111,9 @@ export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric
   if (aggregationProblem) {
     // The property_path rules depend on the aggregation; judging them against a refused one misleads.
     errors.push({ pointer: '/aggregation', message: aggregationProblem });
+  } else if (input.fact_table_id !== undefined) {
+    const columnProblem = factColumnProblem(aggregation, input.column ?? null);
+    if (columnProblem) errors.push({ pointer: '/column', message: columnProblem });
   } else {
     const pathProblem = propertyPathProblemFor(input.kind, aggregation, propertyPath);
     if (pathProblem) errors.push({ pointer: '/property_path', message: pathProblem });
@@ -132,6 +144,9 @@ export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric
       property_path: propertyPath,
       unit,
       ...quantile.resolved,
+      fact_table_id: input.fact_table_id ?? null,
+      fact_column: input.column ?? null,
+      fact_filter: input.filter ?? null,
     },
   };
 }
@@ -146,6 +161,11 @@ export async function ratioComponentErrors(executor: Executor, workspaceId: stri
     const row = found.get(metric[field] ?? '');
     if (!row) errors.push({ pointer: `/${field}`, message: 'no metric with this id exists in the workspace' });
     else if (row.kind === 'ratio') errors.push({ pointer: `/${field}`, message: `"${row.key}" is a ratio metric; a ratio of ratios is not supported` });
+  }
+  // Each unit's x and y are computed in one statement: both on events, or both on fact tables (of one source).
+  const [numerator, denominator] = [found.get(metric.numerator_metric_id ?? ''), found.get(metric.denominator_metric_id ?? '')];
+  if (errors.length === 0 && numerator && denominator && (numerator.fact_table_id === null) !== (denominator.fact_table_id === null)) {
+    errors.push({ pointer: '/denominator_metric_id', message: 'a ratio’s numerator and denominator both read events, or both read fact tables' });
   }
   return errors;
 }

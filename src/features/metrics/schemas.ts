@@ -25,6 +25,16 @@ const PropertyPath = Type.String({
   maxLength: 256,
   description: 'the event property holding the number: dot chains and bracketed string keys, e.g. amount, $.order.total, order["total value"]',
 });
+const FactColumnName = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  description: 'metrics on a fact table: the column summed or averaged (sum and mean), among its described columns',
+});
+const FactFilter = Type.String({
+  minLength: 1,
+  maxLength: 4000,
+  description: 'metrics on a fact table: a boolean SQL expression over its columns keeping the rows counted (one read-only expression, checked on the source)',
+});
 const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'free text for people' });
 /** Printable, no leading or trailing space, no control character. */
 const UNIT_PATTERN = '^[^\\s\\x00-\\x1f\\x7f](?:[^\\x00-\\x1f\\x7f]*[^\\s\\x00-\\x1f\\x7f])?$';
@@ -82,6 +92,9 @@ export const MetricSchema = Type.Object(
     unit: Type.Union([Type.String(), Type.Null()], { description: 'the display unit of the values (e.g. ms, USD), or null' }),
     quantile: Type.Optional(Type.Number({ description: 'quantile metrics only: q, strictly between 0 and 1' })),
     quantile_level: Type.Optional(QuantileLevel),
+    fact_table_id: Type.Union([Id, Type.Null()], { description: 'the fact table the metric reads instead of events (docs/warehouse.md), or null' }),
+    column: Type.Union([Type.String(), Type.Null()], { description: 'metrics on a fact table: the column summed or averaged; null otherwise' }),
+    filter: Type.Union([Type.String(), Type.Null()], { description: 'metrics on a fact table: the row filter; null for every row' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -110,6 +123,14 @@ export const MetricInput = Type.Object(
     unit: Type.Optional(Unit),
     quantile: Type.Optional(Quantile),
     quantile_level: Type.Optional(Type.Enum(['event', 'unit'], { description: `${quantileLevelDescription}; defaults to event` })),
+    fact_table_id: Type.Optional(
+      Type.String({
+        pattern: ID_PATTERN,
+        description: 'a fact table of the workspace the metric reads instead of events (then no event_key or property_path)',
+      }),
+    ),
+    column: Type.Optional(Type.Union([FactColumnName, Type.Null()])),
+    filter: Type.Optional(Type.Union([FactFilter, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -126,6 +147,8 @@ export const MetricPatch = Type.Object(
     property_path: Type.Optional(Type.Union([PropertyPath, Type.Null()])),
     unit_dedup_window: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 duration of fixed length, PT1S..P365D' })),
     unit: Type.Optional(Unit),
+    column: Type.Optional(Type.Union([FactColumnName, Type.Null()], { description: 'metrics on a fact table only' })),
+    filter: Type.Optional(Type.Union([FactFilter, Type.Null()], { description: 'metrics on a fact table only' })),
   },
   { additionalProperties: false },
 );

@@ -2,6 +2,7 @@ import { uniqueViolationAs } from '../../db/dialect.js';
 import { Problem, problems, type FieldError } from '../../http/problems.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
+import { factMetricErrors } from '../data-sources/read.js';
 import type { MetricsDeps } from './deps.js';
 import { ratioComponentErrors, resolveMetricInput, type ResolvedMetric } from './rules.js';
 import type { MetricInput, MetricPatch } from './schemas.js';
@@ -16,14 +17,27 @@ function toRow(metric: ResolvedMetric): Omit<MetricRow, 'id' | 'workspace_id' | 
 
 /** The audit payload: the definition as the API shows it (no milliseconds, no internal '' event key). */
 function described(metric: ResolvedMetric): Record<string, unknown> {
-  const { unit_dedup_window_ms: _ms, event_key, quantile, quantile_level, ...rest } = metric;
-  return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key, ...(metric.kind === 'quantile' ? { quantile, quantile_level } : {}) };
+  const { unit_dedup_window_ms: _ms, event_key, quantile, quantile_level, fact_table_id, fact_column: column, fact_filter: filter, ...rest } = metric;
+  const quantileFields = metric.kind === 'quantile' ? { quantile, quantile_level } : {};
+  if (fact_table_id === null) return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key, ...quantileFields };
+  return { ...rest, event_key: null, fact_table_id, column, filter, ...quantileFields };
+}
+
+/** A metric on a fact table: its fact table, column and filter checked against the fact table (and the filter on its source). */
+async function factErrors(ctx: MetricsDeps, workspaceId: string, metric: ResolvedMetric): Promise<FieldError[]> {
+  if (metric.fact_table_id === null) return [];
+  return factMetricErrors(ctx, workspaceId, {
+    fact_table_id: metric.fact_table_id,
+    column: metric.fact_column,
+    filter: metric.fact_filter,
+    readsNumber: metric.aggregation !== 'count',
+  });
 }
 
 export async function createMetric(ctx: MetricsDeps, workspaceId: string, actorId: string, input: MetricInput) {
   const resolved = resolveMetricInput(input);
   if ('errors' in resolved) throw problems.validation(resolved.errors);
-  const componentErrors = await ratioComponentErrors(ctx.db, workspaceId, resolved.metric);
+  const componentErrors = [...(await ratioComponentErrors(ctx.db, workspaceId, resolved.metric)), ...(await factErrors(ctx, workspaceId, resolved.metric))];
   if (componentErrors.length > 0) throw problems.validation(componentErrors);
   const now = ctx.clock.now();
   const row: MetricRow = { id: newId(), workspace_id: workspaceId, ...toRow(resolved.metric), created_at: now, updated_at: now };
@@ -62,7 +76,17 @@ function patchedInput(current: MetricRow, patch: MetricPatch): MetricInput {
     description: patch.description === undefined ? shown.description : patch.description,
     ...(current.kind === 'ratio'
       ? { numerator_metric_id: current.numerator_metric_id ?? '', denominator_metric_id: current.denominator_metric_id ?? '' }
-      : { event_key: current.event_key }),
+      : current.fact_table_id !== null
+        ? {
+            fact_table_id: current.fact_table_id,
+            column: patch.column === undefined ? current.fact_column : patch.column,
+            filter: patch.filter === undefined ? current.fact_filter : patch.filter,
+          }
+        : {
+            event_key: current.event_key,
+            ...(patch.column === undefined ? {} : { column: patch.column }),
+            ...(patch.filter === undefined ? {} : { filter: patch.filter }),
+          }),
     kind: current.kind,
     aggregation: current.aggregation,
     higher_is_better: patch.higher_is_better ?? shown.higher_is_better,
@@ -89,10 +113,26 @@ type FieldChange = { from: unknown; to: unknown };
 
 function changesOf(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, FieldChange> {
   const changes: Record<string, FieldChange> = {};
-  for (const field of ['name', 'description', 'higher_is_better', 'capping', 'property_path', 'unit_dedup_window', 'unit']) {
-    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { from: before[field], to: after[field] };
+  for (const field of ['name', 'description', 'higher_is_better', 'capping', 'property_path', 'unit_dedup_window', 'unit', 'column', 'filter']) {
+    // A metric on events has no column or filter in its description: absent reads as null.
+    const [from, to] = [before[field] ?? null, after[field] ?? null];
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
   }
   return changes;
+}
+
+/**
+ * A new column or filter of a metric on a fact table, checked against the fact table and its
+ * source before the transaction (the source may take seconds; SQLite's one writer would wait).
+ */
+async function checkFactPatch(ctx: MetricsDeps, workspaceId: string, id: string, patch: MetricPatch): Promise<void> {
+  if (patch.column === undefined && patch.filter === undefined) return;
+  const current = await findMetric(ctx.db, workspaceId, id);
+  if (!current || current.fact_table_id === null) return;
+  const resolved = resolveMetricInput(patchedInput(current, patch));
+  if ('errors' in resolved) throw problems.validation(resolved.errors);
+  const refused = await factErrors(ctx, workspaceId, resolved.metric);
+  if (refused.length > 0) throw problems.validation(refused);
 }
 
 /**
@@ -100,6 +140,7 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
  * key or kind. Later snapshots use the new definition. An unchanged body logs nothing.
  */
 export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId: string, id: string, patch: MetricPatch) {
+  await checkFactPatch(ctx, workspaceId, id, patch);
   return ctx.db.transaction().execute(async (trx) => {
     const current = await findMetric(trx, workspaceId, id);
     if (!current) throw problems.notFound(`no metric with id ${id}`);
@@ -117,6 +158,7 @@ export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId
       numerator_metric_id: _n,
       denominator_metric_id: _d,
       aggregation: _a,
+      fact_table_id: _f,
       ...editable
     } = toRow(resolved.metric);
     await updateMetric(trx, workspaceId, id, { ...editable, updated_at: now });

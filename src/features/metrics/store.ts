@@ -14,7 +14,7 @@ export function toMetric(row: MetricRow): Metric {
     key: row.key,
     name: row.name,
     description: row.description,
-    event_key: row.kind === 'ratio' ? null : row.event_key,
+    event_key: row.kind === 'ratio' || row.fact_table_id !== null ? null : row.event_key,
     kind: row.kind,
     aggregation: row.aggregation,
     higher_is_better: row.higher_is_better === 1,
@@ -25,6 +25,9 @@ export function toMetric(row: MetricRow): Metric {
     property_path: row.property_path,
     unit: row.unit,
     ...(row.kind === 'quantile' ? { quantile: row.quantile ?? 0.5, quantile_level: row.quantile_level ?? 'event' } : {}),
+    fact_table_id: row.fact_table_id,
+    column: row.fact_column,
+    filter: row.fact_filter,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };

@@ -7,6 +7,7 @@ import { Link, navigate } from '../router.js';
 import type { Metric } from '../types.js';
 import { durationWords, fromDaysText, toDaysText } from '../units.js';
 import { cappingOf, DirectionAndCapping, effectFieldsOf } from './metric-options.js';
+import { readsText, useWarehouse } from './metric-source.js';
 
 /** Name, description, direction, capping, path and window; key and kind are fixed. */
 function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void }) {
@@ -14,6 +15,7 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
     name: metric.name,
     description: metric.description ?? '',
     property_path: metric.property_path ?? '',
+    filter: metric.filter ?? '',
     unit: metric.unit ?? '',
     unit_dedup_window: toDaysText(metric.unit_dedup_window),
     ...effectFieldsOf(metric),
@@ -25,7 +27,9 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
       description: form.description || null,
       higher_is_better: form.higher_is_better === 'true',
       ...(metric.kind === 'binary' ? {} : { unit: form.unit || null }),
-      ...(readsEvents ? { unit_dedup_window: fromDaysText(form.unit_dedup_window), property_path: form.property_path || null } : {}),
+      ...(readsEvents ? { unit_dedup_window: fromDaysText(form.unit_dedup_window) } : {}),
+      ...(readsEvents && metric.fact_table_id === null ? { property_path: form.property_path || null } : {}),
+      ...(metric.fact_table_id === null ? {} : { filter: form.filter || null }),
       ...(metric.kind === 'binary' || metric.kind === 'ratio' ? {} : { capping: cappingOf(form) }),
     });
     onSaved();
@@ -51,7 +55,11 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
             onInput={bind('unit_dedup_window')}
             hint="Days after the unit’s first exposure that count, e.g. 7."
           />
-          <Field label="Property path" value={form.property_path} onInput={bind('property_path')} hint="For sum and mean." />
+          {metric.fact_table_id === null ? (
+            <Field label="Property path" value={form.property_path} onInput={bind('property_path')} hint="For sum and mean." />
+          ) : (
+            <Field label="Row filter" value={form.filter} onInput={bind('filter')} hint="A SQL condition over the fact table’s columns (optional)." />
+          )}
         </div>
       )}
       <DirectionAndCapping form={form} bind={bind} kind={metric.kind} />
@@ -96,6 +104,7 @@ function RatioParts({ metric }: { metric: Metric }) {
 
 export function MetricDetail({ id }: { id: string }) {
   const metric = useResource(() => api<Metric>('GET', `/v1/metrics/${id}`), [id]);
+  const warehouse = useWarehouse();
   if (metric.error) return <ErrorBox error={metric.error} />;
   if (!metric.data) return <Loading what="Loading the metric" />;
   const m = metric.data;
@@ -112,8 +121,10 @@ export function MetricDetail({ id }: { id: string }) {
           ...(m.kind === 'ratio'
             ? []
             : ([
-                ['Event', m.event_key ? <code>{m.event_key}</code> : '—'],
-                ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}`],
+                m.fact_table_id === null
+                  ? ['Event', m.event_key ? <code>{m.event_key}</code> : '—']
+                  : ['Reads', readsText(m, warehouse.tables, warehouse.sources)],
+                ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}${m.column ? ` of ${m.column}` : ''}`],
                 ['Per-unit window', durationWords(m.unit_dedup_window)],
               ] as [string, ComponentChildren][])),
           ['Unit', m.kind === 'binary' ? 'a rate (%)' : (m.unit ?? 'none')],

@@ -5,9 +5,11 @@ import { dateTime } from '../format.js';
 import { useFormFields, useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Metric } from '../types.js';
+import type { FactTable } from './warehouse/types.js';
 import { durationWords, fromDaysText } from '../units.js';
 import { cappingOf, DirectionAndCapping } from './metric-options.js';
 import { percentileLabel, QuantileFields, quantileOf } from './quantile-fields.js';
+import { FactFields, readsOptions, readsText, useWarehouse } from './metric-source.js';
 
 const kinds = [
   { value: 'binary', label: 'binary — did the unit convert' },
@@ -35,6 +37,10 @@ const blank = {
   denominator_metric_id: '',
   percentile: 'p90',
   quantile_level: 'event',
+  reads: 'events',
+  fact_table_id: '',
+  column: '',
+  filter: '',
 };
 type MetricFormFields = typeof blank;
 
@@ -49,12 +55,19 @@ function bodyOf(form: MetricFormFields): Record<string, unknown> {
     ...(form.unit && form.kind !== 'binary' ? { unit: form.unit } : {}),
   };
   if (form.kind === 'ratio') return { ...common, numerator_metric_id: form.numerator_metric_id, denominator_metric_id: form.denominator_metric_id };
+  const reads =
+    form.reads === 'fact'
+      ? {
+          fact_table_id: form.fact_table_id,
+          ...(form.aggregation !== 'count' && form.kind !== 'binary' ? { column: form.column } : {}),
+          ...(form.filter ? { filter: form.filter } : {}),
+        }
+      : { event_key: form.event_key, property_path: form.property_path || null };
   return {
     ...common,
-    event_key: form.event_key,
+    ...reads,
     aggregation: form.aggregation,
     unit_dedup_window: fromDaysText(form.unit_dedup_window),
-    property_path: form.property_path || null,
     capping: cappingOf(form),
     ...(form.kind === 'quantile' ? { quantile: quantileOf(form.percentile), quantile_level: form.quantile_level } : {}),
   };
@@ -95,7 +108,7 @@ function RatioFields({
   );
 }
 
-function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Metric[] }) {
+function MetricForm({ onCreated, metrics, tables }: { onCreated: () => void; metrics: Metric[]; tables: FactTable[] }) {
   const { form, setForm, bind: set } = useFormFields(blank);
   const create = async () => {
     await api('POST', '/v1/metrics', bodyOf(form));
@@ -109,7 +122,8 @@ function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Me
         <Field label="Key" required pattern={KEY_PATTERN} value={form.key} onInput={set('key')} />
         <Field label="Name" required value={form.name} onInput={set('name')} />
         <Select label="Kind" value={form.kind} options={kinds} onChange={set('kind')} />
-        {ratio ? null : (
+        {ratio ? null : <Select label="Reads" value={form.reads} options={readsOptions} onChange={set('reads')} />}
+        {ratio || form.reads === 'fact' ? null : (
           <Field
             label="Event key"
             required
@@ -120,6 +134,7 @@ function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Me
           />
         )}
       </div>
+      {!ratio && form.reads === 'fact' ? <FactFields form={form} bind={set} aggregation={form.aggregation} tables={tables} /> : null}
       {ratio ? (
         <RatioFields form={form} bind={set} metrics={metrics} />
       ) : (
@@ -134,7 +149,9 @@ function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Me
             onInput={set('unit_dedup_window')}
             hint="Days after the unit’s first exposure that count, e.g. 7."
           />
-          <Field label="Property path" value={form.property_path} onInput={set('property_path')} hint="For sum and mean: where the number is, e.g. amount." />
+          {form.reads === 'fact' ? null : (
+            <Field label="Property path" value={form.property_path} onInput={set('property_path')} hint="For sum and mean: where the number is, e.g. amount." />
+          )}
           {form.kind === 'binary' ? null : (
             <Field label="Unit" value={form.unit} maxLength={16} onInput={set('unit')} hint="Shown beside the values, e.g. ms or USD (optional)." />
           )}
@@ -151,6 +168,7 @@ export function Metrics() {
   const { cursor, pager } = usePager([]);
   const list = useResource(() => api<Page<Metric>>('GET', `/v1/metrics${query({ cursor })}`), [cursor]);
   const all = useResource(() => api<Page<Metric>>('GET', '/v1/metrics?limit=200'), []);
+  const warehouse = useWarehouse();
   const reload = () => {
     list.reload();
     all.reload();
@@ -160,7 +178,7 @@ export function Metrics() {
       <PageTitle>Metrics</PageTitle>
       <ListView list={list} empty="No metrics yet." pager={pager}>
         {(rows) => (
-          <Table caption="Metrics" columns={['Name', 'Key', 'Event', 'Kind', 'Aggregation', 'Direction', 'Capping', 'Window', 'Created']}>
+          <Table caption="Metrics" columns={['Name', 'Key', 'Reads', 'Kind', 'Aggregation', 'Direction', 'Capping', 'Window', 'Created']}>
             {rows.map((m) => (
               <tr key={m.id}>
                 <td>
@@ -169,13 +187,14 @@ export function Metrics() {
                 <td>
                   <code>{m.key}</code>
                 </td>
-                <td>{m.event_key ? <code>{m.event_key}</code> : '—'}</td>
+                <td>{readsText(m, warehouse.tables, warehouse.sources)}</td>
                 <td>
                   {m.kind === 'quantile' && m.quantile !== undefined ? `quantile ${percentileLabel(m.quantile)} (${m.quantile_level ?? 'event'})` : m.kind}
                 </td>
                 <td>
                   {m.aggregation}
                   {m.property_path ? ` of ${m.property_path}` : ''}
+                  {m.column ? ` of ${m.column}` : ''}
                 </td>
                 <td>{m.higher_is_better ? 'higher is better' : 'lower is better'}</td>
                 <td>{m.capping ? `${m.capping.type} ${m.capping.value}` : '—'}</td>
@@ -186,7 +205,7 @@ export function Metrics() {
           </Table>
         )}
       </ListView>
-      <MetricForm onCreated={reload} metrics={all.data?.data ?? []} />
+      <MetricForm onCreated={reload} metrics={all.data?.data ?? []} tables={warehouse.tables} />
     </>
   );
 }

@@ -40,6 +40,18 @@ export interface MetricSpec {
    * add its sum, sum of squares and cross product with the metric (see cuped-totals.ts).
    */
   lookback_ms?: number | null;
+  /**
+   * A metric on a fact table (docs/warehouse.md): its rows come from the fact table on its source,
+   * read by the warehouse view (warehouse/view.ts); `event_key` is then '' and no store's rollups hold it.
+   */
+  fact?: FactReference | null;
+}
+
+/** Which fact table a metric reads, its column (sum and mean) and its row filter. */
+export interface FactReference {
+  fact_table_id: string;
+  column: string | null;
+  filter: string | null;
 }
 
 /**

@@ -2,14 +2,15 @@
  * Per-variant totals of metrics read from fact tables, computed on their source: the analysis
  * store contract's VariantTotals, so what follows (caps, effects, the recommendation) does not ask
  * where they came from. On PostgreSQL and ClickHouse sources, each metric is one read-only
- * statement bounded by the statement timeout, and only per-variant rows come back.
+ * statement bounded by the statement timeout (statement.ts), and only per-variant rows come back.
  */
 import { readOnlyExpressionDefect, SourceError, type SourceSession } from '../../data-sources/read.js';
 import type { VariantTotals } from '../store/contract.js';
 import { addVariantRow, toNumber } from '../store/fold.js';
 import type { DataSourceKind } from '../../../db/tables/warehouse.js';
-import { clickhouseMetricStatement } from './clickhouse-sql.js';
-import { postgresMetricStatement } from './postgres-sql.js';
+import { clickhouseDialect } from './clickhouse-sql.js';
+import { postgresDialect } from './postgres-sql.js';
+import { metricStatement, percentileStatement, PERCENTILE_SCALE } from './statement.js';
 import type { ShippedExposure, WarehouseMetricSpec } from './spec.js';
 
 export interface WarehouseAggregation {
@@ -19,26 +20,25 @@ export interface WarehouseAggregation {
   rowsCounted: number;
 }
 
-/** The live exposures as the three parameter arrays the statement unnests. */
-function exposureParameters(exposures: readonly ShippedExposure[]): [string[], string[], string[]] {
-  return [exposures.map((row) => row.unit_id), exposures.map((row) => row.variant_key), exposures.map((row) => String(row.exposed_at))];
+type Row = Record<string, unknown>;
+
+/** Runs a statement with the exposures: PostgreSQL's positional arrays, or ClickHouse's named ones. */
+async function rowsWithExposures(kind: DataSourceKind, session: SourceSession, exposures: readonly ShippedExposure[], text: string): Promise<Row[]> {
+  const units = exposures.map((row) => row.unit_id);
+  const variants = exposures.map((row) => row.variant_key);
+  if (kind === 'clickhouse') return session.rows(text, { units, variants, exposed: exposures.map((row) => row.exposed_at) });
+  return session.rows(text, [units, variants, exposures.map((row) => String(row.exposed_at))]);
 }
 
-/** One metric's per-variant rows: the exposures as PostgreSQL's positional arrays, or ClickHouse's named ones. */
-async function metricRows(
-  kind: DataSourceKind,
-  session: SourceSession,
-  [units, variants, exposed]: [string[], string[], string[]],
-  metric: WarehouseMetricSpec,
-  eventsBefore: number | null,
-) {
-  if (kind === 'clickhouse') {
-    const statement = clickhouseMetricStatement(metric, eventsBefore);
-    return session.rows(statement.text, { units, variants, exposed: exposed.map(Number), ...statement.params });
+/** The row filters are placed in a WHERE: checked again here, whoever built the spec. */
+function checkFilters(kind: DataSourceKind, metric: WarehouseMetricSpec): void {
+  for (const item of [metric, ...(metric.denominator ? [metric.denominator] : [])]) {
+    const defect = item.fact.filter === null ? null : readOnlyExpressionDefect(kind, item.fact.filter);
+    if (defect) throw new SourceError('query', `the row filter ${defect}`);
   }
-  const statement = postgresMetricStatement(metric, eventsBefore);
-  return session.rows(statement.text, [units, variants, exposed, ...statement.params]);
 }
+
+const dialectOf = (kind: DataSourceKind) => (kind === 'clickhouse' ? clickhouseDialect : postgresDialect);
 
 export async function aggregateOnSource(
   kind: DataSourceKind,
@@ -48,13 +48,10 @@ export async function aggregateOnSource(
   eventsBefore: number | null,
 ): Promise<WarehouseAggregation> {
   const totals = new Map<string, VariantTotals>();
-  const shipped = exposureParameters(exposures);
   let rowsCounted = 0;
   for (const [index, metric] of metrics.entries()) {
-    // The filter is placed in a WHERE: checked again here, whoever built the spec.
-    const defect = metric.fact.filter === null ? null : readOnlyExpressionDefect(kind, metric.fact.filter);
-    if (defect) throw new SourceError('query', `the row filter ${defect}`);
-    const rows = await metricRows(kind, session, shipped, metric, eventsBefore);
+    checkFilters(kind, metric);
+    const rows = await rowsWithExposures(kind, session, exposures, metricStatement(dialectOf(kind), metric, eventsBefore));
     for (const row of rows) {
       rowsCounted += toNumber(row.ev);
       // Each statement answers one metric (columns n0, s0 ...): folded into position `index`.
@@ -67,4 +64,27 @@ export async function aggregateOnSource(
     }
   }
   return { totals, rowsCounted };
+}
+
+/**
+ * The `quantile` of the experiment's nonzero per-unit values of `metric` on the source (type 7,
+ * as sql/percentile-cap.ts), or null without any: only the two order statistics come back.
+ */
+export async function percentileOnSource(
+  kind: DataSourceKind,
+  session: SourceSession,
+  exposures: readonly ShippedExposure[],
+  metric: WarehouseMetricSpec,
+  eventsBefore: number | null,
+  quantile: number,
+): Promise<number | null> {
+  checkFilters(kind, metric);
+  const rows = await rowsWithExposures(kind, session, exposures, percentileStatement(dialectOf(kind), metric, eventsBefore, quantile));
+  const first = rows[0];
+  if (first === undefined) return null;
+  const scaled = Math.round(quantile * PERCENTILE_SCALE);
+  const h = ((toNumber(first.k) - 1) * scaled) / PERCENTILE_SCALE;
+  const lower = toNumber(first.value);
+  const upper = rows[1] === undefined ? lower : toNumber(rows[1].value);
+  return lower + (h - Math.floor(h)) * (upper - lower);
 }

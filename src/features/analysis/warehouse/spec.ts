@@ -15,7 +15,17 @@ export interface FactSource {
   filter: string | null;
 }
 
-export type WarehouseMetricSpec = Pick<MetricSpec, 'kind' | 'aggregation' | 'window_ms' | 'cap'> & { fact: FactSource };
+/**
+ * One metric as the source computes it: its kind, window and cap; a ratio's denominator (on the
+ * same source); the CUPED lookback; and a pending percentile cap (the statement then counts the
+ * nonzero values, and the cap comes from percentileStatement).
+ */
+export type WarehouseMetricSpec = Pick<MetricSpec, 'kind' | 'aggregation' | 'window_ms' | 'cap'> & {
+  fact: FactSource;
+  denominator?: WarehouseMetricSpec | undefined;
+  lookback_ms?: number | null | undefined;
+  percentile?: number | null | undefined;
+};
 
 /** One live exposure of the experiment: what is shipped to the source. */
 export interface ShippedExposure {
