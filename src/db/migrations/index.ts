@@ -27,6 +27,7 @@ import * as holdouts from './0031_holdouts.js';
 import * as people from './0032_people.js';
 import * as shareLinks from './0033_share_links.js';
 import * as secondaryMetrics from './0034_secondary_metrics.js';
+import * as sequenceMetrics from './0036_sequence_metrics.js';
 import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
 import * as dataSources from './0039_data_sources.js';
 
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0032_people': people,
   '0033_share_links': shareLinks,
   '0034_secondary_metrics': secondaryMetrics,
+  '0036_sequence_metrics': sequenceMetrics,
   '0037_endpoint_experiment_filter': endpointExperimentFilter,
   '0039_data_sources': dataSources,
 };

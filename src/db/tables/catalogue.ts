@@ -1,4 +1,4 @@
-export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio';
+export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio' | 'funnel' | 'retention';
 export type MetricAggregation = 'sum' | 'mean' | 'count';
 
 export interface MetricsTable {
@@ -24,6 +24,10 @@ export interface MetricsTable {
   denominator_metric_id: string | null;
   /** The display unit of the metric's values ("ms", "USD"), or null. */
   unit: string | null;
+  /** Funnel metrics: their steps as JSON text ([{event_key, where?}]); null otherwise. */
+  steps: string | null;
+  /** Retention metrics: {from, to} (ISO 8601 durations) as JSON text; null otherwise. */
+  retention: string | null;
   created_at: number;
   updated_at: number;
 }

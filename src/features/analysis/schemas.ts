@@ -70,7 +70,7 @@ export const VariantPosteriorSchema = Type.Object(
 );
 export type VariantPosterior = Static<typeof VariantPosteriorSchema>;
 
-const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio']);
+const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio', 'funnel', 'retention']);
 const MetricAggregation = Type.Enum(['sum', 'mean', 'count']);
 
 const HigherIsBetter = Type.Boolean({ description: 'the metric’s direction when the snapshot was computed' });

@@ -4,6 +4,7 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { MetricsDeps } from './deps.js';
 import { ratioComponentErrors, resolveMetricInput, type ResolvedMetric } from './rules.js';
+import { isSequenceKind } from './sequence-rules.js';
 import type { MetricInput, MetricPatch } from './schemas.js';
 import type { MetricRow } from './read.js';
 import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, updateMetric, type MetricReferrer } from './store.js';
@@ -11,13 +12,24 @@ import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, 
 export { resolveMetricInput, type ResolvedMetric } from './rules.js';
 
 function toRow(metric: ResolvedMetric): Omit<MetricRow, 'id' | 'workspace_id' | 'created_at' | 'updated_at'> {
-  return { ...metric, higher_is_better: metric.higher_is_better ? 1 : 0, capping: metric.capping === null ? null : JSON.stringify(metric.capping) };
+  return {
+    ...metric,
+    higher_is_better: metric.higher_is_better ? 1 : 0,
+    capping: metric.capping === null ? null : JSON.stringify(metric.capping),
+    steps: metric.steps === null ? null : JSON.stringify(metric.steps),
+    retention: metric.retention === null ? null : JSON.stringify(metric.retention),
+  };
 }
 
 /** The audit payload: the definition as the API shows it (no milliseconds, no internal '' event key). */
 function described(metric: ResolvedMetric): Record<string, unknown> {
   const { unit_dedup_window_ms: _ms, event_key, ...rest } = metric;
-  return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key };
+  const sequence = isSequenceKind(metric.kind);
+  return {
+    ...rest,
+    event_key: metric.kind === 'ratio' || (sequence && event_key === '') ? null : event_key,
+    ...(metric.kind === 'funnel' ? { window: metric.unit_dedup_window } : {}),
+  };
 }
 
 export async function createMetric(ctx: MetricsDeps, workspaceId: string, actorId: string, input: MetricInput) {
@@ -53,8 +65,31 @@ export async function getMetric(ctx: MetricsDeps, workspaceId: string, id: strin
   return toMetric(row);
 }
 
+/** A funnel or retention metric's definition with the patch applied: its steps and windows stay; a field it does not take is judged by the rules. */
+function patchedSequenceInput(current: MetricRow, patch: MetricPatch): MetricInput {
+  const shown = toMetric(current);
+  const given = <K extends 'capping' | 'property_path' | 'unit' | 'unit_dedup_window'>(field: K) =>
+    patch[field] === undefined || patch[field] === null ? {} : { [field]: patch[field] };
+  return {
+    key: current.key,
+    name: patch.name ?? current.name,
+    description: patch.description === undefined ? shown.description : patch.description,
+    kind: current.kind,
+    higher_is_better: patch.higher_is_better ?? shown.higher_is_better,
+    ...(shown.event_key === null ? {} : { event_key: shown.event_key }),
+    ...(shown.steps === null ? {} : { steps: shown.steps }),
+    ...(shown.window === null ? {} : { window: shown.window }),
+    ...(shown.retention === null ? {} : { retention: shown.retention }),
+    ...given('capping'),
+    ...given('property_path'),
+    ...given('unit'),
+    ...given('unit_dedup_window'),
+  };
+}
+
 /** The current definition with the patch applied, in the create input's shape, so the same rules judge it. */
 function patchedInput(current: MetricRow, patch: MetricPatch): MetricInput {
+  if (isSequenceKind(current.kind)) return patchedSequenceInput(current, patch);
   const shown = toMetric(current);
   return {
     key: current.key,
@@ -116,6 +151,8 @@ export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId
       numerator_metric_id: _n,
       denominator_metric_id: _d,
       aggregation: _a,
+      steps: _s,
+      retention: _r,
       ...editable
     } = toRow(resolved.metric);
     await updateMetric(trx, workspaceId, id, { ...editable, updated_at: now });
