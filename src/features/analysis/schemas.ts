@@ -41,6 +41,23 @@ export const EffectSchema = Type.Object(
   { description: 'the variant against the control (docs/statistics.md)' },
 );
 
+const FunnelStepResultSchema = Type.Object(
+  {
+    event_key: Type.String({ description: 'the step’s event' }),
+    conversions: Type.Integer({ description: 'units that completed this step and every one before it, in order, within the window' }),
+    rate: NullableNumber('conversions / sample_size: the share of the variant’s units that got this far; null without units'),
+    rate_interval_95: Type.Union([Interval, Type.Null()], {
+      description: '2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units',
+    }),
+    step_rate: NullableNumber('conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it'),
+    step_rate_interval_95: Type.Union([Interval, Type.Null()], {
+      description: 'the same Beta posterior interval for step_rate; null when none reached the previous step',
+    }),
+  },
+  { description: 'one step of a funnel in one variant: the drop-off from the step before' },
+);
+export type FunnelStepResult = Static<typeof FunnelStepResultSchema>;
+
 export const VariantPosteriorSchema = Type.Object(
   {
     variant_key: Type.String(),
@@ -65,6 +82,16 @@ export const VariantPosteriorSchema = Type.Object(
     effect: Type.Union([EffectSchema, Type.Null()], {
       description: 'against the control; null on the control, without a metric, and while an arm has too few units for a posterior',
     }),
+    steps: Type.Optional(
+      Type.Array(FunnelStepResultSchema, {
+        description: 'funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics',
+      }),
+    ),
+    pending_units: Type.Optional(
+      Type.Integer({
+        description: 'retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics',
+      }),
+    ),
   },
   { description: 'one variant of one metric: the spec’s VariantPosterior' },
 );

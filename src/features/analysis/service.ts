@@ -15,6 +15,7 @@ import { breakdownKeys, computeBreakdowns, labelSources } from './breakdowns-pas
 import type { AnalysisDeps, ViewDeps } from './deps.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { rollupSlots } from './store/rollup-slots.js';
+import { isSequenceKind, mergeSequenceTotals, sequenceTotalsOf, withSequenceResults } from './sequence-pass.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
 import {
@@ -212,13 +213,18 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const ctx = { ...deps, view: await store.view() };
   const { primary, guardrails, secondaries, components } = await loadMetrics(ctx, experiment);
   const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
+  // Funnel and retention metrics are counted apart (sequence-pass.ts); the rest go through the sums.
+  const summed = metrics.filter((metric) => !isSequenceKind(metric.kind));
+  const summedPrimary = primary && !isSequenceKind(primary.kind) ? primary : null;
   const lookbackMs = cupedLookbackMs(experiment);
   const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
-  const plan = options.mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, primary, metrics, components, lookbackMs) : null;
-  const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), options, plan);
+  const plan = options.mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, summedPrimary, summed, components, lookbackMs) : null;
+  const refreshed = await refreshedFor(ctx, row, rollupSlots(summed, components, lookbackMs), options, plan);
   const context = { components, lookbackMs, chunkUnits };
-  const computed = plan ? await maintainedTotals(ctx, row, metrics, plan, context) : await passTotals(ctx, row, metrics, { ...context, source });
-  const { totals, capsApplied, eventsRead } = computed;
+  const computed = plan ? await maintainedTotals(ctx, row, summed, plan, context) : await passTotals(ctx, row, summed, { ...context, source });
+  const sequences = await sequenceTotalsOf(ctx, row, metrics, computedAt);
+  const { totals, capsApplied } = mergeSequenceTotals(metrics, computed, sequences);
+  const { eventsRead } = computed;
   const lateEvents = await ctx.view.lateEvents({ workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
   const bandit = await banditInputOf(ctx, experiment, row, source);
   const built = await ctx.stats.run('snapshot', {
@@ -240,11 +246,12 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   });
   const { satisfied, primaryCuped, secondaryMetrics, rest } = splitBuilt(built, secondaries, capsApplied.slice((primary ? 1 : 0) + guardrails.length));
   // Slices are analysed on the primary metric's own values, without the CUPED covariate.
-  const primarySpec = primary ? computed.primarySpec : null;
+  // Slices of a funnel or retention primary show their units only.
+  const primarySpec = summedPrimary ? computed.primarySpec : null;
   const primaryCap = primary ? (capsApplied[0] ?? null) : null;
   const breakdowns = !options.withBreakdowns
     ? []
-    : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap, totals, chunkUnits, source, known: computed.breakdowns, bandit });
+    : await computeBreakdowns(ctx, { experiment, row, primary: summedPrimary, primarySpec, primaryCap, totals, chunkUnits, source, known: computed.breakdowns, bandit });
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
@@ -257,7 +264,8 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     planning: planningBlockOf(experiment, { totals, primary, cuped: lookbackMs !== null, daysElapsed: rest.decision.days_elapsed }),
   };
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));
-  const document: Analysis['document'] = { ...unrecommended, decision: { ...unrecommended.decision, recommendation } };
+  const completed = withSequenceResults(unrecommended, { primary, guardrails, secondaries }, sequences);
+  const document: Analysis['document'] = { ...completed, decision: { ...unrecommended.decision, recommendation } };
   const computation = {
     mode: options.mode,
     events_read: refreshed.events_read + eventsRead,

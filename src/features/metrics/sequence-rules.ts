@@ -5,7 +5,8 @@
  *   properties, and a window (a fixed-length duration, PT1S..P365D) after the exposure;
  * - a retention metric has an optional event key (any event without one) and a window
  *   {from, to} after the exposure, 0 <= from < to <= P365D;
- * - both are a per-unit 0/1: no aggregation but count, no property_path, capping or unit.
+ * - both are a per-unit 0/1: no aggregation but count, no property_path, capping or unit;
+ *   unit_dedup_window (which has a default) is ignored: their windows say which events count.
  */
 import type { FieldError } from '../../http/problems.js';
 import { parseDedupWindow } from './dedup-window.js';
@@ -95,7 +96,6 @@ function commonErrors(input: MetricInput): FieldError[] {
     ['property_path', 'reads no number; a step’s where condition names its own property_path'],
     ['capping', 'is a 0/1 per unit: there is nothing to cap'],
     ['unit', 'is a rate, shown in %: a unit is for counts, amounts, durations and ratios'],
-    ['unit_dedup_window', kind === 'funnel' ? 'reads its events within window' : 'reads its events within retention: {from, to}'],
     ['numerator_metric_id', 'only a ratio metric has a numerator and a denominator'],
     ['denominator_metric_id', 'only a ratio metric has a numerator and a denominator'],
   ];

@@ -23,10 +23,12 @@ function toRow(metric: ResolvedMetric): Omit<MetricRow, 'id' | 'workspace_id' | 
 
 /** The audit payload: the definition as the API shows it (no milliseconds, no internal '' event key). */
 function described(metric: ResolvedMetric): Record<string, unknown> {
-  const { unit_dedup_window_ms: _ms, event_key, ...rest } = metric;
+  const { unit_dedup_window_ms: _ms, event_key, steps, retention, ...rest } = metric;
   const sequence = isSequenceKind(metric.kind);
   return {
     ...rest,
+    ...(steps === null ? {} : { steps }),
+    ...(retention === null ? {} : { retention }),
     event_key: metric.kind === 'ratio' || (sequence && event_key === '') ? null : event_key,
     ...(metric.kind === 'funnel' ? { window: metric.unit_dedup_window } : {}),
   };

@@ -15,6 +15,7 @@ import { percentileCap } from './percentile-cap.js';
 import { periodCells } from './period-cells.js';
 import { refreshRollups } from './rollup/refresh.js';
 import { readTotals } from './rollup/totals.js';
+import { sequencesInSql } from './sequences.js';
 
 function sqlView(deps: SqlStoreDeps): StoreView {
   const { db, seam, reads } = deps;
@@ -26,6 +27,7 @@ function sqlView(deps: SqlStoreDeps): StoreView {
     breakdowns: (input) => aggregateBreakdowns(db, seam, reads, input),
     periodCells: (scope, spec, starts) => periodCells(deps, scope, spec, starts),
     maintainedTotals: (experimentId, plan) => readTotals(db, experimentId, plan),
+    sequences: (input) => sequencesInSql(deps, input),
   };
 }
 
