@@ -49,7 +49,9 @@ interface Unit {
 }
 
 function valueAt(properties: Record<string, unknown>, path: string): unknown {
-  return path.split('.').reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), properties);
+  return path
+    .split('.')
+    .reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), properties);
 }
 
 function meets(where: Where | undefined, properties: Record<string, unknown>): boolean {
@@ -105,106 +107,113 @@ function eventsFor(rand: () => number, units: Unit[], now: number): OutgoingEven
   return events;
 }
 
-describeEachStore('funnel and retention metrics through HTTP', (server) => {
-  let key: string;
-  let experiment: any;
-  const units: Unit[] = [];
-  let now = 0;
+describeEachStore(
+  'funnel and retention metrics through HTTP',
+  (server) => {
+    let key: string;
+    let experiment: any;
+    const units: Unit[] = [];
+    let now = 0;
 
-  beforeAll(async () => {
-    clock.set(T0);
-    const boot = await server().bootstrap('Funnels');
-    key = boot.key;
-    const funnel = await createMetric(server(), key, { key: 'checkout', kind: 'funnel', steps: FUNNEL_STEPS, window: 'P2D' });
-    const flagged = await createMetric(server(), key, { key: 'flagged', kind: 'funnel', steps: FLAG_STEPS, window: 'P1D' });
-    const anyEvent = await createMetric(server(), key, { key: 'back', kind: 'retention', retention: { from: 'P2D', to: 'P5D' } });
-    const viewed = await createMetric(server(), key, { key: 'viewed', kind: 'retention', event_key: 'view', retention: { from: 'PT0S', to: 'P1DT12H' } });
-    experiment = await createExperiment(server(), key, {
-      environment_id: boot.environmentId,
-      key: 'funnels',
-      variants: [
-        { key: 'control', weight: 50, is_control: true },
-        { key: 'treatment', weight: 50 },
-      ],
-      primary_metric_id: funnel,
-      guardrail_metric_ids: [anyEvent],
-      secondary_metric_ids: [viewed, flagged],
-      variance_reduction: { method: 'cuped', lookback_days: 7 },
-    });
-    const rand = random(5813);
-    for (let batch = 0; batch < BATCHES; batch += 1) {
-      clock.set(T0 + batch * 2 * DAY);
-      const ids = Array.from({ length: UNITS_PER_BATCH }, (_, i) => `u-${batch}-${i}`);
-      const variants = await assignUnits(server(), key, experiment.key, ids);
-      ids.forEach((id, i) => units.push({ id, variant: variants[i] as string, exposedAt: clock.now(), events: [] }));
-    }
-    now = T0 + 8 * DAY;
-    clock.set(now);
-    await sendEvents(server(), key, eventsFor(rand, units, now));
-  });
-
-  const byVariant = (perVariant: any[], variant: string) => perVariant.find((entry) => entry.variant_key === variant);
-  const inVariant = (variant: string) => units.filter((unit) => unit.variant === variant);
-
-  function expectFunnel(perVariant: any[], steps: readonly Step[], window: number): number[] {
-    const reached: number[] = [];
-    for (const variant of ['control', 'treatment']) {
-      const members = inVariant(variant);
-      const entry = byVariant(perVariant, variant);
-      const counts = steps.map((_, index) => members.filter((unit) => reaches(unit, steps, index + 1, window)).length);
-      expect(entry.sample_size, `${variant} units`).toBe(members.length);
-      expect(entry.conversions, `${variant} conversions`).toBe(counts.at(-1));
-      expect(entry.steps.map((step: any) => step.conversions), `${variant} steps`).toEqual(counts);
-      entry.steps.forEach((step: any, index: number) => {
-        const before = index === 0 ? members.length : (counts[index - 1] as number);
-        expect(step.event_key).toBe(steps[index]?.event_key);
-        expect(step.rate).toBeCloseTo((counts[index] as number) / members.length, 12);
-        expect(step.step_rate).toBe(before > 0 ? (counts[index] as number) / before : null);
-        const [low, high] = step.rate_interval_95;
-        expect(0 <= low && low < high && high <= 1, `${variant} step ${index} interval`).toBe(true);
-        if (step.rate > 0 && step.rate < 1) expect(low < step.rate && step.rate < high, `${variant} step ${index} interval holds the rate`).toBe(true);
+    beforeAll(async () => {
+      clock.set(T0);
+      const boot = await server().bootstrap('Funnels');
+      key = boot.key;
+      const funnel = await createMetric(server(), key, { key: 'checkout', kind: 'funnel', steps: FUNNEL_STEPS, window: 'P2D' });
+      const flagged = await createMetric(server(), key, { key: 'flagged', kind: 'funnel', steps: FLAG_STEPS, window: 'P1D' });
+      const anyEvent = await createMetric(server(), key, { key: 'back', kind: 'retention', retention: { from: 'P2D', to: 'P5D' } });
+      const viewed = await createMetric(server(), key, { key: 'viewed', kind: 'retention', event_key: 'view', retention: { from: 'PT0S', to: 'P1DT12H' } });
+      experiment = await createExperiment(server(), key, {
+        environment_id: boot.environmentId,
+        key: 'funnels',
+        variants: [
+          { key: 'control', weight: 50, is_control: true },
+          { key: 'treatment', weight: 50 },
+        ],
+        primary_metric_id: funnel,
+        guardrail_metric_ids: [anyEvent],
+        secondary_metric_ids: [viewed, flagged],
+        variance_reduction: { method: 'cuped', lookback_days: 7 },
       });
-      // The last step is the metric: its interval is the variant's posterior interval (the same Beta posterior).
-      expect(entry.steps.at(-1).rate_interval_95).toEqual(entry.posterior.credible_interval_95);
-      reached.push(...counts);
-    }
-    return reached;
-  }
-
-  function expectRetention(perVariant: any[], window: { from: number; to: number }, eventKey: string | null): number {
-    let pending = 0;
-    for (const variant of ['control', 'treatment']) {
-      const members = inVariant(variant);
-      const eligible = members.filter((unit) => unit.exposedAt + window.to <= now);
-      const entry = byVariant(perVariant, variant);
-      expect(entry.sample_size, `${variant} eligible units`).toBe(eligible.length);
-      expect(entry.pending_units, `${variant} pending units`).toBe(members.length - eligible.length);
-      expect(entry.conversions, `${variant} retained`).toBe(eligible.filter((unit) => retained(unit, window, eventKey)).length);
-      expect(entry.observed_rate).toBeCloseTo(entry.conversions / eligible.length, 12);
-      pending += members.length - eligible.length;
-    }
-    return pending;
-  }
-
-  for (const mode of ['full', 'incremental'] as const) {
-    it(`counts every step and retained unit as the definitions do (${mode})`, async () => {
-      const snapshot = await compute(server(), key, experiment.id, mode);
-      expect(snapshot.primary_metric).toMatchObject({ key: 'checkout', kind: 'funnel' });
-      const reached = expectFunnel(snapshot.per_variant, FUNNEL_STEPS, FUNNEL_WINDOW);
-      // The data drop units at every step, so agreement is over something.
-      const perStep = FUNNEL_STEPS.map((_, index) => (reached[index] as number) + (reached[index + FUNNEL_STEPS.length] as number));
-      expect(Math.min(...perStep), 'units reach every step').toBeGreaterThan(0);
-      expect(perStep.at(-1), 'units drop off').toBeLessThan(perStep[0] as number);
-      expect(byVariant(snapshot.per_variant, 'treatment').effect).not.toBeNull();
-      const [back] = snapshot.guardrails;
-      expect(back.metric_key).toBe('back');
-      expect(expectRetention(back.per_variant, RETENTION.any, null), 'units still in their window').toBeGreaterThan(0);
-      const [viewed, flagged] = snapshot.secondary_metrics;
-      expect(viewed).toMatchObject({ key: 'viewed', kind: 'retention' });
-      expectRetention(viewed.per_variant, RETENTION.view, 'view');
-      expect(flagged).toMatchObject({ key: 'flagged', kind: 'funnel' });
-      expectFunnel(flagged.per_variant, FLAG_STEPS, DAY);
-      expect(snapshot.primary_metric.cuped.applied).toBe(false);
+      const rand = random(5813);
+      for (let batch = 0; batch < BATCHES; batch += 1) {
+        clock.set(T0 + batch * 2 * DAY);
+        const ids = Array.from({ length: UNITS_PER_BATCH }, (_, i) => `u-${batch}-${i}`);
+        const variants = await assignUnits(server(), key, experiment.key, ids);
+        ids.forEach((id, i) => units.push({ id, variant: variants[i] as string, exposedAt: clock.now(), events: [] }));
+      }
+      now = T0 + 8 * DAY;
+      clock.set(now);
+      await sendEvents(server(), key, eventsFor(rand, units, now));
     });
-  }
-}, { clock });
+
+    const byVariant = (perVariant: any[], variant: string) => perVariant.find((entry) => entry.variant_key === variant);
+    const inVariant = (variant: string) => units.filter((unit) => unit.variant === variant);
+
+    function expectFunnel(perVariant: any[], steps: readonly Step[], window: number): number[] {
+      const reached: number[] = [];
+      for (const variant of ['control', 'treatment']) {
+        const members = inVariant(variant);
+        const entry = byVariant(perVariant, variant);
+        const counts = steps.map((_, index) => members.filter((unit) => reaches(unit, steps, index + 1, window)).length);
+        expect(entry.sample_size, `${variant} units`).toBe(members.length);
+        expect(entry.conversions, `${variant} conversions`).toBe(counts.at(-1));
+        expect(
+          entry.steps.map((step: any) => step.conversions),
+          `${variant} steps`,
+        ).toEqual(counts);
+        entry.steps.forEach((step: any, index: number) => {
+          const before = index === 0 ? members.length : (counts[index - 1] as number);
+          expect(step.event_key).toBe(steps[index]?.event_key);
+          expect(step.rate).toBeCloseTo((counts[index] as number) / members.length, 12);
+          expect(step.step_rate).toBe(before > 0 ? (counts[index] as number) / before : null);
+          const [low, high] = step.rate_interval_95;
+          expect(0 <= low && low < high && high <= 1, `${variant} step ${index} interval`).toBe(true);
+          if (step.rate > 0 && step.rate < 1) expect(low < step.rate && step.rate < high, `${variant} step ${index} interval holds the rate`).toBe(true);
+        });
+        // The last step is the metric: its interval is the variant's posterior interval (the same Beta posterior).
+        expect(entry.steps.at(-1).rate_interval_95).toEqual(entry.posterior.credible_interval_95);
+        reached.push(...counts);
+      }
+      return reached;
+    }
+
+    function expectRetention(perVariant: any[], window: { from: number; to: number }, eventKey: string | null): number {
+      let pending = 0;
+      for (const variant of ['control', 'treatment']) {
+        const members = inVariant(variant);
+        const eligible = members.filter((unit) => unit.exposedAt + window.to <= now);
+        const entry = byVariant(perVariant, variant);
+        expect(entry.sample_size, `${variant} eligible units`).toBe(eligible.length);
+        expect(entry.pending_units, `${variant} pending units`).toBe(members.length - eligible.length);
+        expect(entry.conversions, `${variant} retained`).toBe(eligible.filter((unit) => retained(unit, window, eventKey)).length);
+        expect(entry.observed_rate).toBeCloseTo(entry.conversions / eligible.length, 12);
+        pending += members.length - eligible.length;
+      }
+      return pending;
+    }
+
+    for (const mode of ['full', 'incremental'] as const) {
+      it(`counts every step and retained unit as the definitions do (${mode})`, async () => {
+        const snapshot = await compute(server(), key, experiment.id, mode);
+        expect(snapshot.primary_metric).toMatchObject({ key: 'checkout', kind: 'funnel' });
+        const reached = expectFunnel(snapshot.per_variant, FUNNEL_STEPS, FUNNEL_WINDOW);
+        // The data drop units at every step, so agreement is over something.
+        const perStep = FUNNEL_STEPS.map((_, index) => (reached[index] as number) + (reached[index + FUNNEL_STEPS.length] as number));
+        expect(Math.min(...perStep), 'units reach every step').toBeGreaterThan(0);
+        expect(perStep.at(-1), 'units drop off').toBeLessThan(perStep[0] as number);
+        expect(byVariant(snapshot.per_variant, 'treatment').effect).not.toBeNull();
+        const [back] = snapshot.guardrails;
+        expect(back.metric_key).toBe('back');
+        expect(expectRetention(back.per_variant, RETENTION.any, null), 'units still in their window').toBeGreaterThan(0);
+        const [viewed, flagged] = snapshot.secondary_metrics;
+        expect(viewed).toMatchObject({ key: 'viewed', kind: 'retention' });
+        expectRetention(viewed.per_variant, RETENTION.view, 'view');
+        expect(flagged).toMatchObject({ key: 'flagged', kind: 'funnel' });
+        expectFunnel(flagged.per_variant, FLAG_STEPS, DAY);
+        expect(snapshot.primary_metric.cuped.applied).toBe(false);
+      });
+    }
+  },
+  { clock },
+);

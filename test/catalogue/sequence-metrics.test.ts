@@ -7,7 +7,11 @@ const funnel = {
   key: 'checkout-funnel',
   name: 'Checkout funnel',
   kind: 'funnel',
-  steps: [{ event_key: 'product.viewed' }, { event_key: 'cart.added', where: { property_path: 'cart.size', op: 'gte', value: 2 } }, { event_key: 'order.paid' }],
+  steps: [
+    { event_key: 'product.viewed' },
+    { event_key: 'cart.added', where: { property_path: 'cart.size', op: 'gte', value: 2 } },
+    { event_key: 'order.paid' },
+  ],
   window: 'P3D',
 };
 const retention = { key: 'week-two', name: 'Came back in week two', kind: 'retention', event_key: 'session.started', retention: { from: 'P7D', to: 'P14D' } };

@@ -60,7 +60,11 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: funnel and retentio
       window: 'P2D',
       steps: [{ event_key: 'view' }, { event_key: 'cart' }, { event_key: 'buy', where: { property_path: 'amount', op: 'gte', value: 10 } }],
     });
-    expect(metrics.find((metric: any) => metric.key === 'week-two')).toMatchObject({ kind: 'retention', event_key: null, retention: { from: 'P7D', to: 'P14D' } });
+    expect(metrics.find((metric: any) => metric.key === 'week-two')).toMatchObject({
+      kind: 'retention',
+      event_key: null,
+      retention: { from: 'P7D', to: 'P14D' },
+    });
   });
 
   it('shows the scorecard rows, the pending retention units and a funnel chart per variant', async () => {

@@ -49,7 +49,9 @@ const FunnelStepResultSchema = Type.Object(
     rate_interval_95: Type.Union([Interval, Type.Null()], {
       description: '2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units',
     }),
-    step_rate: NullableNumber('conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it'),
+    step_rate: NullableNumber(
+      'conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it',
+    ),
     step_rate_interval_95: Type.Union([Interval, Type.Null()], {
       description: 'the same Beta posterior interval for step_rate; null when none reached the previous step',
     }),
@@ -89,7 +91,8 @@ export const VariantPosteriorSchema = Type.Object(
     ),
     pending_units: Type.Optional(
       Type.Integer({
-        description: 'retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics',
+        description:
+          'retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics',
       }),
     ),
   },

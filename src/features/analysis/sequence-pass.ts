@@ -142,7 +142,10 @@ export function withSequenceResults<D extends SequenceDocument>(
   return {
     ...document,
     per_variant: layout.primary ? complete(layout.primary, document.per_variant) : document.per_variant,
-    guardrails: document.guardrails.map((guardrail, index) => ({ ...guardrail, per_variant: complete(layout.guardrails[index] as MetricRow, guardrail.per_variant) })),
+    guardrails: document.guardrails.map((guardrail, index) => ({
+      ...guardrail,
+      per_variant: complete(layout.guardrails[index] as MetricRow, guardrail.per_variant),
+    })),
     secondary_metrics: document.secondary_metrics.map((secondary, index) => ({
       ...secondary,
       per_variant: complete(layout.secondaries[index] as MetricRow, secondary.per_variant),

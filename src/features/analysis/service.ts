@@ -205,26 +205,43 @@ function totalsPlanOf(
   };
 }
 
+/**
+ * Every metric's totals, primary first: funnel and retention metrics counted apart
+ * (sequence-pass.ts), the rest through the store's sums (the maintained ones, or a pass).
+ */
+async function snapshotTotals(
+  ctx: ViewDeps & Pick<AnalysisDeps, 'analysisStore'>,
+  experiment: Experiment,
+  row: ExperimentRow,
+  options: AnalyseOptions,
+  loaded: Awaited<ReturnType<typeof loadMetrics>>,
+  lookbackMs: number | null,
+) {
+  const { primary, guardrails, secondaries, components } = loaded;
+  const store = ctx.analysisStore;
+  const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
+  const summed = metrics.filter((metric) => !isSequenceKind(metric.kind));
+  const summedPrimary = primary && !isSequenceKind(primary.kind) ? primary : null;
+  const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
+  const plan = options.mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, summedPrimary, summed, components, lookbackMs) : null;
+  const refreshed = await refreshedFor(ctx, row, rollupSlots(summed, components, lookbackMs), options, plan);
+  const context = { components, lookbackMs, chunkUnits: options.chunkUnits };
+  const computed = plan ? await maintainedTotals(ctx, row, summed, plan, context) : await passTotals(ctx, row, summed, { ...context, source });
+  const sequences = await sequenceTotalsOf(ctx, row, metrics, options.computedAt);
+  return { computed, refreshed, sequences, summedPrimary, ...mergeSequenceTotals(metrics, computed, sequences) };
+}
+
 async function analyse(deps: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
   const { computedAt, chunkUnits } = options;
   const store = deps.analysisStore;
   await store.prepare(row.id);
   // One view for the whole snapshot: every read below counts the same events.
   const ctx = { ...deps, view: await store.view() };
-  const { primary, guardrails, secondaries, components } = await loadMetrics(ctx, experiment);
-  const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
-  // Funnel and retention metrics are counted apart (sequence-pass.ts); the rest go through the sums.
-  const summed = metrics.filter((metric) => !isSequenceKind(metric.kind));
-  const summedPrimary = primary && !isSequenceKind(primary.kind) ? primary : null;
+  const loaded = await loadMetrics(ctx, experiment);
+  const { primary, guardrails, secondaries } = loaded;
   const lookbackMs = cupedLookbackMs(experiment);
   const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
-  const plan = options.mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, summedPrimary, summed, components, lookbackMs) : null;
-  const refreshed = await refreshedFor(ctx, row, rollupSlots(summed, components, lookbackMs), options, plan);
-  const context = { components, lookbackMs, chunkUnits };
-  const computed = plan ? await maintainedTotals(ctx, row, summed, plan, context) : await passTotals(ctx, row, summed, { ...context, source });
-  const sequences = await sequenceTotalsOf(ctx, row, metrics, computedAt);
-  const { totals, capsApplied } = mergeSequenceTotals(metrics, computed, sequences);
-  const { eventsRead } = computed;
+  const { computed, totals, capsApplied, refreshed, sequences, summedPrimary } = await snapshotTotals(ctx, experiment, row, options, loaded, lookbackMs);
   const lateEvents = await ctx.view.lateEvents({ workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
   const bandit = await banditInputOf(ctx, experiment, row, source);
   const built = await ctx.stats.run('snapshot', {
@@ -245,13 +262,9 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     bandit,
   });
   const { satisfied, primaryCuped, secondaryMetrics, rest } = splitBuilt(built, secondaries, capsApplied.slice((primary ? 1 : 0) + guardrails.length));
-  // Slices are analysed on the primary metric's own values, without the CUPED covariate.
-  // Slices of a funnel or retention primary show their units only.
-  const primarySpec = summedPrimary ? computed.primarySpec : null;
-  const primaryCap = primary ? (capsApplied[0] ?? null) : null;
-  const breakdowns = !options.withBreakdowns
-    ? []
-    : await computeBreakdowns(ctx, { experiment, row, primary: summedPrimary, primarySpec, primaryCap, totals, chunkUnits, source, known: computed.breakdowns, bandit });
+  // Slices are analysed on the primary metric's own values, without the CUPED covariate (a funnel's or retention primary's slices: units only).
+  const slices = { experiment, row, primary: summedPrimary, primarySpec: summedPrimary ? computed.primarySpec : null, primaryCap: capsApplied[0] ?? null };
+  const breakdowns = options.withBreakdowns ? await computeBreakdowns(ctx, { ...slices, totals, chunkUnits, source, known: computed.breakdowns, bandit }) : [];
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
@@ -268,7 +281,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const document: Analysis['document'] = { ...completed, decision: { ...unrecommended.decision, recommendation } };
   const computation = {
     mode: options.mode,
-    events_read: refreshed.events_read + eventsRead,
+    events_read: refreshed.events_read + computed.eventsRead,
     units_refreshed: refreshed.units_refreshed,
     store: store.name,
   };

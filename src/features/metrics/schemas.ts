@@ -50,7 +50,9 @@ export const StepConditionSchema = Type.Object(
     op: Type.Enum([...WHERE_OPS], {
       description: 'eq, neq: the value at property_path equals (does not equal) value, same JSON type; gt, gte, lt, lte: a number compared with value',
     }),
-    value: Type.Union([Type.String({ maxLength: 256 }), Type.Number(), Type.Boolean()], { description: 'a string, number or boolean (a number for gt, gte, lt, lte)' }),
+    value: Type.Union([Type.String({ maxLength: 256 }), Type.Number(), Type.Boolean()], {
+      description: 'a string, number or boolean (a number for gt, gte, lt, lte)',
+    }),
   },
   { additionalProperties: false, description: 'a condition on the step event’s properties, property_path written as for sum metrics' },
 );
@@ -108,7 +110,9 @@ export const MetricSchema = Type.Object(
     property_path: Type.Union([Type.String(), Type.Null()]),
     unit: Type.Union([Type.String(), Type.Null()], { description: 'the display unit of the values (e.g. ms, USD), or null' }),
     steps: Type.Union([Type.Array(FunnelStepSchema), Type.Null()], { description: 'funnel metrics: the steps in order; null otherwise' }),
-    window: Type.Union([Type.String(), Type.Null()], { description: 'funnel metrics: the ISO 8601 duration after the exposure within which every step counts; null otherwise' }),
+    window: Type.Union([Type.String(), Type.Null()], {
+      description: 'funnel metrics: the ISO 8601 duration after the exposure within which every step counts; null otherwise',
+    }),
     retention: Type.Union([RetentionWindowSchema, Type.Null()], { description: 'retention metrics: the window after the exposure; null otherwise' }),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -136,9 +140,7 @@ export const MetricInput = Type.Object(
     unit_dedup_window: Type.Optional(DedupWindow),
     property_path: Type.Optional(Type.Union([PropertyPath, Type.Null()], { description: 'required by sum and mean; null otherwise' })),
     unit: Type.Optional(Unit),
-    steps: Type.Optional(
-      Type.Array(FunnelStepSchema, { maxItems: 50, description: 'funnel metrics: 2 to 10 steps, each completed after the previous one' }),
-    ),
+    steps: Type.Optional(Type.Array(FunnelStepSchema, { maxItems: 50, description: 'funnel metrics: 2 to 10 steps, each completed after the previous one' })),
     window: Type.Optional(SequenceDuration('funnel metrics: ISO 8601 duration after the exposure within which every step must be completed, PT1S..P365D')),
     retention: Type.Optional(RetentionWindowSchema),
   },

@@ -53,7 +53,8 @@ function conditionErrors(step: FunnelStep, pointer: string): FieldError[] {
 function funnelErrors(input: MetricInput): { errors: FieldError[]; windowMs: number } {
   const errors: FieldError[] = [];
   const steps = input.steps ?? [];
-  if (input.steps === undefined) errors.push({ pointer: '/steps', message: `a funnel needs its steps: ${MIN_FUNNEL_STEPS} to ${MAX_FUNNEL_STEPS} events in order` });
+  if (input.steps === undefined)
+    errors.push({ pointer: '/steps', message: `a funnel needs its steps: ${MIN_FUNNEL_STEPS} to ${MAX_FUNNEL_STEPS} events in order` });
   else if (steps.length < MIN_FUNNEL_STEPS) errors.push({ pointer: '/steps', message: `a funnel has at least ${MIN_FUNNEL_STEPS} steps; got ${steps.length}` });
   else if (steps.length > MAX_FUNNEL_STEPS) errors.push({ pointer: '/steps', message: `a funnel has at most ${MAX_FUNNEL_STEPS} steps; got ${steps.length}` });
   steps.forEach((step, index) => errors.push(...conditionErrors(step, `/steps/${index}`)));
@@ -74,7 +75,10 @@ function retentionErrors(input: MetricInput): { errors: FieldError[]; toMs: numb
   if (input.steps !== undefined) errors.push({ pointer: '/steps', message: 'only a funnel has steps' });
   if (input.window !== undefined) errors.push({ pointer: '/window', message: 'a retention metric’s window is retention: {from, to}' });
   if (input.retention === undefined) {
-    errors.push({ pointer: '/retention', message: 'a retention metric needs retention: {from, to}, ISO 8601 durations after the exposure, e.g. {"from": "P7D", "to": "P14D"}' });
+    errors.push({
+      pointer: '/retention',
+      message: 'a retention metric needs retention: {from, to}, ISO 8601 durations after the exposure, e.g. {"from": "P7D", "to": "P14D"}',
+    });
     return { errors, toMs: 0 };
   }
   const from = parseBound(input.retention.from, true);

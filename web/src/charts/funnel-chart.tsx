@@ -35,7 +35,14 @@ export function FunnelChart({ variant, isControl, index, steps }: { variant: str
         {variant}
         {isControl && variant !== 'control' ? ' (control)' : ''}
       </figcaption>
-      <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-label={`Funnel of ${variant}. ${summary}`} data-testid={`funnel-chart-${variant}`}>
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        width={width}
+        height={height}
+        role="img"
+        aria-label={`Funnel of ${variant}. ${summary}`}
+        data-testid={`funnel-chart-${variant}`}
+      >
         {steps.map((step, i) => {
           const y = TOP + i * ROW;
           const rate = step.rate ?? 0;

@@ -44,7 +44,8 @@ export function stepsBody(steps: readonly StepFields[]): Array<Record<string, un
 
 /** The editor of a funnel's steps: each an event key and an optional condition on its properties, in order. */
 export function StepsEditor({ steps, onChange }: { steps: StepFields[]; onChange: (steps: StepFields[]) => void }) {
-  const change = (index: number, field: keyof StepFields, value: string) => onChange(steps.map((step, at) => (at === index ? { ...step, [field]: value } : step)));
+  const change = (index: number, field: keyof StepFields, value: string) =>
+    onChange(steps.map((step, at) => (at === index ? { ...step, [field]: value } : step)));
   return (
     <fieldset class="funnel-steps" data-testid="funnel-steps">
       <legend>Steps, in order (each after the one before, all within the window)</legend>
@@ -102,14 +103,41 @@ export function SequenceWindow({ kind, form, bind }: { kind: string; form: Seque
   if (kind === 'funnel') {
     return (
       <div class="row">
-        <Field label="Funnel window (days)" type="number" min={0} step="any" required value={form.window} onInput={bind('window')} hint="Every step within this many days of the exposure, e.g. 3." />
+        <Field
+          label="Funnel window (days)"
+          type="number"
+          min={0}
+          step="any"
+          required
+          value={form.window}
+          onInput={bind('window')}
+          hint="Every step within this many days of the exposure, e.g. 3."
+        />
       </div>
     );
   }
   return (
     <div class="row">
-      <Field label="Retention from (days)" type="number" min={0} step="any" required value={form.retention_from} onInput={bind('retention_from')} hint="Days after the exposure where the window opens, e.g. 7." />
-      <Field label="Retention to (days)" type="number" min={0} step="any" required value={form.retention_to} onInput={bind('retention_to')} hint="Where it closes, after from, e.g. 14. Units whose window is still open are left out." />
+      <Field
+        label="Retention from (days)"
+        type="number"
+        min={0}
+        step="any"
+        required
+        value={form.retention_from}
+        onInput={bind('retention_from')}
+        hint="Days after the exposure where the window opens, e.g. 7."
+      />
+      <Field
+        label="Retention to (days)"
+        type="number"
+        min={0}
+        step="any"
+        required
+        value={form.retention_to}
+        onInput={bind('retention_to')}
+        hint="Where it closes, after from, e.g. 14. Units whose window is still open are left out."
+      />
     </div>
   );
 }
@@ -117,7 +145,9 @@ export function SequenceWindow({ kind, form, bind }: { kind: string; form: Seque
 /** A funnel's steps or a retention metric's window in words, for the metric's page. */
 export function sequenceWords(metric: Metric): string {
   if (metric.kind === 'funnel') {
-    const steps = (metric.steps ?? []).map((step) => (step.where ? `${step.event_key} (${step.where.property_path} ${step.where.op} ${JSON.stringify(step.where.value)})` : step.event_key));
+    const steps = (metric.steps ?? []).map((step) =>
+      step.where ? `${step.event_key} (${step.where.property_path} ${step.where.op} ${JSON.stringify(step.where.value)})` : step.event_key,
+    );
     return `${steps.join(' → ')} within ${durationWords(metric.window ?? '')}`;
   }
   const window = metric.retention;

@@ -116,12 +116,12 @@ export function MetricDetail({ id }: { id: string }) {
           ...(isSequence(m)
             ? ([[m.kind === 'funnel' ? 'Steps' : 'Came back', <span data-testid="sequence-words">{sequenceWords(m)}</span>]] as [string, ComponentChildren][])
             : m.kind === 'ratio'
-            ? []
-            : ([
-                ['Event', m.event_key ? <code>{m.event_key}</code> : '—'],
-                ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}`],
-                ['Per-unit window', durationWords(m.unit_dedup_window)],
-              ] as [string, ComponentChildren][])),
+              ? []
+              : ([
+                  ['Event', m.event_key ? <code>{m.event_key}</code> : '—'],
+                  ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}`],
+                  ['Per-unit window', durationWords(m.unit_dedup_window)],
+                ] as [string, ComponentChildren][])),
           ['Unit', m.kind === 'binary' || isSequence(m) ? 'a rate (%)' : (m.unit ?? 'none')],
           ['Direction', m.higher_is_better ? 'higher is better' : 'lower is better'],
           ['Capping', m.capping ? `${m.capping.type} ${m.capping.value}` : 'none'],
