@@ -14,6 +14,8 @@
  * - events.drain_seq (0002): the number of the drain that inserted the row (clickhouse/events.ts),
  *   the incremental analysis's watermark; rows from before it read 0.
  * - 0003 collapses such older copies once (OPTIMIZE ... FINAL), now that reads no longer do.
+ * - 0004 rewrites, once, the properties texts drained before integer literals beyond 64 bits were
+ *   written in exponent form (exponent-form-rewrite.ts).
  * - rollup_units, rollup_values, rollup_state, rollup_changed (0002): the incremental analysis's
  *   per-unit rollups (features/analysis/clickhouse/rollups.ts). Each refresh writes its rows with a
  *   new version and commits by inserting its rollup_state row; reads take each key's newest row at
@@ -25,6 +27,7 @@
 import type { Logger } from 'pino';
 import type { ClickHouseConfig } from '../config.js';
 import { openClickHouse, type ClickHouse } from './client.js';
+import { rewriteExponentForm } from './exponent-form-rewrite.js';
 import { migrateWhenReachable } from './reachability.js';
 
 interface TableSpec {
@@ -127,8 +130,15 @@ function withDedupWindow(statement: string, cluster: string | null): string {
   return `${statement} SETTINGS non_replicated_deduplication_window = 1000`;
 }
 
+/** A step: its statements, in order, then its `run` (a rewrite of rows); both idempotent. */
+export interface ClickHouseMigration {
+  name: string;
+  statements: string[];
+  run?: (ch: ClickHouse) => Promise<unknown>;
+}
+
 /** The migrations, in order; a step's statements run in order and are idempotent (IF NOT EXISTS). */
-export function clickhouseMigrations(cluster: string | null): Array<{ name: string; statements: string[] }> {
+export function clickhouseMigrations(cluster: string | null): ClickHouseMigration[] {
   return [
     {
       name: '0001_events_and_exposures',
@@ -142,6 +152,7 @@ export function clickhouseMigrations(cluster: string | null): Array<{ name: stri
       ],
     },
     { name: '0003_events_read_without_final', statements: collapseCopies(cluster) },
+    { name: '0004_properties_exponent_form', statements: [], run: rewriteExponentForm },
   ];
 }
 
@@ -160,6 +171,7 @@ export async function migrateClickHouse(ch: ClickHouse): Promise<string[]> {
   for (const migration of clickhouseMigrations(ch.cluster)) {
     if (applied.has(migration.name)) continue;
     for (const statement of migration.statements) await ch.client.command({ query: statement });
+    await migration.run?.(ch);
     await ch.client.insert({ table: LEDGER, values: [{ name: migration.name, applied_at: Date.now() }], format: 'JSONEachRow' });
     now.push(migration.name);
   }

@@ -2631,6 +2631,83 @@ export type GetExperimentResultsResponse = {
       significant_after_correction: boolean;
     }>;
   }>;
+  /** the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source) */
+  metric_breakdowns: Array<{
+    /** ULID */
+    metric_id: string;
+    metric_key: string;
+    /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+    metric_name: string;
+    /** where the experiment lists the metric */
+    role: "guardrail" | "secondary";
+    /** this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants */
+    breakdowns: Array<{
+      /** an experiment dimension, or "source" (the API key that logged the exposure) */
+      dimension: string;
+      /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+      values: Array<{
+        /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+        value: string;
+        /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+        label: string;
+        /** live exposed units with this value, all variants */
+        units: number;
+        /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+        per_variant: Array<{
+          variant_key: string;
+          is_control: boolean;
+          /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+          sample_size: number;
+          /** units with at least one counted event in their window (binary metrics: converted units) */
+          conversions: number;
+          /** observed per-unit mean (binary: conversion rate); null without a metric */
+          observed_rate: number | null;
+          posterior: {
+            /** posterior mean of the per-unit value; null without a metric */
+            mean: number | null;
+            /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+            credible_interval_95: [number, number] | null;
+          };
+          /** probability that this variant has the highest true value; null when undefined */
+          prob_best: number | null;
+          /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+          expected_loss_if_stop_now: number | null;
+          /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+          effect: {
+            absolute: {
+              /** posterior mean of (variant mean - control mean) */
+              mean: number;
+              /** 2.5% and 97.5% posterior quantiles of the difference */
+              credible_interval_95: [number, number];
+            };
+            relative: {
+              /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+              mean: number | null;
+              /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+              credible_interval_95: [number, number] | null;
+            };
+            /** P(variant better than control) in the metric’s direction */
+            chance_to_beat_control: number;
+            /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+            p_value?: number;
+            /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+            adjusted_p_value?: number | null;
+            /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+            adjusted_interval_95?: {
+              absolute: [number, number];
+              relative: [number, number] | null;
+            } | null;
+          } | null;
+        }>;
+        /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+        srm_chi_squared_p: number | null;
+        /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+        srm_warning: boolean;
+        /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+        significant_after_correction: boolean;
+      }>;
+    }>;
+  }>;
   /** null in snapshots computed before incremental analysis existed */
   computation: {
     /** incremental: the rollups were refreshed with what is new and aggregated; full: computed from all raw events, rollups untouched */
@@ -3102,6 +3179,83 @@ export type GetExperimentResultsHistoryResponse = {
         srm_warning: boolean;
         /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
         significant_after_correction: boolean;
+      }>;
+    }>;
+    /** the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source) */
+    metric_breakdowns: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
+      /** where the experiment lists the metric */
+      role: "guardrail" | "secondary";
+      /** this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants */
+      breakdowns: Array<{
+        /** an experiment dimension, or "source" (the API key that logged the exposure) */
+        dimension: string;
+        /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+        values: Array<{
+          /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+          value: string;
+          /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+          label: string;
+          /** live exposed units with this value, all variants */
+          units: number;
+          /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+          per_variant: Array<{
+            variant_key: string;
+            is_control: boolean;
+            /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+            sample_size: number;
+            /** units with at least one counted event in their window (binary metrics: converted units) */
+            conversions: number;
+            /** observed per-unit mean (binary: conversion rate); null without a metric */
+            observed_rate: number | null;
+            posterior: {
+              /** posterior mean of the per-unit value; null without a metric */
+              mean: number | null;
+              /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+              credible_interval_95: [number, number] | null;
+            };
+            /** probability that this variant has the highest true value; null when undefined */
+            prob_best: number | null;
+            /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+            expected_loss_if_stop_now: number | null;
+            /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+            effect: {
+              absolute: {
+                /** posterior mean of (variant mean - control mean) */
+                mean: number;
+                /** 2.5% and 97.5% posterior quantiles of the difference */
+                credible_interval_95: [number, number];
+              };
+              relative: {
+                /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+                mean: number | null;
+                /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+                credible_interval_95: [number, number] | null;
+              };
+              /** P(variant better than control) in the metric’s direction */
+              chance_to_beat_control: number;
+              /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+              p_value?: number;
+              /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+              adjusted_p_value?: number | null;
+              /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+              adjusted_interval_95?: {
+                absolute: [number, number];
+                relative: [number, number] | null;
+              } | null;
+            } | null;
+          }>;
+          /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+          srm_chi_squared_p: number | null;
+          /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+          srm_warning: boolean;
+          /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+          significant_after_correction: boolean;
+        }>;
       }>;
     }>;
     /** null in snapshots computed before incremental analysis existed */
@@ -3784,6 +3938,83 @@ export type ViewSharedResultsResponse = {
         srm_warning: boolean;
         /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
         significant_after_correction: boolean;
+      }>;
+    }>;
+    /** the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source) */
+    metric_breakdowns: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
+      /** where the experiment lists the metric */
+      role: "guardrail" | "secondary";
+      /** this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants */
+      breakdowns: Array<{
+        /** an experiment dimension, or "source" (the API key that logged the exposure) */
+        dimension: string;
+        /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+        values: Array<{
+          /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+          value: string;
+          /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+          label: string;
+          /** live exposed units with this value, all variants */
+          units: number;
+          /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+          per_variant: Array<{
+            variant_key: string;
+            is_control: boolean;
+            /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+            sample_size: number;
+            /** units with at least one counted event in their window (binary metrics: converted units) */
+            conversions: number;
+            /** observed per-unit mean (binary: conversion rate); null without a metric */
+            observed_rate: number | null;
+            posterior: {
+              /** posterior mean of the per-unit value; null without a metric */
+              mean: number | null;
+              /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+              credible_interval_95: [number, number] | null;
+            };
+            /** probability that this variant has the highest true value; null when undefined */
+            prob_best: number | null;
+            /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+            expected_loss_if_stop_now: number | null;
+            /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+            effect: {
+              absolute: {
+                /** posterior mean of (variant mean - control mean) */
+                mean: number;
+                /** 2.5% and 97.5% posterior quantiles of the difference */
+                credible_interval_95: [number, number];
+              };
+              relative: {
+                /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+                mean: number | null;
+                /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+                credible_interval_95: [number, number] | null;
+              };
+              /** P(variant better than control) in the metric’s direction */
+              chance_to_beat_control: number;
+              /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+              p_value?: number;
+              /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+              adjusted_p_value?: number | null;
+              /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+              adjusted_interval_95?: {
+                absolute: [number, number];
+                relative: [number, number] | null;
+              } | null;
+            } | null;
+          }>;
+          /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+          srm_chi_squared_p: number | null;
+          /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+          srm_warning: boolean;
+          /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+          significant_after_correction: boolean;
+        }>;
       }>;
     }>;
     /** null in snapshots computed before incremental analysis existed */

@@ -11,7 +11,8 @@ import { plannedSamplePerVariant, recommend, recommendationContext } from './com
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
-import { breakdownKeys, computeBreakdowns, labelSources } from './breakdowns-pass.js';
+import { breakdownKeys } from './breakdowns-pass.js';
+import { snapshotSlices } from './metric-breakdowns-pass.js';
 import type { AnalysisDeps, ViewDeps } from './deps.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { rollupSlots } from './store/rollup-slots.js';
@@ -231,6 +232,8 @@ async function snapshotTotals(
   return { computed, refreshed, sequences, summedPrimary, ...mergeSequenceTotals(metrics, computed, sequences) };
 }
 
+const summedKind = (metric: MetricRow) => !isSequenceKind(metric.kind);
+
 async function analyse(deps: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
   const { computedAt, chunkUnits } = options;
   const store = deps.analysisStore;
@@ -262,9 +265,10 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     bandit,
   });
   const { satisfied, primaryCuped, secondaryMetrics, rest } = splitBuilt(built, secondaries, capsApplied.slice((primary ? 1 : 0) + guardrails.length));
-  // Slices are analysed on the primary metric's own values, without the CUPED covariate (a funnel's or retention primary's slices: units only).
-  const slices = { experiment, row, primary: summedPrimary, primarySpec: summedPrimary ? computed.primarySpec : null, primaryCap: capsApplied[0] ?? null };
-  const breakdowns = options.withBreakdowns ? await computeBreakdowns(ctx, { ...slices, totals, chunkUnits, source, known: computed.breakdowns, bandit }) : [];
+  // Funnel and retention metrics have no slices of their own (a funnel or retention primary's: units only).
+  const summedOnly = { primary: summedPrimary, guardrails: guardrails.filter(summedKind), secondaries: secondaries.filter(summedKind) };
+  const sliceInput = { experiment, row, loaded: summedOnly, computed, capsApplied: computed.capsApplied, totals, chunkUnits, source, bandit };
+  const slices = options.withBreakdowns ? await snapshotSlices(ctx, sliceInput) : { breakdowns: [], metric_breakdowns: [] };
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
@@ -273,7 +277,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     late_event_count: lateEvents.total,
     late_events: { counted: lateEvents.counted, before_exposure: lateEvents.before_exposure, outside_window: lateEvents.outside_window },
     weights_changed_since_start: experiment.weights_changed_since_start,
-    breakdowns: await labelSources(ctx, row.workspace_id, breakdowns),
+    ...slices,
     planning: planningBlockOf(experiment, { totals, primary, cuped: lookbackMs !== null, daysElapsed: rest.decision.days_elapsed }),
   };
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));

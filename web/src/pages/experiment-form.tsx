@@ -5,7 +5,7 @@ import { RuleBuilder } from '../components/rule-builder.js';
 import { ErrorBox, Field, PageTitle, Select, TextArea } from '../components/ui.js';
 import { useFormFields, useResource, useSubmit } from '../hooks.js';
 import type { Rule } from '../rules.js';
-import { parseDimensions } from './experiment-edit.js';
+import { parseDimensions } from './experiment-settings-model.js';
 import { navigate } from '../router.js';
 import { MetricFields } from './metric-fields.js';
 import { DEFAULT_MULTIPLE_TESTING, SecondaryFields, type MultipleTesting } from './secondary-fields.js';
