@@ -1796,6 +1796,23 @@ export type GetHoldoutResultsResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+      steps?: Array<{
+        /** the step’s event */
+        event_key: string;
+        /** units that completed this step and every one before it, in order, within the window */
+        conversions: number;
+        /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+        rate: number | null;
+        /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+        rate_interval_95: [number, number] | null;
+        /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+        step_rate: number | null;
+        /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+        step_rate_interval_95: [number, number] | null;
+      }>;
+      /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+      pending_units?: number;
     }>;
     /** the sample against the held-out units: what everything launched while the holdout ran added up to; null while a group has too few units */
     cumulative_lift: {
@@ -3238,6 +3255,23 @@ export type GetExperimentResultsResponse = {
               relative: [number, number] | null;
             } | null;
           } | null;
+          /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+          steps?: Array<{
+            /** the step’s event */
+            event_key: string;
+            /** units that completed this step and every one before it, in order, within the window */
+            conversions: number;
+            /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+            rate: number | null;
+            /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+            rate_interval_95: [number, number] | null;
+            /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+            step_rate: number | null;
+            /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+            step_rate_interval_95: [number, number] | null;
+          }>;
+          /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+          pending_units?: number;
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
         srm_chi_squared_p: number | null;
@@ -3788,6 +3822,23 @@ export type GetExperimentResultsHistoryResponse = {
                 relative: [number, number] | null;
               } | null;
             } | null;
+            /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+            steps?: Array<{
+              /** the step’s event */
+              event_key: string;
+              /** units that completed this step and every one before it, in order, within the window */
+              conversions: number;
+              /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+              rate: number | null;
+              /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+              rate_interval_95: [number, number] | null;
+              /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+              step_rate: number | null;
+              /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+              step_rate_interval_95: [number, number] | null;
+            }>;
+            /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+            pending_units?: number;
           }>;
           /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
           srm_chi_squared_p: number | null;
@@ -4547,6 +4598,23 @@ export type ViewSharedResultsResponse = {
                 relative: [number, number] | null;
               } | null;
             } | null;
+            /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+            steps?: Array<{
+              /** the step’s event */
+              event_key: string;
+              /** units that completed this step and every one before it, in order, within the window */
+              conversions: number;
+              /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+              rate: number | null;
+              /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+              rate_interval_95: [number, number] | null;
+              /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+              step_rate: number | null;
+              /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+              step_rate_interval_95: [number, number] | null;
+            }>;
+            /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+            pending_units?: number;
           }>;
           /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
           srm_chi_squared_p: number | null;

@@ -2,6 +2,8 @@ import Type, { type Static } from 'typebox';
 import { MAX_PAGE_SIZE } from '../../http/pagination.js';
 import { Id, Timestamp } from '../../http/schemas.js';
 import { PlanningBlockSchema } from './planning-schema.js';
+import { FunnelStepResultSchema } from './sequence-schema.js';
+export type { FunnelStepResult } from './sequence-schema.js';
 
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const Interval = Type.Tuple([Type.Number(), Type.Number()]);
@@ -40,25 +42,6 @@ export const EffectSchema = Type.Object(
   },
   { description: 'the variant against the control (docs/statistics.md)' },
 );
-
-const FunnelStepResultSchema = Type.Object(
-  {
-    event_key: Type.String({ description: 'the step’s event' }),
-    conversions: Type.Integer({ description: 'units that completed this step and every one before it, in order, within the window' }),
-    rate: NullableNumber('conversions / sample_size: the share of the variant’s units that got this far; null without units'),
-    rate_interval_95: Type.Union([Interval, Type.Null()], {
-      description: '2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units',
-    }),
-    step_rate: NullableNumber(
-      'conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it',
-    ),
-    step_rate_interval_95: Type.Union([Interval, Type.Null()], {
-      description: 'the same Beta posterior interval for step_rate; null when none reached the previous step',
-    }),
-  },
-  { description: 'one step of a funnel in one variant: the drop-off from the step before' },
-);
-export type FunnelStepResult = Static<typeof FunnelStepResultSchema>;
 
 export const VariantPosteriorSchema = Type.Object(
   {
