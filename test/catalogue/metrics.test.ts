@@ -64,6 +64,9 @@ describeEachDialect('metrics', (server) => {
       fact_table_id: null,
       column: null,
       filter: null,
+      steps: null,
+      window: null,
+      retention: null,
       created_at: expect.stringMatching(ISO),
       updated_at: created.body.created_at,
     });
@@ -126,7 +129,7 @@ describeEachDialect('metrics', (server) => {
     expect(await errorsOf({ ...checkout, name: '' })).toEqual([{ pointer: '/name', message: expect.any(String) }]);
     expect(await errorsOf({ ...checkout, name: 'n'.repeat(201) })).toEqual([{ pointer: '/name', message: expect.any(String) }]);
     expect(await errorsOf({ ...checkout, kind: 'median' })).toEqual([
-      { pointer: '/kind', message: 'must be one of "binary", "count", "revenue", "duration", "ratio", "quantile"' },
+      { pointer: '/kind', message: 'must be one of "binary", "count", "revenue", "duration", "ratio", "quantile", "funnel", "retention"' },
     ]);
     expect(await errorsOf({ ...checkout, aggregation: 'median' })).toEqual([{ pointer: '/aggregation', message: 'must be one of "sum", "mean", "count"' }]);
     expect(await errorsOf({ ...checkout, colour: 'red' })).toEqual([{ pointer: '/colour', message: 'is not a known field' }]);

@@ -21,6 +21,8 @@ export function metricRow(fields: Pick<MetricRow, 'id' | 'key' | 'name' | 'kind'
     fact_table_id: null,
     fact_column: null,
     fact_filter: null,
+    steps: null,
+    retention: null,
     created_at: 0,
     updated_at: 0,
     ...fields,

@@ -253,8 +253,8 @@ export type ListMetricsResponse = {
     description: string | null;
     /** null for ratio metrics */
     event_key: string | null;
-    /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path */
-    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
+    /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path; funnel: did the unit complete the steps in order within window; retention: did the unit come back between retention.from and retention.to after its exposure */
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile" | "funnel" | "retention";
     /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum) */
     aggregation: "sum" | "mean" | "count";
     higher_is_better: boolean;
@@ -284,6 +284,29 @@ export type ListMetricsResponse = {
     column: string | null;
     /** metrics on a fact table: the row filter; null for every row */
     filter: string | null;
+    /** funnel metrics: the steps in order; null otherwise */
+    steps: Array<{
+      /** the event that completes the step */
+      event_key: string;
+      /** only events whose properties meet it count; null or absent for all */
+      where?: {
+        /** the event property holding the number: dot chains and bracketed string keys, e.g. amount, $.order.total, order["total value"] */
+        property_path: string;
+        /** eq, neq: the value at property_path equals (does not equal) value, same JSON type; gt, gte, lt, lte: a number compared with value */
+        op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte";
+        /** a string, number or boolean (a number for gt, gte, lt, lte) */
+        value: string | number | boolean;
+      } | null;
+    }> | null;
+    /** funnel metrics: the ISO 8601 duration after the exposure within which every step counts; null otherwise */
+    window: string | null;
+    /** retention metrics: the window after the exposure; null otherwise */
+    retention: {
+      /** ISO 8601 duration after the exposure where the window opens (inclusive), PT0S..P365D, e.g. P7D */
+      from: string;
+      /** ISO 8601 duration after the exposure where the window closes (exclusive), after from and at most P365D, e.g. P14D */
+      to: string;
+    } | null;
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -301,8 +324,8 @@ export type CreateMetricRequest = {
   description?: string | null;
   /** the event_key of the events this metric counts; required except for ratio metrics */
   event_key?: string;
-  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path */
-  kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
+  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path; funnel: did the unit complete the steps in order within window; retention: did the unit come back between retention.from and retention.to after its exposure */
+  kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile" | "funnel" | "retention";
   /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum); defaults to count, and to sum for a ratio metric */
   aggregation?: "sum" | "mean" | "count";
   /** false for a metric where lower is better (load time, churn, errors): prob_best, the effect and the decision then favour lower values */
@@ -332,6 +355,28 @@ export type CreateMetricRequest = {
   fact_table_id?: string;
   column?: string | null;
   filter?: string | null;
+  /** funnel metrics: 2 to 10 steps, each completed after the previous one */
+  steps?: Array<{
+    /** the event that completes the step */
+    event_key: string;
+    /** only events whose properties meet it count; null or absent for all */
+    where?: {
+      /** the event property holding the number: dot chains and bracketed string keys, e.g. amount, $.order.total, order["total value"] */
+      property_path: string;
+      /** eq, neq: the value at property_path equals (does not equal) value, same JSON type; gt, gte, lt, lte: a number compared with value */
+      op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte";
+      /** a string, number or boolean (a number for gt, gte, lt, lte) */
+      value: string | number | boolean;
+    } | null;
+  }>;
+  /** funnel metrics: ISO 8601 duration after the exposure within which every step must be completed, PT1S..P365D */
+  window?: string;
+  retention?: {
+    /** ISO 8601 duration after the exposure where the window opens (inclusive), PT0S..P365D, e.g. P7D */
+    from: string;
+    /** ISO 8601 duration after the exposure where the window closes (exclusive), after from and at most P365D, e.g. P14D */
+    to: string;
+  };
 };
 
 /** POST /v1/metrics: 201 body */
@@ -345,8 +390,8 @@ export type CreateMetricResponse = {
   description: string | null;
   /** null for ratio metrics */
   event_key: string | null;
-  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path */
-  kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
+  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path; funnel: did the unit complete the steps in order within window; retention: did the unit come back between retention.from and retention.to after its exposure */
+  kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile" | "funnel" | "retention";
   /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum) */
   aggregation: "sum" | "mean" | "count";
   higher_is_better: boolean;
@@ -376,6 +421,29 @@ export type CreateMetricResponse = {
   column: string | null;
   /** metrics on a fact table: the row filter; null for every row */
   filter: string | null;
+  /** funnel metrics: the steps in order; null otherwise */
+  steps: Array<{
+    /** the event that completes the step */
+    event_key: string;
+    /** only events whose properties meet it count; null or absent for all */
+    where?: {
+      /** the event property holding the number: dot chains and bracketed string keys, e.g. amount, $.order.total, order["total value"] */
+      property_path: string;
+      /** eq, neq: the value at property_path equals (does not equal) value, same JSON type; gt, gte, lt, lte: a number compared with value */
+      op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte";
+      /** a string, number or boolean (a number for gt, gte, lt, lte) */
+      value: string | number | boolean;
+    } | null;
+  }> | null;
+  /** funnel metrics: the ISO 8601 duration after the exposure within which every step counts; null otherwise */
+  window: string | null;
+  /** retention metrics: the window after the exposure; null otherwise */
+  retention: {
+    /** ISO 8601 duration after the exposure where the window opens (inclusive), PT0S..P365D, e.g. P7D */
+    from: string;
+    /** ISO 8601 duration after the exposure where the window closes (exclusive), after from and at most P365D, e.g. P14D */
+    to: string;
+  } | null;
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -1776,6 +1844,23 @@ export type GetHoldoutResultsResponse = {
         /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
         standard_error: number | null;
       };
+      /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+      steps?: Array<{
+        /** the step’s event */
+        event_key: string;
+        /** units that completed this step and every one before it, in order, within the window */
+        conversions: number;
+        /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+        rate: number | null;
+        /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+        rate_interval_95: [number, number] | null;
+        /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+        step_rate: number | null;
+        /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+        step_rate_interval_95: [number, number] | null;
+      }>;
+      /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+      pending_units?: number;
     }>;
     /** the sample against the held-out units: what everything launched while the holdout ran added up to; null while a group has too few units */
     cumulative_lift: {
@@ -2728,7 +2813,7 @@ export type GetExperimentResultsResponse = {
     name: string;
     /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
     unit: string | null;
-    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile" | "funnel" | "retention";
     aggregation: "sum" | "mean" | "count";
     /** the metric’s direction when the snapshot was computed */
     higher_is_better: boolean;
@@ -2814,6 +2899,23 @@ export type GetExperimentResultsResponse = {
       /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
       standard_error: number | null;
     };
+    /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+    steps?: Array<{
+      /** the step’s event */
+      event_key: string;
+      /** units that completed this step and every one before it, in order, within the window */
+      conversions: number;
+      /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+      rate: number | null;
+      /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+      rate_interval_95: [number, number] | null;
+      /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+      step_rate: number | null;
+      /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+      step_rate_interval_95: [number, number] | null;
+    }>;
+    /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+    pending_units?: number;
   }>;
   /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
   secondary_metrics: Array<{
@@ -2824,7 +2926,7 @@ export type GetExperimentResultsResponse = {
     name: string;
     /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
     unit: string | null;
-    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile" | "funnel" | "retention";
     aggregation: "sum" | "mean" | "count";
     /** the metric’s direction when the snapshot was computed */
     higher_is_better: boolean;
@@ -2908,6 +3010,23 @@ export type GetExperimentResultsResponse = {
         /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
         standard_error: number | null;
       };
+      /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+      steps?: Array<{
+        /** the step’s event */
+        event_key: string;
+        /** units that completed this step and every one before it, in order, within the window */
+        conversions: number;
+        /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+        rate: number | null;
+        /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+        rate_interval_95: [number, number] | null;
+        /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+        step_rate: number | null;
+        /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+        step_rate_interval_95: [number, number] | null;
+      }>;
+      /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+      pending_units?: number;
     }>;
   }>;
   /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
@@ -3003,6 +3122,23 @@ export type GetExperimentResultsResponse = {
         /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
         standard_error: number | null;
       };
+      /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+      steps?: Array<{
+        /** the step’s event */
+        event_key: string;
+        /** units that completed this step and every one before it, in order, within the window */
+        conversions: number;
+        /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+        rate: number | null;
+        /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+        rate_interval_95: [number, number] | null;
+        /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+        step_rate: number | null;
+        /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+        step_rate_interval_95: [number, number] | null;
+      }>;
+      /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+      pending_units?: number;
     }>;
   }>;
   traffic: Array<{
@@ -3146,6 +3282,23 @@ export type GetExperimentResultsResponse = {
           /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
           standard_error: number | null;
         };
+        /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+        steps?: Array<{
+          /** the step’s event */
+          event_key: string;
+          /** units that completed this step and every one before it, in order, within the window */
+          conversions: number;
+          /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+          rate: number | null;
+          /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+          rate_interval_95: [number, number] | null;
+          /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+          step_rate: number | null;
+          /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+          step_rate_interval_95: [number, number] | null;
+        }>;
+        /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+        pending_units?: number;
       }>;
       /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
       srm_chi_squared_p: number | null;
@@ -3238,6 +3391,23 @@ export type GetExperimentResultsResponse = {
             /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
             standard_error: number | null;
           };
+          /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+          steps?: Array<{
+            /** the step’s event */
+            event_key: string;
+            /** units that completed this step and every one before it, in order, within the window */
+            conversions: number;
+            /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+            rate: number | null;
+            /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+            rate_interval_95: [number, number] | null;
+            /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+            step_rate: number | null;
+            /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+            step_rate_interval_95: [number, number] | null;
+          }>;
+          /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+          pending_units?: number;
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
         srm_chi_squared_p: number | null;
@@ -3298,7 +3468,7 @@ export type GetExperimentResultsHistoryResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile" | "funnel" | "retention";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -3384,6 +3554,23 @@ export type GetExperimentResultsHistoryResponse = {
         /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
         standard_error: number | null;
       };
+      /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+      steps?: Array<{
+        /** the step’s event */
+        event_key: string;
+        /** units that completed this step and every one before it, in order, within the window */
+        conversions: number;
+        /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+        rate: number | null;
+        /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+        rate_interval_95: [number, number] | null;
+        /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+        step_rate: number | null;
+        /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+        step_rate_interval_95: [number, number] | null;
+      }>;
+      /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+      pending_units?: number;
     }>;
     /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
     secondary_metrics: Array<{
@@ -3394,7 +3581,7 @@ export type GetExperimentResultsHistoryResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile" | "funnel" | "retention";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -3478,6 +3665,23 @@ export type GetExperimentResultsHistoryResponse = {
           /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
           standard_error: number | null;
         };
+        /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+        steps?: Array<{
+          /** the step’s event */
+          event_key: string;
+          /** units that completed this step and every one before it, in order, within the window */
+          conversions: number;
+          /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+          rate: number | null;
+          /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+          rate_interval_95: [number, number] | null;
+          /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+          step_rate: number | null;
+          /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+          step_rate_interval_95: [number, number] | null;
+        }>;
+        /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+        pending_units?: number;
       }>;
     }>;
     /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
@@ -3573,6 +3777,23 @@ export type GetExperimentResultsHistoryResponse = {
           /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
           standard_error: number | null;
         };
+        /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+        steps?: Array<{
+          /** the step’s event */
+          event_key: string;
+          /** units that completed this step and every one before it, in order, within the window */
+          conversions: number;
+          /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+          rate: number | null;
+          /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+          rate_interval_95: [number, number] | null;
+          /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+          step_rate: number | null;
+          /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+          step_rate_interval_95: [number, number] | null;
+        }>;
+        /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+        pending_units?: number;
       }>;
     }>;
     traffic: Array<{
@@ -3716,6 +3937,23 @@ export type GetExperimentResultsHistoryResponse = {
             /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
             standard_error: number | null;
           };
+          /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+          steps?: Array<{
+            /** the step’s event */
+            event_key: string;
+            /** units that completed this step and every one before it, in order, within the window */
+            conversions: number;
+            /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+            rate: number | null;
+            /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+            rate_interval_95: [number, number] | null;
+            /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+            step_rate: number | null;
+            /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+            step_rate_interval_95: [number, number] | null;
+          }>;
+          /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+          pending_units?: number;
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
         srm_chi_squared_p: number | null;
@@ -3808,6 +4046,23 @@ export type GetExperimentResultsHistoryResponse = {
               /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
               standard_error: number | null;
             };
+            /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+            steps?: Array<{
+              /** the step’s event */
+              event_key: string;
+              /** units that completed this step and every one before it, in order, within the window */
+              conversions: number;
+              /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+              rate: number | null;
+              /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+              rate_interval_95: [number, number] | null;
+              /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+              step_rate: number | null;
+              /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+              step_rate_interval_95: [number, number] | null;
+            }>;
+            /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+            pending_units?: number;
           }>;
           /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
           srm_chi_squared_p: number | null;
@@ -4077,7 +4332,7 @@ export type ViewSharedResultsResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile" | "funnel" | "retention";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -4163,6 +4418,23 @@ export type ViewSharedResultsResponse = {
         /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
         standard_error: number | null;
       };
+      /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+      steps?: Array<{
+        /** the step’s event */
+        event_key: string;
+        /** units that completed this step and every one before it, in order, within the window */
+        conversions: number;
+        /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+        rate: number | null;
+        /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+        rate_interval_95: [number, number] | null;
+        /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+        step_rate: number | null;
+        /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+        step_rate_interval_95: [number, number] | null;
+      }>;
+      /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+      pending_units?: number;
     }>;
     /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
     secondary_metrics: Array<{
@@ -4173,7 +4445,7 @@ export type ViewSharedResultsResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile" | "funnel" | "retention";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -4257,6 +4529,23 @@ export type ViewSharedResultsResponse = {
           /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
           standard_error: number | null;
         };
+        /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+        steps?: Array<{
+          /** the step’s event */
+          event_key: string;
+          /** units that completed this step and every one before it, in order, within the window */
+          conversions: number;
+          /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+          rate: number | null;
+          /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+          rate_interval_95: [number, number] | null;
+          /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+          step_rate: number | null;
+          /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+          step_rate_interval_95: [number, number] | null;
+        }>;
+        /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+        pending_units?: number;
       }>;
     }>;
     /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
@@ -4352,6 +4641,23 @@ export type ViewSharedResultsResponse = {
           /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
           standard_error: number | null;
         };
+        /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+        steps?: Array<{
+          /** the step’s event */
+          event_key: string;
+          /** units that completed this step and every one before it, in order, within the window */
+          conversions: number;
+          /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+          rate: number | null;
+          /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+          rate_interval_95: [number, number] | null;
+          /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+          step_rate: number | null;
+          /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+          step_rate_interval_95: [number, number] | null;
+        }>;
+        /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+        pending_units?: number;
       }>;
     }>;
     traffic: Array<{
@@ -4495,6 +4801,23 @@ export type ViewSharedResultsResponse = {
             /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
             standard_error: number | null;
           };
+          /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+          steps?: Array<{
+            /** the step’s event */
+            event_key: string;
+            /** units that completed this step and every one before it, in order, within the window */
+            conversions: number;
+            /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+            rate: number | null;
+            /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+            rate_interval_95: [number, number] | null;
+            /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+            step_rate: number | null;
+            /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+            step_rate_interval_95: [number, number] | null;
+          }>;
+          /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+          pending_units?: number;
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
         srm_chi_squared_p: number | null;
@@ -4587,6 +4910,23 @@ export type ViewSharedResultsResponse = {
               /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
               standard_error: number | null;
             };
+            /** funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics */
+            steps?: Array<{
+              /** the step’s event */
+              event_key: string;
+              /** units that completed this step and every one before it, in order, within the window */
+              conversions: number;
+              /** conversions / sample_size: the share of the variant’s units that got this far; null without units */
+              rate: number | null;
+              /** 2.5% and 97.5% quantiles of the Beta(1 + conversions, 1 + sample_size − conversions) posterior of rate; null without units */
+              rate_interval_95: [number, number] | null;
+              /** conversions / the previous step’s conversions (the first step: / sample_size): the share that went on from the step before; null when none reached it */
+              step_rate: number | null;
+              /** the same Beta posterior interval for step_rate; null when none reached the previous step */
+              step_rate_interval_95: [number, number] | null;
+            }>;
+            /** retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics */
+            pending_units?: number;
           }>;
           /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
           srm_chi_squared_p: number | null;

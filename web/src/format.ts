@@ -62,7 +62,12 @@ export function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio' | 'quantile';
+export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio' | 'quantile' | 'funnel' | 'retention';
+
+/** Whether a metric's per-unit value is 0 or 1 (a rate): binary, funnel and retention metrics. */
+export function isRate(kind: MetricKind): boolean {
+  return kind === 'binary' || kind === 'funnel' || kind === 'retention';
+}
 
 /** What formatting a metric's numbers needs: its kind, optional unit, and a typical value. */
 export interface MetricScale {
@@ -94,7 +99,7 @@ export interface MetricFormat {
 }
 
 export function metricFormat(scale: MetricScale): MetricFormat {
-  if (scale.kind === 'binary') {
+  if (isRate(scale.kind)) {
     return {
       value: (v) => percent(v, 2),
       difference: (v) => {

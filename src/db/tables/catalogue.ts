@@ -1,4 +1,4 @@
-export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio' | 'quantile';
+export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio' | 'quantile' | 'funnel' | 'retention';
 export type QuantileLevel = 'event' | 'unit';
 export type MetricAggregation = 'sum' | 'mean' | 'count';
 
@@ -32,6 +32,10 @@ export interface MetricsTable {
   fact_table_id: string | null;
   fact_column: string | null;
   fact_filter: string | null;
+  /** Funnel metrics: their steps as JSON text ([{event_key, where?}]); null otherwise. */
+  steps: string | null;
+  /** Retention metrics: {from, to} (ISO 8601 durations) as JSON text; null otherwise. */
+  retention: string | null;
   created_at: number;
   updated_at: number;
 }

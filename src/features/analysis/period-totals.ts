@@ -10,6 +10,7 @@ import { parsePeriods } from '../experiments/allocation.js';
 import { toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
 import type { BanditInput } from './compute/bandit-analysis.js';
 import type { MetricRow } from '../metrics/read.js';
+import { isSequenceKind } from '../metrics/sequence-rules.js';
 import type { ViewDeps } from './deps.js';
 import { loadMetrics, resolveSpec } from './metric-totals.js';
 import type { UnitSource } from './store/contract.js';
@@ -36,8 +37,9 @@ export async function primaryPeriodTotals(
   source: UnitSource = 'events',
 ): Promise<PeriodTotals | null> {
   const { primary, components } = await loadMetrics(ctx, { ...toExperiment(row), guardrail_metric_ids: [], secondary_metric_ids: [] });
-  // A quantile has no per-unit mean for a bandit to reweight on either.
-  if (!primary || primary.kind === 'ratio' || primary.kind === 'quantile') return null;
+  // A quantile has no per-unit mean for a bandit to reweight on; funnel and retention metrics are
+  // counted apart (sequence-pass.ts): a bandit on either is analysed as a fixed split.
+  if (!primary || primary.kind === 'ratio' || primary.kind === 'quantile' || isSequenceKind(primary.kind)) return null;
   const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
   let { spec } = await resolveSpec(ctx, row, primary, components, source);
   if (spec.percentile) {

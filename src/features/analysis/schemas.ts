@@ -2,6 +2,8 @@ import Type, { type Static } from 'typebox';
 import { MAX_PAGE_SIZE } from '../../http/pagination.js';
 import { Id, Timestamp } from '../../http/schemas.js';
 import { PlanningBlockSchema } from './planning-schema.js';
+import { FunnelStepResultSchema } from './sequence-schema.js';
+export type { FunnelStepResult } from './sequence-schema.js';
 
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const Interval = Type.Tuple([Type.Number(), Type.Number()]);
@@ -82,12 +84,23 @@ export const VariantPosteriorSchema = Type.Object(
       description: 'against the control; null on the control, without a metric, and while an arm has too few units for a posterior',
     }),
     quantile: Type.Optional(QuantileResultSchema),
+    steps: Type.Optional(
+      Type.Array(FunnelStepResultSchema, {
+        description: 'funnel metrics: each step in order (conversions of the last one are the variant’s conversions); absent for other metrics',
+      }),
+    ),
+    pending_units: Type.Optional(
+      Type.Integer({
+        description:
+          'retention metrics: live units whose retention window had not ended by the snapshot (or the stop), left out of sample_size; absent for other metrics',
+      }),
+    ),
   },
   { description: 'one variant of one metric: the spec’s VariantPosterior' },
 );
 export type VariantPosterior = Static<typeof VariantPosteriorSchema>;
 
-const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio', 'quantile']);
+const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio', 'quantile', 'funnel', 'retention']);
 const MetricAggregation = Type.Enum(['sum', 'mean', 'count']);
 
 const HigherIsBetter = Type.Boolean({ description: 'the metric’s direction when the snapshot was computed' });

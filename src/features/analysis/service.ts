@@ -17,6 +17,7 @@ import type { AnalysisDeps, ViewDeps } from './deps.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { withQuantiles } from './quantile-pass.js';
 import { rollupSlots } from './store/rollup-slots.js';
+import { isSequenceKind, mergeSequenceTotals, sequenceTotalsOf, withSequenceResults } from './sequence-pass.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
 import {
@@ -208,22 +209,63 @@ function totalsPlanOf(
   };
 }
 
+/**
+ * Every metric's totals, primary first: funnel and retention metrics counted apart
+ * (sequence-pass.ts), the rest through the store's sums (the maintained ones, or a pass).
+ */
+async function snapshotTotals(
+  ctx: ViewDeps & Pick<AnalysisDeps, 'analysisStore'>,
+  experiment: Experiment,
+  row: ExperimentRow,
+  options: AnalyseOptions,
+  loaded: Awaited<ReturnType<typeof loadMetrics>>,
+  lookbackMs: number | null,
+) {
+  const { primary, guardrails, secondaries, components } = loaded;
+  const store = ctx.analysisStore;
+  const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
+  const summed = metrics.filter((metric) => !isSequenceKind(metric.kind));
+  const summedPrimary = primary && !isSequenceKind(primary.kind) ? primary : null;
+  const source: UnitSource = options.mode === 'incremental' ? 'rollups' : 'events';
+  const plan = options.mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, summedPrimary, summed, components, lookbackMs) : null;
+  const refreshed = await refreshedFor(ctx, row, rollupSlots(summed, components, lookbackMs), options, plan);
+  const context = { components, lookbackMs, chunkUnits: options.chunkUnits };
+  const sums = plan ? await maintainedTotals(ctx, row, summed, plan, context) : await passTotals(ctx, row, summed, { ...context, source });
+  // Quantiles are read apart too (quantile-pass.ts), their caps and events over the sums'.
+  const computed = await withQuantiles(ctx, row, summed, sums);
+  const sequences = await sequenceTotalsOf(ctx, row, metrics, options.computedAt);
+  let plain = 0;
+  const quantiles = metrics.map((metric) => (isSequenceKind(metric.kind) ? null : (computed.quantiles[plain++] ?? null)));
+  return { computed, refreshed, sequences, summedPrimary, quantiles, ...mergeSequenceTotals(metrics, computed, sequences) };
+}
+
+const summedKind = (metric: MetricRow) => !isSequenceKind(metric.kind);
+
+/** One view for the whole snapshot, so every read counts the same events; a fact table's metrics read through the warehouse view. */
+async function snapshotContext(deps: AnalysisDeps, row: ExperimentRow, loaded: Awaited<ReturnType<typeof loadMetrics>>, requested: AnalyseOptions['mode']) {
+  const { primary, guardrails, secondaries, components } = loaded;
+  const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
+  const { view, mode } = await snapshotView(deps, row, readFactTables(metrics, components), requested);
+  return { ctx: { ...deps, view }, mode };
+}
+
 async function analyse(deps: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
   const { computedAt, chunkUnits } = options;
   const store = deps.analysisStore;
   await store.prepare(row.id);
-  const { primary, guardrails, secondaries, components } = await loadMetrics(deps, experiment);
-  const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
-  // One view for the whole snapshot: every read below counts the same events.
-  const { view, mode } = await snapshotView(deps, row, readFactTables(metrics, components), options.mode);
-  const ctx = { ...deps, view };
+  const loaded = await loadMetrics(deps, experiment);
+  const { primary, guardrails, secondaries } = loaded;
+  const { ctx, mode } = await snapshotContext(deps, row, loaded, options.mode);
   const lookbackMs = cupedLookbackMs(experiment);
   const source: UnitSource = mode === 'incremental' ? 'rollups' : 'events';
-  const plan = mode === 'incremental' && store.maintainsTotals ? totalsPlanOf(experiment, primary, metrics, components, lookbackMs) : null;
-  const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), { ...options, mode }, plan);
-  const context = { components, lookbackMs, chunkUnits };
-  const computed = plan ? await maintainedTotals(ctx, row, metrics, plan, context) : await passTotals(ctx, row, metrics, { ...context, source });
-  const { totals, capsApplied, eventsRead, quantiles } = await withQuantiles(ctx, row, metrics, computed);
+  const { computed, totals, capsApplied, refreshed, sequences, summedPrimary, quantiles } = await snapshotTotals(
+    ctx,
+    experiment,
+    row,
+    { ...options, mode },
+    loaded,
+    lookbackMs,
+  );
   const lateEvents = await ctx.view.lateEvents({ workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
   const bandit = await banditInputOf(ctx, experiment, row, source);
   const built = await ctx.stats.run('snapshot', {
@@ -245,9 +287,10 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     bandit,
   });
   const { satisfied, primaryCuped, secondaryMetrics, rest } = splitBuilt(built, secondaries, capsApplied.slice((primary ? 1 : 0) + guardrails.length));
-  const slices = options.withBreakdowns
-    ? await snapshotSlices(ctx, { experiment, row, loaded: { primary, guardrails, secondaries }, computed, capsApplied, totals, chunkUnits, source, bandit })
-    : { breakdowns: [], metric_breakdowns: [] };
+  // Funnel and retention metrics have no slices of their own (a funnel or retention primary's: units only).
+  const summedOnly = { primary: summedPrimary, guardrails: guardrails.filter(summedKind), secondaries: secondaries.filter(summedKind) };
+  const sliceInput = { experiment, row, loaded: summedOnly, computed, capsApplied: computed.capsApplied, totals, chunkUnits, source, bandit };
+  const slices = options.withBreakdowns ? await snapshotSlices(ctx, sliceInput) : { breakdowns: [], metric_breakdowns: [] };
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
@@ -260,13 +303,9 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     planning: planningBlockOf(experiment, { totals, primary, cuped: lookbackMs !== null, daysElapsed: rest.decision.days_elapsed }),
   };
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));
-  const document: Analysis['document'] = { ...unrecommended, decision: { ...unrecommended.decision, recommendation } };
-  const computation = {
-    mode,
-    events_read: refreshed.events_read + eventsRead,
-    units_refreshed: refreshed.units_refreshed,
-    store: store.name,
-  };
+  const completed = withSequenceResults(unrecommended, { primary, guardrails, secondaries }, sequences);
+  const document: Analysis['document'] = { ...completed, decision: { ...unrecommended.decision, recommendation } };
+  const computation = { mode, events_read: refreshed.events_read + computed.eventsRead, units_refreshed: refreshed.units_refreshed, store: store.name };
   return { document, satisfied, computation };
 }
 

@@ -18,7 +18,8 @@ import { DEFAULT_DEDUP_WINDOW, parseDedupWindow } from './dedup-window.js';
 import { factColumnProblem, factFieldsRefused, factSourceErrors } from './fact-rules.js';
 import { propertyPathProblem } from './property-path.js';
 import { resolveQuantile, type ResolvedQuantile } from './quantile-rules.js';
-import type { MetricCapping, MetricInput } from './schemas.js';
+import type { FunnelStep, MetricCapping, MetricInput, RetentionWindow } from './schemas.js';
+import { isSequenceKind, resolveSequence } from './sequence-rules.js';
 import { findMetricsByIds, type MetricRow } from './read.js';
 
 /** A metric input after defaults, with its window already in milliseconds. */
@@ -41,6 +42,10 @@ export interface ResolvedMetric extends ResolvedQuantile {
   fact_table_id: string | null;
   fact_column: string | null;
   fact_filter: string | null;
+  /** Funnel metrics: the steps; null otherwise. */
+  steps: FunnelStep[] | null;
+  /** Retention metrics: the window after the exposure; null otherwise. */
+  retention: RetentionWindow | null;
 }
 
 export function cappingProblem(kind: MetricRow['kind'], capping: MetricCapping | null): string | null {
@@ -96,10 +101,51 @@ function sourceErrors(input: MetricInput): FieldError[] {
   for (const field of ['numerator_metric_id', 'denominator_metric_id'] as const) {
     if (input[field] !== undefined) errors.push({ pointer: `/${field}`, message: 'only a ratio metric has a numerator and a denominator' });
   }
+  if (input.steps !== undefined) errors.push({ pointer: '/steps', message: 'only a funnel metric has steps' });
+  if (input.window !== undefined) errors.push({ pointer: '/window', message: 'only a funnel metric has a window; other metrics have unit_dedup_window' });
+  if (input.retention !== undefined) errors.push({ pointer: '/retention', message: 'only a retention metric has a retention window' });
   return errors;
 }
 
+/** A funnel or retention metric: a per-unit 0/1 from events in a sequence (sequence-rules.ts). */
+function resolveSequenceMetric(input: MetricInput & { kind: 'funnel' | 'retention' }): { metric: ResolvedMetric } | { errors: FieldError[] } {
+  const resolved = resolveSequence(input);
+  // Funnels and retention read events: no quantile, and no fact table yet.
+  const refused = [
+    ...resolveQuantile(input).errors,
+    ...factFieldsRefused(input, 'funnel and retention metrics read events; a fact table is not read for them yet'),
+  ];
+  if ('errors' in resolved || refused.length > 0) return { errors: [...('errors' in resolved ? resolved.errors : []), ...refused] };
+  const { sequence } = resolved;
+  return {
+    metric: {
+      key: input.key,
+      name: input.name,
+      description: input.description ?? null,
+      event_key: sequence.event_key,
+      kind: input.kind,
+      aggregation: 'count',
+      higher_is_better: input.higher_is_better ?? true,
+      capping: null,
+      numerator_metric_id: null,
+      denominator_metric_id: null,
+      unit_dedup_window: sequence.window,
+      unit_dedup_window_ms: sequence.window_ms,
+      property_path: null,
+      unit: null,
+      quantile: null,
+      quantile_level: null,
+      fact_table_id: null,
+      fact_column: null,
+      fact_filter: null,
+      steps: sequence.steps,
+      retention: sequence.retention,
+    },
+  };
+}
+
 export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric } | { errors: FieldError[] } {
+  if (isSequenceKind(input.kind)) return resolveSequenceMetric(input as MetricInput & { kind: 'funnel' | 'retention' });
   const aggregation = input.aggregation ?? (input.kind === 'ratio' || input.kind === 'quantile' ? 'sum' : 'count');
   const window = input.unit_dedup_window ?? DEFAULT_DEDUP_WINDOW;
   const propertyPath = input.property_path ?? null;
@@ -147,6 +193,8 @@ export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric
       fact_table_id: input.fact_table_id ?? null,
       fact_column: input.column ?? null,
       fact_filter: input.filter ?? null,
+      steps: null,
+      retention: null,
     },
   };
 }

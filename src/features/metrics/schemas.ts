@@ -4,9 +4,9 @@ import { DEFAULT_DEDUP_WINDOW } from './dedup-window.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
 
-const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio', 'quantile'], {
+const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio', 'quantile', 'funnel', 'retention'], {
   description:
-    'binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path',
+    'binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path; funnel: did the unit complete the steps in order within window; retention: did the unit come back between retention.from and retention.to after its exposure',
 });
 const Quantile = Type.Number({ description: 'quantile metrics: q, strictly between 0 and 1 (0.9 is the 90th percentile, p90)' });
 const quantileLevelDescription =
@@ -56,6 +56,39 @@ const HigherIsBetter = Type.Boolean({
   description: 'false for a metric where lower is better (load time, churn, errors): prob_best, the effect and the decision then favour lower values',
 });
 
+const WHERE_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const;
+export type StepConditionOp = (typeof WHERE_OPS)[number];
+export const StepConditionSchema = Type.Object(
+  {
+    property_path: PropertyPath,
+    op: Type.Enum([...WHERE_OPS], {
+      description: 'eq, neq: the value at property_path equals (does not equal) value, same JSON type; gt, gte, lt, lte: a number compared with value',
+    }),
+    value: Type.Union([Type.String({ maxLength: 256 }), Type.Number(), Type.Boolean()], {
+      description: 'a string, number or boolean (a number for gt, gte, lt, lte)',
+    }),
+  },
+  { additionalProperties: false, description: 'a condition on the step event’s properties, property_path written as for sum metrics' },
+);
+export type StepCondition = Static<typeof StepConditionSchema>;
+export const FunnelStepSchema = Type.Object(
+  {
+    event_key: Type.String({ pattern: KEY_PATTERN, description: 'the event that completes the step' }),
+    where: Type.Optional(Type.Union([StepConditionSchema, Type.Null()], { description: 'only events whose properties meet it count; null or absent for all' })),
+  },
+  { additionalProperties: false },
+);
+export type FunnelStep = Static<typeof FunnelStepSchema>;
+const SequenceDuration = (description: string) => Type.String({ maxLength: 64, description });
+export const RetentionWindowSchema = Type.Object(
+  {
+    from: SequenceDuration('ISO 8601 duration after the exposure where the window opens (inclusive), PT0S..P365D, e.g. P7D'),
+    to: SequenceDuration('ISO 8601 duration after the exposure where the window closes (exclusive), after from and at most P365D, e.g. P14D'),
+  },
+  { additionalProperties: false },
+);
+export type RetentionWindow = Static<typeof RetentionWindowSchema>;
+
 export const MetricCappingSchema = Type.Union(
   [
     Type.Object(
@@ -95,6 +128,11 @@ export const MetricSchema = Type.Object(
     fact_table_id: Type.Union([Id, Type.Null()], { description: 'the fact table the metric reads instead of events (docs/warehouse.md), or null' }),
     column: Type.Union([Type.String(), Type.Null()], { description: 'metrics on a fact table: the column summed or averaged; null otherwise' }),
     filter: Type.Union([Type.String(), Type.Null()], { description: 'metrics on a fact table: the row filter; null for every row' }),
+    steps: Type.Union([Type.Array(FunnelStepSchema), Type.Null()], { description: 'funnel metrics: the steps in order; null otherwise' }),
+    window: Type.Union([Type.String(), Type.Null()], {
+      description: 'funnel metrics: the ISO 8601 duration after the exposure within which every step counts; null otherwise',
+    }),
+    retention: Type.Union([RetentionWindowSchema, Type.Null()], { description: 'retention metrics: the window after the exposure; null otherwise' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -131,6 +169,9 @@ export const MetricInput = Type.Object(
     ),
     column: Type.Optional(Type.Union([FactColumnName, Type.Null()])),
     filter: Type.Optional(Type.Union([FactFilter, Type.Null()])),
+    steps: Type.Optional(Type.Array(FunnelStepSchema, { maxItems: 50, description: 'funnel metrics: 2 to 10 steps, each completed after the previous one' })),
+    window: Type.Optional(SequenceDuration('funnel metrics: ISO 8601 duration after the exposure within which every step must be completed, PT1S..P365D')),
+    retention: Type.Optional(RetentionWindowSchema),
   },
   { additionalProperties: false },
 );

@@ -5,6 +5,7 @@ import { recordAudit } from '../audit/recorder.js';
 import { factMetricErrors } from '../data-sources/read.js';
 import type { MetricsDeps } from './deps.js';
 import { ratioComponentErrors, resolveMetricInput, type ResolvedMetric } from './rules.js';
+import { isSequenceKind } from './sequence-rules.js';
 import type { MetricInput, MetricPatch } from './schemas.js';
 import type { MetricRow } from './read.js';
 import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, updateMetric, type MetricReferrer } from './store.js';
@@ -12,15 +13,38 @@ import { deleteMetric, findMetric, findMetricReferrers, insertMetric, toMetric, 
 export { resolveMetricInput, type ResolvedMetric } from './rules.js';
 
 function toRow(metric: ResolvedMetric): Omit<MetricRow, 'id' | 'workspace_id' | 'created_at' | 'updated_at'> {
-  return { ...metric, higher_is_better: metric.higher_is_better ? 1 : 0, capping: metric.capping === null ? null : JSON.stringify(metric.capping) };
+  return {
+    ...metric,
+    higher_is_better: metric.higher_is_better ? 1 : 0,
+    capping: metric.capping === null ? null : JSON.stringify(metric.capping),
+    steps: metric.steps === null ? null : JSON.stringify(metric.steps),
+    retention: metric.retention === null ? null : JSON.stringify(metric.retention),
+  };
 }
 
 /** The audit payload: the definition as the API shows it (no milliseconds, no internal '' event key). */
 function described(metric: ResolvedMetric): Record<string, unknown> {
-  const { unit_dedup_window_ms: _ms, event_key, quantile, quantile_level, fact_table_id, fact_column: column, fact_filter: filter, ...rest } = metric;
-  const quantileFields = metric.kind === 'quantile' ? { quantile, quantile_level } : {};
-  if (fact_table_id === null) return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key, ...quantileFields };
-  return { ...rest, event_key: null, fact_table_id, column, filter, ...quantileFields };
+  const {
+    unit_dedup_window_ms: _ms,
+    event_key,
+    quantile,
+    quantile_level,
+    fact_table_id,
+    fact_column: column,
+    fact_filter: filter,
+    steps,
+    retention,
+    ...rest
+  } = metric;
+  const sequence = isSequenceKind(metric.kind);
+  const kindFields = {
+    ...(metric.kind === 'quantile' ? { quantile, quantile_level } : {}),
+    ...(steps === null ? {} : { steps }),
+    ...(retention === null ? {} : { retention }),
+    ...(metric.kind === 'funnel' ? { window: metric.unit_dedup_window } : {}),
+  };
+  if (fact_table_id !== null) return { ...rest, event_key: null, fact_table_id, column, filter, ...kindFields };
+  return { ...rest, event_key: metric.kind === 'ratio' || (sequence && event_key === '') ? null : event_key, ...kindFields };
 }
 
 /** A metric on a fact table: its fact table, column and filter checked against the fact table (and the filter on its source). */
@@ -67,8 +91,31 @@ export async function getMetric(ctx: MetricsDeps, workspaceId: string, id: strin
   return toMetric(row);
 }
 
+/** A funnel or retention metric's definition with the patch applied: its steps and windows stay; a field it does not take is judged by the rules. */
+function patchedSequenceInput(current: MetricRow, patch: MetricPatch): MetricInput {
+  const shown = toMetric(current);
+  const given = <K extends 'capping' | 'property_path' | 'unit' | 'unit_dedup_window'>(field: K) =>
+    patch[field] === undefined || patch[field] === null ? {} : { [field]: patch[field] };
+  return {
+    key: current.key,
+    name: patch.name ?? current.name,
+    description: patch.description === undefined ? shown.description : patch.description,
+    kind: current.kind,
+    higher_is_better: patch.higher_is_better ?? shown.higher_is_better,
+    ...(shown.event_key === null ? {} : { event_key: shown.event_key }),
+    ...(shown.steps === null ? {} : { steps: shown.steps }),
+    ...(shown.window === null ? {} : { window: shown.window }),
+    ...(shown.retention === null ? {} : { retention: shown.retention }),
+    ...given('capping'),
+    ...given('property_path'),
+    ...given('unit'),
+    ...given('unit_dedup_window'),
+  };
+}
+
 /** The current definition with the patch applied, in the create input's shape, so the same rules judge it. */
 function patchedInput(current: MetricRow, patch: MetricPatch): MetricInput {
+  if (isSequenceKind(current.kind)) return patchedSequenceInput(current, patch);
   const shown = toMetric(current);
   return {
     key: current.key,
@@ -159,6 +206,8 @@ export async function patchMetric(ctx: MetricsDeps, workspaceId: string, actorId
       denominator_metric_id: _d,
       aggregation: _a,
       fact_table_id: _f,
+      steps: _s,
+      retention: _r,
       ...editable
     } = toRow(resolved.metric);
     await updateMetric(trx, workspaceId, id, { ...editable, updated_at: now });

@@ -5,7 +5,7 @@ import { paginate, type PageParams } from '../../http/pagination.js';
 import { toIso } from '../../lib/time.js';
 import { findExperimentsUsingMetric } from '../experiments/read.js';
 import { cappingOf, type MetricRow } from './read.js';
-import type { Metric } from './schemas.js';
+import type { FunnelStep, Metric, RetentionWindow } from './schemas.js';
 
 export function toMetric(row: MetricRow): Metric {
   return {
@@ -14,7 +14,10 @@ export function toMetric(row: MetricRow): Metric {
     key: row.key,
     name: row.name,
     description: row.description,
-    event_key: row.kind === 'ratio' || row.fact_table_id !== null ? null : row.event_key,
+    event_key:
+      row.kind === 'ratio' || row.fact_table_id !== null || ((row.kind === 'funnel' || row.kind === 'retention') && row.event_key === '')
+        ? null
+        : row.event_key,
     kind: row.kind,
     aggregation: row.aggregation,
     higher_is_better: row.higher_is_better === 1,
@@ -28,6 +31,9 @@ export function toMetric(row: MetricRow): Metric {
     fact_table_id: row.fact_table_id,
     column: row.fact_column,
     filter: row.fact_filter,
+    steps: row.steps === null || row.steps === undefined ? null : (JSON.parse(row.steps) as FunnelStep[]),
+    window: row.kind === 'funnel' ? row.unit_dedup_window : null,
+    retention: row.retention === null || row.retention === undefined ? null : (JSON.parse(row.retention) as RetentionWindow),
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };

@@ -4,6 +4,7 @@
  * day. Percentile caps are not applied to history (their cap is the quantile of an experiment's
  * own values); absolute caps are.
  */
+import { isSequenceKind, perUnitKind } from '../metrics/sequence-rules.js';
 import { findMetricsByIds, type MetricRow } from '../metrics/read.js';
 import { planSpec } from '../analysis/metric-totals.js';
 import type { HistoryTotals } from '../analysis/store/contract.js';
@@ -43,8 +44,10 @@ async function componentsOf(ctx: PlanningDeps, workspaceId: string, metrics: rea
 /** The metrics' history, or null from a store that does not read history. Ratios whose component is gone have no baseline. */
 export async function readHistory(ctx: PlanningDeps, scope: HistoryScope, metrics: readonly MetricRow[]): Promise<History | null> {
   const components = await componentsOf(ctx, scope.workspaceId, metrics);
+  // A funnel or retention metric has no history: its steps and windows are not what the store's history reads.
   const complete = (metric: MetricRow) =>
-    metric.kind !== 'ratio' || (components.has(metric.numerator_metric_id ?? '') && components.has(metric.denominator_metric_id ?? ''));
+    !isSequenceKind(metric.kind) &&
+    (metric.kind !== 'ratio' || (components.has(metric.numerator_metric_id ?? '') && components.has(metric.denominator_metric_id ?? '')));
   const usable = metrics.filter(complete);
   const specs = usable.map((metric) => {
     const spec = planSpec(metric, components, metric.kind === 'ratio' ? null : scope.lookbackMs);
@@ -63,7 +66,7 @@ export async function readHistory(ctx: PlanningDeps, scope: HistoryScope, metric
       const events = totals.events[index] ?? 0;
       const cuped = scope.lookbackMs !== null && metric.kind !== 'ratio';
       // A quantile has no per-unit mean and variance to plan with.
-      const baseline = sums && metric.kind !== 'quantile' ? baselineFromHistory(metric.kind, sums, cuped) : null;
+      const baseline = sums && metric.kind !== 'quantile' ? baselineFromHistory(perUnitKind(metric.kind), sums, cuped) : null;
       return { baseline, units: sums?.n ?? 0, events };
     }),
   };

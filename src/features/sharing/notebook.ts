@@ -1,3 +1,4 @@
+import { perUnitKind } from '../metrics/sequence-rules.js';
 import type { AnalysisSnapshot, VariantPosterior } from '../analysis/read.js';
 import { NOTEBOOK_SCRIPT } from './notebook-script.js';
 
@@ -34,9 +35,9 @@ function variantStatistics(model: 'beta' | 'normal', variant: VariantPosterior):
   };
 }
 
-/** Binary metrics have a Beta posterior whose mean is (1 + conversions) / (2 + n) (docs/statistics.md §1). */
+/** Binary metrics (and funnel and retention metrics, 0/1 per unit) have a Beta posterior whose mean is (1 + conversions) / (2 + n) (docs/statistics.md §1). */
 function modelOf(kind: string | null, variants: VariantPosterior[]): 'beta' | 'normal' {
-  if (kind !== null) return kind === 'binary' ? 'beta' : 'normal';
+  if (kind !== null) return perUnitKind(kind) === 'binary' ? 'beta' : 'normal';
   const beta = variants.every((v) => v.posterior.mean !== null && Math.abs(v.posterior.mean - (1 + v.conversions) / (2 + v.sample_size)) < 1e-12);
   return beta ? 'beta' : 'normal';
 }

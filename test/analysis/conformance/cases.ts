@@ -4,6 +4,7 @@ import { random } from '../incremental-support.js';
 import { DAY, HOUR, createExperiment, createMetric, sendEvents, type OutgoingEvent } from '../support.js';
 import type { CaseWorld, ConformanceCase } from './harness.js';
 import { quantileCase } from './quantile-case.js';
+import { sequenceCase } from './sequence-case.js';
 
 /**
  * The cases of the conformance suite. Each is small (tens of units, a few hundred events) and
@@ -147,4 +148,4 @@ export const standardCase: ConformanceCase<StandardWorld> = {
 };
 
 /** Every case the suite plays; a new metric kind adds its own. */
-export const CONFORMANCE_CASES: readonly ConformanceCase<any>[] = [standardCase, quantileCase];
+export const CONFORMANCE_CASES: readonly ConformanceCase<any>[] = [standardCase, quantileCase, sequenceCase];

@@ -40,7 +40,7 @@ type Bind = (name: keyof EffectFields) => (event: { currentTarget: { value: stri
 
 /** Direction, and capping for the kinds that have a number to cap. */
 export function DirectionAndCapping({ form, bind, kind }: { form: EffectFields; bind: Bind; kind: string }) {
-  const cappable = kind !== 'binary' && kind !== 'ratio';
+  const cappable = kind !== 'binary' && kind !== 'ratio' && kind !== 'funnel' && kind !== 'retention';
   return (
     <div class="row">
       <Select

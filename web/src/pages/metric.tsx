@@ -8,6 +8,9 @@ import type { Metric } from '../types.js';
 import { durationWords, fromDaysText, toDaysText } from '../units.js';
 import { cappingOf, DirectionAndCapping, effectFieldsOf } from './metric-options.js';
 import { readsText, useWarehouse } from './metric-source.js';
+import { sequenceWords } from './metric-sequence.js';
+
+const isSequence = (metric: Pick<Metric, 'kind'>) => metric.kind === 'funnel' || metric.kind === 'retention';
 
 /** Name, description, direction, capping, path and window; key and kind are fixed. */
 function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void }) {
@@ -21,16 +24,17 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
     ...effectFieldsOf(metric),
   });
   const save = async () => {
-    const readsEvents = metric.kind !== 'ratio';
+    const sequence = metric.kind === 'funnel' || metric.kind === 'retention';
+    const readsEvents = metric.kind !== 'ratio' && !sequence;
     await api('PATCH', `/v1/metrics/${metric.id}`, {
       name: form.name,
       description: form.description || null,
       higher_is_better: form.higher_is_better === 'true',
-      ...(metric.kind === 'binary' ? {} : { unit: form.unit || null }),
+      ...(metric.kind === 'binary' || sequence ? {} : { unit: form.unit || null }),
       ...(readsEvents ? { unit_dedup_window: fromDaysText(form.unit_dedup_window) } : {}),
       ...(readsEvents && metric.fact_table_id === null ? { property_path: form.property_path || null } : {}),
       ...(metric.fact_table_id === null ? {} : { filter: form.filter || null }),
-      ...(metric.kind === 'binary' || metric.kind === 'ratio' ? {} : { capping: cappingOf(form) }),
+      ...(metric.kind === 'binary' || metric.kind === 'ratio' || sequence ? {} : { capping: cappingOf(form) }),
     });
     onSaved();
   };
@@ -40,11 +44,11 @@ function MetricEditor({ metric, onSaved }: { metric: Metric; onSaved: () => void
       <div class="row">
         <Field label="Name" required value={form.name} onInput={bind('name')} />
         <Field label="Description" value={form.description} onInput={bind('description')} />
-        {metric.kind === 'binary' ? null : (
+        {metric.kind === 'binary' || isSequence(metric) ? null : (
           <Field label="Unit" value={form.unit} maxLength={16} onInput={bind('unit')} hint="Shown beside the values, e.g. ms or USD." />
         )}
       </div>
-      {metric.kind === 'ratio' ? null : (
+      {metric.kind === 'ratio' || isSequence(metric) ? null : (
         <div class="row">
           <Field
             label="Per-unit window (days)"
@@ -118,16 +122,18 @@ export function MetricDetail({ id }: { id: string }) {
         items={[
           ['Key', <code>{m.key}</code>],
           ['Kind', m.kind],
-          ...(m.kind === 'ratio'
-            ? []
-            : ([
-                m.fact_table_id === null
-                  ? ['Event', m.event_key ? <code>{m.event_key}</code> : '—']
-                  : ['Reads', readsText(m, warehouse.tables, warehouse.sources)],
-                ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}${m.column ? ` of ${m.column}` : ''}`],
-                ['Per-unit window', durationWords(m.unit_dedup_window)],
-              ] as [string, ComponentChildren][])),
-          ['Unit', m.kind === 'binary' ? 'a rate (%)' : (m.unit ?? 'none')],
+          ...(isSequence(m)
+            ? ([[m.kind === 'funnel' ? 'Steps' : 'Came back', <span data-testid="sequence-words">{sequenceWords(m)}</span>]] as [string, ComponentChildren][])
+            : m.kind === 'ratio'
+              ? []
+              : ([
+                  m.fact_table_id === null
+                    ? ['Event', m.event_key ? <code>{m.event_key}</code> : '—']
+                    : ['Reads', readsText(m, warehouse.tables, warehouse.sources)],
+                  ['Aggregation', `${m.aggregation}${m.property_path ? ` of ${m.property_path}` : ''}${m.column ? ` of ${m.column}` : ''}`],
+                  ['Per-unit window', durationWords(m.unit_dedup_window)],
+                ] as [string, ComponentChildren][])),
+          ['Unit', m.kind === 'binary' || isSequence(m) ? 'a rate (%)' : (m.unit ?? 'none')],
           ['Direction', m.higher_is_better ? 'higher is better' : 'lower is better'],
           ['Capping', m.capping ? `${m.capping.type} ${m.capping.value}` : 'none'],
           ['Updated', dateTime(m.updated_at)],

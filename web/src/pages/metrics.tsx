@@ -7,9 +7,11 @@ import { Link } from '../router.js';
 import type { Metric } from '../types.js';
 import type { FactTable } from './warehouse/types.js';
 import { durationWords, fromDaysText } from '../units.js';
+import { useState } from 'preact/hooks';
 import { cappingOf, DirectionAndCapping } from './metric-options.js';
 import { percentileLabel, QuantileFields, quantileOf } from './quantile-fields.js';
 import { FactFields, readsOptions, readsText, useWarehouse } from './metric-source.js';
+import { blankStep, sequenceBody, sequenceWords, SequenceWindow, StepsEditor, type StepFields } from './metric-sequence.js';
 
 const kinds = [
   { value: 'binary', label: 'binary — did the unit convert' },
@@ -18,6 +20,8 @@ const kinds = [
   { value: 'duration', label: 'duration — a number per unit' },
   { value: 'ratio', label: 'ratio — one metric’s sum over another’s' },
   { value: 'quantile', label: 'quantile — a percentile of a number (p50, p90, p99)' },
+  { value: 'funnel', label: 'funnel — did the unit complete the steps in order' },
+  { value: 'retention', label: 'retention — did the unit come back in a window' },
 ];
 const aggregations = ['count', 'sum', 'mean'].map((value) => ({ value, label: value }));
 const blank = {
@@ -41,11 +45,14 @@ const blank = {
   fact_table_id: '',
   column: '',
   filter: '',
+  window: '3',
+  retention_from: '7',
+  retention_to: '14',
 };
 type MetricFormFields = typeof blank;
 
-/** The request body: a ratio names its two metrics, the other kinds their events. */
-function bodyOf(form: MetricFormFields): Record<string, unknown> {
+/** The request body: a ratio names its two metrics, a funnel its steps, the other kinds their events. */
+function bodyOf(form: MetricFormFields, steps: readonly StepFields[]): Record<string, unknown> {
   const common = {
     key: form.key,
     name: form.name,
@@ -55,6 +62,7 @@ function bodyOf(form: MetricFormFields): Record<string, unknown> {
     ...(form.unit && form.kind !== 'binary' ? { unit: form.unit } : {}),
   };
   if (form.kind === 'ratio') return { ...common, numerator_metric_id: form.numerator_metric_id, denominator_metric_id: form.denominator_metric_id };
+  if (form.kind === 'funnel' || form.kind === 'retention') return { ...common, unit: undefined, ...sequenceBody(form.kind, form, steps, form.event_key) };
   const reads =
     form.reads === 'fact'
       ? {
@@ -110,34 +118,39 @@ function RatioFields({
 
 function MetricForm({ onCreated, metrics, tables }: { onCreated: () => void; metrics: Metric[]; tables: FactTable[] }) {
   const { form, setForm, bind: set } = useFormFields(blank);
+  const [steps, setSteps] = useState<StepFields[]>([{ ...blankStep }, { ...blankStep }]);
   const create = async () => {
-    await api('POST', '/v1/metrics', bodyOf(form));
+    await api('POST', '/v1/metrics', bodyOf(form, steps));
     setForm(blank);
+    setSteps([{ ...blankStep }, { ...blankStep }]);
     onCreated();
   };
   const ratio = form.kind === 'ratio';
+  const sequence = form.kind === 'funnel' || form.kind === 'retention';
   return (
     <FormCard id="new-metric" title="New metric" submitLabel="Create metric" onSubmit={create}>
       <div class="row">
         <Field label="Key" required pattern={KEY_PATTERN} value={form.key} onInput={set('key')} />
         <Field label="Name" required value={form.name} onInput={set('name')} />
         <Select label="Kind" value={form.kind} options={kinds} onChange={set('kind')} />
-        {ratio ? null : <Select label="Reads" value={form.reads} options={readsOptions} onChange={set('reads')} />}
-        {ratio || form.reads === 'fact' ? null : (
+        {ratio || sequence ? null : <Select label="Reads" value={form.reads} options={readsOptions} onChange={set('reads')} />}
+        {ratio || form.kind === 'funnel' || (form.reads === 'fact' && !sequence) ? null : (
           <Field
             label="Event key"
-            required
+            required={form.kind !== 'retention'}
             pattern={KEY_PATTERN}
             value={form.event_key}
             onInput={set('event_key')}
-            hint="The event_key of the events it counts."
+            hint={form.kind === 'retention' ? 'The event that shows the unit came back; empty for any event.' : 'The event_key of the events it counts.'}
           />
         )}
       </div>
-      {!ratio && form.reads === 'fact' ? <FactFields form={form} bind={set} aggregation={form.aggregation} tables={tables} /> : null}
+      {!ratio && !sequence && form.reads === 'fact' ? <FactFields form={form} bind={set} aggregation={form.aggregation} tables={tables} /> : null}
+      {form.kind === 'funnel' ? <StepsEditor steps={steps} onChange={setSteps} /> : null}
+      {sequence ? <SequenceWindow kind={form.kind} form={form} bind={set} /> : null}
       {ratio ? (
         <RatioFields form={form} bind={set} metrics={metrics} />
-      ) : (
+      ) : sequence ? null : (
         <div class="row">
           <Select label="Aggregation" value={form.aggregation} options={aggregations} onChange={set('aggregation')} />
           <Field
@@ -187,7 +200,7 @@ export function Metrics() {
                 <td>
                   <code>{m.key}</code>
                 </td>
-                <td>{readsText(m, warehouse.tables, warehouse.sources)}</td>
+                <td>{m.kind === 'funnel' || m.kind === 'retention' ? sequenceWords(m) : readsText(m, warehouse.tables, warehouse.sources)}</td>
                 <td>
                   {m.kind === 'quantile' && m.quantile !== undefined ? `quantile ${percentileLabel(m.quantile)} (${m.quantile_level ?? 'event'})` : m.kind}
                 </td>

@@ -1,7 +1,7 @@
 import { EffectChart, effectRows } from '../charts/effect-chart.js';
 import { IntervalChart, type IntervalRow } from '../charts/interval-chart.js';
 import { Table } from '../components/ui.js';
-import { chance, integer } from '../format.js';
+import { chance, integer, isRate } from '../format.js';
 import type { VariantPosterior } from '../types.js';
 import type { MetricView } from './results-model.js';
 import { liftOf, liftText } from './results-scorecard.js';
@@ -20,7 +20,7 @@ export function intervalRows(perVariant: VariantPosterior[]): IntervalRow[] {
 /** Per variant: the numbers behind the charts, in the metric's units. */
 function PosteriorTable({ metric }: { metric: MetricView }) {
   const { format } = metric;
-  const columns = ['Variant', 'Units', ...(metric.kind === 'binary' ? [format.countLabel] : []), 'Observed mean', 'Posterior mean', '95% credible interval'];
+  const columns = ['Variant', 'Units', ...(isRate(metric.kind) ? [format.countLabel] : []), 'Observed mean', 'Posterior mean', '95% credible interval'];
   return (
     <Table caption={`${metric.name}: posterior per variant`} columns={[...columns, 'Probability best', 'Expected loss']}>
       {metric.perVariant.map((v) => (
@@ -30,7 +30,7 @@ function PosteriorTable({ metric }: { metric: MetricView }) {
             {v.is_control ? <span class="muted"> (control)</span> : null}
           </th>
           <td>{integer(v.sample_size)}</td>
-          {metric.kind === 'binary' ? <td>{integer(v.conversions)}</td> : null}
+          {isRate(metric.kind) ? <td>{integer(v.conversions)}</td> : null}
           <td>{format.value(v.observed_rate)}</td>
           <td>{format.value(v.posterior.mean)}</td>
           <td>
@@ -78,7 +78,7 @@ function EffectTable({ metric }: { metric: MetricView }) {
 
 /** What capping did to this metric: ratios and rates are never capped, so they say nothing. */
 function CapNote({ metric }: { metric: MetricView }) {
-  if (metric.capApplied === null || metric.kind === 'ratio' || metric.kind === 'binary') return null;
+  if (metric.capApplied === null || metric.kind === 'ratio' || isRate(metric.kind)) return null;
   return <p class="muted">Each unit’s value is capped at {metric.format.value(metric.capApplied)} before the means are taken.</p>;
 }
 

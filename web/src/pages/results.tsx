@@ -14,6 +14,7 @@ import { historyThrough, liftHistory, loadHistory, type LiftHistory } from './re
 import { metricViews } from './results-model.js';
 import { MetricDetails } from './results-parts.js';
 import { Scorecard } from './results-scorecard.js';
+import { FunnelCharts, RetentionNote } from './results-funnel.js';
 import { WeightsOverTime } from './allocation.js';
 import { PlanProgress } from './plan-panel.js';
 
@@ -104,6 +105,12 @@ function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () 
       <section aria-labelledby="scorecard-title">
         <h2 id="scorecard-title">Scorecard</h2>
         <Scorecard metrics={views} treatments={treatments} correction={latest.multiple_testing} />
+        {views.map((view) => (
+          <RetentionNote key={view.id} metric={view} />
+        ))}
+        {views.map((view) => (
+          <FunnelCharts key={view.id} metric={view} />
+        ))}
         {views.map((view) => (
           <MetricDetails key={view.id} metric={view} />
         ))}

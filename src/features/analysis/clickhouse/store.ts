@@ -16,6 +16,7 @@ import { quantileValuesInClickHouse } from './quantile-values.js';
 import { mirrorExposures } from './mirror.js';
 import { refreshInClickHouse, type RefreshQueue } from './rollups.js';
 import { periodCellOf } from '../store/fold.js';
+import { sequencesInClickHouse } from './sequences.js';
 
 function clickHouseView(deps: ClickHouseStoreDeps, ch: ClickHouse, queue: RefreshQueue, drained: number): StoreView {
   return {
@@ -28,6 +29,7 @@ function clickHouseView(deps: ClickHouseStoreDeps, ch: ClickHouse, queue: Refres
     breakdowns: (input) => breakdownsInClickHouse(ch, { ...input, drained }),
     periodCells: async (scope, spec, starts) => (await periodRowsInClickHouse(ch, { ...scope, drained }, spec, starts)).map(periodCellOf),
     maintainedTotals: () => Promise.reject(new Error('the ClickHouse store keeps no maintained totals: it aggregates every unit’s rollups')),
+    sequences: (input) => sequencesInClickHouse(ch, { ...input, drained }),
   };
 }
 

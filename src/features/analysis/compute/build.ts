@@ -17,6 +17,7 @@ import {
   type VariantAnalysis,
 } from '../../../stats/index.js';
 import type { MetricRow } from '../../metrics/read.js';
+import { isSequenceKind } from '../../metrics/sequence-rules.js';
 import type { Variant } from '../../experiments/schemas.js';
 import { banditDecision, banditPrimary, banditSrm, type BanditInput } from './bandit-analysis.js';
 import { analyzeWithCuped, unadjustedMean, type CupedSettings } from './cuped-analysis.js';
@@ -136,11 +137,12 @@ function analyzeRatio(arms: readonly Arm[], higherIsBetter: boolean): VariantAna
 function analyzeArms(metric: MetricRow, arms: readonly Arm[]): VariantAnalysis[] {
   const higherIsBetter = metric.higher_is_better === 1;
   if (metric.kind === 'ratio') return analyzeRatio(arms, higherIsBetter);
-  if (metric.kind === 'binary') {
+  if (metric.kind === 'binary' || isSequenceKind(metric.kind)) {
+    // A funnel's or retention metric's units are those its totals counted (retention: whose window has ended).
     const counts = arms.map(({ variant, totals, units }) => ({
       variant_key: variant.key,
       is_control: variant.is_control,
-      units,
+      units: isSequenceKind(metric.kind) ? totals.n : units,
       conversions: totals.conversions,
     }));
     return analyzeBinaryMetric(counts, { higherIsBetter });

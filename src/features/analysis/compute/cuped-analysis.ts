@@ -10,6 +10,7 @@
 import { analyzeNormalArms, cupedAdjust, type VariantAnalysis } from '../../../stats/index.js';
 import type { Variant } from '../../experiments/schemas.js';
 import type { MetricRow } from '../../metrics/read.js';
+import { isSequenceKind } from '../../metrics/sequence-rules.js';
 import type { CupedReport } from '../schemas.js';
 import type { MetricTotals } from '../store/contract.js';
 
@@ -23,6 +24,7 @@ interface CupedArmInput {
 }
 
 export const RATIO_NOT_ADJUSTED = 'ratio metrics are left unadjusted';
+export const SEQUENCE_NOT_ADJUSTED = 'funnel and retention metrics are left unadjusted';
 export const NO_PRE_PERIOD_VARIANCE = 'not adjusted: the pre-period covariate has no variance (no unit, or every unit alike, had pre-period events)';
 
 /**
@@ -56,6 +58,7 @@ export function analyzeWithCuped(metric: MetricRow, arms: readonly CupedArmInput
     report: { applied: false, lookback_days: settings.lookback_days, theta: null, variance_reduction: null, note },
   });
   if (metric.kind === 'ratio') return off(RATIO_NOT_ADJUSTED);
+  if (isSequenceKind(metric.kind)) return off(SEQUENCE_NOT_ADJUSTED);
   const result = cupedAdjust(
     arms.map(({ totals }) => ({
       n: totals.n,

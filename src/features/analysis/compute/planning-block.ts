@@ -5,6 +5,7 @@
  * adjusted when the experiment uses it); the formulas are power.ts's, as for the planning
  * endpoint and the `underpowered` warning.
  */
+import { perUnitKind } from '../../metrics/sequence-rules.js';
 import type { PlanningBlock } from '../planning-schema.js';
 import { baselineFromHistory } from '../../../stats/history-baseline.js';
 import { mdeAtUnits, unitsNeeded, type PlanWeights } from '../../../stats/planning.js';
@@ -56,7 +57,7 @@ export function planningBlock(input: PlanningBlockInput): PlanningBlock {
   const sums = control ? input.totals.get(control.key)?.metrics[0] : undefined;
   // A quantile has no per-unit mean and variance to plan with.
   if (!input.primary || input.primary.kind === 'quantile' || !sums || weights.control === 0 || weighted.length < 2) return block;
-  const metric = baselineFromHistory(input.primary.kind, sums, input.cuped);
+  const metric = baselineFromHistory(perUnitKind(input.primary.kind), sums, input.cuped);
   if (!metric) return block;
   const plan = { rule: input.rule, weights, metric };
   // The smallest arm, as the weights make it (the observed split may stray a little).

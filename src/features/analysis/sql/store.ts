@@ -17,6 +17,7 @@ import { quantileValues } from './quantile-values.js';
 import { periodCells } from './period-cells.js';
 import { refreshRollups } from './rollup/refresh.js';
 import { readTotals } from './rollup/totals.js';
+import { sequencesInSql } from './sequences.js';
 
 function sqlView(deps: SqlStoreDeps): StoreView {
   const { db, seam, reads } = deps;
@@ -29,6 +30,7 @@ function sqlView(deps: SqlStoreDeps): StoreView {
     breakdowns: (input) => aggregateBreakdowns(db, seam, reads, input),
     periodCells: (scope, spec, starts) => periodCells(deps, scope, spec, starts),
     maintainedTotals: (experimentId, plan) => readTotals(db, experimentId, plan),
+    sequences: (input) => sequencesInSql(deps, input),
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { MetricAggregation, MetricKind, QuantileLevel } from '../../../db/tables/catalogue.js';
 import type { ExperimentRow } from '../../experiments/read.js';
+import type { SequenceInput, SequenceTotals } from './sequence-contract.js';
 
 /** Where per-unit values come from: raw events (the full computation) or the experiment's rollups (the incremental one). */
 export type UnitSource = 'events' | 'rollups';
@@ -280,6 +281,8 @@ export interface StoreView {
   periodCells(scope: CapScope, spec: MetricSpec, starts: readonly number[]): Promise<PeriodCell[]>;
   /** The totals maintained with the rollups (only from a store whose `maintainsTotals`). */
   maintainedTotals(experimentId: string, plan: TotalsPlan): Promise<StoredTotals>;
+  /** Funnel and retention metrics: per variant, the units reaching each step, from raw events (store/sequence-contract.ts). */
+  sequences(input: SequenceInput): Promise<SequenceTotals>;
 }
 
 export interface AnalysisStore {

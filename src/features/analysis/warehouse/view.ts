@@ -134,6 +134,7 @@ export function warehouseView(inner: StoreView, ctx: FactReaderDeps, scope: Scop
         lateScope,
         metrics.filter((metric) => !readsFacts(metric)),
       ),
+    sequences: (input) => inner.sequences(input),
     quantileValues: async (valueScope, metric, level) => {
       if (readsFacts(metric)) throw problems.metricNotComputable('a quantile of a fact table is not computed on its source yet');
       return inner.quantileValues(valueScope, metric, level);

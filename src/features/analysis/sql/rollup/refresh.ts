@@ -169,8 +169,9 @@ async function stage(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots: re
 async function touchUnits(trx: Executor, scope: RollupScope, since: Since, staged: Staged | null): Promise<Touched> {
   const listed = [...(since.changed === null ? [] : [since.changed]), ...(staged === null ? [] : [stagedUnits(staged)])];
   if (listed.length > 0) {
+    // DISTINCT: a lone list is no UNION, and a re-bucketed unit is listed once per changed exposure.
     await sql`INSERT INTO analysis_rollup_touched (experiment_id, unit_id)
-      SELECT ${scope.experimentId}, t.unit_id FROM (${sql.join(listed, sql` UNION `)}) AS t`.execute(trx);
+      SELECT DISTINCT ${scope.experimentId}, t.unit_id FROM (${sql.join(listed, sql` UNION `)}) AS t`.execute(trx);
   }
   return { fresh: staged, replaced: since.changed };
 }
