@@ -25,23 +25,54 @@ function committedVersion(params: Params, experimentId: string): string {
   return `(SELECT max(version) FROM rollup_state WHERE experiment_id = ${params.string(experimentId)})`;
 }
 
-/** The live units of the rollups as of version `upTo`, from the rows written at or after `from` on: unit_id, exposure_id, variant_key, exposed_at. */
-export function rollupUnitsAsOf(params: Params, experimentId: string, upTo: string, from: string): string {
-  return `SELECT unit_id, latest.1 AS exposure_id, latest.2 AS variant_key, latest.3 AS exposed_at FROM (
-      SELECT unit_id, argMax((exposure_id, variant_key, exposed_at), version) AS latest FROM rollup_units
-      WHERE experiment_id = ${params.string(experimentId)} AND version <= ${upTo} AND version >= ${from} GROUP BY unit_id)
+/** The live units of the rollups as of version `upTo`, from the rows written at or after `from` on (of the units `only` selects): unit_id, exposure_id, variant_key, exposed_at. */
+export function rollupUnitsAsOf(params: Params, experimentId: string, upTo: string, from: string, only: string | null = null): string {
+  const units = only === null ? '' : ` AND unit_id IN (${only})`;
+  return `SELECT unit_id, latest.1 AS exposure_id, latest.2 AS variant_key, latest.3 AS exposed_at, latest.4 AS source_key_id, latest.5 AS dimension_values FROM (
+      SELECT unit_id, argMax((exposure_id, variant_key, exposed_at, source_key_id, dimension_values), version) AS latest FROM rollup_units
+      WHERE experiment_id = ${params.string(experimentId)} AND version <= ${upTo} AND version >= ${from}${units} GROUP BY unit_id)
     WHERE exposure_id != ''`;
 }
 
-/** The committed rows of the metrics' slots (each slot's committed generation), one per slot and unit. */
-function committedValueRows(params: Params, experimentId: string, metricIds: readonly string[]): string {
+/**
+ * Which rollups a read sees: a version, the version its units were built from, and each slot's
+ * generation (a query of (metric_id, generation) pairs). The committed ones by default; a refresh
+ * reads its own before it commits (the totals it maintains: totals.ts).
+ */
+export interface RollupsAsOf {
+  version: string;
+  unitsFrom: string;
+  generations: string;
+}
+
+function committedAsOf(params: Params, experimentId: string): RollupsAsOf {
   const id = params.string(experimentId);
-  const generations = `(SELECT pair.1, pair.2 FROM (SELECT arrayJoin(pairs) AS pair FROM (
-      SELECT arrayZip(argMax(slot_ids, version), argMax(slot_generations, version)) AS pairs FROM rollup_state WHERE experiment_id = ${id})))`;
+  return {
+    version: committedVersion(params, experimentId),
+    unitsFrom: `(SELECT argMax(units_from, version) FROM rollup_state WHERE experiment_id = ${id})`,
+    generations: `(SELECT pair.1, pair.2 FROM (SELECT arrayJoin(pairs) AS pair FROM (
+      SELECT arrayZip(argMax(slot_ids, version), argMax(slot_generations, version)) AS pairs FROM rollup_state WHERE experiment_id = ${id})))`,
+  };
+}
+
+/** The rollups as a refresh at `version` leaves them, with these slot generations. */
+export function rollupsAt(params: Params, version: number, unitsFrom: number, generations: ReadonlyMap<string, number>): RollupsAsOf {
+  const pairs = [...generations].map(([metricId, generation]) => `SELECT ${params.string(metricId)}, toUInt64(${params.int(generation)})`);
+  return {
+    version: params.int(version),
+    unitsFrom: params.int(unitsFrom),
+    generations: `(${pairs.length > 0 ? pairs.join(' UNION ALL ') : "SELECT '', toUInt64(0)"})`,
+  };
+}
+
+/** The rows of the metrics' slots as of `asOf` (each slot's generation there), one per slot and unit (of the units `only` selects). */
+function valueRowsAsOf(params: Params, experimentId: string, metricIds: readonly string[], asOf: RollupsAsOf, only: string | null): string {
+  const id = params.string(experimentId);
+  const units = only === null ? '' : ` AND unit_id IN (${only})`;
   return `SELECT metric_id, unit_id, ${latestColumns()} FROM (
       SELECT metric_id, unit_id, argMax((${VALUE_COLUMNS}), version) AS latest FROM rollup_values
-      WHERE experiment_id = ${id} AND metric_id IN ${params.strings(metricIds)} AND (metric_id, generation) IN ${generations}
-        AND version <= ${committedVersion(params, experimentId)}
+      WHERE experiment_id = ${id} AND metric_id IN ${params.strings(metricIds)} AND (metric_id, generation) IN ${asOf.generations}
+        AND version <= ${asOf.version}${units}
       GROUP BY metric_id, unit_id)`;
 }
 
@@ -74,16 +105,21 @@ function rollupValue(params: Params, column: UnitColumn): string {
  * same value columns (`ev` is 0: no raw event is read), and `extra` columns read from the mirrored
  * exposure the unit's rows were built for (breakdowns).
  */
-export function rollupUnitValuesQuery(params: Params, scope: UnitScope, columns: readonly UnitColumn[], extra: string): string {
+export function rollupUnitValuesQuery(
+  params: Params,
+  scope: Pick<UnitScope, 'experimentId'>,
+  columns: readonly UnitColumn[],
+  extra: string,
+  asOf: RollupsAsOf = committedAsOf(params, scope.experimentId),
+  only: string | null = null,
+): string {
   const id = scope.experimentId;
-  const unitsFrom = `(SELECT argMax(units_from, version) FROM rollup_state WHERE experiment_id = ${params.string(id)})`;
-  const live = rollupUnitsAsOf(params, id, committedVersion(params, id), unitsFrom);
-  const units = `SELECT u.unit_id AS unit_id, u.variant_key AS variant_key, u.exposed_at AS exposed_at${extra}
-    FROM (${live}) AS u${extra === '' ? '' : ` LEFT JOIN (SELECT id, source_key_id, dimension_values FROM exposures FINAL WHERE experiment_id = ${params.string(id)}) AS m ON m.id = u.exposure_id`}`;
+  const live = rollupUnitsAsOf(params, id, asOf.version, asOf.unitsFrom, only);
+  const units = `SELECT unit_id, variant_key, exposed_at${extra} FROM (${live})`;
   if (columns.length === 0) return `SELECT x.*, toUInt64(0) AS ev FROM (${units}) AS x`;
   const slots = [...new Set(columns.map((column) => metricIdOf(column.metric)))];
   const values = columns.map((column) => `${rollupValue(params, column)} AS ${column.alias}`).join(', ');
-  const perUnit = `SELECT r.unit_id AS unit_id, ${values} FROM (${committedValueRows(params, id, slots)}) AS r GROUP BY r.unit_id`;
+  const perUnit = `SELECT r.unit_id AS unit_id, ${values} FROM (${valueRowsAsOf(params, id, slots, asOf, only)}) AS r GROUP BY r.unit_id`;
   const selected = columns.map((column) => `${withoutEvents(column.metric, `a.${column.alias}`)} AS ${column.alias}`).join(', ');
   return `SELECT x.*, ${selected}, toUInt64(0) AS ev FROM (${units}) AS x LEFT JOIN (${perUnit}) AS a ON a.unit_id = x.unit_id`;
 }
@@ -102,9 +138,9 @@ export interface RefreshScope {
   watermark: number;
 }
 
-/** The experiment's live exposures in the mirror: unit_id, id, variant_key, exposed_at. */
+/** The experiment's live exposures in the mirror: unit_id, id, variant_key, exposed_at and its breakdown values. */
 function mirroredLive(params: Params, experimentId: string): string {
-  return `SELECT unit_id, id, variant_key, exposed_at FROM exposures FINAL WHERE experiment_id = ${params.string(experimentId)} AND superseded_at IS NULL`;
+  return `SELECT unit_id, id, variant_key, exposed_at, source_key_id, dimension_values FROM exposures FINAL WHERE experiment_id = ${params.string(experimentId)} AND superseded_at IS NULL`;
 }
 
 /** The units this refresh lists as changed (rollup_changed at its version). */
@@ -132,11 +168,12 @@ export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom:
 
 /** Writes the units rows of this refresh: every live unit of the mirror (`changedOnly` false), or the changed ones (gone ones with exposure_id ''). */
 export function writeUnits(params: Params, scope: RefreshScope, changedOnly: boolean): string {
-  const head = `INSERT INTO rollup_units (experiment_id, unit_id, version, exposure_id, variant_key, exposed_at)`;
+  const head = `INSERT INTO rollup_units (experiment_id, unit_id, version, exposure_id, variant_key, exposed_at, source_key_id, dimension_values)`;
   const id = params.string(scope.experimentId);
   const version = params.int(scope.version);
-  if (!changedOnly) return `${head} SELECT ${id}, unit_id, ${version}, id, variant_key, exposed_at FROM (${mirroredLive(params, scope.experimentId)})`;
-  return `${head} SELECT ${id}, c.unit_id, ${version}, ifNull(m.id, ''), ifNull(m.variant_key, ''), ifNull(m.exposed_at, 0)
+  if (!changedOnly)
+    return `${head} SELECT ${id}, unit_id, ${version}, id, variant_key, exposed_at, source_key_id, dimension_values FROM (${mirroredLive(params, scope.experimentId)})`;
+  return `${head} SELECT ${id}, c.unit_id, ${version}, ifNull(m.id, ''), ifNull(m.variant_key, ''), ifNull(m.exposed_at, 0), m.source_key_id, m.dimension_values
     FROM (${changedUnits(params, scope)}) AS c LEFT JOIN (${mirroredLive(params, scope.experimentId)}) AS m ON m.unit_id = c.unit_id`;
 }
 

@@ -22,6 +22,9 @@
 import { sql } from 'kysely';
 import type { ClickHouse } from '../../../clickhouse/client.js';
 import type { ExperimentRow } from '../../experiments/read.js';
+import type { TotalsRow } from '../sql/rollup/totals.js';
+import { keepTotals } from './totals.js';
+import { loadState, type State } from './rollup-state.js';
 import {
   addNewEventRows,
   buildSlotRows,
@@ -36,33 +39,8 @@ import {
 import { Params } from './sql-parts.js';
 import { queryRows } from './aggregate.js';
 import type { ClickHouseStoreDeps } from './deps.js';
-import type { RefreshResult, RollupSlot } from '../store/contract.js';
+import type { RefreshResult, RollupSlot, TotalsPlan } from '../store/contract.js';
 import { slotHash, toNumber } from '../store/fold.js';
-
-interface State {
-  version: number;
-  watermark: number;
-  unitsFrom: number;
-  /** Per slot (metric id), the generation its rows are in and its definition hash. */
-  slots: Map<string, { generation: number; hash: string }>;
-}
-
-async function loadState(ch: ClickHouse, experimentId: string): Promise<State | null> {
-  const params = new Params();
-  const rows = await queryRows(
-    ch,
-    `SELECT latest.1 AS version, latest.2 AS watermark, latest.3 AS units_from, latest.4 AS slot_ids, latest.5 AS slot_generations, latest.6 AS definitions
-     FROM (SELECT argMax((version, watermark, units_from, slot_ids, slot_generations, definitions), version) AS latest, count() AS states
-           FROM rollup_state WHERE experiment_id = ${params.string(experimentId)}) WHERE states > 0`,
-    params,
-  );
-  const row = rows[0];
-  if (!row) return null;
-  const hashes = JSON.parse(String(row.definitions)) as Record<string, string>;
-  const generations = row.slot_generations as unknown[];
-  const slots = new Map((row.slot_ids as string[]).map((id, index) => [id, { generation: toNumber(generations[index]), hash: hashes[id] ?? '' }]));
-  return { version: toNumber(row.version), watermark: toNumber(row.watermark), unitsFrom: toNumber(row.units_from), slots };
-}
 
 /** A version above every one written for the experiment, committed or not (and, when the clock allows, the time). */
 async function nextVersion(ch: ClickHouse, experimentId: string, now: number): Promise<number> {
@@ -112,6 +90,7 @@ async function sinceState(
   scope: RefreshScope,
   slots: readonly RollupSlot[],
   state: State,
+  listed: () => Promise<void>,
 ): Promise<{ result: RefreshResult; generations: Map<string, number> }> {
   const generations = new Map<string, number>();
   const current: RollupSlot[] = [];
@@ -127,6 +106,7 @@ async function sinceState(
     }
   }
   await run(ch, (params) => listChangedUnits(params, scope, state.unitsFrom));
+  await listed();
   await run(ch, (params) => writeUnits(params, scope, true));
   const fresh = state.watermark < scope.watermark;
   for (const slot of current) {
@@ -156,6 +136,7 @@ async function commit(
   slots: readonly RollupSlot[],
   unitsFrom: number,
   generations: ReadonlyMap<string, number>,
+  totals: { plan: string; rows: readonly TotalsRow[] },
 ): Promise<void> {
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
   const row = {
@@ -166,6 +147,8 @@ async function commit(
     slot_ids: slots.map((slot) => slot.metric_id),
     slot_generations: slots.map((slot) => generations.get(slot.metric_id) ?? scope.version),
     definitions: JSON.stringify(definitions),
+    totals_plan: totals.plan,
+    totals: JSON.stringify(totals.rows),
   };
   await ch.client.insert({ table: 'rollup_state', values: [row], format: 'JSONEachRow' });
 }
@@ -177,6 +160,8 @@ export interface ClickHouseRefreshOptions {
   rebuild?: boolean;
   /** Tests: runs after every write and before the commit. */
   beforeCommit?: () => Promise<void>;
+  /** The totals to keep with the rollups (totals.ts), or null. */
+  plan?: TotalsPlan | null;
 }
 
 /** Brings the experiment's rollups in ClickHouse up to date for these slots, one refresh of an experiment at a time (`queue`). */
@@ -191,7 +176,8 @@ export async function refreshInClickHouse(
   return oneAtATime(ctx, queue, row.id, async () => {
     const { watermark } = options;
     const loaded = options.rebuild ? null : await loadState(ch, row.id);
-    const state = loaded !== null && loaded.watermark <= watermark ? loaded : null;
+    // A state committed without totals predates rollup_units' breakdown values (ClickHouse migration 0005): built again once.
+    const state = loaded !== null && loaded.watermark <= watermark && loaded.totalsPlan !== '' ? loaded : null;
     const version = await nextVersion(ch, row.id, ctx.clock.now());
     const scope: RefreshScope = {
       workspaceId: row.workspace_id,
@@ -201,12 +187,15 @@ export async function refreshInClickHouse(
       committed: loaded?.version ?? 0,
       watermark,
     };
+    const keeper = await keepTotals(ch, scope, { plan: options.plan ?? null, state, slots });
     let result: RefreshResult;
     let generations = new Map<string, number>();
     if (state === null) result = await fromScratch(ch, scope, slots);
-    else ({ result, generations } = await sinceState(ch, scope, slots, state));
+    else ({ result, generations } = await sinceState(ch, scope, slots, state, keeper.listed));
+    const unitsFrom = state === null ? version : state.unitsFrom;
+    const totals = await keeper.written(generations, unitsFrom);
     await options.beforeCommit?.();
-    await commit(ch, scope, slots, state === null ? version : state.unitsFrom, generations);
+    await commit(ch, scope, slots, unitsFrom, generations, totals);
     return result;
   });
 }
