@@ -48,7 +48,7 @@ async function addIncrement(ctx: AppContext, scope: { workspaceId: string; exper
   await ch.client.command({
     query: `INSERT INTO exposures (id, workspace_id, experiment_id, unit_id, variant_key, exposed_at, superseded_at, source_key_id, dimension_values, version)
       SELECT ${padded('xn', 'number')}, {workspace:String}, {experiment:String}, ${padded('u', `number + ${units}`)},
-        if((number + ${units}) % 2 = 0, 'control', 'treatment'), ${exposedAt(`(number + ${units})`)}, NULL, NULL, NULL, 2
+        if((number + ${units}) % 2 = 0, 'control', 'treatment'), ${exposedAt(`(number + ${units})`)}, NULL, NULL, NULL, ${scope.t0 + 20 * DAY}
       FROM numbers(${newUnits})`,
     query_params: params,
   });

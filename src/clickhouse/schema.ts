@@ -114,7 +114,7 @@ function addColumns(table: string, columns: readonly string[], cluster: string |
  */
 function maintainedTotalsStatements(cluster: string | null): string[] {
   return [
-    ...addColumns('rollup_state', ["totals_plan String DEFAULT ''", "totals String DEFAULT ''"], cluster),
+    ...addColumns('rollup_state', ["totals_plan String DEFAULT ''", "totals String DEFAULT ''", 'mirror_seen UInt64 DEFAULT 0'], cluster),
     ...addColumns('rollup_units', ['source_key_id Nullable(String)', 'dimension_values Nullable(String)'], cluster),
   ];
 }

@@ -136,11 +136,25 @@ export interface RefreshScope {
   committed: number;
   /** The drain watermark this refresh reads up to (the committed drain sequence). */
   watermark: number;
+  /**
+   * Mirrored exposure rows at or below this version were compared with the rollups by an earlier
+   * refresh (0: compare every unit): only units with newer rows can have changed (mirror.ts
+   * writes every row of a changed unit again, with a newer version).
+   */
+  mirrorSeen: number;
 }
 
-/** The experiment's live exposures in the mirror: unit_id, id, variant_key, exposed_at and its breakdown values. */
-function mirroredLive(params: Params, experimentId: string): string {
-  return `SELECT unit_id, id, variant_key, exposed_at, source_key_id, dimension_values FROM exposures FINAL WHERE experiment_id = ${params.string(experimentId)} AND superseded_at IS NULL`;
+/** The experiment's live exposures in the mirror (of the units `only` selects): unit_id, id, variant_key, exposed_at and its breakdown values. */
+function mirroredLive(params: Params, experimentId: string, only: string | null = null): string {
+  const units = only === null ? '' : ` AND unit_id IN (${only})`;
+  return `SELECT unit_id, id, variant_key, exposed_at, source_key_id, dimension_values FROM exposures FINAL
+    WHERE experiment_id = ${params.string(experimentId)} AND superseded_at IS NULL${units}`;
+}
+
+/** The units with mirrored rows newer than the scope's mirrorSeen, or null for every unit. */
+function mirroredSince(params: Params, scope: RefreshScope): string | null {
+  if (scope.mirrorSeen <= 0) return null;
+  return `SELECT DISTINCT unit_id FROM exposures WHERE experiment_id = ${params.string(scope.experimentId)} AND version > ${params.int(scope.mirrorSeen)}`;
 }
 
 /** The units this refresh lists as changed (rollup_changed at its version). */
@@ -156,10 +170,11 @@ export function changedUnits(params: Params, scope: RefreshScope): string {
 export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom: number): string {
   const id = params.string(scope.experimentId);
   const committed = params.int(scope.committed);
-  const before = rollupUnitsAsOf(params, scope.experimentId, committed, params.int(unitsFrom));
+  const since = mirroredSince(params, scope);
+  const before = rollupUnitsAsOf(params, scope.experimentId, committed, params.int(unitsFrom), since);
   return `INSERT INTO rollup_changed (experiment_id, version, unit_id)
     SELECT ${id}, ${params.int(scope.version)}, unit_id FROM (
-      SELECT coalesce(m.unit_id, r.unit_id) AS unit_id FROM (${mirroredLive(params, scope.experimentId)}) AS m
+      SELECT coalesce(m.unit_id, r.unit_id) AS unit_id FROM (${mirroredLive(params, scope.experimentId, since)}) AS m
         FULL OUTER JOIN (${before}) AS r ON m.unit_id = r.unit_id
       WHERE ifNull(m.id, '') != ifNull(r.exposure_id, '')
       UNION DISTINCT SELECT unit_id FROM rollup_units WHERE experiment_id = ${id} AND version > ${committed}
@@ -174,24 +189,26 @@ export function writeUnits(params: Params, scope: RefreshScope, changedOnly: boo
   if (!changedOnly)
     return `${head} SELECT ${id}, unit_id, ${version}, id, variant_key, exposed_at, source_key_id, dimension_values FROM (${mirroredLive(params, scope.experimentId)})`;
   return `${head} SELECT ${id}, c.unit_id, ${version}, ifNull(m.id, ''), ifNull(m.variant_key, ''), ifNull(m.exposed_at, 0), m.source_key_id, m.dimension_values
-    FROM (${changedUnits(params, scope)}) AS c LEFT JOIN (${mirroredLive(params, scope.experimentId)}) AS m ON m.unit_id = c.unit_id`;
+    FROM (${changedUnits(params, scope)}) AS c LEFT JOIN (${mirroredLive(params, scope.experimentId, changedUnits(params, scope))}) AS m ON m.unit_id = c.unit_id`;
 }
 
 /**
- * The drained events of `keys` up to the watermark, one row per event id (copies of a retried
- * drain collapse): of the units `units` selects when given; with `after`, only events first
- * drained after it (a copy drained at or before it was counted then).
+ * The drained events of `keys` up to the watermark: of the units `units` selects when given; with
+ * `after`, only those drained after it. No committed event is stored twice (clickhouse/events.ts),
+ * so rows are read as the full computation reads them, without looking for copies.
  */
 export function eventRows(params: Params, scope: RefreshScope, keys: readonly string[], units: string | null, after: number | null): string {
-  const where = (range: string, onlyUnits: string | null) =>
-    `workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)} AND ${range}${onlyUnits === null ? '' : ` AND unit_id IN (${onlyUnits})`}`;
+  const since = after === null ? '' : `drain_seq > ${params.int(after)} AND `;
+  const only = units === null ? '' : ` AND unit_id IN (${units})`;
   const stop = scope.stoppedAt === null ? '' : ` AND occurred_at < ${params.int(scope.stoppedAt)}`;
-  const through = `drain_seq <= ${params.int(scope.watermark)}`;
-  const columns = 'id, unit_id, event_key, occurred_at, properties';
-  if (after === null) return `SELECT ${columns} FROM events WHERE ${where(through, units)}${stop} LIMIT 1 BY id`;
-  const fresh = `SELECT ${columns} FROM events WHERE ${where(`drain_seq > ${params.int(after)} AND ${through}`, units)}${stop}`;
-  const seenBefore = `SELECT id FROM events WHERE ${where(`drain_seq <= ${params.int(after)}`, `SELECT unit_id FROM (${fresh})`)}`;
-  return `SELECT ${columns} FROM (${fresh}) WHERE id NOT IN (${seenBefore}) LIMIT 1 BY id`;
+  return `SELECT unit_id, event_key, occurred_at, properties FROM events
+    WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}
+      AND ${since}drain_seq <= ${params.int(scope.watermark)}${only}${stop}`;
+}
+
+/** The units with events of `keys` drained after `after` (up to the watermark). */
+export function unitsWithNewEvents(params: Params, scope: RefreshScope, keys: readonly string[], after: number): string {
+  return `SELECT DISTINCT unit_id FROM (${eventRows(params, scope, keys, null, after)})`;
 }
 
 /** One slot's six sums per unit of `units` (unit_id, exposed_at) over the events `events` in its window and lookback. */

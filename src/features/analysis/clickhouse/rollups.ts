@@ -33,6 +33,7 @@ import {
   countNewEvents,
   listChangedUnits,
   rollupUnitsAsOf,
+  unitsWithNewEvents,
   writeUnits,
   type RefreshScope,
 } from './rollup-sql.js';
@@ -52,6 +53,20 @@ async function nextVersion(ch: ClickHouse, experimentId: string, now: number): P
   return Math.max(now, toNumber(row?.v) + 1);
 }
 
+/**
+ * How far below the last refresh's newest mirrored version the next one still compares units: a
+ * mirror of another process that read the clock earlier may insert rows with a slightly older
+ * version after that refresh read it (versions are milliseconds of the clock).
+ */
+const MIRROR_MARGIN = 10 * 60_000;
+
+/** The newest version of the experiment's mirrored exposure rows (0 without any). */
+async function mirroredVersion(ch: ClickHouse, experimentId: string): Promise<number> {
+  const params = new Params();
+  const [row] = await queryRows(ch, `SELECT max(version) AS v FROM exposures WHERE experiment_id = ${params.string(experimentId)}`, params);
+  return toNumber(row?.v);
+}
+
 async function run(ch: ClickHouse, build: (params: Params) => string): Promise<void> {
   const params = new Params();
   await ch.client.command({ query: build(params), query_params: params.values });
@@ -62,11 +77,25 @@ async function firstRow(ch: ClickHouse, build: (params: Params) => string): Prom
   return (await queryRows(ch, build(params), params))[0] ?? {};
 }
 
-/** The live units as of this refresh's version (its unit rows written): all of them, the changed ones, or the others. */
-function unitsNow(params: Params, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed' | 'unchanged'): string {
-  const live = rollupUnitsAsOf(params, scope.experimentId, params.int(scope.version), params.int(unitsFrom));
+/**
+ * The live units as of this refresh's version (its unit rows written): all of them, the changed
+ * ones, or the others; with `only`, of the units it selects (those with new events).
+ */
+function unitsNow(params: Params, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed' | 'unchanged', only: string | null = null): string {
+  const live = rollupUnitsAsOf(
+    params,
+    scope.experimentId,
+    params.int(scope.version),
+    params.int(unitsFrom),
+    which === 'changed' ? changedUnits(params, scope) : only,
+  );
   if (which === 'all') return live;
   return `SELECT * FROM (${live}) WHERE unit_id ${which === 'changed' ? 'IN' : 'NOT IN'} (${changedUnits(params, scope)})`;
+}
+
+/** The unchanged live units with events of `keys` drained since the state's watermark. */
+function unchangedWithNew(params: Params, scope: RefreshScope, state: State, keys: readonly string[]): string {
+  return unitsNow(params, scope, state.unitsFrom, 'unchanged', unitsWithNewEvents(params, scope, keys, state.watermark));
 }
 
 async function countUnits(ch: ClickHouse, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed'): Promise<number> {
@@ -113,14 +142,14 @@ async function sinceState(
     const generation = generations.get(slot.metric_id) as number;
     await run(ch, (params) => buildSlotRows(params, scope, slot, generation, unitsNow(params, scope, state.unitsFrom, 'changed'), true));
     if (fresh)
-      await run(ch, (params) => addNewEventRows(params, scope, slot, generation, unitsNow(params, scope, state.unitsFrom, 'unchanged'), state.watermark));
+      await run(ch, (params) => addNewEventRows(params, scope, slot, generation, unchangedWithNew(params, scope, state, [slot.event_key]), state.watermark));
   }
   for (const slot of stale)
     await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom, 'all'), false));
   const keys = [...new Set(current.map((slot) => slot.event_key))];
   const added =
     fresh && keys.length > 0
-      ? await firstRow(ch, (params) => countNewEvents(params, scope, keys, unitsNow(params, scope, state.unitsFrom, 'unchanged'), state.watermark))
+      ? await firstRow(ch, (params) => countNewEvents(params, scope, keys, unchangedWithNew(params, scope, state, keys), state.watermark))
       : {};
   const eventsRead = (await builtEvents(ch, scope)) + toNumber(added.events ?? 0);
   const unitsRefreshed =
@@ -137,6 +166,7 @@ async function commit(
   unitsFrom: number,
   generations: ReadonlyMap<string, number>,
   totals: { plan: string; rows: readonly TotalsRow[] },
+  mirrorNow: number,
 ): Promise<void> {
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
   const row = {
@@ -146,6 +176,7 @@ async function commit(
     units_from: unitsFrom,
     slot_ids: slots.map((slot) => slot.metric_id),
     slot_generations: slots.map((slot) => generations.get(slot.metric_id) ?? scope.version),
+    mirror_seen: mirrorNow,
     definitions: JSON.stringify(definitions),
     totals_plan: totals.plan,
     totals: JSON.stringify(totals.rows),
@@ -179,6 +210,8 @@ export async function refreshInClickHouse(
     // A state committed without totals predates rollup_units' breakdown values (ClickHouse migration 0005): built again once.
     const state = loaded !== null && loaded.watermark <= watermark && loaded.totalsPlan !== '' ? loaded : null;
     const version = await nextVersion(ch, row.id, ctx.clock.now());
+    // Read before the units are compared: a row mirrored later is newer, and the next refresh compares its unit.
+    const mirrorNow = await mirroredVersion(ch, row.id);
     const scope: RefreshScope = {
       workspaceId: row.workspace_id,
       experimentId: row.id,
@@ -186,6 +219,7 @@ export async function refreshInClickHouse(
       version,
       committed: loaded?.version ?? 0,
       watermark,
+      mirrorSeen: state === null ? 0 : Math.max(0, state.mirrorSeen - MIRROR_MARGIN),
     };
     const keeper = await keepTotals(ch, scope, { plan: options.plan ?? null, state, slots });
     let result: RefreshResult;
@@ -195,7 +229,7 @@ export async function refreshInClickHouse(
     const unitsFrom = state === null ? version : state.unitsFrom;
     const totals = await keeper.written(generations, unitsFrom);
     await options.beforeCommit?.();
-    await commit(ch, scope, slots, unitsFrom, generations, totals);
+    await commit(ch, scope, slots, unitsFrom, generations, totals, mirrorNow);
     return result;
   });
 }
