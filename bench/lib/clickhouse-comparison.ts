@@ -96,7 +96,7 @@ async function measureClickHouse(units: number, runs: number, refresh: boolean):
         process.env.VERDICT_BENCH_TRACE === '1',
       );
       console.log(
-        `${'clickhouse'.padEnd(10)} incremental: first build ${r.build_seconds.toFixed(2)} s; +${count(r.added_events)} events (+1%): ` +
+        `${'clickhouse'.padEnd(10)} incremental: first build ${r.build_seconds.toFixed(2)} s, refresh after +1% ${r.first_refresh_seconds.toFixed(2)} s; another +${count(r.added_events)} events (+1%): ` +
           `refresh ${r.refresh_seconds.toFixed(2)} s (events_read ${count(r.refresh_events_read)}, units_refreshed ${count(r.refresh_units_refreshed)}), ` +
           `full ${r.full_seconds.toFixed(2)} s (events_read ${count(r.full_events_read)}): refresh/full ${r.ratio.toFixed(3)}x  peak RSS ${r.max_rss_mb.toFixed(0)} MB  ${load()}`,
       );

@@ -1,9 +1,9 @@
 /**
  * bench:analysis --clickhouse's incremental figures (docs/analysis.md "Incremental analysis in
  * ClickHouse"): on the seeded experiment, the first incremental computation (it builds every
- * unit's rollups), then +1% events drained under the next drain number (60% new events of
- * existing units, 20% late ones, 20% new units exposed with their events), then the incremental
- * refresh and the full computation of the same data, in one process so the two compare like with
+ * unit's rollups), then twice +1% events drained under the next drain number (60% new events of
+ * existing units, 20% late ones, 20% new units exposed with their events) and a refresh after each;
+ * the second refresh is timed against the full computation of the same data, in one process so the two compare like with
  * like. The increment is generated inside the engine, as the seed is (clickhouse-facts.ts).
  */
 import { performance } from 'node:perf_hooks';
@@ -15,6 +15,8 @@ import { DAY, EVENTS_PER_UNIT } from './analysis-seed.js';
 
 export interface RefreshFigures {
   build_seconds: number;
+  /** The refresh after the first +1%, which compares every unit the build's mirror wrote. */
+  first_refresh_seconds: number;
   added_events: number;
   refresh_seconds: number;
   refresh_events_read: number;
@@ -35,7 +37,7 @@ async function nextDrain(ctx: AppContext): Promise<number> {
 }
 
 /** +1% events under one new drain number, and the new units' exposures in ClickHouse's copy; returns the events added. */
-async function addIncrement(ctx: AppContext, scope: { workspaceId: string; experimentId: string; t0: number }, units: number): Promise<number> {
+async function addIncrement(ctx: AppContext, scope: { workspaceId: string; experimentId: string; t0: number }, units: number, round: number): Promise<number> {
   const ch = ctx.clickhouse;
   if (!ch) throw new Error('no ClickHouse in the context');
   const added = Math.round(units * EVENTS_PER_UNIT * 0.01);
@@ -43,12 +45,14 @@ async function addIncrement(ctx: AppContext, scope: { workspaceId: string; exper
   const late = Math.round(added * 0.2);
   const newUnits = Math.max(1, Math.round((added - fresh - late) / EVENTS_PER_UNIT));
   const seq = await nextDrain(ctx);
+  // Each round's new units follow the previous round's; its ids carry the round.
+  const firstNew = units + round * newUnits;
   const params = { workspace: scope.workspaceId, experiment: scope.experimentId, seq };
   const exposedAt = (i: string) => `toInt64(${scope.t0}) + toInt64(${i} % 86400) * 1000`;
   await ch.client.command({
     query: `INSERT INTO exposures (id, workspace_id, experiment_id, unit_id, variant_key, exposed_at, superseded_at, source_key_id, dimension_values, version)
-      SELECT ${padded('xn', 'number')}, {workspace:String}, {experiment:String}, ${padded('u', `number + ${units}`)},
-        if((number + ${units}) % 2 = 0, 'control', 'treatment'), ${exposedAt(`(number + ${units})`)}, NULL, NULL, NULL, ${scope.t0 + 20 * DAY}
+      SELECT ${padded(`xn${round}`, 'number')}, {workspace:String}, {experiment:String}, ${padded('u', `number + ${firstNew}`)},
+        if((number + ${firstNew}) % 2 = 0, 'control', 'treatment'), ${exposedAt(`(number + ${firstNew})`)}, NULL, NULL, NULL, ${scope.t0 + 20 * DAY + round * 3_600_000}
       FROM numbers(${newUnits})`,
     query_params: params,
   });
@@ -58,9 +62,9 @@ async function addIncrement(ctx: AppContext, scope: { workspaceId: string; exper
   const purchase = `concat('{"order":{"total":', toString(10 + number % 90), '.5}}')`;
   const load = `concat('{"timing":{"load_ms":', toString(100 + number % 200), '}}')`;
   const parts = [
-    `${event(padded('ef', 'number'), padded('u', `(number * 3) % ${units}`), `if(number % 2 = 0, 'purchase', 'page_load')`, `if(number % 2 = 0, ${purchase}, ${load})`, `${exposedAt(`((number * 3) % ${units})`)} + ${DAY}`, '0')} FROM numbers(${fresh})`,
-    `${event(padded('el', 'number'), padded('u', `(number * 7 + 1) % ${units}`), "'purchase'", purchase, `${exposedAt(`((number * 7 + 1) % ${units})`)} + 120000`, '1')} FROM numbers(${late})`,
-    `${event(padded('en', 'number'), padded('u', `intDiv(number, ${EVENTS_PER_UNIT}) + ${units}`), `if(number % ${EVENTS_PER_UNIT} < 3, 'page_load', 'purchase')`, `if(number % ${EVENTS_PER_UNIT} < 3, ${load}, ${purchase})`, `${exposedAt(`(intDiv(number, ${EVENTS_PER_UNIT}) + ${units})`)} + 60000 * (number % ${EVENTS_PER_UNIT} + 1)`, '0')} FROM numbers(${newUnits * EVENTS_PER_UNIT})`,
+    `${event(padded(`ef${round}`, 'number'), padded('u', `(number * 3 + ${round}) % ${units}`), `if(number % 2 = 0, 'purchase', 'page_load')`, `if(number % 2 = 0, ${purchase}, ${load})`, `${exposedAt(`((number * 3 + ${round}) % ${units})`)} + ${DAY}`, '0')} FROM numbers(${fresh})`,
+    `${event(padded(`el${round}`, 'number'), padded('u', `(number * 7 + 1 + ${round}) % ${units}`), "'purchase'", purchase, `${exposedAt(`((number * 7 + 1 + ${round}) % ${units})`)} + 120000`, '1')} FROM numbers(${late})`,
+    `${event(padded(`en${round}`, 'number'), padded('u', `intDiv(number, ${EVENTS_PER_UNIT}) + ${firstNew}`), `if(number % ${EVENTS_PER_UNIT} < 3, 'page_load', 'purchase')`, `if(number % ${EVENTS_PER_UNIT} < 3, ${load}, ${purchase})`, `${exposedAt(`(intDiv(number, ${EVENTS_PER_UNIT}) + ${firstNew})`)} + 60000 * (number % ${EVENTS_PER_UNIT} + 1)`, '0')} FROM numbers(${newUnits * EVENTS_PER_UNIT})`,
   ];
   for (const part of parts)
     await ch.client.command({
@@ -86,11 +90,16 @@ export async function refreshFigures(
   if (process.env.VERDICT_BENCH_TRACE === '1') traceStatements(ctx);
   try {
     const build = await timed(ctx, scope.experimentId, 'incremental');
-    const added = await addIncrement(ctx, scope, units);
+    // The first refresh after a build compares every unit mirrored within its margin of the build's
+    // mirror (rollup-sql.ts RefreshScope.mirrorSeen): a round of +1% first, then the one measured.
+    await addIncrement(ctx, scope, units, 0);
+    const first = await timed(ctx, scope.experimentId, 'incremental');
+    const added = await addIncrement(ctx, scope, units, 1);
     const refresh = await timed(ctx, scope.experimentId, 'incremental');
     const full = await timed(ctx, scope.experimentId, 'full');
     return {
       build_seconds: build.seconds,
+      first_refresh_seconds: first.seconds,
       added_events: added,
       refresh_seconds: refresh.seconds,
       refresh_events_read: refresh.events_read,
