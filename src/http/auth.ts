@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Authenticator, Principal } from '../features/api-keys/authenticator.js';
+import type { KeyAuthenticator, Principal } from './principal.js';
 import { problems } from './problems.js';
 
 /** Who may call a route: anyone, any valid key (client keys included), or server keys only. */
@@ -20,7 +20,7 @@ export interface SessionAuthenticator {
   authenticate(request: FastifyRequest): Promise<Principal | null>;
 }
 
-export function installAuth(app: FastifyInstance, authenticator: Authenticator, sessions?: SessionAuthenticator): void {
+export function installAuth(app: FastifyInstance, authenticator: KeyAuthenticator, sessions?: SessionAuthenticator): void {
   app.decorateRequest('principal', null);
 
   app.addHook('onRoute', (route) => {

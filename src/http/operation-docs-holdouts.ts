@@ -1,6 +1,4 @@
-import type { OperationDoc } from './operation-doc.js';
-
-const PAGED = 'Paged with `limit` (1..200, default 50) and the opaque `cursor` from `next_cursor`.';
+import { PAGED, type OperationDoc } from './operation-doc.js';
 
 /** The holdouts' operations and the experiments' opt-outs (docs/experiments.md, holdouts). */
 export const HOLDOUT_OPERATION_DOCS: Record<string, OperationDoc> = {

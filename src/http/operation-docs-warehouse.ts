@@ -1,9 +1,7 @@
-import type { OperationDoc } from './operation-doc.js';
+import { PAGED, type OperationDoc } from './operation-doc.js';
 
 // The warehouse sources' operations (docs/warehouse.md), kept beside the rest of OPERATION_DOCS,
 // which spreads them in.
-
-const PAGED = 'Paged with `limit` (1..200, default 50) and the opaque `cursor` from `next_cursor`.';
 
 export const WAREHOUSE_OPERATION_DOCS: Record<string, OperationDoc> = {
   listDataSources: { summary: 'List data sources', description: `The workspace’s warehouse sources, oldest first, their URLs masked. ${PAGED}` },

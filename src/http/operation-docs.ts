@@ -1,6 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import type { AuthScope } from './auth.js';
-import type { OperationDoc } from './operation-doc.js';
+import { PAGED, type OperationDoc } from './operation-doc.js';
 import { HOLDOUT_OPERATION_DOCS } from './operation-docs-holdouts.js';
 import { PEOPLE_OPERATION_DOCS } from './operation-docs-people.js';
 import { WAREHOUSE_OPERATION_DOCS } from './operation-docs-warehouse.js';
@@ -17,8 +17,6 @@ const CALLERS: Record<AuthScope, string> = {
   client: 'Who may call: a server key or a client key; a key bound to an environment sees only that environment’s experiments.',
   public: 'Who may call: anyone; no API key.',
 };
-
-const PAGED = 'Paged with `limit` (1..200, default 50) and the opaque `cursor` from `next_cursor`.';
 
 export const OPERATION_DOCS: Record<string, OperationDoc> = {
   // Health and workspace
@@ -350,6 +348,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   // Warehouse sources (docs/warehouse.md)
   ...WAREHOUSE_OPERATION_DOCS,
+  // People, share links and exports (docs/ui.md)
+  ...PEOPLE_OPERATION_DOCS,
   receiveInboundWebhook: {
     summary: 'Receive a signed inbound webhook',
     description:
@@ -390,7 +390,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 export function describeOperation(route: RouteOptions): void {
   const schema = route.schema as { operationId?: string; hide?: boolean; summary?: string; description?: string } | undefined;
   if (!schema?.operationId || schema.hide) return;
-  const doc = OPERATION_DOCS[schema.operationId] ?? PEOPLE_OPERATION_DOCS[schema.operationId];
+  const doc = OPERATION_DOCS[schema.operationId];
   if (!doc) return;
   const scope = (route.config as { auth?: AuthScope } | undefined)?.auth ?? 'server';
   schema.summary = doc.summary;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { EventBuffer } from '../buffer/types.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/time.js';
-import { listRunningExperimentSnapshots, loadSnapshotDocuments, readJobFigures, type JobFigures } from './store.js';
+import { JOB_LANES, listRunningExperimentSnapshots, loadSnapshotDocuments, readJobFigures, type JobFigures } from './store.js';
 
 /**
  * How long a scrape waits for the database or the buffer store. Prometheus gives up after 10 s
@@ -127,6 +127,20 @@ export function registerScrapeGauges(registry: Registry, sources: ScrapeSources)
       },
     });
 
+  for (const [name, help, pick] of JOB_GAUGES) {
+    new Gauge({
+      name,
+      help: `${help}, per lane (general: analyses, renders, mirroring, maintenance; outbound: webhook deliveries)`,
+      labelNames: ['lane'],
+      registers,
+      aggregator: 'max',
+      async collect() {
+        const value = await database.get();
+        if (value === null) return;
+        for (const lane of JOB_LANES) this.set({ lane }, pick(value.jobs[lane], value.at));
+      },
+    });
+  }
   gauge('verdict_buffer_pending_events', 'Acknowledged events waiting in the event buffer for the database', buffer, (pending) => pending);
   new Gauge({
     name: 'verdict_buffer_max_pending_events',
@@ -134,8 +148,6 @@ export function registerScrapeGauges(registry: Registry, sources: ScrapeSources)
     registers,
     aggregator: 'max',
   }).set(sources.maxPending);
-  const jobs = (pick: (jobs: JobFigures, now: number) => number) => (value: { jobs: JobFigures; at: number }) => pick(value.jobs, value.at);
-  for (const [name, help, pick] of JOB_GAUGES) gauge(name, help, database, jobs(pick));
   gauge('verdict_experiments_running', 'Running experiments in all workspaces', database, (value) => value.experiments.running);
   gauge(
     'verdict_experiments_srm_warning',

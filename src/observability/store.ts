@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { JobLane } from '../db/schema.js';
 
 export interface JobFigures {
   /** Queued jobs whose time has come, waiting for a worker. */
@@ -13,29 +14,43 @@ export interface JobFigures {
   failed: number;
 }
 
-/** One pass over the unfinished and failed jobs (the claim index on status, run_at serves it). */
-export async function readJobFigures(db: Db, now: number): Promise<JobFigures> {
+/** The lanes the gauges report, always both (a lane with no jobs reads 0, not a missing series). */
+export const JOB_LANES: readonly JobLane[] = ['general', 'outbound'];
+
+const NO_JOBS: JobFigures = { due: 0, oldestDueRunAt: null, running: 0, retrying: 0, failed: 0 };
+
+/**
+ * One pass over the unfinished and failed jobs, per lane (the claim index on status, run_at serves
+ * it): a backlog of webhook deliveries and one of analyses call for different remedies.
+ */
+export async function readJobFigures(db: Db, now: number): Promise<Record<JobLane, JobFigures>> {
   const due = sql<boolean>`status = 'queued' and run_at <= ${now}`;
-  const row = await db
+  const rows = await db
     .selectFrom('jobs')
     .where('status', 'in', ['queued', 'running', 'failed'])
     .select([
+      'lane',
       sql<number | string | null>`sum(case when ${due} then 1 else 0 end)`.as('due'),
       sql<number | string | null>`min(case when ${due} then run_at end)`.as('oldest_due_run_at'),
       sql<number | string | null>`sum(case when status = 'running' then 1 else 0 end)`.as('running'),
       sql<number | string | null>`sum(case when status = 'queued' and attempts > 0 then 1 else 0 end)`.as('retrying'),
       sql<number | string | null>`sum(case when status = 'failed' then 1 else 0 end)`.as('failed'),
     ])
-    .executeTakeFirst();
+    .groupBy('lane')
+    .execute();
   // PostgreSQL returns sums of bigints as strings, and sums over no rows as NULL.
   const count = (value: number | string | null | undefined) => Number(value ?? 0);
-  return {
-    due: count(row?.due),
-    oldestDueRunAt: row?.oldest_due_run_at === null || row?.oldest_due_run_at === undefined ? null : Number(row.oldest_due_run_at),
-    running: count(row?.running),
-    retrying: count(row?.retrying),
-    failed: count(row?.failed),
-  };
+  const figures: Record<JobLane, JobFigures> = { general: NO_JOBS, outbound: NO_JOBS };
+  for (const row of rows) {
+    figures[row.lane] = {
+      due: count(row.due),
+      oldestDueRunAt: row.oldest_due_run_at === null ? null : Number(row.oldest_due_run_at),
+      running: count(row.running),
+      retrying: count(row.retrying),
+      failed: count(row.failed),
+    };
+  }
+  return figures;
 }
 
 /** Each running experiment (of every workspace) with the id of its latest snapshot, if any. */

@@ -93,32 +93,46 @@ describeEachDialect(
       expect(drained.get('verdict_metrics_source_up', { source: 'buffer' })).toBe(1);
     });
 
-    it('shows the job queue: due jobs, the age of the oldest, and jobs that failed for good', async () => {
+    it('shows the job queue per lane: due jobs, the age of the oldest, and jobs that failed for good', async () => {
       const { ctx } = server();
+      const general = { lane: 'general' };
+      const outbound = { lane: 'outbound' };
       const before = await scrape(server().url);
-      expect(before.get('verdict_job_queue_depth')).toBe(0);
-      expect(before.get('verdict_job_oldest_due_age_seconds')).toBe(0);
+      for (const lane of [general, outbound]) {
+        expect(before.get('verdict_job_queue_depth', lane)).toBe(0);
+        expect(before.get('verdict_job_oldest_due_age_seconds', lane)).toBe(0);
+      }
       // No worker runs in the test server, so jobs wait; this one has been due for ten minutes.
       const now = ctx.clock.now();
       await ctx.enqueue(ctx.db, { name: 'metrics.unknown_job', runAt: now - 10 * MINUTE, maxAttempts: 1 });
       await ctx.enqueue(ctx.db, { name: 'metrics.unknown_job', runAt: now - MINUTE, maxAttempts: 1 });
       await ctx.enqueue(ctx.db, { name: 'metrics.unknown_job', runAt: now + 60 * MINUTE, maxAttempts: 1 });
+      const workspaceId = (await ctx.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow()).id;
+      await ctx.enqueue(ctx.db, { name: 'metrics.unknown_delivery', lane: 'outbound', workspaceId, runAt: now - 2 * MINUTE, maxAttempts: 1 });
       const waiting = await scrape(server().url);
-      expect(waiting.get('verdict_job_queue_depth')).toBe(2);
-      expect(waiting.get('verdict_job_oldest_due_age_seconds')).toBeGreaterThanOrEqual(600);
-      expect(waiting.get('verdict_job_oldest_due_age_seconds')).toBeLessThan(660);
+      expect(waiting.get('verdict_job_queue_depth', general)).toBe(2);
+      expect(waiting.get('verdict_job_oldest_due_age_seconds', general)).toBeGreaterThanOrEqual(600);
+      expect(waiting.get('verdict_job_oldest_due_age_seconds', general)).toBeLessThan(660);
+      expect(waiting.get('verdict_job_queue_depth', outbound)).toBe(1);
+      expect(waiting.get('verdict_job_oldest_due_age_seconds', outbound)).toBeGreaterThanOrEqual(120);
+      expect(waiting.get('verdict_job_oldest_due_age_seconds', outbound)).toBeLessThan(180);
       expect(waiting.get('verdict_metrics_source_up', { source: 'database' })).toBe(1);
 
-      // A worker that has no handler for them fails both due jobs for good.
+      // A worker that has no handler for them fails the due jobs of both lanes for good.
       const worker = startTestWorker(server(), { concurrency: 4 });
       try {
-        await eventually(async () => (await scrape(server().url)).get('verdict_jobs_failed') === 2);
+        await eventually(async () => {
+          const scraped = await scrape(server().url);
+          return scraped.get('verdict_jobs_failed', general) === 2 && scraped.get('verdict_jobs_failed', outbound) === 1;
+        });
       } finally {
         await worker.stop();
       }
       const after = await scrape(server().url);
-      expect(after.get('verdict_job_queue_depth')).toBe(0);
-      expect(after.get('verdict_job_oldest_due_age_seconds')).toBe(0);
+      for (const lane of [general, outbound]) {
+        expect(after.get('verdict_job_queue_depth', lane)).toBe(0);
+        expect(after.get('verdict_job_oldest_due_age_seconds', lane)).toBe(0);
+      }
     });
 
     it('counts snapshots and their duration, running experiments with an SRM warning, and cache hits', async () => {

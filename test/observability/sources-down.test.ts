@@ -114,13 +114,13 @@ describe.runIf(withPostgres)('GET /metrics while PostgreSQL is down', () => {
   it('still answers within a few seconds, says the database cannot be read, and recovers once it is back', async () => {
     const up = await scrape(server.url);
     expect(up.get('verdict_metrics_source_up', { source: 'database' })).toBe(1);
-    expect(up.get('verdict_job_queue_depth')).toBe(0);
+    expect(up.get('verdict_job_queue_depth', { lane: 'general' })).toBe(0);
 
     postgres.stop();
     const { exposition: down, ms } = await timedScrape(server.url);
     expect(ms).toBeLessThan(4_500);
     expect(down.get('verdict_metrics_source_up', { source: 'database' })).toBe(0);
-    expect(down.get('verdict_job_queue_depth')).toBe(0);
+    expect(down.get('verdict_job_queue_depth', { lane: 'general' })).toBe(0);
     // Requests are still counted while the database is away.
     expect(down.names).toContain('verdict_http_requests_total');
 

@@ -1,5 +1,4 @@
 import type { Kysely, Migration } from 'kysely';
-import { maskEndpointUrl } from '../../features/webhook-endpoints/endpoint-url.js';
 import type { SecretBox } from '../../lib/secrets.js';
 
 // Webhook endpoint URLs are secrets (docs/webhooks.md "Endpoint URLs are secrets"): each row's URL
@@ -16,6 +15,24 @@ interface EndpointRow {
 interface AuditRow {
   id: string;
   payload: string;
+}
+
+/**
+ * The mask as this migration applies it, kept here rather than imported: a migration must do
+ * tomorrow what it did when it was written, whatever the webhook slice's mask becomes (the slice's
+ * `maskEndpointUrl` applies the same rule to URLs saved from now on).
+ */
+function maskEndpointUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return '…';
+  }
+  const rest = `${url.pathname}${url.search}${url.hash}`.replace(/^\//, '');
+  const origin = `${url.protocol}//${url.host}/`;
+  if (rest === '') return origin;
+  return rest.length >= 4 + 16 ? `${origin}…${rest.slice(-4)}` : `${origin}…`;
 }
 
 type Payload = { url?: unknown; changes?: { url?: { from?: unknown; to?: unknown } } };

@@ -4,19 +4,10 @@ import { constantTimeEqual } from '../../lib/secrets.js';
 import type { Clock } from '../../lib/time.js';
 import { problems } from '../../http/problems.js';
 import type { CacheStats } from '../../observability/metrics.js';
-import { hashKey, parseKey, type KeyKind } from './key-format.js';
+import type { KeyAuthenticator, Principal } from '../../http/principal.js';
+import { hashKey, parseKey } from './key-format.js';
 
-export interface Principal {
-  /** The actor's id: the API key's, or the person's when a person's admin UI session acts (people/). */
-  keyId: string;
-  workspaceId: string;
-  environmentId: string | null;
-  kind: KeyKind;
-  /** `session` when the admin UI's cookie stood in for the bearer key. */
-  via: 'bearer' | 'session';
-  /** Set when a person (not a key) acts: who they are and the role that bounds what they may do. */
-  user?: { id: string; email: string; name: string; role: 'viewer' | 'editor' | 'admin' };
-}
+export type { Principal } from '../../http/principal.js';
 
 interface CachedKey {
   principal: Principal | null;
@@ -51,7 +42,7 @@ const RETRY_AFTER_SECONDS = 2;
  * database cannot be asked, so ingest can go on buffering events in Redis; a key never seen
  * answers 503. A revocation made on this process, or heard from another, clears the fallback.
  */
-export class Authenticator {
+export class Authenticator implements KeyAuthenticator {
   readonly #options: AuthenticatorOptions;
   readonly #cache: LRUCache<string, CachedKey>;
   readonly #usage = new Map<string, number>();

@@ -1,6 +1,7 @@
+import type { KeyKind } from '../../http/principal.js';
 import { randomBase62, sha256Hex } from '../../lib/secrets.js';
 
-export type KeyKind = 'server' | 'client';
+export type { KeyKind } from '../../http/principal.js';
 
 const KIND_CODES: Record<KeyKind, string> = { server: 'srv', client: 'clt' };
 const KEY_PATTERN = /^vd_(srv|clt)_([a-z0-9-]{1,32})_([0-9A-Za-z]{43,})$/;
