@@ -164,7 +164,7 @@ export function clickhouseMigrations(cluster: string | null): Array<{ name: stri
       ],
     },
     { name: '0003_events_read_without_final', statements: collapseCopies(cluster) },
-    { name: '0005_rollup_state_totals', statements: maintainedTotalsStatements(cluster) },
+    { name: '0005_maintained_totals', statements: maintainedTotalsStatements(cluster) },
   ];
 }
 
