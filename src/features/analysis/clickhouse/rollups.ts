@@ -1,21 +1,23 @@
 /**
  * The incremental refresh in ClickHouse (docs/analysis.md "Incremental analysis in ClickHouse"),
- * sql/rollup/refresh.ts's counterpart behind the same seam (store/contract.ts): the snapshot is then aggregated from the
- * rollups by the same per-variant SQL as the full computation (rollup-sql.ts gives the per-unit
- * values). A refresh:
+ * sql/rollup/refresh.ts's counterpart behind the same seam (store/contract.ts): a snapshot then
+ * reads the totals the refresh kept (totals.ts), and a metric with a percentile cap is aggregated
+ * from every unit's rollups by the same per-variant SQL as the full computation (rollup-sql.ts
+ * gives the per-unit values). A refresh:
  * 1. takes the snapshot's watermark: the primary database's committed drain sequence
  *    (clickhouse/events.ts), read once per snapshot, so every event numbered at or below it is in
  *    ClickHouse in full and every read of the snapshot sees the same events;
  * 2. without a committed state (the first refresh, `--rebuild`, a watermark behind the state's):
  *    writes every live unit of the mirrored exposures and builds every slot from raw events;
- * 3. otherwise lists the changed units (exposure changed, or rows of a refresh that never
- *    committed) and rebuilds them from all their events; adds to every other unit's rows the events
- *    first drained since the last watermark (late ones included); builds a slot whose definition
- *    hash changed (metric edit, CUPED, the stop) for every unit in a new generation;
- * 4. commits by inserting its rollup_state row (one row: atomic). Everything it wrote carries its
- *    version, above the committed one, and is read only once that row exists: a refresh killed at
- *    any point leaves the rollups as the last committed one left them, and the next one rebuilds
- *    the units the killed one touched.
+ * 3. otherwise lists the changed units (among those mirrored since the last refresh: exposure
+ *    changed; or rows of a refresh that never committed) and rebuilds them from all their events;
+ *    adds to the rows of every other unit with events drained since the last watermark (late ones
+ *    included) those events; builds a slot whose definition hash changed (metric edit, CUPED, the
+ *    stop) for every unit in a new generation;
+ * 4. commits by inserting its rollup_state row (one row: atomic), the totals in it. Everything it
+ *    wrote carries its version, above the committed one, and is read only once that row exists: a
+ *    refresh killed at any point leaves the rollups as the last committed one left them, and the
+ *    next one rebuilds the units the killed one touched.
  * Two refreshes of one experiment never run at once: one at a time per process, and on PostgreSQL
  * a session advisory lock per experiment across processes.
  */
