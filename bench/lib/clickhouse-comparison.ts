@@ -127,9 +127,14 @@ async function measureDrains(stores: Store[], events: number): Promise<void> {
     const scratch = await scratchDatabase(store === 'postgres' ? 'postgres' : 'sqlite', process.env.VERDICT_DATABASE_URL, 'chdrain');
     try {
       const clickhouse = store === 'clickhouse' ? path.join(scratch.dataDir, 'clickhouse') : NONE;
-      const figures = runJsonChild<{ events_per_second: number; batch: number }>(CHILD, ['drain', scratch.url, clickhouse, String(events)]);
+      const figures = runJsonChild<{ events_per_second: number; events_per_cpu_second: number; batch: number }>(CHILD, [
+        'drain',
+        scratch.url,
+        clickhouse,
+        String(events),
+      ]);
       console.log(
-        `${store.padEnd(10)} drain ${count(Math.round(figures.events_per_second)).padStart(9)} events/s (batches of ${count(figures.batch)})  ${load()}`,
+        `${store.padEnd(10)} drain ${count(Math.round(figures.events_per_second)).padStart(9)} events/s, ${count(Math.round(figures.events_per_cpu_second))} per CPU-second (batches of ${count(figures.batch)})  ${load()}`,
       );
     } finally {
       await scratch.drop();

@@ -9,7 +9,13 @@ describe("the writer thread's registry of tasks", () => {
     for (const kind of ['persist', 'write'] as const) {
       for (const [name, task] of Object.entries(writerTasks[kind])) expect(task.writerTask).toBe(name);
     }
-    expect(Object.keys(writerTasks.write).sort()).toEqual(['analysis.build-step', 'analysis.refresh', 'assignment.first-writes', 'writes.nothing']);
+    expect(Object.keys(writerTasks.write).sort()).toEqual([
+      'analysis.build-step',
+      'analysis.refresh',
+      'assignment.first-writes',
+      'holdouts.contacts',
+      'writes.nothing',
+    ]);
     expect(writerTaskOf(writerTasks, 'persist', 'events.insert')).toBe(insertEvents);
     expect(writerTaskOf(writerTasks, 'write', 'writes.nothing')).toBe(nothingToWrite);
     expect(() => writerTaskOf(writerTasks, 'write', 'toString')).toThrow('no write task named toString');

@@ -106,13 +106,17 @@ export function persistToClickHouse(ch: ClickHouse): PersistEvents {
       late: event.late,
       drain_seq: drainSeq,
     }));
-    await ch.client.insert({
-      table: 'events',
-      values,
-      format: 'JSONEachRow',
-      clickhouse_settings: { insert_deduplicate: 0, insert_deduplication_token: randomUUID() },
-    });
+    const settings = { insert_deduplicate: 0 as const, insert_deduplication_token: randomUUID() };
+    if (ch.insertJsonLines) await ch.insertJsonLines({ table: 'events', columns: EVENT_COLUMNS, lines: jsonLines(values), settings });
+    else await ch.client.insert({ table: 'events', values, format: 'JSONEachRow', clickhouse_settings: settings });
   };
+}
+
+const EVENT_COLUMNS = ['id', 'workspace_id', 'unit_id', 'event_key', 'properties', 'occurred_at', 'received_at', 'late', 'drain_seq'] as const;
+
+/** The rows as JSON lines, in one buffer (what the client's insert would write to its stream). */
+function jsonLines(values: readonly object[]): Buffer {
+  return Buffer.from(values.map((value) => JSON.stringify(value)).join('\n'));
 }
 
 /** Where rows are deleted: the table itself, or on a cluster every shard's local table (a Distributed table takes no DELETE). */

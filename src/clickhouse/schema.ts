@@ -14,6 +14,8 @@
  * - events.drain_seq (0002): the number of the drain that inserted the row (clickhouse/events.ts),
  *   the incremental analysis's watermark; rows from before it read 0.
  * - 0003 collapses such older copies once (OPTIMIZE ... FINAL), now that reads no longer do.
+ * - 0004 rewrites, once, the properties texts drained before integer literals beyond 64 bits were
+ *   written in exponent form (exponent-form-rewrite.ts).
  * - rollup_state.totals_plan, totals (0005): the per-variant and per-slice totals an incremental
  *   refresh keeps with the rollups, committed in the same row (features/analysis/clickhouse/totals.ts);
  *   rollup_units.source_key_id, dimension_values: the exposure's breakdown values as of the refresh
@@ -29,6 +31,7 @@
 import type { Logger } from 'pino';
 import type { ClickHouseConfig } from '../config.js';
 import { openClickHouse, type ClickHouse } from './client.js';
+import { rewriteExponentForm } from './exponent-form-rewrite.js';
 import { migrateWhenReachable } from './reachability.js';
 
 interface TableSpec {
@@ -149,8 +152,15 @@ function withDedupWindow(statement: string, cluster: string | null): string {
   return `${statement} SETTINGS non_replicated_deduplication_window = 1000`;
 }
 
+/** A step: its statements, in order, then its `run` (a rewrite of rows); both idempotent. */
+export interface ClickHouseMigration {
+  name: string;
+  statements: string[];
+  run?: (ch: ClickHouse) => Promise<unknown>;
+}
+
 /** The migrations, in order; a step's statements run in order and are idempotent (IF NOT EXISTS). */
-export function clickhouseMigrations(cluster: string | null): Array<{ name: string; statements: string[] }> {
+export function clickhouseMigrations(cluster: string | null): ClickHouseMigration[] {
   return [
     {
       name: '0001_events_and_exposures',
@@ -164,6 +174,7 @@ export function clickhouseMigrations(cluster: string | null): Array<{ name: stri
       ],
     },
     { name: '0003_events_read_without_final', statements: collapseCopies(cluster) },
+    { name: '0004_properties_exponent_form', statements: [], run: rewriteExponentForm },
     { name: '0005_maintained_totals', statements: maintainedTotalsStatements(cluster) },
   ];
 }
@@ -183,6 +194,7 @@ export async function migrateClickHouse(ch: ClickHouse): Promise<string[]> {
   for (const migration of clickhouseMigrations(ch.cluster)) {
     if (applied.has(migration.name)) continue;
     for (const statement of migration.statements) await ch.client.command({ query: statement });
+    await migration.run?.(ch);
     await ch.client.insert({ table: LEDGER, values: [{ name: migration.name, applied_at: Date.now() }], format: 'JSONEachRow' });
     now.push(migration.name);
   }

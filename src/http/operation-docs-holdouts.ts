@@ -6,13 +6,13 @@ export const HOLDOUT_OPERATION_DOCS: Record<string, OperationDoc> = {
   createHoldout: {
     summary: 'Create a holdout',
     description:
-      'Creates a draft holdout: an environment, a unit type, a percentage (0.5 to 20) and which experiments it covers (`experiment_ids`, or every experiment started in the environment after the holdout starts). 422 with pointers for an unknown environment or an experiment of another environment or unit type. Audit-logged.',
+      'Creates a draft holdout: an environment, a unit type, a percentage (0.5 to 20) and which experiments it covers (`experiment_ids`, or every experiment started in the environment after the holdout starts), and for its own results the metrics it measures (`metric_ids`) and CUPED (`variance_reduction`). 422 with pointers for an unknown environment or metric or an experiment of another environment or unit type. Audit-logged.',
   },
   getHoldout: { summary: 'Get a holdout', description: 'One holdout by id; 404 when there is none in the workspace.' },
   updateHoldout: {
     summary: 'Update a holdout',
     description:
-      'Any subset of the create body while a draft; while running only name, description and a larger percent (held-out units stay held out); ended and archived holdouts not at all. Those refusals answer 409. Audit-logged.',
+      'Any subset of the create body while a draft; while running only name, description, a larger percent (held-out units stay held out), metric_ids and variance_reduction; ended and archived holdouts not at all. Those refusals answer 409. Audit-logged.',
   },
   listHoldoutExperiments: {
     summary: 'List a holdout’s experiments',
@@ -37,6 +37,15 @@ export const HOLDOUT_OPERATION_DOCS: Record<string, OperationDoc> = {
     summary: 'Opt an experiment out of holdouts',
     description:
       'No holdout holds units out of this experiment from its next assignment on, whatever the holdouts list; `reason` says why. Replaces an earlier opt-out. 409 when archived. Audit-logged.',
+  },
+  computeHoldoutResults: {
+    summary: 'Compute a holdout’s snapshot',
+    description:
+      'Analyses the holdout now: its held-out units (the control) against an equal-size sample of everyone else the covered experiments saw, on each of its `metric_ids`, each unit counted from its first contact to the holdout’s end; with the covered experiments and their launches, and the sample’s effect as the cumulative lift of what launched. 409 for a draft; 422 with a pointer to the metric whose window is longer than the holdout has run. Audit-logged (holdout.results_computed).',
+  },
+  getHoldoutResults: {
+    summary: 'Get a holdout’s latest snapshot',
+    description: 'The latest snapshot of the holdout; 404 when none was computed yet.',
   },
   removeHoldoutOptOut: {
     summary: 'Remove an experiment’s holdout opt-out',

@@ -1,6 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import type { AuthScope } from './auth.js';
 import { PAGED, type OperationDoc } from './operation-doc.js';
+import { EXPERIMENT_TEMPLATE_OPERATION_DOCS } from './operation-docs-experiment-templates.js';
 import { HOLDOUT_OPERATION_DOCS } from './operation-docs-holdouts.js';
 import { PEOPLE_OPERATION_DOCS } from './operation-docs-people.js';
 import { WAREHOUSE_OPERATION_DOCS } from './operation-docs-warehouse.js';
@@ -161,17 +162,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   // Experiments
   listExperiments: {
     summary: 'List experiments',
-    description: `The workspace’s experiments, oldest first (\`order=newest\` for newest first), optionally in one \`status\` and whose name or key contains \`q\` (any case). ${PAGED}`,
+    description: `The workspace’s experiments, oldest first (\`order=newest\` for newest first, \`order=updated\` for the most recently changed first), optionally in one \`status\`, whose name or key contains \`q\` (any case), with every \`tag\` given (repeated or comma-separated) and of one \`owner\` (a person’s id or an owner’s name, any case). ${PAGED}`,
   },
   duplicateExperiment: {
     summary: 'Duplicate an experiment',
     description:
-      'A new draft with this experiment’s definition under a new key (and name, default "Copy of …"): variants at their starting weights, metrics, decision rule, allocation, audience, dimensions, variance reduction and auto-stop. 409 when the key is taken. Audit-logged as experiment.created with duplicated_from.',
+      'A new draft with this experiment’s definition under a new key (and name, default "Copy of …"): variants at their starting weights, metrics, decision rule, allocation, audience, dimensions, variance reduction, auto-stop, tags and owner. 409 when the key is taken. Audit-logged as experiment.created with duplicated_from.',
   },
   createExperiment: {
     summary: 'Create an experiment',
     description:
-      'Creates a draft. Weights must sum to 100, variant keys be unique, at most one control (the first variant otherwise); environment, metrics, mutex group and segments must exist in the workspace. Those failures answer 422 with pointers; 409 when the key is taken. Audit-logged.',
+      'Creates a draft. Weights must sum to 100, variant keys be unique, at most one control (the first variant otherwise); environment, metrics, mutex group, segments, the owner (a person’s id) and `template_id` must exist in the workspace. With `template_id`, the template’s fields fill those the body leaves out (unit_type and variants are required of one of the two). Without `owner`, one created from a signed-in admin UI session is owned by the person signed in. Those failures answer 422 with pointers; 409 when the key is taken. Audit-logged (naming the template).',
   },
   getExperiment: {
     summary: 'Get an experiment',
@@ -180,7 +181,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   updateExperiment: {
     summary: 'Update an experiment',
     description:
-      'Any subset of the create body. Drafts change freely; running experiments only name, hypothesis, audience, decision_rule, variance_reduction, dimensions, auto_stop and variant weights (not the set of keys), and a weight change sets `weights_changed_since_start`; stopped and archived ones not at all. Those refusals answer 409. Audit-logged.',
+      'Any subset of the create body. Drafts change freely; running experiments only name, hypothesis, audience, decision_rule, variance_reduction, dimensions, auto_stop and variant weights (not the set of keys), and a weight change sets `weights_changed_since_start`; stopped and archived ones not at all, except `tags` and `owner`, which change in any status. Those refusals answer 409. Audit-logged.',
   },
   archiveExperiment: {
     summary: 'Archive an experiment',
@@ -202,6 +203,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   // Holdouts (docs/experiments.md)
   ...HOLDOUT_OPERATION_DOCS,
+  ...EXPERIMENT_TEMPLATE_OPERATION_DOCS,
   listMutexGroups: {
     summary: 'List mutex groups',
     description: `The workspace’s mutex groups with their count of non-archived experiments, oldest first. ${PAGED}`,

@@ -98,6 +98,10 @@ export const problems = {
   lifecycleMoveNotAllowed: conflict('lifecycle-move-not-allowed', 'Lifecycle move not allowed'),
   /** A holdout change its status does not allow (ended and archived: none; running: name, description, a larger percent). */
   holdoutNotEditable: conflict('holdout-not-editable', 'Holdout not editable in this status'),
+  /** A holdout's snapshot asked for before it started. */
+  holdoutNotStarted: conflict('holdout-not-started', 'Holdout not started'),
+  /** A holdout's snapshot on an analysis store that cannot read first contacts (ClickHouse). */
+  holdoutAnalysisUnavailable: conflict('holdout-analysis-unavailable', 'Holdout analysis unavailable on this store'),
   /** Results asked to be computed for an experiment that never started. */
   experimentNotStarted: conflict('experiment-not-started', 'Experiment not started'),
   /** An exposure logged for a unit that has no stored assignment in the experiment. */

@@ -111,12 +111,18 @@ function withoutIds(value: unknown): unknown {
 
 /** What depends on the data alone: not the snapshot's ids, time, duration or store. */
 function comparable(snapshot: any): unknown {
-  const { computed_at: _at, computation, breakdowns, ...rest } = withoutIds(snapshot) as any;
+  const { computed_at: _at, computation, breakdowns, metric_breakdowns, ...rest } = withoutIds(snapshot) as any;
   // Source keys are ids of each server's own API key: compare the slices without their labels.
-  const slices = breakdowns.map((breakdown: any) =>
-    breakdown.dimension === 'source' ? { ...breakdown, values: breakdown.values.map(({ value: _v, label: _l, ...value }: any) => value) } : breakdown,
-  );
-  return { ...rest, breakdowns: slices, computation: { mode: computation.mode, events_read: computation.events_read } };
+  const slices = (list: any[]) =>
+    list.map((breakdown: any) =>
+      breakdown.dimension === 'source' ? { ...breakdown, values: breakdown.values.map(({ value: _v, label: _l, ...value }: any) => value) } : breakdown,
+    );
+  return {
+    ...rest,
+    breakdowns: slices(breakdowns),
+    metric_breakdowns: metric_breakdowns.map((entry: any) => ({ ...entry, breakdowns: slices(entry.breakdowns) })),
+    computation: { mode: computation.mode, events_read: computation.events_read },
+  };
 }
 
 suite(`analysis in ClickHouse${reason ? ` (skipped: ${reason})` : ''}`, () => {

@@ -54,6 +54,11 @@ describeEach('scaled mode: holdouts and launches agree on every API process', { 
     expect(held(onA).length).toBeGreaterThan(15);
     expect(held(onB)).toEqual(held(onA));
     expect(onB.map((x) => x.variant)).toEqual(onA.map((x) => x.variant));
+    // Both processes saw every unit: the holdout's snapshot counts each held-out unit once.
+    const snapshot = await call(b, key, 'POST', `/v1/holdouts/${holdout.body.id}/results/compute`);
+    expect(snapshot.status).toBe(201);
+    expect(snapshot.body.groups[0]).toMatchObject({ key: 'held_out', units: held(onA).length });
+    expect(snapshot.body.groups[1].units).toBeGreaterThan(15);
 
     expect((await call(a, key, 'POST', `/v1/experiments/${created.body.id}/stop`, { reason: 'won' })).status).toBe(200);
     expect((await call(a, key, 'POST', `/v1/experiments/${created.body.id}/launch`, { variant_key: 'treatment' })).status).toBe(200);

@@ -233,10 +233,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoints a
 
     // The editor on the experiment page: turn the SRM stop off, a guardrail stop on.
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    const editor = page.getByRole('form', { name: 'Edit auto-stop' });
+    const editor = page.getByRole('group', { name: 'Auto-stop' });
     await editor.getByRole('switch', { name: 'Stop when the split breaks (SRM)' }).uncheck();
     await editor.getByRole('switch', { name: 'Stop when a guardrail regresses' }).check();
-    await editor.getByRole('button', { name: 'Save auto-stop' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(async () => (await read()).auto_stop).toEqual({ on_recommendation: true, on_guardrail_regression: true, on_srm: false });
     expect(consoleErrors).toEqual([]);
   });
@@ -246,7 +246,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: webhook endpoints a
     const experiment = await createExperiment(server, boot.key, { environment_id: boot.environmentId, key: 'posterior-rule', variants: TWO_ARMS }, false);
     await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    const editor = page.getByRole('form', { name: 'Edit auto-stop' });
+    const editor = page.getByRole('group', { name: 'Auto-stop' });
     await expect(editor.getByRole('switch', { name: 'Stop on the recommendation' }).isDisabled()).resolves.toBe(true);
     await expect(editor.getByTestId('auto-stop-blocked').innerText()).resolves.toContain('5.7–11%');
     expect(consoleErrors).toEqual([]);

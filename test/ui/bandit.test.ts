@@ -73,8 +73,11 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: bandit allocation a
       ['50%', '50%', 'start'],
       ['20%', '80%', '4242'],
     ]);
-    expect(await page.getByRole('heading', { name: 'Change weights' }).count()).toBe(0);
     await screenshot(page, 'bandit-weights-over-time');
+    // A running bandit sets its weights itself: the settings offer none to change.
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await page.getByRole('group', { name: 'Decision rule' }).waitFor();
+    expect(await page.getByRole('group', { name: 'Weights' }).count()).toBe(0);
     await page.goto(`${ui.server.url}/ui/experiments/${experiment.id}/results`);
     await page.getByRole('table', { name: 'Weights per period' }).waitFor();
   });

@@ -18,6 +18,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     server = await startTestServer('sqlite');
     boot = await server.bootstrap('Slices Co');
     const metric = await createMetric(server, boot.key, { key: 'converted', event_key: 'buy', kind: 'binary' });
+    const errors = await createMetric(server, boot.key, { key: 'errors', name: 'Checkout errors', event_key: 'error', kind: 'count', higher_is_better: false });
     const variants = [
       { key: 'control', weight: 50, is_control: true },
       { key: 'treatment', weight: 50 },
@@ -27,6 +28,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
       key: 'slices-ui',
       variants,
       primary_metric_id: metric,
+      guardrail_metric_ids: [errors],
       dimensions: ['country'],
     });
     const events: Array<{ event_key: string; unit_id: string; occurred_at: number }> = [];
@@ -42,6 +44,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
       });
       expect(answer.status).toBe(200);
       if (i % 4 === 0) events.push({ event_key: 'buy', unit_id, occurred_at: Date.now() });
+      // The treatment raises errors in Germany only: a harm the guardrail's breakdown finds.
+      const errorCount = (i % 4 === 0 ? 1 : 0) + (country === 'de' && variant === 'treatment' ? 3 : 0);
+      for (let j = 0; j < errorCount; j += 1) events.push({ event_key: 'error', unit_id, occurred_at: Date.now() });
     }
     await sendEvents(server, boot.key, events);
     await compute(server, boot.key, experiment.id);
@@ -80,6 +85,23 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     await screenshot(page, 'results-breakdowns');
   });
 
+  it('breaks a guardrail down too, its harm marked in the slice where it happens', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await page.getByRole('heading', { name: 'Breakdowns' }).waitFor();
+    const picker = page.getByLabel('Metric', { exact: true });
+    await expect(picker.locator('option').allInnerTexts()).resolves.toEqual(['converted (primary metric)', 'Checkout errors (guardrail)']);
+    await picker.selectOption({ label: 'Checkout errors (guardrail)' });
+    const country = page.getByRole('table', { name: 'By country' });
+    await expect(country.getByRole('columnheader', { name: /Lift on Checkout errors/ }).count()).resolves.toBe(1);
+    const germany = country.getByRole('row').filter({ hasText: 'de' });
+    const badge = germany.getByTestId('significant-badge');
+    await expect(badge.getAttribute('data-reading')).resolves.toBe('worse');
+    await expect(badge.textContent()).resolves.toContain('significant harm after correction');
+    await expect(country.getByRole('row').filter({ hasText: 'fr' }).getByTestId('significant-badge').count()).resolves.toBe(0);
+    await screenshot(page, 'results-guardrail-breakdown');
+  });
+
   it('edits the dimensions of the running experiment from its page', async () => {
     const { page } = browser;
     await page.goto(`${server.url}/ui/experiments/${experiment.id}`);
@@ -87,14 +109,14 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: dimension breakdown
     // The form is filled from the loaded experiment; typing before that would be overwritten.
     await expect.poll(() => page.getByLabel('Dimensions').inputValue()).toBe('country');
     await page.getByLabel('Dimensions').fill('country, plan');
-    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await expect
       .poll(async () => (await server.request('GET', `/v1/experiments/${experiment.id}`, { key: boot.key })).body.dimensions)
       .toEqual(['country', 'plan']);
     // The editor is rebuilt from the saved experiment (its button off again): type into that one.
-    await expect.poll(() => page.getByRole('button', { name: 'Save details' }).isDisabled()).toBe(true);
+    await expect.poll(() => page.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);
     await page.getByLabel('Dimensions').fill('a, b, c, d, e, f');
-    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     // The server's 422 shows beside the field its pointer names.
     await page
       .locator('.field-invalid')

@@ -120,17 +120,17 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await page.getByRole('button', { name: 'Edit as JSON' }).click();
     await page.getByLabel('Audience (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE"]');
-    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('The audience is not valid JSON').waitFor();
     await page.getByLabel('Audience (JSON)').fill('{"attribute": "country", "op": "between", "value": 1}');
-    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await page
       .locator('.rule-builder .field-error')
       .getByText(/unknown op 'between'/)
       .waitFor();
     await page.getByLabel('Experiment name').fill('Green checkout button (EU)');
     await page.getByLabel('Audience (JSON)').fill('{"attribute": "country", "op": "in", "value": ["DE", "FR"]}');
-    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: /Green checkout button \(EU\)/ }).waitFor();
     const stored = await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key });
     expect(stored.body).toMatchObject({
@@ -142,8 +142,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     expect(audit.body.data.length).toBeGreaterThanOrEqual(1);
     await page.getByTestId('experiment-summary').getByText('country is one of “DE”, “FR”').waitFor();
     // Back to everyone, from the builder this time.
-    await page.getByRole('form', { name: 'Edit details' }).getByRole('button', { name: 'Remove', exact: true }).click();
-    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('group', { name: 'Details' }).getByRole('button', { name: 'Remove', exact: true }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByTestId('experiment-summary').getByText('Everyone').waitFor();
     expect((await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key })).body.audience).toBeNull();
   });
@@ -153,8 +153,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     const { id: experimentId } = await runningExperiment();
     await openExperiment(experimentId);
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    const form = page.getByRole('form', { name: 'Edit decision rule' });
-    const save = form.getByRole('button', { name: 'Save decision rule' });
+    const form = page.getByRole('group', { name: 'Decision rule' });
+    const save = page.getByRole('button', { name: 'Save changes' });
     expect(await save.isDisabled()).toBe(true);
     await form.getByLabel('Method').selectOption('frequentist.sequential_msprt');
     // Percentages as a person types them: the API's 0.995 shows as 99.5, and 99 is sent as 0.99.
@@ -181,8 +181,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     const { id: experimentId } = await runningExperiment();
     await openExperiment(experimentId);
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    await page.getByRole('form', { name: 'Edit details' }).waitFor();
-    expect(await page.getByRole('form', { name: 'Edit metrics' }).count()).toBe(0);
+    await page.getByRole('group', { name: 'Details' }).waitFor();
+    expect(await page.getByRole('group', { name: 'Metrics' }).count()).toBe(0);
     const guard = await ui.server.request('POST', '/v1/metrics', {
       key: ui.boot.key,
       body: { key: 'refunds', name: 'Refunds', event_key: 'refund', kind: 'binary' },
@@ -205,15 +205,15 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium', () => {
     expect(draft.status).toBe(201);
     await page.goto(ui.at(`/experiments/${draft.body.id}`));
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    const form = page.getByRole('form', { name: 'Edit metrics' });
+    const form = page.getByRole('group', { name: 'Metrics' });
     await form.getByLabel('Primary metric').selectOption(primary.id);
     await form.getByLabel('Refunds').check();
-    await form.getByRole('button', { name: 'Save metrics' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await expect
       .poll(async () => (await ui.server.request('GET', `/v1/experiments/${draft.body.id}`, { key: ui.boot.key })).body)
       .toMatchObject({ primary_metric_id: primary.id, guardrail_metric_ids: [guard.body.id] });
     // Reloaded from the server: the stored choice is shown and there is nothing left to save.
-    await expect.poll(() => form.getByRole('button', { name: 'Save metrics' }).isDisabled()).toBe(true);
+    await expect.poll(() => page.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);
     expect(await form.getByLabel('Refunds').isChecked()).toBe(true);
     await page.goto(ui.at(`/experiments/${experimentId}`));
     await page.getByRole('link', { name: 'View results' }).waitFor();

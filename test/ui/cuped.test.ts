@@ -59,7 +59,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: CUPED toggle, lookb
     const { id: experimentId } = await openCupedExperiment('cuped-lookback', 21);
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await page.getByLabel('Lookback (days)').fill('7');
-    await page.getByRole('button', { name: 'Save variance reduction' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('CUPED, 7-day lookback').waitFor();
     const stored = await ui.server.request('GET', `/v1/experiments/${experimentId}`, { key: ui.boot.key });
     expect(stored.body.variance_reduction).toEqual({ method: 'cuped', lookback_days: 7 });

@@ -195,17 +195,17 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: decisions, scorecar
     const summary = page.getByTestId('experiment-summary');
     await summary.waitFor();
     await expect(summary.innerText()).resolves.toMatch(/Signup conversion[\s\S]*Page load time, Revenue per user/);
-    await expect(page.getByRole('form', { name: 'Edit details' }).count()).resolves.toBe(0);
+    await expect(page.getByTestId('settings-form').count()).resolves.toBe(0);
     await expect(page.locator('.page-title').getByRole('button', { name: 'Stop…' }).count()).resolves.toBe(1);
     // The plan in words: the rule by name, no field names or rule ids.
     const summaryText = await summary.innerText();
     expect(summaryText).not.toMatch(/bayesian\.|frequentist\.|min_sample_per_variant|posterior_threshold|max_duration_days/);
     await screenshot(page, 'decisions-experiment');
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    await page.getByRole('form', { name: 'Edit details' }).waitFor();
+    await page.getByRole('group', { name: 'Details' }).waitFor();
     // A server 422 shows beside the field its pointer names.
     await page.getByLabel('Dimensions').fill('a, b, c, d, e, f');
-    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     const dimensions = page.locator('.field-invalid').filter({ has: page.getByLabel('Dimensions') });
     await dimensions.locator('.field-error').waitFor();
     expect(await mainText(page)).not.toMatch(ULID);

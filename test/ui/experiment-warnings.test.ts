@@ -44,7 +44,7 @@ describe.skipIf(!chromiumAvailable())('experiment page planning warning in Chrom
 
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await page.getByLabel('Minimum detectable effect (%)').fill('20');
-    await page.getByRole('button', { name: 'Save decision rule' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
     await warning.waitFor({ state: 'detached' });
     const stored = await server.request('GET', `/v1/experiments/${created.body.id}`, { key: boot.key });
     expect(stored.body.decision_rule.minimum_detectable_effect).toBe(0.2);

@@ -57,10 +57,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: names and units (#5
 
     // The editors read the API's fractions back as percentages.
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    const rule = page.getByRole('form', { name: 'Edit decision rule' });
+    const rule = page.getByRole('group', { name: 'Decision rule' });
     await expect(rule.getByLabel('Threshold (%)').inputValue()).resolves.toBe('97.5');
     await expect(rule.getByLabel('Minimum detectable effect (%)').inputValue()).resolves.toBe('5');
-    const allocation = page.getByRole('form', { name: 'Edit allocation' });
+    const allocation = page.getByRole('group', { name: 'Allocation' });
     await expect(allocation.getByLabel('Weight floor (%)').inputValue()).resolves.toBe('2.5');
     await expect(allocation.getByLabel('Winner at chance of being best (%)').inputValue()).resolves.toBe('90');
   });

@@ -700,6 +700,15 @@ export type ListExperimentsResponse = {
       on_guardrail_regression: boolean;
       on_srm: boolean;
     };
+    /** tags, in lower case */
+    tags: Array<string>;
+    /** who owns it, or null for nobody */
+    owner: {
+      /** the person’s id, or null when the owner is a name given as text */
+      user_id: string | null;
+      /** the person’s name (as when set as owner), or the text given */
+      name: string;
+    } | null;
     weights_changed_since_start: boolean;
     /** ISO 8601 UTC with milliseconds, or null; format: date-time */
     started_at: string | null;
@@ -751,8 +760,8 @@ export type CreateExperimentRequest = {
   name: string;
   hypothesis: string;
   /** what a unit id identifies */
-  unit_type: "user" | "account" | "session" | "device" | "custom_attribute";
-  variants: Array<{
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants?: Array<{
     key: string;
     /** percent of traffic; all weights sum to 100 */
     weight: number;
@@ -818,6 +827,12 @@ export type CreateExperimentRequest = {
     /** stop (reason bug) when a sample-ratio mismatch is detected */
     on_srm?: boolean;
   };
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+  /** who owns it: a person’s id (GET /v1/users), or a name as free text; null for nobody. Created from a signed-in admin UI session without one, the person signed in. */
+  owner?: string | null;
+  /** an experiment template of the workspace (GET /v1/experiment-templates) whose fields fill those this body leaves out; unit_type and variants are required without one that has them */
+  template_id?: string;
 };
 
 /** POST /v1/experiments: 201 body */
@@ -904,6 +919,15 @@ export type CreateExperimentResponse = {
     on_guardrail_regression: boolean;
     on_srm: boolean;
   };
+  /** tags, in lower case */
+  tags: Array<string>;
+  /** who owns it, or null for nobody */
+  owner: {
+    /** the person’s id, or null when the owner is a name given as text */
+    user_id: string | null;
+    /** the person’s name (as when set as owner), or the text given */
+    name: string;
+  } | null;
   weights_changed_since_start: boolean;
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   started_at: string | null;
@@ -1034,6 +1058,10 @@ export type UpdateExperimentRequest = {
     /** stop (reason bug) when a sample-ratio mismatch is detected */
     on_srm?: boolean;
   };
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+  /** who owns it: a person’s id (GET /v1/users), or a name as free text; null for nobody. Created from a signed-in admin UI session without one, the person signed in. */
+  owner?: string | null;
 };
 
 /** PATCH /v1/experiments/{id}: 200 body */
@@ -1063,6 +1091,317 @@ export type LaunchExperimentRequest = {
 
 /** POST /v1/experiments/{id}/launch: 200 body */
 export type LaunchExperimentResponse = CreateExperimentResponse;
+
+/** GET /v1/experiment-templates: 200 body */
+export type ListExperimentTemplatesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    name: string;
+    description: string | null;
+    /** what a unit id identifies */
+    unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+    variants?: Array<{
+      key: string;
+      /** percent of traffic; all weights sum to 100 */
+      weight: number;
+      description?: string;
+      is_control?: boolean;
+    }>;
+    /** every field optional; defaults fill the rest */
+    decision_rule?: {
+      method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+      posterior_threshold?: number;
+      /** relative to the control mean */
+      minimum_detectable_effect?: number;
+      min_sample_per_variant?: number;
+      max_duration_days?: number;
+      snapshot_cadence_minutes?: number;
+    };
+    primary_metric_id?: string | null;
+    guardrail_metric_ids?: Array<string>;
+    /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+    secondary_metric_ids?: Array<string>;
+    /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+    multiple_testing?: {
+      /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+      method?: "none" | "holm" | "benjamini_hochberg";
+      /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+      scope?: "goals" | "goals_and_guardrails";
+    };
+    /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+    allocation?: {
+      type: "fixed";
+    } | {
+      type: "bandit";
+      /** hours at the starting weights before the first update (default 24) */
+      burn_in_hours?: number;
+      /** minutes between weight updates (default 60, at least 15) */
+      update_every_minutes?: number;
+      /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
+      min_units_per_variant?: number;
+      /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+      weight_floor?: number;
+      /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+      stop_at_prob_best?: number;
+    };
+    /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+    auto_stop?: {
+      /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+      on_recommendation?: boolean;
+      /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+      on_guardrail_regression?: boolean;
+      /** stop (reason bug) when a sample-ratio mismatch is detected */
+      on_srm?: boolean;
+    };
+    /** CUPED variance reduction (docs/statistics.md), or null for none */
+    variance_reduction?: {
+      method: "cuped";
+      /** days before each unit’s first exposure whose events form its pre-period covariate */
+      lookback_days?: number;
+    } | null;
+    /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+    dimensions?: Array<string>;
+    /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+    tags?: Array<string>;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/experiment-templates: request body */
+export type CreateExperimentTemplateRequest = {
+  name: string;
+  description?: string | null;
+  /** start from this experiment of the workspace: its unit type, variants (at their starting weights), metrics, rule, allocation, auto-stop, variance reduction, dimensions and tags; fields of this body replace its */
+  from_experiment_id?: string;
+  /** what a unit id identifies */
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants?: Array<{
+    key: string;
+    /** percent of traffic; all weights sum to 100 */
+    weight: number;
+    description?: string;
+    is_control?: boolean;
+  }>;
+  /** every field optional; defaults fill the rest */
+  decision_rule?: {
+    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold?: number;
+    /** relative to the control mean */
+    minimum_detectable_effect?: number;
+    min_sample_per_variant?: number;
+    max_duration_days?: number;
+    snapshot_cadence_minutes?: number;
+  };
+  primary_metric_id?: string | null;
+  guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
+  /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+  allocation?: {
+    type: "fixed";
+  } | {
+    type: "bandit";
+    /** hours at the starting weights before the first update (default 24) */
+    burn_in_hours?: number;
+    /** minutes between weight updates (default 60, at least 15) */
+    update_every_minutes?: number;
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
+    min_units_per_variant?: number;
+    /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+    weight_floor?: number;
+    /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+    stop_at_prob_best?: number;
+  };
+  /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+  auto_stop?: {
+    /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+    on_recommendation?: boolean;
+    /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+    on_guardrail_regression?: boolean;
+    /** stop (reason bug) when a sample-ratio mismatch is detected */
+    on_srm?: boolean;
+  };
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
+  /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+  dimensions?: Array<string>;
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+};
+
+/** POST /v1/experiment-templates: 201 body */
+export type CreateExperimentTemplateResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  /** what a unit id identifies */
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants?: Array<{
+    key: string;
+    /** percent of traffic; all weights sum to 100 */
+    weight: number;
+    description?: string;
+    is_control?: boolean;
+  }>;
+  /** every field optional; defaults fill the rest */
+  decision_rule?: {
+    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold?: number;
+    /** relative to the control mean */
+    minimum_detectable_effect?: number;
+    min_sample_per_variant?: number;
+    max_duration_days?: number;
+    snapshot_cadence_minutes?: number;
+  };
+  primary_metric_id?: string | null;
+  guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
+  /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+  allocation?: {
+    type: "fixed";
+  } | {
+    type: "bandit";
+    /** hours at the starting weights before the first update (default 24) */
+    burn_in_hours?: number;
+    /** minutes between weight updates (default 60, at least 15) */
+    update_every_minutes?: number;
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
+    min_units_per_variant?: number;
+    /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+    weight_floor?: number;
+    /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+    stop_at_prob_best?: number;
+  };
+  /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+  auto_stop?: {
+    /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+    on_recommendation?: boolean;
+    /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+    on_guardrail_regression?: boolean;
+    /** stop (reason bug) when a sample-ratio mismatch is detected */
+    on_srm?: boolean;
+  };
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
+  /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+  dimensions?: Array<string>;
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/experiment-templates/{id}: 200 body */
+export type GetExperimentTemplateResponse = CreateExperimentTemplateResponse;
+
+/** PATCH /v1/experiment-templates/{id}: request body */
+export type UpdateExperimentTemplateRequest = {
+  name?: string;
+  description?: string | null;
+  /** what a unit id identifies */
+  unit_type?: "user" | "account" | "session" | "device" | "custom_attribute";
+  variants?: Array<{
+    key: string;
+    /** percent of traffic; all weights sum to 100 */
+    weight: number;
+    description?: string;
+    is_control?: boolean;
+  }>;
+  /** every field optional; defaults fill the rest */
+  decision_rule?: {
+    method?: "bayesian.posterior_threshold" | "bayesian.always_valid_evalue" | "frequentist.sequential_msprt";
+    posterior_threshold?: number;
+    /** relative to the control mean */
+    minimum_detectable_effect?: number;
+    min_sample_per_variant?: number;
+    max_duration_days?: number;
+    snapshot_cadence_minutes?: number;
+  };
+  primary_metric_id?: string | null;
+  guardrail_metric_ids?: Array<string>;
+  /** goal metrics beside the primary: analysed like it and adjusted with it for multiple testing (not the primary, not a guardrail) */
+  secondary_metric_ids?: Array<string>;
+  /** how goal p-values are adjusted for being read at once; omitted fields take their defaults */
+  multiple_testing?: {
+    /** benjamini_hochberg (default): false discovery rate; holm: family-wise error rate, with Bonferroni intervals; none: raw p-values */
+    method?: "none" | "holm" | "benjamini_hochberg";
+    /** goals (default): the primary and secondary metrics; goals_and_guardrails: the guardrails join the family */
+    scope?: "goals" | "goals_and_guardrails";
+  };
+  /** fixed weights (the default), or a Thompson-sampling bandit with its settings; every bandit field is optional */
+  allocation?: {
+    type: "fixed";
+  } | {
+    type: "bandit";
+    /** hours at the starting weights before the first update (default 24) */
+    burn_in_hours?: number;
+    /** minutes between weight updates (default 60, at least 15) */
+    update_every_minutes?: number;
+    /** no update until every variant has this many exposed units (default 100, at most 1000000000) */
+    min_units_per_variant?: number;
+    /** each variant keeps at least this share, in [0, 1/K) for K variants (default 0.01) */
+    weight_floor?: number;
+    /** the decision names a winner once a variant’s prob_best reaches this (default 0.95; a bandit’s stopping rule, not an always-valid one) */
+    stop_at_prob_best?: number;
+  };
+  /** automatic stops; omitted switches are off (docs/experiments.md "Auto-stop") */
+  auto_stop?: {
+    /** stop when the recommendation is ship (reason won), rollback (lost) or no_difference (inconclusive); only with an always-valid decision rule */
+    on_recommendation?: boolean;
+    /** stop (reason lost) when a guardrail regresses, once every variant has min_sample_per_variant units */
+    on_guardrail_regression?: boolean;
+    /** stop (reason bug) when a sample-ratio mismatch is detected */
+    on_srm?: boolean;
+  };
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
+  /** attribute names of the assign context to break results down by (at most 5, each at most 64 characters; not "source", which is always broken down). Read from the first assignment of each unit: a dimension added while running applies to units assigned afterwards. */
+  dimensions?: Array<string>;
+  /** at most 10 tags of at most 32 characters: letters, digits, spaces and . _ : / -, starting with a letter or digit; stored trimmed and in lower case */
+  tags?: Array<string>;
+};
+
+/** PATCH /v1/experiment-templates/{id}: 200 body */
+export type UpdateExperimentTemplateResponse = CreateExperimentTemplateResponse;
 
 /** GET /v1/mutex-groups: 200 body */
 export type ListMutexGroupsResponse = {
@@ -1117,6 +1456,13 @@ export type ListHoldoutsResponse = {
     /** started_after: every experiment started in the environment after the holdout; listed: experiment_ids */
     coverage: "started_after" | "listed";
     experiment_ids: Array<string> | null;
+    /** the metrics its snapshots analyse */
+    metric_ids: Array<string>;
+    /** CUPED variance reduction with its lookback, or null when off */
+    variance_reduction: {
+      method: "cuped";
+      lookback_days: number;
+    } | null;
     status: "draft" | "running" | "ended" | "archived";
     /** ISO 8601 UTC with milliseconds, or null; format: date-time */
     started_at: string | null;
@@ -1141,6 +1487,14 @@ export type CreateHoldoutRequest = {
   /** percent of the environment’s units held out, 0.5 to 20, in steps of 0.01 (a unit is held out when its bucket of 10,000 is below percent × 100) */
   percent: number;
   experiment_ids?: Array<string> | null;
+  /** the metrics the holdout’s snapshots analyse (held-out units against the equal-size sample); each metric’s window must fit in the holdout’s run */
+  metric_ids?: Array<string>;
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
 };
 
 /** POST /v1/holdouts: 201 body */
@@ -1159,6 +1513,13 @@ export type CreateHoldoutResponse = {
   /** started_after: every experiment started in the environment after the holdout; listed: experiment_ids */
   coverage: "started_after" | "listed";
   experiment_ids: Array<string> | null;
+  /** the metrics its snapshots analyse */
+  metric_ids: Array<string>;
+  /** CUPED variance reduction with its lookback, or null when off */
+  variance_reduction: {
+    method: "cuped";
+    lookback_days: number;
+  } | null;
   status: "draft" | "running" | "ended" | "archived";
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   started_at: string | null;
@@ -1184,6 +1545,14 @@ export type UpdateHoldoutRequest = {
   /** percent of the environment’s units held out, 0.5 to 20, in steps of 0.01 (a unit is held out when its bucket of 10,000 is below percent × 100) */
   percent?: number;
   experiment_ids?: Array<string> | null;
+  /** the metrics the holdout’s snapshots analyse (held-out units against the equal-size sample); each metric’s window must fit in the holdout’s run */
+  metric_ids?: Array<string>;
+  /** CUPED variance reduction (docs/statistics.md), or null for none */
+  variance_reduction?: {
+    method: "cuped";
+    /** days before each unit’s first exposure whose events form its pre-period covariate */
+    lookback_days?: number;
+  } | null;
 };
 
 /** PATCH /v1/holdouts/{id}: 200 body */
@@ -1256,6 +1625,177 @@ export type OptOutOfHoldoutsResponse = {
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
 };
+
+/** GET /v1/holdouts/{id}/results: 200 body */
+export type GetHoldoutResultsResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  holdout_id: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  computed_at: string;
+  /** the holdout’s run analysed: from its start to its end, or to the computation while it runs; events outside count nowhere */
+  period: {
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    from: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    to: string;
+  };
+  /** the holdout’s percentage when computed */
+  percent: number;
+  groups: Array<{
+    /** held_out: the holdout’s units (the control); sample: the equal-size sample of everyone else */
+    key: "held_out" | "sample";
+    /** units of the group with a first contact in the holdout’s run */
+    units: number;
+    /** the share of all units the group should hold (the SRM check’s weight) */
+    expected_share: number;
+  }>;
+  /** p-value of the chi-squared test of the group sizes against their expected shares */
+  srm_chi_squared_p: number | null;
+  /** true when srm_chi_squared_p < 0.001 */
+  srm_warning: boolean;
+  /** the holdout’s metric_ids, in order */
+  metrics: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    unit: string | null;
+    kind: string;
+    aggregation: string;
+    higher_is_better: boolean;
+    /** the metric’s window after each unit’s first contact (shorter than the holdout’s run) */
+    window_days: number;
+    /** the absolute cap each unit’s value was held to; null when uncapped (a percentile cap is not applied to a holdout) */
+    cap_applied: number | null;
+    /** null when the holdout’s variance_reduction is off */
+    cuped: {
+      /** whether this metric’s posterior, effects and decision use the adjusted statistics */
+      applied: boolean;
+      /** the pre-period before each unit’s first exposure */
+      lookback_days: number;
+      /** Cov(x, y) / Var(x) on the pooled units; null when not applied */
+      theta: number | null;
+      /** 1 - adjusted variance / unadjusted variance, averaged over the variants; null when not applied */
+      variance_reduction: number | null;
+      /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
+      note: string | null;
+    } | null;
+    /** held_out (the control) first, then sample */
+    per_group: Array<{
+      variant_key: string;
+      is_control: boolean;
+      /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+      sample_size: number;
+      /** units with at least one counted event in their window (binary metrics: converted units) */
+      conversions: number;
+      /** observed per-unit mean (binary: conversion rate); null without a metric */
+      observed_rate: number | null;
+      posterior: {
+        /** posterior mean of the per-unit value; null without a metric */
+        mean: number | null;
+        /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+        credible_interval_95: [number, number] | null;
+      };
+      /** probability that this variant has the highest true value; null when undefined */
+      prob_best: number | null;
+      /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+      expected_loss_if_stop_now: number | null;
+      /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+      effect: {
+        absolute: {
+          /** posterior mean of (variant mean - control mean) */
+          mean: number;
+          /** 2.5% and 97.5% posterior quantiles of the difference */
+          credible_interval_95: [number, number];
+        };
+        relative: {
+          /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+          mean: number | null;
+          /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+          credible_interval_95: [number, number] | null;
+        };
+        /** P(variant better than control) in the metric’s direction */
+        chance_to_beat_control: number;
+        /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+        p_value?: number;
+        /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+        adjusted_p_value?: number | null;
+        /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+        adjusted_interval_95?: {
+          absolute: [number, number];
+          relative: [number, number] | null;
+        } | null;
+      } | null;
+    }>;
+    /** the sample against the held-out units: what everything launched while the holdout ran added up to; null while a group has too few units */
+    cumulative_lift: {
+      absolute: {
+        /** posterior mean of (variant mean - control mean) */
+        mean: number;
+        /** 2.5% and 97.5% posterior quantiles of the difference */
+        credible_interval_95: [number, number];
+      };
+      relative: {
+        /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+        mean: number | null;
+        /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+        credible_interval_95: [number, number] | null;
+      };
+      /** P(variant better than control) in the metric’s direction */
+      chance_to_beat_control: number;
+      /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+      p_value?: number;
+      /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+      adjusted_p_value?: number | null;
+      /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+      adjusted_interval_95?: {
+        absolute: [number, number];
+        relative: [number, number] | null;
+      } | null;
+    } | null;
+  }>;
+  /** the correction the adjusted_p_value fields carry (docs/statistics.md "Multiple testing") */
+  multiple_testing: {
+    method: "none" | "holm" | "benjamini_hochberg";
+    scope: "goals" | "goals_and_guardrails";
+    /** p-values adjusted together: metrics in scope times non-control variants with an effect */
+    family_size: number;
+  };
+  /** the experiments the holdout covers, by start date */
+  covered_experiments: Array<{
+    /** ULID */
+    id: string;
+    key: string;
+    name: string;
+    status: string;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    started_at: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    stopped_at: string | null;
+    launched_variant_key: string | null;
+    /** ISO 8601 UTC with milliseconds, or null; format: date-time */
+    launched_at: string | null;
+  }>;
+  /** launches of covered experiments while the holdout ran, oldest first: what cumulative_lift measures */
+  launches: Array<{
+    /** ULID */
+    experiment_id: string;
+    experiment_key: string;
+    variant_key: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    launched_at: string;
+  }>;
+  computation: {
+    store: string;
+    events_read: number;
+    duration_ms: number;
+  };
+};
+
+/** POST /v1/holdouts/{id}/results/compute: 201 body */
+export type ComputeHoldoutResultsResponse = GetHoldoutResultsResponse;
 
 /** POST /v1/assign: request body */
 export type AssignRequest = {
@@ -2495,6 +3035,83 @@ export type GetExperimentResultsResponse = {
       significant_after_correction: boolean;
     }>;
   }>;
+  /** the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source) */
+  metric_breakdowns: Array<{
+    /** ULID */
+    metric_id: string;
+    metric_key: string;
+    /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+    metric_name: string;
+    /** where the experiment lists the metric */
+    role: "guardrail" | "secondary";
+    /** this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants */
+    breakdowns: Array<{
+      /** an experiment dimension, or "source" (the API key that logged the exposure) */
+      dimension: string;
+      /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+      values: Array<{
+        /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+        value: string;
+        /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+        label: string;
+        /** live exposed units with this value, all variants */
+        units: number;
+        /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+        per_variant: Array<{
+          variant_key: string;
+          is_control: boolean;
+          /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+          sample_size: number;
+          /** units with at least one counted event in their window (binary metrics: converted units) */
+          conversions: number;
+          /** observed per-unit mean (binary: conversion rate); null without a metric */
+          observed_rate: number | null;
+          posterior: {
+            /** posterior mean of the per-unit value; null without a metric */
+            mean: number | null;
+            /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+            credible_interval_95: [number, number] | null;
+          };
+          /** probability that this variant has the highest true value; null when undefined */
+          prob_best: number | null;
+          /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+          expected_loss_if_stop_now: number | null;
+          /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+          effect: {
+            absolute: {
+              /** posterior mean of (variant mean - control mean) */
+              mean: number;
+              /** 2.5% and 97.5% posterior quantiles of the difference */
+              credible_interval_95: [number, number];
+            };
+            relative: {
+              /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+              mean: number | null;
+              /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+              credible_interval_95: [number, number] | null;
+            };
+            /** P(variant better than control) in the metric’s direction */
+            chance_to_beat_control: number;
+            /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+            p_value?: number;
+            /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+            adjusted_p_value?: number | null;
+            /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+            adjusted_interval_95?: {
+              absolute: [number, number];
+              relative: [number, number] | null;
+            } | null;
+          } | null;
+        }>;
+        /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+        srm_chi_squared_p: number | null;
+        /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+        srm_warning: boolean;
+        /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+        significant_after_correction: boolean;
+      }>;
+    }>;
+  }>;
   /** null in snapshots computed before incremental analysis existed */
   computation: {
     /** incremental: the rollups were refreshed with what is new and aggregated; full: computed from all raw events, rollups untouched */
@@ -2898,6 +3515,83 @@ export type GetExperimentResultsHistoryResponse = {
         srm_warning: boolean;
         /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
         significant_after_correction: boolean;
+      }>;
+    }>;
+    /** the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source) */
+    metric_breakdowns: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
+      /** where the experiment lists the metric */
+      role: "guardrail" | "secondary";
+      /** this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants */
+      breakdowns: Array<{
+        /** an experiment dimension, or "source" (the API key that logged the exposure) */
+        dimension: string;
+        /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+        values: Array<{
+          /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+          value: string;
+          /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+          label: string;
+          /** live exposed units with this value, all variants */
+          units: number;
+          /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+          per_variant: Array<{
+            variant_key: string;
+            is_control: boolean;
+            /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+            sample_size: number;
+            /** units with at least one counted event in their window (binary metrics: converted units) */
+            conversions: number;
+            /** observed per-unit mean (binary: conversion rate); null without a metric */
+            observed_rate: number | null;
+            posterior: {
+              /** posterior mean of the per-unit value; null without a metric */
+              mean: number | null;
+              /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+              credible_interval_95: [number, number] | null;
+            };
+            /** probability that this variant has the highest true value; null when undefined */
+            prob_best: number | null;
+            /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+            expected_loss_if_stop_now: number | null;
+            /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+            effect: {
+              absolute: {
+                /** posterior mean of (variant mean - control mean) */
+                mean: number;
+                /** 2.5% and 97.5% posterior quantiles of the difference */
+                credible_interval_95: [number, number];
+              };
+              relative: {
+                /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+                mean: number | null;
+                /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+                credible_interval_95: [number, number] | null;
+              };
+              /** P(variant better than control) in the metric’s direction */
+              chance_to_beat_control: number;
+              /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+              p_value?: number;
+              /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+              adjusted_p_value?: number | null;
+              /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+              adjusted_interval_95?: {
+                absolute: [number, number];
+                relative: [number, number] | null;
+              } | null;
+            } | null;
+          }>;
+          /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+          srm_chi_squared_p: number | null;
+          /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+          srm_warning: boolean;
+          /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+          significant_after_correction: boolean;
+        }>;
       }>;
     }>;
     /** null in snapshots computed before incremental analysis existed */
@@ -3512,6 +4206,83 @@ export type ViewSharedResultsResponse = {
         srm_warning: boolean;
         /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
         significant_after_correction: boolean;
+      }>;
+    }>;
+    /** the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source) */
+    metric_breakdowns: Array<{
+      /** ULID */
+      metric_id: string;
+      metric_key: string;
+      /** the metric’s name when the snapshot was computed (its key in snapshots stored before names were carried) */
+      metric_name: string;
+      /** where the experiment lists the metric */
+      role: "guardrail" | "secondary";
+      /** this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants */
+      breakdowns: Array<{
+        /** an experiment dimension, or "source" (the API key that logged the exposure) */
+        dimension: string;
+        /** the top 20 values by units (most first), then "(other)" and "(none)" when they have units */
+        values: Array<{
+          /** the dimension value (the API key id for source), or "(other)" for the values beyond the top 20, or "(none)" for units without a value */
+          value: string;
+          /** what to show for the value: for source, the API key’s name (its id when the key is gone); otherwise the value itself */
+          label: string;
+          /** live exposed units with this value, all variants */
+          units: number;
+          /** the primary metric per variant within the slice, with its effect against the control (sample sizes only without a primary metric) */
+          per_variant: Array<{
+            variant_key: string;
+            is_control: boolean;
+            /** units analysed: the exposed units (for a mean metric, those with at least one value in their window) */
+            sample_size: number;
+            /** units with at least one counted event in their window (binary metrics: converted units) */
+            conversions: number;
+            /** observed per-unit mean (binary: conversion rate); null without a metric */
+            observed_rate: number | null;
+            posterior: {
+              /** posterior mean of the per-unit value; null without a metric */
+              mean: number | null;
+              /** 2.5% and 97.5% posterior quantiles; null when undefined (numeric metric with fewer than 2 units, or no metric) */
+              credible_interval_95: [number, number] | null;
+            };
+            /** probability that this variant has the highest true value; null when undefined */
+            prob_best: number | null;
+            /** E[max(best other variant - this variant, 0)] on the metric scale, in the metric’s direction: what choosing this variant now would forgo; null when undefined */
+            expected_loss_if_stop_now: number | null;
+            /** against the control; null on the control, without a metric, and while an arm has too few units for a posterior */
+            effect: {
+              absolute: {
+                /** posterior mean of (variant mean - control mean) */
+                mean: number;
+                /** 2.5% and 97.5% posterior quantiles of the difference */
+                credible_interval_95: [number, number];
+              };
+              relative: {
+                /** posterior mean of (variant mean / control mean - 1); null when the control mean is 0 (binary: while the control has no conversion) */
+                mean: number | null;
+                /** 2.5% and 97.5% quantiles of the relative effect; null when the control mean is 0 */
+                credible_interval_95: [number, number] | null;
+              };
+              /** P(variant better than control) in the metric’s direction */
+              chance_to_beat_control: number;
+              /** two-sided p-value 2·min(c, 1 − c), c the chance to beat control (absent in breakdown slices and in snapshots stored before it existed) */
+              p_value?: number;
+              /** p_value adjusted over the snapshot’s family (multiple_testing: every goal, and the guardrails when the scope says so, times every non-control variant); null for a guardrail outside the family */
+              adjusted_p_value?: number | null;
+              /** Holm only: the Bonferroni interval (level 1 − 0.05/m over the family of m) of the absolute and relative effect; null otherwise */
+              adjusted_interval_95?: {
+                absolute: [number, number];
+                relative: [number, number] | null;
+              } | null;
+            } | null;
+          }>;
+          /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
+          srm_chi_squared_p: number | null;
+          /** srm_chi_squared_p < 0.001: this slice’s split does not match the weights */
+          srm_warning: boolean;
+          /** some non-control variant’s effect in the slice stays significant after Holm’s correction (family-wise 5%) over every slice and variant of the snapshot, on p = 2·min(c, 1 − c) with c its chance_to_beat_control */
+          significant_after_correction: boolean;
+        }>;
       }>;
     }>;
     /** null in snapshots computed before incremental analysis existed */

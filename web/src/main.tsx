@@ -22,6 +22,7 @@ function App() {
   const signedIn = (session: SessionInfo) => {
     setCsrfToken(session.csrf_token);
     currentSession.keyId = session.key?.id ?? null;
+    currentSession.user = session.user ? { id: session.user.id, name: session.user.name ?? session.user.email } : null;
     currentSession.workspaceName = session.workspace.name;
     currentSession.role = session.role;
     // The role bounds what the pages show (people.css); the server enforces it either way.
@@ -31,6 +32,7 @@ function App() {
   const signedOut = (message: string | null) => {
     setCsrfToken(null);
     currentSession.keyId = null;
+    currentSession.user = null;
     delete document.body.dataset.role;
     setState({ kind: 'signed-out', message });
   };

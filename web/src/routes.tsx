@@ -7,6 +7,7 @@ import { AuditLog } from './pages/audit.js';
 import { ExperimentDetail } from './pages/experiment.js';
 import { ExperimentForm } from './pages/experiment-form.js';
 import { Experiments } from './pages/experiments.js';
+import { ExperimentTemplates } from './pages/experiment-templates.js';
 import { Leads } from './pages/leads.js';
 import { People } from './pages/people.js';
 import { MetricDetail } from './pages/metric.js';
@@ -32,6 +33,7 @@ type Page = (params: Record<string, string>, where: Location) => JSX.Element;
 const pages: [string, Page][] = [
   ['/experiments', (_p, where) => <Experiments status={where.search.get('status') ?? ''} />],
   ['/experiments/new', () => <ExperimentForm />],
+  ['/experiment-templates', () => <ExperimentTemplates />],
   ['/experiments/:id', (p) => <ExperimentDetail key={p.id} id={p.id ?? ''} />],
   ['/experiments/:id/results', (p) => <Results key={p.id} id={p.id ?? ''} />],
   ['/metrics', () => <Metrics />],

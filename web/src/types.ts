@@ -5,6 +5,7 @@
 import type * as Api from './api-types.js';
 
 export type Experiment = Api.GetExperimentResponse;
+export type ExperimentTemplate = Api.GetExperimentTemplateResponse;
 export type ExperimentStatus = Experiment['status'];
 export type StopReason = NonNullable<Experiment['stop_reason']>;
 export type Variant = Experiment['variants'][number];
@@ -95,3 +96,4 @@ export type SnapshotSummary = SnapshotSummaryHistory['snapshots'][number];
 export type Holdout = Api.GetHoldoutResponse;
 export type HoldoutExperiments = Api.ListHoldoutExperimentsResponse;
 export type ExperimentHoldouts = Api.GetExperimentHoldoutsResponse;
+export type HoldoutSnapshot = Api.GetHoldoutResultsResponse;

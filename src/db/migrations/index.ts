@@ -28,7 +28,9 @@ import * as people from './0032_people.js';
 import * as shareLinks from './0033_share_links.js';
 import * as secondaryMetrics from './0034_secondary_metrics.js';
 import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
+import * as experimentTagsOwnerTemplates from './0038_experiment_tags_owner_templates.js';
 import * as dataSources from './0039_data_sources.js';
+import * as holdoutAnalysis from './0041_holdout_analysis.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -60,7 +62,9 @@ const migrations: Record<string, Migration> = {
   '0033_share_links': shareLinks,
   '0034_secondary_metrics': secondaryMetrics,
   '0037_endpoint_experiment_filter': endpointExperimentFilter,
+  '0038_experiment_tags_owner_templates': experimentTagsOwnerTemplates,
   '0039_data_sources': dataSources,
+  '0041_holdout_analysis': holdoutAnalysis,
 };
 
 /**

@@ -47,6 +47,24 @@ export interface ExperimentsTable {
   secondary_metric_ids: ColumnType<string | null, string | null | undefined, string | null>;
   /** MultipleTesting ({method, scope}) as JSON text; null reads as the default (0034). */
   multiple_testing: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Tags as a JSON array; null reads as none (0038). */
+  tags: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The person (users.id) who owns it, or null (0038). */
+  owner_user_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The owner's name: free text, or the person's name when owner_user_id is set; null for none (0038). */
+  owner_name: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A saved definition a new experiment starts from (0038). */
+export interface ExperimentTemplatesTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  /** The template's fields (TemplateDefinition) as JSON text. */
+  definition: string;
   created_at: number;
   updated_at: number;
 }
@@ -99,4 +117,5 @@ export interface ExperimentTables {
   assignments: AssignmentsTable;
   mutex_claims: MutexClaimsTable;
   exposures: ExposuresTable;
+  experiment_templates: ExperimentTemplatesTable;
 }

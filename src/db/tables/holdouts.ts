@@ -20,6 +20,10 @@ export interface HoldoutsTable {
   ended_at: number | null;
   created_at: number;
   updated_at: number;
+  /** The metrics its snapshots analyse, as a JSON array, or null (none). */
+  metric_ids: string | null;
+  /** {method: 'cuped', lookback_days} as JSON, or null (off). */
+  variance_reduction: string | null;
 }
 
 export interface HoldoutOptOutsTable {
@@ -29,7 +33,30 @@ export interface HoldoutOptOutsTable {
   created_at: number;
 }
 
+/** A held-out or sampled unit's first contact: the earliest assign call in a covered experiment that saw it. */
+export interface HoldoutContactsTable {
+  holdout_id: string;
+  unit_id: string;
+  workspace_id: string;
+  /** The unit's bucket of 10,000 under the holdout's salt (held out below percent × 100). */
+  bucket: number;
+  /** Its bucket under the sample's salt (sampled, when not held out, below the sample's threshold). */
+  sample_bucket: number;
+  first_seen_at: number;
+}
+
+export interface HoldoutSnapshotsTable {
+  id: string;
+  workspace_id: string;
+  holdout_id: string;
+  computed_at: number;
+  /** The HoldoutSnapshot as JSON. */
+  document: string;
+}
+
 export interface HoldoutTables {
   holdouts: HoldoutsTable;
   holdout_opt_outs: HoldoutOptOutsTable;
+  holdout_contacts: HoldoutContactsTable;
+  holdout_snapshots: HoldoutSnapshotsTable;
 }

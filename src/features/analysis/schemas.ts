@@ -266,6 +266,21 @@ export const BreakdownSchema = Type.Object(
 );
 export type Breakdown = Static<typeof BreakdownSchema>;
 
+export const MetricBreakdownsSchema = Type.Object(
+  {
+    metric_id: Id,
+    metric_key: Type.String(),
+    metric_name: MetricName,
+    role: Type.Enum(['guardrail', 'secondary'], { description: 'where the experiment lists the metric' }),
+    breakdowns: Type.Array(BreakdownSchema, {
+      description:
+        'this metric per value of each dimension and of source, as breakdowns gives the primary metric; significant_after_correction is Holm’s over this metric’s own slices and variants',
+    }),
+  },
+  { description: 'a guardrail or secondary metric broken down by the experiment’s dimensions' },
+);
+export type MetricBreakdowns = Static<typeof MetricBreakdownsSchema>;
+
 export const ComputationSchema = Type.Object(
   {
     mode: Type.Enum(['incremental', 'full'], {
@@ -346,6 +361,10 @@ export const AnalysisSnapshotSchema = Type.Object(
     weights_changed_since_start: Type.Boolean(),
     breakdowns: Type.Array(BreakdownSchema, {
       description: 'the primary metric and SRM per value of each dimension, and of source (empty in snapshots computed before breakdowns existed)',
+    }),
+    metric_breakdowns: Type.Array(MetricBreakdownsSchema, {
+      description:
+        'the guardrails, then the secondary metrics, each broken down like breakdowns (empty in snapshots computed before these existed, and without dimensions only source)',
     }),
     computation: Type.Union([ComputationSchema, Type.Null()], { description: 'null in snapshots computed before incremental analysis existed' }),
     planning: Type.Union([PlanningBlockSchema, Type.Null()], {

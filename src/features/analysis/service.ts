@@ -11,7 +11,8 @@ import { plannedSamplePerVariant, recommend, recommendationContext } from './com
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
 import { banditInputOf } from './period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
-import { breakdownKeys, computeBreakdowns, labelSources } from './breakdowns-pass.js';
+import { breakdownKeys } from './breakdowns-pass.js';
+import { snapshotSlices } from './metric-breakdowns-pass.js';
 import type { AnalysisDeps, ViewDeps } from './deps.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
 import { rollupSlots } from './store/rollup-slots.js';
@@ -239,12 +240,9 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     bandit,
   });
   const { satisfied, primaryCuped, secondaryMetrics, rest } = splitBuilt(built, secondaries, capsApplied.slice((primary ? 1 : 0) + guardrails.length));
-  // Slices are analysed on the primary metric's own values, without the CUPED covariate.
-  const primarySpec = primary ? computed.primarySpec : null;
-  const primaryCap = primary ? (capsApplied[0] ?? null) : null;
-  const breakdowns = !options.withBreakdowns
-    ? []
-    : await computeBreakdowns(ctx, { experiment, row, primary, primarySpec, primaryCap, totals, chunkUnits, source, known: computed.breakdowns, bandit });
+  const slices = options.withBreakdowns
+    ? await snapshotSlices(ctx, { experiment, row, loaded: { primary, guardrails, secondaries }, computed, capsApplied, totals, chunkUnits, source, bandit })
+    : { breakdowns: [], metric_breakdowns: [] };
   const unrecommended = {
     primary_metric: primary ? analysedPrimary(primary, capsApplied[0] ?? null, primaryCuped) : null,
     ...rest,
@@ -253,7 +251,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     late_event_count: lateEvents.total,
     late_events: { counted: lateEvents.counted, before_exposure: lateEvents.before_exposure, outside_window: lateEvents.outside_window },
     weights_changed_since_start: experiment.weights_changed_since_start,
-    breakdowns: await labelSources(ctx, row.workspace_id, breakdowns),
+    ...slices,
     planning: planningBlockOf(experiment, { totals, primary, cuped: lookbackMs !== null, daysElapsed: rest.decision.days_elapsed }),
   };
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));

@@ -61,6 +61,7 @@ function upgraded(document: SnapshotDocument, plan: SnapshotPlan | null, row: Sn
       ...breakdown,
       values: breakdown.values.map((value) => ({ ...value, label: value.label ?? value.value })),
     })),
+    metric_breakdowns: document.metric_breakdowns ?? [],
     computation: document.computation ? { ...document.computation, store: document.computation.store ?? null } : null,
     planning: document.planning ?? null,
   };

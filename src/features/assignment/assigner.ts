@@ -7,6 +7,7 @@ import { evaluateAudience } from './audience.js';
 import { chooseVariant } from './bucketing.js';
 import { DefinitionCache, type ExperimentDefinition } from './definitions.js';
 import { dimensionValuesOf } from './dimension-values.js';
+import { ContactRecorder } from '../holdouts/contacts.js';
 import { holdingOut } from '../holdouts/membership.js';
 import type { AssignmentDeps } from './deps.js';
 import { CONTEXT_LIMIT_BYTES, type Assignment, type AssignInput, type ExposureInput } from './schemas.js';
@@ -51,9 +52,12 @@ export class Assigner {
   readonly #lookup: AssignmentLookup;
   /** First assignments arriving together share one transaction: one commit (fsync) for many units. */
   readonly #firstWrites: GroupCommit<FirstAssignment, StoredAssignment>;
+  /** Held-out and sampled units' first contacts with a covering holdout (holdouts/contacts.ts). */
+  readonly #contacts: ContactRecorder;
 
   constructor(ctx: AssignmentDeps) {
     this.#ctx = ctx;
+    this.#contacts = new ContactRecorder(ctx.writes, () => ctx.clock.now());
     this.#lookup = assignmentLookup(ctx.db, ctx.sideReads);
     this.#firstWrites = new GroupCommit({ commit: (items) => this.#writeGroup(items), weigh: () => 1, maxWeight: 500 });
     this.definitions = new DefinitionCache(ctx, ctx.config.assignmentCacheTtlMs);
@@ -80,7 +84,19 @@ export class Assigner {
     const cached = this.definitions.cachedExperiment(principal.workspaceId, input.experiment_key);
     if (cached === undefined) return this.assign(principal, input);
     const definition = runningIn(principal, input.experiment_key, cached);
-    return this.#fromMemory(definition, input) ?? this.#assignUncached(definition, input, principal.keyId);
+    return this.#withContacts(definition, input.unit_id, this.#fromMemory(definition, input) ?? this.#assignUncached(definition, input, principal.keyId));
+  }
+
+  /**
+   * The answer, once a first contact of the unit with a covering holdout is recorded: nearly
+   * always there is none new, and the answer goes back as it was (without a promise when it had
+   * none). QA pins are kept out of the holdout's analysis as out of the experiment's.
+   */
+  #withContacts(definition: ExperimentDefinition, unitId: string, answer: Assignment | Promise<Assignment>): Assignment | Promise<Assignment> {
+    if (definition.holdouts.length === 0 || definition.overrides.has(unitId)) return answer;
+    const unseen = this.#contacts.unseen(definition.workspaceId, definition.holdouts, unitId);
+    if (unseen.length === 0) return answer;
+    return Promise.all([answer, this.#contacts.record(unseen)]).then(([answered]) => answered);
   }
 
   /**
@@ -127,7 +143,7 @@ export class Assigner {
 
   /** `sourceKeyId`: the API key asking, recorded with the exposure a first assignment logs. */
   async assignIn(definition: ExperimentDefinition, input: Omit<AssignInput, 'experiment_key'>, sourceKeyId: string | null = null): Promise<Assignment> {
-    return this.#fromMemory(definition, input) ?? this.#assignUncached(definition, input, sourceKeyId);
+    return this.#withContacts(definition, input.unit_id, this.#fromMemory(definition, input) ?? this.#assignUncached(definition, input, sourceKeyId));
   }
 
   /** What memory could not answer (`#fromMemory` came first): the stored assignment, or a first one. */

@@ -1,5 +1,6 @@
 import type { ExperimentsDeps } from './deps.js';
 import type { DuplicateExperimentInput, Experiment, ExperimentInput } from './schemas.js';
+import { ownerText } from './labels.js';
 import { createExperiment, getExperiment } from './service.js';
 
 type Actor = Parameters<typeof createExperiment>[1];
@@ -8,7 +9,7 @@ type Actor = Parameters<typeof createExperiment>[1];
  * A new draft with the definition of an experiment of the workspace under a new key: variants at
  * the weights it started with (a bandit's first period), metrics (primary, guardrails, secondary and
  * their multiple-testing correction), rule, allocation, audience,
- * dimensions, variance reduction and auto-stop; never its results, lifecycle or stop.
+ * dimensions, variance reduction, auto-stop, tags and owner; never its results, lifecycle or stop.
  */
 export async function duplicateExperiment(ctx: ExperimentsDeps, actor: Actor, id: string, input: DuplicateExperimentInput): Promise<Experiment> {
   const source = await getExperiment(ctx, actor.workspaceId, id);
@@ -36,6 +37,8 @@ export async function duplicateExperiment(ctx: ExperimentsDeps, actor: Actor, id
     dimensions: source.dimensions,
     allocation: source.allocation,
     auto_stop: source.auto_stop,
+    tags: source.tags,
+    owner: ownerText(source.owner),
   } as ExperimentInput;
   return createExperiment(ctx, actor, copy, { duplicated_from: { id: source.id, key: source.key, name: source.name } });
 }

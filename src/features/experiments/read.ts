@@ -11,6 +11,7 @@ import type { ExperimentsTable } from '../../db/tables/experiments.js';
 import { ULID_PATTERN } from '../../lib/ids.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { parseAllocation, parsePeriods } from './allocation.js';
+import { parseTags, toOwner } from './labels.js';
 import { parseMultipleTesting, parseSecondaryMetricIds } from './multiple-testing.js';
 import { normalizeAutoStop, withDefaults } from './rules.js';
 import type { AutoStop, DecisionRule, Experiment, Variant, VarianceReduction } from './schemas.js';
@@ -69,6 +70,8 @@ export function toExperiment(row: ExperimentRow): Experiment {
     allocation: parseAllocation(row.allocation),
     allocation_periods: parsePeriods(row.allocation_periods).map((period) => ({ ...period, started_at: toIso(period.started_at) })),
     auto_stop: parseAutoStop(row.auto_stop),
+    tags: parseTags(row.tags),
+    owner: toOwner(row.owner_user_id, row.owner_name),
     weights_changed_since_start: row.weights_changed === 1,
     started_at: toIsoOrNull(row.started_at),
     stopped_at: toIsoOrNull(row.stopped_at),

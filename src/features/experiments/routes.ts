@@ -6,7 +6,7 @@ import type { ExperimentsDeps } from './deps.js';
 import type { Experiment } from './schemas.js';
 import {
   DuplicateExperimentInput,
-  ExperimentInput,
+  ExperimentCreateInput,
   ExperimentList,
   ExperimentListQuery,
   ExperimentParams,
@@ -19,6 +19,9 @@ import { archiveExperiment, createExperiment, getExperiment, patchExperiment, st
 import { listExperiments } from './store.js';
 import { withPlanningWarning, withPlanningWarnings } from './planning.js';
 import { LaunchExperimentInput, launchExperiment } from './launch.js';
+import { tagFilter } from './labels.js';
+import { applyTemplate } from './templates/apply.js';
+import { templateRoutes } from './templates/routes.js';
 
 /** A page of experiments with their warnings computed against their primary metrics' kinds. */
 async function withPlanningWarningsOnPage<T extends { data: Experiment[] }>(ctx: ExperimentsDeps, page: T): Promise<T> {
@@ -33,6 +36,7 @@ export function experimentRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebo
   return async (app) => {
     await app.register(definitionRoutes(ctx));
     await app.register(lifecycleRoutes(ctx));
+    await app.register(templateRoutes(ctx));
   };
 }
 
@@ -40,13 +44,24 @@ export function experimentRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebo
 function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/v1/experiments', route('listExperiments', { querystring: ExperimentListQuery, response: { 200: ExperimentList } }), async (request) =>
-      withPlanningWarningsOnPage(ctx, await listExperiments(ctx.db, principalOf(request).workspaceId, request.query, request.query)),
+      withPlanningWarningsOnPage(
+        ctx,
+        await listExperiments(ctx.db, principalOf(request).workspaceId, { ...request.query, tags: tagFilter(request.query.tag) }, request.query),
+      ),
     );
     app.post(
       '/v1/experiments',
-      route('createExperiment', { body: ExperimentInput, response: { 201: ExperimentSchema, 409: problemDoc('the key is taken') } }),
-      async (request, reply) =>
-        reply.code(201).send(await withPlanningWarning(ctx.db, await createExperiment(ctx, actorOf(request), request.body), ctx.historyBaselines)),
+      route('createExperiment', {
+        description:
+          'Creates a draft. With template_id, the template’s fields fill those the body leaves out (audit entry: template). Without owner, one created from a signed-in admin UI session is owned by the person signed in.',
+        body: ExperimentCreateInput,
+        response: { 201: ExperimentSchema, 409: problemDoc('the key is taken') },
+      }),
+      async (request, reply) => {
+        const actor = { ...actorOf(request), userId: principalOf(request).user?.id };
+        const { input, origin } = await applyTemplate(ctx.db, actor.workspaceId, request.body);
+        return reply.code(201).send(await withPlanningWarning(ctx.db, await createExperiment(ctx, actor, input, origin), ctx.historyBaselines));
+      },
     );
     app.post(
       '/v1/experiments/:id/duplicate',

@@ -1,8 +1,9 @@
 import Type, { type Static } from 'typebox';
-import { Id, ListOf, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.js';
+import { ID_PATTERN, Id, ListOf, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.js';
 import { DEFAULT_DECISION_RULE as STATS_DEFAULT_DECISION_RULE } from '../../stats/index.js';
 import { AllocationInput, AllocationPeriods, AllocationSchema } from './allocation.js';
 import { MultipleTestingInput, MultipleTestingSchema, SecondaryMetricIds } from './multiple-testing.js';
+import { OwnerInput, OwnerSchema, TagsInput } from './labels.js';
 import { ExperimentWarningSchema } from './warnings.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
@@ -137,10 +138,30 @@ const experimentInputFields = {
   dimensions: Type.Optional(Dimensions),
   allocation: Type.Optional(AllocationInput),
   auto_stop: Type.Optional(AutoStopInput),
+  tags: Type.Optional(TagsInput),
+  owner: Type.Optional(OwnerInput),
 };
 
 export const ExperimentInput = Type.Object(experimentInputFields, { additionalProperties: false });
 export type ExperimentInput = Static<typeof ExperimentInput>;
+
+/** A new experiment's body: ExperimentInput, whose unit type and variants a template may give. */
+export const ExperimentCreateInput = Type.Object(
+  {
+    ...experimentInputFields,
+    unit_type: Type.Optional(UnitType),
+    variants: Type.Optional(experimentInputFields.variants),
+    template_id: Type.Optional(
+      Type.String({
+        pattern: ID_PATTERN,
+        description:
+          'an experiment template of the workspace (GET /v1/experiment-templates) whose fields fill those this body leaves out; unit_type and variants are required without one that has them',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExperimentCreateInput = Static<typeof ExperimentCreateInput>;
 
 export const ExperimentPatch = Type.Partial(Type.Object(experimentInputFields, { additionalProperties: false }), {
   additionalProperties: false,
@@ -170,6 +191,8 @@ export const ExperimentSchema = Type.Object({
   allocation: AllocationSchema,
   allocation_periods: AllocationPeriods,
   auto_stop: AutoStopSchema,
+  tags: Type.Array(Type.String(), { description: 'tags, in lower case' }),
+  owner: OwnerSchema,
   weights_changed_since_start: Type.Boolean(),
   started_at: NullableTimestamp,
   stopped_at: NullableTimestamp,
@@ -215,7 +238,21 @@ export const ExperimentListQuery = Type.Object(
     ...PageQuery,
     status: Type.Optional(ExperimentStatus),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only experiments whose name or key contains this text (any case)' })),
-    order: Type.Optional(Type.Enum(['oldest', 'newest'], { default: 'oldest', description: 'oldest first (the default) or newest first' })),
+    order: Type.Optional(
+      Type.Enum(['oldest', 'newest', 'updated'], {
+        default: 'oldest',
+        description: 'oldest first (the default), newest first, or most recently changed first (updated_at)',
+      }),
+    ),
+    tag: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 400 }), {
+        maxItems: 10,
+        description: 'only experiments with every one of these tags (any case); repeat the parameter or separate tags with commas',
+      }),
+    ),
+    owner: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'only experiments of this owner: a person’s id, or the owner’s name (any case)' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -7,6 +7,7 @@ import type { ExperimentsDeps } from './deps.js';
 import { allocationErrors, normalizeAllocation, parseAllocation, startingWeightErrors, type StoredPeriod } from './allocation.js';
 import { goalColumns, normalizeMultipleTesting, secondaryOverlapErrors } from './multiple-testing.js';
 import { referenceErrors } from './references.js';
+import { LABEL_FIELDS, normalizeTags, ownerText, resolveOwner, serializeTags, tagErrors, type OwnerColumns } from './labels.js';
 import {
   assertPatchAllowed,
   audienceErrors,
@@ -30,6 +31,8 @@ interface Actor {
   actorId: string;
   /** How the actor reached the API: a session is a person in the admin UI, a bearer a key. */
   via?: 'bearer' | 'session';
+  /** The person acting through an admin UI session: the owner of what they create without naming one. */
+  userId?: string | undefined;
 }
 
 function duplicateKey(key: string | undefined) {
@@ -41,7 +44,7 @@ async function audit(trx: Tx, actor: Actor, action: string, experimentId: string
 }
 
 /** The row of a new draft: the input with its defaults, nothing started, stopped or launched. */
-function draftRow(actor: Actor, input: ExperimentInput, allocation: ReturnType<typeof normalizeAllocation>, now: number): ExperimentRow {
+function draftRow(actor: Actor, input: ExperimentInput, allocation: ReturnType<typeof normalizeAllocation>, owner: OwnerColumns, now: number): ExperimentRow {
   return {
     id: newId(),
     workspace_id: actor.workspaceId,
@@ -71,6 +74,8 @@ function draftRow(actor: Actor, input: ExperimentInput, allocation: ReturnType<t
     stopped_by: null,
     stop_snapshot_id: null,
     ...NOT_LAUNCHED,
+    tags: serializeTags(input.tags),
+    ...owner,
     created_at: now,
     updated_at: now,
   };
@@ -86,6 +91,7 @@ function creationShapeErrors(input: ExperimentInput, allocation: ReturnType<type
     ...startingWeightErrors(allocation, input.variants),
     ...autoStopErrors(normalizeAutoStop(input.auto_stop), withDefaults(input.decision_rule).method, '/auto_stop/on_recommendation'),
     ...secondaryOverlapErrors(input.primary_metric_id ?? null, input.guardrail_metric_ids ?? [], input.secondary_metric_ids ?? []),
+    ...tagErrors(input.tags),
   ];
 }
 
@@ -101,10 +107,11 @@ export async function createExperiment(ctx: ExperimentsDeps, actor: Actor, input
     ctx.seam,
     () =>
       ctx.db.transaction().execute(async (trx) => {
+        const owner = await resolveOwner(trx, actor.workspaceId, input.owner !== undefined ? input.owner : (actor.userId ?? null));
         const refErrors = await referenceErrors(trx, actor.workspaceId, input);
         if (refErrors.length > 0) throw problems.validation(refErrors);
         const now = ctx.clock.now();
-        const row = draftRow(actor, input, allocation, now);
+        const row = draftRow(actor, input, allocation, owner, now);
         await insertExperiment(trx, row);
         const created = toExperiment(row);
         await audit(trx, actor, 'experiment.created', row.id, { experiment: created, ...origin }, now);
@@ -128,7 +135,12 @@ async function loadForChange(ctx: ExperimentsDeps, trx: Tx, actor: Actor, id: st
 
 /** Applies a patch under a row lock: lifecycle rules first, then validation, then one audited update. */
 export async function patchExperiment(ctx: ExperimentsDeps, actor: Actor, id: string, patch: ExperimentPatch): Promise<Experiment> {
-  const shapeErrors = [...(patch.variants ? variantErrors(patch.variants) : []), ...audienceErrors(patch.audience), ...dimensionErrors(patch.dimensions)];
+  const shapeErrors = [
+    ...(patch.variants ? variantErrors(patch.variants) : []),
+    ...audienceErrors(patch.audience),
+    ...dimensionErrors(patch.dimensions),
+    ...tagErrors(patch.tags),
+  ];
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   const { before, after } = await uniqueViolationAs(
     ctx.seam,
@@ -143,15 +155,19 @@ export async function patchExperiment(ctx: ExperimentsDeps, actor: Actor, id: st
             patch.variants.map((v) => v.key),
             current.variants.map((v) => v.key),
           );
-        assertPatchAllowed(row.status, changed, variantKeysChanged);
+        // Tags and owner file an experiment away; they change in any status.
+        const definition = changed.filter((field) => !LABEL_FIELDS.has(field));
+        const onlyLabels = Object.keys(patch).every((field) => LABEL_FIELDS.has(field));
+        if (definition.length > 0 || (changed.length === 0 && !onlyLabels)) assertPatchAllowed(row.status, definition, variantKeysChanged);
         if (changed.length === 0) return { before: current, after: current };
         assertAllocationPatch(current, patch, changed);
         const autoStop = [...autoStopAfterPatch(current, patch), ...secondaryErrorsAfterPatch(current, patch)];
         if (autoStop.length > 0) throw problems.validation(autoStop);
         const refErrors = await referenceErrors(trx, actor.workspaceId, pick(patch, changed));
         if (refErrors.length > 0) throw problems.validation(refErrors);
+        const owner = changed.includes('owner') ? await resolveOwner(trx, actor.workspaceId, patch.owner ?? null) : null;
         const now = ctx.clock.now();
-        const changes = rowChanges(row, current, patch, changed, now);
+        const changes = { ...rowChanges(row, current, patch, changed, now), ...(owner ?? {}) };
         await updateExperiment(trx, row.id, changes);
         const updated = toExperiment({ ...row, ...changes });
         const diff = Object.fromEntries(
@@ -196,6 +212,8 @@ function comparable(source: ExperimentPatch | Experiment, current: Experiment): 
   if (source.allocation !== undefined) result.allocation = normalizeAllocation(source.allocation);
   if (source.auto_stop !== undefined) result.auto_stop = normalizeAutoStop(source.auto_stop);
   if (source.multiple_testing !== undefined) result.multiple_testing = normalizeMultipleTesting(source.multiple_testing);
+  if (source.tags !== undefined) result.tags = normalizeTags(source.tags);
+  if (source.owner !== undefined) result.owner = ownerText(source.owner);
   return result;
 }
 
@@ -250,6 +268,7 @@ function rowChanges(row: ExperimentRow, current: Experiment, patch: ExperimentPa
     changes.allocation = allocation.type === 'fixed' ? null : JSON.stringify(allocation);
   }
   if (has('auto_stop')) changes.auto_stop = JSON.stringify(normalizeAutoStop(patch.auto_stop));
+  if (has('tags')) changes.tags = serializeTags(patch.tags);
   if (has('variants') && patch.variants) {
     // Keep the stored order (it is part of the bucketing rule) when only weights change.
     const ordered = row.status === 'running' ? current.variants.map((v) => patch.variants?.find((p) => p.key === v.key) ?? v) : patch.variants;

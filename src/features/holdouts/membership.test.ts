@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chooseVariant } from '../assignment/bucketing.js';
 import { hashBucketV2 } from '../assignment/hashing.js';
-import { heldOutBuckets, holdingOut, isHeldOut } from './membership.js';
+import { contactBuckets, expectedShares, heldOutBuckets, holdingOut, isHeldOut, sampleBuckets } from './membership.js';
 
 const units = Array.from({ length: 20_000 }, (_, i) => `unit-${i}`);
 
@@ -46,5 +46,25 @@ describe('holdout membership', () => {
     expect(bySecondOnly.every((unit) => holdingOut(rules, unit)?.id === 'second')).toBe(true);
     expect(bySecondOnly.length).toBeGreaterThan(1_000);
     expect(holdingOut([], 'anyone')).toBeNull();
+  });
+
+  it('draws a comparison sample as large as the holdout from the units it does not hold out', () => {
+    // s = round(h × 10,000 / (10,000 − h)): 20% -> 2,500 buckets of the other 80%.
+    expect(sampleBuckets(20)).toBe(2500);
+    expect(sampleBuckets(10)).toBe(1111);
+    expect(sampleBuckets(0.5)).toBe(50);
+    expect(expectedShares(20)).toEqual({ held_out: 0.2, sample: 0.2 });
+    expect(expectedShares(10)).toEqual({ held_out: 0.1, sample: 0.09999 });
+    const rule = { salt: 'held', sampleSalt: 'drawn', percent: 20 };
+    const contacts = units.map((unit) => [unit, contactBuckets(rule, unit)] as const).filter(([, buckets]) => buckets !== null);
+    const held = contacts.filter(([unit]) => isHeldOut(rule, unit)).length;
+    const sampled = contacts.length - held;
+    // Binomial(20,000, 0.2): sd about 57 each; five sd either side.
+    expect(Math.abs(held - 4_000)).toBeLessThan(285);
+    expect(Math.abs(sampled - 4_000)).toBeLessThan(285);
+    // Everyone else has no contact to record.
+    expect(units.filter((unit) => !isHeldOut(rule, unit) && hashBucketV2('drawn', unit) >= 2500).every((unit) => contactBuckets(rule, unit) === null)).toBe(
+      true,
+    );
   });
 });

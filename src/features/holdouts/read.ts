@@ -16,6 +16,10 @@ export function parseExperimentIds(stored: string | null): string[] | null {
   return stored === null ? null : (JSON.parse(stored) as string[]);
 }
 
+export function parseMetricIds(stored: string | null): string[] {
+  return stored === null ? [] : (JSON.parse(stored) as string[]);
+}
+
 export function toHoldout(row: HoldoutRow): Holdout {
   const experimentIds = parseExperimentIds(row.experiment_ids);
   return {
@@ -28,6 +32,8 @@ export function toHoldout(row: HoldoutRow): Holdout {
     percent: Number(row.percent),
     coverage: experimentIds === null ? 'started_after' : 'listed',
     experiment_ids: experimentIds,
+    metric_ids: parseMetricIds(row.metric_ids),
+    variance_reduction: row.variance_reduction === null ? null : (JSON.parse(row.variance_reduction) as Holdout['variance_reduction']),
     status: row.status,
     started_at: toIsoOrNull(row.started_at),
     ended_at: toIsoOrNull(row.ended_at),
@@ -90,5 +96,5 @@ export async function runningHoldoutsCovering(executor: Executor, experiment: Co
 /** The rules assignment evaluates for an experiment: its covering running holdouts' salts and percentages. */
 export async function holdoutRulesFor(executor: Executor, experiment: CoverableExperiment): Promise<HoldoutRule[]> {
   const rows = await runningHoldoutsCovering(executor, experiment);
-  return rows.map((row) => ({ id: row.id, salt: row.salt, percent: Number(row.percent) }));
+  return rows.map((row) => ({ id: row.id, salt: row.salt, percent: Number(row.percent), sampleSalt: row.sample_salt }));
 }

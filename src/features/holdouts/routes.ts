@@ -3,6 +3,7 @@ import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
 import { ExperimentParams } from '../experiments/schemas.js';
+import { holdoutResultsRoutes } from './analysis/routes.js';
 import type { HoldoutsDeps } from './deps.js';
 import { listHoldouts } from './read.js';
 import {
@@ -40,6 +41,7 @@ export function holdoutRoutes(ctx: HoldoutsDeps): FastifyPluginAsyncTypebox {
     await app.register(definitionRoutes(ctx));
     await app.register(lifecycleRoutes(ctx));
     await app.register(experimentSideRoutes(ctx));
+    await app.register(holdoutResultsRoutes(ctx));
   };
 }
 

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Id, ListOf, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.js';
-import { UnitType } from '../experiments/schemas.js';
+import { UnitType, VarianceReductionInput, VarianceReductionSchema } from '../experiments/schemas.js';
 
 export const HoldoutStatus = Type.Enum(['draft', 'running', 'ended', 'archived']);
 
@@ -24,6 +24,15 @@ const holdoutFields = {
   unit_type: UnitType,
   percent: Percent,
   experiment_ids: Type.Optional(Type.Union([ExperimentIds, Type.Null()])),
+  metric_ids: Type.Optional(
+    Type.Array(Id, {
+      maxItems: 20,
+      uniqueItems: true,
+      description:
+        'the metrics the holdout’s snapshots analyse (held-out units against the equal-size sample); each metric’s window must fit in the holdout’s run',
+    }),
+  ),
+  variance_reduction: Type.Optional(VarianceReductionInput),
 };
 
 export const HoldoutInput = Type.Object(holdoutFields, { additionalProperties: false });
@@ -31,7 +40,7 @@ export type HoldoutInput = Static<typeof HoldoutInput>;
 
 export const HoldoutPatch = Type.Partial(Type.Object(holdoutFields, { additionalProperties: false }), {
   additionalProperties: false,
-  description: 'any subset of HoldoutInput while a draft; while running, name, description and a larger percent only',
+  description: 'any subset of HoldoutInput while a draft; while running, name, description, a larger percent, metric_ids and variance_reduction only',
 });
 export type HoldoutPatch = Static<typeof HoldoutPatch>;
 
@@ -47,6 +56,8 @@ export const HoldoutSchema = Type.Object({
     description: 'started_after: every experiment started in the environment after the holdout; listed: experiment_ids',
   }),
   experiment_ids: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  metric_ids: Type.Array(Type.String(), { description: 'the metrics its snapshots analyse' }),
+  variance_reduction: VarianceReductionSchema,
   status: HoldoutStatus,
   started_at: NullableTimestamp,
   ended_at: NullableTimestamp,

@@ -7,6 +7,8 @@ import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { recordAudit } from '../audit/recorder.js';
 import { findEnvironment } from '../environments/read.js';
 import { findExperiment } from '../experiments/read.js';
+import { normalizeVarianceReduction } from '../experiments/rules.js';
+import { findMetricsByIds } from '../metrics/read.js';
 import type { HoldoutsDeps } from './deps.js';
 import { heldOutBuckets } from './membership.js';
 import { covers, findHoldout, findOptOut, parseExperimentIds, runningHoldoutsCovering, toHoldout, type HoldoutRow } from './read.js';
@@ -30,6 +32,17 @@ function publish(ctx: HoldoutsDeps, workspaceId: string): void {
 const salt = () => randomBytes(12).toString('hex');
 
 /** The environment must be the workspace's, and listed experiments the environment's with the holdout's unit type. */
+async function metricErrors(trx: Tx, workspaceId: string, ids: readonly string[] | undefined): Promise<FieldError[]> {
+  if (!ids || ids.length === 0) return [];
+  const found = new Set((await findMetricsByIds(trx, workspaceId, ids)).map((metric) => metric.id));
+  return ids.flatMap((id, index) => (found.has(id) ? [] : [{ pointer: `/metric_ids/${index}`, message: 'no such metric in this workspace' }]));
+}
+
+const serializeVarianceReduction = (input: HoldoutInput['variance_reduction']) => {
+  const normalized = normalizeVarianceReduction(input);
+  return normalized === null ? null : JSON.stringify(normalized);
+};
+
 async function referenceErrors(trx: Tx, workspaceId: string, holdout: Pick<HoldoutRow, 'environment_id' | 'unit_type'>, ids: readonly string[] | null) {
   const errors: FieldError[] = [];
   if (!(await findEnvironment(trx, workspaceId, holdout.environment_id)))
@@ -55,7 +68,7 @@ export async function createHoldout(ctx: HoldoutsDeps, actor: Actor, input: Hold
   if (shapeErrors.length > 0) throw problems.validation(shapeErrors);
   return ctx.db.transaction().execute(async (trx) => {
     const ids = input.experiment_ids ?? null;
-    const errors = await referenceErrors(trx, actor.workspaceId, input, ids);
+    const errors = [...(await referenceErrors(trx, actor.workspaceId, input, ids)), ...(await metricErrors(trx, actor.workspaceId, input.metric_ids))];
     if (errors.length > 0) throw problems.validation(errors);
     const now = ctx.clock.now();
     const row: HoldoutRow = {
@@ -74,6 +87,8 @@ export async function createHoldout(ctx: HoldoutsDeps, actor: Actor, input: Hold
       ended_at: null,
       created_at: now,
       updated_at: now,
+      metric_ids: input.metric_ids && input.metric_ids.length > 0 ? JSON.stringify(input.metric_ids) : null,
+      variance_reduction: serializeVarianceReduction(input.variance_reduction),
     };
     await insertHoldout(trx, row);
     const created = toHoldout(row);
@@ -88,7 +103,8 @@ async function loadForChange(ctx: HoldoutsDeps, trx: Tx, actor: Actor, id: strin
   return row;
 }
 
-const RUNNING_EDITABLE = new Set(['name', 'description', 'percent']);
+// The metrics and CUPED only change how its snapshots are computed, not who is held out.
+const RUNNING_EDITABLE = new Set(['name', 'description', 'percent', 'metric_ids', 'variance_reduction']);
 
 /** Drafts change freely; a running holdout its name, description and a larger percentage; ended and archived ones nothing. */
 function assertPatchAllowed(row: HoldoutRow, patch: HoldoutPatch): void {
@@ -96,7 +112,10 @@ function assertPatchAllowed(row: HoldoutRow, patch: HoldoutPatch): void {
   if (row.status === 'draft' || fields.length === 0) return;
   if (row.status !== 'running') throw problems.holdoutNotEditable(`an ${row.status} holdout cannot change`);
   const frozen = fields.filter((field) => !RUNNING_EDITABLE.has(field));
-  if (frozen.length > 0) throw problems.holdoutNotEditable(`a running holdout cannot change ${frozen.join(', ')}; only name, description and a larger percent`);
+  if (frozen.length > 0)
+    throw problems.holdoutNotEditable(
+      `a running holdout cannot change ${frozen.join(', ')}; only name, description, a larger percent, metric_ids and variance_reduction`,
+    );
   if (patch.percent !== undefined && patch.percent < Number(row.percent)) {
     throw problems.holdoutNotEditable(`a running holdout’s percent can only grow (it is ${Number(row.percent)}): a smaller one would release held-out units`);
   }
@@ -114,9 +133,14 @@ export async function patchHoldout(ctx: HoldoutsDeps, actor: Actor, id: string, 
     if (patch.unit_type !== undefined) changes.unit_type = patch.unit_type;
     if (patch.environment_id !== undefined) changes.environment_id = patch.environment_id;
     if (patch.experiment_ids !== undefined) changes.experiment_ids = patch.experiment_ids === null ? null : JSON.stringify(patch.experiment_ids);
+    if (patch.metric_ids !== undefined) changes.metric_ids = patch.metric_ids.length > 0 ? JSON.stringify(patch.metric_ids) : null;
+    if (patch.variance_reduction !== undefined) changes.variance_reduction = serializeVarianceReduction(patch.variance_reduction);
     const next = { ...row, ...changes };
     const referencesChanged = patch.experiment_ids !== undefined || patch.unit_type !== undefined || patch.environment_id !== undefined;
-    const errors = referencesChanged ? await referenceErrors(trx, actor.workspaceId, next, parseExperimentIds(next.experiment_ids)) : [];
+    const errors = [
+      ...(referencesChanged ? await referenceErrors(trx, actor.workspaceId, next, parseExperimentIds(next.experiment_ids)) : []),
+      ...(await metricErrors(trx, actor.workspaceId, patch.metric_ids)),
+    ];
     if (errors.length > 0) throw problems.validation(errors);
     const before = toHoldout(row);
     const after = toHoldout(next);

@@ -31,6 +31,7 @@ export const ROLE_RULES: readonly RoleRule[] = [
   { methods: '*', path: '/v1/users*', role: 'admin' },
   // Experiments and their satellites (results, overrides, share links, launches) are the editors' work.
   { methods: CHANGES, path: '/v1/experiments*', role: 'editor' },
+  { methods: CHANGES, path: '/v1/experiment-templates*', role: 'editor' },
   { methods: CHANGES, path: '/v1/share-links*', role: 'editor' },
   { methods: CHANGES, path: '/v1/metrics*', role: 'editor' },
   { methods: CHANGES, path: '/v1/segments*', role: 'editor' },

@@ -4,6 +4,7 @@ import type { SessionInfo } from '../types.js';
 
 const sections: [string, string][] = [
   ['/experiments', 'Experiments'],
+  ['/experiment-templates', 'Experiment templates'],
   ['/metrics', 'Metrics'],
   ['/segments', 'Segments'],
   ['/mutex-groups', 'Mutex groups'],

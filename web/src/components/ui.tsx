@@ -120,15 +120,17 @@ type SelectProps = JSX.SelectHTMLAttributes<HTMLSelectElement> & {
   hint?: string;
   value?: string;
   options: { value: string; label: string }[];
+  error?: string | null;
 };
 
-export function Select({ label, hint, options, ...select }: SelectProps) {
+export function Select({ label, hint, options, error, ...select }: SelectProps) {
   return (
     <Labelled
       label={label}
       hint={hint}
+      error={error}
       control={(id, describedBy) => (
-        <select id={id} aria-describedby={describedBy} {...select}>
+        <select id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...select}>
           {options.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}

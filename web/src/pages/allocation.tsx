@@ -1,10 +1,8 @@
-import { useState } from 'preact/hooks';
 import { timeLabel, variantColours } from '../charts/scale.js';
 import { Checkbox, Field } from '../components/ui.js';
 import { dateTime, percent } from '../format.js';
 import type { Experiment } from '../types.js';
 import { fromPercentText, toPercentText } from '../units.js';
-import { PatchForm, type EditorProps } from './experiment-edit.js';
 
 // A bandit in the admin UI (docs/experiments.md "14. Bandits"): the allocation fields on the
 // new-experiment form and the draft's editor, and the weights over time (its periods).
@@ -64,10 +62,20 @@ export function describeAllocation(value: Allocation | undefined): string {
 }
 
 /** The bandit toggle and its settings, shared by the new-experiment form and the editor. */
-export function AllocationFields({ value, onValue }: { value: AllocationText; onValue: (next: AllocationText) => void }) {
+export function AllocationFields({
+  value,
+  onValue,
+  errorAt,
+}: {
+  value: AllocationText;
+  onValue: (next: AllocationText) => void;
+  /** The server's problem with a field, by its pointer. */
+  errorAt?: (pointer: string) => string | null;
+}) {
   const number = (field: keyof AllocationText, label: string, hint: string, step = '1') => (
     <Field
       label={label}
+      error={errorAt?.(`/allocation/${field}`) ?? null}
       type="number"
       step={step}
       value={value[field] as string}
@@ -89,25 +97,6 @@ export function AllocationFields({ value, onValue }: { value: AllocationText; on
         </>
       ) : null}
     </fieldset>
-  );
-}
-
-/** allocation may change only while the experiment is a draft. */
-export function AllocationEditor({ experiment, onChanged }: EditorProps) {
-  const initial = allocationText(experiment.allocation);
-  const [value, setValue] = useState(initial);
-  return (
-    <PatchForm
-      experiment={experiment}
-      onChanged={onChanged}
-      id="allocation-title"
-      title="Edit allocation"
-      saveLabel="Save allocation"
-      changed={JSON.stringify(allocationFromText(value)) !== JSON.stringify(allocationFromText(initial))}
-      patch={() => ({ allocation: allocationFromText(value) })}
-    >
-      <AllocationFields value={value} onValue={setValue} />
-    </PatchForm>
   );
 }
 

@@ -7,6 +7,11 @@ import type { ApiKey, AuditEntry, Environment } from '../types.js';
 /** Each target type's page in the UI, and the API route that reads one by id (when there is one). */
 const TARGETS: Record<string, { label: string; href: (id: string) => string; read?: (id: string) => string }> = {
   experiment: { label: 'experiment', href: (id) => `/experiments/${id}`, read: (id) => `/v1/experiments/${id}` },
+  experiment_template: {
+    label: 'experiment template',
+    href: () => '/experiment-templates',
+    read: (id) => `/v1/experiment-templates/${id}`,
+  },
   metric: { label: 'metric', href: (id) => `/metrics/${id}`, read: (id) => `/v1/metrics/${id}` },
   segment: { label: 'segment', href: () => '/segments', read: (id) => `/v1/segments/${id}` },
   template: { label: 'template', href: (id) => `/templates/${id}`, read: (id) => `/v1/templates/${id}` },

@@ -1,6 +1,4 @@
-import { useState } from 'preact/hooks';
 import type { AutoStop, DecisionMethod } from '../types.js';
-import { PatchForm, type EditorProps } from './experiment-edit.js';
 
 export const AUTO_STOP_OFF: AutoStop = { on_recommendation: false, on_guardrail_regression: false, on_srm: false };
 
@@ -87,25 +85,5 @@ export function AutoStopFields({
         </p>
       ) : null}
     </fieldset>
-  );
-}
-
-/** auto_stop may change while the experiment is a draft or running; the next snapshot applies it. */
-export function AutoStopEditor({ experiment, onChanged }: EditorProps) {
-  const initial = experiment.auto_stop ?? AUTO_STOP_OFF;
-  const [value, setValue] = useState(initial);
-  const method = experiment.decision_rule.method;
-  return (
-    <PatchForm
-      experiment={experiment}
-      onChanged={onChanged}
-      id="auto-stop-title"
-      title="Edit auto-stop"
-      saveLabel="Save auto-stop"
-      changed={JSON.stringify(autoStopFor(value, method)) !== JSON.stringify(autoStopFor(initial, method))}
-      patch={() => ({ auto_stop: autoStopFor(value, method) })}
-    >
-      {(submit) => <AutoStopFields value={value} onValue={setValue} method={method} error={submit.errorAt('/auto_stop/on_recommendation')} />}
-    </PatchForm>
   );
 }

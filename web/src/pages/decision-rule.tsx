@@ -46,12 +46,20 @@ export function ruleFromText(text: RuleText): DecisionRule {
 }
 
 /** The decision rule's inputs, shared by the new-experiment form and the rule editor. */
-export function DecisionRuleFields({ rule, onRule }: { rule: RuleText; onRule: (next: RuleText) => void }) {
+interface RuleFieldsProps {
+  rule: RuleText;
+  onRule: (next: RuleText) => void;
+  /** The server's problem with a field, by its pointer. */
+  errorAt?: (pointer: string) => string | null;
+}
+
+export function DecisionRuleFields({ rule, onRule, errorAt }: RuleFieldsProps) {
   const set = (name: keyof RuleText) => (e: { currentTarget: { value: string } }) => onRule({ ...rule, [name]: e.currentTarget.value });
+  const error = (name: keyof RuleText) => errorAt?.(`/decision_rule/${name}`) ?? null;
   return (
     <fieldset>
       <legend>Decision rule</legend>
-      <Select label="Method" value={rule.method} options={methods} onChange={set('method')} />
+      <Select label="Method" value={rule.method} options={methods} onChange={set('method')} error={error('method')} />
       <div class="row">
         <Field
           label="Threshold (%)"
@@ -61,6 +69,7 @@ export function DecisionRuleFields({ rule, onRule }: { rule: RuleText; onRule: (
           max={99.99}
           value={rule.posterior_threshold}
           onInput={set('posterior_threshold')}
+          error={error('posterior_threshold')}
           hint="50–99.99%, e.g. 99.5; the sequential rules test at α = 100% − threshold (99.5% is α = 0.5%)."
         />
         <Field
@@ -70,11 +79,33 @@ export function DecisionRuleFields({ rule, onRule }: { rule: RuleText; onRule: (
           min={0}
           value={rule.minimum_detectable_effect}
           onInput={set('minimum_detectable_effect')}
+          error={error('minimum_detectable_effect')}
           hint="The smallest relative change worth finding, e.g. 2 for ±2%."
         />
-        <Field label="Minimum units per variant" type="number" min={1} value={rule.min_sample_per_variant} onInput={set('min_sample_per_variant')} />
-        <Field label="Maximum duration (days)" type="number" min={1} value={rule.max_duration_days} onInput={set('max_duration_days')} />
-        <Field label="Snapshot every (minutes)" type="number" min={5} value={rule.snapshot_cadence_minutes} onInput={set('snapshot_cadence_minutes')} />
+        <Field
+          label="Minimum units per variant"
+          type="number"
+          min={1}
+          value={rule.min_sample_per_variant}
+          onInput={set('min_sample_per_variant')}
+          error={error('min_sample_per_variant')}
+        />
+        <Field
+          label="Maximum duration (days)"
+          type="number"
+          min={1}
+          value={rule.max_duration_days}
+          onInput={set('max_duration_days')}
+          error={error('max_duration_days')}
+        />
+        <Field
+          label="Snapshot every (minutes)"
+          type="number"
+          min={5}
+          value={rule.snapshot_cadence_minutes}
+          onInput={set('snapshot_cadence_minutes')}
+          error={error('snapshot_cadence_minutes')}
+        />
       </div>
     </fieldset>
   );

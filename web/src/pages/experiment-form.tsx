@@ -5,7 +5,7 @@ import { RuleBuilder } from '../components/rule-builder.js';
 import { ErrorBox, Field, PageTitle, Select, TextArea } from '../components/ui.js';
 import { useFormFields, useResource, useSubmit } from '../hooks.js';
 import type { Rule } from '../rules.js';
-import { parseDimensions } from './experiment-edit.js';
+import { parseDimensions } from './experiment-settings-model.js';
 import { navigate } from '../router.js';
 import { MetricFields } from './metric-fields.js';
 import { DEFAULT_MULTIPLE_TESTING, SecondaryFields, type MultipleTesting } from './secondary-fields.js';
@@ -13,6 +13,7 @@ import { DEFAULT_RULE, DecisionRuleFields, ruleFromText, type RuleText } from '.
 import { DEFAULT_CUPED, VarianceReductionFields, cupedFromText, type CupedText } from './variance-reduction.js';
 import { AllocationFields, DEFAULT_ALLOCATION, allocationFromText, type AllocationText } from './allocation.js';
 import { AUTO_STOP_OFF, AutoStopFields, autoStopFor } from './auto-stop.js';
+import { LabelsFieldset, useStartingPoint } from './experiment-start.js';
 import type { Environment, Experiment, Metric, MutexGroup, Segment } from '../types.js';
 
 interface VariantRow {
@@ -228,6 +229,12 @@ function useDefaultPrimary(metrics: Metric[] | null, draft: ExperimentDraft): vo
   if (!draft.fields.primary_metric_id && first) draft.setFields({ ...draft.fields, primary_metric_id: first.id });
 }
 
+async function createExperiment(draft: ExperimentDraft, body: Record<string, unknown>): Promise<void> {
+  if (draft.audienceMistake) throw new Error(`The audience is not valid JSON: ${draft.audienceMistake}`);
+  const created = await api<Experiment>('POST', '/v1/experiments', body);
+  navigate(`/experiments/${created.id}`);
+}
+
 export function ExperimentForm() {
   const choices = useResource(loadChoices, []);
   const draft = useExperimentDraft();
@@ -237,14 +244,10 @@ export function ExperimentForm() {
   const metrics = choices.data?.metrics ?? [];
   const segments = (choices.data?.segments ?? []).map((s) => ({ key: s.key, name: s.name }));
   useDefaultPrimary(choices.data ? metrics : null, draft);
-
+  const start = useStartingPoint(draft);
   const create = (event: Event) => {
     event.preventDefault();
-    void submit.run(async () => {
-      if (draft.audienceMistake) throw new Error(`The audience is not valid JSON: ${draft.audienceMistake}`);
-      const created = await api<Experiment>('POST', '/v1/experiments', draft.body(environments));
-      navigate(`/experiments/${created.id}`);
-    });
+    void submit.run(() => createExperiment(draft, start.body(draft.body(environments))));
   };
 
   return (
@@ -252,7 +255,9 @@ export function ExperimentForm() {
       <PageTitle>New experiment</PageTitle>
       <ErrorBox error={choices.error} />
       <form class="stack" onSubmit={create}>
+        {start.picker}
         <DefinitionFields fields={fields} bindField={bindField} environments={environments} errorAt={submit.errorAt} />
+        <LabelsFieldset labels={start.labels} errorAt={submit.errorAt} />
         <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} errorAt={submit.errorAt} />
         <MetricsFieldset draft={draft} metrics={metrics} groups={choices.data?.groups ?? []} />
         <DecisionRuleFields rule={rule} onRule={draft.setRule} />

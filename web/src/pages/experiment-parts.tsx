@@ -1,6 +1,5 @@
-import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { ErrorBox, Field } from '../components/ui.js';
+import { ErrorBox } from '../components/ui.js';
 import { percent } from '../format.js';
 import { useAction } from '../hooks.js';
 import type { DecisionRule, Experiment, ExperimentWarning } from '../types.js';
@@ -95,54 +94,5 @@ export function LifecycleButtons({
       ) : null}
       {action.error ? <ErrorBox error={action.error} /> : null}
     </>
-  );
-}
-
-/** Changes traffic weights of a draft or running experiment (they must add up to 100). */
-export function WeightsEditor({ experiment, onChanged }: { experiment: Experiment; onChanged: (next: Experiment) => void }) {
-  const [weights, setWeights] = useState(() => experiment.variants.map((v) => v.weight));
-  const action = useAction();
-  const total = weights.reduce((sum, w) => sum + (Number.isFinite(w) ? w : 0), 0);
-  const changed = weights.some((w, i) => w !== experiment.variants[i]?.weight);
-
-  const save = (event: Event) => {
-    event.preventDefault();
-    const variants = experiment.variants.map((v, i) => ({
-      key: v.key,
-      weight: weights[i] ?? v.weight,
-      is_control: v.is_control,
-      ...(v.description ? { description: v.description } : {}),
-    }));
-    void action.run(async () => onChanged(await api<Experiment>('PATCH', `/v1/experiments/${experiment.id}`, { variants })));
-  };
-
-  return (
-    <form class="weights" onSubmit={save} aria-labelledby="weights-title">
-      <h3 id="weights-title">Change weights</h3>
-      {experiment.status === 'running' ? (
-        <p class="hint">Changing weights of a running experiment is allowed but flagged on later snapshots; units already assigned keep their variant.</p>
-      ) : null}
-      <div class="row">
-        {experiment.variants.map((variant, i) => (
-          <Field
-            key={variant.id}
-            label={`Weight of ${variant.key} (%)`}
-            type="number"
-            min={0}
-            max={100}
-            step={1}
-            value={weights[i] ?? 0}
-            onInput={(e) => setWeights(weights.map((w, j) => (j === i ? Number(e.currentTarget.value) : w)))}
-          />
-        ))}
-      </div>
-      <p class={total === 100 ? 'muted' : 'error'} role="status">
-        Total {total}% {total === 100 ? '' : '— weights must add up to 100'}
-      </p>
-      <button type="submit" disabled={!changed || total !== 100 || action.busy}>
-        Save weights
-      </button>
-      <ErrorBox error={action.error} />
-    </form>
   );
 }

@@ -8,13 +8,12 @@ import { useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import { describeRule as describeAudience, type Rule } from '../rules.js';
 import type { Environment, Experiment, Metric, MutexGroup, Segment } from '../types.js';
-import { DecisionRuleEditor, DetailsEditor, MetricsEditor } from './experiment-edit.js';
-import { describeRule, LifecycleButtons, plannedSample, PlanningWarnings, stoppingRuleName, WeightsEditor } from './experiment-parts.js';
+import { ExperimentSettings } from './experiment-settings.js';
+import { describeRule, LifecycleButtons, plannedSample, PlanningWarnings, stoppingRuleName } from './experiment-parts.js';
 import { StopForm } from './stop-dialog.js';
 import { UnitTools } from './experiment-units.js';
-import { AllocationEditor, WeightsOverTime, describeAllocation } from './allocation.js';
-import { VarianceReductionEditor } from './variance-reduction.js';
-import { AutoStopEditor, describeAutoStop } from './auto-stop.js';
+import { WeightsOverTime, describeAllocation } from './allocation.js';
+import { describeAutoStop } from './auto-stop.js';
 import { HoldoutNote, LaunchPanel } from './launch.js';
 import { PlanPanel } from './plan-panel.js';
 
@@ -128,21 +127,33 @@ function Summary({ experiment: e, catalogue: cat }: { experiment: Experiment; ca
   );
 }
 
-/** Every editor, shown after "Edit": what a draft or a running experiment may still change. */
-function Editors({ experiment: e, catalogue: cat, onChanged }: { experiment: Experiment; catalogue: Catalogue | null | undefined; onChanged: () => void }) {
+/** The settings form, shown after "Edit": what a draft or a running experiment may still change. */
+function Editors({
+  experiment: e,
+  catalogue: cat,
+  onChanged,
+  onDirty,
+}: {
+  experiment: Experiment;
+  catalogue: Catalogue | null | undefined;
+  onChanged: () => void;
+  onDirty: (dirty: boolean) => void;
+}) {
   if (e.status !== 'draft' && e.status !== 'running') return <p class="muted">A {e.status} experiment cannot change.</p>;
   const segments = (cat?.segments ?? []).map((s) => ({ key: s.key, name: s.name }));
+  return <ExperimentSettings experiment={e} metrics={cat?.metrics} segments={segments} onChanged={onChanged} onDirty={onDirty} />;
+}
+
+/** "Edit" opens the settings form; "Done editing" closes it, asking first while it holds unsaved changes. */
+function EditToggle({ editing, dirty, onToggle }: { editing: boolean; dirty: boolean; onToggle: () => void }) {
+  const toggle = () => {
+    if (editing && dirty && !confirm('Close the form and discard the unsaved changes?')) return;
+    onToggle();
+  };
   return (
-    <section aria-labelledby="edit-title" data-testid="editors">
-      <h2 id="edit-title">Edit</h2>
-      <DetailsEditor key={e.updated_at} experiment={e} onChanged={onChanged} segments={segments} />
-      {e.status === 'draft' ? <AllocationEditor key={`a-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
-      {e.status === 'draft' || e.allocation?.type !== 'bandit' ? <WeightsEditor key={`w-${e.updated_at}`} experiment={e} onChanged={onChanged} /> : null}
-      {e.status === 'draft' && cat ? <MetricsEditor key={`m-${e.updated_at}`} experiment={e} metrics={cat.metrics} onChanged={onChanged} /> : null}
-      <DecisionRuleEditor key={`r-${e.updated_at}`} experiment={e} onChanged={onChanged} />
-      <VarianceReductionEditor key={`c-${e.updated_at}`} experiment={e} onChanged={onChanged} />
-      <AutoStopEditor key={`s-${e.updated_at}`} experiment={e} onChanged={onChanged} />
-    </section>
+    <button type="button" aria-pressed={editing} onClick={toggle}>
+      {editing ? 'Done editing' : 'Edit'}
+    </button>
   );
 }
 
@@ -150,6 +161,8 @@ export function ExperimentDetail({ id }: { id: string }) {
   const experiment = useResource(() => api<Experiment>('GET', `/v1/experiments/${id}`), [id]);
   const catalogue = useResource(loadCatalogue, []);
   const [editing, setEditing] = useState(false);
+  // Unsaved settings: closing the form asks first, since it would drop them.
+  const [dirty, setDirty] = useState(false);
   const [stopping, setStopping] = useState(false);
   const [duplicating, setDuplicating] = useState(false);
   const e = experiment.data;
@@ -173,9 +186,14 @@ export function ExperimentDetail({ id }: { id: string }) {
             ) : null}
             <LifecycleButtons experiment={e} onChanged={reload} onStopping={() => setStopping(true)} />
             {editable ? (
-              <button type="button" aria-pressed={editing} onClick={() => setEditing(!editing)}>
-                {editing ? 'Done editing' : 'Edit'}
-              </button>
+              <EditToggle
+                editing={editing}
+                dirty={dirty}
+                onToggle={() => {
+                  setDirty(false);
+                  setEditing(!editing);
+                }}
+              />
             ) : null}
             <button type="button" aria-pressed={duplicating} onClick={() => setDuplicating(!duplicating)}>
               Duplicate
@@ -196,7 +214,7 @@ export function ExperimentDetail({ id }: { id: string }) {
       {/* The planning warnings weigh the decision rule, which a bandit's own stopping rule replaces. */}
       {editable && e.allocation?.type !== 'bandit' ? <PlanningWarnings warnings={e.warnings ?? []} /> : null}
       {e.status === 'draft' && catalogue.data ? <PlanPanel experiment={e} metrics={catalogue.data.metrics} /> : null}
-      {editing ? <Editors experiment={e} catalogue={catalogue.data} onChanged={reload} /> : null}
+      {editing ? <Editors experiment={e} catalogue={catalogue.data} onChanged={reload} onDirty={setDirty} /> : null}
       <UnitTools experiment={e} />
     </>
   );

@@ -6,6 +6,7 @@ import { dateTime } from '../format.js';
 import { useAction, useFormFields, useResource } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Holdout, HoldoutExperiments } from '../types.js';
+import { HoldoutResults } from './holdout-results.js';
 import { describeCoverage } from './holdouts.js';
 
 type Covered = HoldoutExperiments['covered'][number];
@@ -144,6 +145,7 @@ export function HoldoutDetail({ id }: { id: string }) {
         </p>
       </section>
       {h.status === 'draft' || h.status === 'running' ? <GrowForm key={h.updated_at} holdout={h} onChanged={reload} /> : null}
+      <HoldoutResults holdout={h} onChanged={reload} />
       {experiments.data ? <CoveredExperiments data={experiments.data} /> : <ErrorBox error={experiments.error} />}
     </>
   );

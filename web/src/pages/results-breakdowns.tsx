@@ -144,38 +144,63 @@ function BreakdownTable({ breakdown, metric, nameOf }: { breakdown: Breakdown; m
   );
 }
 
-/** The primary metric's lift per slice of the chosen dimension (or source), with SRM per slice. */
+/** The metrics that can be broken down: the primary (the snapshot's `breakdowns`), then each guardrail and secondary metric. */
+function brokenDownMetrics(snapshot: Snapshot, views: readonly MetricView[]): Array<{ view: MetricView; breakdowns: Breakdown[] }> {
+  const primary = views.find((view) => view.role === 'primary');
+  const others = (snapshot.metric_breakdowns ?? []).flatMap((entry) => {
+    const view = views.find((candidate) => candidate.id === entry.metric_id && candidate.role === entry.role);
+    return view ? [{ view, breakdowns: entry.breakdowns }] : [];
+  });
+  return [...(primary ? [{ view: primary, breakdowns: snapshot.breakdowns ?? [] }] : []), ...others];
+}
+
+const roleWords: Record<MetricView['role'], string> = { primary: 'primary metric', guardrail: 'guardrail', secondary: 'secondary metric' };
+
+/** A metric's lift per slice of the chosen dimension (or source), with SRM per slice; the primary metric first, any guardrail or secondary metric on demand. */
 export function Breakdowns({
   snapshot,
-  metric,
+  metrics,
   nameOf,
   dimension,
   onDimension,
 }: {
   snapshot: Snapshot;
-  metric: MetricView | undefined;
+  metrics: readonly MetricView[];
   nameOf: SliceNamer;
   dimension: string | null;
   onDimension: (dimension: string) => void;
 }) {
-  const breakdowns = snapshot.breakdowns ?? [];
-  const [fallback] = useState(() => breakdowns[0]?.dimension ?? '');
-  if (breakdowns.length === 0 || !metric) return null;
+  const choices = brokenDownMetrics(snapshot, metrics).filter((choice) => choice.breakdowns.length > 0);
+  const [metricId, setMetricId] = useState<string | null>(null);
+  const [fallback] = useState(() => snapshot.breakdowns?.[0]?.dimension ?? '');
+  const picked = choices.find((choice) => choice.view.id === metricId) ?? choices[0];
+  if (!picked) return null;
+  const { view: metric, breakdowns } = picked;
   const chosen = breakdowns.find((b) => b.dimension === dimension) ?? breakdowns.find((b) => b.dimension === fallback) ?? breakdowns[0];
   if (!chosen) return null;
   return (
     <section aria-labelledby="breakdowns-title" class="breakdown-picker">
       <h2 id="breakdowns-title">Breakdowns</h2>
-      <Select
-        label="Break the results down by"
-        value={chosen.dimension}
-        options={breakdowns.map((b) => ({ value: b.dimension, label: dimensionTitle(b.dimension) }))}
-        onChange={(e) => onDimension(e.currentTarget.value)}
-      />
+      <div class="row">
+        {choices.length > 1 ? (
+          <Select
+            label="Metric"
+            value={metric.id}
+            options={choices.map((choice) => ({ value: choice.view.id, label: `${choice.view.name} (${roleWords[choice.view.role]})` }))}
+            onChange={(e) => setMetricId(e.currentTarget.value)}
+          />
+        ) : null}
+        <Select
+          label="Break the results down by"
+          value={chosen.dimension}
+          options={breakdowns.map((b) => ({ value: b.dimension, label: dimensionTitle(b.dimension) }))}
+          onChange={(e) => onDimension(e.currentTarget.value)}
+        />
+      </div>
       <p class="muted">
         Each slice is analysed on its own, with the same relative lift as the header. “SRM” marks a slice whose split does not match the weights: that is where
-        units go missing. “Significant after correction” survives Holm’s correction over all slices, green for a gain and red for a harm in the metric’s
-        direction; with this many slices, an uncorrected 95% result appears by chance. Slices explain; the decision reads the whole experiment.
+        units go missing. “Significant after correction” survives Holm’s correction over all slices of this metric, green for a gain and red for a harm in the
+        metric’s direction; with this many slices, an uncorrected 95% result appears by chance. Slices explain; the decision reads the whole experiment.
       </p>
       <BreakdownTable breakdown={chosen} metric={metric} nameOf={nameOf} />
     </section>

@@ -115,7 +115,7 @@ function SnapshotReport({ data, onChanged }: { data: ResultsData; onChanged: () 
           <HistoryChart series={series.points} format={(value) => lift(value, 0)} count={series.count} />
         </section>
       ) : null}
-      <Breakdowns snapshot={latest} metric={primary} nameOf={nameOf} dimension={focus.dimension} onDimension={focus.setDimension} />
+      <Breakdowns snapshot={latest} metrics={views} nameOf={nameOf} dimension={focus.dimension} onDimension={focus.setDimension} />
       <HealthChecks snapshot={latest} />
     </>
   );

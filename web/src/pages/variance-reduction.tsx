@@ -1,7 +1,5 @@
-import { useState } from 'preact/hooks';
 import { Checkbox, Field } from '../components/ui.js';
 import type { CupedReport, VarianceReduction } from '../types.js';
-import { PatchForm, type EditorProps } from './experiment-edit.js';
 
 /** The form's view of variance_reduction: the toggle and the lookback as typed. */
 export interface CupedText {
@@ -20,7 +18,16 @@ export function cupedFromText(text: CupedText): VarianceReduction {
 }
 
 /** The CUPED toggle and lookback, shared by the new-experiment form and the editor. */
-export function VarianceReductionFields({ value, onValue }: { value: CupedText; onValue: (next: CupedText) => void }) {
+export function VarianceReductionFields({
+  value,
+  onValue,
+  errorAt,
+}: {
+  value: CupedText;
+  onValue: (next: CupedText) => void;
+  /** The server's problem with a field, by its pointer. */
+  errorAt?: (pointer: string) => string | null;
+}) {
   return (
     <fieldset>
       <legend>Variance reduction</legend>
@@ -36,30 +43,12 @@ export function VarianceReductionFields({ value, onValue }: { value: CupedText; 
           min={1}
           max={60}
           value={value.lookback_days}
+          error={errorAt?.('/variance_reduction/lookback_days') ?? null}
           onInput={(e) => onValue({ ...value, lookback_days: e.currentTarget.value })}
           hint="1–60 days before each unit’s first exposure. Helps with returning users; does nothing for new ones."
         />
       ) : null}
     </fieldset>
-  );
-}
-
-/** variance_reduction may change while the experiment is a draft or running; later snapshots use it. */
-export function VarianceReductionEditor({ experiment, onChanged }: EditorProps) {
-  const initial = cupedText(experiment.variance_reduction ?? null);
-  const [value, setValue] = useState(initial);
-  return (
-    <PatchForm
-      experiment={experiment}
-      onChanged={onChanged}
-      id="cuped-title"
-      title="Edit variance reduction"
-      saveLabel="Save variance reduction"
-      changed={JSON.stringify(cupedFromText(value)) !== JSON.stringify(cupedFromText(initial))}
-      patch={() => ({ variance_reduction: cupedFromText(value) })}
-    >
-      <VarianceReductionFields value={value} onValue={setValue} />
-    </PatchForm>
   );
 }
 

@@ -50,5 +50,7 @@ export function clickHouseAnalysisStore(deps: ClickHouseStoreDeps, ch: ClickHous
     },
     view: async () => clickHouseView(deps, ch, queue, await committedDrain(deps.db)),
     historyTotals: (input) => historyInClickHouse(deps, ch, input),
+    // First contacts live in the primary database and are not mirrored.
+    holdoutTotals: async () => null,
   };
 }

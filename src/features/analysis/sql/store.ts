@@ -10,6 +10,7 @@ import { aggregateBreakdowns } from './breakdowns.js';
 import type { SqlStoreDeps } from './deps.js';
 import { analysisSettingsOf } from './dialect-settings.js';
 import { historyTotals } from './history-totals.js';
+import { holdoutTotals } from './holdout-totals.js';
 import { countLateEvents } from './late-events.js';
 import { percentileCap } from './percentile-cap.js';
 import { periodCells } from './period-cells.js';
@@ -40,5 +41,6 @@ export function sqlAnalysisStore(deps: SqlStoreDeps): AnalysisStore {
     prepare: async () => undefined,
     view: async () => view,
     historyTotals: (input) => historyTotals(deps.db, deps.seam, deps.reads, input),
+    holdoutTotals: (input) => holdoutTotals(deps.db, deps.seam, deps.reads, input),
   };
 }

@@ -262,6 +262,33 @@ export interface AnalysisStore {
   view(): Promise<StoreView>;
   /** A plan's history: metric totals over the units seen in a past period of an environment (HistoryInput above); null from a store that cannot read it. */
   historyTotals(input: HistoryInput): Promise<HistoryTotals | null>;
+  /** A holdout's totals: its held-out units against its sample (HoldoutTotalsInput below); null from a store that cannot read them. */
+  holdoutTotals(input: HoldoutTotalsInput): Promise<HoldoutTotals | null>;
+}
+
+/**
+ * A holdout's snapshot (docs/statistics.md "The holdout estimate"): the units of its first
+ * contacts (holdout_contacts), each in its group under the holdout's percentage now, with its
+ * values counted from its first contact as a snapshot's from the exposure. Variant keys are
+ * `held_out` (the control) and `sample`.
+ */
+export interface HoldoutTotalsInput {
+  workspaceId: string;
+  holdoutId: string;
+  /** A unit is held out when its bucket is below this, else sampled when its sample bucket is below `sampleBuckets`. */
+  heldOutBuckets: number;
+  sampleBuckets: number;
+  /** The holdout's end (or the computation's time): later events count nowhere. */
+  eventsBefore: number;
+  /** With their caps resolved (no pending percentile) and their CUPED lookback if any. */
+  metrics: readonly MetricSpec[];
+}
+
+export interface HoldoutTotals {
+  /** By group: `held_out` and `sample`. */
+  totals: Map<string, VariantTotals>;
+  /** Raw event rows the statement joined. */
+  eventsRead: number;
 }
 
 /**
