@@ -76,3 +76,6 @@ export { chanceText, daysText, pValueText, ruleName, unitsText } from './rule-wo
 
 export { FAMILY_ALPHA, MULTIPLE_TESTING_METHODS, adjustPValues, bonferroniInterval, bonferroniZ, familySize } from './multiple-testing.js';
 export type { MultipleTestingMethod } from './multiple-testing.js';
+
+export { clusteredSigma, quantileEstimate, sampleQuantile } from './quantile.js';
+export type { QuantileEstimate, QuantileSample } from './quantile.js';

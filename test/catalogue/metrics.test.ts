@@ -123,7 +123,7 @@ describeEachDialect('metrics', (server) => {
     expect(await errorsOf({ ...checkout, name: '' })).toEqual([{ pointer: '/name', message: expect.any(String) }]);
     expect(await errorsOf({ ...checkout, name: 'n'.repeat(201) })).toEqual([{ pointer: '/name', message: expect.any(String) }]);
     expect(await errorsOf({ ...checkout, kind: 'median' })).toEqual([
-      { pointer: '/kind', message: 'must be one of "binary", "count", "revenue", "duration", "ratio"' },
+      { pointer: '/kind', message: 'must be one of "binary", "count", "revenue", "duration", "ratio", "quantile"' },
     ]);
     expect(await errorsOf({ ...checkout, aggregation: 'median' })).toEqual([{ pointer: '/aggregation', message: 'must be one of "sum", "mean", "count"' }]);
     expect(await errorsOf({ ...checkout, colour: 'red' })).toEqual([{ pointer: '/colour', message: 'is not a known field' }]);

@@ -52,6 +52,11 @@ describeEachDialect(
       const unknown = await server().request('PATCH', `/v1/holdouts/${holdout.id}`, { key, body: { metric_ids: [spend, '01M8J6FC9MMJWDR86KW78CGHZE'] } });
       expect(unknown.status).toBe(422);
       expect(unknown.body.errors).toEqual([{ pointer: '/metric_ids/1', message: 'no such metric in this workspace' }]);
+      const p90 = await createMetric(server(), key, { key: 'spend-p90', event_key: 'spend', kind: 'quantile', quantile: 0.9, property_path: 'amount' });
+      const quantile = await server().request('PATCH', `/v1/holdouts/${holdout.id}`, { key, body: { metric_ids: [p90] } });
+      expect(quantile.status).toBe(422);
+      expect(quantile.body.errors).toEqual([{ pointer: '/metric_ids/0', message: expect.stringContaining('cannot analyse a quantile metric') }]);
+      expect((await server().request('GET', `/v1/holdouts/${holdout.id}`, { key })).body.metric_ids).toEqual([spend, buyer]);
       const draft = await server().request('POST', `/v1/holdouts/${holdout.id}/results/compute`, { key });
       expect(draft.status).toBe(409);
       expect(draft.headers.get('content-type')).toContain('application/problem+json');

@@ -16,6 +16,8 @@ export function metricRow(fields: Pick<MetricRow, 'id' | 'key' | 'name' | 'kind'
     numerator_metric_id: null,
     denominator_metric_id: null,
     unit: null,
+    quantile: null,
+    quantile_level: null,
     created_at: 0,
     updated_at: 0,
     ...fields,

@@ -253,8 +253,8 @@ export type ListMetricsResponse = {
     description: string | null;
     /** null for ratio metrics */
     event_key: string | null;
-    /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric */
-    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path */
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
     /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum) */
     aggregation: "sum" | "mean" | "count";
     higher_is_better: boolean;
@@ -274,6 +274,10 @@ export type ListMetricsResponse = {
     property_path: string | null;
     /** the display unit of the values (e.g. ms, USD), or null */
     unit: string | null;
+    /** quantile metrics only: q, strictly between 0 and 1 */
+    quantile?: number;
+    /** quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says) */
+    quantile_level?: "event" | "unit";
     /** ISO 8601 UTC with milliseconds; format: date-time */
     created_at: string;
     /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -291,8 +295,8 @@ export type CreateMetricRequest = {
   description?: string | null;
   /** the event_key of the events this metric counts; required except for ratio metrics */
   event_key?: string;
-  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric */
-  kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path */
+  kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
   /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum); defaults to count, and to sum for a ratio metric */
   aggregation?: "sum" | "mean" | "count";
   /** false for a metric where lower is better (load time, churn, errors): prob_best, the effect and the decision then favour lower values */
@@ -314,6 +318,10 @@ export type CreateMetricRequest = {
   property_path?: string | null;
   /** the unit of the metric’s per-unit values, for display (e.g. ms, USD); null for none; not for binary metrics (a rate) */
   unit?: string | null;
+  /** quantile metrics: q, strictly between 0 and 1 (0.9 is the 90th percentile, p90) */
+  quantile?: number;
+  /** quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says); defaults to event */
+  quantile_level?: "event" | "unit";
 };
 
 /** POST /v1/metrics: 201 body */
@@ -327,8 +335,8 @@ export type CreateMetricResponse = {
   description: string | null;
   /** null for ratio metrics */
   event_key: string | null;
-  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric */
-  kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+  /** binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path */
+  kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
   /** how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum) */
   aggregation: "sum" | "mean" | "count";
   higher_is_better: boolean;
@@ -348,6 +356,10 @@ export type CreateMetricResponse = {
   property_path: string | null;
   /** the display unit of the values (e.g. ms, USD), or null */
   unit: string | null;
+  /** quantile metrics only: q, strictly between 0 and 1 */
+  quantile?: number;
+  /** quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says) */
+  quantile_level?: "event" | "unit";
   /** ISO 8601 UTC with milliseconds; format: date-time */
   created_at: string;
   /** ISO 8601 UTC with milliseconds; format: date-time */
@@ -1728,6 +1740,22 @@ export type GetHoldoutResultsResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
     }>;
     /** the sample against the held-out units: what everything launched while the holdout ran added up to; null while a group has too few units */
     cumulative_lift: {
@@ -2680,7 +2708,7 @@ export type GetExperimentResultsResponse = {
     name: string;
     /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
     unit: string | null;
-    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
     aggregation: "sum" | "mean" | "count";
     /** the metric’s direction when the snapshot was computed */
     higher_is_better: boolean;
@@ -2699,6 +2727,10 @@ export type GetExperimentResultsResponse = {
       /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
       note: string | null;
     } | null;
+    /** quantile metrics only: q (0 < q < 1) */
+    quantile?: number;
+    /** quantile metrics only: over every event’s number, or one value per unit */
+    quantile_level?: "event" | "unit";
   } | null;
   /** the primary metric per variant (sample sizes only without one) */
   per_variant: Array<{
@@ -2746,6 +2778,22 @@ export type GetExperimentResultsResponse = {
         relative: [number, number] | null;
       } | null;
     } | null;
+    /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+    quantile?: {
+      /** the quantile (0 < q < 1) */
+      q: number;
+      level: "event" | "unit";
+      /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+      value: number | null;
+      /** values it was taken over: events at the event level, units at the unit level */
+      values: number;
+      /** units contributing a value (the clusters at the event level) */
+      units: number;
+      /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+      interval_95: [number, number] | null;
+      /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+      standard_error: number | null;
+    };
   }>;
   /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
   secondary_metrics: Array<{
@@ -2756,7 +2804,7 @@ export type GetExperimentResultsResponse = {
     name: string;
     /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
     unit: string | null;
-    kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+    kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
     aggregation: "sum" | "mean" | "count";
     /** the metric’s direction when the snapshot was computed */
     higher_is_better: boolean;
@@ -2775,6 +2823,10 @@ export type GetExperimentResultsResponse = {
       /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
       note: string | null;
     } | null;
+    /** quantile metrics only: q (0 < q < 1) */
+    quantile?: number;
+    /** quantile metrics only: over every event’s number, or one value per unit */
+    quantile_level?: "event" | "unit";
     per_variant: Array<{
       variant_key: string;
       is_control: boolean;
@@ -2820,6 +2872,22 @@ export type GetExperimentResultsResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
     }>;
   }>;
   /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
@@ -2899,6 +2967,22 @@ export type GetExperimentResultsResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
     }>;
   }>;
   traffic: Array<{
@@ -3026,6 +3110,22 @@ export type GetExperimentResultsResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
       /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
       srm_chi_squared_p: number | null;
@@ -3102,6 +3202,22 @@ export type GetExperimentResultsResponse = {
               relative: [number, number] | null;
             } | null;
           } | null;
+          /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+          quantile?: {
+            /** the quantile (0 < q < 1) */
+            q: number;
+            level: "event" | "unit";
+            /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+            value: number | null;
+            /** values it was taken over: events at the event level, units at the unit level */
+            values: number;
+            /** units contributing a value (the clusters at the event level) */
+            units: number;
+            /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+            interval_95: [number, number] | null;
+            /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+            standard_error: number | null;
+          };
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
         srm_chi_squared_p: number | null;
@@ -3162,7 +3278,7 @@ export type GetExperimentResultsHistoryResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -3181,6 +3297,10 @@ export type GetExperimentResultsHistoryResponse = {
         /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
+      /** quantile metrics only: q (0 < q < 1) */
+      quantile?: number;
+      /** quantile metrics only: over every event’s number, or one value per unit */
+      quantile_level?: "event" | "unit";
     } | null;
     /** the primary metric per variant (sample sizes only without one) */
     per_variant: Array<{
@@ -3228,6 +3348,22 @@ export type GetExperimentResultsHistoryResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
     }>;
     /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
     secondary_metrics: Array<{
@@ -3238,7 +3374,7 @@ export type GetExperimentResultsHistoryResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -3257,6 +3393,10 @@ export type GetExperimentResultsHistoryResponse = {
         /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
+      /** quantile metrics only: q (0 < q < 1) */
+      quantile?: number;
+      /** quantile metrics only: over every event’s number, or one value per unit */
+      quantile_level?: "event" | "unit";
       per_variant: Array<{
         variant_key: string;
         is_control: boolean;
@@ -3302,6 +3442,22 @@ export type GetExperimentResultsHistoryResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
     }>;
     /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
@@ -3381,6 +3537,22 @@ export type GetExperimentResultsHistoryResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
     }>;
     traffic: Array<{
@@ -3508,6 +3680,22 @@ export type GetExperimentResultsHistoryResponse = {
               relative: [number, number] | null;
             } | null;
           } | null;
+          /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+          quantile?: {
+            /** the quantile (0 < q < 1) */
+            q: number;
+            level: "event" | "unit";
+            /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+            value: number | null;
+            /** values it was taken over: events at the event level, units at the unit level */
+            values: number;
+            /** units contributing a value (the clusters at the event level) */
+            units: number;
+            /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+            interval_95: [number, number] | null;
+            /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+            standard_error: number | null;
+          };
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
         srm_chi_squared_p: number | null;
@@ -3584,6 +3772,22 @@ export type GetExperimentResultsHistoryResponse = {
                 relative: [number, number] | null;
               } | null;
             } | null;
+            /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+            quantile?: {
+              /** the quantile (0 < q < 1) */
+              q: number;
+              level: "event" | "unit";
+              /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+              value: number | null;
+              /** values it was taken over: events at the event level, units at the unit level */
+              values: number;
+              /** units contributing a value (the clusters at the event level) */
+              units: number;
+              /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+              interval_95: [number, number] | null;
+              /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+              standard_error: number | null;
+            };
           }>;
           /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
           srm_chi_squared_p: number | null;
@@ -3853,7 +4057,7 @@ export type ViewSharedResultsResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -3872,6 +4076,10 @@ export type ViewSharedResultsResponse = {
         /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
+      /** quantile metrics only: q (0 < q < 1) */
+      quantile?: number;
+      /** quantile metrics only: over every event’s number, or one value per unit */
+      quantile_level?: "event" | "unit";
     } | null;
     /** the primary metric per variant (sample sizes only without one) */
     per_variant: Array<{
@@ -3919,6 +4127,22 @@ export type ViewSharedResultsResponse = {
           relative: [number, number] | null;
         } | null;
       } | null;
+      /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+      quantile?: {
+        /** the quantile (0 < q < 1) */
+        q: number;
+        level: "event" | "unit";
+        /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+        value: number | null;
+        /** values it was taken over: events at the event level, units at the unit level */
+        values: number;
+        /** units contributing a value (the clusters at the event level) */
+        units: number;
+        /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+        interval_95: [number, number] | null;
+        /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+        standard_error: number | null;
+      };
     }>;
     /** the experiment’s secondary_metric_ids, analysed like the primary metric (empty in snapshots computed before secondary metrics existed) */
     secondary_metrics: Array<{
@@ -3929,7 +4153,7 @@ export type ViewSharedResultsResponse = {
       name: string;
       /** the metric’s display unit when the snapshot was computed (e.g. ms, USD); null for none (and in snapshots stored before units) */
       unit: string | null;
-      kind: "binary" | "count" | "revenue" | "duration" | "ratio";
+      kind: "binary" | "count" | "revenue" | "duration" | "ratio" | "quantile";
       aggregation: "sum" | "mean" | "count";
       /** the metric’s direction when the snapshot was computed */
       higher_is_better: boolean;
@@ -3948,6 +4172,10 @@ export type ViewSharedResultsResponse = {
         /** why the metric was not adjusted (ratio metrics, no pre-period variance), or, when applied, that the variance reduction is negligible (below 2%); null otherwise */
         note: string | null;
       } | null;
+      /** quantile metrics only: q (0 < q < 1) */
+      quantile?: number;
+      /** quantile metrics only: over every event’s number, or one value per unit */
+      quantile_level?: "event" | "unit";
       per_variant: Array<{
         variant_key: string;
         is_control: boolean;
@@ -3993,6 +4221,22 @@ export type ViewSharedResultsResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
     }>;
     /** the correction applied over the goals (and guardrails when in scope); null in snapshots computed before it existed */
@@ -4072,6 +4316,22 @@ export type ViewSharedResultsResponse = {
             relative: [number, number] | null;
           } | null;
         } | null;
+        /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+        quantile?: {
+          /** the quantile (0 < q < 1) */
+          q: number;
+          level: "event" | "unit";
+          /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+          value: number | null;
+          /** values it was taken over: events at the event level, units at the unit level */
+          values: number;
+          /** units contributing a value (the clusters at the event level) */
+          units: number;
+          /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+          interval_95: [number, number] | null;
+          /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+          standard_error: number | null;
+        };
       }>;
     }>;
     traffic: Array<{
@@ -4199,6 +4459,22 @@ export type ViewSharedResultsResponse = {
               relative: [number, number] | null;
             } | null;
           } | null;
+          /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+          quantile?: {
+            /** the quantile (0 < q < 1) */
+            q: number;
+            level: "event" | "unit";
+            /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+            value: number | null;
+            /** values it was taken over: events at the event level, units at the unit level */
+            values: number;
+            /** units contributing a value (the clusters at the event level) */
+            units: number;
+            /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+            interval_95: [number, number] | null;
+            /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+            standard_error: number | null;
+          };
         }>;
         /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
         srm_chi_squared_p: number | null;
@@ -4275,6 +4551,22 @@ export type ViewSharedResultsResponse = {
                 relative: [number, number] | null;
               } | null;
             } | null;
+            /** quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics") */
+            quantile?: {
+              /** the quantile (0 < q < 1) */
+              q: number;
+              level: "event" | "unit";
+              /** the sample quantile of the values (numpy’s default linear interpolation); null without values */
+              value: number | null;
+              /** values it was taken over: events at the event level, units at the unit level */
+              values: number;
+              /** units contributing a value (the clusters at the event level) */
+              units: number;
+              /** the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level) */
+              interval_95: [number, number] | null;
+              /** the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values */
+              standard_error: number | null;
+            };
           }>;
           /** sample-ratio mismatch p-value of the slice against the experiment’s weights; null when undefined */
           srm_chi_squared_p: number | null;

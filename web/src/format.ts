@@ -62,7 +62,7 @@ export function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio';
+export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio' | 'quantile';
 
 /** What formatting a metric's numbers needs: its kind, optional unit, and a typical value. */
 export interface MetricScale {

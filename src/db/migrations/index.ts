@@ -27,6 +27,7 @@ import * as holdouts from './0031_holdouts.js';
 import * as people from './0032_people.js';
 import * as shareLinks from './0033_share_links.js';
 import * as secondaryMetrics from './0034_secondary_metrics.js';
+import * as quantileMetrics from './0035_quantile_metrics.js';
 import * as endpointExperimentFilter from './0037_endpoint_experiment_filter.js';
 import * as experimentTagsOwnerTemplates from './0038_experiment_tags_owner_templates.js';
 import * as dataSources from './0039_data_sources.js';
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0032_people': people,
   '0033_share_links': shareLinks,
   '0034_secondary_metrics': secondaryMetrics,
+  '0035_quantile_metrics': quantileMetrics,
   '0037_endpoint_experiment_filter': endpointExperimentFilter,
   '0038_experiment_tags_owner_templates': experimentTagsOwnerTemplates,
   '0039_data_sources': dataSources,

@@ -1,4 +1,5 @@
-export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio';
+export type MetricKind = 'binary' | 'count' | 'revenue' | 'duration' | 'ratio' | 'quantile';
+export type QuantileLevel = 'event' | 'unit';
 export type MetricAggregation = 'sum' | 'mean' | 'count';
 
 export interface MetricsTable {
@@ -24,6 +25,9 @@ export interface MetricsTable {
   denominator_metric_id: string | null;
   /** The display unit of the metric's values ("ms", "USD"), or null. */
   unit: string | null;
+  /** Quantile metrics only: q (0 < q < 1) and the values it is taken over; null otherwise. */
+  quantile: number | null;
+  quantile_level: QuantileLevel | null;
   created_at: number;
   updated_at: number;
 }

@@ -28,7 +28,7 @@ export async function withCovariate(
   source: UnitSource = 'events',
 ): Promise<ResolvedSpec> {
   const { spec } = resolved;
-  if (lookbackMs === null || spec.denominator || spec.kind === 'ratio') return resolved;
+  if (lookbackMs === null || spec.denominator || spec.kind === 'ratio' || spec.kind === 'quantile') return resolved;
   if (!spec.percentile) return { spec: { ...spec, lookback_ms: lookbackMs } };
   const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
   const cap = await ctx.view.percentileCap(scope, spec, spec.percentile);

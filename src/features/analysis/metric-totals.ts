@@ -14,7 +14,7 @@ import { resolveFromTopValues, topLimit } from './sql/percentile-cap.js';
 import type { MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
 
 /** The SQL's view of one metric that reads events, with its cap when already known. */
-function eventMetricSpec(metric: MetricRow, cap: number | null, percentile: number | null = null): MetricSpec {
+export function eventMetricSpec(metric: MetricRow, cap: number | null, percentile: number | null = null): MetricSpec {
   const reads = metric.aggregation !== 'count' && metric.property_path !== null;
   return {
     metric_id: metric.id,
@@ -49,6 +49,8 @@ async function componentCap(ctx: ViewDeps, row: ExperimentRow, metric: MetricRow
  * the CUPED lookback for every metric but a ratio.
  */
 export function planSpec(metric: MetricRow, components: ReadonlyMap<string, MetricRow>, lookbackMs: number | null): MetricSpec {
+  // A quantile's totals are only its units and conversions: its cap applies to the quantile's values (quantile-pass.ts).
+  if (metric.kind === 'quantile') return eventMetricSpec(metric, null);
   const known = (item: MetricRow) => {
     const capping = cappingOf(item);
     return capping?.type === 'percentile' ? eventMetricSpec(item, null, capping.value) : eventMetricSpec(item, capping?.value ?? null);
@@ -72,6 +74,7 @@ export async function resolveSpec(
   components: ReadonlyMap<string, MetricRow>,
   source: UnitSource = 'events',
 ): Promise<ResolvedSpec> {
+  if (metric.kind === 'quantile') return { spec: eventMetricSpec(metric, null) };
   if (metric.kind !== 'ratio') {
     const capping = cappingOf(metric);
     if (capping?.type === 'percentile') return { spec: eventMetricSpec(metric, null, capping.value) };

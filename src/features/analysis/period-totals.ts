@@ -25,8 +25,8 @@ export interface PeriodTotals {
 
 /**
  * The primary metric's totals per period and variant, or null when the experiment has no usable
- * primary metric or it is a ratio metric (a bandit reweights on a per-unit mean; ratios are not
- * supported yet). A percentile cap is computed over all the experiment's units first.
+ * primary metric or it is a ratio or quantile metric (a bandit reweights on a per-unit mean; those
+ * are not supported yet). A percentile cap is computed over all the experiment's units first.
  */
 export async function primaryPeriodTotals(
   ctx: ViewDeps,
@@ -36,7 +36,8 @@ export async function primaryPeriodTotals(
   source: UnitSource = 'events',
 ): Promise<PeriodTotals | null> {
   const { primary, components } = await loadMetrics(ctx, { ...toExperiment(row), guardrail_metric_ids: [], secondary_metric_ids: [] });
-  if (!primary || primary.kind === 'ratio') return null;
+  // A quantile has no per-unit mean for a bandit to reweight on either.
+  if (!primary || primary.kind === 'ratio' || primary.kind === 'quantile') return null;
   const scope = { workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at, source };
   let { spec } = await resolveSpec(ctx, row, primary, components, source);
   if (spec.percentile) {

@@ -41,6 +41,22 @@ export const EffectSchema = Type.Object(
   { description: 'the variant against the control (docs/statistics.md)' },
 );
 
+export const QuantileResultSchema = Type.Object(
+  {
+    q: Type.Number({ description: 'the quantile (0 < q < 1)' }),
+    level: Type.Enum(['event', 'unit']),
+    value: NullableNumber('the sample quantile of the values (numpy’s default linear interpolation); null without values'),
+    values: Type.Integer({ description: 'values it was taken over: events at the event level, units at the unit level' }),
+    units: Type.Integer({ description: 'units contributing a value (the clusters at the event level)' }),
+    interval_95: Type.Union([Type.Tuple([Type.Number(), Type.Number()]), Type.Null()], {
+      description:
+        'the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level)',
+    }),
+    standard_error: NullableNumber('the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values'),
+  },
+  { description: 'quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics")' },
+);
+
 export const VariantPosteriorSchema = Type.Object(
   {
     variant_key: Type.String(),
@@ -65,12 +81,13 @@ export const VariantPosteriorSchema = Type.Object(
     effect: Type.Union([EffectSchema, Type.Null()], {
       description: 'against the control; null on the control, without a metric, and while an arm has too few units for a posterior',
     }),
+    quantile: Type.Optional(QuantileResultSchema),
   },
   { description: 'one variant of one metric: the spec’s VariantPosterior' },
 );
 export type VariantPosterior = Static<typeof VariantPosteriorSchema>;
 
-const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio']);
+const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio', 'quantile']);
 const MetricAggregation = Type.Enum(['sum', 'mean', 'count']);
 
 const HigherIsBetter = Type.Boolean({ description: 'the metric’s direction when the snapshot was computed' });
@@ -112,6 +129,8 @@ export const AnalysedMetricSchema = Type.Object(
     higher_is_better: HigherIsBetter,
     cap_applied: CapApplied,
     cuped: Cuped,
+    quantile: Type.Optional(Type.Number({ description: 'quantile metrics only: q (0 < q < 1)' })),
+    quantile_level: Type.Optional(Type.Enum(['event', 'unit'], { description: 'quantile metrics only: over every event’s number, or one value per unit' })),
   },
   { description: 'the metric per_variant reports' },
 );

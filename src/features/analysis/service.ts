@@ -15,6 +15,7 @@ import { breakdownKeys } from './breakdowns-pass.js';
 import { snapshotSlices } from './metric-breakdowns-pass.js';
 import type { AnalysisDeps, ViewDeps } from './deps.js';
 import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
+import { withQuantiles } from './quantile-pass.js';
 import { rollupSlots } from './store/rollup-slots.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
@@ -83,6 +84,7 @@ function analysedPrimary(primary: MetricRow, cap: number | null, cuped: CupedRep
     higher_is_better: primary.higher_is_better === 1,
     cap_applied: reportedCap(primary, cap),
     cuped,
+    ...(primary.kind === 'quantile' ? { quantile: primary.quantile ?? 0.5, quantile_level: primary.quantile_level ?? 'event' } : {}),
   };
 }
 
@@ -219,7 +221,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const refreshed = await refreshedFor(ctx, row, rollupSlots(metrics, components, lookbackMs), options, plan);
   const context = { components, lookbackMs, chunkUnits };
   const computed = plan ? await maintainedTotals(ctx, row, metrics, plan, context) : await passTotals(ctx, row, metrics, { ...context, source });
-  const { totals, capsApplied, eventsRead } = computed;
+  const { totals, capsApplied, eventsRead, quantiles } = await withQuantiles(ctx, row, metrics, computed);
   const lateEvents = await ctx.view.lateEvents({ workspaceId: row.workspace_id, experimentId: row.id, eventsBefore: row.stopped_at }, computed.specs);
   const bandit = await banditInputOf(ctx, experiment, row, source);
   const built = await ctx.stats.run('snapshot', {
@@ -235,6 +237,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
     multipleTesting: experiment.multiple_testing,
     totals,
     capsApplied,
+    quantiles,
     previous: previousEvidence(await findLatestSnapshot(ctx.db, row.workspace_id, row.id)),
     cuped: experiment.variance_reduction,
     bandit,

@@ -31,11 +31,22 @@ function publish(ctx: HoldoutsDeps, workspaceId: string): void {
 
 const salt = () => randomBytes(12).toString('hex');
 
-/** The environment must be the workspace's, and listed experiments the environment's with the holdout's unit type. */
+/**
+ * Each metric must be the workspace's, and of a kind the holdout's analysis estimates: it compares
+ * means and rates (a quantile's interval needs every value, which the holdout's totals do not read).
+ */
 async function metricErrors(trx: Tx, workspaceId: string, ids: readonly string[] | undefined): Promise<FieldError[]> {
   if (!ids || ids.length === 0) return [];
-  const found = new Set((await findMetricsByIds(trx, workspaceId, ids)).map((metric) => metric.id));
-  return ids.flatMap((id, index) => (found.has(id) ? [] : [{ pointer: `/metric_ids/${index}`, message: 'no such metric in this workspace' }]));
+  const kinds = new Map((await findMetricsByIds(trx, workspaceId, ids)).map((metric) => [metric.id, metric.kind as string]));
+  return ids.flatMap((id, index) => {
+    const kind = kinds.get(id);
+    if (kind === undefined) return [{ pointer: `/metric_ids/${index}`, message: 'no such metric in this workspace' }];
+    if (kind === 'quantile')
+      return [
+        { pointer: `/metric_ids/${index}`, message: 'a holdout cannot analyse a quantile metric yet; choose a binary, count, sum, mean or ratio metric' },
+      ];
+    return [];
+  });
 }
 
 const serializeVarianceReduction = (input: HoldoutInput['variance_reduction']) => {

@@ -16,11 +16,12 @@ import type { Executor } from '../../db/database.js';
 import type { FieldError } from '../../http/problems.js';
 import { DEFAULT_DEDUP_WINDOW, parseDedupWindow } from './dedup-window.js';
 import { propertyPathProblem } from './property-path.js';
+import { resolveQuantile, type ResolvedQuantile } from './quantile-rules.js';
 import type { MetricCapping, MetricInput } from './schemas.js';
 import { findMetricsByIds, type MetricRow } from './read.js';
 
 /** A metric input after defaults, with its window already in milliseconds. */
-export interface ResolvedMetric {
+export interface ResolvedMetric extends ResolvedQuantile {
   key: string;
   name: string;
   description: string | null;
@@ -56,6 +57,9 @@ function aggregationProblemFor(kind: MetricRow['kind'], aggregation: MetricRow['
   if ((kind === 'revenue' || kind === 'duration') && aggregation === 'count') {
     return `a ${kind} metric measures an amount: use sum or mean with a property_path (aggregation defaults to count)`;
   }
+  if (kind === 'quantile' && aggregation === 'count') {
+    return 'a quantile metric is taken over numbers: use sum or mean (how a unit’s numbers become its value at the unit level) with a property_path';
+  }
   if (kind === 'ratio' && aggregation !== 'sum') return 'a ratio metric divides the sum of its numerator by the sum of its denominator: aggregation is sum';
   return null;
 }
@@ -87,7 +91,7 @@ function sourceErrors(input: MetricInput): FieldError[] {
 }
 
 export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric } | { errors: FieldError[] } {
-  const aggregation = input.aggregation ?? (input.kind === 'ratio' ? 'sum' : 'count');
+  const aggregation = input.aggregation ?? (input.kind === 'ratio' || input.kind === 'quantile' ? 'sum' : 'count');
   const window = input.unit_dedup_window ?? DEFAULT_DEDUP_WINDOW;
   const propertyPath = input.property_path ?? null;
   const capping = input.capping ?? null;
@@ -108,6 +112,8 @@ export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric
   }
   const capProblem = cappingProblem(input.kind, capping);
   if (capProblem) errors.push({ pointer: '/capping', message: capProblem });
+  const quantile = resolveQuantile(input);
+  errors.push(...quantile.errors);
   if (errors.length > 0 || !parsedWindow.ok) return { errors };
   return {
     metric: {
@@ -125,6 +131,7 @@ export function resolveMetricInput(input: MetricInput): { metric: ResolvedMetric
       unit_dedup_window_ms: parsedWindow.ms,
       property_path: propertyPath,
       unit,
+      ...quantile.resolved,
     },
   };
 }

@@ -4,9 +4,14 @@ import { DEFAULT_DEDUP_WINDOW } from './dedup-window.js';
 
 export const KEY_PATTERN = '^[a-z0-9._-]{1,128}$';
 
-const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio'], {
-  description: 'binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric',
+const MetricKind = Type.Enum(['binary', 'count', 'revenue', 'duration', 'ratio', 'quantile'], {
+  description:
+    'binary: did the unit convert; count, revenue, duration: a per-unit number; ratio: sum of a numerator metric over sum of a denominator metric; quantile: the q-quantile of the numbers at property_path',
 });
+const Quantile = Type.Number({ description: 'quantile metrics: q, strictly between 0 and 1 (0.9 is the 90th percentile, p90)' });
+const quantileLevelDescription =
+  'quantile metrics: event, over every counted event’s number (units are clusters); unit, over one value per unit (its sum or mean, as aggregation says)';
+const QuantileLevel = Type.Enum(['event', 'unit'], { description: quantileLevelDescription });
 const aggregationOptions = {
   description: 'how a unit’s events in its window become one value: count them, or sum / average the number at property_path (ratio metrics: sum)',
 };
@@ -75,6 +80,8 @@ export const MetricSchema = Type.Object(
     unit_dedup_window: Type.String({ description: 'ISO 8601 duration, as given' }),
     property_path: Type.Union([Type.String(), Type.Null()]),
     unit: Type.Union([Type.String(), Type.Null()], { description: 'the display unit of the values (e.g. ms, USD), or null' }),
+    quantile: Type.Optional(Type.Number({ description: 'quantile metrics only: q, strictly between 0 and 1' })),
+    quantile_level: Type.Optional(QuantileLevel),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -101,6 +108,8 @@ export const MetricInput = Type.Object(
     unit_dedup_window: Type.Optional(DedupWindow),
     property_path: Type.Optional(Type.Union([PropertyPath, Type.Null()], { description: 'required by sum and mean; null otherwise' })),
     unit: Type.Optional(Unit),
+    quantile: Type.Optional(Quantile),
+    quantile_level: Type.Optional(Type.Enum(['event', 'unit'], { description: `${quantileLevelDescription}; defaults to event` })),
   },
   { additionalProperties: false },
 );

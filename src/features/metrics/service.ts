@@ -16,8 +16,8 @@ function toRow(metric: ResolvedMetric): Omit<MetricRow, 'id' | 'workspace_id' | 
 
 /** The audit payload: the definition as the API shows it (no milliseconds, no internal '' event key). */
 function described(metric: ResolvedMetric): Record<string, unknown> {
-  const { unit_dedup_window_ms: _ms, event_key, ...rest } = metric;
-  return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key };
+  const { unit_dedup_window_ms: _ms, event_key, quantile, quantile_level, ...rest } = metric;
+  return { ...rest, event_key: metric.kind === 'ratio' ? null : event_key, ...(metric.kind === 'quantile' ? { quantile, quantile_level } : {}) };
 }
 
 export async function createMetric(ctx: MetricsDeps, workspaceId: string, actorId: string, input: MetricInput) {
@@ -70,6 +70,7 @@ function patchedInput(current: MetricRow, patch: MetricPatch): MetricInput {
     unit_dedup_window: patch.unit_dedup_window ?? current.unit_dedup_window,
     property_path: patch.property_path === undefined ? current.property_path : patch.property_path,
     unit: patch.unit === undefined ? current.unit : patch.unit,
+    ...(current.kind === 'quantile' ? { quantile: current.quantile ?? 0.5, quantile_level: current.quantile_level ?? 'event' } : {}),
   };
 }
 

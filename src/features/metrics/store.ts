@@ -24,6 +24,7 @@ export function toMetric(row: MetricRow): Metric {
     unit_dedup_window: row.unit_dedup_window,
     property_path: row.property_path,
     unit: row.unit,
+    ...(row.kind === 'quantile' ? { quantile: row.quantile ?? 0.5, quantile_level: row.quantile_level ?? 'event' } : {}),
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };

@@ -62,7 +62,9 @@ export async function readHistory(ctx: PlanningDeps, scope: HistoryScope, metric
       const sums = totals.metrics[index];
       const events = totals.events[index] ?? 0;
       const cuped = scope.lookbackMs !== null && metric.kind !== 'ratio';
-      return { baseline: sums ? baselineFromHistory(metric.kind, sums, cuped) : null, units: sums?.n ?? 0, events };
+      // A quantile has no per-unit mean and variance to plan with.
+      const baseline = sums && metric.kind !== 'quantile' ? baselineFromHistory(metric.kind, sums, cuped) : null;
+      return { baseline, units: sums?.n ?? 0, events };
     }),
   };
 }

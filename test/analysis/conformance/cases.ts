@@ -3,6 +3,7 @@ import type { TestServer } from '../../support/server.js';
 import { random } from '../incremental-support.js';
 import { DAY, HOUR, createExperiment, createMetric, sendEvents, type OutgoingEvent } from '../support.js';
 import type { CaseWorld, ConformanceCase } from './harness.js';
+import { quantileCase } from './quantile-case.js';
 
 /**
  * The cases of the conformance suite. Each is small (tens of units, a few hundred events) and
@@ -146,4 +147,4 @@ export const standardCase: ConformanceCase<StandardWorld> = {
 };
 
 /** Every case the suite plays; a new metric kind adds its own. */
-export const CONFORMANCE_CASES: readonly ConformanceCase<any>[] = [standardCase];
+export const CONFORMANCE_CASES: readonly ConformanceCase<any>[] = [standardCase, quantileCase];

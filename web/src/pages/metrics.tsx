@@ -7,6 +7,7 @@ import { Link } from '../router.js';
 import type { Metric } from '../types.js';
 import { durationWords, fromDaysText } from '../units.js';
 import { cappingOf, DirectionAndCapping } from './metric-options.js';
+import { percentileLabel, QuantileFields, quantileOf } from './quantile-fields.js';
 
 const kinds = [
   { value: 'binary', label: 'binary — did the unit convert' },
@@ -14,6 +15,7 @@ const kinds = [
   { value: 'revenue', label: 'revenue — a number per unit' },
   { value: 'duration', label: 'duration — a number per unit' },
   { value: 'ratio', label: 'ratio — one metric’s sum over another’s' },
+  { value: 'quantile', label: 'quantile — a percentile of a number (p50, p90, p99)' },
 ];
 const aggregations = ['count', 'sum', 'mean'].map((value) => ({ value, label: value }));
 const blank = {
@@ -31,6 +33,8 @@ const blank = {
   capping_value: '',
   numerator_metric_id: '',
   denominator_metric_id: '',
+  percentile: 'p90',
+  quantile_level: 'event',
 };
 type MetricFormFields = typeof blank;
 
@@ -52,6 +56,7 @@ function bodyOf(form: MetricFormFields): Record<string, unknown> {
     unit_dedup_window: fromDaysText(form.unit_dedup_window),
     property_path: form.property_path || null,
     capping: cappingOf(form),
+    ...(form.kind === 'quantile' ? { quantile: quantileOf(form.percentile), quantile_level: form.quantile_level } : {}),
   };
 }
 
@@ -135,6 +140,7 @@ function MetricForm({ onCreated, metrics }: { onCreated: () => void; metrics: Me
           )}
         </div>
       )}
+      {form.kind === 'quantile' ? <QuantileFields form={form} bind={set} /> : null}
       <DirectionAndCapping form={form} bind={set} kind={form.kind} />
       <Field label="Description" value={form.description} onInput={set('description')} />
     </FormCard>
@@ -164,7 +170,9 @@ export function Metrics() {
                   <code>{m.key}</code>
                 </td>
                 <td>{m.event_key ? <code>{m.event_key}</code> : '—'}</td>
-                <td>{m.kind}</td>
+                <td>
+                  {m.kind === 'quantile' && m.quantile !== undefined ? `quantile ${percentileLabel(m.quantile)} (${m.quantile_level ?? 'event'})` : m.kind}
+                </td>
                 <td>
                   {m.aggregation}
                   {m.property_path ? ` of ${m.property_path}` : ''}

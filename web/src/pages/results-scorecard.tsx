@@ -5,6 +5,7 @@ import { chance, lift } from '../format.js';
 import type { Effect, Snapshot, VariantPosterior } from '../types.js';
 import { AdjustedLine, CorrectionNote } from './results-correction.js';
 import type { MetricView } from './results-model.js';
+import { percentileLabel, quantileWords } from './quantile-fields.js';
 
 /** A variant's effect as the scorecard shows it: relative lift when the control's mean allows one. */
 export interface LiftCell {
@@ -35,7 +36,13 @@ const readingWords = { better: 'better', worse: 'worse', unclear: 'not yet clear
 
 function ScoreCell({ metric, variant, domain }: { metric: MetricView; variant: VariantPosterior; domain: [number, number] }) {
   const cell = liftOf(variant.effect);
-  if (!cell) return <td class="muted">not enough units yet</td>;
+  if (!cell)
+    return (
+      <td class="muted">
+        not enough units yet
+        <QuantileLine metric={metric} variant={variant} />
+      </td>
+    );
   const text = liftText(cell, metric);
   const reading = readingOf(cell, metric.higherIsBetter);
   return (
@@ -54,8 +61,22 @@ function ScoreCell({ metric, variant, domain }: { metric: MetricView; variant: V
       <div class="hint">
         {readingWords[reading]} · chance to beat control {chance(cell.chance)}
       </div>
+      <QuantileLine metric={metric} variant={variant} />
       <AdjustedLine effect={variant.effect} testId={`adjusted-${metric.key}-${variant.variant_key}`} />
     </td>
+  );
+}
+
+/** A quantile metric's value in the variant: "p90 245 ms (231 ms to 262 ms)". */
+function QuantileLine({ metric, variant }: { metric: MetricView; variant: VariantPosterior | undefined }) {
+  const quantile = variant?.quantile;
+  if (!quantile || !variant) return null;
+  const interval = quantile.interval_95 ? ` (${metric.format.value(quantile.interval_95[0])} to ${metric.format.value(quantile.interval_95[1])})` : '';
+  return (
+    <div class="hint" data-testid={`quantile-${metric.key}-${variant.variant_key}`}>
+      {percentileLabel(quantile.q)} {metric.format.value(quantile.value)}
+      {interval}
+    </div>
   );
 }
 
@@ -98,9 +119,13 @@ export function Scorecard({ metrics, treatments, correction }: { metrics: Metric
                   <a href={`#metric-${metric.id}`}>{metric.name}</a>
                   <div class="hint">
                     {ROLE_LABELS[metric.role]} · {metric.higherIsBetter ? '↑ higher is better' : '↓ lower is better'}
+                    {control?.quantile ? ` · ${quantileWords(control.quantile)}` : ''}
                   </div>
                 </th>
-                <td>{metric.format.value(control?.posterior.mean ?? control?.observed_rate)}</td>
+                <td>
+                  {metric.format.value(control?.posterior.mean ?? control?.observed_rate)}
+                  <QuantileLine metric={metric} variant={control} />
+                </td>
                 {treatments.map((key) => {
                   const variant = metric.perVariant.find((v) => v.variant_key === key);
                   return variant ? <ScoreCell key={key} metric={metric} variant={variant} domain={domain} /> : <td key={key}>—</td>;

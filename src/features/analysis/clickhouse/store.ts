@@ -12,6 +12,7 @@ import { aggregateInClickHouse, lateEventsInClickHouse, percentileCapInClickHous
 import { breakdownsInClickHouse } from './breakdowns.js';
 import type { ClickHouseStoreDeps } from './deps.js';
 import { historyInClickHouse } from './history.js';
+import { quantileValuesInClickHouse } from './quantile-values.js';
 import { mirrorExposures } from './mirror.js';
 import { refreshInClickHouse, type RefreshQueue } from './rollups.js';
 import { committedTotals } from './totals.js';
@@ -29,6 +30,7 @@ function clickHouseView(deps: ClickHouseStoreDeps, ch: ClickHouse, queue: Refres
     aggregate: (input, topLimit = () => 0) => aggregateInClickHouse(ch, { ...input, drained }, topLimit),
     percentileCap: (scope, metric, quantile) => percentileCapInClickHouse(ch, { ...scope, drained }, metric, quantile),
     lateEvents: (scope, metrics) => lateEventsInClickHouse(ch, { ...scope, drained }, metrics),
+    quantileValues: (scope, metric, level) => quantileValuesInClickHouse(ch, { ...scope, drained }, metric, level),
     breakdowns: (input) => breakdownsInClickHouse(ch, { ...input, drained }),
     periodCells: async (scope, spec, starts) => (await periodRowsInClickHouse(ch, { ...scope, drained }, spec, starts)).map(periodCellOf),
     maintainedTotals: (experimentId, plan) => committedTotals(ch, experimentId, plan),

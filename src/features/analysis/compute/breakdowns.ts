@@ -45,7 +45,9 @@ function sliceOf(input: BreakdownBuildInput, value: string, totals: ReadonlyMap<
     input.variants.map((variant) => unitsOf(variant.key)),
     input.srmWeights ?? input.variants.map((variant) => variant.weight),
   );
-  const perVariant = input.primary ? analyzeMetric(input.primary, 0, input.analysed, totals, null).posteriors : sampleSizesOnly(input.analysed, totals);
+  // A quantile primary's slices report their units only: the quantile is taken over all the values, not from the slices' sums.
+  const analysed = input.primary && input.primary.kind !== 'quantile';
+  const perVariant = analysed ? analyzeMetric(input.primary as MetricRow, 0, input.analysed, totals, null).posteriors : sampleSizesOnly(input.analysed, totals);
   return {
     value,
     label: value,

@@ -22,6 +22,7 @@ import { banditDecision, banditPrimary, banditSrm, type BanditInput } from './ba
 import { analyzeWithCuped, unadjustedMean, type CupedSettings } from './cuped-analysis.js';
 import type { CupedReport, Guardrail, GuardrailRegression, MultipleTestingReport, SnapshotDecision, Traffic, VariantPosterior } from '../schemas.js';
 import { applyCorrection, type MultipleTestingSettings } from './multiple-testing.js';
+import { analyzeQuantile, quantileCupedReport, withQuantile, type QuantileEstimates } from './quantile-analysis.js';
 import type { MetricTotals, VariantTotals } from '../store/contract.js';
 import { EMPTY_TOTALS } from '../store/fold.js';
 
@@ -48,6 +49,8 @@ export interface BuildInput {
   multipleTesting?: MultipleTestingSettings;
   /** Totals by variant key; `metrics` holds the primary's totals first (when there is one), then the guardrails', then the secondaries'. */
   totals: ReadonlyMap<string, VariantTotals>;
+  /** Per metric (the totals' order), a quantile metric's estimates by variant key; null for the other kinds. */
+  quantiles?: readonly (QuantileEstimates | null)[];
   /** The cap each metric applied (primary first, then the guardrails, then the secondaries), null when uncapped. */
   capsApplied?: readonly (number | null)[];
   previous: PreviousEvidence | null;
@@ -153,8 +156,24 @@ function analyzeArms(metric: MetricRow, arms: readonly Arm[]): VariantAnalysis[]
 }
 
 /** One metric's VariantAnalysis per analysed variant (the decision reads these). */
-export function analyzeMetric(metric: MetricRow, index: number, variants: readonly Variant[], totals: BuildInput['totals'], cuped: CupedSettings | null) {
+export function analyzeMetric(
+  metric: MetricRow,
+  index: number,
+  variants: readonly Variant[],
+  totals: BuildInput['totals'],
+  cuped: CupedSettings | null,
+  quantiles?: BuildInput['quantiles'],
+) {
   const metricTotals = variants.map((variant) => totals.get(variant.key)?.metrics[index] ?? EMPTY_TOTALS);
+  const estimates = metric.kind === 'quantile' ? quantiles?.[index] : null;
+  if (estimates) {
+    const analyses = analyzeQuantile(metric, variants, estimates);
+    const posteriors = analyses.map((analysis, i) =>
+      withQuantile(toPosterior(analysis, (metricTotals[i] as MetricTotals).conversions, analysis.observed_rate), metric, estimates),
+    );
+    // A quantile is not adjusted by CUPED: its report says so when the experiment uses it.
+    return { analyses, posteriors, cuped: cuped ? quantileCupedReport(cuped) : null };
+  }
   const arms = variants.map((variant, i) => ({ variant, totals: metricTotals[i] as MetricTotals, units: unitsOf(totals, variant.key) }));
   const adjusted = cuped ? analyzeWithCuped(metric, arms, cuped) : null;
   const analyses = adjusted?.analyses ?? analyzeArms(metric, arms);
@@ -266,7 +285,7 @@ export function reportedCap(metric: Pick<MetricRow, 'kind'>, cap: number | null)
 
 /** The primary metric's analysis: stratified by period for a bandit (without CUPED), as for any metric otherwise. */
 function primaryAnalysis(input: BuildInput, metric: MetricRow, variants: readonly Variant[], cuped: CupedSettings | null) {
-  if (!input.bandit) return analyzeMetric(metric, 0, variants, input.totals, cuped);
+  if (!input.bandit) return analyzeMetric(metric, 0, variants, input.totals, cuped, input.quantiles);
   const conversionsOf = (key: string) => input.totals.get(key)?.metrics[0]?.conversions ?? 0;
   return { ...banditPrimary(variants, input.bandit, metric.higher_is_better === 1, conversionsOf), cuped: null };
 }
@@ -277,8 +296,10 @@ export function buildSnapshot(input: BuildInput): BuiltSnapshot {
   const cuped = input.cuped ?? null;
   const primary = input.primary ? primaryAnalysis(input, input.primary, variants, cuped) : null;
   const secondaryOffset = offset + input.guardrails.length;
-  const secondaries = (input.secondaries ?? []).map((metric, index) => analyzeMetric(metric, index + secondaryOffset, variants, input.totals, cuped));
-  const guardrailAnalyses = input.guardrails.map((metric, index) => analyzeMetric(metric, index + offset, variants, input.totals, cuped));
+  const secondaries = (input.secondaries ?? []).map((metric, index) =>
+    analyzeMetric(metric, index + secondaryOffset, variants, input.totals, cuped, input.quantiles),
+  );
+  const guardrailAnalyses = input.guardrails.map((metric, index) => analyzeMetric(metric, index + offset, variants, input.totals, cuped, input.quantiles));
   const corrected = applyCorrection({
     goals: [...(primary ? [primary.posteriors] : []), ...secondaries.map((item) => item.posteriors)],
     guardrails: guardrailAnalyses.map((item) => item.posteriors),

@@ -54,7 +54,8 @@ export function planningBlock(input: PlanningBlockInput): PlanningBlock {
   const weights = weightsOf(input.variants);
   const control = input.variants.find((variant) => variant.is_control) ?? input.variants[0];
   const sums = control ? input.totals.get(control.key)?.metrics[0] : undefined;
-  if (!input.primary || !sums || weights.control === 0 || weighted.length < 2) return block;
+  // A quantile has no per-unit mean and variance to plan with.
+  if (!input.primary || input.primary.kind === 'quantile' || !sums || weights.control === 0 || weighted.length < 2) return block;
   const metric = baselineFromHistory(input.primary.kind, sums, input.cuped);
   if (!metric) return block;
   const plan = { rule: input.rule, weights, metric };

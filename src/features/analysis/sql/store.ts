@@ -13,6 +13,7 @@ import { historyTotals } from './history-totals.js';
 import { holdoutTotals } from './holdout-totals.js';
 import { countLateEvents } from './late-events.js';
 import { percentileCap } from './percentile-cap.js';
+import { quantileValues } from './quantile-values.js';
 import { periodCells } from './period-cells.js';
 import { refreshRollups } from './rollup/refresh.js';
 import { readTotals } from './rollup/totals.js';
@@ -24,6 +25,7 @@ function sqlView(deps: SqlStoreDeps): StoreView {
     aggregate: (input, topLimit) => aggregateByVariant(db, seam, reads, input, topLimit),
     percentileCap: (scope, metric, quantile) => percentileCap(db, seam, reads, scope, metric, quantile),
     lateEvents: (scope, metrics) => countLateEvents(db, scope, metrics),
+    quantileValues: (scope, metric, level) => quantileValues(db, seam, reads, scope, metric, level),
     breakdowns: (input) => aggregateBreakdowns(db, seam, reads, input),
     periodCells: (scope, spec, starts) => periodCells(deps, scope, spec, starts),
     maintainedTotals: (experimentId, plan) => readTotals(db, experimentId, plan),

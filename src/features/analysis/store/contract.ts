@@ -5,7 +5,7 @@
  * is chosen at start-up (create.ts), so the service, caps, CUPED, the build and the
  * recommendation never ask which store they have.
  */
-import type { MetricAggregation, MetricKind } from '../../../db/tables/catalogue.js';
+import type { MetricAggregation, MetricKind, QuantileLevel } from '../../../db/tables/catalogue.js';
 import type { ExperimentRow } from '../../experiments/read.js';
 
 /** Where per-unit values come from: raw events (the full computation) or the experiment's rollups (the incremental one). */
@@ -109,6 +109,22 @@ export interface CapScope {
   experimentId: string;
   eventsBefore: number | null;
   source?: UnitSource;
+}
+
+/**
+ * One value a quantile metric is taken over: a counted event's number (the event level) or a
+ * unit's value of the metric (the unit level: its sum or mean, null when the unit has no number).
+ */
+export interface QuantileRow {
+  variant_key: string;
+  unit_id: string;
+  value: number | null;
+}
+
+export interface QuantileValues {
+  rows: QuantileRow[];
+  /** Raw event rows the statement joined. */
+  eventsRead: number;
 }
 
 export interface LateEvents {
@@ -241,6 +257,12 @@ export interface StoreView {
   /** The `quantile` of the experiment's nonzero per-unit values of `metric`, or null without any. */
   percentileCap(scope: CapScope, metric: MetricSpec, quantile: number): Promise<number | null>;
   lateEvents(scope: LateEventScope, metrics: readonly MetricSpec[]): Promise<LateEvents>;
+  /**
+   * Every value a quantile metric of the experiment is taken over (uncapped; `metric.cap` is
+   * ignored), read from raw events in either mode: a quantile is not a sum, so no rollup or
+   * maintained total can give it by differences, and it is read again at each snapshot.
+   */
+  quantileValues(scope: LateEventScope, metric: MetricSpec, level: QuantileLevel): Promise<QuantileValues>;
   breakdowns(input: BreakdownInput): Promise<BreakdownTotals[]>;
   /** A bandit's rows: per (period, variant), with a unit in the last period that started at or before its exposure. */
   periodCells(scope: CapScope, spec: MetricSpec, starts: readonly number[]): Promise<PeriodCell[]>;
