@@ -26,6 +26,7 @@ interface Options {
   sqlUpTo: string;
   drainEvents: string;
   stores: string;
+  refresh?: boolean;
 }
 
 async function clickhouseMode(options: Options): Promise<void> {
@@ -38,6 +39,7 @@ async function clickhouseMode(options: Options): Promise<void> {
     sqlUpTo: Number(options.sqlUpTo),
     drainEvents: Number(options.drainEvents),
     stores: options.stores.split(',') as Store[],
+    refresh: options.refresh !== false,
   });
 }
 
@@ -124,6 +126,7 @@ program
   .option('--sql-up-to <events>', 'with --clickhouse: seed SQLite and PostgreSQL up to this many events', '20000000')
   .option('--stores <list>', 'with --clickhouse: the stores measured', 'sqlite,postgres,clickhouse')
   .option('--drain-events <n>', 'with --clickhouse: events drained into each store for the drain rate (0: none)', '200000')
+  .option('--no-refresh', 'with --clickhouse: skip the incremental refresh after +1% events')
   .action(async (options: Options) => {
     if (options.clickhouse) return clickhouseMode(options);
     const kinds: Array<'sqlite' | 'postgres'> = process.env.VERDICT_DATABASE_URL && !options.sqliteOnly ? ['sqlite', 'postgres'] : ['sqlite'];

@@ -11,7 +11,14 @@ export type BufferConfig = { kind: 'embedded' } | { kind: 'redis'; url: string; 
  * "ClickHouse"): a ClickHouse server or cluster over HTTP, or the engine embedded in this process
  * (npm `chdb`, installed on demand). Null: events and analysis stay in the primary database.
  */
-export type ClickHouseConfig = { kind: 'server'; url: string; cluster: string | null } | { kind: 'embedded'; path: string; cluster: null };
+export type ClickHouseConfig = ({ kind: 'server'; url: string; cluster: string | null } | { kind: 'embedded'; path: string; cluster: null }) & {
+  /**
+   * VERDICT_CLICKHOUSE_MAX_MEMORY: the memory one statement may use (bytes; 0: no limit of
+   * Verdict's), beyond which aggregation, sorting and joins spill to disk (clickhouse/settings.ts).
+   * Unset: a default for the embedded engine, the server's own profile for a server.
+   */
+  maxMemoryBytes?: number | null;
+};
 
 export interface EventIngestConfig {
   /** More pending (acknowledged, not yet persisted) events than this answers 429. */
@@ -329,7 +336,7 @@ function clickhouseFrom(env: Env): ClickHouseConfig | null {
     if (file === '') throw new ConfigError('VERDICT_CLICKHOUSE_URL=chdb:PATH needs the directory of the embedded engine, such as chdb:./data/clickhouse');
     if (cluster !== null)
       throw new ConfigError('VERDICT_CLICKHOUSE_CLUSTER needs a ClickHouse server (http://...); the embedded engine (chdb:) has no cluster');
-    return { kind: 'embedded', path: path.resolve(file), cluster: null };
+    return { kind: 'embedded', path: path.resolve(file), cluster: null, maxMemoryBytes: memoryFrom(env) };
   }
   let parsed: URL;
   try {
@@ -340,7 +347,20 @@ function clickhouseFrom(env: Env): ClickHouseConfig | null {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ConfigError('VERDICT_CLICKHOUSE_URL must be http(s)://user:password@host:8123/database (a ClickHouse server) or chdb:PATH (the embedded engine)');
   }
-  return { kind: 'server', url, cluster };
+  return { kind: 'server', url, cluster, maxMemoryBytes: memoryFrom(env) };
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, KB: 2 ** 10, MB: 2 ** 20, GB: 2 ** 30 };
+
+/** VERDICT_CLICKHOUSE_MAX_MEMORY: bytes, or a size such as 4GB or 512MB; 0 lifts Verdict's limit; null when unset. */
+function memoryFrom(env: Env): number | null {
+  const raw = (env.VERDICT_CLICKHOUSE_MAX_MEMORY ?? '').trim();
+  if (raw === '') return null;
+  const match = /^([0-9]+)\s*(KB|MB|GB)?$/i.exec(raw);
+  const bytes = match ? Number(match[1]) * (SIZE_UNITS[(match[2] ?? '').toUpperCase()] ?? 1) : Number.NaN;
+  if (!Number.isSafeInteger(bytes) || (bytes > 0 && bytes < 64 * 2 ** 20))
+    throw new ConfigError(`VERDICT_CLICKHOUSE_MAX_MEMORY must be 0 (no limit) or a size of at least 64MB such as 4GB or 512MB, got "${raw}"`);
+  return bytes;
 }
 
 function eventIngestFrom(env: Env): EventIngestConfig {

@@ -17,6 +17,7 @@ import { markMirrorCurrent } from './clickhouse-facts.js';
 import { runJsonChild, scratchDatabase, seedAnalysisFacts } from './bench-facts.js';
 import { seedProgress } from './seed-progress.js';
 import type { ComputeFigures } from './snapshot-figures.js';
+import type { RefreshFigures } from './clickhouse-refresh.js';
 
 export interface ComparisonOptions {
   units: number[];
@@ -27,6 +28,8 @@ export interface ComparisonOptions {
   drainEvents: number;
   /** The stores measured (PostgreSQL only when VERDICT_DATABASE_URL is set). */
   stores: Store[];
+  /** Also the incremental refresh after +1% events against the full computation (clickhouse-refresh.ts). */
+  refresh: boolean;
 }
 
 export type Store = 'sqlite' | 'postgres' | 'clickhouse';
@@ -71,7 +74,7 @@ async function measureSql(kind: 'sqlite' | 'postgres', units: number, runs: numb
 }
 
 /** The definitions in a scratch SQLite file (the primary database), the facts in a scratch embedded ClickHouse. */
-async function measureClickHouse(units: number, runs: number): Promise<ComputeFigures> {
+async function measureClickHouse(units: number, runs: number, refresh: boolean): Promise<ComputeFigures> {
   const scratch = await scratchDatabase('sqlite', undefined, 'chcompare');
   const directory = path.join(scratch.dataDir, 'clickhouse');
   try {
@@ -86,6 +89,18 @@ async function measureClickHouse(units: number, runs: number): Promise<ComputeFi
     );
     const figures = runJsonChild<ComputeFigures>(CHILD, ['compute', scratch.url, directory, ids.experimentId, String(runs)]);
     report('clickhouse', units, seeded.seconds, figures, ` (${count(seeded.rows)} rows in ${seeded.parts} parts)`);
+    if (refresh) {
+      const r = runJsonChild<RefreshFigures>(
+        CHILD,
+        ['refresh', scratch.url, directory, ids.workspaceId, ids.experimentId, String(units)],
+        process.env.VERDICT_BENCH_TRACE === '1',
+      );
+      console.log(
+        `${'clickhouse'.padEnd(10)} incremental: first build ${r.build_seconds.toFixed(2)} s, refresh after +1% ${r.first_refresh_seconds.toFixed(2)} s; another +${count(r.added_events)} events (+1%): ` +
+          `refresh ${r.refresh_seconds.toFixed(2)} s (events_read ${count(r.refresh_events_read)}, units_refreshed ${count(r.refresh_units_refreshed)}), ` +
+          `full ${r.full_seconds.toFixed(2)} s (events_read ${count(r.full_events_read)}): refresh/full ${r.ratio.toFixed(3)}x  peak RSS ${r.max_rss_mb.toFixed(0)} MB  ${load()}`,
+      );
+    }
     return figures;
   } finally {
     await scratch.drop();
@@ -146,7 +161,7 @@ export async function compareWithClickHouse(options: ComparisonOptions): Promise
       }
       results.set(kind, await measureSql(kind, units, options.runs));
     }
-    if (options.stores.includes('clickhouse')) results.set('clickhouse', await measureClickHouse(units, options.runs));
+    if (options.stores.includes('clickhouse')) results.set('clickhouse', await measureClickHouse(units, options.runs, options.refresh));
     compareLine(units, results);
   }
   if (options.drainEvents > 0) await measureDrains([...sqlStores, ...options.stores.filter((store) => store === 'clickhouse')], options.drainEvents);

@@ -8,13 +8,13 @@
 import type { ClickHouse } from '../../src/clickhouse/client.js';
 import type { AppContext } from '../../src/context.js';
 import { currentWatermark } from '../../src/features/analysis/store/watermark.js';
-import { DAY, EVENTS_PER_UNIT } from './analysis-seed.js';
+import { ANALYSIS_T0, DAY, EVENTS_PER_UNIT } from './analysis-seed.js';
 import type { FactScope, SeedProgress } from './bench-facts.js';
 
 /** Rows per INSERT ... SELECT (a progress line each); the insert writes parts of about 1M rows, as it would on its own. */
 const CHUNK = 5_000_000;
-/** The version the seeded exposure rows carry (the mirror writes newer ones). */
-const SEEDED_VERSION = 1;
+/** The version the seeded exposure rows carry: a time, as the mirror's versions are (it writes newer ones). */
+const SEEDED_VERSION = ANALYSIS_T0;
 
 const padded = (prefix: string, n: string) => `concat('${prefix}', leftPad(toString(${n}), 10, '0'))`;
 

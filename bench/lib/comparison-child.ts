@@ -18,6 +18,7 @@ import { newId } from '../../src/lib/ids.js';
 import { ANALYSIS_T0, DAY, embeddedClickHouse, openBenchContext, openBenchContextAt } from './analysis-seed.js';
 import { eventsTableShape, seedClickHouseFacts } from './clickhouse-facts.js';
 import { BATCH, CONCURRENCY, measureAppend, measureDrain } from './drain-rate.js';
+import { refreshFigures } from './clickhouse-refresh.js';
 import { seedProgress } from './seed-progress.js';
 import { snapshotFigures } from './snapshot-figures.js';
 
@@ -86,6 +87,12 @@ program
   .command('compute <database> <clickhouse> <experiment> <runs>')
   .action(async (database: string, clickhouse: string, experiment: string, runs: string) => {
     print(await snapshotFigures(await openBenchContextAt(database, NOW, envOf(clickhouse)), experiment, Number(runs), 'full'));
+  });
+program
+  .command('refresh <database> <clickhouse> <workspace> <experiment> <units>')
+  .action(async (database: string, clickhouse: string, workspace: string, experiment: string, units: string) => {
+    const ctx = await openBenchContextAt(database, NOW, envOf(clickhouse));
+    print(await refreshFigures(ctx, { workspaceId: workspace, experimentId: experiment, t0: ANALYSIS_T0 }, Number(units)));
   });
 program
   .command('drain <database> <clickhouse> <events>')

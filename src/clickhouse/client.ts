@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseConfig } from '../config.js';
+import { memorySettings } from './settings.js';
 
 /** The chdb release the embedded engine is tested with (.ci/run installs it). */
 export const CHDB_VERSION = '3.4.0';
@@ -111,7 +112,9 @@ export async function openClickHouse(config: ClickHouseConfig): Promise<ClickHou
   if (config.kind === 'embedded') {
     const { createChdbConnection } = await loadChdb();
     const connection = openChdb(createChdbConnection, config.path);
-    const client = createClient({ connection, clickhouse_settings: SETTINGS } as unknown as Parameters<typeof createClient>[0]);
+    const client = createClient({ connection, clickhouse_settings: { ...SETTINGS, ...memorySettings(config) } } as unknown as Parameters<
+      typeof createClient
+    >[0]);
     const insertJsonLines = async ({ table, columns, lines, settings }: JsonLinesInsert) => {
       await connection.chdb.rawInsert({ table, values: lines, format: 'JSONEachRow', columns, settings });
     };
@@ -121,7 +124,7 @@ export async function openClickHouse(config: ClickHouseConfig): Promise<ClickHou
     url: config.url,
     // A long analysis statement sends progress headers, so no proxy or load balancer between
     // closes the connection for being idle while ClickHouse computes.
-    clickhouse_settings: { ...SETTINGS, send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '30000' },
+    clickhouse_settings: { ...SETTINGS, ...memorySettings(config), send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '30000' },
     request_timeout: 600_000,
     // The client's own console logging is off: every error reaches the caller, which logs it
     // (pino, with the rest of Verdict's log) or answers with it.

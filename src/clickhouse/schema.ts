@@ -16,6 +16,10 @@
  * - 0003 collapses such older copies once (OPTIMIZE ... FINAL), now that reads no longer do.
  * - 0004 rewrites, once, the properties texts drained before integer literals beyond 64 bits were
  *   written in exponent form (exponent-form-rewrite.ts).
+ * - rollup_state.totals_plan, totals (0005): the per-variant and per-slice totals an incremental
+ *   refresh keeps with the rollups, committed in the same row (features/analysis/clickhouse/totals.ts);
+ *   rollup_units.source_key_id, dimension_values: the exposure's breakdown values as of the refresh
+ *   that wrote the row (the mirror rewrites an exposure's values with its unit's current assignment).
  * - rollup_units, rollup_values, rollup_state, rollup_changed (0002): the incremental analysis's
  *   per-unit rollups (features/analysis/clickhouse/rollups.ts). Each refresh writes its rows with a
  *   new version and commits by inserting its rollup_state row; reads take each key's newest row at
@@ -100,6 +104,24 @@ function drainSeqStatements(cluster: string | null): string[] {
   ];
 }
 
+/** Columns added to a table (on a cluster: to its local tables and to the Distributed one). */
+function addColumns(table: string, columns: readonly string[], cluster: string | null): string[] {
+  const added = columns.map((column) => `ADD COLUMN IF NOT EXISTS ${column}`).join(', ');
+  if (cluster === null) return [`ALTER TABLE ${table} ${added}`];
+  return [`ALTER TABLE ${table}_local${onCluster(cluster)} ${added}`, `ALTER TABLE ${table}${onCluster(cluster)} ${added}`];
+}
+
+/**
+ * 0005: the totals a refresh maintains, committed with its rollup_state row, and the breakdown
+ * values each unit's rows were built with (features/analysis/clickhouse/totals.ts).
+ */
+function maintainedTotalsStatements(cluster: string | null): string[] {
+  return [
+    ...addColumns('rollup_state', ["totals_plan String DEFAULT ''", "totals String DEFAULT ''", 'mirror_seen UInt64 DEFAULT 0'], cluster),
+    ...addColumns('rollup_units', ['source_key_id Nullable(String)', 'dimension_values Nullable(String)'], cluster),
+  ];
+}
+
 /** 0003: reads of events stopped collapsing copies (FINAL); merge away the copies older drains may have left, once. */
 function collapseCopies(cluster: string | null): string[] {
   return [cluster === null ? 'OPTIMIZE TABLE events FINAL' : `OPTIMIZE TABLE events_local${onCluster(cluster)} FINAL`];
@@ -153,6 +175,7 @@ export function clickhouseMigrations(cluster: string | null): ClickHouseMigratio
     },
     { name: '0003_events_read_without_final', statements: collapseCopies(cluster) },
     { name: '0004_properties_exponent_form', statements: [], run: rewriteExponentForm },
+    { name: '0005_maintained_totals', statements: maintainedTotalsStatements(cluster) },
   ];
 }
 

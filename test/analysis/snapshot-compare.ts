@@ -32,11 +32,19 @@ function withoutIds(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).flatMap(([name, item]) => (/^(id|experiment_id|metric_id)$/.test(name) ? [] : [[name, withoutIds(item)]])));
 }
 
-/** What depends on the data alone: not the snapshot's ids, time, duration, store or source-key labels (each server's own keys). */
-export function comparable(snapshot: any): unknown {
-  const { computed_at: _at, computation, breakdowns, ...rest } = withoutIds(snapshot) as any;
-  const slices = (breakdowns ?? []).map((breakdown: any) =>
+/** Slices with the source breakdown's values and labels left out (each server's own key ids). */
+function withoutSources(breakdowns: any[] | undefined): any[] {
+  return (breakdowns ?? []).map((breakdown: any) =>
     breakdown.dimension === 'source' ? { ...breakdown, values: breakdown.values.map(({ value: _v, label: _l, ...value }: any) => value) } : breakdown,
   );
-  return { ...rest, breakdowns: slices, computation: { mode: computation.mode, events_read: computation.events_read } };
+}
+
+/** What depends on the data alone: not the snapshot's ids, time, duration, store or source-key labels (each server's own keys). */
+export function comparable(snapshot: any): unknown {
+  const { computed_at: _at, computation, breakdowns, metric_breakdowns, ...rest } = withoutIds(snapshot) as any;
+  const metricSlices =
+    metric_breakdowns === undefined
+      ? {}
+      : { metric_breakdowns: metric_breakdowns.map((metric: any) => ({ ...metric, breakdowns: withoutSources(metric.breakdowns) })) };
+  return { ...rest, breakdowns: withoutSources(breakdowns), ...metricSlices, computation: { mode: computation.mode, events_read: computation.events_read } };
 }

@@ -15,7 +15,7 @@ import { addVariantRow, toNumber } from '../store/fold.js';
 type Row = Record<string, unknown>;
 
 /** Every read: the exposures' versions of one row share a partition, so FINAL need not merge across partitions. */
-const READ_SETTINGS = { do_not_merge_across_partitions_select_final: 1 } as const;
+export const READ_SETTINGS = { do_not_merge_across_partitions_select_final: 1 } as const;
 
 /** What every read of events needs besides its scope: the committed drain number (clickhouse/events.ts committedDrain). */
 export interface Drained {

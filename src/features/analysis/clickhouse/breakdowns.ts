@@ -20,7 +20,7 @@ function rawValue(params: Params, key: BreakdownKey): string {
     JSONType(dimension_values, ${name}) IN ('Int64', 'UInt64', 'Double', 'Bool'), JSONExtractRaw(dimension_values, ${name}), NULL)`;
 }
 
-function rawColumns(params: Params, breakdowns: readonly BreakdownKey[]): ExposureColumn[] {
+export function rawColumns(params: Params, breakdowns: readonly BreakdownKey[]): ExposureColumn[] {
   return breakdowns.map((key, index) => ({ alias: `r${index}`, expression: rawValue(params, key) }));
 }
 

@@ -25,23 +25,54 @@ function committedVersion(params: Params, experimentId: string): string {
   return `(SELECT max(version) FROM rollup_state WHERE experiment_id = ${params.string(experimentId)})`;
 }
 
-/** The live units of the rollups as of version `upTo`, from the rows written at or after `from` on: unit_id, exposure_id, variant_key, exposed_at. */
-export function rollupUnitsAsOf(params: Params, experimentId: string, upTo: string, from: string): string {
-  return `SELECT unit_id, latest.1 AS exposure_id, latest.2 AS variant_key, latest.3 AS exposed_at FROM (
-      SELECT unit_id, argMax((exposure_id, variant_key, exposed_at), version) AS latest FROM rollup_units
-      WHERE experiment_id = ${params.string(experimentId)} AND version <= ${upTo} AND version >= ${from} GROUP BY unit_id)
+/** The live units of the rollups as of version `upTo`, from the rows written at or after `from` on (of the units `only` selects): unit_id, exposure_id, variant_key, exposed_at. */
+export function rollupUnitsAsOf(params: Params, experimentId: string, upTo: string, from: string, only: string | null = null): string {
+  const units = only === null ? '' : ` AND unit_id IN (${only})`;
+  return `SELECT unit_id, latest.1 AS exposure_id, latest.2 AS variant_key, latest.3 AS exposed_at, latest.4 AS source_key_id, latest.5 AS dimension_values FROM (
+      SELECT unit_id, argMax((exposure_id, variant_key, exposed_at, source_key_id, dimension_values), version) AS latest FROM rollup_units
+      WHERE experiment_id = ${params.string(experimentId)} AND version <= ${upTo} AND version >= ${from}${units} GROUP BY unit_id)
     WHERE exposure_id != ''`;
 }
 
-/** The committed rows of the metrics' slots (each slot's committed generation), one per slot and unit. */
-function committedValueRows(params: Params, experimentId: string, metricIds: readonly string[]): string {
+/**
+ * Which rollups a read sees: a version, the version its units were built from, and each slot's
+ * generation (a query of (metric_id, generation) pairs). The committed ones by default; a refresh
+ * reads its own before it commits (the totals it maintains: totals.ts).
+ */
+export interface RollupsAsOf {
+  version: string;
+  unitsFrom: string;
+  generations: string;
+}
+
+function committedAsOf(params: Params, experimentId: string): RollupsAsOf {
   const id = params.string(experimentId);
-  const generations = `(SELECT pair.1, pair.2 FROM (SELECT arrayJoin(pairs) AS pair FROM (
-      SELECT arrayZip(argMax(slot_ids, version), argMax(slot_generations, version)) AS pairs FROM rollup_state WHERE experiment_id = ${id})))`;
+  return {
+    version: committedVersion(params, experimentId),
+    unitsFrom: `(SELECT argMax(units_from, version) FROM rollup_state WHERE experiment_id = ${id})`,
+    generations: `(SELECT pair.1, pair.2 FROM (SELECT arrayJoin(pairs) AS pair FROM (
+      SELECT arrayZip(argMax(slot_ids, version), argMax(slot_generations, version)) AS pairs FROM rollup_state WHERE experiment_id = ${id})))`,
+  };
+}
+
+/** The rollups as a refresh at `version` leaves them, with these slot generations. */
+export function rollupsAt(params: Params, version: number, unitsFrom: number, generations: ReadonlyMap<string, number>): RollupsAsOf {
+  const pairs = [...generations].map(([metricId, generation]) => `SELECT ${params.string(metricId)}, toUInt64(${params.int(generation)})`);
+  return {
+    version: params.int(version),
+    unitsFrom: params.int(unitsFrom),
+    generations: `(${pairs.length > 0 ? pairs.join(' UNION ALL ') : "SELECT '', toUInt64(0)"})`,
+  };
+}
+
+/** The rows of the metrics' slots as of `asOf` (each slot's generation there), one per slot and unit (of the units `only` selects). */
+function valueRowsAsOf(params: Params, experimentId: string, metricIds: readonly string[], asOf: RollupsAsOf, only: string | null): string {
+  const id = params.string(experimentId);
+  const units = only === null ? '' : ` AND unit_id IN (${only})`;
   return `SELECT metric_id, unit_id, ${latestColumns()} FROM (
       SELECT metric_id, unit_id, argMax((${VALUE_COLUMNS}), version) AS latest FROM rollup_values
-      WHERE experiment_id = ${id} AND metric_id IN ${params.strings(metricIds)} AND (metric_id, generation) IN ${generations}
-        AND version <= ${committedVersion(params, experimentId)}
+      WHERE experiment_id = ${id} AND metric_id IN ${params.strings(metricIds)} AND (metric_id, generation) IN ${asOf.generations}
+        AND version <= ${asOf.version}${units}
       GROUP BY metric_id, unit_id)`;
 }
 
@@ -74,16 +105,21 @@ function rollupValue(params: Params, column: UnitColumn): string {
  * same value columns (`ev` is 0: no raw event is read), and `extra` columns read from the mirrored
  * exposure the unit's rows were built for (breakdowns).
  */
-export function rollupUnitValuesQuery(params: Params, scope: UnitScope, columns: readonly UnitColumn[], extra: string): string {
+export function rollupUnitValuesQuery(
+  params: Params,
+  scope: Pick<UnitScope, 'experimentId'>,
+  columns: readonly UnitColumn[],
+  extra: string,
+  asOf: RollupsAsOf = committedAsOf(params, scope.experimentId),
+  only: string | null = null,
+): string {
   const id = scope.experimentId;
-  const unitsFrom = `(SELECT argMax(units_from, version) FROM rollup_state WHERE experiment_id = ${params.string(id)})`;
-  const live = rollupUnitsAsOf(params, id, committedVersion(params, id), unitsFrom);
-  const units = `SELECT u.unit_id AS unit_id, u.variant_key AS variant_key, u.exposed_at AS exposed_at${extra}
-    FROM (${live}) AS u${extra === '' ? '' : ` LEFT JOIN (SELECT id, source_key_id, dimension_values FROM exposures FINAL WHERE experiment_id = ${params.string(id)}) AS m ON m.id = u.exposure_id`}`;
+  const live = rollupUnitsAsOf(params, id, asOf.version, asOf.unitsFrom, only);
+  const units = `SELECT unit_id, variant_key, exposed_at${extra} FROM (${live})`;
   if (columns.length === 0) return `SELECT x.*, toUInt64(0) AS ev FROM (${units}) AS x`;
   const slots = [...new Set(columns.map((column) => metricIdOf(column.metric)))];
   const values = columns.map((column) => `${rollupValue(params, column)} AS ${column.alias}`).join(', ');
-  const perUnit = `SELECT r.unit_id AS unit_id, ${values} FROM (${committedValueRows(params, id, slots)}) AS r GROUP BY r.unit_id`;
+  const perUnit = `SELECT r.unit_id AS unit_id, ${values} FROM (${valueRowsAsOf(params, id, slots, asOf, only)}) AS r GROUP BY r.unit_id`;
   const selected = columns.map((column) => `${withoutEvents(column.metric, `a.${column.alias}`)} AS ${column.alias}`).join(', ');
   return `SELECT x.*, ${selected}, toUInt64(0) AS ev FROM (${units}) AS x LEFT JOIN (${perUnit}) AS a ON a.unit_id = x.unit_id`;
 }
@@ -100,11 +136,25 @@ export interface RefreshScope {
   committed: number;
   /** The drain watermark this refresh reads up to (the committed drain sequence). */
   watermark: number;
+  /**
+   * Mirrored exposure rows at or below this version were compared with the rollups by an earlier
+   * refresh (0: compare every unit): only units with newer rows can have changed (mirror.ts
+   * writes every row of a changed unit again, with a newer version).
+   */
+  mirrorSeen: number;
 }
 
-/** The experiment's live exposures in the mirror: unit_id, id, variant_key, exposed_at. */
-function mirroredLive(params: Params, experimentId: string): string {
-  return `SELECT unit_id, id, variant_key, exposed_at FROM exposures FINAL WHERE experiment_id = ${params.string(experimentId)} AND superseded_at IS NULL`;
+/** The experiment's live exposures in the mirror (of the units `only` selects): unit_id, id, variant_key, exposed_at and its breakdown values. */
+function mirroredLive(params: Params, experimentId: string, only: string | null = null): string {
+  const units = only === null ? '' : ` AND unit_id IN (${only})`;
+  return `SELECT unit_id, id, variant_key, exposed_at, source_key_id, dimension_values FROM exposures FINAL
+    WHERE experiment_id = ${params.string(experimentId)} AND superseded_at IS NULL${units}`;
+}
+
+/** The units with mirrored rows newer than the scope's mirrorSeen, or null for every unit. */
+function mirroredSince(params: Params, scope: RefreshScope): string | null {
+  if (scope.mirrorSeen <= 0) return null;
+  return `SELECT DISTINCT unit_id FROM exposures WHERE experiment_id = ${params.string(scope.experimentId)} AND version > ${params.int(scope.mirrorSeen)}`;
 }
 
 /** The units this refresh lists as changed (rollup_changed at its version). */
@@ -120,10 +170,11 @@ export function changedUnits(params: Params, scope: RefreshScope): string {
 export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom: number): string {
   const id = params.string(scope.experimentId);
   const committed = params.int(scope.committed);
-  const before = rollupUnitsAsOf(params, scope.experimentId, committed, params.int(unitsFrom));
+  const since = mirroredSince(params, scope);
+  const before = rollupUnitsAsOf(params, scope.experimentId, committed, params.int(unitsFrom), since);
   return `INSERT INTO rollup_changed (experiment_id, version, unit_id)
     SELECT ${id}, ${params.int(scope.version)}, unit_id FROM (
-      SELECT coalesce(m.unit_id, r.unit_id) AS unit_id FROM (${mirroredLive(params, scope.experimentId)}) AS m
+      SELECT coalesce(m.unit_id, r.unit_id) AS unit_id FROM (${mirroredLive(params, scope.experimentId, since)}) AS m
         FULL OUTER JOIN (${before}) AS r ON m.unit_id = r.unit_id
       WHERE ifNull(m.id, '') != ifNull(r.exposure_id, '')
       UNION DISTINCT SELECT unit_id FROM rollup_units WHERE experiment_id = ${id} AND version > ${committed}
@@ -132,29 +183,32 @@ export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom:
 
 /** Writes the units rows of this refresh: every live unit of the mirror (`changedOnly` false), or the changed ones (gone ones with exposure_id ''). */
 export function writeUnits(params: Params, scope: RefreshScope, changedOnly: boolean): string {
-  const head = `INSERT INTO rollup_units (experiment_id, unit_id, version, exposure_id, variant_key, exposed_at)`;
+  const head = `INSERT INTO rollup_units (experiment_id, unit_id, version, exposure_id, variant_key, exposed_at, source_key_id, dimension_values)`;
   const id = params.string(scope.experimentId);
   const version = params.int(scope.version);
-  if (!changedOnly) return `${head} SELECT ${id}, unit_id, ${version}, id, variant_key, exposed_at FROM (${mirroredLive(params, scope.experimentId)})`;
-  return `${head} SELECT ${id}, c.unit_id, ${version}, ifNull(m.id, ''), ifNull(m.variant_key, ''), ifNull(m.exposed_at, 0)
-    FROM (${changedUnits(params, scope)}) AS c LEFT JOIN (${mirroredLive(params, scope.experimentId)}) AS m ON m.unit_id = c.unit_id`;
+  if (!changedOnly)
+    return `${head} SELECT ${id}, unit_id, ${version}, id, variant_key, exposed_at, source_key_id, dimension_values FROM (${mirroredLive(params, scope.experimentId)})`;
+  return `${head} SELECT ${id}, c.unit_id, ${version}, ifNull(m.id, ''), ifNull(m.variant_key, ''), ifNull(m.exposed_at, 0), m.source_key_id, m.dimension_values
+    FROM (${changedUnits(params, scope)}) AS c LEFT JOIN (${mirroredLive(params, scope.experimentId, changedUnits(params, scope))}) AS m ON m.unit_id = c.unit_id`;
 }
 
 /**
- * The drained events of `keys` up to the watermark, one row per event id (copies of a retried
- * drain collapse): of the units `units` selects when given; with `after`, only events first
- * drained after it (a copy drained at or before it was counted then).
+ * The drained events of `keys` up to the watermark: of the units `units` selects when given; with
+ * `after`, only those drained after it. No committed event is stored twice (clickhouse/events.ts),
+ * so rows are read as the full computation reads them, without looking for copies.
  */
 export function eventRows(params: Params, scope: RefreshScope, keys: readonly string[], units: string | null, after: number | null): string {
-  const where = (range: string, onlyUnits: string | null) =>
-    `workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)} AND ${range}${onlyUnits === null ? '' : ` AND unit_id IN (${onlyUnits})`}`;
+  const since = after === null ? '' : `drain_seq > ${params.int(after)} AND `;
+  const only = units === null ? '' : ` AND unit_id IN (${units})`;
   const stop = scope.stoppedAt === null ? '' : ` AND occurred_at < ${params.int(scope.stoppedAt)}`;
-  const through = `drain_seq <= ${params.int(scope.watermark)}`;
-  const columns = 'id, unit_id, event_key, occurred_at, properties';
-  if (after === null) return `SELECT ${columns} FROM events WHERE ${where(through, units)}${stop} LIMIT 1 BY id`;
-  const fresh = `SELECT ${columns} FROM events WHERE ${where(`drain_seq > ${params.int(after)} AND ${through}`, units)}${stop}`;
-  const seenBefore = `SELECT id FROM events WHERE ${where(`drain_seq <= ${params.int(after)}`, `SELECT unit_id FROM (${fresh})`)}`;
-  return `SELECT ${columns} FROM (${fresh}) WHERE id NOT IN (${seenBefore}) LIMIT 1 BY id`;
+  return `SELECT unit_id, event_key, occurred_at, properties FROM events
+    WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}
+      AND ${since}drain_seq <= ${params.int(scope.watermark)}${only}${stop}`;
+}
+
+/** The units with events of `keys` drained after `after` (up to the watermark). */
+export function unitsWithNewEvents(params: Params, scope: RefreshScope, keys: readonly string[], after: number): string {
+  return `SELECT DISTINCT unit_id FROM (${eventRows(params, scope, keys, null, after)})`;
 }
 
 /** One slot's six sums per unit of `units` (unit_id, exposed_at) over the events `events` in its window and lookback. */

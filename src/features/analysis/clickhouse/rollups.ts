@@ -1,27 +1,32 @@
 /**
  * The incremental refresh in ClickHouse (docs/analysis.md "Incremental analysis in ClickHouse"),
- * sql/rollup/refresh.ts's counterpart behind the same seam (store/contract.ts): the snapshot is then aggregated from the
- * rollups by the same per-variant SQL as the full computation (rollup-sql.ts gives the per-unit
- * values). A refresh:
+ * sql/rollup/refresh.ts's counterpart behind the same seam (store/contract.ts): a snapshot then
+ * reads the totals the refresh kept (totals.ts), and a metric with a percentile cap is aggregated
+ * from every unit's rollups by the same per-variant SQL as the full computation (rollup-sql.ts
+ * gives the per-unit values). A refresh:
  * 1. takes the snapshot's watermark: the primary database's committed drain sequence
  *    (clickhouse/events.ts), read once per snapshot, so every event numbered at or below it is in
  *    ClickHouse in full and every read of the snapshot sees the same events;
  * 2. without a committed state (the first refresh, `--rebuild`, a watermark behind the state's):
  *    writes every live unit of the mirrored exposures and builds every slot from raw events;
- * 3. otherwise lists the changed units (exposure changed, or rows of a refresh that never
- *    committed) and rebuilds them from all their events; adds to every other unit's rows the events
- *    first drained since the last watermark (late ones included); builds a slot whose definition
- *    hash changed (metric edit, CUPED, the stop) for every unit in a new generation;
- * 4. commits by inserting its rollup_state row (one row: atomic). Everything it wrote carries its
- *    version, above the committed one, and is read only once that row exists: a refresh killed at
- *    any point leaves the rollups as the last committed one left them, and the next one rebuilds
- *    the units the killed one touched.
+ * 3. otherwise lists the changed units (among those mirrored since the last refresh: exposure
+ *    changed; or rows of a refresh that never committed) and rebuilds them from all their events;
+ *    adds to the rows of every other unit with events drained since the last watermark (late ones
+ *    included) those events; builds a slot whose definition hash changed (metric edit, CUPED, the
+ *    stop) for every unit in a new generation;
+ * 4. commits by inserting its rollup_state row (one row: atomic), the totals in it. Everything it
+ *    wrote carries its version, above the committed one, and is read only once that row exists: a
+ *    refresh killed at any point leaves the rollups as the last committed one left them, and the
+ *    next one rebuilds the units the killed one touched.
  * Two refreshes of one experiment never run at once: one at a time per process, and on PostgreSQL
  * a session advisory lock per experiment across processes.
  */
 import { sql } from 'kysely';
 import type { ClickHouse } from '../../../clickhouse/client.js';
 import type { ExperimentRow } from '../../experiments/read.js';
+import type { TotalsRow } from '../sql/rollup/totals.js';
+import { keepTotals } from './totals.js';
+import { loadState, type State } from './rollup-state.js';
 import {
   addNewEventRows,
   buildSlotRows,
@@ -30,39 +35,15 @@ import {
   countNewEvents,
   listChangedUnits,
   rollupUnitsAsOf,
+  unitsWithNewEvents,
   writeUnits,
   type RefreshScope,
 } from './rollup-sql.js';
 import { Params } from './sql-parts.js';
 import { queryRows } from './aggregate.js';
 import type { ClickHouseStoreDeps } from './deps.js';
-import type { RefreshResult, RollupSlot } from '../store/contract.js';
+import type { RefreshResult, RollupSlot, TotalsPlan } from '../store/contract.js';
 import { slotHash, toNumber } from '../store/fold.js';
-
-interface State {
-  version: number;
-  watermark: number;
-  unitsFrom: number;
-  /** Per slot (metric id), the generation its rows are in and its definition hash. */
-  slots: Map<string, { generation: number; hash: string }>;
-}
-
-async function loadState(ch: ClickHouse, experimentId: string): Promise<State | null> {
-  const params = new Params();
-  const rows = await queryRows(
-    ch,
-    `SELECT latest.1 AS version, latest.2 AS watermark, latest.3 AS units_from, latest.4 AS slot_ids, latest.5 AS slot_generations, latest.6 AS definitions
-     FROM (SELECT argMax((version, watermark, units_from, slot_ids, slot_generations, definitions), version) AS latest, count() AS states
-           FROM rollup_state WHERE experiment_id = ${params.string(experimentId)}) WHERE states > 0`,
-    params,
-  );
-  const row = rows[0];
-  if (!row) return null;
-  const hashes = JSON.parse(String(row.definitions)) as Record<string, string>;
-  const generations = row.slot_generations as unknown[];
-  const slots = new Map((row.slot_ids as string[]).map((id, index) => [id, { generation: toNumber(generations[index]), hash: hashes[id] ?? '' }]));
-  return { version: toNumber(row.version), watermark: toNumber(row.watermark), unitsFrom: toNumber(row.units_from), slots };
-}
 
 /** A version above every one written for the experiment, committed or not (and, when the clock allows, the time). */
 async function nextVersion(ch: ClickHouse, experimentId: string, now: number): Promise<number> {
@@ -72,6 +53,20 @@ async function nextVersion(ch: ClickHouse, experimentId: string, now: number): P
   const query = `SELECT max(v) AS v FROM (${tables.map((table) => `SELECT max(version) AS v FROM ${table} WHERE experiment_id = ${id}`).join(' UNION ALL ')})`;
   const [row] = await queryRows(ch, query, params);
   return Math.max(now, toNumber(row?.v) + 1);
+}
+
+/**
+ * How far below the last refresh's newest mirrored version the next one still compares units: a
+ * mirror of another process that read the clock earlier may insert rows with a slightly older
+ * version after that refresh read it (versions are milliseconds of the clock).
+ */
+const MIRROR_MARGIN = 10 * 60_000;
+
+/** The newest version of the experiment's mirrored exposure rows (0 without any). */
+async function mirroredVersion(ch: ClickHouse, experimentId: string): Promise<number> {
+  const params = new Params();
+  const [row] = await queryRows(ch, `SELECT max(version) AS v FROM exposures WHERE experiment_id = ${params.string(experimentId)}`, params);
+  return toNumber(row?.v);
 }
 
 async function run(ch: ClickHouse, build: (params: Params) => string): Promise<void> {
@@ -84,11 +79,25 @@ async function firstRow(ch: ClickHouse, build: (params: Params) => string): Prom
   return (await queryRows(ch, build(params), params))[0] ?? {};
 }
 
-/** The live units as of this refresh's version (its unit rows written): all of them, the changed ones, or the others. */
-function unitsNow(params: Params, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed' | 'unchanged'): string {
-  const live = rollupUnitsAsOf(params, scope.experimentId, params.int(scope.version), params.int(unitsFrom));
+/**
+ * The live units as of this refresh's version (its unit rows written): all of them, the changed
+ * ones, or the others; with `only`, of the units it selects (those with new events).
+ */
+function unitsNow(params: Params, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed' | 'unchanged', only: string | null = null): string {
+  const live = rollupUnitsAsOf(
+    params,
+    scope.experimentId,
+    params.int(scope.version),
+    params.int(unitsFrom),
+    which === 'changed' ? changedUnits(params, scope) : only,
+  );
   if (which === 'all') return live;
   return `SELECT * FROM (${live}) WHERE unit_id ${which === 'changed' ? 'IN' : 'NOT IN'} (${changedUnits(params, scope)})`;
+}
+
+/** The unchanged live units with events of `keys` drained since the state's watermark. */
+function unchangedWithNew(params: Params, scope: RefreshScope, state: State, keys: readonly string[]): string {
+  return unitsNow(params, scope, state.unitsFrom, 'unchanged', unitsWithNewEvents(params, scope, keys, state.watermark));
 }
 
 async function countUnits(ch: ClickHouse, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed'): Promise<number> {
@@ -112,6 +121,7 @@ async function sinceState(
   scope: RefreshScope,
   slots: readonly RollupSlot[],
   state: State,
+  listed: () => Promise<void>,
 ): Promise<{ result: RefreshResult; generations: Map<string, number> }> {
   const generations = new Map<string, number>();
   const current: RollupSlot[] = [];
@@ -127,20 +137,21 @@ async function sinceState(
     }
   }
   await run(ch, (params) => listChangedUnits(params, scope, state.unitsFrom));
+  await listed();
   await run(ch, (params) => writeUnits(params, scope, true));
   const fresh = state.watermark < scope.watermark;
   for (const slot of current) {
     const generation = generations.get(slot.metric_id) as number;
     await run(ch, (params) => buildSlotRows(params, scope, slot, generation, unitsNow(params, scope, state.unitsFrom, 'changed'), true));
     if (fresh)
-      await run(ch, (params) => addNewEventRows(params, scope, slot, generation, unitsNow(params, scope, state.unitsFrom, 'unchanged'), state.watermark));
+      await run(ch, (params) => addNewEventRows(params, scope, slot, generation, unchangedWithNew(params, scope, state, [slot.event_key]), state.watermark));
   }
   for (const slot of stale)
     await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom, 'all'), false));
   const keys = [...new Set(current.map((slot) => slot.event_key))];
   const added =
     fresh && keys.length > 0
-      ? await firstRow(ch, (params) => countNewEvents(params, scope, keys, unitsNow(params, scope, state.unitsFrom, 'unchanged'), state.watermark))
+      ? await firstRow(ch, (params) => countNewEvents(params, scope, keys, unchangedWithNew(params, scope, state, keys), state.watermark))
       : {};
   const eventsRead = (await builtEvents(ch, scope)) + toNumber(added.events ?? 0);
   const unitsRefreshed =
@@ -156,6 +167,8 @@ async function commit(
   slots: readonly RollupSlot[],
   unitsFrom: number,
   generations: ReadonlyMap<string, number>,
+  totals: { plan: string; rows: readonly TotalsRow[] },
+  mirrorNow: number,
 ): Promise<void> {
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
   const row = {
@@ -165,7 +178,10 @@ async function commit(
     units_from: unitsFrom,
     slot_ids: slots.map((slot) => slot.metric_id),
     slot_generations: slots.map((slot) => generations.get(slot.metric_id) ?? scope.version),
+    mirror_seen: mirrorNow,
     definitions: JSON.stringify(definitions),
+    totals_plan: totals.plan,
+    totals: JSON.stringify(totals.rows),
   };
   await ch.client.insert({ table: 'rollup_state', values: [row], format: 'JSONEachRow' });
 }
@@ -177,6 +193,8 @@ export interface ClickHouseRefreshOptions {
   rebuild?: boolean;
   /** Tests: runs after every write and before the commit. */
   beforeCommit?: () => Promise<void>;
+  /** The totals to keep with the rollups (totals.ts), or null. */
+  plan?: TotalsPlan | null;
 }
 
 /** Brings the experiment's rollups in ClickHouse up to date for these slots, one refresh of an experiment at a time (`queue`). */
@@ -191,8 +209,11 @@ export async function refreshInClickHouse(
   return oneAtATime(ctx, queue, row.id, async () => {
     const { watermark } = options;
     const loaded = options.rebuild ? null : await loadState(ch, row.id);
-    const state = loaded !== null && loaded.watermark <= watermark ? loaded : null;
+    // A state committed without totals predates rollup_units' breakdown values (ClickHouse migration 0005): built again once.
+    const state = loaded !== null && loaded.watermark <= watermark && loaded.totalsPlan !== '' ? loaded : null;
     const version = await nextVersion(ch, row.id, ctx.clock.now());
+    // Read before the units are compared: a row mirrored later is newer, and the next refresh compares its unit.
+    const mirrorNow = await mirroredVersion(ch, row.id);
     const scope: RefreshScope = {
       workspaceId: row.workspace_id,
       experimentId: row.id,
@@ -200,13 +221,17 @@ export async function refreshInClickHouse(
       version,
       committed: loaded?.version ?? 0,
       watermark,
+      mirrorSeen: state === null ? 0 : Math.max(0, state.mirrorSeen - MIRROR_MARGIN),
     };
+    const keeper = await keepTotals(ch, scope, { plan: options.plan ?? null, state, slots });
     let result: RefreshResult;
     let generations = new Map<string, number>();
     if (state === null) result = await fromScratch(ch, scope, slots);
-    else ({ result, generations } = await sinceState(ch, scope, slots, state));
+    else ({ result, generations } = await sinceState(ch, scope, slots, state, keeper.listed));
+    const unitsFrom = state === null ? version : state.unitsFrom;
+    const totals = await keeper.written(generations, unitsFrom);
     await options.beforeCommit?.();
-    await commit(ch, scope, slots, state === null ? version : state.unitsFrom, generations);
+    await commit(ch, scope, slots, unitsFrom, generations, totals, mirrorNow);
     return result;
   });
 }

@@ -20,14 +20,16 @@ import type { MetricSpec } from '../store/contract.js';
 import { DECIMAL_SCALE, jsonNumber, Params, type Period, type UnitColumn, type UnitScope } from './sql-parts.js';
 
 /**
- * The exact sum of a Float64 expression (NULL terms add 0), as Float64. `integral`: every term is
- * a whole number (counts, binary values, their squares and products): summed as Int128, exact and
- * converted to Float64 exactly. Decimal256 would not do for those: its conversion to Float64
- * rounds twice, and 50,000 converted units came back as 50000.00000000001.
+ * The exact sum of a Float64 expression (NULL terms add 0). `integral`: every term is a whole
+ * number (counts, binary values, their squares and products): summed as Int128, exact and
+ * converted to Float64 exactly. Otherwise the Decimal256 sum is returned as its decimal text,
+ * which the reader parses to the nearest double (store/fold.ts toNumber): ClickHouse's own
+ * conversion of a Decimal256 to Float64 rounds twice (50,000 converted units came back as
+ * 50000.00000000001, and five units capped at 80 had a variance above 0).
  */
 export function exactSum(expression: string, integral = false): string {
   if (integral) return `toFloat64(sum(toInt128(ifNull(${expression}, 0))))`;
-  return `toFloat64(sum(toDecimal256(ifNull(${expression}, 0), ${DECIMAL_SCALE})))`;
+  return `toString(sum(toDecimal256(ifNull(${expression}, 0), ${DECIMAL_SCALE})))`;
 }
 
 /** Whether every per-unit value of the metric is a whole number: binary and count values, capped at a whole number if at all. */

@@ -81,7 +81,7 @@ interface Cell {
   metrics: Sums[];
 }
 
-type Cells = Map<string, Cell>;
+export type Cells = Map<string, Cell>;
 
 const MAIN_SLICE = JSON.stringify([-1, null]);
 
@@ -98,8 +98,11 @@ function cellOf(cells: Cells, slice: string, variant: string, metricCount: numbe
 const capped = (value: number | null, cap: number | null | undefined): number | null =>
   value === null || cap === null || cap === undefined ? value : value > cap ? cap : value;
 
-/** Adds x * y (y 1: x) times sign to the sum `key`, exactly. */
-function addTerm(sums: Sums, key: ExactKey, x: number, y: number, sign: 1 | -1): void {
+/**
+ * Adds x * y (y 1: x) times sign to the sum `key`, exactly; `rounded`: the product as a double
+ * (what ClickHouse's sums add up: clickhouse/sql.ts exactSum), the sum of those exact.
+ */
+function addTerm(sums: Sums, key: ExactKey, x: number, y: number, sign: 1 | -1, rounded = false): void {
   if ((x === 0 || y === 0) && Number.isFinite(x) && Number.isFinite(y)) return;
   const term = x * y;
   // An integer product below 2^53 is exact in doubles, and so is a sum that stays a safe integer.
@@ -110,22 +113,22 @@ function addTerm(sums: Sums, key: ExactKey, x: number, y: number, sign: 1 | -1):
       return;
     }
   }
-  const exact = y === 1 ? exactOf(x) : exactProduct(x, y);
+  const exact = y === 1 ? exactOf(x) : rounded ? exactOf(x * y) : exactProduct(x, y);
   sums[key] = exactAdd(sums[key], sign === 1 ? exact : exactNegate(exact));
 }
 
 /** One unit's terms of metricColumns (ratio or not) and covariateColumns, times sign. */
-function addUnit(sums: Sums, spec: MetricSpec, values: { m: number | null; d: number | null; p: number | null }, sign: 1 | -1): void {
+function addUnit(sums: Sums, spec: MetricSpec, values: { m: number | null; d: number | null; p: number | null }, sign: 1 | -1, rounded = false): void {
   if (spec.denominator) {
     const x = capped(values.m, spec.cap) ?? 0;
     const y = capped(values.d, spec.denominator.cap) ?? 0;
     sums.n += sign;
     sums.c += y !== 0 ? sign : 0;
-    addTerm(sums, 's', x, 1, sign);
-    addTerm(sums, 'q', x, x, sign);
-    addTerm(sums, 'sy', y, 1, sign);
-    addTerm(sums, 'qy', y, y, sign);
-    addTerm(sums, 'xy', x, y, sign);
+    addTerm(sums, 's', x, 1, sign, rounded);
+    addTerm(sums, 'q', x, x, sign, rounded);
+    addTerm(sums, 'sy', y, 1, sign, rounded);
+    addTerm(sums, 'qy', y, y, sign, rounded);
+    addTerm(sums, 'xy', x, y, sign, rounded);
     return;
   }
   const value = capped(values.m, spec.cap);
@@ -136,19 +139,19 @@ function addUnit(sums: Sums, spec: MetricSpec, values: { m: number | null; d: nu
   else if (spec.aggregation === 'count') sums.c += v > 0 ? sign : 0;
   else sums.c += value !== null ? sign : 0;
   if (spec.percentile && v !== 0) sums.z += sign;
-  addTerm(sums, 's', v, 1, sign);
-  addTerm(sums, 'q', v, v, sign);
+  addTerm(sums, 's', v, 1, sign, rounded);
+  addTerm(sums, 'q', v, v, sign, rounded);
   if (!spec.lookback_ms || (meanOnly && value === null)) return;
   const x = capped(values.p, spec.cap) ?? 0;
-  addTerm(sums, 'px', x, 1, sign);
-  addTerm(sums, 'pxx', x, x, sign);
-  addTerm(sums, 'pxy', x, v, sign);
+  addTerm(sums, 'px', x, 1, sign, rounded);
+  addTerm(sums, 'pxx', x, x, sign, rounded);
+  addTerm(sums, 'pxy', x, v, sign, rounded);
 }
 
 const valueOf = (raw: unknown): number | null => (raw === null || raw === undefined ? null : toNumber(raw));
 
 /** Adds (sign 1) or takes away (sign -1) the contributions of these per-unit rows. */
-function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string, unknown>[], sign: 1 | -1): void {
+export function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string, unknown>[], sign: 1 | -1, rounded = false): void {
   const count = plan.metrics.length;
   // Column names and slices made once, not per row (this loop runs for every refreshed unit, twice).
   const names = plan.metrics.map((_, index) => ({ m: `m${index}`, d: `d${index}`, p: `p${index}` }));
@@ -179,6 +182,7 @@ function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string
         plan.metrics[index] as MetricSpec,
         { m: valueOf(row[name.m]), d: valueOf(row[name.d]), p: valueOf(row[name.p]) },
         sign,
+        rounded,
       );
     }
     breakdowns.forEach(({ column, slices }, k) => {
@@ -191,7 +195,7 @@ function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string
       }
       const cell = cellFor(slice, variant, plan.primary ? 1 : 0);
       cell.units += sign;
-      if (plan.primary) addUnit(cell.metrics[0] as Sums, plan.primary, { m: valueOf(row.m0), d: valueOf(row.d0), p: null }, sign);
+      if (plan.primary) addUnit(cell.metrics[0] as Sums, plan.primary, { m: valueOf(row.m0), d: valueOf(row.d0), p: null }, sign, rounded);
     });
   }
 }
@@ -207,23 +211,45 @@ function parseSums(stored: unknown[]): Sums {
   return sums;
 }
 
+/** One stored row of totals: a slice and variant, its units and each metric's sums (formatSums, as JSON). */
+export interface TotalsRow {
+  slice: string;
+  variant_key: string;
+  units: number;
+  sums: string;
+}
+
+/** A stored row (or none) with a cell's difference added: its units and sums after. */
+function mergeCell(row: Pick<TotalsRow, 'units' | 'sums'> | undefined, delta: Cell): { units: number; sums: string } {
+  const before = row ? (JSON.parse(row.sums) as unknown[][]).map(parseSums) : delta.metrics.map(emptySums);
+  const after = before.map((sums, index) => {
+    const change = foldSmall(delta.metrics[index] ?? emptySums());
+    const merged: Sums = { ...sums, n: sums.n + change.n, c: sums.c + change.c, z: sums.z + change.z };
+    for (const exactKey of EXACT_KEYS) merged[exactKey] = exactAdd(sums[exactKey], change[exactKey]);
+    return merged;
+  });
+  return { units: Number(row?.units ?? 0) + delta.units, sums: JSON.stringify(after.map(formatSums)) };
+}
+
+/** The rows with the cells' differences added (a row left without units goes): a store that keeps its totals elsewhere (ClickHouse). */
+export function mergeCells(rows: readonly TotalsRow[], cells: Cells): TotalsRow[] {
+  const merged = new Map(rows.map((row) => [`${row.slice}\u0000${row.variant_key}`, row]));
+  for (const [key, delta] of cells) {
+    const after = mergeCell(merged.get(key), delta);
+    if (after.units === 0) merged.delete(key);
+    else merged.set(key, { slice: delta.slice, variant_key: delta.variant, ...after });
+  }
+  return [...merged.values()];
+}
+
 /** Adds the cells' differences to the stored totals; a cell left without units goes. */
 async function applyCells(executor: Executor, experimentId: string, cells: Cells): Promise<void> {
   if (cells.size === 0) return;
   const stored = await executor.selectFrom('analysis_rollup_totals').selectAll().where('experiment_id', '=', experimentId).execute();
   const known = new Map(stored.map((row) => [`${row.slice}\u0000${row.variant_key}`, row]));
   for (const [key, delta] of cells) {
-    const row = known.get(key);
-    const before = row ? (JSON.parse(row.sums) as unknown[][]).map(parseSums) : delta.metrics.map(emptySums);
-    const units = Number(row?.units ?? 0) + delta.units;
-    const after = before.map((sums, index) => {
-      const change = foldSmall(delta.metrics[index] ?? emptySums());
-      const merged: Sums = { ...sums, n: sums.n + change.n, c: sums.c + change.c, z: sums.z + change.z };
-      for (const exactKey of EXACT_KEYS) merged[exactKey] = exactAdd(sums[exactKey], change[exactKey]);
-      return merged;
-    });
-    const where = { experiment_id: experimentId, slice: delta.slice, variant_key: delta.variant };
-    if (units === 0) {
+    const values = mergeCell(known.get(key), delta);
+    if (values.units === 0) {
       await executor
         .deleteFrom('analysis_rollup_totals')
         .where('experiment_id', '=', experimentId)
@@ -232,7 +258,7 @@ async function applyCells(executor: Executor, experimentId: string, cells: Cells
         .execute();
       continue;
     }
-    const values = { units, sums: JSON.stringify(after.map(formatSums)) };
+    const where = { experiment_id: experimentId, slice: delta.slice, variant_key: delta.variant };
     await executor
       .insertInto('analysis_rollup_totals')
       .values({ ...where, ...values })
@@ -339,6 +365,11 @@ function toTotals(sums: Sums | undefined): MetricTotals {
 /** The experiment's maintained totals, as the general pass would give them. */
 export async function readTotals(executor: Executor, experimentId: string, plan: TotalsPlan): Promise<StoredTotals> {
   const rows = await executor.selectFrom('analysis_rollup_totals').selectAll().where('experiment_id', '=', experimentId).execute();
+  return totalsOfRows(rows, plan);
+}
+
+/** Stored rows of totals as the general pass would give them. */
+export function totalsOfRows(rows: ReadonlyArray<Pick<TotalsRow, 'slice' | 'variant_key' | 'units' | 'sums'>>, plan: TotalsPlan): StoredTotals {
   const totals = new Map<string, VariantTotals>();
   const raw: RawTotals[] = plan.breakdowns.map(() => new Map());
   for (const row of rows) {

@@ -1,0 +1,143 @@
+/**
+ * The maintained totals of the incremental analysis in ClickHouse (docs/analysis.md "Incremental
+ * analysis in ClickHouse"): per slice (the whole experiment, or one value of one breakdown) and
+ * variant, the units and each metric's sufficient statistics, the same cells as the SQL stores'
+ * (sql/rollup/totals.ts, whose exact arithmetic this reuses). A refresh takes away the old
+ * contributions of the units it touched (their rows as of the committed refresh) and adds their
+ * new ones (as of its own version), and commits the result in its rollup_state row, the same
+ * atomic insert that commits its rollups: a snapshot then reads a few cells instead of every
+ * unit's rollups. Without usable totals (the first refresh, another plan, a metric rebuilt in a
+ * new generation) they are added up from every unit's rollups, streamed.
+ */
+import type { ClickHouse } from '../../../clickhouse/client.js';
+import { accumulate, mergeCells, newCells, planHash, totalsOfRows, type Cells, type TotalsRow } from '../sql/rollup/totals.js';
+import type { RollupSlot, StoredTotals, TotalsPlan } from '../store/contract.js';
+import { slotHash, toNumber } from '../store/fold.js';
+import { rawColumns } from './breakdowns.js';
+import { changedUnits, rollupsAt, rollupUnitValuesQuery, type RefreshScope, type RollupsAsOf } from './rollup-sql.js';
+import { loadState, type State } from './rollup-state.js';
+import { Params } from './sql-parts.js';
+import { unitColumns } from './sql.js';
+import { queryRows, READ_SETTINGS } from './aggregate.js';
+
+/** rollup_state.totals_plan of a refresh that kept no totals ('' is a state from before they existed). */
+export const NO_TOTALS = '-';
+
+/** Rows per batch folded into the cells while streaming every unit's rows. */
+const BATCH = 20_000;
+
+/** The per-unit rows the totals are sums of: variant_key, r{k} and m{i}, d{i}, p{i}, as of `asOf` (of the units `only` selects). */
+function unitRowsQuery(params: Params, experimentId: string, plan: TotalsPlan, asOf: (params: Params) => RollupsAsOf, only: string | null): string {
+  const extra = rawColumns(params, plan.breakdowns)
+    .map((column) => `, ${column.expression} AS ${column.alias}`)
+    .join('');
+  return rollupUnitValuesQuery(params, { experimentId }, unitColumns(plan.metrics), extra, asOf(params), only);
+}
+
+/** Folds the rows of `query` into `cells` with `sign`, a batch at a time (a first build streams millions of units). */
+async function foldRows(ch: ClickHouse, params: Params, query: string, cells: Cells, plan: TotalsPlan, sign: 1 | -1): Promise<void> {
+  const result = await ch.client.query({ query, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS });
+  let batch: Record<string, unknown>[] = [];
+  for await (const rows of result.stream()) {
+    for (const row of rows as Array<{ json(): Record<string, unknown> }>) batch.push(row.json());
+    if (batch.length >= BATCH) {
+      accumulate(cells, plan, batch, sign, true);
+      batch = [];
+    }
+  }
+  accumulate(cells, plan, batch, sign, true);
+}
+
+/** Folds the rows of the units `only` selects, as of `asOf`, into `cells` with `sign`; every live unit without `only`. */
+async function foldUnits(
+  ch: ClickHouse,
+  experimentId: string,
+  plan: TotalsPlan,
+  cells: Cells,
+  read: { asOf: (params: Params) => RollupsAsOf; only: ((params: Params) => string) | null; sign: 1 | -1 },
+): Promise<void> {
+  const params = new Params();
+  const query = unitRowsQuery(params, experimentId, plan, read.asOf, read.only === null ? null : read.only(params));
+  await foldRows(ch, params, query, cells, plan, read.sign);
+}
+
+/** Whether rows above the committed version exist (a refresh that never committed): a merge may have dropped committed rows under them. */
+async function leftovers(ch: ClickHouse, scope: RefreshScope): Promise<boolean> {
+  const params = new Params();
+  const id = params.string(scope.experimentId);
+  const above = params.int(scope.committed);
+  const rows = await queryRows(
+    ch,
+    `SELECT count() AS n FROM (SELECT 1 FROM (SELECT 1 FROM rollup_units WHERE experiment_id = ${id} AND version > ${above} LIMIT 1)
+      UNION ALL SELECT 1 FROM (SELECT 1 FROM rollup_values WHERE experiment_id = ${id} AND version > ${above} LIMIT 1))`,
+    params,
+  );
+  return toNumber(rows[0]?.n) > 0;
+}
+
+/** The units a refresh since `state` may touch: those it lists as changed, and those with events of the slots' keys drained since. */
+function candidates(params: Params, scope: RefreshScope, state: State, slots: readonly RollupSlot[]): string {
+  const keys = [...new Set(slots.map((slot) => slot.event_key))];
+  const drained =
+    state.watermark < scope.watermark && keys.length > 0
+      ? ` UNION DISTINCT SELECT DISTINCT unit_id FROM events WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}
+          AND drain_seq > ${params.int(state.watermark)} AND drain_seq <= ${params.int(scope.watermark)}`
+      : '';
+  return `${changedUnits(params, scope)}${drained}`;
+}
+
+export interface TotalsKeeper {
+  /** Runs once the refresh has listed its changed units, before it writes any rollup. */
+  listed(): Promise<void>;
+  /** The totals to commit, once every rollup is written. */
+  written(generations: ReadonlyMap<string, number>, unitsFrom: number): Promise<{ plan: string; rows: TotalsRow[] }>;
+}
+
+/**
+ * Keeps the totals of `plan` with a refresh. With committed totals of the same plan, every slot
+ * current and no rows of a refresh that never committed, the touched units' committed rows are
+ * folded out before the refresh writes (so no merge of its rows can hide them) and their rows
+ * after it folded in; otherwise the totals are added up from every unit once it has written.
+ */
+export async function keepTotals(
+  ch: ClickHouse,
+  scope: RefreshScope,
+  input: { plan: TotalsPlan | null; state: State | null; slots: readonly RollupSlot[] },
+): Promise<TotalsKeeper> {
+  const { plan, state, slots } = input;
+  const hash = plan === null ? NO_TOTALS : planHash(plan);
+  const current = (known: State) => slots.every((slot) => known.slots.get(slot.metric_id)?.hash === slotHash(slot, scope.stoppedAt));
+  const delta = plan !== null && state !== null && state.totalsPlan === hash && current(state) && !(await leftovers(ch, scope));
+  const cells = newCells();
+  return {
+    listed: async () => {
+      if (!delta || plan === null || state === null) return;
+      const committed = new Map([...state.slots].map(([id, slot]) => [id, slot.generation]));
+      const asOf = (params: Params) => rollupsAt(params, state.version, state.unitsFrom, committed);
+      await foldUnits(ch, scope.experimentId, plan, cells, { asOf, only: (params) => candidates(params, scope, state, slots), sign: -1 });
+    },
+    written: async (generations, unitsFrom) => {
+      if (plan === null) return { plan: NO_TOTALS, rows: [] };
+      const now = new Map(slots.map((slot) => [slot.metric_id, generations.get(slot.metric_id) ?? scope.version]));
+      const asOf = (params: Params) => rollupsAt(params, scope.version, unitsFrom, now);
+      if (!delta || state === null) {
+        await foldUnits(ch, scope.experimentId, plan, cells, { asOf, only: null, sign: 1 });
+        return { plan: hash, rows: mergeCells([], cells) };
+      }
+      await foldUnits(ch, scope.experimentId, plan, cells, { asOf, only: (params) => candidates(params, scope, state, slots), sign: 1 });
+      return { plan: hash, rows: mergeCells(state.totals === '' ? [] : (JSON.parse(state.totals) as TotalsRow[]), cells) };
+    },
+  };
+}
+
+/** The experiment's maintained totals of `plan` as the last committed refresh left them. */
+export async function committedTotals(ch: ClickHouse, experimentId: string, plan: TotalsPlan): Promise<StoredTotals> {
+  const state = await loadState(ch, experimentId);
+  if (state === null || state.totalsPlan !== planHash(plan)) throw new Error(`the rollups of experiment ${experimentId} keep no totals of this plan`);
+  return storedTotals(state.totals, plan);
+}
+
+/** Stored totals (rollup_state.totals) as the general pass gives them. */
+export function storedTotals(text: string, plan: TotalsPlan): StoredTotals {
+  return totalsOfRows(text === '' ? [] : (JSON.parse(text) as TotalsRow[]), plan);
+}
