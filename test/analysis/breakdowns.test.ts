@@ -3,7 +3,7 @@ import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { chooseVariant } from '../../src/features/assignment/bucketing.js';
 import { computeById } from '../../src/features/analysis/service.js';
 import { aggregateBreakdowns } from '../../src/features/analysis/sql/breakdowns.js';
-import { breakdownKeys } from '../../src/features/analysis/breakdowns-pass.js';
+import { breakdownKeys } from '../../src/features/analysis/passes/breakdowns-pass.js';
 import { describeEachStore } from '../support/each-dialect.js';
 import type { TestServer } from '../support/server.js';
 import { HOUR, ManualClock, compute, createExperiment, createMetric, expectClose, sendEvents, type OutgoingEvent } from './support.js';

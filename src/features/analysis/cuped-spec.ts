@@ -9,7 +9,7 @@
 import type { Experiment } from '../experiments/schemas.js';
 import type { ExperimentRow } from '../experiments/read.js';
 import type { ViewDeps } from './deps.js';
-import type { ResolvedSpec } from './metric-totals.js';
+import type { ResolvedSpec } from './passes/metric-totals.js';
 import type { UnitSource } from './store/contract.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

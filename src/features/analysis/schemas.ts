@@ -2,8 +2,8 @@ import Type, { type Static } from 'typebox';
 import { MAX_PAGE_SIZE } from '../../http/pagination.js';
 import { Id, Timestamp } from '../../http/schemas.js';
 import { PlanningBlockSchema } from './planning-schema.js';
-import { FunnelStepResultSchema } from './sequence-schema.js';
-export type { FunnelStepResult } from './sequence-schema.js';
+import { FunnelStepResultSchema, QuantileResultSchema } from './metric-kind-schemas.js';
+export type { FunnelStepResult } from './metric-kind-schemas.js';
 
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const Interval = Type.Tuple([Type.Number(), Type.Number()]);
@@ -41,22 +41,6 @@ export const EffectSchema = Type.Object(
     ),
   },
   { description: 'the variant against the control (docs/statistics.md)' },
-);
-
-export const QuantileResultSchema = Type.Object(
-  {
-    q: Type.Number({ description: 'the quantile (0 < q < 1)' }),
-    level: Type.Enum(['event', 'unit']),
-    value: NullableNumber('the sample quantile of the values (numpy’s default linear interpolation); null without values'),
-    values: Type.Integer({ description: 'values it was taken over: events at the event level, units at the unit level' }),
-    units: Type.Integer({ description: 'units contributing a value (the clusters at the event level)' }),
-    interval_95: Type.Union([Type.Tuple([Type.Number(), Type.Number()]), Type.Null()], {
-      description:
-        'the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level)',
-    }),
-    standard_error: NullableNumber('the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values'),
-  },
-  { description: 'quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics")' },
 );
 
 export const VariantPosteriorSchema = Type.Object(

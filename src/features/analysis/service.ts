@@ -9,15 +9,15 @@ import { reportedCap, type BuiltSnapshot, type PreviousEvidence } from './comput
 import { planningBlockOf } from './compute/planning-block.js';
 import { plannedSamplePerVariant, recommend, recommendationContext } from './compute/recommendation.js';
 import { cupedLookbackMs, withCovariate } from './cuped-spec.js';
-import { banditInputOf } from './period-totals.js';
+import { banditInputOf } from './passes/period-totals.js';
 import { summarizeSnapshot } from './history-summary.js';
-import { breakdownKeys } from './breakdowns-pass.js';
-import { snapshotSlices } from './metric-breakdowns-pass.js';
+import { breakdownKeys } from './passes/breakdowns-pass.js';
+import { snapshotSlices } from './passes/metric-breakdowns-pass.js';
 import type { AnalysisDeps, ViewDeps } from './deps.js';
-import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './metric-totals.js';
-import { withQuantiles } from './quantile-pass.js';
+import { aggregateWithCaps, loadMetrics, planSpec, resolveSpec, type ResolvedSpec } from './passes/metric-totals.js';
+import { withQuantiles } from './passes/quantile-pass.js';
 import { rollupSlots } from './store/rollup-slots.js';
-import { isSequenceKind, mergeSequenceTotals, sequenceTotalsOf, withSequenceResults } from './sequence-pass.js';
+import { isSequenceKind, mergeSequenceTotals, sequenceTotalsOf, withSequenceResults } from './passes/sequence-pass.js';
 import { DEFAULT_HISTORY_PAGE, type AnalysedMetric, type AnalysisSnapshot, type Computation, type CupedReport, type HistoryQuery } from './schemas.js';
 import type { MetricRow } from '../metrics/read.js';
 import {

@@ -10,7 +10,7 @@ import type { BanditAllocation } from '../experiments/allocation.js';
 import { parseAllocation, parsePeriods } from '../experiments/allocation.js';
 import { applyBanditWeights } from '../experiments/bandit-weights.js';
 import { findExperimentById, parseVariants, type ExperimentRow } from '../experiments/read.js';
-import { primaryPeriodTotals } from '../analysis/period-totals.js';
+import { primaryPeriodTotals } from '../analysis/passes/period-totals.js';
 import type { BanditsDeps } from './deps.js';
 
 const HOUR_MS = 60 * 60 * 1000;

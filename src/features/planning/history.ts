@@ -6,7 +6,7 @@
  */
 import { isSequenceKind, perUnitKind } from '../metrics/sequence-rules.js';
 import { findMetricsByIds, type MetricRow } from '../metrics/read.js';
-import { planSpec } from '../analysis/metric-totals.js';
+import { planSpec } from '../analysis/passes/metric-totals.js';
 import type { HistoryTotals } from '../analysis/store/contract.js';
 import { baselineFromHistory, type HistoryBaseline } from '../../stats/history-baseline.js';
 import type { PlanningDeps } from './deps.js';

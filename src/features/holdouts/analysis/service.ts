@@ -6,7 +6,7 @@ import { problems, type FieldError } from '../../../http/problems.js';
 import { newId } from '../../../lib/ids.js';
 import { toIso } from '../../../lib/time.js';
 import { recordAudit } from '../../audit/recorder.js';
-import { planSpec } from '../../analysis/metric-totals.js';
+import { planSpec } from '../../analysis/passes/metric-totals.js';
 import type { MetricSpec } from '../../analysis/store/contract.js';
 import { findMetricsByIds, type MetricRow } from '../../metrics/read.js';
 import type { HoldoutsDeps } from '../deps.js';

@@ -5,17 +5,17 @@
  * analysed as a binary metric over the eligible units (the last step's conversions), and each
  * variant's steps with their drop-off and intervals, or its pending units for retention.
  */
-import { betaPosterior } from '../../stats/beta.js';
-import { parsePropertyPath } from '../metrics/property-path.js';
-import type { MetricRow } from '../metrics/read.js';
-import type { FunnelStep, RetentionWindow } from '../metrics/schemas.js';
-import { isSequenceKind, parseBound } from '../metrics/sequence-rules.js';
-import type { ExperimentRow } from '../experiments/read.js';
-import type { ViewDeps } from './deps.js';
-import type { FunnelStepResult, VariantPosterior } from './schemas.js';
-import type { MetricTotals, VariantTotals } from './store/contract.js';
-import { EMPTY_TOTALS } from './store/fold.js';
-import type { SequenceCounts, SequenceSpec, SequenceTotals } from './store/sequence-contract.js';
+import { betaPosterior } from '../../../stats/beta.js';
+import { parsePropertyPath } from '../../metrics/property-path.js';
+import type { MetricRow } from '../../metrics/read.js';
+import type { FunnelStep, RetentionWindow } from '../../metrics/schemas.js';
+import { isSequenceKind, parseBound } from '../../metrics/sequence-rules.js';
+import type { ExperimentRow } from '../../experiments/read.js';
+import type { ViewDeps } from '../deps.js';
+import type { FunnelStepResult, VariantPosterior } from '../schemas.js';
+import type { MetricTotals, VariantTotals } from '../store/contract.js';
+import { EMPTY_TOTALS } from '../store/fold.js';
+import type { SequenceCounts, SequenceSpec, SequenceTotals } from '../store/sequence-contract.js';
 
 export { isSequenceKind };
 

@@ -4,10 +4,10 @@
  * variant's quantile and interval (compute/quantile-arms.ts). The general pass still gives such a
  * metric's units and conversions; its quantile replaces the mean in the build.
  */
-import type { ExperimentRow } from '../experiments/read.js';
-import { cappingOf, type MetricRow } from '../metrics/read.js';
-import { quantileArms, type QuantileArms } from './compute/quantile-arms.js';
-import type { ViewDeps } from './deps.js';
+import type { ExperimentRow } from '../../experiments/read.js';
+import { cappingOf, type MetricRow } from '../../metrics/read.js';
+import { quantileArms, type QuantileArms } from '../compute/quantile-arms.js';
+import type { ViewDeps } from '../deps.js';
 import { eventMetricSpec } from './metric-totals.js';
 
 export interface QuantilePass {

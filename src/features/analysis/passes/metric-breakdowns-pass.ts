@@ -5,14 +5,14 @@
  * shows in one country only is what a guardrail's breakdown is for; tested together with the
  * primary's slices, it would be diluted by a family it has nothing to do with.
  */
-import type { ExperimentRow } from '../experiments/read.js';
-import type { Experiment } from '../experiments/schemas.js';
-import type { MetricRow } from '../metrics/read.js';
-import type { BanditInput } from './compute/bandit-analysis.js';
+import type { ExperimentRow } from '../../experiments/read.js';
+import type { Experiment } from '../../experiments/schemas.js';
+import type { MetricRow } from '../../metrics/read.js';
+import type { BanditInput } from '../compute/bandit-analysis.js';
 import { computeBreakdowns, labelSources } from './breakdowns-pass.js';
-import type { AnalysisDeps, ViewDeps } from './deps.js';
-import type { Breakdown, MetricBreakdowns } from './schemas.js';
-import type { BreakdownTotals, MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
+import type { AnalysisDeps, ViewDeps } from '../deps.js';
+import type { Breakdown, MetricBreakdowns } from '../schemas.js';
+import type { BreakdownTotals, MetricSpec, UnitSource, VariantTotals } from '../store/contract.js';
 
 export interface BrokenDownMetric {
   metric: MetricRow;

@@ -5,15 +5,15 @@
  * once, and re-bucketing supersedes the old row), whatever the weights were when its events came.
  * Each store computes the rows (its periodCells); this folds them per variant.
  */
-import type { SufficientStats } from '../../stats/index.js';
-import { parsePeriods } from '../experiments/allocation.js';
-import { toExperiment, type Experiment, type ExperimentRow } from '../experiments/read.js';
-import type { BanditInput } from './compute/bandit-analysis.js';
-import type { MetricRow } from '../metrics/read.js';
-import { isSequenceKind } from '../metrics/sequence-rules.js';
-import type { ViewDeps } from './deps.js';
+import type { SufficientStats } from '../../../stats/index.js';
+import { parsePeriods } from '../../experiments/allocation.js';
+import { toExperiment, type Experiment, type ExperimentRow } from '../../experiments/read.js';
+import type { BanditInput } from '../compute/bandit-analysis.js';
+import type { MetricRow } from '../../metrics/read.js';
+import { isSequenceKind } from '../../metrics/sequence-rules.js';
+import type { ViewDeps } from '../deps.js';
 import { loadMetrics, resolveSpec } from './metric-totals.js';
-import type { UnitSource } from './store/contract.js';
+import type { UnitSource } from '../store/contract.js';
 
 export interface PeriodTotals {
   /** The primary metric these are sums of. */

@@ -1,4 +1,4 @@
-/** A funnel's steps in a snapshot (docs/metrics.md "Funnel metrics"): each variant's units at each step, with the drop-off. */
+/** What a variant carries for the metric kinds that are not sums: a quantile metric's quantile, a funnel's steps (docs/metrics.md). */
 import Type, { type Static } from 'typebox';
 
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
@@ -22,3 +22,19 @@ export const FunnelStepResultSchema = Type.Object(
   { description: 'one step of a funnel in one variant: the drop-off from the step before' },
 );
 export type FunnelStepResult = Static<typeof FunnelStepResultSchema>;
+
+export const QuantileResultSchema = Type.Object(
+  {
+    q: Type.Number({ description: 'the quantile (0 < q < 1)' }),
+    level: Type.Enum(['event', 'unit']),
+    value: NullableNumber('the sample quantile of the values (numpy’s default linear interpolation); null without values'),
+    values: Type.Integer({ description: 'values it was taken over: events at the event level, units at the unit level' }),
+    units: Type.Integer({ description: 'units contributing a value (the clusters at the event level)' }),
+    interval_95: Type.Union([Type.Tuple([Type.Number(), Type.Number()]), Type.Null()], {
+      description:
+        'the order-statistic interval of the quantile: the values at q ∓ 1.96 σ of the empirical distribution function (delta method over units at the event level)',
+    }),
+    standard_error: NullableNumber('the interval’s half width over 1.96: what the effect’s delta method reads; null with fewer than 2 values'),
+  },
+  { description: 'quantile metrics: the variant’s quantile (docs/statistics.md "Quantile metrics")' },
+);

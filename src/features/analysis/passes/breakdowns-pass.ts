@@ -2,16 +2,16 @@
  * The breakdowns of a snapshot: which breakdowns, their SQL pass, then the pure build on the
  * statistics thread (compute/thread/stats-thread.ts), and the names beside the `source` values.
  */
-import { apiKeyNames } from '../api-keys/read.js';
-import type { ExperimentRow } from '../experiments/read.js';
-import type { Experiment } from '../experiments/schemas.js';
-import type { MetricRow } from '../metrics/read.js';
-import { banditSrmWeights, type BanditInput } from './compute/bandit-analysis.js';
-import { analysedVariants } from './compute/build.js';
-import { NONE_LABEL, OTHER_LABEL } from './compute/breakdowns.js';
-import type { AnalysisDeps, ViewDeps } from './deps.js';
-import type { Breakdown } from './schemas.js';
-import type { BreakdownKey, BreakdownTotals, MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
+import { apiKeyNames } from '../../api-keys/read.js';
+import type { ExperimentRow } from '../../experiments/read.js';
+import type { Experiment } from '../../experiments/schemas.js';
+import type { MetricRow } from '../../metrics/read.js';
+import { banditSrmWeights, type BanditInput } from '../compute/bandit-analysis.js';
+import { analysedVariants } from '../compute/build.js';
+import { NONE_LABEL, OTHER_LABEL } from '../compute/breakdowns.js';
+import type { AnalysisDeps, ViewDeps } from '../deps.js';
+import type { Breakdown } from '../schemas.js';
+import type { BreakdownKey, BreakdownTotals, MetricSpec, UnitSource, VariantTotals } from '../store/contract.js';
 
 export interface BreakdownPassInput {
   experiment: Experiment;

@@ -5,13 +5,13 @@
  * during it (a metric's own percentile cap, from the largest values the pass returns; see
  * percentile-cap.ts).
  */
-import type { ExperimentRow } from '../experiments/read.js';
-import type { Experiment } from '../experiments/schemas.js';
-import { parsePropertyPath } from '../metrics/property-path.js';
-import { cappingOf, findMetricsByIds, type MetricRow } from '../metrics/read.js';
-import type { AnalysisDeps, ViewDeps } from './deps.js';
-import { resolveFromTopValues, topLimit } from './sql/percentile-cap.js';
-import type { MetricSpec, UnitSource, VariantTotals } from './store/contract.js';
+import type { ExperimentRow } from '../../experiments/read.js';
+import type { Experiment } from '../../experiments/schemas.js';
+import { parsePropertyPath } from '../../metrics/property-path.js';
+import { cappingOf, findMetricsByIds, type MetricRow } from '../../metrics/read.js';
+import type { AnalysisDeps, ViewDeps } from '../deps.js';
+import { resolveFromTopValues, topLimit } from '../sql/percentile-cap.js';
+import type { MetricSpec, UnitSource, VariantTotals } from '../store/contract.js';
 
 /** The SQL's view of one metric that reads events, with its cap when already known. */
 export function eventMetricSpec(metric: MetricRow, cap: number | null, percentile: number | null = null): MetricSpec {
