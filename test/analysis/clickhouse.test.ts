@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { compute, createExperiment, createMetric, DAY, drainEvents, exposeExactly, HOUR, ManualClock, sendEvents, type OutgoingEvent } from './support.js';
 import { exactSum, metricAggregates, unitJoinKey } from '../../src/features/analysis/clickhouse/sql.js';
 import { Params } from '../../src/features/analysis/clickhouse/sql-parts.js';
+import { comparable, expectSameNumbers } from './snapshot-compare.js';
 
 /**
  * docs/analysis.md "ClickHouse": the same scenario (every kind of metric, caps, a ratio, CUPED,
@@ -79,50 +80,6 @@ async function scenario(server: TestServer, clock: ManualClock): Promise<{ key: 
   const again = await server.request('POST', '/v1/assign', { key, body: { experiment_key: experiment.key, unit_id: moved, context: { country: 'fr' } } });
   expect(again.status, again.text).toBe(200);
   return { key, experimentId: experiment.id };
-}
-
-/** Every number of the two documents within 1e-9 relative (integers exactly), every other value equal. */
-function expectSameNumbers(actual: unknown, expected: unknown, path: string): void {
-  if (typeof expected === 'number' && typeof actual === 'number') {
-    if (Number.isInteger(expected) && Number.isInteger(actual)) return void expect(actual, path).toBe(expected);
-    const scale = Math.max(Math.abs(expected), Math.abs(actual), 1e-300);
-    expect(Math.abs(actual - expected) / scale, `${path}: ${actual} vs ${expected}`).toBeLessThanOrEqual(1e-9);
-    return;
-  }
-  if (Array.isArray(expected)) {
-    expect(Array.isArray(actual) && actual.length, path).toBe(expected.length);
-    expected.forEach((item, index) => expectSameNumbers((actual as unknown[])[index], item, `${path}[${index}]`));
-    return;
-  }
-  if (expected !== null && typeof expected === 'object') {
-    expect(Object.keys(actual as object).sort(), path).toEqual(Object.keys(expected).sort());
-    for (const [name, value] of Object.entries(expected)) expectSameNumbers((actual as Record<string, unknown>)[name], value, `${path}.${name}`);
-    return;
-  }
-  expect(actual, path).toEqual(expected);
-}
-
-/** Ids differ between the two servers' workspaces: left out everywhere. */
-function withoutIds(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutIds);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).flatMap(([name, item]) => (/^(id|experiment_id|metric_id)$/.test(name) ? [] : [[name, withoutIds(item)]])));
-}
-
-/** What depends on the data alone: not the snapshot's ids, time, duration or store. */
-function comparable(snapshot: any): unknown {
-  const { computed_at: _at, computation, breakdowns, metric_breakdowns, ...rest } = withoutIds(snapshot) as any;
-  // Source keys are ids of each server's own API key: compare the slices without their labels.
-  const slices = (list: any[]) =>
-    list.map((breakdown: any) =>
-      breakdown.dimension === 'source' ? { ...breakdown, values: breakdown.values.map(({ value: _v, label: _l, ...value }: any) => value) } : breakdown,
-    );
-  return {
-    ...rest,
-    breakdowns: slices(breakdowns),
-    metric_breakdowns: metric_breakdowns.map((entry: any) => ({ ...entry, breakdowns: slices(entry.breakdowns) })),
-    computation: { mode: computation.mode, events_read: computation.events_read },
-  };
 }
 
 suite(`analysis in ClickHouse${reason ? ` (skipped: ${reason})` : ''}`, () => {

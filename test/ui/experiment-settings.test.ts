@@ -156,4 +156,32 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: one Save for the ex
     await screenshot(page, 'experiment-settings-390');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
+
+  it('changes a running experiment’s tags and owner in the same form; a bad tag is named beside the field and saves nothing', async () => {
+    const { page } = ui.browser;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const running = await createExperiment(ui.server, ui.boot.key, {
+      environment_id: ui.boot.environmentId,
+      key: 'labels-edit',
+      name: 'Labels edit',
+      variants: TWO_ARMS,
+      tags: ['growth'],
+      owner: 'Ada',
+    });
+    await openEditor(page, running.id);
+    await expect(page.getByLabel('Tags').inputValue()).resolves.toBe('growth');
+    await expect(page.getByLabel('Owner').inputValue()).resolves.toBe('Ada');
+
+    await page.getByLabel('Tags').fill('growth, Checkout');
+    await page.getByLabel('Owner').fill('Grace');
+    await expect(page.getByTestId('unsaved').innerText()).resolves.toBe('Unsaved changes: tags and owner.');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await read(running.id)).owner).toEqual({ user_id: null, name: 'Grace' });
+    expect((await read(running.id)).tags).toEqual(['growth', 'checkout']);
+
+    await page.getByLabel('Tags').fill('growth, no!tag');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.getByLabel('Tags').getAttribute('aria-invalid')).toBe('true');
+    expect((await read(running.id)).tags).toEqual(['growth', 'checkout']);
+  });
 });

@@ -1,8 +1,9 @@
 import { expect } from 'vitest';
 import type { TestServer } from '../../support/server.js';
 import { random } from '../incremental-support.js';
-import { DAY, HOUR, createExperiment, createMetric, sendEvents, type OutgoingEvent } from '../support.js';
+import { DAY, HOUR, createExperiment, createMetric, type OutgoingEvent } from '../support.js';
 import type { CaseWorld, ConformanceCase } from './harness.js';
+import { standardSteps } from './steps.js';
 import { quantileCase } from './quantile-case.js';
 import { sequenceCase } from './sequence-case.js';
 
@@ -100,51 +101,7 @@ export const standardCase: ConformanceCase<StandardWorld> = {
       'units after the re-bucket',
     ).toBe(48);
   },
-  steps: [
-    {
-      name: 'first exposures and events',
-      async run(server, world, clock) {
-        for (let i = 0; i < 40; i += 1) world.units.push(`unit-${i}`);
-        for (const unit of world.units) await assign(server, world, unit);
-        clock.advance(HOUR);
-        await sendEvents(server, world.key, eventsFor(world, world.units, clock.now()));
-      },
-    },
-    {
-      name: 'more units and events, some late',
-      async run(server, world, clock) {
-        clock.advance(DAY);
-        const fresh = Array.from({ length: 10 }, (_, i) => `unit-${40 + i}`);
-        for (const unit of fresh) await assign(server, world, unit);
-        world.units.push(...fresh);
-        const late = eventsFor(world, world.units.slice(0, 8), clock.now() - 9 * DAY);
-        await sendEvents(server, world.key, [...eventsFor(world, world.units, clock.now()), ...late]);
-      },
-    },
-    {
-      name: 'a re-bucket and re-assignments',
-      async run(server, world, clock) {
-        clock.advance(HOUR);
-        for (const unit of world.units.slice(0, 5)) {
-          const removed = await server.request('DELETE', `/v1/assignments/${world.experiment.key}/${unit}`, { key: world.key });
-          expect(removed.status, removed.text).toBe(204);
-        }
-        clock.advance(HOUR);
-        for (const unit of world.units.slice(0, 3)) await assign(server, world, unit);
-        await sendEvents(server, world.key, eventsFor(world, world.units.slice(0, 12), clock.now()));
-      },
-    },
-    {
-      name: 'a stop, then events after it',
-      async run(server, world, clock) {
-        clock.advance(HOUR);
-        const stopped = await server.request('POST', `/v1/experiments/${world.experiment.id}/stop`, { key: world.key, body: { reason: 'inconclusive' } });
-        expect(stopped.status, stopped.text).toBe(200);
-        clock.advance(HOUR);
-        await sendEvents(server, world.key, eventsFor(world, world.units, clock.now()));
-      },
-    },
-  ],
+  steps: standardSteps(assign, eventsFor),
 };
 
 /** Every case the suite plays; a new metric kind adds its own. */

@@ -3,6 +3,7 @@ import type { TestServer } from '../../support/server.js';
 import { random } from '../incremental-support.js';
 import { DAY, HOUR, MINUTE, createExperiment, createMetric, sendEvents, type OutgoingEvent } from '../support.js';
 import type { CaseWorld, ConformanceCase } from './harness.js';
+import { stopExperiment, unassign } from './steps.js';
 
 /**
  * Funnel and retention metrics on every store (docs/metrics.md "Funnel metrics", "Retention
@@ -119,11 +120,8 @@ export const sequenceCase: ConformanceCase<SequenceWorld> = {
       name: 'a re-bucket and re-assignments',
       async run(server, world, clock) {
         clock.advance(HOUR);
-        for (const unit of world.units.slice(0, 5)) {
-          const removed = await server.request('DELETE', `/v1/assignments/${world.experiment.key}/${unit}`, { key: world.key });
-          expect(removed.status, removed.text).toBe(204);
-          world.exposedAt.delete(unit);
-        }
+        await unassign(server, world, world.units.slice(0, 5));
+        for (const unit of world.units.slice(0, 5)) world.exposedAt.delete(unit);
         clock.advance(HOUR);
         for (const unit of world.units.slice(0, 3)) await assign(server, world, unit, clock.now());
         clock.advance(2 * HOUR);
@@ -134,8 +132,7 @@ export const sequenceCase: ConformanceCase<SequenceWorld> = {
       name: 'a stop, then events after it',
       async run(server, world, clock) {
         clock.advance(HOUR);
-        const stopped = await server.request('POST', `/v1/experiments/${world.experiment.id}/stop`, { key: world.key, body: { reason: 'inconclusive' } });
-        expect(stopped.status, stopped.text).toBe(200);
+        await stopExperiment(server, world);
         clock.advance(DAY);
         await sendEvents(server, world.key, eventsFor(world, world.units, clock.now()));
       },

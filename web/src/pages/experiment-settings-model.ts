@@ -4,9 +4,11 @@
 // the changes behind.
 import type { Rule } from '../rules.js';
 import type { AutoStop, Experiment } from '../types.js';
+import { currentSession } from '../session.js';
 import { allocationFromText, allocationText, type AllocationText } from './allocation.js';
 import { AUTO_STOP_OFF, autoStopFor } from './auto-stop.js';
 import { ruleFromText, ruleText, type RuleText } from './decision-rule.js';
+import { tagsOf } from './experiments-labels.js';
 import { DEFAULT_MULTIPLE_TESTING, type MultipleTesting } from './secondary-fields.js';
 import { cupedFromText, cupedText, type CupedText } from './variance-reduction.js';
 
@@ -28,12 +30,17 @@ export interface SettingsDraft {
   rule: RuleText;
   cuped: CupedText;
   autoStop: AutoStop;
+  /** "checkout, growth" as typed. */
+  tags: string;
+  /** The owner's name as typed; empty for nobody. */
+  owner: string;
 }
 
-export type SectionName = 'details' | 'allocation' | 'weights' | 'metrics' | 'rule' | 'cuped' | 'autoStop';
+export type SectionName = 'details' | 'labels' | 'allocation' | 'weights' | 'metrics' | 'rule' | 'cuped' | 'autoStop';
 
 export const SECTION_WORDS: Record<SectionName, string> = {
   details: 'details',
+  labels: 'tags and owner',
   allocation: 'allocation',
   weights: 'weights',
   metrics: 'metrics',
@@ -66,7 +73,21 @@ export function draftOf(experiment: Experiment): SettingsDraft {
     rule: ruleText(experiment.decision_rule),
     cuped: cupedText(experiment.variance_reduction ?? null),
     autoStop: experiment.auto_stop ?? AUTO_STOP_OFF,
+    tags: (experiment.tags ?? []).join(', '),
+    owner: experiment.owner?.name ?? '',
   };
+}
+
+/**
+ * The owner as the PATCH sends it: unchanged, the one set (a person stays a person); the signed-in
+ * person's own name, their account; any other text, a name; empty, nobody.
+ */
+function ownerOf(text: string, experiment: Experiment): string | null {
+  const owner = text.trim();
+  if (owner === (experiment.owner?.name ?? '')) return experiment.owner ? (experiment.owner.user_id ?? experiment.owner.name) : null;
+  if (owner === '') return null;
+  const me = currentSession.user;
+  return me && owner === me.name ? me.id : owner;
 }
 
 /**
@@ -77,6 +98,7 @@ export function sectionsShown(experiment: Experiment, withMetrics: boolean): Sec
   const draft = experiment.status === 'draft';
   return [
     'details',
+    'labels',
     ...(draft ? (['allocation'] as const) : []),
     ...(draft || experiment.allocation?.type !== 'bandit' ? (['weights'] as const) : []),
     ...(draft && withMetrics ? (['metrics'] as const) : []),
@@ -95,6 +117,8 @@ function sectionPatch(section: SectionName, draft: SettingsDraft, experiment: Ex
   switch (section) {
     case 'details':
       return { name: draft.name, hypothesis: draft.hypothesis, audience: draft.audience, dimensions: parseDimensions(draft.dimensions) };
+    case 'labels':
+      return { tags: tagsOf(draft.tags), owner: ownerOf(draft.owner, experiment) };
     case 'allocation':
       return { allocation: allocationFromText(draft.allocation) };
     case 'weights':

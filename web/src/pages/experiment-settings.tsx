@@ -94,6 +94,7 @@ function SettingsForm({ experiment, metrics, segments, onChanged, onDiscard, onD
     <form class="card settings-form" onSubmit={save} aria-labelledby="edit-title" data-testid="settings-form">
       <h2 id="edit-title">Edit</h2>
       {section('details', <DetailsFields draft={draft} set={set} submit={submit} segments={segments} />)}
+      {section('labels', <LabelsFields draft={draft} set={set} submit={submit} />)}
       {section('allocation', <AllocationFields value={draft.allocation} onValue={(allocation) => set({ allocation })} errorAt={submit.errorAt} />)}
       {section('weights', <WeightsFields experiment={experiment} draft={draft} set={set} submit={submit} />)}
       {section('metrics', metrics ? <MetricsFields metrics={metrics} draft={draft} set={set} submit={submit} /> : null)}
@@ -159,6 +160,30 @@ function DetailsFields({ draft, set, submit, segments }: PartProps & { segments:
         error={submit.errorAt('/dimensions') ?? submit.errors.find((e) => e.pointer?.startsWith('/dimensions/'))?.message ?? null}
         hint="Up to 5 context attribute names, comma-separated, to break the results down by. A new one applies to units assigned afterwards."
         onInput={(e) => set({ dimensions: e.currentTarget.value })}
+      />
+    </fieldset>
+  );
+}
+
+/** Tags and owner: changeable in any status (the list filters by them). */
+function LabelsFields({ draft, set, submit }: PartProps) {
+  const tagError = submit.errorAt('/tags') ?? submit.errors.find((e) => e.pointer?.startsWith('/tags/'))?.message ?? null;
+  return (
+    <fieldset>
+      <legend>Tags and owner</legend>
+      <Field
+        label="Tags"
+        value={draft.tags}
+        error={tagError}
+        hint="Comma-separated, up to 10 (for example checkout, growth): the experiment list filters by them."
+        onInput={(e) => set({ tags: e.currentTarget.value })}
+      />
+      <Field
+        label="Owner"
+        value={draft.owner}
+        error={submit.errorAt('/owner')}
+        hint="Who answers for this test: you, or anyone’s name. Leave empty for nobody."
+        onInput={(e) => set({ owner: e.currentTarget.value })}
       />
     </fieldset>
   );
