@@ -3,7 +3,7 @@ import type { TestServer } from '../../support/server.js';
 import { random } from '../incremental-support.js';
 import { DAY, HOUR, createExperiment, createMetric, type OutgoingEvent } from '../support.js';
 import type { CaseWorld, ConformanceCase } from './harness.js';
-import { standardSteps } from './steps.js';
+import { idNames, standardSteps } from './steps.js';
 import { quantileCase } from './quantile-case.js';
 import { sequenceCase } from './sequence-case.js';
 
@@ -75,13 +75,7 @@ export const standardCase: ConformanceCase<StandardWorld> = {
       dimensions: ['country'],
       variance_reduction: { method: 'cuped', lookback_days: 7 },
     });
-    const names = new Map<string, string>([
-      [experiment.id, 'experiment'],
-      [workspaceId, 'workspace'],
-      [environmentId, 'environment'],
-      [keyId, 'api-key'],
-      ...Object.entries(ids).map(([name, id]): [string, string] => [id, `metric:${name}`]),
-    ]);
+    const names = idNames({ experimentId: experiment.id, workspaceId, environmentId, keyId }, ids);
     const world: StandardWorld = { key, experiment, names, units: [], rand: random(54) };
     clock.advance(HOUR);
     return world;

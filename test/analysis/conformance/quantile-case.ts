@@ -3,7 +3,7 @@ import type { TestServer } from '../../support/server.js';
 import { random } from '../incremental-support.js';
 import { DAY, HOUR, createExperiment, createMetric, type OutgoingEvent } from '../support.js';
 import type { CaseWorld, ConformanceCase } from './harness.js';
-import { standardSteps } from './steps.js';
+import { idNames, standardSteps } from './steps.js';
 
 /**
  * Quantile metrics on every store: an event-level p90 with a percentile cap (the primary), a
@@ -65,13 +65,7 @@ export const quantileCase: ConformanceCase<QuantileWorld> = {
       secondary_metric_ids: [ids.p75],
       variance_reduction: { method: 'cuped', lookback_days: 7 },
     });
-    const names = new Map<string, string>([
-      [experiment.id, 'experiment'],
-      [workspaceId, 'workspace'],
-      [environmentId, 'environment'],
-      [keyId, 'api-key'],
-      ...Object.entries(ids).map(([name, id]): [string, string] => [id, `metric:${name}`]),
-    ]);
+    const names = idNames({ experimentId: experiment.id, workspaceId, environmentId, keyId }, ids);
     const world: QuantileWorld = { key, experiment, names, units: [], rand: random(58) };
     clock.advance(HOUR);
     return world;

@@ -3,7 +3,7 @@ import type { TestServer } from '../../support/server.js';
 import { random } from '../incremental-support.js';
 import { DAY, HOUR, MINUTE, createExperiment, createMetric, sendEvents, type OutgoingEvent } from '../support.js';
 import type { CaseWorld, ConformanceCase } from './harness.js';
-import { stopExperiment, unassign } from './steps.js';
+import { idNames, stopExperiment, unassign } from './steps.js';
 
 /**
  * Funnel and retention metrics on every store (docs/metrics.md "Funnel metrics", "Retention
@@ -69,13 +69,7 @@ export const sequenceCase: ConformanceCase<SequenceWorld> = {
       guardrail_metric_ids: [ids.back],
       secondary_metric_ids: [ids.bought],
     });
-    const names = new Map<string, string>([
-      [experiment.id, 'experiment'],
-      [workspaceId, 'workspace'],
-      [environmentId, 'environment'],
-      [keyId, 'api-key'],
-      ...Object.entries(ids).map(([name, id]): [string, string] => [id, `metric:${name}`]),
-    ]);
+    const names = idNames({ experimentId: experiment.id, workspaceId, environmentId, keyId }, ids);
     clock.advance(HOUR);
     return { key, experiment, names, units: [], exposedAt: new Map(), rand: random(77) };
   },

@@ -22,6 +22,20 @@ export async function stopExperiment(server: TestServer, world: CaseWorld): Prom
   expect(stopped.status, stopped.text).toBe(200);
 }
 
+/** The names that stand for a server's own ids in comparisons: its experiment, workspace, environment, key and each metric by its role. */
+export function idNames(
+  minted: { experimentId: string; workspaceId: string; environmentId: string; keyId: string },
+  metrics: Record<string, string>,
+): Map<string, string> {
+  return new Map<string, string>([
+    [minted.experimentId, 'experiment'],
+    [minted.workspaceId, 'workspace'],
+    [minted.environmentId, 'environment'],
+    [minted.keyId, 'api-key'],
+    ...Object.entries(metrics).map(([name, id]): [string, string] => [id, `metric:${name}`]),
+  ]);
+}
+
 type Assign<W> = (server: TestServer, world: W, unit: string) => Promise<void>;
 type EventsFor<W> = (world: W, units: readonly string[], now: number) => OutgoingEvent[];
 
