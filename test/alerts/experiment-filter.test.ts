@@ -98,7 +98,9 @@ describeEach('alerts limited to chosen experiments', {}, ({ dialect }) => {
     expect(everything.body).toMatchObject({ experiment_ids: null, experiments: [] });
     const later = await startedExperiment(server, ws, 'later');
     await server.request('POST', `/v1/experiments/${later.id}/stop`, { key: ws.key, body: { reason: 'business' } });
-    expect((await receivedAt(env(), path)).map((event) => [event.type, event.data.experiment.key])).toEqual([
+    // Deliveries run concurrently and are not ordered; each event carries its own started_at / stopped_at.
+    const laterEvents = (await receivedAt(env(), path)).map((event) => [event.type, event.data.experiment.key]);
+    expect(laterEvents.sort()).toEqual([
       ['experiment.started', 'later'],
       ['experiment.stopped', 'later'],
     ]);
