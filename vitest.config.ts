@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -17,5 +18,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // The slowest files first, so that the two workers end together (see the sequencer).
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -16,16 +18,45 @@ function databaseUrl(base: string, database: string): string {
   return url.toString();
 }
 
+/** tmpfs, where the machine has one with room to spare (the suite's files at a time are a few hundred MB). */
+const TMPFS = '/dev/shm';
+const TMPFS_ROOM_BYTES = 4 * 1024 ** 3;
+
+/**
+ * A folder on tmpfs for the run's scratch files, made the test processes' TMPDIR (and so their
+ * children's): every SQLite database, data directory and docs working directory of the tests is
+ * made under os.tmpdir(). SQLite syncs its WAL on each commit (synchronous = FULL); on a disk
+ * those syncs, not the tests' work, were a good part of many files' time, and on tmpfs they are
+ * free. What the tests assert does not depend on where the files are. Null (TMPDIR left as it
+ * is) without a tmpfs with room, or when VERDICT_TEST_TMPFS=0.
+ */
+function tmpfsScratch(): string | null {
+  if (process.env.VERDICT_TEST_TMPFS === '0') return null;
+  try {
+    const stats = fs.statfsSync(TMPFS);
+    if (stats.bavail * stats.bsize < TMPFS_ROOM_BYTES) return null;
+    return fs.mkdtempSync(path.join(TMPFS, 'verdict-tests-'));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Migrates one PostgreSQL template database per run; each test file then clones it, which is
  * much faster than migrating per file and keeps files isolated from each other.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const scratch = tmpfsScratch();
+  // Read by the test processes, which vitest starts after this setup with its environment.
+  if (scratch) process.env.TMPDIR = scratch;
+  const removeScratch = () => {
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  };
   const base = process.env.VERDICT_TEST_DATABASE_URL;
   if (!base) {
     console.warn('\n[verdict] VERDICT_TEST_DATABASE_URL is not set: PostgreSQL variants of the tests are skipped.\n');
     project.provide('pgTemplate', null);
-    return async () => undefined;
+    return async () => removeScratch();
   }
   const template = `verdict_tpl_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: base });
@@ -38,5 +69,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await admin.end();
+    removeScratch();
   };
 }
