@@ -43,8 +43,9 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   try {
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
     // A commit then returns without waiting for the shared server's WAL flush (an fsync, slow on
-    // a busy disk). Only a crash of the server's machine could lose such a commit; what the tests
-    // read back, and every constraint and transaction, is the same.
+    // a busy disk). Only a crash of that server could lose such a commit, and no test crashes it
+    // (the fault tests run a server of their own); what the tests read back, every constraint and
+    // every transaction's all-or-nothing, is the same.
     await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
   } finally {
     await admin.end();
