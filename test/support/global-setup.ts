@@ -35,7 +35,11 @@ function tmpfsScratch(): string | null {
   try {
     const stats = fs.statfsSync(TMPFS);
     if (stats.bavail * stats.bsize < TMPFS_ROOM_BYTES) return null;
-    return fs.mkdtempSync(path.join(TMPFS, 'verdict-tests-'));
+    const scratch = fs.mkdtempSync(path.join(TMPFS, 'verdict-tests-'));
+    // Open to every user, sticky, as /tmp is: some tests run a program as another user (the
+    // private PostgreSQL clusters run as postgres when the tests run as root).
+    fs.chmodSync(scratch, 0o1777);
+    return scratch;
   } catch {
     return null;
   }
