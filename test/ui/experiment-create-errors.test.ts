@@ -50,7 +50,12 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: the new-experiment 
     await expect(beside(page, 'Update every (minutes)').innerText()).resolves.toBe('must be at least 15');
     await expect(beside(page, 'Lookback (days)').innerText()).resolves.toBe('must be at least 1');
     // Fields the server did not name are not marked.
-    await expect(page.locator('.field-invalid').filter({ has: page.getByLabel('Threshold (%)') }).count()).resolves.toBe(0);
+    await expect(
+      page
+        .locator('.field-invalid')
+        .filter({ has: page.getByLabel('Threshold (%)') })
+        .count(),
+    ).resolves.toBe(0);
     await expect(page.locator('main').innerText()).resolves.not.toMatch(/must be <=|must be >=/);
     expect(await experimentByKey('refused-numbers')).toBeUndefined();
     await noOverflow(page);

@@ -50,7 +50,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: funnel and retentio
       event_key: null,
       retention: { from: 'P7D', to: 'P14D' },
     });
-  }, 120_000);
+  }, 240_000);
 
   it('shows the scorecard rows, the pending retention units and a funnel chart per variant', async () => {
     const funnel = await createMetric(ui.server, ui.boot.key, {
@@ -115,5 +115,5 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: funnel and retentio
       }
     }
     await screenshot(page, 'results-funnel');
-  }, 120_000);
+  }, 240_000);
 });

@@ -64,5 +64,5 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: a holdout’s resul
     await expect(page.getByTestId('holdout-groups').innerText()).resolves.toContain(`held out ${held.size} units · sample ${sampleGroup.sample_size} units`);
     await expect(page.getByTestId('timeline-launch').allInnerTexts()).resolves.toEqual([expect.stringMatching(/: onboarding launched treatment$/)]);
     await screenshot(page, 'holdout-results');
-  }, 120_000);
+  }, 240_000);
 });

@@ -31,7 +31,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: quantile metrics', 
     expect(stored).toEqual([
       expect.objectContaining({ key: 'load_p95', kind: 'quantile', quantile: 0.95, quantile_level: 'unit', aggregation: 'mean', property_path: 'ms' }),
     ]);
-  }, 120_000);
+  }, 240_000);
 
   it('shows each variant’s quantile on the scorecard', async () => {
     const metric = await createMetric(ui.server, ui.boot.key, {
@@ -78,5 +78,5 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: quantile metrics', 
     }
     await expect(page.getByTestId('score-load_p90-treatment').getAttribute('data-reading')).resolves.toBe('worse');
     await screenshot(page, 'results-quantile-metric');
-  }, 120_000);
+  }, 240_000);
 });

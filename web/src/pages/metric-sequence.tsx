@@ -108,12 +108,7 @@ export function SequenceWindow({ kind, form, bind }: { kind: string; form: Seque
   if (kind === 'funnel') {
     return (
       <div class="row">
-        <DaysField
-          label="Funnel window (days)"
-          value={form.window}
-          onInput={bind('window')}
-          hint="Every step within this many days of the exposure, e.g. 3."
-        />
+        <DaysField label="Funnel window (days)" value={form.window} onInput={bind('window')} hint="Every step within this many days of the exposure, e.g. 3." />
       </div>
     );
   }
