@@ -11,6 +11,12 @@ import { seedAssigned, type AssignedSeed } from './assignment-support.js';
 import { ALLOW_PRIVATE, createPostgresSource, type PostgresSource } from './sources.js';
 import { EXPERIMENT_KEY, expectSameSnapshot, T0 } from './snapshot-support.js';
 
+// A snapshot runs several statements on the source: a loaded machine must not stop them.
+const GENEROUS = { ...ALLOW_PRIVATE, statementTimeoutMs: 120_000 };
+
+// Snapshots read the source and the store on a loaded machine: generous, never a race.
+const SLOW = 240_000;
+
 const suite = process.env.VERDICT_TEST_DATABASE_URL
   ? describeEach
   : (name: string) => describe.skip(`${name} (VERDICT_TEST_DATABASE_URL is not set)`, () => undefined);
@@ -28,14 +34,19 @@ suite('analysis-only experiments on a PostgreSQL assignment source: the same sna
 
   beforeAll(async () => {
     source = await createPostgresSource(SETUP);
-    server = await startTestServer(dialect, { clock, config: { dataSources: ALLOW_PRIVATE } });
+    server = await startTestServer(dialect, { clock, config: { dataSources: GENEROUS } });
     seeded = await seedAssigned(
       server,
       clock,
       async ({ exposures, events }) => {
         await source.admin.query(
           "INSERT INTO assignments SELECT u, e, v, TIMESTAMPTZ 'epoch' + t * INTERVAL '1 millisecond' FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS r(u, e, v, t)",
-          [exposures.map((row) => row.unit_id), exposures.map((row) => row.experiment_key), exposures.map((row) => row.variant_key), exposures.map((row) => row.exposed_at)],
+          [
+            exposures.map((row) => row.unit_id),
+            exposures.map((row) => row.experiment_key),
+            exposures.map((row) => row.variant_key),
+            exposures.map((row) => row.exposed_at),
+          ],
         );
         await source.admin.query(
           "INSERT INTO events SELECT u, TIMESTAMPTZ 'epoch' + t * INTERVAL '1 millisecond', a, k FROM unnest($1::text[], $2::bigint[], $3::numeric[], $4::text[]) AS r(u, t, a, k)",
@@ -49,42 +60,50 @@ suite('analysis-only experiments on a PostgreSQL assignment source: the same sna
   afterAll(async () => {
     await server?.close();
     await source?.drop();
-  });
+  }, SLOW);
 
-  it('computes the same snapshot from the assignment source as from Verdict’s assignment, on a fact table and on events', async () => {
-    const reference = await compute(server, seeded.verdict.boot.key, seeded.verdict.experimentId);
-    const onFacts = await compute(server, seeded.onFacts.boot.key, seeded.onFacts.experimentId);
-    const onEvents = await compute(server, seeded.onEvents.boot.key, seeded.onEvents.experimentId);
-    expect(reference.primary_metric.cuped).not.toBeNull();
-    expect(seeded.movedUnits).toBeGreaterThan(0);
-    expect(expectSameSnapshot(reference, onFacts)).toBeGreaterThan(100);
-    expect(expectSameSnapshot(reference, onEvents)).toBeGreaterThan(100);
-  });
+  it(
+    'computes the same snapshot from the assignment source as from Verdict’s assignment, on a fact table and on events',
+    async () => {
+      const reference = await compute(server, seeded.verdict.boot.key, seeded.verdict.experimentId);
+      const onFacts = await compute(server, seeded.onFacts.boot.key, seeded.onFacts.experimentId);
+      const onEvents = await compute(server, seeded.onEvents.boot.key, seeded.onEvents.experimentId);
+      expect(reference.primary_metric.cuped).not.toBeNull();
+      expect(seeded.movedUnits).toBeGreaterThan(0);
+      expect(expectSameSnapshot(reference, onFacts)).toBeGreaterThan(100);
+      expect(expectSameSnapshot(reference, onEvents)).toBeGreaterThan(100);
+    },
+    SLOW,
+  );
 
-  it('reads the source again at each snapshot: a unit moved there moves in the analysis, and the stop is kept', async () => {
-    const moved = await source.admin.query<{ user_id: string }>(
-      `UPDATE assignments SET variant = CASE variant WHEN 'control' THEN 'treatment' ELSE 'control' END
+  it(
+    'reads the source again at each snapshot: a unit moved there moves in the analysis, and the stop is kept',
+    async () => {
+      const moved = await source.admin.query<{ user_id: string }>(
+        `UPDATE assignments SET variant = CASE variant WHEN 'control' THEN 'treatment' ELSE 'control' END
        WHERE experiment = $1 AND user_id = (SELECT min(user_id) FROM assignments WHERE experiment = $1) RETURNING user_id`,
-      [EXPERIMENT_KEY],
-    );
-    expect(moved.rowCount).toBeGreaterThan(0);
-    const after = await compute(server, seeded.onEvents.boot.key, seeded.onEvents.experimentId);
-    const reference = await compute(server, seeded.verdict.boot.key, seeded.verdict.experimentId);
-    const units = (snapshot: any) => Object.fromEntries(snapshot.traffic.map((variant: any) => [variant.variant_key, variant.exposed_units]));
-    expect(Object.values(units(after)).reduce((a: number, b) => a + (b as number), 0)).toBe(240);
-    expect(units(after)).not.toEqual(units(reference));
-    // Put back, then stopped at the same time, the three agree again.
-    await source.admin.query(`UPDATE assignments SET variant = CASE variant WHEN 'control' THEN 'treatment' ELSE 'control' END WHERE experiment = $1 AND user_id = $2`, [
-      EXPERIMENT_KEY,
-      moved.rows[0]?.user_id,
-    ]);
-    clock.set(T0 + 30 * HOUR);
-    for (const side of [seeded.verdict, seeded.onFacts, seeded.onEvents]) {
-      const stopped = await server.request('POST', `/v1/experiments/${side.experimentId}/stop`, { key: side.boot.key, body: { reason: 'inconclusive' } });
-      expect(stopped.status, stopped.text).toBe(200);
-    }
-    const stoppedReference = await compute(server, seeded.verdict.boot.key, seeded.verdict.experimentId);
-    expect(expectSameSnapshot(stoppedReference, await compute(server, seeded.onFacts.boot.key, seeded.onFacts.experimentId))).toBeGreaterThan(100);
-    expect(expectSameSnapshot(stoppedReference, await compute(server, seeded.onEvents.boot.key, seeded.onEvents.experimentId))).toBeGreaterThan(100);
-  });
+        [EXPERIMENT_KEY],
+      );
+      expect(moved.rowCount).toBeGreaterThan(0);
+      const after = await compute(server, seeded.onEvents.boot.key, seeded.onEvents.experimentId);
+      const reference = await compute(server, seeded.verdict.boot.key, seeded.verdict.experimentId);
+      const units = (snapshot: any) => Object.fromEntries(snapshot.traffic.map((variant: any) => [variant.variant_key, variant.exposed_units]));
+      expect(Object.values(units(after)).reduce((a: number, b) => a + (b as number), 0)).toBe(240);
+      expect(units(after)).not.toEqual(units(reference));
+      // Put back, then stopped at the same time, the three agree again.
+      await source.admin.query(
+        `UPDATE assignments SET variant = CASE variant WHEN 'control' THEN 'treatment' ELSE 'control' END WHERE experiment = $1 AND user_id = $2`,
+        [EXPERIMENT_KEY, moved.rows[0]?.user_id],
+      );
+      clock.set(T0 + 30 * HOUR);
+      for (const side of [seeded.verdict, seeded.onFacts, seeded.onEvents]) {
+        const stopped = await server.request('POST', `/v1/experiments/${side.experimentId}/stop`, { key: side.boot.key, body: { reason: 'inconclusive' } });
+        expect(stopped.status, stopped.text).toBe(200);
+      }
+      const stoppedReference = await compute(server, seeded.verdict.boot.key, seeded.verdict.experimentId);
+      expect(expectSameSnapshot(stoppedReference, await compute(server, seeded.onFacts.boot.key, seeded.onFacts.experimentId))).toBeGreaterThan(100);
+      expect(expectSameSnapshot(stoppedReference, await compute(server, seeded.onEvents.boot.key, seeded.onEvents.experimentId))).toBeGreaterThan(100);
+    },
+    SLOW,
+  );
 });
