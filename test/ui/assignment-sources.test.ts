@@ -82,7 +82,7 @@ describe.skipIf(!chromiumAvailable() || !chdbAvailable())('admin UI in Chromium:
     const summary = page.getByTestId('experiment-summary');
     await summary.waitFor();
     await expect(summary.innerText()).resolves.toMatch(
-      /Assigned by\s+elsewhere: exposures read from an assignment source \(as pricing\); Verdict assigns none/,
+      /Assigned by\s+elsewhere: exposures read from an assignment source \(as pricing\); Verdict assigns none/i,
     );
     const id = new URL(page.url()).pathname.split('/').pop() ?? '';
     const read = (await server.request('GET', `/v1/experiments/${id}`, { key: boot.key })).body;

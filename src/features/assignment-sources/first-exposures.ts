@@ -21,9 +21,10 @@ interface Dialect {
   quote(name: string): string;
   text(expression: string): string;
   epochMs(expression: string): string;
-  /** The experiment key parameter. */
+  /** The experiment key and variant keys parameters. */
   key: string;
-  params(key: string): QueryParams;
+  variants(expression: string): string;
+  params(key: string, variants: readonly string[]): QueryParams;
   /** The timestamp as text, as the source writes it. */
   stamp(expression: string): string;
 }
@@ -33,7 +34,8 @@ const postgres: Dialect = {
   text: (expression) => `CAST(${expression} AS text)`,
   epochMs: (expression) => `floor(extract(epoch FROM ${expression}) * 1000)::bigint`,
   key: '$1',
-  params: (key) => [key],
+  variants: (expression) => `${expression} = ANY($2::text[])`,
+  params: (key, variants) => [key, [...variants]],
   stamp: (expression) => `CAST(${expression} AS text)`,
 };
 
@@ -42,7 +44,8 @@ const clickhouse: Dialect = {
   text: (expression) => `toString(${expression})`,
   epochMs: (expression) => `toUnixTimestamp64Milli(toDateTime64(${expression}, 3))`,
   key: '{experiment_key:String}',
-  params: (key) => ({ experiment_key: key }),
+  variants: (expression) => `has({experiment_variants:Array(String)}, ${expression})`,
+  params: (key, variants) => ({ experiment_key: key, experiment_variants: [...variants] }),
   stamp: (expression) => `toString(${expression})`,
 };
 
@@ -68,14 +71,22 @@ function ranked(dialect: Dialect, query: AssignmentQuery, onlyKey: boolean): str
     ) AS r`;
 }
 
-/** One experiment's first exposure per unit: rows (unit_id, variant_key, exposed_at in epoch ms). */
-export function firstExposuresStatement(kind: DataSourceKind, query: AssignmentQuery, experimentKey: string): { sql: string; params: QueryParams } {
+/**
+ * One experiment's first exposure per unit, kept when its variant is one of `variants`: rows
+ * (unit_id, variant_key, exposed_at in epoch ms), the statement's only parameters its own.
+ */
+export function firstExposuresStatement(
+  kind: DataSourceKind,
+  query: AssignmentQuery,
+  experimentKey: string,
+  variants: readonly string[],
+): { sql: string; params: QueryParams } {
   const dialect = dialectOf(kind);
   const sql = `SELECT f.unit_id AS unit_id, f.variant_key AS variant_key, f.exposed_at AS exposed_at
     FROM (${ranked(dialect, query, true)}
     ) AS f
-    WHERE f.rank = 1`;
-  return { sql, params: dialect.params(experimentKey) };
+    WHERE f.rank = 1 AND ${dialect.variants('f.variant_key')}`;
+  return { sql, params: dialect.params(experimentKey, variants) };
 }
 
 /** Per experiment key and variant of first exposure: units, and units seen in another variant too; aggregates only. */

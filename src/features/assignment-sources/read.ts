@@ -17,6 +17,7 @@ export interface OpenedAssignmentSource {
   id: string;
   name: string;
   query: AssignmentQuery;
+  data_source_id: string;
   kind: DataSourceKind;
   /** The data source's URL, unsealed: only for the connection, never shown. */
   url: string;
@@ -33,6 +34,7 @@ export async function openAssignmentSource(ctx: FactReaderDeps, executor: Execut
     id: row.id,
     name: row.name,
     query: { sql, unit_id_column, experiment_key_column, variant_key_column, timestamp_column },
+    data_source_id: source.id,
     kind: source.kind,
     url: ctx.secrets.open(source.url_enc),
     limits: { ...ctx.config.dataSources },

@@ -29,7 +29,10 @@ export const AssignmentSourceSchema = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-  { description: 'SQL over a data source naming who was exposed to which variant of which experiment, and when: the exposures of experiments assigned elsewhere' },
+  {
+    description:
+      'SQL over a data source naming who was exposed to which variant of which experiment, and when: the exposures of experiments assigned elsewhere',
+  },
 );
 export type AssignmentSource = Static<typeof AssignmentSourceSchema>;
 

@@ -132,8 +132,14 @@ export async function removeAssignmentSource(ctx: DataSourcesDeps, actor: Actor,
     const referrers = await experimentsOnAssignmentSource(trx, actor.workspaceId, id);
     if (referrers.length > 0) {
       const shown = referrers.slice(0, 10).map((experiment) => `experiment "${experiment.key}"`);
-      const base = problems.assignmentSourceInUse(`assignment source "${current.name}" gives the exposures of ${shown.join(', ')}; delete those experiments first`);
-      throw new Problem(409, base.detail, { type: base.type, title: base.title, extensions: { referrers: referrers.map((item) => ({ type: 'experiment', ...item })) } });
+      const base = problems.assignmentSourceInUse(
+        `assignment source "${current.name}" gives the exposures of ${shown.join(', ')}; delete those experiments first`,
+      );
+      throw new Problem(409, base.detail, {
+        type: base.type,
+        title: base.title,
+        extensions: { referrers: referrers.map((item) => ({ type: 'experiment', ...item })) },
+      });
     }
     await deleteAssignmentSource(trx, id);
     await audit(ctx, trx, actor, 'deleted', id, { name: current.name, data_source_id: current.data_source_id });
