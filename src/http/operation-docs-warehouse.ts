@@ -52,7 +52,10 @@ export const WAREHOUSE_OPERATION_DOCS: Record<string, OperationDoc> = {
     description:
       'SQL over a data source returning one row per exposure of experiments assigned elsewhere: the unit id, the experiment’s key, the variant’s key and the time, in the four columns named. Checked as a fact table’s SQL (422 at `/sql` for anything but one read-only SELECT; described on the source without reading rows, 504 past the statement timeout, 502 when the source cannot be reached); 422 naming the column field when a column is not among those the SQL returns, or the timestamp column is not a timestamp or date. Audit-logged.',
   },
-  getAssignmentSource: { summary: 'Get an assignment source', description: 'One assignment source by id with its described columns; 404 when there is none in the workspace.' },
+  getAssignmentSource: {
+    summary: 'Get an assignment source',
+    description: 'One assignment source by id with its described columns; 404 when there is none in the workspace.',
+  },
   updateAssignmentSource: {
     summary: 'Update an assignment source',
     description:

@@ -44,7 +44,12 @@ const COLUMNS = { unit_id_column: 'user_id', experiment_key_column: 'experiment'
 
 /** The live exposures Verdict logged, with the rows the first-exposure rule must leave out. */
 function assignmentRows(live: Array<{ unit_id: string; variant_key: string; exposed_at: number | string | bigint }>): AssignmentRow[] {
-  const rows: AssignmentRow[] = live.map((row) => ({ unit_id: row.unit_id, experiment_key: EXPERIMENT_KEY, variant_key: row.variant_key, exposed_at: Number(row.exposed_at) }));
+  const rows: AssignmentRow[] = live.map((row) => ({
+    unit_id: row.unit_id,
+    experiment_key: EXPERIMENT_KEY,
+    variant_key: row.variant_key,
+    exposed_at: Number(row.exposed_at),
+  }));
   const moved = rows.filter((_, index) => index % 10 === 3);
   for (const row of moved) {
     rows.push({ ...row, variant_key: row.variant_key === 'control' ? 'treatment' : 'control', exposed_at: row.exposed_at + 2 * HOUR });
@@ -67,7 +72,12 @@ async function assignmentSource(server: TestServer, boot: Bootstrap, kind: 'post
   return { dataSourceId, id };
 }
 
-export async function seedAssigned(server: TestServer, clock: ManualClock, place: (placed: Placed) => Promise<string>, kind: 'postgres' | 'clickhouse'): Promise<AssignedSeed> {
+export async function seedAssigned(
+  server: TestServer,
+  clock: ManualClock,
+  place: (placed: Placed) => Promise<string>,
+  kind: 'postgres' | 'clickhouse',
+): Promise<AssignedSeed> {
   clock.set(T0);
   const [verdictBoot, factsBoot, eventsBoot] = [await server.bootstrap('Verdict'), await server.bootstrap('Facts'), await server.bootstrap('Events')];
   const verdictExperiment = await defineExperiment(server, verdictBoot, null, true);

@@ -32,7 +32,13 @@ const DEFINITIONS: Definition[] = [
 ];
 
 /** Creates the metrics (on events, or on the fact table) and the experiment (with `extra` fields) using them; returns the experiment's id. */
-export async function defineExperiment(server: TestServer, boot: Bootstrap, factTableId: string | null, cuped: boolean, extra: Record<string, unknown> = {}): Promise<string> {
+export async function defineExperiment(
+  server: TestServer,
+  boot: Bootstrap,
+  factTableId: string | null,
+  cuped: boolean,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const ids: Record<string, string> = {};
   for (const definition of DEFINITIONS) {
     const source = factTableId === null ? definition.onEvents : { fact_table_id: factTableId, ...definition.onFacts };

@@ -272,7 +272,9 @@ function runningIn(principal: Principal, key: string, definition: ExperimentDefi
   if (refused === 'not_running') throw problems.notFound(`no running experiment with key "${key}"`);
   if (refused === 'other_environment') throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
   if (refused === 'analysis_only')
-    throw problems.notFound(`experiment "${key}" is assigned elsewhere (analysis-only): its exposures come from its assignment source, and Verdict assigns no unit in it`);
+    throw problems.notFound(
+      `experiment "${key}" is assigned elsewhere (analysis-only): its exposures come from its assignment source, and Verdict assigns no unit in it`,
+    );
   return definition as ExperimentDefinition;
 }
 
