@@ -18,7 +18,7 @@ export const WAREHOUSE_OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   deleteDataSource: {
     summary: 'Delete a data source',
-    description: 'Deletes the source; 409 while fact tables read it (`referrers` lists them). Audit-logged.',
+    description: 'Deletes the source; 409 while fact tables or assignment sources read it (`referrers` lists them). Audit-logged.',
   },
   testDataSource: {
     summary: 'Test a data source',
@@ -42,5 +42,32 @@ export const WAREHOUSE_OPERATION_DOCS: Record<string, OperationDoc> = {
     summary: 'Summarize a fact table',
     description:
       'Rows, distinct units and the first and last timestamp, computed by the source read-only and bounded by the statement timeout (504 past it): only these aggregates leave the source.',
+  },
+  listAssignmentSources: {
+    summary: 'List assignment sources',
+    description: `The workspace’s assignment sources, oldest first; \`data_source_id\` keeps one source’s. ${PAGED}`,
+  },
+  createAssignmentSource: {
+    summary: 'Create an assignment source',
+    description:
+      'SQL over a data source returning one row per exposure of experiments assigned elsewhere: the unit id, the experiment’s key, the variant’s key and the time, in the four columns named. Checked as a fact table’s SQL (422 at `/sql` for anything but one read-only SELECT; described on the source without reading rows, 504 past the statement timeout, 502 when the source cannot be reached); 422 naming the column field when a column is not among those the SQL returns, or the timestamp column is not a timestamp or date. Audit-logged.',
+  },
+  getAssignmentSource: {
+    summary: 'Get an assignment source',
+    description: 'One assignment source by id with its described columns; 404 when there is none in the workspace.',
+  },
+  updateAssignmentSource: {
+    summary: 'Update an assignment source',
+    description:
+      'Changes the name, the SQL or the columns; a changed SQL or column is checked and described again as at creation. An unchanged body logs nothing. Audit-logged.',
+  },
+  deleteAssignmentSource: {
+    summary: 'Delete an assignment source',
+    description: 'Deletes it (nothing in the source changes); 409 while experiments read their exposures from it (`referrers` lists them). Audit-logged.',
+  },
+  summarizeAssignmentSource: {
+    summary: 'Summarize an assignment source',
+    description:
+      'Per experiment key (at most 100, most units first): the units by the variant of their first exposure, those exposed to more than one variant, and the first and last timestamp, computed by the source read-only and bounded by the statement timeout: only these aggregates leave the source.',
   },
 };

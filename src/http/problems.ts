@@ -120,6 +120,8 @@ export const problems = {
   dataSourceInUse: conflict('data-source-in-use', 'Data source in use'),
   /** A fact table that metrics read (`referrers` lists them). */
   factTableInUse: conflict('fact-table-in-use', 'Fact table in use'),
+  /** An assignment source that experiments read their exposures from (`referrers` lists them). */
+  assignmentSourceInUse: conflict('assignment-source-in-use', 'Assignment source in use'),
   /** A snapshot with a metric on a fact table its source cannot compute (a ratio across sources, a bandit steered by it). */
   metricNotComputable: conflict('metric-not-computable', 'Metric not computable on its source'),
   /** A data source that could not be reached: no connection, refused by the network rule, wrong credentials. */

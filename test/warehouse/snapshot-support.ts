@@ -11,7 +11,7 @@ import { eventsOf, T0 } from './differential-support.js';
 export { T0 };
 
 export const EXPERIMENT_KEY = 'warehouse-snapshot';
-const UNITS = Array.from({ length: 240 }, (_, i) => `s-${i}`);
+export const UNITS = Array.from({ length: 240 }, (_, i) => `s-${i}`);
 
 type Definition = { key: string; body: Record<string, unknown>; onEvents: Record<string, unknown>; onFacts: Record<string, unknown> };
 
@@ -31,8 +31,14 @@ const DEFINITIONS: Definition[] = [
   { key: 'purchases', body: { kind: 'count' }, ...purchase({}, null) },
 ];
 
-/** Creates the metrics (on events, or on the fact table) and the experiment using them; returns the experiment's id. */
-async function defineExperiment(server: TestServer, boot: Bootstrap, factTableId: string | null, cuped: boolean): Promise<string> {
+/** Creates the metrics (on events, or on the fact table) and the experiment (with `extra` fields) using them; returns the experiment's id. */
+export async function defineExperiment(
+  server: TestServer,
+  boot: Bootstrap,
+  factTableId: string | null,
+  cuped: boolean,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const ids: Record<string, string> = {};
   for (const definition of DEFINITIONS) {
     const source = factTableId === null ? definition.onEvents : { fact_table_id: factTableId, ...definition.onFacts };
@@ -52,6 +58,7 @@ async function defineExperiment(server: TestServer, boot: Bootstrap, factTableId
     guardrail_metric_ids: [ids.bought, ids.visits],
     secondary_metric_ids: [ids.basket, ids.capped, ids.per_purchase],
     ...(cuped ? { variance_reduction: { method: 'cuped', lookback_days: 7 } } : {}),
+    ...extra,
   });
   return experiment.id as string;
 }

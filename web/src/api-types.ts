@@ -809,6 +809,10 @@ export type ListExperimentsResponse = {
       /** the person’s name (as when set as owner), or the text given */
       name: string;
     } | null;
+    /** the assignment source of an analysis-only experiment (assigned elsewhere), or null for one Verdict assigns */
+    assignment_source_id: string | null;
+    /** its key in the assignment source when not `key` */
+    assignment_experiment_key: string | null;
     weights_changed_since_start: boolean;
     /** ISO 8601 UTC with milliseconds, or null; format: date-time */
     started_at: string | null;
@@ -931,6 +935,10 @@ export type CreateExperimentRequest = {
   tags?: Array<string>;
   /** who owns it: a person’s id (GET /v1/users), or a name as free text; null for nobody. Created from a signed-in admin UI session without one, the person signed in. */
   owner?: string | null;
+  /** an assignment source of the workspace (GET /v1/assignment-sources): the experiment is assigned elsewhere and analysis-only; Verdict does not assign it, and its exposures are read from the source at each snapshot */
+  assignment_source_id?: string | null;
+  /** the experiment’s key in the assignment source when it differs from `key` */
+  assignment_experiment_key?: string | null;
   /** an experiment template of the workspace (GET /v1/experiment-templates) whose fields fill those this body leaves out; unit_type and variants are required without one that has them */
   template_id?: string;
 };
@@ -1028,6 +1036,10 @@ export type CreateExperimentResponse = {
     /** the person’s name (as when set as owner), or the text given */
     name: string;
   } | null;
+  /** the assignment source of an analysis-only experiment (assigned elsewhere), or null for one Verdict assigns */
+  assignment_source_id: string | null;
+  /** its key in the assignment source when not `key` */
+  assignment_experiment_key: string | null;
   weights_changed_since_start: boolean;
   /** ISO 8601 UTC with milliseconds, or null; format: date-time */
   started_at: string | null;
@@ -1162,6 +1174,10 @@ export type UpdateExperimentRequest = {
   tags?: Array<string>;
   /** who owns it: a person’s id (GET /v1/users), or a name as free text; null for nobody. Created from a signed-in admin UI session without one, the person signed in. */
   owner?: string | null;
+  /** an assignment source of the workspace (GET /v1/assignment-sources): the experiment is assigned elsewhere and analysis-only; Verdict does not assign it, and its exposures are read from the source at each snapshot */
+  assignment_source_id?: string | null;
+  /** the experiment’s key in the assignment source when it differs from `key` */
+  assignment_experiment_key?: string | null;
 };
 
 /** PATCH /v1/experiments/{id}: 200 body */
@@ -2619,6 +2635,129 @@ export type SummarizeFactTableResponse = {
   first_timestamp: string | null;
   /** the latest timestamp, as the source writes it */
   last_timestamp: string | null;
+  duration_ms: number;
+};
+
+/** GET /v1/assignment-sources: 200 body */
+export type ListAssignmentSourcesResponse = {
+  data: Array<{
+    /** ULID */
+    id: string;
+    /** ULID */
+    workspace_id: string;
+    /** ULID */
+    data_source_id: string;
+    name: string;
+    sql: string;
+    /** the column holding the unit id */
+    unit_id_column: string;
+    /** the column holding the experiment’s key */
+    experiment_key_column: string;
+    /** the column holding the variant’s key */
+    variant_key_column: string;
+    /** the column holding when the unit was exposed (a timestamp or date) */
+    timestamp_column: string;
+    /** what the source said the SQL returns, when it was last saved */
+    columns: Array<{
+      name: string;
+      /** the source’s own type name */
+      type: string;
+      kind: "number" | "string" | "timestamp" | "boolean" | "other";
+    }>;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    created_at: string;
+    /** ISO 8601 UTC with milliseconds; format: date-time */
+    updated_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** POST /v1/assignment-sources: request body */
+export type CreateAssignmentSourceRequest = {
+  data_source_id: string;
+  name: string;
+  /** one read-only SELECT (or WITH ... SELECT) in the source’s dialect, one row per exposure */
+  sql: string;
+  /** the column holding the unit id */
+  unit_id_column: string;
+  /** the column holding the experiment’s key */
+  experiment_key_column: string;
+  /** the column holding the variant’s key */
+  variant_key_column: string;
+  /** the column holding when the unit was exposed (a timestamp or date) */
+  timestamp_column: string;
+};
+
+/** POST /v1/assignment-sources: 201 body */
+export type CreateAssignmentSourceResponse = {
+  /** ULID */
+  id: string;
+  /** ULID */
+  workspace_id: string;
+  /** ULID */
+  data_source_id: string;
+  name: string;
+  sql: string;
+  /** the column holding the unit id */
+  unit_id_column: string;
+  /** the column holding the experiment’s key */
+  experiment_key_column: string;
+  /** the column holding the variant’s key */
+  variant_key_column: string;
+  /** the column holding when the unit was exposed (a timestamp or date) */
+  timestamp_column: string;
+  /** what the source said the SQL returns, when it was last saved */
+  columns: Array<{
+    name: string;
+    /** the source’s own type name */
+    type: string;
+    kind: "number" | "string" | "timestamp" | "boolean" | "other";
+  }>;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  created_at: string;
+  /** ISO 8601 UTC with milliseconds; format: date-time */
+  updated_at: string;
+};
+
+/** GET /v1/assignment-sources/{id}: 200 body */
+export type GetAssignmentSourceResponse = CreateAssignmentSourceResponse;
+
+/** PATCH /v1/assignment-sources/{id}: request body */
+export type UpdateAssignmentSourceRequest = {
+  name?: string;
+  /** one read-only SELECT (or WITH ... SELECT) in the source’s dialect, one row per exposure */
+  sql?: string;
+  /** the column holding the unit id */
+  unit_id_column?: string;
+  /** the column holding the experiment’s key */
+  experiment_key_column?: string;
+  /** the column holding the variant’s key */
+  variant_key_column?: string;
+  /** the column holding when the unit was exposed (a timestamp or date) */
+  timestamp_column?: string;
+};
+
+/** PATCH /v1/assignment-sources/{id}: 200 body */
+export type UpdateAssignmentSourceResponse = CreateAssignmentSourceResponse;
+
+/** POST /v1/assignment-sources/{id}/summary: 200 body */
+export type SummarizeAssignmentSourceResponse = {
+  /** per experiment key (at most 100, most units first) */
+  experiments: Array<{
+    /** the key as the source writes it */
+    experiment_key: string;
+    /** distinct units exposed */
+    units: number;
+    variants: Array<{
+      variant_key: string;
+      /** units whose first exposure is in this variant */
+      units: number;
+    }>;
+    /** units exposed to more than one variant: each counts in the variant of its first exposure */
+    units_in_several_variants: number;
+    first_timestamp: string | null;
+    last_timestamp: string | null;
+  }>;
   duration_ms: number;
 };
 

@@ -25,6 +25,7 @@ import { WebhookSourceDetail } from './pages/webhook-source.js';
 import { WebhookSources } from './pages/webhook-sources.js';
 import { DataSources } from './pages/warehouse/data-sources.js';
 import { FactTables } from './pages/warehouse/fact-tables.js';
+import { AssignmentSources } from './pages/warehouse/assignment-sources.js';
 import { Link, match, navigate, useLocation, type Location } from './router.js';
 
 type Page = (params: Record<string, string>, where: Location) => JSX.Element;
@@ -56,6 +57,7 @@ const pages: [string, Page][] = [
   ['/people', () => <People />],
   ['/data-sources', () => <DataSources />],
   ['/fact-tables', () => <FactTables />],
+  ['/assignment-sources', () => <AssignmentSources />],
 ];
 
 export function Routes() {

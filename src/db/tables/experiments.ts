@@ -53,6 +53,10 @@ export interface ExperimentsTable {
   owner_user_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The owner's name: free text, or the person's name when owner_user_id is set; null for none (0038). */
   owner_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The assignment source of an experiment assigned elsewhere (analysis-only), else null (0042). */
+  assignment_source_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The experiment's key in that source when it differs from `key`, else null (0042). */
+  assignment_experiment_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -106,7 +110,8 @@ export interface ExposuresTable {
   variant_key: string;
   exposed_at: number;
   superseded_at: number | null;
-  source: 'assign' | 'api';
+  /** 'warehouse': read from the experiment's assignment source (0042). */
+  source: 'assign' | 'api' | 'warehouse';
   /** The API key that logged the exposure (0011); null for rows written before. */
   source_key_id: ColumnType<string | null, string | null | undefined, string | null>;
 }

@@ -29,7 +29,25 @@ export interface FactTablesTable {
   updated_at: number;
 }
 
+/** SQL over a data source naming who was exposed to which variant of which experiment, and when (0042). */
+export interface AssignmentSourcesTable {
+  id: string;
+  workspace_id: string;
+  data_source_id: string;
+  name: string;
+  sql: string;
+  unit_id_column: string;
+  experiment_key_column: string;
+  variant_key_column: string;
+  timestamp_column: string;
+  /** JSON array of {name, type, kind}: what the source said the query returns. */
+  columns: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface WarehouseTables {
   data_sources: DataSourcesTable;
   fact_tables: FactTablesTable;
+  assignment_sources: AssignmentSourcesTable;
 }

@@ -44,6 +44,7 @@ import type {
   VariantTotals,
 } from './store/contract.js';
 import { EMPTY_TOTALS, maintainable } from './store/fold.js';
+import { syncAssignedExposures } from './warehouse/assignment-exposures.js';
 import { readFactTables, snapshotView } from './warehouse/view.js';
 
 /** The refresh's test hooks a computation passes on (the store's refresh). */
@@ -252,6 +253,7 @@ async function snapshotContext(deps: AnalysisDeps, row: ExperimentRow, loaded: A
 async function analyse(deps: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
   const { computedAt, chunkUnits } = options;
   const store = deps.analysisStore;
+  await syncAssignedExposures(deps, row);
   await store.prepare(row.id);
   const loaded = await loadMetrics(deps, experiment);
   const { primary, guardrails, secondaries } = loaded;

@@ -259,8 +259,9 @@ export interface AssignedMany {
  * The one rule for which experiments a key may assign in: running ones, and when the key is
  * bound to an environment, only that environment's. Null when it may.
  */
-function refusal(definition: ExperimentDefinition | null, principal: Principal): 'not_running' | 'other_environment' | null {
+function refusal(definition: ExperimentDefinition | null, principal: Principal): 'not_running' | 'other_environment' | 'analysis_only' | null {
   if (!definition || !(definition.status === 'running' || definition.launchedVariantKey !== null)) return 'not_running';
+  if (definition.analysisOnly) return 'analysis_only';
   if (principal.environmentId && definition.environmentId !== principal.environmentId) return 'other_environment';
   return null;
 }
@@ -270,6 +271,10 @@ function runningIn(principal: Principal, key: string, definition: ExperimentDefi
   const refused = refusal(definition, principal);
   if (refused === 'not_running') throw problems.notFound(`no running experiment with key "${key}"`);
   if (refused === 'other_environment') throw problems.notFound(`no running experiment with key "${key}" in this key's environment`);
+  if (refused === 'analysis_only')
+    throw problems.notFound(
+      `experiment "${key}" is assigned elsewhere (analysis-only): its exposures come from its assignment source, and Verdict assigns no unit in it`,
+    );
   return definition as ExperimentDefinition;
 }
 

@@ -30,6 +30,8 @@ export interface ExperimentDefinition {
   launchedVariantKey: string | null;
   /** The running holdouts covering it (empty when it opted out), checked before any assignment. */
   holdouts: HoldoutRule[];
+  /** Assigned elsewhere (an assignment source gives its exposures): Verdict assigns no unit in it. */
+  analysisOnly: boolean;
 }
 
 /** The database (experiments, segments, overrides), the change feed and the cache counters. */
@@ -126,6 +128,7 @@ export class DefinitionCache {
       control: (variants.find((variant) => variant.is_control) ?? variants[0])?.key ?? '',
       launchedVariantKey: row.status === 'stopped' ? row.launched_variant_key : null,
       holdouts: live ? await holdoutRulesFor(this.#ctx.db, row) : [],
+      analysisOnly: row.assignment_source_id !== null && row.assignment_source_id !== undefined,
     };
   }
 }

@@ -91,7 +91,15 @@ export async function claimMutex(trx: Tx, mutexGroupId: string, unitId: string, 
 /** Records the live exposure of a pair; a second one is ignored (the partial unique index keeps one). */
 export async function insertExposure(
   executor: Executor,
-  exposure: { workspaceId: string; experimentId: string; unitId: string; variantKey: string; at: number; source: 'assign' | 'api'; sourceKeyId: string | null },
+  exposure: {
+    workspaceId: string;
+    experimentId: string;
+    unitId: string;
+    variantKey: string;
+    at: number;
+    source: 'assign' | 'api' | 'warehouse';
+    sourceKeyId: string | null;
+  },
 ): Promise<boolean> {
   const result = await executor
     .insertInto('exposures')

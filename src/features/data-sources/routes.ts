@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { routeOptionsFor } from '../../http/route-options.js';
 import { EmptyBody, problemDoc } from '../../http/schemas.js';
+import { assignmentSourceRoutes } from '../assignment-sources/routes.js';
 import type { DataSourcesDeps } from './deps.js';
 import { createFactTable, getFactTable, patchFactTable, removeFactTable, summarizeFactTable } from './fact-tables.js';
 import {
@@ -52,7 +53,7 @@ function dataSourceRoutes(ctx: DataSourcesDeps): FastifyPluginAsyncTypebox {
       '/v1/data-sources/:id',
       route('deleteDataSource', {
         params: DataSourceParams,
-        response: { 204: EmptyBody, 404: sourceNotFound, 409: problemDoc('fact tables still read the source (`referrers` lists them)') },
+        response: { 204: EmptyBody, 404: sourceNotFound, 409: problemDoc('fact tables or assignment sources still read the source (`referrers` lists them)') },
       }),
       async (request, reply) => {
         await removeDataSource(ctx, actorOf(request), request.params.id);
@@ -112,5 +113,6 @@ export function warehouseRoutes(ctx: DataSourcesDeps): FastifyPluginAsyncTypebox
   return async (app) => {
     await app.register(dataSourceRoutes(ctx));
     await app.register(factTableRoutes(ctx));
+    await app.register(assignmentSourceRoutes(ctx));
   };
 }

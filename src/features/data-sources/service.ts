@@ -131,7 +131,9 @@ export async function removeDataSource(ctx: DataSourcesDeps, actor: Actor, id: s
     const referrers = await factTablesOf(trx, id);
     if (referrers.length > 0) {
       const shown = referrers.slice(0, 10).map((table) => `"${table.name}"`);
-      const base = problems.dataSourceInUse(`fact tables read this source (${shown.join(', ')}${referrers.length > 10 ? ' and more' : ''}); delete them first`);
+      const base = problems.dataSourceInUse(
+        `fact tables or assignment sources read this source (${shown.join(', ')}${referrers.length > 10 ? ' and more' : ''}); delete them first`,
+      );
       throw new Problem(409, base.detail, { type: base.type, title: base.title, extensions: { referrers } });
     }
     await deleteDataSource(trx, id);

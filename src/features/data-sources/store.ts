@@ -80,9 +80,11 @@ export async function deleteFactTable(executor: Executor, id: string): Promise<v
   await executor.deleteFrom('fact_tables').where('id', '=', id).execute();
 }
 
-/** Names of the fact tables that read the source (what stops its deletion). */
+/** Names of the fact tables and assignment sources that read the source (what stops its deletion). */
 export async function factTablesOf(executor: Executor, dataSourceId: string): Promise<Array<{ id: string; name: string }>> {
-  return executor.selectFrom('fact_tables').select(['id', 'name']).where('data_source_id', '=', dataSourceId).orderBy('id').execute();
+  const facts = await executor.selectFrom('fact_tables').select(['id', 'name']).where('data_source_id', '=', dataSourceId).orderBy('id').execute();
+  const assignments = await executor.selectFrom('assignment_sources').select(['id', 'name']).where('data_source_id', '=', dataSourceId).orderBy('id').execute();
+  return [...facts, ...assignments];
 }
 
 export async function listFactTables(executor: Executor, workspaceId: string, dataSourceId: string | undefined, page: PageParams) {

@@ -72,6 +72,8 @@ export function toExperiment(row: ExperimentRow): Experiment {
     auto_stop: parseAutoStop(row.auto_stop),
     tags: parseTags(row.tags),
     owner: toOwner(row.owner_user_id, row.owner_name),
+    assignment_source_id: row.assignment_source_id ?? null,
+    assignment_experiment_key: row.assignment_experiment_key ?? null,
     weights_changed_since_start: row.weights_changed === 1,
     started_at: toIsoOrNull(row.started_at),
     stopped_at: toIsoOrNull(row.stopped_at),

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import type { FieldError } from '../../http/problems.js';
 import { collectSegmentKeys, type AudienceExpression } from '../assignment/audience.js';
+import { findAssignmentSource } from '../assignment-sources/read.js';
 import { findEnvironment } from '../environments/read.js';
 import { findMetricsByIds } from '../metrics/read.js';
 import { findMutexGroup } from '../mutex-groups/read.js';
@@ -13,6 +14,7 @@ export interface References {
   secondary_metric_ids?: string[];
   mutex_group_id?: string | null;
   audience?: Record<string, unknown> | null;
+  assignment_source_id?: string | null;
 }
 
 /** Every id and segment key the experiment points at must exist in the caller's workspace. */
@@ -36,6 +38,9 @@ export async function referenceErrors(executor: Executor, workspaceId: string, r
   }
   if (refs.mutex_group_id && !(await findMutexGroup(executor, workspaceId, refs.mutex_group_id))) {
     errors.push({ pointer: '/mutex_group_id', message: 'no mutex group with this id exists in the workspace' });
+  }
+  if (refs.assignment_source_id && !(await findAssignmentSource(executor, workspaceId, refs.assignment_source_id))) {
+    errors.push({ pointer: '/assignment_source_id', message: 'no assignment source with this id exists in the workspace' });
   }
   if (refs.audience) {
     const keys = collectSegmentKeys(refs.audience as unknown as AudienceExpression);

@@ -140,6 +140,17 @@ const experimentInputFields = {
   auto_stop: Type.Optional(AutoStopInput),
   tags: Type.Optional(TagsInput),
   owner: Type.Optional(OwnerInput),
+  assignment_source_id: Type.Optional(
+    Type.Union([Id, Type.Null()], {
+      description:
+        'an assignment source of the workspace (GET /v1/assignment-sources): the experiment is assigned elsewhere and analysis-only; Verdict does not assign it, and its exposures are read from the source at each snapshot',
+    }),
+  ),
+  assignment_experiment_key: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], {
+      description: 'the experiment’s key in the assignment source when it differs from `key`',
+    }),
+  ),
 };
 
 export const ExperimentInput = Type.Object(experimentInputFields, { additionalProperties: false });
@@ -193,6 +204,10 @@ export const ExperimentSchema = Type.Object({
   auto_stop: AutoStopSchema,
   tags: Type.Array(Type.String(), { description: 'tags, in lower case' }),
   owner: OwnerSchema,
+  assignment_source_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'the assignment source of an analysis-only experiment (assigned elsewhere), or null for one Verdict assigns',
+  }),
+  assignment_experiment_key: Type.Union([Type.String(), Type.Null()], { description: 'its key in the assignment source when not `key`' }),
   weights_changed_since_start: Type.Boolean(),
   started_at: NullableTimestamp,
   stopped_at: NullableTimestamp,

@@ -76,6 +76,8 @@ function draftRow(actor: Actor, input: ExperimentInput, allocation: ReturnType<t
     ...NOT_LAUNCHED,
     tags: serializeTags(input.tags),
     ...owner,
+    assignment_source_id: input.assignment_source_id ?? null,
+    assignment_experiment_key: input.assignment_source_id ? (input.assignment_experiment_key ?? null) : null,
     created_at: now,
     updated_at: now,
   };
@@ -92,7 +94,18 @@ function creationShapeErrors(input: ExperimentInput, allocation: ReturnType<type
     ...autoStopErrors(normalizeAutoStop(input.auto_stop), withDefaults(input.decision_rule).method, '/auto_stop/on_recommendation'),
     ...secondaryOverlapErrors(input.primary_metric_id ?? null, input.guardrail_metric_ids ?? [], input.secondary_metric_ids ?? []),
     ...tagErrors(input.tags),
+    ...assignedElsewhereErrors(input),
   ];
+}
+
+/** An analysis-only experiment (assigned elsewhere) names its source to take a source key, and no bandit can steer another system's split. */
+function assignedElsewhereErrors(input: Pick<ExperimentInput, 'assignment_source_id' | 'assignment_experiment_key' | 'allocation'>) {
+  const errors = [];
+  if (!input.assignment_source_id && input.assignment_experiment_key)
+    errors.push({ pointer: '/assignment_experiment_key', message: 'is the experiment’s key in its assignment source: set assignment_source_id too' });
+  if (input.assignment_source_id && input.allocation && input.allocation.type !== 'fixed')
+    errors.push({ pointer: '/allocation', message: 'an experiment assigned elsewhere cannot be a bandit: Verdict does not set its weights' });
+  return errors;
 }
 
 /**
@@ -269,6 +282,9 @@ function rowChanges(row: ExperimentRow, current: Experiment, patch: ExperimentPa
   }
   if (has('auto_stop')) changes.auto_stop = JSON.stringify(normalizeAutoStop(patch.auto_stop));
   if (has('tags')) changes.tags = serializeTags(patch.tags);
+  if (has('assignment_source_id')) changes.assignment_source_id = patch.assignment_source_id ?? null;
+  if (has('assignment_source_id') && !patch.assignment_source_id) changes.assignment_experiment_key = null;
+  if (has('assignment_experiment_key')) changes.assignment_experiment_key = patch.assignment_experiment_key ?? null;
   if (has('variants') && patch.variants) {
     // Keep the stored order (it is part of the bucketing rule) when only weights change.
     const ordered = row.status === 'running' ? current.variants.map((v) => patch.variants?.find((p) => p.key === v.key) ?? v) : patch.variants;

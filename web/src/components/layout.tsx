@@ -19,6 +19,7 @@ const sections: [string, string][] = [
   ['/people', 'People'],
   ['/data-sources', 'Data sources'],
   ['/fact-tables', 'Fact tables'],
+  ['/assignment-sources', 'Assignment sources'],
 ];
 
 /** Sections only admins can use (the server refuses the rest; the nav leaves them out). */

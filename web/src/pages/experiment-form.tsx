@@ -15,6 +15,7 @@ import { DEFAULT_CUPED, VarianceReductionFields, cupedFromText, type CupedText }
 import { AllocationFields, DEFAULT_ALLOCATION, allocationFromText, type AllocationText } from './allocation.js';
 import { AUTO_STOP_OFF, AutoStopFields, autoStopFor } from './auto-stop.js';
 import { LabelsFieldset, useStartingPoint } from './experiment-start.js';
+import { AssignedByFieldset, useAssignedBy } from './experiment-assigned-by.js';
 import type { Environment, Experiment, Metric, MutexGroup, Segment } from '../types.js';
 
 interface VariantRow {
@@ -116,6 +117,7 @@ function useExperimentDraft() {
   const [cuped, setCuped] = useState<CupedText>(DEFAULT_CUPED);
   const [allocation, setAllocation] = useState<AllocationText>(DEFAULT_ALLOCATION);
   const [autoStop, setAutoStop] = useState(AUTO_STOP_OFF);
+  const assigned = useAssignedBy();
   const body = (environments: Environment[]) => ({
     environment_id: fields.environment_id || environments[0]?.id || '',
     key: fields.key,
@@ -139,9 +141,10 @@ function useExperimentDraft() {
     variance_reduction: cupedFromText(cuped),
     allocation: allocationFromText(allocation),
     auto_stop: autoStopFor(autoStop, ruleFromText(rule).method),
+    ...assigned.bodyFields(),
   });
   const audienceState = { audience, setAudience, audienceMistake, setAudienceMistake };
-  const settings = { rule, setRule, cuped, setCuped, allocation, setAllocation, autoStop, setAutoStop };
+  const settings = { rule, setRule, cuped, setCuped, allocation, setAllocation, autoStop, setAutoStop, assigned };
   const goals = { secondaries, setSecondaries, multipleTesting, setMultipleTesting };
   return { fields, setFields, bindField, rows, setRows, control, setControl, guardrails, setGuardrails, body, ...audienceState, ...settings, ...goals };
 }
@@ -262,6 +265,7 @@ export function ExperimentForm() {
         {start.picker}
         <DefinitionFields fields={fields} bindField={bindField} environments={environments} errorAt={submit.errorAt} />
         <LabelsFieldset labels={start.labels} errorAt={submit.errorAt} />
+        <AssignedByFieldset value={draft.assigned.assignedBy} onValue={draft.assigned.setAssignedBy} errorAt={submit.errorAt} />
         <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} errorAt={submit.errorAt} />
         <MetricsFieldset draft={draft} metrics={metrics} groups={choices.data?.groups ?? []} errors={submit.errors} />
         <DecisionRuleFields rule={rule} onRule={draft.setRule} errorAt={submit.errorAt} />

@@ -112,6 +112,12 @@ function Summary({ experiment: e, catalogue: cat }: { experiment: Experiment; ca
           ['Key', <code>{e.key}</code>],
           ['Environment', cat?.environments.find((env) => env.id === e.environment_id)?.name ?? '…'],
           ['Unit', e.unit_type],
+          [
+            'Assigned by',
+            e.assignment_source_id
+              ? `elsewhere: exposures read from an assignment source${e.assignment_experiment_key ? ` (as ${e.assignment_experiment_key})` : ''}; Verdict assigns none of its units`
+              : 'Verdict',
+          ],
           ['Mutex group', e.mutex_group_id ? (cat?.groups.find((g) => g.id === e.mutex_group_id)?.name ?? '…') : 'none'],
           ['Started', dateTime(e.started_at)],
           ...(e.stopped_at ? ([['Stopped', dateTime(e.stopped_at)]] as [string, string][]) : []),

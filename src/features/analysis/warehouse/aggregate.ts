@@ -12,6 +12,10 @@ import { clickhouseDialect } from './clickhouse-sql.js';
 import { postgresDialect } from './postgres-sql.js';
 import { metricStatement, percentileStatement, PERCENTILE_SCALE } from './statement.js';
 import type { ShippedExposure, WarehouseMetricSpec } from './spec.js';
+import type { ExposuresInSource } from './assignment-exposures.js';
+
+/** The experiment's exposures: shipped with the statement, or read where they are (an analysis-only experiment's, on its own source). */
+export type SourceExposures = readonly ShippedExposure[] | ExposuresInSource;
 
 export interface WarehouseAggregation {
   /** Per variant, one entry per metric in the order given. */
@@ -23,11 +27,13 @@ export interface WarehouseAggregation {
 type Row = Record<string, unknown>;
 
 /** Runs a statement with the exposures: PostgreSQL's positional arrays, or ClickHouse's named ones. */
-async function rowsWithExposures(kind: DataSourceKind, session: SourceSession, exposures: readonly ShippedExposure[], text: string): Promise<Row[]> {
-  const units = exposures.map((row) => row.unit_id);
-  const variants = exposures.map((row) => row.variant_key);
-  if (kind === 'clickhouse') return session.rows(text, { units, variants, exposed: exposures.map((row) => row.exposed_at) });
-  return session.rows(text, [units, variants, exposures.map((row) => String(row.exposed_at))]);
+async function rowsWithExposures(kind: DataSourceKind, session: SourceSession, exposures: SourceExposures, text: string): Promise<Row[]> {
+  if (!Array.isArray(exposures)) return session.rows(text, (exposures as ExposuresInSource).params);
+  const shipped = exposures as readonly ShippedExposure[];
+  const units = shipped.map((row) => row.unit_id);
+  const variants = shipped.map((row) => row.variant_key);
+  if (kind === 'clickhouse') return session.rows(text, { units, variants, exposed: shipped.map((row) => row.exposed_at) });
+  return session.rows(text, [units, variants, shipped.map((row) => String(row.exposed_at))]);
 }
 
 /** The row filters are placed in a WHERE: checked again here, whoever built the spec. */
@@ -38,12 +44,16 @@ function checkFilters(kind: DataSourceKind, metric: WarehouseMetricSpec): void {
   }
 }
 
-const dialectOf = (kind: DataSourceKind) => (kind === 'clickhouse' ? clickhouseDialect : postgresDialect);
+/** The dialect, its exposures `x` replaced by the statement that reads them on the source when they are there. */
+function dialectOf(kind: DataSourceKind, exposures: SourceExposures) {
+  const dialect = kind === 'clickhouse' ? clickhouseDialect : postgresDialect;
+  return Array.isArray(exposures) ? dialect : { ...dialect, exposures: (exposures as ExposuresInSource).rows };
+}
 
 export async function aggregateOnSource(
   kind: DataSourceKind,
   session: SourceSession,
-  exposures: readonly ShippedExposure[],
+  exposures: SourceExposures,
   metrics: readonly WarehouseMetricSpec[],
   eventsBefore: number | null,
 ): Promise<WarehouseAggregation> {
@@ -51,7 +61,7 @@ export async function aggregateOnSource(
   let rowsCounted = 0;
   for (const [index, metric] of metrics.entries()) {
     checkFilters(kind, metric);
-    const rows = await rowsWithExposures(kind, session, exposures, metricStatement(dialectOf(kind), metric, eventsBefore));
+    const rows = await rowsWithExposures(kind, session, exposures, metricStatement(dialectOf(kind, exposures), metric, eventsBefore));
     for (const row of rows) {
       rowsCounted += toNumber(row.ev);
       // Each statement answers one metric (columns n0, s0 ...): folded into position `index`.
@@ -73,13 +83,13 @@ export async function aggregateOnSource(
 export async function percentileOnSource(
   kind: DataSourceKind,
   session: SourceSession,
-  exposures: readonly ShippedExposure[],
+  exposures: SourceExposures,
   metric: WarehouseMetricSpec,
   eventsBefore: number | null,
   quantile: number,
 ): Promise<number | null> {
   checkFilters(kind, metric);
-  const rows = await rowsWithExposures(kind, session, exposures, percentileStatement(dialectOf(kind), metric, eventsBefore, quantile));
+  const rows = await rowsWithExposures(kind, session, exposures, percentileStatement(dialectOf(kind, exposures), metric, eventsBefore, quantile));
   const first = rows[0];
   if (first === undefined) return null;
   const scaled = Math.round(quantile * PERCENTILE_SCALE);

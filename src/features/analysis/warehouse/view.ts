@@ -7,12 +7,12 @@
  */
 import { problems } from '../../../http/problems.js';
 import { openFactTable, SourceError, withSource, type FactReaderDeps, type OpenedFactTable, type SourceSession } from '../../data-sources/read.js';
-import type { ExperimentRow } from '../../experiments/read.js';
 import type { MetricRow } from '../../metrics/read.js';
 import type { AnalysisDeps } from '../deps.js';
 import type { Aggregation, AggregationInput, CapScope, ComputationMode, MetricSpec, StoreView, TopLimit, VariantTotals } from '../store/contract.js';
 import { EMPTY_TOTALS } from '../store/fold.js';
-import { aggregateOnSource, percentileOnSource } from './aggregate.js';
+import { aggregateOnSource, percentileOnSource, type SourceExposures } from './aggregate.js';
+import { exposuresInSource, type AssignedRow, type ExposuresInSource } from './assignment-exposures.js';
 import { liveExposures } from './exposures.js';
 import type { ShippedExposure, WarehouseMetricSpec } from './spec.js';
 
@@ -36,10 +36,13 @@ function problemOf(error: unknown): unknown {
 interface Scope {
   workspaceId: string;
   experimentId: string;
+  /** The experiment, for an analysis-only one's exposures on its own source. */
+  row?: AssignedRow | undefined;
 }
 
 interface FactReads {
-  exposures(): Promise<ShippedExposure[]>;
+  /** The exposures a statement on the table's source reads: where they are when the experiment's assignment source is there, else shipped. */
+  exposures(table: OpenedFactTable): Promise<SourceExposures>;
   onSource(spec: MetricSpec): Promise<{ table: OpenedFactTable; spec: WarehouseMetricSpec }>;
   run<T>(table: OpenedFactTable, work: (session: SourceSession) => Promise<T>): Promise<T>;
 }
@@ -47,6 +50,7 @@ interface FactReads {
 /** The snapshot's exposures (read once) and fact tables (opened once), and statements run with a source's failures as problems. */
 function factReads(ctx: FactReaderDeps, scope: Scope): FactReads {
   let shipped: Promise<ShippedExposure[]> | null = null;
+  let assigned: Promise<ExposuresInSource | null> | null = null;
   const tables = new Map<string, Promise<OpenedFactTable>>();
   const open = (id: string) => {
     const found =
@@ -68,7 +72,11 @@ function factReads(ctx: FactReaderDeps, scope: Scope): FactReads {
     return { table, spec: { kind, aggregation, window_ms, cap, fact, lookback_ms, percentile } };
   };
   return {
-    exposures: () => (shipped ??= liveExposures(ctx.db, scope.workspaceId, scope.experimentId)),
+    async exposures(table) {
+      const inSource = await (assigned ??= scope.row ? exposuresInSource(ctx, scope.row) : Promise.resolve(null));
+      if (inSource && inSource.data_source_id === table.data_source_id) return inSource;
+      return (shipped ??= liveExposures(ctx.db, scope.workspaceId, scope.experimentId));
+    },
     // A ratio's denominator is computed in its numerator's statement: on the same source.
     async onSource(spec) {
       const numerator = await of(spec);
@@ -107,7 +115,7 @@ async function aggregateBoth(inner: StoreView, reads: FactReads, input: Aggregat
   for (const item of resolved) bySource.set(item.table.data_source_id, [...(bySource.get(item.table.data_source_id) ?? []), item]);
   for (const group of bySource.values()) {
     const table = (group[0] as (typeof group)[number]).table;
-    const exposures = await reads.exposures();
+    const exposures = await reads.exposures(table);
     const specs = group.map((item) => item.spec);
     const result = await reads.run(table, (session) => aggregateOnSource(table.kind, session, exposures, specs, input.eventsBefore));
     eventsRead += result.rowsCounted;
@@ -126,7 +134,7 @@ export function warehouseView(inner: StoreView, ctx: FactReaderDeps, scope: Scop
     async percentileCap(capScope: CapScope, metric: MetricSpec, quantile: number) {
       if (!readsFacts(metric)) return inner.percentileCap(capScope, metric, quantile);
       const { table, spec } = await reads.onSource({ ...metric, denominator: undefined });
-      const exposures = await reads.exposures();
+      const exposures = await reads.exposures(table);
       return reads.run(table, (session) => percentileOnSource(table.kind, session, exposures, spec, capScope.eventsBefore, quantile));
     },
     lateEvents: (lateScope, metrics) =>
@@ -156,11 +164,11 @@ export function warehouseView(inner: StoreView, ctx: FactReaderDeps, scope: Scop
  */
 export async function snapshotView(
   deps: Pick<AnalysisDeps, 'analysisStore'> & FactReaderDeps,
-  row: Pick<ExperimentRow, 'workspace_id' | 'id'>,
+  row: AssignedRow,
   onFacts: boolean,
   mode: ComputationMode,
 ): Promise<{ view: StoreView; mode: ComputationMode }> {
   const view = await deps.analysisStore.view();
   if (!onFacts) return { view, mode };
-  return { view: warehouseView(view, deps, { workspaceId: row.workspace_id, experimentId: row.id }), mode: 'full' };
+  return { view: warehouseView(view, deps, { workspaceId: row.workspace_id, experimentId: row.id, row }), mode: 'full' };
 }

@@ -6,3 +6,5 @@ export type DataSourceTest = Api.TestDataSourceResponse;
 export type FactTable = Api.GetFactTableResponse;
 export type FactColumn = FactTable['columns'][number];
 export type FactTableSummary = Api.SummarizeFactTableResponse;
+export type AssignmentSource = Api.GetAssignmentSourceResponse;
+export type AssignmentSourceSummary = Api.SummarizeAssignmentSourceResponse;
