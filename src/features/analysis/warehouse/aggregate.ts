@@ -23,7 +23,7 @@ export interface WarehouseAggregation {
 type Row = Record<string, unknown>;
 
 /** Runs a statement with the exposures: PostgreSQL's positional arrays, or ClickHouse's named ones. */
-async function rowsWithExposures(kind: DataSourceKind, session: SourceSession, exposures: readonly ShippedExposure[], text: string): Promise<Row[]> {
+export async function rowsWithExposures(kind: DataSourceKind, session: SourceSession, exposures: readonly ShippedExposure[], text: string): Promise<Row[]> {
   const units = exposures.map((row) => row.unit_id);
   const variants = exposures.map((row) => row.variant_key);
   if (kind === 'clickhouse') return session.rows(text, { units, variants, exposed: exposures.map((row) => row.exposed_at) });
@@ -31,14 +31,14 @@ async function rowsWithExposures(kind: DataSourceKind, session: SourceSession, e
 }
 
 /** The row filters are placed in a WHERE: checked again here, whoever built the spec. */
-function checkFilters(kind: DataSourceKind, metric: WarehouseMetricSpec): void {
+export function checkFilters(kind: DataSourceKind, metric: WarehouseMetricSpec): void {
   for (const item of [metric, ...(metric.denominator ? [metric.denominator] : [])]) {
     const defect = item.fact.filter === null ? null : readOnlyExpressionDefect(kind, item.fact.filter);
     if (defect) throw new SourceError('query', `the row filter ${defect}`);
   }
 }
 
-const dialectOf = (kind: DataSourceKind) => (kind === 'clickhouse' ? clickhouseDialect : postgresDialect);
+export const dialectOf = (kind: DataSourceKind) => (kind === 'clickhouse' ? clickhouseDialect : postgresDialect);
 
 export async function aggregateOnSource(
   kind: DataSourceKind,
