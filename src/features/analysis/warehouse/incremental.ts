@@ -25,7 +25,7 @@ const HOUR_MS = 3_600_000;
 /** What the snapshot's computation.warehouse reports of the refreshes of its metrics on fact tables. */
 export interface WarehouseRefreshReport {
   mode: ComputationMode;
-  /** Fact rows the statements read inside a unit's periods, over every distinct state read. */
+  /** Fact rows the statements read inside a unit's periods, summed over the distinct states read. */
   rows_read: number;
   /** Units whose whole history was read: new or re-exposed units, every unit on a full refresh. */
   units_read_in_full: number;
@@ -103,6 +103,7 @@ export function unitRefresher(
 ): UnitRefresher {
   const report: WarehouseRefreshReport = { mode, rows_read: 0, units_read_in_full: 0, units_read_from_cutoff: 0, read_from: null, settled_before: null };
   const cache = new Map<string, Promise<Map<string, UnitParts>>>();
+  const byWindow = new Map<string, Promise<Map<string, UnitParts>>>();
 
   async function refresh(table: OpenedFactTable, session: SourceSession, spec: WarehouseMetricSpec, eventsBefore: number | null, key: string) {
     checkFilters(table.kind, spec);
@@ -142,18 +143,24 @@ export function unitRefresher(
     const live = new Set(shipped.map((exposure) => exposure.unit_id));
     const removed = plan.stored ? [...plan.stored.units.keys()].filter((unit) => !live.has(unit)) : [];
     await saveState(deps.db, stateScope, { readFrom, settledBefore: settleBefore, replace: plan.stored === null, upserts, removed, refreshedAt: now });
-    report.units_read_in_full += plan.fresh.length;
-    report.units_read_from_cutoff += plan.known.length;
+    // Every state reads the same exposures: the units, not their sum over the states.
+    report.units_read_in_full = Math.max(report.units_read_in_full, plan.fresh.length);
+    report.units_read_from_cutoff = Math.max(report.units_read_from_cutoff, plan.known.length);
     if (readFrom !== null && plan.known.length > 0) report.read_from = Math.min(report.read_from ?? readFrom, readFrom);
     report.settled_before = Math.max(report.settled_before ?? settleBefore, settleBefore);
     return units;
   }
 
-  /** Each state is refreshed once per snapshot, whichever metrics (and caps) read it. */
-  function unitsOf(table: OpenedFactTable, session: SourceSession, spec: WarehouseMetricSpec, eventsBefore: number | null) {
+  /**
+   * Each state is refreshed once per snapshot, whichever metrics read it; a percentile cap, which
+   * needs only the window, reads any state refreshed for the same window (the metric's, CUPED's).
+   */
+  function unitsOf(table: OpenedFactTable, session: SourceSession, spec: WarehouseMetricSpec, eventsBefore: number | null, windowOnly = false) {
+    const windowKey = stateKeyOf({ ...spec, denominator: undefined, lookback_ms: null }, eventsBefore);
     const key = stateKeyOf(spec, eventsBefore);
-    const found = cache.get(key) ?? refresh(table, session, spec, eventsBefore, key);
+    const found = (windowOnly ? byWindow.get(windowKey) : undefined) ?? cache.get(key) ?? refresh(table, session, spec, eventsBefore, key);
     cache.set(key, found);
+    if (!spec.denominator) byWindow.set(windowKey, found);
     return found;
   }
 
@@ -164,7 +171,7 @@ export function unitRefresher(
       return variantTotalsOf(await exposures(), units, spec);
     },
     async percentile(table, session, spec, eventsBefore, quantile) {
-      const units = await unitsOf(table, session, spec, eventsBefore);
+      const units = await unitsOf(table, session, spec, eventsBefore, true);
       return percentileOfUnits(await exposures(), units, spec, quantile);
     },
   };
