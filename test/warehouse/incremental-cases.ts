@@ -2,18 +2,7 @@
 // PostgreSQL and the ClickHouse (chdb) tests.
 import { expect, it } from 'vitest';
 import { DAY, HOUR } from '../analysis/support.js';
-import {
-  assign,
-  countedRows,
-  expectSameResults,
-  firstRows,
-  full,
-  incremental,
-  rowsRead,
-  T0,
-  type FactRow,
-  type Scenario,
-} from './incremental-support.js';
+import { assign, countedRows, expectSameResults, firstRows, full, incremental, rowsRead, T0, type FactRow, type Scenario } from './incremental-support.js';
 
 const iso = (at: number) => new Date(at).toISOString();
 const TIMEOUT = 240_000;

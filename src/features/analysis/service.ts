@@ -306,14 +306,8 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const recommendation = recommend(unrecommended, recommendationContext(experiment, row.stopped_at !== null));
   const completed = withSequenceResults(unrecommended, { primary, guardrails, secondaries }, sequences);
   const document: Analysis['document'] = { ...completed, decision: { ...unrecommended.decision, recommendation } };
-  const computation = {
-    mode,
-    events_read: refreshed.events_read + computed.eventsRead,
-    units_refreshed: refreshed.units_refreshed,
-    store: store.name,
-    ...(warehouse ? { warehouse: warehouseComputationOf(warehouse) } : {}),
-  };
-  return { document, satisfied, computation };
+  const computation = { mode, events_read: refreshed.events_read + computed.eventsRead, units_refreshed: refreshed.units_refreshed, store: store.name };
+  return { document, satisfied, computation: warehouse ? { ...computation, warehouse: warehouseComputationOf(warehouse) } : computation };
 }
 
 /**

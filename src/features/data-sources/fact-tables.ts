@@ -100,7 +100,15 @@ export async function createFactTable(ctx: DataSourcesDeps, actor: Actor, input:
     };
     await insertFactTable(trx, row);
     const { name, sql, unit_id_column, timestamp_column, restatement_hours } = row;
-    const payload = { data_source_id: source.id, name, sql, unit_id_column, timestamp_column, restatement_hours, columns: columns.map((column) => column.name) };
+    const payload = {
+      data_source_id: source.id,
+      name,
+      sql,
+      unit_id_column,
+      timestamp_column,
+      restatement_hours,
+      columns: columns.map((column) => column.name),
+    };
     await recordAudit(trx, { ...actor, action: 'fact_table.created', targetType: 'fact_table', targetId: row.id, payload, at: now });
     return toFactTable(row);
   });

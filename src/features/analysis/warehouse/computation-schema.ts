@@ -10,7 +10,10 @@ export const WarehouseComputationSchema = Type.Object(
     mode: Type.Enum(['incremental', 'full'], {
       description: 'incremental: each unit’s kept counts plus the rows from the previous cutoff on; full: every row read again, the kept state replaced',
     }),
-    rows_read: Type.Integer({ description: 'fact rows the sources returned counts of (inside a unit’s periods), summed over the distinct reads: one per fact table, column, filter and periods (a percentile cap reads the window alone)' }),
+    rows_read: Type.Integer({
+      description:
+        'fact rows the sources returned counts of (inside a unit’s periods), summed over the distinct reads: one per fact table, column, filter and periods (a percentile cap reads the window alone)',
+    }),
     units_read_in_full: Type.Integer({ description: 'units whose whole history was read: exposed or re-exposed since the last refresh, or all on a full one' }),
     units_read_from_cutoff: Type.Integer({ description: 'units read only from the previous cutoff on' }),
     read_from: NullableTime('the earliest previous cutoff the incremental reads started from, or null when none did'),

@@ -95,6 +95,32 @@ function foldRows(rows: readonly Row[], names: readonly PeriodName[], settled: M
 
 const cloneParts = (parts: UnitParts): UnitParts => ({ m: { ...parts.m }, d: { ...parts.d }, p: { ...parts.p } });
 
+/**
+ * Each exposed unit's new kept state (what it had, if its exposure is unchanged, plus the rows now
+ * settled) and its counts this time (that plus the newer rows); `upserts` holds the states that changed.
+ */
+function combine(
+  shipped: readonly ShippedExposure[],
+  stored: StoredState | null,
+  read: { settled: Map<string, UnitParts>; current: Map<string, UnitParts> },
+  names: readonly PeriodName[],
+) {
+  const upserts = new Map<string, StoredUnit>();
+  const units = new Map<string, UnitParts>();
+  for (const exposure of shipped) {
+    const kept = stored?.units.get(exposure.unit_id);
+    const isKnown = kept !== undefined && kept.exposed_at === exposure.exposed_at;
+    const settled = isKnown ? cloneParts(kept.parts) : emptyParts();
+    const delta = read.settled.get(exposure.unit_id);
+    if (delta) for (const name of names) addPart(settled[name], delta[name]);
+    if (!isKnown || delta) upserts.set(exposure.unit_id, { exposed_at: exposure.exposed_at, parts: cloneParts(settled) });
+    const fresh = read.current.get(exposure.unit_id);
+    if (fresh) for (const name of names) addPart(settled[name], fresh[name]);
+    units.set(exposure.unit_id, settled);
+  }
+  return { units, upserts };
+}
+
 export function unitRefresher(
   deps: { db: Db; clock: Clock },
   scope: { workspaceId: string; experimentId: string },
@@ -127,19 +153,7 @@ export function unitRefresher(
     };
     await read(plan.known, { stop: eventsBefore, settleBefore, readFrom });
     await read(plan.fresh, { stop: eventsBefore, settleBefore, readFrom: null });
-    const upserts = new Map<string, StoredUnit>();
-    const units = new Map<string, UnitParts>();
-    for (const exposure of shipped) {
-      const kept = plan.stored?.units.get(exposure.unit_id);
-      const isKnown = kept !== undefined && kept.exposed_at === exposure.exposed_at;
-      const settled = isKnown ? cloneParts(kept.parts) : emptyParts();
-      const delta = settledDelta.get(exposure.unit_id);
-      if (delta) for (const name of names) addPart(settled[name], delta[name]);
-      if (!isKnown || delta) upserts.set(exposure.unit_id, { exposed_at: exposure.exposed_at, parts: cloneParts(settled) });
-      const fresh = current.get(exposure.unit_id);
-      if (fresh) for (const name of names) addPart(settled[name], fresh[name]);
-      units.set(exposure.unit_id, settled);
-    }
+    const { units, upserts } = combine(shipped, plan.stored, { settled: settledDelta, current }, names);
     const live = new Set(shipped.map((exposure) => exposure.unit_id));
     const removed = plan.stored ? [...plan.stored.units.keys()].filter((unit) => !live.has(unit)) : [];
     await saveState(deps.db, stateScope, { readFrom, settledBefore: settleBefore, replace: plan.stored === null, upserts, removed, refreshedAt: now });

@@ -95,7 +95,9 @@ async function writeUnits(executor: Executor, scope: StateScope, change: StateCh
       .onConflict((conflict) =>
         conflict.columns(['experiment_id', 'state_key', 'unit_id']).doUpdateSet((eb) => ({
           exposed_at: eb.ref('excluded.exposed_at'),
-          ...Object.fromEntries(PERIODS.flatMap((period) => ['c', 'cv', 's'].map((part) => [`${period}_${part}`, eb.ref(`excluded.${period}_${part}` as 'excluded.m_c')]))),
+          ...Object.fromEntries(
+            PERIODS.flatMap((period) => ['c', 'cv', 's'].map((part) => [`${period}_${part}`, eb.ref(`excluded.${period}_${part}` as 'excluded.m_c')])),
+          ),
         })),
       )
       .execute();
