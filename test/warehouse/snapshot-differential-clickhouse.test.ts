@@ -36,7 +36,7 @@ suite('snapshots of metrics on a ClickHouse fact table (chdb): the same as from 
       },
       'clickhouse',
     );
-  });
+  }, 300_000);
   afterAll(async () => {
     await server?.close();
     await source?.drop();

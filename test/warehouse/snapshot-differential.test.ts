@@ -40,7 +40,7 @@ suite('snapshots of metrics on a PostgreSQL fact table: the same as from Verdict
       },
       'postgres',
     );
-  });
+  }, 300_000);
   afterAll(async () => {
     await server?.close();
     await source?.drop();

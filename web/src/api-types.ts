@@ -2560,6 +2560,8 @@ export type ListFactTablesResponse = {
     sql: string;
     unit_id_column: string;
     timestamp_column: string;
+    /** hours before the last refresh’s cutoff that each incremental refresh reads again, so rows arriving late with a timestamp inside them still count (docs/warehouse.md "Incremental refresh"); default 48 */
+    restatement_hours: number;
     /** what the source said the SQL returns, when it was last saved */
     columns: Array<{
       name: string;
@@ -2583,6 +2585,8 @@ export type CreateFactTableRequest = {
   sql: string;
   unit_id_column: string;
   timestamp_column: string;
+  /** hours before the last refresh’s cutoff that each incremental refresh reads again, so rows arriving late with a timestamp inside them still count (docs/warehouse.md "Incremental refresh"); default 48 */
+  restatement_hours?: number;
 };
 
 /** POST /v1/fact-tables: 201 body */
@@ -2597,6 +2601,8 @@ export type CreateFactTableResponse = {
   sql: string;
   unit_id_column: string;
   timestamp_column: string;
+  /** hours before the last refresh’s cutoff that each incremental refresh reads again, so rows arriving late with a timestamp inside them still count (docs/warehouse.md "Incremental refresh"); default 48 */
+  restatement_hours: number;
   /** what the source said the SQL returns, when it was last saved */
   columns: Array<{
     name: string;
@@ -2620,6 +2626,8 @@ export type UpdateFactTableRequest = {
   sql?: string;
   unit_id_column?: string;
   timestamp_column?: string;
+  /** hours before the last refresh’s cutoff that each incremental refresh reads again, so rows arriving late with a timestamp inside them still count (docs/warehouse.md "Incremental refresh"); default 48 */
+  restatement_hours?: number;
 };
 
 /** PATCH /v1/fact-tables/{id}: 200 body */
@@ -3569,6 +3577,21 @@ export type GetExperimentResultsResponse = {
     duration_ms: number;
     /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
     store: "sqlite" | "postgres" | "clickhouse" | null;
+    /** present when metrics read fact tables on a data source (docs/warehouse.md) */
+    warehouse?: {
+      /** incremental: each unit’s kept counts plus the rows from the previous cutoff on; full: every row read again, the kept state replaced */
+      mode: "incremental" | "full";
+      /** fact rows the sources returned counts of (inside a unit’s periods), summed over the distinct reads: one per fact table, column, filter and periods (a percentile cap reads the window alone) */
+      rows_read: number;
+      /** units whose whole history was read: exposed or re-exposed since the last refresh, or all on a full one */
+      units_read_in_full: number;
+      /** units read only from the previous cutoff on */
+      units_read_from_cutoff: number;
+      /** the earliest previous cutoff the incremental reads started from, or null when none did */
+      read_from: string | null;
+      /** rows before this are now kept in Verdict per unit; the next incremental refresh reads from here */
+      settled_before: string | null;
+    };
   } | null;
   /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
   planning: {
@@ -4224,6 +4247,21 @@ export type GetExperimentResultsHistoryResponse = {
       duration_ms: number;
       /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
       store: "sqlite" | "postgres" | "clickhouse" | null;
+      /** present when metrics read fact tables on a data source (docs/warehouse.md) */
+      warehouse?: {
+        /** incremental: each unit’s kept counts plus the rows from the previous cutoff on; full: every row read again, the kept state replaced */
+        mode: "incremental" | "full";
+        /** fact rows the sources returned counts of (inside a unit’s periods), summed over the distinct reads: one per fact table, column, filter and periods (a percentile cap reads the window alone) */
+        rows_read: number;
+        /** units whose whole history was read: exposed or re-exposed since the last refresh, or all on a full one */
+        units_read_in_full: number;
+        /** units read only from the previous cutoff on */
+        units_read_from_cutoff: number;
+        /** the earliest previous cutoff the incremental reads started from, or null when none did */
+        read_from: string | null;
+        /** rows before this are now kept in Verdict per unit; the next incremental refresh reads from here */
+        settled_before: string | null;
+      };
     } | null;
     /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
     planning: {
@@ -5088,6 +5126,21 @@ export type ViewSharedResultsResponse = {
       duration_ms: number;
       /** where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed */
       store: "sqlite" | "postgres" | "clickhouse" | null;
+      /** present when metrics read fact tables on a data source (docs/warehouse.md) */
+      warehouse?: {
+        /** incremental: each unit’s kept counts plus the rows from the previous cutoff on; full: every row read again, the kept state replaced */
+        mode: "incremental" | "full";
+        /** fact rows the sources returned counts of (inside a unit’s periods), summed over the distinct reads: one per fact table, column, filter and periods (a percentile cap reads the window alone) */
+        rows_read: number;
+        /** units whose whole history was read: exposed or re-exposed since the last refresh, or all on a full one */
+        units_read_in_full: number;
+        /** units read only from the previous cutoff on */
+        units_read_from_cutoff: number;
+        /** the earliest previous cutoff the incremental reads started from, or null when none did */
+        read_from: string | null;
+        /** rows before this are now kept in Verdict per unit; the next incremental refresh reads from here */
+        settled_before: string | null;
+      };
     } | null;
     /** progress toward the planned sample and the MDE (docs/statistics.md section 9a); null in snapshots stored before planning existed */
     planning: {

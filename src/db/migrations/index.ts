@@ -35,6 +35,7 @@ import * as dataSources from './0039_data_sources.js';
 import * as factMetrics from './0040_fact_metrics.js';
 import * as holdoutAnalysis from './0041_holdout_analysis.js';
 import * as assignmentSources from './0042_assignment_sources.js';
+import * as warehouseRefresh from './0043_warehouse_refresh.js';
 
 // Migrations are listed in code rather than read from a folder, so they work the same from
 // sources, tests and any bundle. Append new ones; never edit one that has shipped.
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0040_fact_metrics': factMetrics,
   '0041_holdout_analysis': holdoutAnalysis,
   '0042_assignment_sources': assignmentSources,
+  '0043_warehouse_refresh': warehouseRefresh,
 };
 
 /**

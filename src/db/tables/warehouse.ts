@@ -25,6 +25,8 @@ export interface FactTablesTable {
   timestamp_column: string;
   /** JSON array of {name, type, role}: what the source said the query returns. */
   columns: string;
+  /** Hours behind the last refresh's cutoff that each incremental refresh re-reads (0043). */
+  restatement_hours: number;
   created_at: number;
   updated_at: number;
 }
@@ -46,8 +48,36 @@ export interface AssignmentSourcesTable {
   updated_at: number;
 }
 
+/** Per experiment and state key, the time below which its units' rows are settled (0043). */
+export interface WarehouseRefreshStatesTable {
+  experiment_id: string;
+  state_key: string;
+  workspace_id: string;
+  settled_before: number;
+  refreshed_at: number;
+}
+
+/** One unit's settled counts and sums per period: m (window), d (denominator), p (lookback) (0043). */
+export interface WarehouseUnitStatesTable {
+  experiment_id: string;
+  state_key: string;
+  unit_id: string;
+  exposed_at: number;
+  m_c: number;
+  m_cv: number;
+  m_s: number;
+  d_c: number;
+  d_cv: number;
+  d_s: number;
+  p_c: number;
+  p_cv: number;
+  p_s: number;
+}
+
 export interface WarehouseTables {
   data_sources: DataSourcesTable;
   fact_tables: FactTablesTable;
   assignment_sources: AssignmentSourcesTable;
+  warehouse_refresh_states: WarehouseRefreshStatesTable;
+  warehouse_unit_states: WarehouseUnitStatesTable;
 }

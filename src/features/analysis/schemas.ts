@@ -3,6 +3,7 @@ import { MAX_PAGE_SIZE } from '../../http/pagination.js';
 import { Id, Timestamp } from '../../http/schemas.js';
 import { PlanningBlockSchema } from './planning-schema.js';
 import { FunnelStepResultSchema, QuantileResultSchema } from './metric-kind-schemas.js';
+import { WarehouseComputationSchema } from './warehouse/computation-schema.js';
 export type { FunnelStepResult } from './metric-kind-schemas.js';
 
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
@@ -312,6 +313,7 @@ export const ComputationSchema = Type.Object(
       description:
         'where the sums were computed: the primary database (sqlite, postgres) or ClickHouse when VERDICT_CLICKHOUSE_URL is set (docs/analysis.md "ClickHouse"); null in snapshots computed before this field existed',
     }),
+    warehouse: Type.Optional(WarehouseComputationSchema),
   },
   { description: 'how the snapshot was computed (docs/analysis.md "Incremental analysis")' },
 );

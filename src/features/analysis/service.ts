@@ -45,6 +45,7 @@ import type {
 } from './store/contract.js';
 import { EMPTY_TOTALS, maintainable } from './store/fold.js';
 import { syncAssignedExposures } from './warehouse/assignment-exposures.js';
+import { warehouseComputationOf } from './warehouse/computation-schema.js';
 import { readFactTables, snapshotView } from './warehouse/view.js';
 
 /** The refresh's test hooks a computation passes on (the store's refresh). */
@@ -246,8 +247,8 @@ const summedKind = (metric: MetricRow) => !isSequenceKind(metric.kind);
 async function snapshotContext(deps: AnalysisDeps, row: ExperimentRow, loaded: Awaited<ReturnType<typeof loadMetrics>>, requested: AnalyseOptions['mode']) {
   const { primary, guardrails, secondaries, components } = loaded;
   const metrics = [...(primary ? [primary] : []), ...guardrails, ...secondaries];
-  const { view, mode } = await snapshotView(deps, row, readFactTables(metrics, components), requested);
-  return { ctx: { ...deps, view }, mode };
+  const { view, mode, warehouse } = await snapshotView(deps, row, readFactTables(metrics, components), requested);
+  return { ctx: { ...deps, view }, mode, warehouse };
 }
 
 async function analyse(deps: AnalysisDeps, experiment: Experiment, row: ExperimentRow, options: AnalyseOptions): Promise<Analysis> {
@@ -257,7 +258,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   await store.prepare(row.id);
   const loaded = await loadMetrics(deps, experiment);
   const { primary, guardrails, secondaries } = loaded;
-  const { ctx, mode } = await snapshotContext(deps, row, loaded, options.mode);
+  const { ctx, mode, warehouse } = await snapshotContext(deps, row, loaded, options.mode);
   const lookbackMs = cupedLookbackMs(experiment);
   const source: UnitSource = mode === 'incremental' ? 'rollups' : 'events';
   const { computed, totals, capsApplied, refreshed, sequences, summedPrimary, quantiles } = await snapshotTotals(
@@ -308,7 +309,7 @@ async function analyse(deps: AnalysisDeps, experiment: Experiment, row: Experime
   const completed = withSequenceResults(unrecommended, { primary, guardrails, secondaries }, sequences);
   const document: Analysis['document'] = { ...completed, decision: { ...unrecommended.decision, recommendation } };
   const computation = { mode, events_read: refreshed.events_read + computed.eventsRead, units_refreshed: refreshed.units_refreshed, store: store.name };
-  return { document, satisfied, computation };
+  return { document, satisfied, computation: warehouse ? { ...computation, warehouse: warehouseComputationOf(warehouse) } : computation };
 }
 
 /**

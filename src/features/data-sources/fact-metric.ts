@@ -29,6 +29,8 @@ export interface OpenedFactTable {
   sql: string;
   unit_id_column: string;
   timestamp_column: string;
+  /** Hours each incremental refresh reads again before the last one's cutoff. */
+  restatement_hours: number;
   data_source_id: string;
   kind: DataSourceKind;
   /** The source's URL, unsealed: only for the connection, never shown. */
@@ -49,6 +51,7 @@ export async function openFactTable(ctx: FactReaderDeps, executor: Executor, wor
     sql: table.sql,
     unit_id_column: table.unit_id_column,
     timestamp_column: table.timestamp_column,
+    restatement_hours: Number(table.restatement_hours),
     data_source_id: source.id,
     kind: source.kind,
     url: ctx.secrets.open(source.url_enc),

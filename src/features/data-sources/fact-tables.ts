@@ -20,6 +20,9 @@ import {
   type FactTableRow,
 } from './store.js';
 
+/** Hours re-read before the last refresh's cutoff when a fact table does not say (docs/warehouse.md). */
+export const DEFAULT_RESTATEMENT_HOURS = 48;
+
 const NUMBER = /^(smallint|integer|bigint|numeric|real|double precision|decimal|u?int\d*|float\d*|decimal.*|numeric\(.*)$/i;
 const TIMESTAMP = /^(timestamp.*|date|datetime.*|date32)$/i;
 const STRING = /^(text|character.*|varchar.*|uuid|string|fixedstring.*|lowcardinality\(string\)|enum.*|citext)$/i;
@@ -90,13 +93,22 @@ export async function createFactTable(ctx: DataSourcesDeps, actor: Actor, input:
       sql: trimmedSql(input.sql),
       unit_id_column: input.unit_id_column,
       timestamp_column: input.timestamp_column,
+      restatement_hours: input.restatement_hours ?? DEFAULT_RESTATEMENT_HOURS,
       columns: JSON.stringify(columns),
       created_at: now,
       updated_at: now,
     };
     await insertFactTable(trx, row);
-    const { name, sql, unit_id_column, timestamp_column } = row;
-    const payload = { data_source_id: source.id, name, sql, unit_id_column, timestamp_column, columns: columns.map((column) => column.name) };
+    const { name, sql, unit_id_column, timestamp_column, restatement_hours } = row;
+    const payload = {
+      data_source_id: source.id,
+      name,
+      sql,
+      unit_id_column,
+      timestamp_column,
+      restatement_hours,
+      columns: columns.map((column) => column.name),
+    };
     await recordAudit(trx, { ...actor, action: 'fact_table.created', targetType: 'fact_table', targetId: row.id, payload, at: now });
     return toFactTable(row);
   });
@@ -117,6 +129,7 @@ export async function patchFactTable(ctx: DataSourcesDeps, actor: Actor, id: str
     sql: patch.sql === undefined ? current.sql : trimmedSql(patch.sql),
     unit_id_column: patch.unit_id_column ?? current.unit_id_column,
     timestamp_column: patch.timestamp_column ?? current.timestamp_column,
+    restatement_hours: patch.restatement_hours ?? current.restatement_hours,
   };
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const [field, to] of Object.entries(next)) {

@@ -67,6 +67,12 @@ export type FactColumn = Static<typeof FactColumnSchema>;
 
 const Sql = Type.String({ minLength: 1, maxLength: 20_000, description: 'one read-only SELECT (or WITH ... SELECT) in the source’s dialect' });
 const ColumnName = Type.String({ minLength: 1, maxLength: 200 });
+const RestatementHours = Type.Integer({
+  minimum: 0,
+  maximum: 8760,
+  description:
+    'hours before the last refresh’s cutoff that each incremental refresh reads again, so rows arriving late with a timestamp inside them still count (docs/warehouse.md "Incremental refresh"); default 48',
+});
 
 const factTableProperties = {
   id: Id,
@@ -76,6 +82,7 @@ const factTableProperties = {
   sql: Type.String(),
   unit_id_column: Type.String(),
   timestamp_column: Type.String(),
+  restatement_hours: RestatementHours,
   columns: Type.Array(FactColumnSchema, { description: 'what the source said the SQL returns, when it was last saved' }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -87,13 +94,26 @@ export const FactTableSchema = Type.Object(factTableProperties, {
 export type FactTable = Static<typeof FactTableSchema>;
 
 export const FactTableInput = Type.Object(
-  { data_source_id: Type.String({ maxLength: 64 }), name: Name, sql: Sql, unit_id_column: ColumnName, timestamp_column: ColumnName },
+  {
+    data_source_id: Type.String({ maxLength: 64 }),
+    name: Name,
+    sql: Sql,
+    unit_id_column: ColumnName,
+    timestamp_column: ColumnName,
+    restatement_hours: Type.Optional(RestatementHours),
+  },
   { additionalProperties: false },
 );
 export type FactTableInput = Static<typeof FactTableInput>;
 
 export const FactTablePatch = Type.Object(
-  { name: Type.Optional(Name), sql: Type.Optional(Sql), unit_id_column: Type.Optional(ColumnName), timestamp_column: Type.Optional(ColumnName) },
+  {
+    name: Type.Optional(Name),
+    sql: Type.Optional(Sql),
+    unit_id_column: Type.Optional(ColumnName),
+    timestamp_column: Type.Optional(ColumnName),
+    restatement_hours: Type.Optional(RestatementHours),
+  },
   { additionalProperties: false },
 );
 export type FactTablePatch = Static<typeof FactTablePatch>;

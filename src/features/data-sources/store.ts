@@ -30,6 +30,7 @@ export function toFactTable(row: FactTableRow): FactTable {
     sql: row.sql,
     unit_id_column: row.unit_id_column,
     timestamp_column: row.timestamp_column,
+    restatement_hours: row.restatement_hours,
     columns: JSON.parse(row.columns) as FactColumn[],
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),

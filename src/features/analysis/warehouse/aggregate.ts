@@ -12,10 +12,6 @@ import { clickhouseDialect } from './clickhouse-sql.js';
 import { postgresDialect } from './postgres-sql.js';
 import { metricStatement, percentileStatement, PERCENTILE_SCALE } from './statement.js';
 import type { ShippedExposure, WarehouseMetricSpec } from './spec.js';
-import type { ExposuresInSource } from './assignment-exposures.js';
-
-/** The experiment's exposures: shipped with the statement, or read where they are (an analysis-only experiment's, on its own source). */
-export type SourceExposures = readonly ShippedExposure[] | ExposuresInSource;
 
 export interface WarehouseAggregation {
   /** Per variant, one entry per metric in the order given. */
@@ -27,33 +23,27 @@ export interface WarehouseAggregation {
 type Row = Record<string, unknown>;
 
 /** Runs a statement with the exposures: PostgreSQL's positional arrays, or ClickHouse's named ones. */
-async function rowsWithExposures(kind: DataSourceKind, session: SourceSession, exposures: SourceExposures, text: string): Promise<Row[]> {
-  if (!Array.isArray(exposures)) return session.rows(text, (exposures as ExposuresInSource).params);
-  const shipped = exposures as readonly ShippedExposure[];
-  const units = shipped.map((row) => row.unit_id);
-  const variants = shipped.map((row) => row.variant_key);
-  if (kind === 'clickhouse') return session.rows(text, { units, variants, exposed: shipped.map((row) => row.exposed_at) });
-  return session.rows(text, [units, variants, shipped.map((row) => String(row.exposed_at))]);
+export async function rowsWithExposures(kind: DataSourceKind, session: SourceSession, exposures: readonly ShippedExposure[], text: string): Promise<Row[]> {
+  const units = exposures.map((row) => row.unit_id);
+  const variants = exposures.map((row) => row.variant_key);
+  if (kind === 'clickhouse') return session.rows(text, { units, variants, exposed: exposures.map((row) => row.exposed_at) });
+  return session.rows(text, [units, variants, exposures.map((row) => String(row.exposed_at))]);
 }
 
 /** The row filters are placed in a WHERE: checked again here, whoever built the spec. */
-function checkFilters(kind: DataSourceKind, metric: WarehouseMetricSpec): void {
+export function checkFilters(kind: DataSourceKind, metric: WarehouseMetricSpec): void {
   for (const item of [metric, ...(metric.denominator ? [metric.denominator] : [])]) {
     const defect = item.fact.filter === null ? null : readOnlyExpressionDefect(kind, item.fact.filter);
     if (defect) throw new SourceError('query', `the row filter ${defect}`);
   }
 }
 
-/** The dialect, its exposures `x` replaced by the statement that reads them on the source when they are there. */
-function dialectOf(kind: DataSourceKind, exposures: SourceExposures) {
-  const dialect = kind === 'clickhouse' ? clickhouseDialect : postgresDialect;
-  return Array.isArray(exposures) ? dialect : { ...dialect, exposures: (exposures as ExposuresInSource).rows };
-}
+export const dialectOf = (kind: DataSourceKind) => (kind === 'clickhouse' ? clickhouseDialect : postgresDialect);
 
 export async function aggregateOnSource(
   kind: DataSourceKind,
   session: SourceSession,
-  exposures: SourceExposures,
+  exposures: readonly ShippedExposure[],
   metrics: readonly WarehouseMetricSpec[],
   eventsBefore: number | null,
 ): Promise<WarehouseAggregation> {
@@ -61,7 +51,7 @@ export async function aggregateOnSource(
   let rowsCounted = 0;
   for (const [index, metric] of metrics.entries()) {
     checkFilters(kind, metric);
-    const rows = await rowsWithExposures(kind, session, exposures, metricStatement(dialectOf(kind, exposures), metric, eventsBefore));
+    const rows = await rowsWithExposures(kind, session, exposures, metricStatement(dialectOf(kind), metric, eventsBefore));
     for (const row of rows) {
       rowsCounted += toNumber(row.ev);
       // Each statement answers one metric (columns n0, s0 ...): folded into position `index`.
@@ -83,13 +73,13 @@ export async function aggregateOnSource(
 export async function percentileOnSource(
   kind: DataSourceKind,
   session: SourceSession,
-  exposures: SourceExposures,
+  exposures: readonly ShippedExposure[],
   metric: WarehouseMetricSpec,
   eventsBefore: number | null,
   quantile: number,
 ): Promise<number | null> {
   checkFilters(kind, metric);
-  const rows = await rowsWithExposures(kind, session, exposures, percentileStatement(dialectOf(kind, exposures), metric, eventsBefore, quantile));
+  const rows = await rowsWithExposures(kind, session, exposures, percentileStatement(dialectOf(kind), metric, eventsBefore, quantile));
   const first = rows[0];
   if (first === undefined) return null;
   const scaled = Math.round(quantile * PERCENTILE_SCALE);

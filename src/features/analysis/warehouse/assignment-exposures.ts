@@ -5,15 +5,15 @@
  * those Verdict logs. The source gives each unit's first exposure (assignment-sources/
  * first-exposures.ts); a unit whose first exposure moved (another variant or time) or left the
  * source is superseded, as a forced re-bucket supersedes, and a new or moved unit gets a new live
- * exposure. Units in a variant the experiment does not have are left out. A metric on a fact table
- * of the same data source reads the same first exposures where they are (exposuresInSource), so
- * they are not shipped back to it.
+ * exposure. Units in a variant the experiment does not have are left out. Metrics on fact tables
+ * then ship these live exposures to their source like any experiment's: the incremental refresh
+ * (incremental.ts) needs each unit's exposure time in Verdict to know which units to read in full.
  */
 import type { Tx } from '../../../db/database.js';
 import { problems } from '../../../http/problems.js';
 import { newId } from '../../../lib/ids.js';
 import { firstExposuresStatement, openAssignmentSource } from '../../assignment-sources/read.js';
-import { SourceError, withSource, type FactReaderDeps, type QueryParams } from '../../data-sources/read.js';
+import { SourceError, withSource, type FactReaderDeps } from '../../data-sources/read.js';
 import type { ExperimentRow } from '../../experiments/read.js';
 import { parseVariants } from '../../experiments/read.js';
 import type { AnalysisDeps } from '../deps.js';
@@ -33,27 +33,11 @@ export interface ExposureSync {
   superseded: number;
 }
 
-/** An analysis-only experiment's first exposures as a statement on its data source: what a metric's statement there reads as `x`. */
-export interface ExposuresInSource {
-  data_source_id: string;
-  /** A SELECT of (unit_id, variant_key, exposed_at in epoch ms). */
-  rows: string;
-  /** Its parameters, the whole statement's only ones. */
-  params: QueryParams;
-}
-
 async function opened(ctx: FactReaderDeps, row: AssignedRow, sourceId: string) {
   const source = await openAssignmentSource(ctx, ctx.db, row.workspace_id, sourceId);
   if (!source) throw problems.metricNotComputable(`the experiment reads its exposures from assignment source ${sourceId}, which is gone`);
   const variants = parseVariants(row.variants).map((variant) => variant.key);
   return { source, ...firstExposuresStatement(source.kind, source.query, row.assignment_experiment_key ?? row.key, variants) };
-}
-
-/** The first exposures of an analysis-only experiment as a statement on its assignment source's data source; null for one Verdict assigns. */
-export async function exposuresInSource(ctx: FactReaderDeps, row: AssignedRow): Promise<ExposuresInSource | null> {
-  if (!row.assignment_source_id) return null;
-  const { source, sql, params } = await opened(ctx, row, row.assignment_source_id);
-  return { data_source_id: source.data_source_id, rows: sql, params };
 }
 
 async function readFirstExposures(ctx: SyncDeps, row: AssignedRow, sourceId: string): Promise<ShippedExposure[]> {

@@ -27,7 +27,7 @@ export interface StatementDialect {
   intDiv(a: string, b: string): string;
 }
 
-function literal(value: number): string {
+export function literal(value: number): string {
   if (!Number.isFinite(value)) throw new Error(`not a finite number: ${value}`);
   return String(value);
 }
@@ -52,7 +52,7 @@ function factIndex(plan: Plan, fact: WarehouseMetricSpec['fact']): number {
   return found >= 0 ? found : plan.facts.push(fact) - 1;
 }
 
-function factRows(dialect: StatementDialect, fact: WarehouseMetricSpec['fact']): string {
+export function factRows(dialect: StatementDialect, fact: WarehouseMetricSpec['fact']): string {
   const value = fact.column === null ? dialect.float('NULL') : dialect.float(`f.${dialect.quote(fact.column)}`);
   const where = fact.filter === null ? '' : `\n    WHERE (${fact.filter}\n    )`;
   return `SELECT ${dialect.text(`f.${dialect.quote(fact.unit_id_column)}`)} AS unit_id, ${dialect.epochMs(`f.${dialect.quote(fact.timestamp_column)}`)} AS at, ${value} AS v

@@ -7,13 +7,13 @@
  */
 import { problems } from '../../../http/problems.js';
 import { openFactTable, SourceError, withSource, type FactReaderDeps, type OpenedFactTable, type SourceSession } from '../../data-sources/read.js';
+import type { ExperimentRow } from '../../experiments/read.js';
 import type { MetricRow } from '../../metrics/read.js';
 import type { AnalysisDeps } from '../deps.js';
 import type { Aggregation, AggregationInput, CapScope, ComputationMode, MetricSpec, StoreView, TopLimit, VariantTotals } from '../store/contract.js';
 import { EMPTY_TOTALS } from '../store/fold.js';
-import { aggregateOnSource, percentileOnSource, type SourceExposures } from './aggregate.js';
-import { exposuresInSource, type AssignedRow, type ExposuresInSource } from './assignment-exposures.js';
 import { liveExposures } from './exposures.js';
+import { unitRefresher, type UnitRefresher, type WarehouseRefreshReport } from './incremental.js';
 import type { ShippedExposure, WarehouseMetricSpec } from './spec.js';
 
 /** Whether the metric (or a ratio's denominator) reads a fact table. */
@@ -36,21 +36,19 @@ function problemOf(error: unknown): unknown {
 interface Scope {
   workspaceId: string;
   experimentId: string;
-  /** The experiment, for an analysis-only one's exposures on its own source. */
-  row?: AssignedRow | undefined;
 }
 
 interface FactReads {
-  /** The exposures a statement on the table's source reads: where they are when the experiment's assignment source is there, else shipped. */
-  exposures(table: OpenedFactTable): Promise<SourceExposures>;
+  exposures(): Promise<ShippedExposure[]>;
+  refresher: UnitRefresher;
   onSource(spec: MetricSpec): Promise<{ table: OpenedFactTable; spec: WarehouseMetricSpec }>;
   run<T>(table: OpenedFactTable, work: (session: SourceSession) => Promise<T>): Promise<T>;
 }
 
 /** The snapshot's exposures (read once) and fact tables (opened once), and statements run with a source's failures as problems. */
-function factReads(ctx: FactReaderDeps, scope: Scope): FactReads {
+function factReads(ctx: WarehouseDeps, scope: Scope, mode: ComputationMode): FactReads {
   let shipped: Promise<ShippedExposure[]> | null = null;
-  let assigned: Promise<ExposuresInSource | null> | null = null;
+  const exposures = () => (shipped ??= liveExposures(ctx.db, scope.workspaceId, scope.experimentId));
   const tables = new Map<string, Promise<OpenedFactTable>>();
   const open = (id: string) => {
     const found =
@@ -72,11 +70,8 @@ function factReads(ctx: FactReaderDeps, scope: Scope): FactReads {
     return { table, spec: { kind, aggregation, window_ms, cap, fact, lookback_ms, percentile } };
   };
   return {
-    async exposures(table) {
-      const inSource = await (assigned ??= scope.row ? exposuresInSource(ctx, scope.row) : Promise.resolve(null));
-      if (inSource && inSource.data_source_id === table.data_source_id) return inSource;
-      return (shipped ??= liveExposures(ctx.db, scope.workspaceId, scope.experimentId));
-    },
+    exposures,
+    refresher: unitRefresher(ctx, scope, mode, exposures),
     // A ratio's denominator is computed in its numerator's statement: on the same source.
     async onSource(spec) {
       const numerator = await of(spec);
@@ -115,27 +110,29 @@ async function aggregateBoth(inner: StoreView, reads: FactReads, input: Aggregat
   for (const item of resolved) bySource.set(item.table.data_source_id, [...(bySource.get(item.table.data_source_id) ?? []), item]);
   for (const group of bySource.values()) {
     const table = (group[0] as (typeof group)[number]).table;
-    const exposures = await reads.exposures(table);
-    const specs = group.map((item) => item.spec);
-    const result = await reads.run(table, (session) => aggregateOnSource(table.kind, session, exposures, specs, input.eventsBefore));
-    eventsRead += result.rowsCounted;
-    const indexes = group.map((item) => item.index);
-    for (const [key, variant] of result.totals) place(key, variant.units, indexes, variant.metrics);
+    const before = reads.refresher.report.rows_read;
+    await reads.run(table, async (session) => {
+      for (const item of group) {
+        const variants = await reads.refresher.totals(table, session, item.spec, input.eventsBefore);
+        for (const [key, variant] of variants) place(key, variant.units, [item.index], variant.metrics);
+      }
+    });
+    eventsRead += reads.refresher.report.rows_read - before;
   }
   const tops = new Map([...fromStore.tops].map(([index, lists]) => [onEvents[index] as number, lists]));
   return { totals, tops, eventsRead };
 }
 
-export function warehouseView(inner: StoreView, ctx: FactReaderDeps, scope: Scope): StoreView {
-  const reads = factReads(ctx, scope);
+type WarehouseDeps = FactReaderDeps & Pick<AnalysisDeps, 'clock'>;
+
+export function warehouseView(inner: StoreView, ctx: WarehouseDeps, scope: Scope, mode: ComputationMode, reads = factReads(ctx, scope, mode)): StoreView {
   return {
     refresh: (row, slots, options) => inner.refresh(row, slots, options),
     aggregate: (input, topLimit) => (input.metrics.some(readsFacts) ? aggregateBoth(inner, reads, input, topLimit) : inner.aggregate(input, topLimit)),
     async percentileCap(capScope: CapScope, metric: MetricSpec, quantile: number) {
       if (!readsFacts(metric)) return inner.percentileCap(capScope, metric, quantile);
       const { table, spec } = await reads.onSource({ ...metric, denominator: undefined });
-      const exposures = await reads.exposures(table);
-      return reads.run(table, (session) => percentileOnSource(table.kind, session, exposures, spec, capScope.eventsBefore, quantile));
+      return reads.run(table, (session) => reads.refresher.percentile(table, session, spec, capScope.eventsBefore, quantile));
     },
     lateEvents: (lateScope, metrics) =>
       inner.lateEvents(
@@ -160,15 +157,19 @@ export function warehouseView(inner: StoreView, ctx: FactReaderDeps, scope: Scop
 
 /**
  * The view a snapshot reads through. Metrics on fact tables are read from their sources through
- * the warehouse view, which the store's rollups know nothing of: such a snapshot is a full computation.
+ * the warehouse view, which the store's rollups know nothing of: the store's part of such a
+ * snapshot is a full computation, and the requested mode applies to the fact tables' reads
+ * (incremental.ts), reported in `warehouse`.
  */
 export async function snapshotView(
-  deps: Pick<AnalysisDeps, 'analysisStore'> & FactReaderDeps,
-  row: AssignedRow,
+  deps: Pick<AnalysisDeps, 'analysisStore'> & WarehouseDeps,
+  row: Pick<ExperimentRow, 'workspace_id' | 'id'>,
   onFacts: boolean,
   mode: ComputationMode,
-): Promise<{ view: StoreView; mode: ComputationMode }> {
+): Promise<{ view: StoreView; mode: ComputationMode; warehouse: WarehouseRefreshReport | null }> {
   const view = await deps.analysisStore.view();
-  if (!onFacts) return { view, mode };
-  return { view: warehouseView(view, deps, { workspaceId: row.workspace_id, experimentId: row.id, row }), mode: 'full' };
+  if (!onFacts) return { view, mode, warehouse: null };
+  const scope = { workspaceId: row.workspace_id, experimentId: row.id };
+  const reads = factReads(deps, scope, mode);
+  return { view: warehouseView(view, deps, scope, mode, reads), mode: 'full', warehouse: reads.refresher.report };
 }
