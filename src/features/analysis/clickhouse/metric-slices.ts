@@ -32,12 +32,22 @@ interface SliceFold {
   cells: Cells;
 }
 
-/** One fold per maintainable metric of `plan` (a metric listed twice once), when the plan has breakdowns. */
+/**
+ * Whether a metric's slices are kept: maintainable (no percentile cap), and not a ratio, whose
+ * slice pass adds the per-unit products x·y in Float64: kept exact sums differ from it in the last
+ * bits, and a slice of one unit's zero variance then becomes a tiny one (the incremental random
+ * stream found an interval 3e-8 apart).
+ */
+function kept(spec: MetricSpec): boolean {
+  return maintainable(spec) && spec.denominator === undefined;
+}
+
+/** One fold per kept metric of `plan` (a metric listed twice once), when the plan has breakdowns. */
 export function sliceFolds(plan: TotalsPlan): SliceFold[] {
   if (plan.breakdowns.length === 0) return [];
   const folds = new Map<string, SliceFold>();
   plan.metrics.forEach((spec, index) => {
-    if (!maintainable(spec)) return;
+    if (!kept(spec)) return;
     const own = slicePlan(plan.breakdowns, spec);
     const hash = planHash(own);
     if (!folds.has(hash)) folds.set(hash, { hash, plan: own, m: `m${index}`, d: `d${index}`, cells: newCells() });
@@ -67,7 +77,7 @@ export function mergedSlices(folds: readonly SliceFold[], committed: string | nu
 
 /** One metric's breakdowns from committed slices, or null when they hold none for this metric and these breakdowns. */
 export function slicesOf(stored: string, breakdowns: readonly BreakdownKey[], metric: MetricSpec): BreakdownTotals[] | null {
-  if (stored === '' || !maintainable(metric)) return null;
+  if (stored === '' || !kept(metric)) return null;
   const plan = slicePlan(breakdowns, metric);
   const rows = (JSON.parse(stored) as Record<string, TotalsRow[] | undefined>)[planHash(plan)];
   return rows === undefined ? null : totalsOfRows(rows, plan).breakdowns;
