@@ -97,8 +97,9 @@ async function measureClickHouse(units: number, runs: number, refresh: boolean):
       );
       console.log(
         `${'clickhouse'.padEnd(10)} incremental: first build ${r.build_seconds.toFixed(2)} s, refresh after +1% ${r.first_refresh_seconds.toFixed(2)} s; another +${count(r.added_events)} events (+1%): ` +
-          `refresh ${r.refresh_seconds.toFixed(2)} s (events_read ${count(r.refresh_events_read)}, units_refreshed ${count(r.refresh_units_refreshed)}), ` +
-          `full ${r.full_seconds.toFixed(2)} s (events_read ${count(r.full_events_read)}): refresh/full ${r.ratio.toFixed(3)}x  peak RSS ${r.max_rss_mb.toFixed(0)} MB  ${load()}`,
+          `refresh ${r.refresh_seconds.toFixed(2)} s (cpu ${r.refresh_cpu_seconds.toFixed(1)}; events_read ${count(r.refresh_events_read)}, units_refreshed ${count(r.refresh_units_refreshed)}), ` +
+          `full ${r.full_seconds.toFixed(2)} s (cpu ${r.full_cpu_seconds.toFixed(1)}; events_read ${count(r.full_events_read)}): ` +
+          `refresh/full ${r.ratio.toFixed(3)}x wall, ${r.cpu_ratio.toFixed(3)}x CPU  peak RSS ${r.max_rss_mb.toFixed(0)} MB  ${load()}`,
       );
     }
     return figures;

@@ -20,6 +20,7 @@
  *   refresh keeps with the rollups, committed in the same row (features/analysis/clickhouse/totals.ts);
  *   rollup_units.source_key_id, dimension_values: the exposure's breakdown values as of the refresh
  *   that wrote the row (the mirror rewrites an exposure's values with its unit's current assignment).
+ * - rollup_state.slices (0006): each metric's slices kept beside the totals (metric-slices.ts).
  * - rollup_units, rollup_values, rollup_state, rollup_changed (0002): the incremental analysis's
  *   per-unit rollups (features/analysis/clickhouse/rollups.ts). Each refresh writes its rows with a
  *   new version and commits by inserting its rollup_state row; reads take each key's newest row at
@@ -122,6 +123,11 @@ function maintainedTotalsStatements(cluster: string | null): string[] {
   ];
 }
 
+/** 0006: each metric's slices an incremental refresh keeps beside the totals (features/analysis/clickhouse/metric-slices.ts). */
+function metricSlicesStatements(cluster: string | null): string[] {
+  return addColumns('rollup_state', ["slices String DEFAULT ''"], cluster);
+}
+
 /** 0003: reads of events stopped collapsing copies (FINAL); merge away the copies older drains may have left, once. */
 function collapseCopies(cluster: string | null): string[] {
   return [cluster === null ? 'OPTIMIZE TABLE events FINAL' : `OPTIMIZE TABLE events_local${onCluster(cluster)} FINAL`];
@@ -176,6 +182,7 @@ export function clickhouseMigrations(cluster: string | null): ClickHouseMigratio
     { name: '0003_events_read_without_final', statements: collapseCopies(cluster) },
     { name: '0004_properties_exponent_form', statements: [], run: rewriteExponentForm },
     { name: '0005_maintained_totals', statements: maintainedTotalsStatements(cluster) },
+    { name: '0006_metric_slices', statements: metricSlicesStatements(cluster) },
   ];
 }
 

@@ -15,6 +15,8 @@ export interface State {
   totals: string;
   /** The newest mirrored exposure version when it began (rollup-sql.ts RefreshScope.mirrorSeen). */
   mirrorSeen: number;
+  /** Each metric's slices kept with the totals (metric-slices.ts), '' without. */
+  slices: string;
 }
 
 export async function loadState(ch: ClickHouse, experimentId: string): Promise<State | null> {
@@ -22,8 +24,8 @@ export async function loadState(ch: ClickHouse, experimentId: string): Promise<S
   const rows = await queryRows(
     ch,
     `SELECT latest.1 AS version, latest.2 AS watermark, latest.3 AS units_from, latest.4 AS slot_ids, latest.5 AS slot_generations, latest.6 AS definitions,
-       latest.7 AS totals_plan, latest.8 AS totals, latest.9 AS mirror_seen
-     FROM (SELECT argMax((version, watermark, units_from, slot_ids, slot_generations, definitions, totals_plan, totals, mirror_seen), version) AS latest, count() AS states
+       latest.7 AS totals_plan, latest.8 AS totals, latest.9 AS mirror_seen, latest.10 AS slices
+     FROM (SELECT argMax((version, watermark, units_from, slot_ids, slot_generations, definitions, totals_plan, totals, mirror_seen, slices), version) AS latest, count() AS states
            FROM rollup_state WHERE experiment_id = ${params.string(experimentId)}) WHERE states > 0`,
     params,
   );
@@ -40,5 +42,6 @@ export async function loadState(ch: ClickHouse, experimentId: string): Promise<S
     totalsPlan: String(row.totals_plan),
     totals: String(row.totals),
     mirrorSeen: toNumber(row.mirror_seen),
+    slices: String(row.slices),
   };
 }

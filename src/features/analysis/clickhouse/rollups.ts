@@ -24,8 +24,7 @@
 import { sql } from 'kysely';
 import type { ClickHouse } from '../../../clickhouse/client.js';
 import type { ExperimentRow } from '../../experiments/read.js';
-import type { TotalsRow } from '../sql/rollup/totals.js';
-import { keepTotals } from './totals.js';
+import { keepTotals, type KeptTotals } from './totals.js';
 import { loadState, type State } from './rollup-state.js';
 import {
   addNewEventRows,
@@ -167,7 +166,7 @@ async function commit(
   slots: readonly RollupSlot[],
   unitsFrom: number,
   generations: ReadonlyMap<string, number>,
-  totals: { plan: string; rows: readonly TotalsRow[] },
+  totals: KeptTotals,
   mirrorNow: number,
 ): Promise<void> {
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
@@ -182,6 +181,7 @@ async function commit(
     definitions: JSON.stringify(definitions),
     totals_plan: totals.plan,
     totals: JSON.stringify(totals.rows),
+    slices: totals.slices,
   };
   await ch.client.insert({ table: 'rollup_state', values: [row], format: 'JSONEachRow' });
 }

@@ -11,6 +11,7 @@
  */
 import type { ClickHouse } from '../../../clickhouse/client.js';
 import { accumulate, mergeCells, newCells, planHash, totalsOfRows, type Cells, type TotalsRow } from '../sql/rollup/totals.js';
+import { accumulateSlices, mergedSlices, sliceFolds } from './metric-slices.js';
 import type { RollupSlot, StoredTotals, TotalsPlan } from '../store/contract.js';
 import { slotHash, toNumber } from '../store/fold.js';
 import { rawColumns } from './breakdowns.js';
@@ -23,6 +24,20 @@ import { queryRows, READ_SETTINGS } from './aggregate.js';
 /** rollup_state.totals_plan of a refresh that kept no totals ('' is a state from before they existed). */
 export const NO_TOTALS = '-';
 
+/**
+ * rollup_state.totals_plan of totals kept with every metric's slices (metric-slices.ts): a state
+ * committed before them, of the same plan otherwise, adds its totals up again once.
+ */
+export function keptPlanHash(plan: TotalsPlan): string {
+  return `slices:${planHash(plan)}`;
+}
+
+/** The cells a refresh folds the touched units into: the totals' and each metric's slices'. */
+interface Folds {
+  cells: Cells;
+  slices: ReturnType<typeof sliceFolds>;
+}
+
 /** Rows per batch folded into the cells while streaming every unit's rows. */
 const BATCH = 20_000;
 
@@ -34,18 +49,20 @@ function unitRowsQuery(params: Params, experimentId: string, plan: TotalsPlan, a
   return rollupUnitValuesQuery(params, { experimentId }, unitColumns(plan.metrics), extra, asOf(params), only);
 }
 
-/** Folds the rows of `query` into `cells` with `sign`, a batch at a time (a first build streams millions of units). */
-async function foldRows(ch: ClickHouse, params: Params, query: string, cells: Cells, plan: TotalsPlan, sign: 1 | -1): Promise<void> {
+/** Folds the rows of `query` into the cells with `sign`, a batch at a time (a first build streams millions of units). */
+async function foldRows(ch: ClickHouse, params: Params, query: string, folds: Folds, plan: TotalsPlan, sign: 1 | -1): Promise<void> {
   const result = await ch.client.query({ query, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS });
   let batch: Record<string, unknown>[] = [];
   for await (const rows of result.stream()) {
     for (const row of rows as Array<{ json(): Record<string, unknown> }>) batch.push(row.json());
     if (batch.length >= BATCH) {
-      accumulate(cells, plan, batch, sign, true);
+      accumulate(folds.cells, plan, batch, sign, true);
+      accumulateSlices(folds.slices, batch, sign);
       batch = [];
     }
   }
-  accumulate(cells, plan, batch, sign, true);
+  accumulate(folds.cells, plan, batch, sign, true);
+  accumulateSlices(folds.slices, batch, sign);
 }
 
 /** Folds the rows of the units `only` selects, as of `asOf`, into `cells` with `sign`; every live unit without `only`. */
@@ -53,12 +70,12 @@ async function foldUnits(
   ch: ClickHouse,
   experimentId: string,
   plan: TotalsPlan,
-  cells: Cells,
+  folds: Folds,
   read: { asOf: (params: Params) => RollupsAsOf; only: ((params: Params) => string) | null; sign: 1 | -1 },
 ): Promise<void> {
   const params = new Params();
   const query = unitRowsQuery(params, experimentId, plan, read.asOf, read.only === null ? null : read.only(params));
-  await foldRows(ch, params, query, cells, plan, read.sign);
+  await foldRows(ch, params, query, folds, plan, read.sign);
 }
 
 /** Whether rows above the committed version exist (a refresh that never committed): a merge may have dropped committed rows under them. */
@@ -86,11 +103,18 @@ function candidates(params: Params, scope: RefreshScope, state: State, slots: re
   return `${changedUnits(params, scope)}${drained}`;
 }
 
+/** What a refresh commits with its rollups: the plan's hash, the totals and each metric's slices (metric-slices.ts). */
+export interface KeptTotals {
+  plan: string;
+  rows: TotalsRow[];
+  slices: string;
+}
+
 export interface TotalsKeeper {
   /** Runs once the refresh has listed its changed units, before it writes any rollup. */
   listed(): Promise<void>;
   /** The totals to commit, once every rollup is written. */
-  written(generations: ReadonlyMap<string, number>, unitsFrom: number): Promise<{ plan: string; rows: TotalsRow[] }>;
+  written(generations: ReadonlyMap<string, number>, unitsFrom: number): Promise<KeptTotals>;
 }
 
 /**
@@ -105,27 +129,28 @@ export async function keepTotals(
   input: { plan: TotalsPlan | null; state: State | null; slots: readonly RollupSlot[] },
 ): Promise<TotalsKeeper> {
   const { plan, state, slots } = input;
-  const hash = plan === null ? NO_TOTALS : planHash(plan);
+  const hash = plan === null ? NO_TOTALS : keptPlanHash(plan);
   const current = (known: State) => slots.every((slot) => known.slots.get(slot.metric_id)?.hash === slotHash(slot, scope.stoppedAt));
   const delta = plan !== null && state !== null && state.totalsPlan === hash && current(state) && !(await leftovers(ch, scope));
-  const cells = newCells();
+  const folds: Folds = { cells: newCells(), slices: plan === null ? [] : sliceFolds(plan) };
   return {
     listed: async () => {
       if (!delta || plan === null || state === null) return;
       const committed = new Map([...state.slots].map(([id, slot]) => [id, slot.generation]));
       const asOf = (params: Params) => rollupsAt(params, state.version, state.unitsFrom, committed);
-      await foldUnits(ch, scope.experimentId, plan, cells, { asOf, only: (params) => candidates(params, scope, state, slots), sign: -1 });
+      await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: (params) => candidates(params, scope, state, slots), sign: -1 });
     },
     written: async (generations, unitsFrom) => {
-      if (plan === null) return { plan: NO_TOTALS, rows: [] };
+      if (plan === null) return { plan: NO_TOTALS, rows: [], slices: '' };
       const now = new Map(slots.map((slot) => [slot.metric_id, generations.get(slot.metric_id) ?? scope.version]));
       const asOf = (params: Params) => rollupsAt(params, scope.version, unitsFrom, now);
       if (!delta || state === null) {
-        await foldUnits(ch, scope.experimentId, plan, cells, { asOf, only: null, sign: 1 });
-        return { plan: hash, rows: mergeCells([], cells) };
+        await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: null, sign: 1 });
+        return { plan: hash, rows: mergeCells([], folds.cells), slices: mergedSlices(folds.slices, null) };
       }
-      await foldUnits(ch, scope.experimentId, plan, cells, { asOf, only: (params) => candidates(params, scope, state, slots), sign: 1 });
-      return { plan: hash, rows: mergeCells(state.totals === '' ? [] : (JSON.parse(state.totals) as TotalsRow[]), cells) };
+      await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: (params) => candidates(params, scope, state, slots), sign: 1 });
+      const before = state.totals === '' ? [] : (JSON.parse(state.totals) as TotalsRow[]);
+      return { plan: hash, rows: mergeCells(before, folds.cells), slices: mergedSlices(folds.slices, state.slices) };
     },
   };
 }
@@ -133,7 +158,7 @@ export async function keepTotals(
 /** The experiment's maintained totals of `plan` as the last committed refresh left them. */
 export async function committedTotals(ch: ClickHouse, experimentId: string, plan: TotalsPlan): Promise<StoredTotals> {
   const state = await loadState(ch, experimentId);
-  if (state === null || state.totalsPlan !== planHash(plan)) throw new Error(`the rollups of experiment ${experimentId} keep no totals of this plan`);
+  if (state === null || state.totalsPlan !== keptPlanHash(plan)) throw new Error(`the rollups of experiment ${experimentId} keep no totals of this plan`);
   return storedTotals(state.totals, plan);
 }
 
