@@ -2,9 +2,8 @@
  * The drain's insert of a batch into ClickHouse's events table (clickhouse/events.ts decides what
  * goes in and under which drain number). Into the embedded engine the rows go as TabSeparated
  * bytes written straight from the buffered events: no object per row, no JSON text per row, and
- * the engine's parser reads positional, tab-delimited fields instead of keyed JSON objects (the
- * engine's CPU per event fell by about a third against JSON lines; docs/analysis.md "ClickHouse",
- * the drain). A server takes the client's JSONEachRow insert.
+ * the engine's parser reads positional, tab-delimited fields instead of keyed JSON objects
+ * (docs/analysis.md "ClickHouse", the drain's throughput). A server takes the client's JSONEachRow insert.
  *
  * The insert runs synchronously (async_insert = 0): the embedded engine turns asynchronous inserts
  * on by default, and with it every drain waited for the engine's flush timer (50-200 ms) before
