@@ -40,6 +40,11 @@ export interface DialectSeam {
   jsonTextAt(column: string, key: string): RawBuilder<string | null>;
   /** `expression` compared in code-point order (byte order of UTF-8), whatever the database's default collation. */
   inCodePointOrder(expression: RawBuilder<unknown>): RawBuilder<unknown>;
+  /**
+   * `expression` with A-Z lowered and every other character kept: the same text on every database
+   * (PostgreSQL's lower() follows its locale, SQLite's folds ASCII only), and in code.
+   */
+  asciiLowerCase(expression: RawBuilder<unknown>): RawBuilder<string>;
 }
 
 /** SQLite JSON path of object keys: each key quoted, with `"` and `\\` escaped, so any key is safe. */
@@ -83,6 +88,8 @@ export const sqliteSeam: DialectSeam = {
   jsonTextAt: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${sqliteJsonPath([key])})`,
   // SQLite's default collation, BINARY, already compares UTF-8 bytes.
   inCodePointOrder: (expression) => expression,
+  // SQLite's own lower() folds ASCII only (without the ICU extension, which Verdict does not load).
+  asciiLowerCase: (expression) => sql<string>`lower(${expression})`,
 };
 
 const PG_CONNECTION_CODES = new Set([
@@ -127,6 +134,7 @@ export const postgresSeam: DialectSeam = {
   },
   jsonTextAt: (column, key) => sql<string | null>`((${sql.ref(column)})::json ->> ${key})`,
   inCodePointOrder: (expression) => sql`${expression} COLLATE "C"`,
+  asciiLowerCase: (expression) => sql<string>`translate(${expression}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`,
 };
 
 /** Runs `work` and turns a unique-constraint violation into the caller's conflict problem. */

@@ -71,7 +71,7 @@ function pointerOf(error: ErrorObject): string {
  */
 export function toFieldErrors(errors: ErrorObject[], part: string): FieldError[] {
   const byPointer = new Map<string, ErrorObject[]>();
-  for (const error of errors) {
+  for (const error of withoutMismatchedBranches(errors)) {
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
     const pointer = pointerOf(error);
     byPointer.set(pointer, [...(byPointer.get(pointer) ?? []), error]);
@@ -88,6 +88,34 @@ export function toFieldErrors(errors: ErrorObject[], part: string): FieldError[]
   if (result.length === 0 && errors[0])
     result.push(part === 'body' ? { pointer: '', message: describe(errors[0]) } : { parameter: part, message: describe(errors[0]) });
   return result;
+}
+
+const BRANCH = /\/(?:anyOf|oneOf)\/\d+(?=\/)/g;
+
+/**
+ * A union branch whose discriminator does not match (`type: "fixed"` against `"bandit"`) says
+ * nothing about the value: its errors (every bandit field "is not a known field" to the fixed
+ * branch) are dropped, unless every branch of that union mismatches, when the discriminator itself
+ * is what is wrong.
+ */
+function withoutMismatchedBranches(errors: ErrorObject[]): ErrorObject[] {
+  const mismatched = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword !== 'const') continue;
+    const branch = /^(.*\/(?:anyOf|oneOf)\/\d+)\/properties\/[^/]+\/const$/.exec(error.schemaPath)?.[1];
+    if (branch !== undefined) mismatched.add(branch);
+  }
+  if (mismatched.size === 0) return errors;
+  const branchesOf = new Map<string, Set<string>>();
+  for (const error of errors) {
+    for (const match of error.schemaPath.matchAll(BRANCH)) {
+      const branch = error.schemaPath.slice(0, (match.index ?? 0) + match[0].length);
+      const union = branch.replace(/\/\d+$/, '');
+      branchesOf.set(union, (branchesOf.get(union) ?? new Set()).add(branch));
+    }
+  }
+  const dropped = [...mismatched].filter((branch) => [...(branchesOf.get(branch.replace(/\/\d+$/, '')) ?? [])].some((other) => !mismatched.has(other)));
+  return errors.filter((error) => !dropped.some((branch) => error.schemaPath.startsWith(`${branch}/`)));
 }
 
 function typeMessage(group: ErrorObject[]): string {

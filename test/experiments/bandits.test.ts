@@ -87,6 +87,16 @@ describeEachDialect(
           expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
           expect(JSON.stringify(response.body.errors)).toContain(pointer);
         }
+        // Only the bandit's own problem, not the fixed allocation's view of every bandit field ("is not a known field").
+        const slow = await server().request('POST', '/v1/experiments', {
+          key,
+          body: { ...base(), key: 'refused', primary_metric_id: metricId, allocation: { type: 'bandit', update_every_minutes: 10 } },
+        });
+        expect(slow.body.errors).toEqual([{ pointer: '/allocation/update_every_minutes', message: 'must be >= 15' }]);
+        // A kind no branch has is named at its discriminator.
+        const unknown = await server().request('POST', '/v1/experiments', { key, body: { ...base(), key: 'refused', allocation: { type: 'greedy' } } });
+        expect(unknown.status).toBe(422);
+        expect(JSON.stringify(unknown.body.errors)).toContain('/allocation/type');
         // 2^53 + 1, written out: a JSON parser would round it to 2^53 silently.
         const unsafe = JSON.stringify({
           ...base(),

@@ -1,34 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/each-dialect.js';
 import { ManualClock } from '../support/clock.js';
 import { addPerson, signInAs, type PersonSession } from './people-support.js';
+import { parseCsv, runNotebook } from './export-support.js';
 import { experimentWithResults } from './result-fixture.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const clock = new ManualClock();
-
-/** Runs the notebook export's script with Debian's SciPy on the export; returns its exit status and output. */
-function runNotebook(exported: unknown): { status: number | null; output: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-notebook-'));
-  const data = path.join(dir, 'export.json');
-  const script = path.join(dir, 'verdict_results.py');
-  fs.writeFileSync(data, JSON.stringify(exported));
-  fs.writeFileSync(script, (exported as { script: string }).script);
-  const run = spawnSync('python3', [script, data], { encoding: 'utf8', timeout: 120_000 });
-  fs.rmSync(dir, { recursive: true, force: true });
-  return { status: run.status, output: run.stdout + run.stderr };
-}
-
-function parseCsv(text: string): string[][] {
-  return text
-    .trim()
-    .split('\r\n')
-    .map((line) => line.split(','));
-}
 
 describeEachDialect(
   'sharing: read-only links and exports',
@@ -135,8 +113,10 @@ describeEachDialect(
       const exported = await server().request('GET', `/v1/experiments/${shared.experiment.id}/results/export?format=csv`, { headers: viewer.read });
       expect(exported.status).toBe(200);
       expect(exported.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-      const [header, ...rows] = parseCsv(exported.text);
+      const [header, ...all] = parseCsv(exported.text);
       expect(header?.slice(0, 6)).toEqual(['snapshot_id', 'computed_at', 'metric_role', 'metric_key', 'metric_name', 'variant_key']);
+      // The whole experiment's rows have no dimension; the breakdowns' rows follow them.
+      const rows = all.filter((row) => row[(header as string[]).indexOf('dimension')] === '');
       expect(rows).toHaveLength(shared.snapshot.per_variant.length);
       const treatment = rows.find((row) => row[5] === 'treatment') as string[];
       const expected = shared.snapshot.per_variant.find((v: { variant_key: string }) => v.variant_key === 'treatment');

@@ -17,9 +17,12 @@ export interface AdminUi {
  * SQLite database with a bootstrapped workspace, a render worker (the test server runs no jobs of
  * its own; renders need one, as `verdict serve` has), Chromium, and before each test a session
  * signed in with the bootstrap key unless the browser has one already. `options.config` adjusts the
- * server's settings (outbound deliveries to a local receiver, say).
+ * server's settings (outbound deliveries to a local receiver, say); `options.clock` gives the
+ * server a clock the suite moves (a ManualClock), for results that depend on time; `jobs: false`
+ * starts no worker, for a suite that renders nothing and computes its snapshots itself: a worker
+ * runs whatever falls due (scheduled snapshots, maintenance; on a moved clock, much) beside them.
  */
-export function useAdminUi(options: Pick<TestServerOptions, 'config'> = {}): AdminUi {
+export function useAdminUi(options: Pick<TestServerOptions, 'config' | 'clock'> & { jobs?: boolean } = {}): AdminUi {
   const ui = { at: (path: string) => `${ui.server.url}/ui${path}` } as AdminUi;
   let worker: { stop(): Promise<void> } | undefined;
 
@@ -27,9 +30,9 @@ export function useAdminUi(options: Pick<TestServerOptions, 'config'> = {}): Adm
     ensureWebBuild();
     ui.server = await startTestServer('sqlite', options);
     ui.boot = await ui.server.bootstrap('Browser Co');
-    worker = startRenderWorker(ui.server);
+    if (options.jobs !== false) worker = startRenderWorker(ui.server);
     ui.browser = await launchBrowser();
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await ui.browser?.close();

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compute, createExperiment, createMetric, exposeExactly, sendEvents, HOUR, DAY } from '../analysis/support.js';
 import { ManualClock } from '../support/clock.js';
-import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
+import { useAdminUi } from './admin-ui.js';
+import { chromiumAvailable, screenshot, signIn } from './browser-support.js';
 
 // Funnel and retention metrics in the admin UI (docs/metrics.md "Funnel metrics", "Retention
 // metrics"): the metric form's steps editor, window and retention days; the scorecard rows, the
@@ -11,27 +11,12 @@ import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, t
 const T0 = Date.UTC(2034, 5, 1, 9);
 
 describe.skipIf(!chromiumAvailable())('admin UI in Chromium: funnel and retention metrics', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let boot: Bootstrap;
   const clock = new ManualClock(T0);
-
-  beforeAll(async () => {
-    ensureWebBuild();
-    server = await startTestServer('sqlite', { clock });
-    boot = await server.bootstrap('Funnel Co');
-    browser = await launchBrowser();
-    await signIn(browser.page, server.url, boot.key);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const ui = useAdminUi({ clock, jobs: false });
 
   it('creates a funnel with a step condition and a retention metric from the form', async () => {
-    const { page } = browser;
-    await page.goto(`${server.url}/ui/metrics`);
+    const { page } = ui.browser;
+    await page.goto(ui.at('/metrics'));
     await page.getByLabel('Key', { exact: true }).fill('checkout-funnel');
     await page.getByLabel('Name', { exact: true }).fill('Checkout funnel');
     await page.getByLabel('Kind').selectOption('funnel');
@@ -54,7 +39,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: funnel and retentio
     await page.getByRole('button', { name: 'Create metric' }).click();
     await page.getByRole('link', { name: 'Week two' }).waitFor();
 
-    const metrics = (await server.request('GET', '/v1/metrics', { key: boot.key })).body.data;
+    const metrics = (await ui.server.request('GET', '/v1/metrics', { key: ui.boot.key })).body.data;
     expect(metrics.find((metric: any) => metric.key === 'checkout-funnel')).toMatchObject({
       kind: 'funnel',
       window: 'P2D',
@@ -65,19 +50,19 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: funnel and retentio
       event_key: null,
       retention: { from: 'P7D', to: 'P14D' },
     });
-  });
+  }, 240_000);
 
   it('shows the scorecard rows, the pending retention units and a funnel chart per variant', async () => {
-    const funnel = await createMetric(server, boot.key, {
+    const funnel = await createMetric(ui.server, ui.boot.key, {
       key: 'signup-funnel',
       name: 'Sign-up funnel',
       kind: 'funnel',
       steps: [{ event_key: 'visit' }, { event_key: 'form' }, { event_key: 'signup' }],
       window: 'P1D',
     });
-    const back = await createMetric(server, boot.key, { key: 'came-back', name: 'Came back', kind: 'retention', retention: { from: 'PT1H', to: 'P2D' } });
-    const experiment = await createExperiment(server, boot.key, {
-      environment_id: boot.environmentId,
+    const back = await createMetric(ui.server, ui.boot.key, { key: 'came-back', name: 'Came back', kind: 'retention', retention: { from: 'PT1H', to: 'P2D' } });
+    const experiment = await createExperiment(ui.server, ui.boot.key, {
+      environment_id: ui.boot.environmentId,
       key: 'funnel-results',
       variants: [
         { key: 'control', weight: 50, is_control: true },
@@ -86,9 +71,9 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: funnel and retentio
       primary_metric_id: funnel,
       guardrail_metric_ids: [back],
     });
-    const first = await exposeExactly(server, boot.key, experiment, { control: 20, treatment: 20 }, 'early');
+    const first = await exposeExactly(ui.server, ui.boot.key, experiment, { control: 20, treatment: 20 }, 'early');
     clock.set(T0 + 3 * DAY);
-    const late = await exposeExactly(server, boot.key, experiment, { control: 5, treatment: 5 }, 'late');
+    const late = await exposeExactly(ui.server, ui.boot.key, experiment, { control: 5, treatment: 5 }, 'late');
     const events = (['control', 'treatment'] as const).flatMap((variant) =>
       (first[variant] ?? []).flatMap((unit_id, i) => {
         const reached = variant === 'control' ? [20, 12, 4] : [20, 15, 9];
@@ -99,15 +84,15 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: funnel and retentio
         ];
       }),
     );
-    await sendEvents(server, boot.key, events);
-    const snapshot = await compute(server, boot.key, experiment.id);
+    await sendEvents(ui.server, ui.boot.key, events);
+    const snapshot = await compute(ui.server, ui.boot.key, experiment.id);
     expect(snapshot.per_variant.map((variant: any) => variant.conversions)).toEqual([4, 9]);
     expect(late.control).toHaveLength(5);
 
-    const { page } = browser;
+    const { page } = ui.browser;
     // Three days on, the session of the first sign-in has lapsed.
-    await signIn(page, server.url, boot.key);
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await signIn(page, ui.server.url, ui.boot.key);
+    await page.goto(ui.at(`/experiments/${experiment.id}/results`));
     await page.getByTestId('scorecard').waitFor();
     const rows = await page
       .getByTestId('scorecard')
@@ -130,5 +115,5 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: funnel and retentio
       }
     }
     await screenshot(page, 'results-funnel');
-  });
+  }, 240_000);
 });

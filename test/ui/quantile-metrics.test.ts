@@ -1,33 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compute, createExperiment, createMetric, exposeExactly, sendEvents } from '../analysis/support.js';
-import { startTestServer, type Bootstrap, type TestServer } from '../support/server.js';
-import { chromiumAvailable, ensureWebBuild, launchBrowser, screenshot, signIn, type Browser } from './browser-support.js';
+import { useAdminUi } from './admin-ui.js';
+import { chromiumAvailable, screenshot } from './browser-support.js';
 
 // Quantile metrics in the admin UI (docs/ui.md, docs/metrics.md "Quantile metrics"): the metric
 // form takes the percentile as people write it ("p95") and the level; the scorecard shows each
 // variant's quantile with its interval beside the relative difference.
 
 describe.skipIf(!chromiumAvailable())('admin UI in Chromium: quantile metrics', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let boot: Bootstrap;
-
-  beforeAll(async () => {
-    ensureWebBuild();
-    server = await startTestServer('sqlite');
-    boot = await server.bootstrap('Quantile Co');
-    browser = await launchBrowser();
-    await signIn(browser.page, server.url, boot.key);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const ui = useAdminUi({ jobs: false });
 
   it('creates a quantile metric from the form, and says so when the percentile is not one', async () => {
-    const { page } = browser;
-    await page.goto(`${server.url}/ui/metrics`);
+    const { page } = ui.browser;
+    await page.goto(ui.at('/metrics'));
     await page.getByLabel('Key', { exact: true }).fill('load_p95');
     await page.getByLabel('Name', { exact: true }).fill('Load time p95');
     await page.getByLabel('Event key').fill('page_load');
@@ -42,14 +27,14 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: quantile metrics', 
     await page.getByLabel('Level').selectOption('unit');
     await page.getByRole('button', { name: 'Create metric' }).click();
     await page.getByRole('table', { name: 'Metrics' }).getByText('quantile p95 (unit)').waitFor();
-    const stored = (await server.request('GET', '/v1/metrics', { key: boot.key })).body.data;
+    const stored = (await ui.server.request('GET', '/v1/metrics', { key: ui.boot.key })).body.data;
     expect(stored).toEqual([
       expect.objectContaining({ key: 'load_p95', kind: 'quantile', quantile: 0.95, quantile_level: 'unit', aggregation: 'mean', property_path: 'ms' }),
     ]);
-  });
+  }, 240_000);
 
   it('shows each variant’s quantile on the scorecard', async () => {
-    const metric = await createMetric(server, boot.key, {
+    const metric = await createMetric(ui.server, ui.boot.key, {
       key: 'load_p90',
       name: 'Load p90',
       event_key: 'page_load',
@@ -59,8 +44,8 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: quantile metrics', 
       unit: 'ms',
       higher_is_better: false,
     });
-    const experiment = await createExperiment(server, boot.key, {
-      environment_id: boot.environmentId,
+    const experiment = await createExperiment(ui.server, ui.boot.key, {
+      environment_id: ui.boot.environmentId,
       key: 'quantile-results',
       variants: [
         { key: 'control', weight: 50, is_control: true },
@@ -68,7 +53,7 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: quantile metrics', 
       ],
       primary_metric_id: metric,
     });
-    const units = await exposeExactly(server, boot.key, experiment, { control: 40, treatment: 40 });
+    const units = await exposeExactly(ui.server, ui.boot.key, experiment, { control: 40, treatment: 40 });
     const now = Date.now();
     const events = (['control', 'treatment'] as const).flatMap((variant) =>
       (units[variant] ?? []).flatMap((unit_id, i) =>
@@ -80,10 +65,10 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: quantile metrics', 
         })),
       ),
     );
-    await sendEvents(server, boot.key, events);
-    const snapshot = await compute(server, boot.key, experiment.id);
-    const { page } = browser;
-    await page.goto(`${server.url}/ui/experiments/${experiment.id}/results`);
+    await sendEvents(ui.server, ui.boot.key, events);
+    const snapshot = await compute(ui.server, ui.boot.key, experiment.id);
+    const { page } = ui.browser;
+    await page.goto(ui.at(`/experiments/${experiment.id}/results`));
     await page.getByTestId('scorecard').waitFor();
     await expect(page.getByTestId('scorecard-row-load_p90').innerText()).resolves.toContain('p90 of events');
     for (const variant of snapshot.per_variant) {
@@ -93,5 +78,5 @@ describe.skipIf(!chromiumAvailable())('admin UI in Chromium: quantile metrics', 
     }
     await expect(page.getByTestId('score-load_p90-treatment').getAttribute('data-reading')).resolves.toBe('worse');
     await screenshot(page, 'results-quantile-metric');
-  });
+  }, 240_000);
 });

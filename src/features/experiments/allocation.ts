@@ -101,6 +101,11 @@ export function parsePeriods(stored: string | null): StoredPeriod[] {
   return stored === null ? [] : (JSON.parse(stored) as StoredPeriod[]);
 }
 
+/** 0.333… -> "33.33%", 0.6 -> "60%". */
+function percentText(fraction: number): string {
+  return `${Number((fraction * 100).toFixed(2))}%`;
+}
+
 /**
  * Rules the schema cannot express, on the experiment as it would be after the change: a bandit
  * needs a primary metric (it reweights on it), and its floor must leave room for P(best):
@@ -113,7 +118,8 @@ export function allocationErrors(allocation: Allocation, variantCount: number, p
   if (variantCount * allocation.weight_floor >= 1) {
     errors.push({
       pointer: '/allocation/weight_floor',
-      message: `weight_floor must be below 1/K = ${(1 / variantCount).toFixed(4)} for ${variantCount} variants, got ${allocation.weight_floor}`,
+      // In fractions for the API and in percent for the admin UI, whose field takes percent.
+      message: `weight_floor must be below 1/K = ${(1 / variantCount).toFixed(4)} (${percentText(1 / variantCount)}) for ${variantCount} variants, got ${allocation.weight_floor} (${percentText(allocation.weight_floor)})`,
     });
   }
   return errors;

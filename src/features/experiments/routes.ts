@@ -46,7 +46,7 @@ function definitionRoutes(ctx: ExperimentsDeps): FastifyPluginAsyncTypebox {
     app.get('/v1/experiments', route('listExperiments', { querystring: ExperimentListQuery, response: { 200: ExperimentList } }), async (request) =>
       withPlanningWarningsOnPage(
         ctx,
-        await listExperiments(ctx.db, principalOf(request).workspaceId, { ...request.query, tags: tagFilter(request.query.tag) }, request.query),
+        await listExperiments(ctx.db, ctx.seam, principalOf(request).workspaceId, { ...request.query, tags: tagFilter(request.query.tag) }, request.query),
       ),
     );
     app.post(

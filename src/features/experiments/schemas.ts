@@ -239,9 +239,10 @@ export const ExperimentListQuery = Type.Object(
     status: Type.Optional(ExperimentStatus),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only experiments whose name or key contains this text (any case)' })),
     order: Type.Optional(
-      Type.Enum(['oldest', 'newest', 'updated'], {
+      Type.Enum(['oldest', 'newest', 'updated', 'name'], {
         default: 'oldest',
-        description: 'oldest first (the default), newest first, or most recently changed first (updated_at)',
+        description:
+          'oldest first (the default), newest first, most recently changed first (updated_at), or by name: A-Z folded to a-z and nothing else, in code-point order, ties oldest first; the same order on every database',
       }),
     ),
     tag: Type.Optional(

@@ -1,4 +1,5 @@
 import type { AnalysisSnapshot, VariantPosterior } from '../analysis/read.js';
+import type { Breakdown, BreakdownValue } from '../analysis/schemas.js';
 
 // RFC 4180 CSV. Text cells that a spreadsheet would run as a formula (=, +, -, @, tab, CR) are
 // prefixed with an apostrophe, as OWASP's "CSV Injection" advises: metric and variant names are
@@ -41,16 +42,35 @@ export const RESULT_COLUMNS = [
   'effect_relative_ci_high',
   'chance_to_beat_control',
   'srm_p_value',
+  'dimension',
+  'dimension_value',
+  'dimension_label',
+  'slice_units',
+  'significant_after_correction',
 ] as const;
 
-function variantCells(snapshot: AnalysisSnapshot, role: string, metricKey: string | null, metricName: string | null, variant: VariantPosterior) {
+/** The metric a row is about: its role in the experiment, key and name. */
+interface RowMetric {
+  role: string;
+  key: string | null;
+  name: string | null;
+}
+
+/** The slice a breakdown row is about; the whole experiment's rows have none. */
+interface RowSlice {
+  dimension: string;
+  value: BreakdownValue;
+}
+
+/** One variant's numbers; a slice's row carries the slice's own SRM p-value and what identifies it. */
+function variantCells(snapshot: AnalysisSnapshot, metric: RowMetric, variant: VariantPosterior, slice: RowSlice | null) {
   const effect = variant.effect;
   return [
     snapshot.id,
     snapshot.computed_at,
-    role,
-    metricKey,
-    metricName,
+    metric.role,
+    metric.key,
+    metric.name,
     variant.variant_key,
     variant.is_control,
     variant.sample_size,
@@ -68,18 +88,46 @@ function variantCells(snapshot: AnalysisSnapshot, role: string, metricKey: strin
     effect?.relative.credible_interval_95?.[0],
     effect?.relative.credible_interval_95?.[1],
     effect?.chance_to_beat_control,
-    snapshot.srm_chi_squared_p,
+    slice ? slice.value.srm_chi_squared_p : snapshot.srm_chi_squared_p,
+    slice?.dimension,
+    slice?.value.value,
+    slice?.value.label,
+    slice?.value.units,
+    slice?.value.significant_after_correction,
   ];
 }
 
-/** One row per metric (the primary, then each guardrail) and variant of one snapshot. */
+function breakdownRows(snapshot: AnalysisSnapshot, metric: RowMetric, breakdowns: readonly Breakdown[]): string {
+  let out = '';
+  for (const breakdown of breakdowns) {
+    for (const value of breakdown.values) {
+      for (const variant of value.per_variant) out += line(variantCells(snapshot, metric, variant, { dimension: breakdown.dimension, value }));
+    }
+  }
+  return out;
+}
+
+/**
+ * One row per metric and variant of one snapshot (the primary, each secondary metric, each
+ * guardrail), then one per metric, slice and variant of the breakdowns (the primary's, then each
+ * guardrail's and secondary metric's, as the snapshot lists them).
+ */
 export function snapshotRows(snapshot: AnalysisSnapshot): string {
   const primary = snapshot.primary_metric;
+  const primaryMetric = { role: primary ? 'primary' : 'none', key: primary?.key ?? null, name: primary?.name ?? null };
   let out = '';
-  for (const variant of snapshot.per_variant)
-    out += line(variantCells(snapshot, primary ? 'primary' : 'none', primary?.key ?? null, primary?.name ?? null, variant));
+  for (const variant of snapshot.per_variant) out += line(variantCells(snapshot, primaryMetric, variant, null));
+  for (const secondary of snapshot.secondary_metrics) {
+    const metric = { role: 'secondary', key: secondary.key, name: secondary.name };
+    for (const variant of secondary.per_variant) out += line(variantCells(snapshot, metric, variant, null));
+  }
   for (const guardrail of snapshot.guardrails) {
-    for (const variant of guardrail.per_variant) out += line(variantCells(snapshot, 'guardrail', guardrail.metric_key, guardrail.metric_name, variant));
+    const metric = { role: 'guardrail', key: guardrail.metric_key, name: guardrail.metric_name };
+    for (const variant of guardrail.per_variant) out += line(variantCells(snapshot, metric, variant, null));
+  }
+  out += breakdownRows(snapshot, primaryMetric, snapshot.breakdowns);
+  for (const entry of snapshot.metric_breakdowns) {
+    out += breakdownRows(snapshot, { role: entry.role, key: entry.metric_key, name: entry.metric_name }, entry.breakdowns);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // The Python script of the notebook export (docs/ui.md "Exports"). It reads the export's JSON and
-// recomputes every posterior interval and effect of the snapshot with SciPy, by the formulas of
-// docs/statistics.md, then prints each number beside Verdict's and exits 1 when any differs by more
-// than the tolerance. Paste it into a notebook cell, or run: python3 verdict_results.py export.json
+// recomputes every posterior interval and effect of the snapshot, each metric's breakdown slices
+// too, with SciPy, by the formulas of docs/statistics.md, then prints each number beside Verdict's
+// and exits 1 when any differs by more than the tolerance. Paste it into a notebook cell, or run: python3 verdict_results.py export.json
 export const NOTEBOOK_SCRIPT = String.raw`"""Recomputes a Verdict snapshot from its per-variant sufficient statistics (docs/statistics.md)."""
 import json, math, sys
 from scipy import stats, integrate, optimize
@@ -63,26 +63,32 @@ def compare(label, ours, theirs, failures):
     if not ok:
         failures.append(label)
 
+def check_variants(metric, variants, label, failures):
+    control = next(v for v in variants if v["is_control"])
+    for v in variants:
+        name = f"{label} / {v['variant_key']}"
+        mean, interval = posterior(metric, v)
+        compare(f"{name} posterior mean", mean, v["reported"]["posterior_mean"], failures)
+        if v["reported"]["posterior_interval"] is not None:
+            compare(f"{name} posterior 95% interval", interval, v["reported"]["posterior_interval"], failures)
+        effect = v["reported"]["effect"]
+        if v["is_control"] or effect is None:
+            continue
+        ours = (beta_effect if metric["model"] == "beta" else normal_effect)(control, v, metric["higher_is_better"])
+        compare(f"{name} absolute effect", ours["absolute_mean"], effect["absolute"]["mean"], failures)
+        compare(f"{name} absolute 95% interval", ours["absolute"], effect["absolute"]["credible_interval_95"], failures)
+        compare(f"{name} relative effect", ours["relative_mean"], effect["relative"]["mean"], failures)
+        if effect["relative"]["credible_interval_95"] is not None:
+            compare(f"{name} relative 95% interval", ours["relative"], effect["relative"]["credible_interval_95"], failures)
+        compare(f"{name} chance to beat control", ours["chance"], effect["chance_to_beat_control"], failures)
+
 def check(export):
     failures = []
     for metric in export["metrics"]:
-        control = next(v for v in metric["variants"] if v["is_control"])
-        for v in metric["variants"]:
-            name = f"{metric['key']} / {v['variant_key']}"
-            mean, interval = posterior(metric, v)
-            compare(f"{name} posterior mean", mean, v["reported"]["posterior_mean"], failures)
-            if v["reported"]["posterior_interval"] is not None:
-                compare(f"{name} posterior 95% interval", interval, v["reported"]["posterior_interval"], failures)
-            effect = v["reported"]["effect"]
-            if v["is_control"] or effect is None:
-                continue
-            ours = (beta_effect if metric["model"] == "beta" else normal_effect)(control, v, metric["higher_is_better"])
-            compare(f"{name} absolute effect", ours["absolute_mean"], effect["absolute"]["mean"], failures)
-            compare(f"{name} absolute 95% interval", ours["absolute"], effect["absolute"]["credible_interval_95"], failures)
-            compare(f"{name} relative effect", ours["relative_mean"], effect["relative"]["mean"], failures)
-            if effect["relative"]["credible_interval_95"] is not None:
-                compare(f"{name} relative 95% interval", ours["relative"], effect["relative"]["credible_interval_95"], failures)
-            compare(f"{name} chance to beat control", ours["chance"], effect["chance_to_beat_control"], failures)
+        check_variants(metric, metric["variants"], metric["key"], failures)
+        for piece in metric.get("slices", []):
+            if any(v["is_control"] for v in piece["variants"]):
+                check_variants(metric, piece["variants"], f"{metric['key']} {piece['dimension']}={piece['label']}", failures)
     return failures
 
 if __name__ == "__main__":

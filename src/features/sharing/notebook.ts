@@ -1,5 +1,6 @@
 import { perUnitKind } from '../metrics/sequence-rules.js';
 import type { AnalysisSnapshot, VariantPosterior } from '../analysis/read.js';
+import type { Breakdown } from '../analysis/schemas.js';
 import { NOTEBOOK_SCRIPT } from './notebook-script.js';
 
 const Z = 1.959964;
@@ -42,32 +43,82 @@ function modelOf(kind: string | null, variants: VariantPosterior[]): 'beta' | 'n
   return beta ? 'beta' : 'normal';
 }
 
-/** GET /v1/experiments/{id}/results/export?format=notebook: statistics as JSON, and the script that recomputes them. */
-export function notebookExport(snapshot: AnalysisSnapshot) {
-  const metrics = [];
+/** Each slice of a metric's breakdowns with its variants' statistics, under the metric's model. */
+function sliceStatistics(model: 'beta' | 'normal', breakdowns: readonly Breakdown[]) {
+  return breakdowns.flatMap((breakdown) =>
+    breakdown.values.map((slice) => ({
+      dimension: breakdown.dimension,
+      value: slice.value,
+      label: slice.label,
+      variants: slice.per_variant.map((v) => variantStatistics(model, v)),
+    })),
+  );
+}
+
+interface MetricEntry {
+  role: string;
+  key: string;
+  name: string;
+  /** The metric's kind when the snapshot names it (guardrails do not: their model is read from the numbers). */
+  kind: string | null;
+  higher_is_better: boolean;
+  variants: VariantPosterior[];
+  breakdowns: readonly Breakdown[];
+}
+
+/** The snapshot's metrics in the CSV's order: the primary, the secondary metrics, the guardrails, each with its breakdowns. */
+function metricEntries(snapshot: AnalysisSnapshot): MetricEntry[] {
+  const breakdownsOf = (metricKey: string) => snapshot.metric_breakdowns.find((entry) => entry.metric_key === metricKey)?.breakdowns ?? [];
   const primary = snapshot.primary_metric;
-  if (primary) {
-    const model = modelOf(primary.kind, snapshot.per_variant);
-    metrics.push({
-      role: 'primary',
-      key: primary.key,
-      name: primary.name,
-      model,
-      higher_is_better: primary.higher_is_better,
-      variants: snapshot.per_variant.map((v) => variantStatistics(model, v)),
-    });
-  }
-  for (const guardrail of snapshot.guardrails) {
-    const model = modelOf(null, guardrail.per_variant);
-    metrics.push({
+  return [
+    ...(primary
+      ? [
+          {
+            role: 'primary',
+            key: primary.key,
+            name: primary.name,
+            kind: primary.kind,
+            higher_is_better: primary.higher_is_better,
+            variants: snapshot.per_variant,
+            breakdowns: snapshot.breakdowns,
+          },
+        ]
+      : []),
+    ...snapshot.secondary_metrics.map((metric) => ({
+      role: 'secondary',
+      key: metric.key,
+      name: metric.name,
+      kind: metric.kind,
+      higher_is_better: metric.higher_is_better,
+      variants: metric.per_variant,
+      breakdowns: breakdownsOf(metric.key),
+    })),
+    ...snapshot.guardrails.map((guardrail) => ({
       role: 'guardrail',
       key: guardrail.metric_key,
       name: guardrail.metric_name,
-      model,
+      kind: null,
       higher_is_better: guardrail.higher_is_better,
-      variants: guardrail.per_variant.map((v) => variantStatistics(model, v)),
-    });
-  }
+      variants: guardrail.per_variant,
+      breakdowns: breakdownsOf(guardrail.metric_key),
+    })),
+  ];
+}
+
+/** GET /v1/experiments/{id}/results/export?format=notebook: statistics as JSON, and the script that recomputes them. */
+export function notebookExport(snapshot: AnalysisSnapshot) {
+  const metrics = metricEntries(snapshot).map((entry) => {
+    const model = modelOf(entry.kind, entry.variants);
+    return {
+      role: entry.role,
+      key: entry.key,
+      name: entry.name,
+      model,
+      higher_is_better: entry.higher_is_better,
+      variants: entry.variants.map((v) => variantStatistics(model, v)),
+      slices: sliceStatistics(model, entry.breakdowns),
+    };
+  });
   return {
     format: 'verdict.notebook.v1',
     experiment_id: snapshot.experiment_id,

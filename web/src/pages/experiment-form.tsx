@@ -1,7 +1,8 @@
 import { KEY_PATTERN, VARIANT_KEY_PATTERN } from '../patterns.js';
 import { useState } from 'preact/hooks';
-import { api, type Page } from '../api.js';
+import { api, type FieldError, type Page } from '../api.js';
 import { RuleBuilder } from '../components/rule-builder.js';
+import { METRIC_POINTERS, SectionErrors } from '../components/section-errors.js';
 import { ErrorBox, Field, PageTitle, Select, TextArea } from '../components/ui.js';
 import { useFormFields, useResource, useSubmit } from '../hooks.js';
 import type { Rule } from '../rules.js';
@@ -182,7 +183,7 @@ function DefinitionFields({
   );
 }
 
-function MetricsFieldset({ draft, metrics, groups }: { draft: ExperimentDraft; metrics: Metric[]; groups: MutexGroup[] }) {
+function MetricsFieldset({ draft, metrics, groups, errors }: { draft: ExperimentDraft; metrics: Metric[]; groups: MutexGroup[]; errors: FieldError[] }) {
   const { fields } = draft;
   return (
     <fieldset>
@@ -208,6 +209,9 @@ function MetricsFieldset({ draft, metrics, groups }: { draft: ExperimentDraft; m
         options={[{ value: '', label: 'None' }, ...groups.map((g) => ({ value: g.id, label: g.name }))]}
         onChange={draft.bindField('mutex_group_id')}
       />
+      {METRIC_POINTERS.map((prefix) => (
+        <SectionErrors key={prefix} errors={errors} prefix={prefix} shown={[]} />
+      ))}
     </fieldset>
   );
 }
@@ -259,16 +263,16 @@ export function ExperimentForm() {
         <DefinitionFields fields={fields} bindField={bindField} environments={environments} errorAt={submit.errorAt} />
         <LabelsFieldset labels={start.labels} errorAt={submit.errorAt} />
         <VariantsEditor rows={draft.rows} control={draft.control} onRows={draft.setRows} onControl={draft.setControl} errorAt={submit.errorAt} />
-        <MetricsFieldset draft={draft} metrics={metrics} groups={choices.data?.groups ?? []} />
-        <DecisionRuleFields rule={rule} onRule={draft.setRule} />
+        <MetricsFieldset draft={draft} metrics={metrics} groups={choices.data?.groups ?? []} errors={submit.errors} />
+        <DecisionRuleFields rule={rule} onRule={draft.setRule} errorAt={submit.errorAt} />
         <AutoStopFields
           value={draft.autoStop}
           onValue={draft.setAutoStop}
           method={ruleFromText(rule).method}
           error={submit.errorAt('/auto_stop/on_recommendation')}
         />
-        <VarianceReductionFields value={draft.cuped} onValue={draft.setCuped} />
-        <AllocationFields value={draft.allocation} onValue={draft.setAllocation} />
+        <VarianceReductionFields value={draft.cuped} onValue={draft.setCuped} errorAt={submit.errorAt} />
+        <AllocationFields value={draft.allocation} onValue={draft.setAllocation} errorAt={submit.errorAt} />
         <RuleBuilder
           label="Audience"
           value={draft.audience}

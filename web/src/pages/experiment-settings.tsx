@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, type FieldError } from '../api.js';
+import { api } from '../api.js';
 import { RuleBuilder, type SegmentChoice } from '../components/rule-builder.js';
+import { METRIC_POINTERS, SectionErrors } from '../components/section-errors.js';
 import { ErrorBox, Field, TextArea } from '../components/ui.js';
 import { useSubmit } from '../hooks.js';
 import type { Experiment, Metric } from '../types.js';
@@ -244,20 +245,9 @@ function MetricsFields({ metrics, draft, set, submit }: PartProps & { metrics: M
         multipleTesting={draft.multipleTesting}
         onMultipleTesting={(multipleTesting) => set({ multipleTesting })}
       />
-      {['/primary_metric_id', '/guardrail_metric_ids', '/secondary_metric_ids', '/multiple_testing'].map((prefix) => (
+      {METRIC_POINTERS.map((prefix) => (
         <SectionErrors key={prefix} errors={submit.errors} prefix={prefix} shown={[]} />
       ))}
     </fieldset>
-  );
-}
-
-/** The server's problems under a section's pointer that no field of it shows on its own. */
-function SectionErrors({ errors, prefix, shown }: { errors: FieldError[]; prefix: string; shown: string[] }) {
-  const left = errors.filter((error) => error.pointer !== undefined && error.pointer.startsWith(prefix) && !shown.includes(error.pointer));
-  if (left.length === 0) return null;
-  return (
-    <p class="field-error" role="alert">
-      {left.map((error) => error.message).join('; ')}
-    </p>
   );
 }

@@ -29,6 +29,7 @@ const orders = [
   { value: '', label: 'Oldest first' },
   { value: 'newest', label: 'Newest first' },
   { value: 'updated', label: 'Recently changed' },
+  { value: 'name', label: 'Name (A–Z)' },
 ];
 
 interface ListFilter {

@@ -99,41 +99,29 @@ export function sequenceBody(kind: string, fields: SequenceWindowFields, steps: 
 
 type Bind = (name: keyof SequenceWindowFields) => (event: { currentTarget: { value: string } }) => void;
 
+/** A required number of days as a person types it (0.5 is twelve hours); sequenceBody sends it as an ISO 8601 duration. */
+function DaysField({ label, value, onInput, hint }: { label: string; value: string; onInput: ReturnType<Bind>; hint: string }) {
+  return <Field label={label} type="number" min={0} step="any" required value={value} onInput={onInput} hint={hint} />;
+}
+
 export function SequenceWindow({ kind, form, bind }: { kind: string; form: SequenceWindowFields; bind: Bind }) {
   if (kind === 'funnel') {
     return (
       <div class="row">
-        <Field
-          label="Funnel window (days)"
-          type="number"
-          min={0}
-          step="any"
-          required
-          value={form.window}
-          onInput={bind('window')}
-          hint="Every step within this many days of the exposure, e.g. 3."
-        />
+        <DaysField label="Funnel window (days)" value={form.window} onInput={bind('window')} hint="Every step within this many days of the exposure, e.g. 3." />
       </div>
     );
   }
   return (
     <div class="row">
-      <Field
+      <DaysField
         label="Retention from (days)"
-        type="number"
-        min={0}
-        step="any"
-        required
         value={form.retention_from}
         onInput={bind('retention_from')}
         hint="Days after the exposure where the window opens, e.g. 7."
       />
-      <Field
+      <DaysField
         label="Retention to (days)"
-        type="number"
-        min={0}
-        step="any"
-        required
         value={form.retention_to}
         onInput={bind('retention_to')}
         hint="Where it closes, after from, e.g. 14. Units whose window is still open are left out."
