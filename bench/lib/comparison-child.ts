@@ -21,6 +21,7 @@ import { BATCH, CONCURRENCY, measureAppend, measureDrain } from './drain-rate.js
 import { refreshFigures } from './clickhouse-refresh.js';
 import { seedProgress } from './seed-progress.js';
 import { snapshotFigures } from './snapshot-figures.js';
+import { cpuSince } from './thread-cpu.js';
 
 const NOW = ANALYSIS_T0 + 20 * DAY;
 const NONE = '-';
@@ -56,21 +57,37 @@ async function stored(ctx: AppContext): Promise<number> {
   return Number(row.n);
 }
 
-/** Appends `total` events to the buffer, then times the drain into the store (ClickHouse's events table, or the primary database's). */
-async function drain(databaseUrl: string, clickhouse: string, total: number): Promise<void> {
+/**
+ * Appends `total` events to the buffer, then times the drain into the store (ClickHouse's events
+ * table, or the primary database's) in batches of `batch` (VERDICT_BUFFER_DRAIN_BATCH's default
+ * when 0): events/s in wall time, events per CPU-second of the process, that CPU split between the
+ * main thread and the others (the embedded engine's), and the load average before and after.
+ */
+async function drain(databaseUrl: string, clickhouse: string, total: number, batchSize: number): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-bench-drain-'));
   const database: DatabaseConfig = databaseUrl.startsWith('postgres') ? { kind: 'postgres', url: databaseUrl } : { kind: 'sqlite', file: databaseUrl };
-  const env = { VERDICT_DATA_DIR: dataDir, VERDICT_BUFFER_MAX_PENDING: String(total + BATCH * CONCURRENCY), ...envOf(clickhouse) };
+  const env = {
+    VERDICT_DATA_DIR: dataDir,
+    VERDICT_BUFFER_MAX_PENDING: String(total + BATCH * CONCURRENCY),
+    ...(batchSize > 0 ? { VERDICT_BUFFER_DRAIN_BATCH: String(batchSize) } : {}),
+    ...envOf(clickhouse),
+  };
   const ctx = await createContext(loadConfig(env, { database, logLevel: 'silent' }), pino({ level: 'silent' }), { migrate: true });
   try {
     const { workspace } = await createWorkspace(ctx, `Bench ${newId()}`);
     await measureAppend(ctx, workspace.id, total);
     const batch = ctx.config.events.drainBatchSize;
-    // CPU of the whole process (the embedded engine's threads too): on a loaded machine, events per CPU-second compare runs where wall time cannot.
-    const cpu = process.cpuUsage();
+    const loadBefore = os.loadavg()[0] ?? 0;
+    const cpu = cpuSince();
     const perSecond = await measureDrain(ctx, total, batch, ctx.eventStorage.persist, () => stored(ctx));
-    const used = process.cpuUsage(cpu);
-    print({ events_per_second: perSecond, events_per_cpu_second: total / ((used.user + used.system) / 1e6), batch });
+    const used = cpu();
+    print({
+      events_per_second: perSecond,
+      events_per_cpu_second: total / used.total,
+      cpu_seconds: used,
+      batch,
+      load: [loadBefore, os.loadavg()[0] ?? 0],
+    });
   } finally {
     await ctx.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -95,7 +112,7 @@ program
     print(await refreshFigures(ctx, { workspaceId: workspace, experimentId: experiment, t0: ANALYSIS_T0 }, Number(units)));
   });
 program
-  .command('drain <database> <clickhouse> <events>')
-  .action((database: string, clickhouse: string, events: string) => drain(database, clickhouse, Number(events)));
+  .command('drain <database> <clickhouse> <events> [batch]')
+  .action((database: string, clickhouse: string, events: string, batch = '0') => drain(database, clickhouse, Number(events), Number(batch)));
 
 await program.parseAsync(process.argv);

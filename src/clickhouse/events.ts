@@ -35,12 +35,11 @@
  * number; json-text.ts): ClickHouse's JSON functions would read no number at all from the text.
  * Event retention (features/retention/purge.ts) deletes expired events here too.
  */
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { BufferedEvent, OutsideEventStore, PersistEvents } from '../buffer/types.js';
 import type { Executor } from '../db/database.js';
 import type { ClickHouse } from './client.js';
-import { clickhouseJsonText } from './json-text.js';
+import { insertDrainedEvents } from './event-rows.js';
 
 /** The next drain sequence number, taken in the drainer's transaction (and given back if it rolls back). */
 async function nextDrainSeq(executor: Executor): Promise<number> {
@@ -87,36 +86,39 @@ async function notStored(ch: ClickHouse, events: BufferedEvent[], seq: number): 
   return events.filter((event) => !known.has(event.id));
 }
 
+/**
+ * The highest drain number this process handed to each embedded engine (by its client), so that
+ * the look-up for an earlier attempt's rows runs only when one can exist. The embedded engine is
+ * written by the one process that holds its directory, and drain numbers are taken one at a time
+ * under the sequence's row lock: rows under number N exist only if this process inserted under N
+ * before, i.e. N is at or below the highest number it inserted under (its attempt rolled back and
+ * the number came back). A fresh process knows nothing and looks once. A server can be written
+ * by the drainers of several processes: each drain looks there.
+ */
+const highestAttempted = new WeakMap<object, number>();
+
+function mayHoldRowsUnder(ch: ClickHouse, drainSeq: number): boolean {
+  if (ch.kind !== 'embedded') return true;
+  const highest = highestAttempted.get(ch.client);
+  return highest === undefined || drainSeq <= highest;
+}
+
+function recordAttempt(ch: ClickHouse, drainSeq: number): void {
+  if (ch.kind === 'embedded') highestAttempted.set(ch.client, Math.max(drainSeq, highestAttempted.get(ch.client) ?? 0));
+}
+
 /** Inserts drained events into ClickHouse's events table. */
 export function persistToClickHouse(ch: ClickHouse): PersistEvents {
   return async (executor, events, options) => {
     if (events.length === 0) return;
     const drainSeq = await nextDrainSeq(executor);
-    await dropUncommitted(ch, drainSeq);
+    if (mayHoldRowsUnder(ch, drainSeq)) await dropUncommitted(ch, drainSeq);
     const fresh = options?.redelivered ? await notStored(ch, events, drainSeq) : events;
     if (fresh.length === 0) return;
-    const values = fresh.map((event) => ({
-      id: event.id,
-      workspace_id: event.workspace_id,
-      unit_id: event.unit_id,
-      event_key: event.event_key,
-      properties: clickhouseJsonText(event.properties),
-      occurred_at: event.occurred_at,
-      received_at: event.received_at,
-      late: event.late,
-      drain_seq: drainSeq,
-    }));
-    const settings = { insert_deduplicate: 0 as const, insert_deduplication_token: randomUUID() };
-    if (ch.insertJsonLines) await ch.insertJsonLines({ table: 'events', columns: EVENT_COLUMNS, lines: jsonLines(values), settings });
-    else await ch.client.insert({ table: 'events', values, format: 'JSONEachRow', clickhouse_settings: settings });
+    // Recorded before the insert: an insert that fails may still have written some of its rows.
+    recordAttempt(ch, drainSeq);
+    await insertDrainedEvents(ch, fresh, drainSeq);
   };
-}
-
-const EVENT_COLUMNS = ['id', 'workspace_id', 'unit_id', 'event_key', 'properties', 'occurred_at', 'received_at', 'late', 'drain_seq'] as const;
-
-/** The rows as JSON lines, in one buffer (what the client's insert would write to its stream). */
-function jsonLines(values: readonly object[]): Buffer {
-  return Buffer.from(values.map((value) => JSON.stringify(value)).join('\n'));
 }
 
 /** Where rows are deleted: the table itself, or on a cluster every shard's local table (a Distributed table takes no DELETE). */
