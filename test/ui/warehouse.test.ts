@@ -8,7 +8,8 @@ import { chromiumAvailable, ensureWebBuild, launchBrowser, signIn, type Browser 
 // version shows), and a fact table is saved from its SQL with the columns the source described
 // shown, its rows counted by the source; SQL that is not one read-only SELECT shows the refusal;
 // a metric is defined on the fact table (its number column and a row filter) from the metric
-// form, and the metrics list says which fact table and data source it reads.
+// form, and the metrics list says which fact table and data source it reads. The fact table form
+// sets how many hours of late rows each refresh reads again (restatement_hours).
 
 describe.skipIf(!chromiumAvailable() || !chdbAvailable())('admin UI in Chromium: data sources and fact tables (#60)', () => {
   let server: TestServer;
@@ -64,6 +65,7 @@ describe.skipIf(!chromiumAvailable() || !chdbAvailable())('admin UI in Chromium:
       await page.getByLabel('SQL').fill(sql);
       await page.getByLabel('Unit id column').fill('customer');
       await page.getByLabel('Timestamp column').fill('placed_at');
+      await page.getByLabel('Late rows re-read (hours)').fill('72');
       await page.getByRole('button', { name: 'Describe and save' }).click();
     };
     await fill('SELECT customer, placed_at FROM orders; DELETE FROM orders WHERE 1');
@@ -76,6 +78,9 @@ describe.skipIf(!chromiumAvailable() || !chdbAvailable())('admin UI in Chromium:
     );
     const list = page.getByRole('table', { name: 'Fact tables' });
     await list.getByText('Orders warehouse').waitFor();
+    await list.getByText('72 h').waitFor();
+    const stored = await server.request('GET', '/v1/fact-tables', { key: boot.key });
+    expect(stored.body.data.map((table: { name: string; restatement_hours: number }) => [table.name, table.restatement_hours])).toEqual([['Orders', 72]]);
     await list.getByRole('button', { name: 'Count rows' }).click();
     await expect.poll(() => list.getByRole('status').innerText(), { timeout: 20_000 }).toMatch(/^3 rows, 2 units, 2026-02-01 09:00:00/);
     expect(consoleErrors.filter((text) => !/status of 422/.test(text))).toEqual([]);

@@ -6,7 +6,7 @@ import { useAction, useResource } from '../../hooks.js';
 import { Link } from '../../router.js';
 import type { DataSource, FactColumn, FactTable, FactTableSummary } from './types.js';
 
-const blank = { data_source_id: '', name: '', sql: '', unit_id_column: '', timestamp_column: '' };
+const blank = { data_source_id: '', name: '', sql: '', unit_id_column: '', timestamp_column: '', restatement_hours: '48' };
 
 /** The columns the source described, with what Verdict can do with each. */
 function ColumnPreview({ table }: { table: FactTable }) {
@@ -46,7 +46,7 @@ function SummaryButton({ table }: { table: FactTable }) {
 /** The fact tables, each with its source and a button that counts its rows there. */
 function FactTableRows({ rows, sourceName }: { rows: FactTable[]; sourceName: (id: string) => string }) {
   return (
-    <Table caption="Fact tables" columns={['Name', 'Source', 'Unit id', 'Timestamp', 'Columns', 'Updated', { hidden: 'Rows' }]}>
+    <Table caption="Fact tables" columns={['Name', 'Source', 'Unit id', 'Timestamp', 'Late rows re-read', 'Columns', 'Updated', { hidden: 'Rows' }]}>
       {rows.map((table) => (
         <tr key={table.id}>
           <td>{table.name}</td>
@@ -57,6 +57,7 @@ function FactTableRows({ rows, sourceName }: { rows: FactTable[]; sourceName: (i
           <td>
             <code>{table.timestamp_column}</code>
           </td>
+          <td>{table.restatement_hours} h</td>
           <td>{table.columns.map((column) => column.name).join(', ')}</td>
           <td>{dateTime(table.updated_at)}</td>
           <td>
@@ -79,7 +80,9 @@ export function FactTables() {
   const options = (sources.data?.data ?? []).map((source) => ({ value: source.id, label: source.name }));
   const sourceName = (id: string) => sources.data?.data.find((source) => source.id === id)?.name ?? id;
   const create = async () => {
-    const body = { ...form, data_source_id: form.data_source_id || (options[0]?.value ?? '') };
+    // A blank or non-numeric entry goes to the server as is, whose 422 names /restatement_hours.
+    const hours = form.restatement_hours.trim() === '' ? form.restatement_hours : Number(form.restatement_hours);
+    const body = { ...form, restatement_hours: hours, data_source_id: form.data_source_id || (options[0]?.value ?? '') };
     setCreated(await api<FactTable>('POST', '/v1/fact-tables', body));
     setForm(blank);
     list.reload();
@@ -111,6 +114,16 @@ export function FactTables() {
         <div class="row">
           <Field label="Unit id column" required value={form.unit_id_column} onInput={set('unit_id_column')} />
           <Field label="Timestamp column" required value={form.timestamp_column} onInput={set('timestamp_column')} />
+          <Field
+            label="Late rows re-read (hours)"
+            type="number"
+            min={0}
+            max={8760}
+            step={1}
+            value={form.restatement_hours}
+            onInput={set('restatement_hours')}
+            hint="Each refresh reads rows this recent again, so late rows count; older ones wait for a full refresh."
+          />
         </div>
       </FormCard>
     </>
