@@ -10,7 +10,7 @@ import { addVariantRow, toNumber } from '../store/fold.js';
 import type { DataSourceKind } from '../../../db/tables/warehouse.js';
 import { clickhouseDialect } from './clickhouse-sql.js';
 import { postgresDialect } from './postgres-sql.js';
-import { metricStatement, percentileStatement, PERCENTILE_SCALE } from './statement.js';
+import { metricStatement } from './statement.js';
 import type { ShippedExposure, WarehouseMetricSpec } from './spec.js';
 
 export interface WarehouseAggregation {
@@ -64,27 +64,4 @@ export async function aggregateOnSource(
     }
   }
   return { totals, rowsCounted };
-}
-
-/**
- * The `quantile` of the experiment's nonzero per-unit values of `metric` on the source (type 7,
- * as sql/percentile-cap.ts), or null without any: only the two order statistics come back.
- */
-export async function percentileOnSource(
-  kind: DataSourceKind,
-  session: SourceSession,
-  exposures: readonly ShippedExposure[],
-  metric: WarehouseMetricSpec,
-  eventsBefore: number | null,
-  quantile: number,
-): Promise<number | null> {
-  checkFilters(kind, metric);
-  const rows = await rowsWithExposures(kind, session, exposures, percentileStatement(dialectOf(kind), metric, eventsBefore, quantile));
-  const first = rows[0];
-  if (first === undefined) return null;
-  const scaled = Math.round(quantile * PERCENTILE_SCALE);
-  const h = ((toNumber(first.k) - 1) * scaled) / PERCENTILE_SCALE;
-  const lower = toNumber(first.value);
-  const upper = rows[1] === undefined ? lower : toNumber(rows[1].value);
-  return lower + (h - Math.floor(h)) * (upper - lower);
 }

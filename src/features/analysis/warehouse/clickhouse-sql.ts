@@ -24,5 +24,4 @@ export const clickhouseDialect: StatementDialect = {
     if (metric.aggregation === 'count' || metric.fact.column === null) return `${v}.c`;
     return `if(${v}.cv > 0, ${metric.aggregation === 'sum' ? `${v}.s` : `${v}.a`}, NULL)`;
   },
-  intDiv: (a, b) => `intDiv(${a}, ${b})`,
 };

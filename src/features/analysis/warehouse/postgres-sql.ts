@@ -21,5 +21,4 @@ export const postgresDialect: StatementDialect = {
     if (metric.aggregation === 'count' || metric.fact.column === null) return `COALESCE(${v}.c, 0)`;
     return metric.aggregation === 'sum' ? `${v}.s` : `${v}.a`;
   },
-  intDiv: (a, b) => `((${a}) / ${b})`,
 };

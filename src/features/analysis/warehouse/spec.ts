@@ -18,7 +18,7 @@ export interface FactSource {
 /**
  * One metric as the source computes it: its kind, window and cap; a ratio's denominator (on the
  * same source); the CUPED lookback; and a pending percentile cap (the statement then counts the
- * nonzero values, and the cap comes from percentileStatement).
+ * nonzero values, and the cap comes from the units' values, unit-values.ts).
  */
 export type WarehouseMetricSpec = Pick<MetricSpec, 'kind' | 'aggregation' | 'window_ms' | 'cap'> & {
   fact: FactSource;

@@ -23,8 +23,6 @@ export interface StatementDialect {
   periodRows(rows: string, from: string, to: string): string;
   /** The unit value of a period (`v` the per-unit aggregates c, cv, s, a), NULL where the SQL store has none. */
   value(metric: WarehouseMetricSpec, v: string): string;
-  /** Integer division (the percentile's rank). */
-  intDiv(a: string, b: string): string;
 }
 
 export function literal(value: number): string {
@@ -139,19 +137,3 @@ export function metricStatement(dialect: StatementDialect, metric: WarehouseMetr
 
 /** q in billionths, as sql/percentile-cap.ts takes it (0.99 is 990000000 exactly). */
 export const PERCENTILE_SCALE = 1_000_000_000;
-
-/**
- * The two order statistics around the quantile of the nonzero per-unit values (uncapped), as
- * sql/percentile-cap.ts reads them: rows (value, rn, k).
- */
-export function percentileStatement(dialect: StatementDialect, metric: WarehouseMetricSpec, eventsBefore: number | null, quantile: number): string {
-  const scaled = Math.round(quantile * PERCENTILE_SCALE);
-  const below = dialect.intDiv(`(w.k - 1) * ${scaled}`, String(PERCENTILE_SCALE));
-  const only = { ...metric, cap: null, denominator: undefined, lookback_ms: null };
-  return `${unitsOf(dialect, only, eventsBefore, false)}
-  SELECT w.value AS value, w.rn AS rn, w.k AS k FROM (
-    SELECT u.m AS value, row_number() OVER (ORDER BY u.m) AS rn, COUNT(*) OVER () AS k FROM u WHERE u.m IS NOT NULL AND u.m <> 0
-  ) AS w
-  WHERE w.rn - 1 = ${below} OR w.rn - 1 = ${below} + 1
-  ORDER BY w.rn`;
-}

@@ -92,7 +92,7 @@ export function variantTotalsOf(
   return totals;
 }
 
-/** The quantile of the nonzero uncapped unit values (type 7, as percentileStatement and sql/percentile-cap.ts), or null without any. */
+/** The quantile of the nonzero uncapped unit values (type 7, as sql/percentile-cap.ts), or null without any. */
 export function percentileOfUnits(
   exposures: readonly ShippedExposure[],
   units: ReadonlyMap<string, UnitParts>,
