@@ -165,9 +165,10 @@ export function changedUnits(params: Params, scope: RefreshScope): string {
 /**
  * Lists the units whose rows are rebuilt: those whose live exposure in the mirror is not the one
  * their rows were built for (new, superseded, re-assigned), and those with rows of a refresh that
- * never committed (version above the committed one), whatever those rows say.
+ * never committed (version above the committed one), whatever those rows say (`leftovers`: the
+ * refresh found such rows).
  */
-export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom: number): string {
+export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom: number, leftovers: boolean): string {
   const id = params.string(scope.experimentId);
   const committed = params.int(scope.committed);
   const since = mirroredSince(params, scope);
@@ -176,9 +177,9 @@ export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom:
     SELECT ${id}, ${params.int(scope.version)}, unit_id FROM (
       SELECT coalesce(m.unit_id, r.unit_id) AS unit_id FROM (${mirroredLive(params, scope.experimentId, since)}) AS m
         FULL OUTER JOIN (${before}) AS r ON m.unit_id = r.unit_id
-      WHERE ifNull(m.id, '') != ifNull(r.exposure_id, '')
+      WHERE ifNull(m.id, '') != ifNull(r.exposure_id, '')${leftovers ? `
       UNION DISTINCT SELECT unit_id FROM rollup_units WHERE experiment_id = ${id} AND version > ${committed}
-      UNION DISTINCT SELECT unit_id FROM rollup_values WHERE experiment_id = ${id} AND version > ${committed})`;
+      UNION DISTINCT SELECT unit_id FROM rollup_values WHERE experiment_id = ${id} AND version > ${committed}` : ''})`;
 }
 
 /** Writes the units rows of this refresh: every live unit of the mirror (`changedOnly` false), or the changed ones (gone ones with exposure_id ''). */
@@ -204,11 +205,6 @@ export function eventRows(params: Params, scope: RefreshScope, keys: readonly st
   return `SELECT unit_id, event_key, occurred_at, properties FROM events
     WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}
       AND ${since}drain_seq <= ${params.int(scope.watermark)}${only}${stop}`;
-}
-
-/** The units with events of `keys` drained after `after` (up to the watermark). */
-export function unitsWithNewEvents(params: Params, scope: RefreshScope, keys: readonly string[], after: number): string {
-  return `SELECT DISTINCT unit_id FROM (${eventRows(params, scope, keys, null, after)})`;
 }
 
 /** One slot's six sums per unit of `units` (unit_id, exposed_at) over the events `events` in its window and lookback. */
@@ -242,34 +238,6 @@ export function buildSlotRows(params: Params, scope: RefreshScope, slot: RollupS
     .map((column) => `ifNull(a.${column}, ${column.includes('vsum') ? zero() : '0'})`)
     .join(', ');
   return `${head}, x.unit_id, ${params.int(scope.version)}, ${filled} FROM (${units}) AS x LEFT JOIN (${rows}) AS a ON a.unit_id = x.unit_id`;
-}
-
-/**
- * Adds to a slot's committed rows (at `generation`) the events first drained after `after`, for
- * the units `units` selects: each unit with new events in its window or lookback gets a row of its
- * old sums plus the new ones (exact: integers and Decimals).
- */
-export function addNewEventRows(params: Params, scope: RefreshScope, slot: RollupSlot, generation: number, units: string, after: number): string {
-  const id = params.string(scope.experimentId);
-  const metric = params.string(slot.metric_id);
-  const events = eventRows(params, scope, [slot.event_key], null, after);
-  const delta = slotRows(params, slot, events, units);
-  const old = `SELECT unit_id, ${latestColumns()} FROM (
-      SELECT unit_id, argMax((${VALUE_COLUMNS}), version) AS latest FROM rollup_values
-      WHERE experiment_id = ${id} AND metric_id = ${metric} AND generation = ${params.int(generation)} AND version <= ${params.int(scope.committed)}
-        AND unit_id IN (SELECT unit_id FROM (${events}))
-      GROUP BY unit_id)`;
-  const sums = VALUE_COLUMNS.split(', ')
-    .map((column) => `ifNull(o.${column}, ${column.includes('vsum') ? zero() : '0'}) + d.${column}`)
-    .join(', ');
-  return `${INSERT_VALUES} SELECT ${id}, ${metric}, ${params.int(generation)}, d.unit_id, ${params.int(scope.version)}, ${sums}
-    FROM (${delta}) AS d LEFT JOIN (${old}) AS o ON o.unit_id = d.unit_id`;
-}
-
-/** The new events (first drained after `after`) of `keys` of the units `units` selects, and how many units they belong to. */
-export function countNewEvents(params: Params, scope: RefreshScope, keys: readonly string[], units: string, after: number): string {
-  return `SELECT count() AS events, uniqExact(e.unit_id) AS units FROM (${eventRows(params, scope, keys, null, after)}) AS e
-    INNER JOIN (${units}) AS x ON e.unit_id = x.unit_id`;
 }
 
 /** The events this refresh's builds read: those its rebuilt rows count (each slot's generation built now, and the changed units'). */
