@@ -177,9 +177,13 @@ export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom:
     SELECT ${id}, ${params.int(scope.version)}, unit_id FROM (
       SELECT coalesce(m.unit_id, r.unit_id) AS unit_id FROM (${mirroredLive(params, scope.experimentId, since)}) AS m
         FULL OUTER JOIN (${before}) AS r ON m.unit_id = r.unit_id
-      WHERE ifNull(m.id, '') != ifNull(r.exposure_id, '')${leftovers ? `
+      WHERE ifNull(m.id, '') != ifNull(r.exposure_id, '')${
+        leftovers
+          ? `
       UNION DISTINCT SELECT unit_id FROM rollup_units WHERE experiment_id = ${id} AND version > ${committed}
-      UNION DISTINCT SELECT unit_id FROM rollup_values WHERE experiment_id = ${id} AND version > ${committed}` : ''})`;
+      UNION DISTINCT SELECT unit_id FROM rollup_values WHERE experiment_id = ${id} AND version > ${committed}`
+          : ''
+      })`;
 }
 
 /** Writes the units rows of this refresh: every live unit of the mirror (`changedOnly` false), or the changed ones (gone ones with exposure_id ''). */

@@ -131,8 +131,7 @@ async function sinceState(
   for (const slot of stale) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom), false));
   const counts = await firstRow(ch, (params) => refreshCounts(params, scope, stale.length > 0));
   const eventsRead = toNumber(counts.built) + toNumber(counts.events);
-  const unitsRefreshed =
-    stale.length > 0 ? await countUnits(ch, scope, state.unitsFrom) : toNumber(counts.changed_units) + toNumber(counts.units);
+  const unitsRefreshed = stale.length > 0 ? await countUnits(ch, scope, state.unitsFrom) : toNumber(counts.changed_units) + toNumber(counts.units);
   return { result: { events_read: eventsRead, units_refreshed: unitsRefreshed }, generations };
 }
 
