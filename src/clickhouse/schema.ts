@@ -111,7 +111,8 @@ const ROLLUP_NEW_EVENTS: TableSpec = {
 
 const ROLLUP_TOUCHED: TableSpec = {
   name: 'rollup_touched',
-  columns: `experiment_id String, version UInt64, unit_id String, exposed_at Int64, changed UInt8, created_at DateTime DEFAULT now()`,
+  columns: `experiment_id String, version UInt64, unit_id String, exposed_at Int64, changed UInt8, variant_key String,
+    source_key_id Nullable(String), dimension_values Nullable(String), created_at DateTime DEFAULT now()`,
   engine: { family: 'MergeTree', args: [] },
   rest: 'ORDER BY (experiment_id, version, unit_id) TTL created_at + INTERVAL 1 DAY',
 };

@@ -5,7 +5,7 @@
  * - rollup_new_events: the events of the current slots' keys drained since the state's watermark
  *   (up to the refresh's), the only read of new events in the events table;
  * - rollup_touched: the live units the refresh touches (changed, or with new events) and their
- *   exposure time as of its version.
+ *   exposure as of its version.
  * Each event key then takes one statement for all its metrics: the changed units rebuilt from all
  * their events, every other touched unit's committed sums plus its new events.
  */
@@ -41,11 +41,12 @@ export function candidateUnits(params: Params, scope: RefreshScope, fresh: boole
   return fresh ? `${changed} UNION DISTINCT SELECT DISTINCT unit_id FROM rollup_new_events WHERE ${ofRefresh(params, scope)}` : changed;
 }
 
-/** Writes rollup_touched: the candidates live as of the refresh's version (its unit rows written), whether changed, and their exposure time. */
+/** Writes rollup_touched: the candidates live as of the refresh's version (its unit rows written), whether changed, and their exposure as of it. */
 export function writeTouched(params: Params, scope: RefreshScope, unitsFrom: number, fresh: boolean): string {
   const live = rollupUnitsAsOf(params, scope.experimentId, params.int(scope.version), params.int(unitsFrom), candidateUnits(params, scope, fresh));
-  return `INSERT INTO rollup_touched (experiment_id, version, unit_id, exposed_at, changed)
-    SELECT ${params.string(scope.experimentId)}, ${params.int(scope.version)}, unit_id, exposed_at, unit_id IN (${changedUnits(params, scope)}) FROM (${live})`;
+  return `INSERT INTO rollup_touched (experiment_id, version, unit_id, exposed_at, changed, variant_key, source_key_id, dimension_values)
+    SELECT ${params.string(scope.experimentId)}, ${params.int(scope.version)}, unit_id, exposed_at, unit_id IN (${changedUnits(params, scope)}),
+      variant_key, source_key_id, dimension_values FROM (${live})`;
 }
 
 function touched(params: Params, scope: RefreshScope, changed: boolean | null): string {
@@ -78,9 +79,10 @@ function keyEvents(params: Params, scope: RefreshScope, key: string): string {
 }
 
 /**
- * Writes the rows of every slot of one event key: a changed unit's from all its events (zeros
- * included, so that it replaces the unit's row), another touched unit's committed sums plus those
- * of its new events when some fall in the slot's window or lookback (exact: integers and Decimals).
+ * Writes the rows of every slot of one event key for every touched unit: a changed unit's from all
+ * its events (zeros included, so that it replaces the unit's row), another's committed sums plus
+ * those of its new events in the slot's window or lookback (exact: integers and Decimals). The
+ * totals' fold-in then reads only the rows written at the refresh's version (RollupsAsOf.ownRows).
  */
 export function refreshKeyRows(params: Params, scope: RefreshScope, key: string, slots: readonly KeySlot[]): string {
   const id = params.string(scope.experimentId);
@@ -99,8 +101,8 @@ export function refreshKeyRows(params: Params, scope: RefreshScope, key: string,
       WHERE experiment_id = ${id} AND (${generations}) AND version <= ${params.int(scope.committed)} AND unit_id IN (${touched(params, scope, false)})
       GROUP BY metric_id, unit_id)`;
   const pairs = slots.map(({ slot, generation }) => `(${params.string(slot.metric_id)}, toUInt64(${params.int(generation)}))`).join(', ');
-  const keyed = `SELECT unit_id, changed, s.1 AS metric_id, s.2 AS generation FROM (
-      SELECT unit_id, changed, arrayJoin([${pairs}]) AS s FROM rollup_touched WHERE ${ofRefresh(params, scope)})`;
+  const keyed = `SELECT unit_id, s.1 AS metric_id, s.2 AS generation FROM (
+      SELECT unit_id, arrayJoin([${pairs}]) AS s FROM rollup_touched WHERE ${ofRefresh(params, scope)})`;
   const sums = VALUE_COLUMNS.map((column) => {
     const none = column.includes('vsum') ? zero() : '0';
     return `ifNull(o.${column}, ${none}) + ifNull(d.${column}, ${none})`;
@@ -109,8 +111,7 @@ export function refreshKeyRows(params: Params, scope: RefreshScope, key: string,
     SELECT ${id}, k.metric_id, k.generation, k.unit_id, ${params.int(scope.version)}, ${sums}
     FROM (${keyed}) AS k
       LEFT JOIN (${delta}) AS d ON d.unit_id = k.unit_id AND d.metric_id = k.metric_id
-      LEFT JOIN (${old}) AS o ON o.unit_id = k.unit_id AND o.metric_id = k.metric_id
-    WHERE k.changed = 1 OR isNotNull(d.cnt)`;
+      LEFT JOIN (${old}) AS o ON o.unit_id = k.unit_id AND o.metric_id = k.metric_id`;
 }
 
 /**

@@ -43,6 +43,11 @@ export interface RollupsAsOf {
   version: string;
   unitsFrom: string;
   generations: string;
+  /**
+   * Only the units a refresh touched (rollup_touched) and the rows it wrote for them at `version`
+   * (refresh-sql.ts writes one per touched unit and slot): its totals' fold-in reads no older row.
+   */
+  ownRows?: boolean;
 }
 
 function committedAsOf(params: Params, experimentId: string): RollupsAsOf {
@@ -63,6 +68,19 @@ export function rollupsAt(params: Params, version: number, unitsFrom: number, ge
     unitsFrom: params.int(unitsFrom),
     generations: `(${pairs.length > 0 ? pairs.join(' UNION ALL ') : "SELECT '', toUInt64(0)"})`,
   };
+}
+
+/** The rows a refresh wrote at `asOf.version` for the metrics' slots (RollupsAsOf.ownRows), one per slot and touched unit. */
+function ownValueRows(params: Params, experimentId: string, metricIds: readonly string[], asOf: RollupsAsOf): string {
+  return `SELECT metric_id, unit_id, ${VALUE_COLUMNS} FROM rollup_values
+    WHERE experiment_id = ${params.string(experimentId)} AND metric_id IN ${params.strings(metricIds)} AND (metric_id, generation) IN ${asOf.generations}
+      AND version = ${asOf.version}`;
+}
+
+/** The live units a refresh touched, as of its version (RollupsAsOf.ownRows). */
+function touchedUnits(params: Params, experimentId: string, asOf: RollupsAsOf): string {
+  return `SELECT unit_id, variant_key, exposed_at, source_key_id, dimension_values FROM rollup_touched
+    WHERE experiment_id = ${params.string(experimentId)} AND version = ${asOf.version}`;
 }
 
 /** The rows of the metrics' slots as of `asOf` (each slot's generation there), one per slot and unit (of the units `only` selects). */
@@ -114,12 +132,12 @@ export function rollupUnitValuesQuery(
   only: string | null = null,
 ): string {
   const id = scope.experimentId;
-  const live = rollupUnitsAsOf(params, id, asOf.version, asOf.unitsFrom, only);
+  const live = asOf.ownRows ? touchedUnits(params, id, asOf) : rollupUnitsAsOf(params, id, asOf.version, asOf.unitsFrom, only);
   const units = `SELECT unit_id, variant_key, exposed_at${extra} FROM (${live})`;
   if (columns.length === 0) return `SELECT x.*, toUInt64(0) AS ev FROM (${units}) AS x`;
   const slots = [...new Set(columns.map((column) => metricIdOf(column.metric)))];
   const values = columns.map((column) => `${rollupValue(params, column)} AS ${column.alias}`).join(', ');
-  const perUnit = `SELECT r.unit_id AS unit_id, ${values} FROM (${valueRowsAsOf(params, id, slots, asOf, only)}) AS r GROUP BY r.unit_id`;
+  const perUnit = `SELECT r.unit_id AS unit_id, ${values} FROM (${asOf.ownRows ? ownValueRows(params, id, slots, asOf) : valueRowsAsOf(params, id, slots, asOf, only)}) AS r GROUP BY r.unit_id`;
   const selected = columns.map((column) => `${withoutEvents(column.metric, `a.${column.alias}`)} AS ${column.alias}`).join(', ');
   return `SELECT x.*, ${selected}, toUInt64(0) AS ev FROM (${units}) AS x LEFT JOIN (${perUnit}) AS a ON a.unit_id = x.unit_id`;
 }

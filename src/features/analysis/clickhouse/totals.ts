@@ -126,7 +126,9 @@ export function keepTotals(
         await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: null, sign: 1 });
         return { plan: hash, rows: mergeCells([], folds.cells), slices: mergedSlices(folds.slices, null) };
       }
-      await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: candidates, sign: 1 });
+      // The touched units as the refresh wrote them: every one has a row per slot at its version (refresh-sql.ts).
+      const own = (params: Params) => ({ ...asOf(params), ownRows: true });
+      await foldUnits(ch, scope.experimentId, plan, folds, { asOf: own, only: null, sign: 1 });
       const before = state.totals === '' ? [] : (JSON.parse(state.totals) as TotalsRow[]);
       return { plan: hash, rows: mergeCells(before, folds.cells), slices: mergedSlices(folds.slices, state.slices) };
     },
