@@ -40,6 +40,14 @@ export interface AnalysisDialectSettings {
   readonly crossJoinsUnits: boolean;
   /** Whether the staged new events get a unique index on unit_id (SQLite scanned the whole table per touched unit without it). */
   readonly indexesStagedUnits: boolean;
+  /**
+   * Statements that give a refresh an empty list of the units it touches (sql/rollup/totals.ts). SQLite
+   * empties the experiment's rows of the shared analysis_rollup_touched; PostgreSQL creates a
+   * temporary table of that name for the transaction, which the temporary schema puts before the
+   * shared one: writing the list into the shared table and its index (about 2 WAL records per
+   * unit) cost more than reading it.
+   */
+  touchedList(experimentId: string): readonly RawBuilder<unknown>[];
   /** Statements that start an incremental refresh's transaction (PostgreSQL: no JIT, a larger work_mem for its sorts). */
   readonly refreshSession: readonly RawBuilder<unknown>[];
   /**
@@ -59,6 +67,7 @@ const SETTINGS: Record<DialectName, AnalysisDialectSettings> = {
     scratchName: (table) => sql.raw(`temp.${table}`),
     crossJoinsUnits: true,
     indexesStagedUnits: true,
+    touchedList: (experimentId) => [sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`],
     refreshSession: [],
     refreshRuns: 'writer',
   },
@@ -70,6 +79,10 @@ const SETTINGS: Record<DialectName, AnalysisDialectSettings> = {
     scratchName: (table) => sql.raw(`pg_temp.${table}`),
     crossJoinsUnits: false,
     indexesStagedUnits: false,
+    touchedList: () => [
+      sql`DROP TABLE IF EXISTS pg_temp.analysis_rollup_touched`,
+      sql`CREATE TEMPORARY TABLE analysis_rollup_touched (experiment_id text NOT NULL, unit_id text NOT NULL) ON COMMIT DROP`,
+    ],
     refreshSession: [sql`SET LOCAL jit = off`, sql`SET LOCAL work_mem = '64MB'`],
     refreshRuns: 'locked',
   },
