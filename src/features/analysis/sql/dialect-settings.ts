@@ -38,6 +38,13 @@ export interface AnalysisDialectSettings {
    * (PostgreSQL, sql/rollup/fresh.ts and touched.ts say why).
    */
   readonly crossJoinsUnits: boolean;
+  /**
+   * Statements around the statement that stages the new events (sql/rollup/fresh.ts). PostgreSQL
+   * joins the new events to their distinct units by hash with nested loops off: both lists'
+   * estimates may say one row when the new events lie beyond the table's statistics, and a
+   * nested loop of the two then grows with the square of the new events.
+   */
+  readonly aroundStaging: { readonly before: readonly RawBuilder<unknown>[]; readonly after: readonly RawBuilder<unknown>[] };
   /** Whether the staged new events get a unique index on unit_id (SQLite scanned the whole table per touched unit without it). */
   readonly indexesStagedUnits: boolean;
   /**
@@ -66,6 +73,7 @@ const SETTINGS: Record<DialectName, AnalysisDialectSettings> = {
     createScratch: (table) => sql`CREATE TEMPORARY TABLE ${sql.raw(table)}`,
     scratchName: (table) => sql.raw(`temp.${table}`),
     crossJoinsUnits: true,
+    aroundStaging: { before: [], after: [] },
     indexesStagedUnits: true,
     touchedList: (experimentId) => [sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`],
     refreshSession: [],
@@ -78,6 +86,7 @@ const SETTINGS: Record<DialectName, AnalysisDialectSettings> = {
     createScratch: (table) => sql`CREATE TEMPORARY TABLE ${sql.raw(table)} ON COMMIT DROP`,
     scratchName: (table) => sql.raw(`pg_temp.${table}`),
     crossJoinsUnits: false,
+    aroundStaging: { before: [sql`SET LOCAL enable_nestloop = off`], after: [sql`SET LOCAL enable_nestloop TO DEFAULT`] },
     indexesStagedUnits: false,
     touchedList: () => [
       sql`DROP TABLE IF EXISTS pg_temp.analysis_rollup_touched`,
