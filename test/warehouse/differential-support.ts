@@ -4,10 +4,10 @@
 import { expect } from 'vitest';
 import type { AppContext } from '../../src/context.js';
 import type { DataSourceKind } from '../../src/db/tables/warehouse.js';
-import { withSource, type SessionLimits } from '../../src/features/data-sources/read.js';
+import { withSource, type OpenedFactTable, type SessionLimits } from '../../src/features/data-sources/read.js';
 import { createAnalysisStore } from '../../src/features/analysis/store/create.js';
 import type { MetricSpec, VariantTotals } from '../../src/features/analysis/store/contract.js';
-import { aggregateOnSource } from '../../src/features/analysis/warehouse/aggregate.js';
+import { unitRefresher } from '../../src/features/analysis/warehouse/incremental.js';
 import { liveExposures } from '../../src/features/analysis/warehouse/exposures.js';
 import type { WarehouseMetricSpec } from '../../src/features/analysis/warehouse/spec.js';
 import { assignUnits, createExperiment, DAY, HOUR, TWO_ARMS, sendEvents, type ManualClock, type OutgoingEvent } from '../analysis/support.js';
@@ -87,12 +87,23 @@ export async function totalsBothWays(
   const view = await createAnalysisStore(ctx).view();
   const metrics = METRICS.map((metric) => metric.events);
   const fromEvents = await view.aggregate({ ...scope, metrics, eventsBefore, chunkUnits: null });
-  const exposures = await liveExposures(ctx.db, scope.workspaceId, scope.experimentId);
-  const facts = METRICS.map((metric) => metric.fact);
-  const fromSource = await withSource(source.kind, source.url, source.limits, (session) =>
-    aggregateOnSource(source.kind, session, exposures, facts, eventsBefore),
-  );
-  return { fromEvents: fromEvents.totals, fromSource: fromSource.totals };
+  // The source's side as a snapshot computes it in full: the refresher's per-unit statement and fold.
+  const refresher = unitRefresher(ctx, scope, 'full', () => liveExposures(ctx.db, scope.workspaceId, scope.experimentId));
+  const table: OpenedFactTable = {
+    ...{ id: 'facts', name: 'facts', sql: FACTS, unit_id_column: 'unit_id', timestamp_column: 'occurred_at', restatement_hours: 0 },
+    ...{ data_source_id: 'source', kind: source.kind, url: source.url, limits: source.limits },
+  };
+  const fromSource = new Map<string, VariantTotals>();
+  await withSource(source.kind, source.url, source.limits, async (session) => {
+    for (const [index, { fact }] of METRICS.entries()) {
+      for (const [key, variant] of await refresher.totals(table, session, fact, eventsBefore)) {
+        const entry = fromSource.get(key) ?? { variant_key: key, units: variant.units, metrics: [] };
+        entry.metrics[index] = variant.metrics[0] as VariantTotals['metrics'][number];
+        fromSource.set(key, entry);
+      }
+    }
+  });
+  return { fromEvents: fromEvents.totals, fromSource };
 }
 
 /**

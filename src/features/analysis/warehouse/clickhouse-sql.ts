@@ -2,8 +2,7 @@
  * ClickHouse's side of the statements (statement.ts): the exposures arrive as three array
  * parameters zipped into rows. A unit's rows are joined on the unit alone and the period applied
  * after the join (a join condition with inequalities would need a setting, and readonly=1 changes
- * none). A unit without rows gets the columns' defaults from the LEFT JOIN (0, not NULL), so a sum
- * or mean is NULL unless the unit had a number (cv > 0), as in the SQL store.
+ * none).
  */
 import type { StatementDialect } from './statement.js';
 
@@ -19,9 +18,4 @@ export const clickhouseDialect: StatementDialect = {
   epochMs: (expression) => `toUnixTimestamp64Milli(toDateTime64(${expression}, 3))`,
   float: (expression) => `CAST(${expression} AS Nullable(Float64))`,
   periodRows: (rows, from, to) => `x INNER JOIN ${rows} AS e ON e.unit_id = x.unit_id WHERE e.at >= ${from} AND e.at < ${to}`,
-  value: (metric, v) => {
-    if (metric.kind === 'binary') return `if(${v}.c > 0, 1, 0)`;
-    if (metric.aggregation === 'count' || metric.fact.column === null) return `${v}.c`;
-    return `if(${v}.cv > 0, ${metric.aggregation === 'sum' ? `${v}.s` : `${v}.a`}, NULL)`;
-  },
 };

@@ -16,9 +16,4 @@ export const postgresDialect: StatementDialect = {
   epochMs: (expression) => `floor(extract(epoch FROM ${expression}) * 1000)::bigint`,
   float: (expression) => `CAST(${expression} AS double precision)`,
   periodRows: (rows, from, to) => `x JOIN ${rows} AS e ON e.unit_id = x.unit_id AND e.at >= ${from} AND e.at < ${to}`,
-  value: (metric, v) => {
-    if (metric.kind === 'binary') return `CASE WHEN COALESCE(${v}.c, 0) > 0 THEN 1 ELSE 0 END`;
-    if (metric.aggregation === 'count' || metric.fact.column === null) return `COALESCE(${v}.c, 0)`;
-    return metric.aggregation === 'sum' ? `${v}.s` : `${v}.a`;
-  },
 };

@@ -1,9 +1,8 @@
 /**
  * Per-variant totals from each unit's counts and sums (an incremental refresh's state plus what it
- * read), by the rules of the source's statement (statement.ts) and so of the SQL store: the unit's
- * value per period, the cap, then the sums. Kept per unit because a unit's value is not the sum of
- * its values over time: a capped value, a mean, a binary conversion and every square are taken of
- * the unit's whole history.
+ * read), by the rules of the SQL store (sql/aggregate.ts): the unit's value per period, the cap,
+ * then the sums. Kept per unit because a unit's value is not the sum of its values over time: a
+ * capped value, a mean, a binary conversion and every square are taken of the unit's whole history.
  */
 import type { MetricTotals, VariantTotals } from '../store/contract.js';
 import { EMPTY_TOTALS } from '../store/fold.js';
