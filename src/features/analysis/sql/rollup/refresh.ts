@@ -30,7 +30,8 @@ import { analysisSettingsOf } from '../dialect-settings.js';
 import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './fresh.js';
 import { buildSlot, dropSlots, eventsInSlot, eventsThrough, replaceUnits, type RollupScope } from './slot-sql.js';
 import { buildInSteps } from './steps.js';
-import { maintainTotals, planHash, rebuildTotals, type Touched } from './totals.js';
+import { storedPlanHash } from './kept-slices.js';
+import { maintainTotals, rebuildTotals, type Touched } from './totals.js';
 import {
   capEvents,
   currentWatermark,
@@ -221,7 +222,7 @@ async function refreshIn(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots
     return result;
   }
   const { state } = since;
-  const incremental = plan !== null && state.totalsPlan === planHash(plan) && staleSlots(slots, state, scope.stoppedAt).length === 0;
+  const incremental = plan !== null && state.totalsPlan === storedPlanHash(plan) && staleSlots(slots, state, scope.stoppedAt).length === 0;
   if (!incremental) {
     const result = await sinceWatermark(ctx, trx, scope, slots, since);
     if (plan) await rebuildTotals(trx, ctx.seam, scope.experimentId, plan);
@@ -304,7 +305,7 @@ async function refreshWithin(ctx: SeamDeps, trx: Executor, input: RefreshInput):
   const result = await refreshIn(ctx, trx, scope, slots, since, plan);
   await beforeCommit?.();
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
-  await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, now);
+  await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? storedPlanHash(plan) : null }, now);
   return { ...result, more: round !== null, lastEvent: current.kind === 'sqlite' ? current.events : null };
 }
 
@@ -372,7 +373,7 @@ async function refreshInRounds(ctx: SqlStoreDeps, input: RefreshInput, fixedRoun
 async function buildFirstInSteps(ctx: SqlStoreDeps, row: ExperimentRow, slots: readonly RollupSlot[], options: RefreshOptions): Promise<RefreshResult | null> {
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, row.stopped_at)]));
   const plan = options.plan ?? null;
-  const hash = plan ? planHash(plan) : null;
+  const hash = plan ? storedPlanHash(plan) : null;
   const state = await loadState(ctx.db, row.id);
   const current =
     !options.rebuild &&
