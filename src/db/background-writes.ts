@@ -93,7 +93,7 @@ export const PIECE_TARGET_MS = 25;
  * How long a build step may hold the writer thread while the process serves nothing: a step's
  * fixed cost (its commit, its progress, the totals it rewrites) is then a few percent of it. The
  * first request after a quiet spell may wait for the rest of one such step; the next steps shrink
- * to PIECE_TARGET_MS at once. (A refresh's rounds then take MAX_ROUND_EVENTS each: rollup-refresh.ts.)
+ * to PIECE_TARGET_MS at once. (A refresh's rounds then take IDLE_ROUND_EVENTS each: sql/rollup/refresh.ts.)
  */
 export const IDLE_PIECE_TARGET_MS = 250;
 

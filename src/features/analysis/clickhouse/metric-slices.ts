@@ -18,7 +18,7 @@ function canonical(value: unknown): unknown {
 }
 
 /** The plan of one metric's slices: no metric of its own, the breakdowns, and the metric as a slice analyses it. */
-function slicePlan(breakdowns: readonly BreakdownKey[], spec: MetricSpec): TotalsPlan {
+export function slicePlan(breakdowns: readonly BreakdownKey[], spec: MetricSpec): TotalsPlan {
   const plain = canonical({ ...spec, lookback_ms: null, percentile: null }) as MetricSpec;
   return { metrics: [], breakdowns: [...breakdowns], primary: plain };
 }
@@ -38,7 +38,7 @@ interface SliceFold {
  * bits, and a slice of one unit's zero variance then becomes a tiny one (the incremental random
  * stream found an interval 3e-8 apart).
  */
-function kept(spec: MetricSpec): boolean {
+export function kept(spec: MetricSpec): boolean {
   return maintainable(spec) && spec.denominator === undefined;
 }
 

@@ -38,8 +38,23 @@ export interface AnalysisDialectSettings {
    * (PostgreSQL, sql/rollup/fresh.ts and touched.ts say why).
    */
   readonly crossJoinsUnits: boolean;
+  /**
+   * Statements around the statement that stages the new events (sql/rollup/fresh.ts). PostgreSQL
+   * joins the new events to their distinct units by hash with nested loops off: both lists'
+   * estimates may say one row when the new events lie beyond the table's statistics, and a
+   * nested loop of the two then grows with the square of the new events.
+   */
+  readonly aroundStaging: { readonly before: readonly RawBuilder<unknown>[]; readonly after: readonly RawBuilder<unknown>[] };
   /** Whether the staged new events get a unique index on unit_id (SQLite scanned the whole table per touched unit without it). */
   readonly indexesStagedUnits: boolean;
+  /**
+   * Statements that give a refresh an empty list of the units it touches (sql/rollup/totals.ts). SQLite
+   * empties the experiment's rows of the shared analysis_rollup_touched; PostgreSQL creates a
+   * temporary table of that name for the transaction, which the temporary schema puts before the
+   * shared one: writing the list into the shared table and its index (about 2 WAL records per
+   * unit) cost more than reading it.
+   */
+  touchedList(experimentId: string): readonly RawBuilder<unknown>[];
   /** Statements that start an incremental refresh's transaction (PostgreSQL: no JIT, a larger work_mem for its sorts). */
   readonly refreshSession: readonly RawBuilder<unknown>[];
   /**
@@ -58,7 +73,9 @@ const SETTINGS: Record<DialectName, AnalysisDialectSettings> = {
     createScratch: (table) => sql`CREATE TEMPORARY TABLE ${sql.raw(table)}`,
     scratchName: (table) => sql.raw(`temp.${table}`),
     crossJoinsUnits: true,
+    aroundStaging: { before: [], after: [] },
     indexesStagedUnits: true,
+    touchedList: (experimentId) => [sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`],
     refreshSession: [],
     refreshRuns: 'writer',
   },
@@ -69,7 +86,12 @@ const SETTINGS: Record<DialectName, AnalysisDialectSettings> = {
     createScratch: (table) => sql`CREATE TEMPORARY TABLE ${sql.raw(table)} ON COMMIT DROP`,
     scratchName: (table) => sql.raw(`pg_temp.${table}`),
     crossJoinsUnits: false,
+    aroundStaging: { before: [sql`SET LOCAL enable_nestloop = off`], after: [sql`SET LOCAL enable_nestloop TO DEFAULT`] },
     indexesStagedUnits: false,
+    touchedList: () => [
+      sql`DROP TABLE IF EXISTS pg_temp.analysis_rollup_touched`,
+      sql`CREATE TEMPORARY TABLE analysis_rollup_touched (experiment_id text NOT NULL, unit_id text NOT NULL) ON COMMIT DROP`,
+    ],
     refreshSession: [sql`SET LOCAL jit = off`, sql`SET LOCAL work_mem = '64MB'`],
     refreshRuns: 'locked',
   },

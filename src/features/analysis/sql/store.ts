@@ -16,6 +16,7 @@ import { percentileCap } from './percentile-cap.js';
 import { quantileValues } from './quantile-values.js';
 import { periodCells } from './period-cells.js';
 import { refreshRollups } from './rollup/refresh.js';
+import { keptSliceTotals } from './rollup/kept-slices.js';
 import { readTotals } from './rollup/totals.js';
 import { sequencesInSql } from './sequences.js';
 
@@ -27,7 +28,8 @@ function sqlView(deps: SqlStoreDeps): StoreView {
     percentileCap: (scope, metric, quantile) => percentileCap(db, seam, reads, scope, metric, quantile),
     lateEvents: (scope, metrics) => countLateEvents(db, scope, metrics),
     quantileValues: (scope, metric, level) => quantileValues(db, seam, reads, scope, metric, level),
-    breakdowns: (input) => aggregateBreakdowns(db, seam, reads, input),
+    // A guardrail's or secondary metric's slices kept with the totals, else a pass over every unit.
+    breakdowns: async (input) => (await keptSliceTotals(db, input)) ?? aggregateBreakdowns(db, seam, reads, input),
     periodCells: (scope, spec, starts) => periodCells(deps, scope, spec, starts),
     maintainedTotals: (experimentId, plan) => readTotals(db, experimentId, plan),
     sequences: (input) => sequencesInSql(deps, input),

@@ -38,12 +38,12 @@ function createStaged(seam: DialectSeam, table: StagedTable): RawBuilder<unknown
  * themselves, the planners read every unit of the experiment instead: SQLite (kept from it by
  * CROSS JOIN, which fixes the order: each event's unit by primary key, about 0.3 µs an event),
  * and PostgreSQL, which hashes all of them (a sequential scan of analysis_rollup_units, about 1 s
- * at 1M units) because it costs a few thousand index lookups above one scan. There each new
- * event's unit is looked up through the primary key (a LATERAL subquery with OFFSET 0 is not
- * flattened into a join). Looking up the distinct units first and joining the two lists was no
- * cheaper (at +1% nearly every new event has a unit of its own) and went wrong when the new
- * events lay beyond the table's statistics: estimated at one row each, the lists were joined by a
- * nested loop, 52 s instead of 1 s for 17,000 new events of 20,000 units.
+ * at 1M units) because it costs a few thousand index lookups above one scan. There the distinct
+ * units of the new events are read in one scan of the primary key (`= ANY` of their array) and
+ * hashed, with nested loops off (aroundStaging): looking each new event's unit up by primary key
+ * cost five times the buffer reads at +1% (4.6 new events per unit), and joined plainly to a
+ * list estimated at one row the planner chose a nested loop (52 s instead of 1 s for 17,000 new
+ * events of 20,000 units).
  */
 function freshWithUnits(seam: DialectSeam, experimentId: string, fresh: RawBuilder<unknown>): { with: RawBuilder<unknown>; from: RawBuilder<unknown> } {
   const events = sql`fresh AS MATERIALIZED (SELECT e.unit_id AS unit_id, e.event_key AS event_key, e.occurred_at AS occurred_at, e.properties AS properties
@@ -54,8 +54,9 @@ function freshWithUnits(seam: DialectSeam, experimentId: string, fresh: RawBuild
       from: sql`fresh AS e CROSS JOIN analysis_rollup_units AS x WHERE x.experiment_id = ${experimentId} AND x.unit_id = e.unit_id`,
     };
   }
-  const unit = sql`LATERAL (SELECT w.unit_id, w.exposed_at FROM analysis_rollup_units AS w WHERE w.experiment_id = ${experimentId} AND w.unit_id = e.unit_id OFFSET 0) AS x`;
-  return { with: sql`WITH ${events}`, from: sql`fresh AS e CROSS JOIN ${unit} WHERE 1 = 1` };
+  const units = sql`units AS MATERIALIZED (SELECT w.unit_id AS unit_id, w.exposed_at AS exposed_at FROM analysis_rollup_units AS w
+    WHERE w.experiment_id = ${experimentId} AND w.unit_id = ANY (ARRAY(SELECT DISTINCT f.unit_id FROM fresh AS f)))`;
+  return { with: sql`WITH ${events}, ${units}`, from: sql`fresh AS e JOIN units AS x ON x.unit_id = e.unit_id WHERE 1 = 1` };
 }
 
 const column = (prefix: string, index: number) => sql.ref(`${prefix}${index}`);
@@ -93,10 +94,13 @@ export async function stageNewEvents(
   await dropStaged(executor, seam, staged);
   const sums = slots.map((slot, index) => sql`, ${stagedSums(seam, scope, slot, index)}`);
   const joined = freshWithUnits(seam, scope.experimentId, fresh);
+  const around = analysisSettingsOf(seam).aroundStaging;
+  for (const statement of around.before) await statement.execute(executor);
   await sql`${createStaged(seam, staged.table)} AS ${joined.with}
     SELECT x.unit_id AS unit_id, COUNT(*) AS n${sql.join(sums, sql``)}
     FROM ${joined.from} AND ${units}
     GROUP BY x.unit_id`.execute(executor);
+  for (const statement of around.after) await statement.execute(executor);
   // The touched units' read looks each unit up here (sql/rollup/touched.ts); without an index SQLite
   // scanned the whole table for every unit (15 s instead of 0.5 s at 1M units, +1%).
   if (analysisSettingsOf(seam).indexesStagedUnits)

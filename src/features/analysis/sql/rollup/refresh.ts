@@ -10,11 +10,12 @@
  *    changed (or that are new to the experiment) are built for all units; every other metric's
  *    rows gain the events committed since the watermark (late ones included);
  * 4. the new watermark and the definition hashes are stored.
- * On SQLite a refresh with many new events goes in rounds, each its own transaction: the first
- * takes every changed exposure and the first ROUND_EVENTS new events, each next one the next
- * events (as many as take about 25 ms), up to the last event there was when the first round
- * began, so no transaction holds the one writer for long and the rounds end however fast events
- * arrive (refreshRollups).
+ * On SQLite a refresh with many new events goes in rounds, each its own transaction: while the
+ * process serves, the first takes every changed exposure and the first ROUND_EVENTS new events,
+ * each next one the next events (as many as take about 25 ms); while it serves nothing, a round
+ * takes up to IDLE_ROUND_EVENTS. The rounds stop at the last event there was when the first one
+ * began, so no transaction holds the one writer for long while serving and the rounds end however
+ * fast events arrive (refreshRollups).
  * Two refreshes of one experiment never overlap: SQLite's write lock serialises them (BEGIN
  * IMMEDIATE), and on PostgreSQL a session advisory lock per experiment is taken before the
  * REPEATABLE READ transaction starts, so each refresh's snapshot includes the previous one's commit.
@@ -30,7 +31,8 @@ import { analysisSettingsOf } from '../dialect-settings.js';
 import { addStaged, stagedCounts, stagedSlotEvents, stagedUnits, stageNewEvents, stageUnits, type Staged } from './fresh.js';
 import { buildSlot, dropSlots, eventsInSlot, eventsThrough, replaceUnits, type RollupScope } from './slot-sql.js';
 import { buildInSteps } from './steps.js';
-import { maintainTotals, planHash, rebuildTotals, type Touched } from './totals.js';
+import { storedPlanHash } from './kept-slices.js';
+import { maintainTotals, rebuildTotals, type Touched } from './totals.js';
 import {
   capEvents,
   currentWatermark,
@@ -58,15 +60,19 @@ type SeamDeps = Pick<SqlStoreDeps, 'seam'>;
  */
 export const ROUND_EVENTS = 1_000;
 const MIN_ROUND_EVENTS = 100;
-/**
- * The most new events of a round, and those of every round while the process serves nothing
- * (BackgroundWrites.serving): a round's fixed cost is then paid once per 50,000 events, and a unit
- * whose new events lie apart is read and written once instead of once per 25-ms round (a refresh
- * after +1% at 1M units had taken 187 rounds and touched each of its units four times). Such a
- * round held the writer thread for about 0.5 s at 1M units: the first request after a quiet
- * spell may wait that long, and the rounds after it are sized to PIECE_TARGET_MS.
- */
+/** The most new events of a round sized by time while the process serves (PieceSize). */
 export const MAX_ROUND_EVENTS = 50_000;
+/**
+ * The new events of every round while the process serves nothing (BackgroundWrites.serving): all
+ * of a refresh after +1% at 4M units (200,000) in one round, each touched unit read and written
+ * once. In rounds of 50,000 those events touched 145,993 units instead of 48,007 (a unit whose new
+ * events lie in several rounds is read and written in each), and a refresh after +1% at 1M units
+ * in 25-ms rounds had taken 187 rounds. Such a round holds the writer thread for about 1 s per
+ * 100,000 new events at 4M units, so the first request after a quiet spell may wait up to about
+ * 2.5 s; the rounds after it are sized to PIECE_TARGET_MS. The bound keeps a backlog (after an
+ * outage, a long quiet spell) from becoming one transaction of unbounded length.
+ */
+export const IDLE_ROUND_EVENTS = 250_000;
 
 export interface RefreshOptions {
   /** Build everything from raw events, whatever the state says. */
@@ -221,7 +227,7 @@ async function refreshIn(ctx: SeamDeps, trx: Executor, scope: RollupScope, slots
     return result;
   }
   const { state } = since;
-  const incremental = plan !== null && state.totalsPlan === planHash(plan) && staleSlots(slots, state, scope.stoppedAt).length === 0;
+  const incremental = plan !== null && state.totalsPlan === storedPlanHash(plan) && staleSlots(slots, state, scope.stoppedAt).length === 0;
   if (!incremental) {
     const result = await sinceWatermark(ctx, trx, scope, slots, since);
     if (plan) await rebuildTotals(trx, ctx.seam, scope.experimentId, plan);
@@ -304,7 +310,7 @@ async function refreshWithin(ctx: SeamDeps, trx: Executor, input: RefreshInput):
   const result = await refreshIn(ctx, trx, scope, slots, since, plan);
   await beforeCommit?.();
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, scope.stoppedAt)]));
-  await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? planHash(plan) : null }, now);
+  await saveState(trx, row, { watermark, definitions, totalsPlan: plan ? storedPlanHash(plan) : null }, now);
   return { ...result, more: round !== null, lastEvent: current.kind === 'sqlite' ? current.events : null };
 }
 
@@ -354,7 +360,7 @@ async function refreshInRounds(ctx: SqlStoreDeps, input: RefreshInput, fixedRoun
   let until: RowMark | null | undefined;
   for (;;) {
     const sized = fixedRoundEvents === undefined && ctx.background.serving;
-    const roundEvents = fixedRoundEvents ?? (sized ? (size as PieceSize).current : MAX_ROUND_EVENTS);
+    const roundEvents = fixedRoundEvents ?? (sized ? (size as PieceSize).current : IDLE_ROUND_EVENTS);
     const round = await ctx.background.run(() => ctx.writes.run(refreshOnSqlite, { ...input, roundEvents, until, now: ctx.clock.now() }));
     if (sized) size?.observe(round.ms);
     total.events_read += round.events_read;
@@ -372,7 +378,7 @@ async function refreshInRounds(ctx: SqlStoreDeps, input: RefreshInput, fixedRoun
 async function buildFirstInSteps(ctx: SqlStoreDeps, row: ExperimentRow, slots: readonly RollupSlot[], options: RefreshOptions): Promise<RefreshResult | null> {
   const definitions = Object.fromEntries(slots.map((slot) => [slot.metric_id, slotHash(slot, row.stopped_at)]));
   const plan = options.plan ?? null;
-  const hash = plan ? planHash(plan) : null;
+  const hash = plan ? storedPlanHash(plan) : null;
   const state = await loadState(ctx.db, row.id);
   const current =
     !options.rebuild &&

@@ -20,6 +20,8 @@ import type { DialectSeam } from '../../../../db/dialect.js';
 import { exactAdd, exactNegate, exactOf, exactProduct, exactToNumber, formatExact, parseExact, ZERO, type Exact } from '../../../../lib/exact-sum.js';
 import { foldRaw, type RawTotals } from '../breakdowns.js';
 import type { Staged } from './fresh.js';
+import { analysisSettingsOf } from '../dialect-settings.js';
+import { accumulateKept, keptFolds, ownSlices } from './kept-slices.js';
 import { freshAfter, touchedRows, unitRows } from './touched.js';
 import { unitIdAfter } from '../unit-source.js';
 import type { MetricSpec, MetricTotals, StoredTotals, TotalsPlan, VariantTotals } from '../../store/contract.js';
@@ -150,8 +152,8 @@ function addUnit(sums: Sums, spec: MetricSpec, values: { m: number | null; d: nu
 
 const valueOf = (raw: unknown): number | null => (raw === null || raw === undefined ? null : toNumber(raw));
 
-/** Adds (sign 1) or takes away (sign -1) the contributions of these per-unit rows. */
-export function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string, unknown>[], sign: 1 | -1, rounded = false): void {
+/** Adds (sign 1) or takes away (sign -1) the contributions of these per-unit rows; `prefix` goes before each slice's key. */
+export function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string, unknown>[], sign: 1 | -1, rounded = false, prefix = ''): void {
   const count = plan.metrics.length;
   // Column names and slices made once, not per row (this loop runs for every refreshed unit, twice).
   const names = plan.metrics.map((_, index) => ({ m: `m${index}`, d: `d${index}`, p: `p${index}` }));
@@ -173,7 +175,7 @@ export function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record
   };
   for (const row of rows) {
     const variant = String(row.variant_key);
-    const main = cellFor(MAIN_SLICE, variant, count);
+    const main = cellFor(prefix + MAIN_SLICE, variant, count);
     main.units += sign;
     for (let index = 0; index < count; index += 1) {
       const name = names[index] as (typeof names)[number];
@@ -190,7 +192,7 @@ export function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record
       const value = raw === null || raw === undefined ? null : String(raw);
       let slice = slices.get(value);
       if (slice === undefined) {
-        slice = JSON.stringify([k, value]);
+        slice = prefix + JSON.stringify([k, value]);
         slices.set(value, slice);
       }
       const cell = cellFor(slice, variant, plan.primary ? 1 : 0);
@@ -289,22 +291,27 @@ export async function maintainTotals(
   touch: () => Promise<Touched>,
   write: () => Promise<void>,
 ): Promise<void> {
-  await sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`.execute(executor);
+  for (const statement of analysisSettingsOf(seam).touchedList(experimentId)) await statement.execute(executor);
   const { fresh, replaced } = await touch();
   const slots = new Set(fresh?.slots.map((slot) => slot.metric_id));
   // Every metric's rows must be among the staged slots (they are: a refresh stages every current slot).
   const usable = fresh !== null && plan.metrics.every((m) => [m, ...(m.denominator ? [m.denominator] : [])].every((part) => slots.has(part.metric_id ?? '')));
   const cells: Cells = new Map();
+  const folds = keptFolds(plan);
+  const add = (rows: readonly Record<string, unknown>[], sign: 1 | -1) => {
+    accumulate(cells, plan, rows, sign);
+    accumulateKept(cells, folds, rows, sign);
+  };
   const before = await touchedRows(executor, seam, experimentId, plan, usable ? fresh : null);
-  accumulate(cells, plan, before, -1);
-  if (usable) accumulate(cells, plan, freshAfter(before), 1);
+  add(before, -1);
+  if (usable) add(freshAfter(before), 1);
   await write();
   const after = !usable
     ? await touchedRows(executor, seam, experimentId, plan)
     : replaced === null
       ? []
       : await unitRows(executor, seam, experimentId, plan, sql`x.unit_id IN (${replaced})`);
-  accumulate(cells, plan, after, 1);
+  add(after, 1);
   await applyCells(executor, experimentId, cells);
   await sql`DELETE FROM analysis_rollup_touched WHERE experiment_id = ${experimentId}`.execute(executor);
 }
@@ -312,7 +319,7 @@ export async function maintainTotals(
 /** Units per statement when totals are rebuilt from every unit's rollups. */
 const REBUILD_UNITS = 10_000;
 
-/** Adds the contributions of the units in (after, through] (through null: to the end) to `cells`. */
+/** Adds the contributions of the units in (after, through] (through null: to the end) to `cells`, kept slices included. */
 export async function addUnitRange(
   executor: Executor,
   seam: DialectSeam,
@@ -323,7 +330,9 @@ export async function addUnitRange(
 ): Promise<void> {
   const lower = range.after === null ? sql`1 = 1` : sql`x.unit_id > ${range.after}`;
   const upper = range.through === null ? sql`` : sql` AND x.unit_id <= ${range.through}`;
-  accumulate(cells, plan, await unitRows(executor, seam, experimentId, plan, sql`${lower}${upper}`), 1);
+  const rows = await unitRows(executor, seam, experimentId, plan, sql`${lower}${upper}`);
+  accumulate(cells, plan, rows, 1);
+  accumulateKept(cells, keptFolds(plan), rows, 1);
 }
 
 /** Drops the experiment's totals and adds them up again from every unit's rollups, a chunk of units at a time. */
@@ -364,7 +373,7 @@ function toTotals(sums: Sums | undefined): MetricTotals {
 
 /** The experiment's maintained totals, as the general pass would give them. */
 export async function readTotals(executor: Executor, experimentId: string, plan: TotalsPlan): Promise<StoredTotals> {
-  const rows = await executor.selectFrom('analysis_rollup_totals').selectAll().where('experiment_id', '=', experimentId).execute();
+  const rows = await executor.selectFrom('analysis_rollup_totals').selectAll().where('experiment_id', '=', experimentId).where(ownSlices).execute();
   return totalsOfRows(rows, plan);
 }
 
