@@ -129,7 +129,11 @@ export async function refreshFigures(
   }
 }
 
-/** VERDICT_BENCH_TRACE=1: each statement's wall time and head on stderr (where a refresh spends its time). */
+/**
+ * VERDICT_BENCH_TRACE=1: each statement's wall time, the process's CPU seconds meanwhile (the
+ * embedded engine's threads included; statements run one at a time) and its head on stderr (where
+ * a refresh spends its time).
+ */
 function traceStatements(ctx: AppContext): void {
   const client = ctx.clickhouse?.client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   for (const name of ['query', 'command', 'insert']) {
@@ -137,11 +141,14 @@ function traceStatements(ctx: AppContext): void {
     if (!original) continue;
     client[name] = async (...args: unknown[]) => {
       const started = performance.now();
+      const cpu = process.cpuUsage();
       try {
         return await original(...args);
       } finally {
+        const used = process.cpuUsage(cpu);
         const head = String((args[0] as { query?: string; table?: string }).query ?? (args[0] as { table?: string }).table).replace(/\s+/g, ' ');
-        process.stderr.write(`${((performance.now() - started) / 1000).toFixed(2)} s  ${name} ${head.slice(0, 140)}\n`);
+        const seconds = ((performance.now() - started) / 1000).toFixed(2);
+        process.stderr.write(`${seconds} s (cpu ${((used.user + used.system) / 1e6).toFixed(2)})  ${name} ${head.slice(0, 140)}\n`);
       }
     };
   }

@@ -21,6 +21,8 @@
  *   rollup_units.source_key_id, dimension_values: the exposure's breakdown values as of the refresh
  *   that wrote the row (the mirror rewrites an exposure's values with its unit's current assignment).
  * - rollup_state.slices (0006): each metric's slices kept beside the totals (metric-slices.ts).
+ * - rollup_new_events, rollup_touched (0007): a refresh's new events and touched units, written
+ *   once under its version and joined by its later statements (refresh-sql.ts).
  * - rollup_units, rollup_values, rollup_state, rollup_changed (0002): the incremental analysis's
  *   per-unit rollups (features/analysis/clickhouse/rollups.ts). Each refresh writes its rows with a
  *   new version and commits by inserting its rollup_state row; reads take each key's newest row at
@@ -89,6 +91,28 @@ const ROLLUP_STATE: TableSpec = {
 const ROLLUP_CHANGED: TableSpec = {
   name: 'rollup_changed',
   columns: `experiment_id String, version UInt64, unit_id String, created_at DateTime DEFAULT now()`,
+  engine: { family: 'MergeTree', args: [] },
+  rest: 'ORDER BY (experiment_id, version, unit_id) TTL created_at + INTERVAL 1 DAY',
+};
+
+/**
+ * 0007: what one incremental refresh reads more than once, written once under its version
+ * (features/analysis/clickhouse/refresh-sql.ts): the new events of its metrics' keys, and the
+ * units it touches with their live exposure time. Never read by another refresh (each reads its
+ * own version); a day's TTL drops them.
+ */
+const ROLLUP_NEW_EVENTS: TableSpec = {
+  name: 'rollup_new_events',
+  columns: `experiment_id String, version UInt64, event_key String, unit_id String, occurred_at Int64, properties String,
+    created_at DateTime DEFAULT now()`,
+  engine: { family: 'MergeTree', args: [] },
+  rest: 'ORDER BY (experiment_id, version, event_key, unit_id) TTL created_at + INTERVAL 1 DAY',
+};
+
+const ROLLUP_TOUCHED: TableSpec = {
+  name: 'rollup_touched',
+  columns: `experiment_id String, version UInt64, unit_id String, exposed_at Int64, changed UInt8, variant_key String,
+    source_key_id Nullable(String), dimension_values Nullable(String), created_at DateTime DEFAULT now()`,
   engine: { family: 'MergeTree', args: [] },
   rest: 'ORDER BY (experiment_id, version, unit_id) TTL created_at + INTERVAL 1 DAY',
 };
@@ -183,6 +207,7 @@ export function clickhouseMigrations(cluster: string | null): ClickHouseMigratio
     { name: '0004_properties_exponent_form', statements: [], run: rewriteExponentForm },
     { name: '0005_maintained_totals', statements: maintainedTotalsStatements(cluster) },
     { name: '0006_metric_slices', statements: metricSlicesStatements(cluster) },
+    { name: '0007_refresh_scratch', statements: [ROLLUP_NEW_EVENTS, ROLLUP_TOUCHED].flatMap((spec) => tableStatements(spec, cluster)) },
   ];
 }
 

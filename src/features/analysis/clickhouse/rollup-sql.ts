@@ -43,6 +43,11 @@ export interface RollupsAsOf {
   version: string;
   unitsFrom: string;
   generations: string;
+  /**
+   * Only the units a refresh touched (rollup_touched) and the rows it wrote for them at `version`
+   * (refresh-sql.ts writes one per touched unit and slot): its totals' fold-in reads no older row.
+   */
+  ownRows?: boolean;
 }
 
 function committedAsOf(params: Params, experimentId: string): RollupsAsOf {
@@ -63,6 +68,19 @@ export function rollupsAt(params: Params, version: number, unitsFrom: number, ge
     unitsFrom: params.int(unitsFrom),
     generations: `(${pairs.length > 0 ? pairs.join(' UNION ALL ') : "SELECT '', toUInt64(0)"})`,
   };
+}
+
+/** The rows a refresh wrote at `asOf.version` for the metrics' slots (RollupsAsOf.ownRows), one per slot and touched unit. */
+function ownValueRows(params: Params, experimentId: string, metricIds: readonly string[], asOf: RollupsAsOf): string {
+  return `SELECT metric_id, unit_id, ${VALUE_COLUMNS} FROM rollup_values
+    WHERE experiment_id = ${params.string(experimentId)} AND metric_id IN ${params.strings(metricIds)} AND (metric_id, generation) IN ${asOf.generations}
+      AND version = ${asOf.version}`;
+}
+
+/** The live units a refresh touched, as of its version (RollupsAsOf.ownRows). */
+function touchedUnits(params: Params, experimentId: string, asOf: RollupsAsOf): string {
+  return `SELECT unit_id, variant_key, exposed_at, source_key_id, dimension_values FROM rollup_touched
+    WHERE experiment_id = ${params.string(experimentId)} AND version = ${asOf.version}`;
 }
 
 /** The rows of the metrics' slots as of `asOf` (each slot's generation there), one per slot and unit (of the units `only` selects). */
@@ -114,12 +132,12 @@ export function rollupUnitValuesQuery(
   only: string | null = null,
 ): string {
   const id = scope.experimentId;
-  const live = rollupUnitsAsOf(params, id, asOf.version, asOf.unitsFrom, only);
+  const live = asOf.ownRows ? touchedUnits(params, id, asOf) : rollupUnitsAsOf(params, id, asOf.version, asOf.unitsFrom, only);
   const units = `SELECT unit_id, variant_key, exposed_at${extra} FROM (${live})`;
   if (columns.length === 0) return `SELECT x.*, toUInt64(0) AS ev FROM (${units}) AS x`;
   const slots = [...new Set(columns.map((column) => metricIdOf(column.metric)))];
   const values = columns.map((column) => `${rollupValue(params, column)} AS ${column.alias}`).join(', ');
-  const perUnit = `SELECT r.unit_id AS unit_id, ${values} FROM (${valueRowsAsOf(params, id, slots, asOf, only)}) AS r GROUP BY r.unit_id`;
+  const perUnit = `SELECT r.unit_id AS unit_id, ${values} FROM (${asOf.ownRows ? ownValueRows(params, id, slots, asOf) : valueRowsAsOf(params, id, slots, asOf, only)}) AS r GROUP BY r.unit_id`;
   const selected = columns.map((column) => `${withoutEvents(column.metric, `a.${column.alias}`)} AS ${column.alias}`).join(', ');
   return `SELECT x.*, ${selected}, toUInt64(0) AS ev FROM (${units}) AS x LEFT JOIN (${perUnit}) AS a ON a.unit_id = x.unit_id`;
 }
@@ -165,9 +183,10 @@ export function changedUnits(params: Params, scope: RefreshScope): string {
 /**
  * Lists the units whose rows are rebuilt: those whose live exposure in the mirror is not the one
  * their rows were built for (new, superseded, re-assigned), and those with rows of a refresh that
- * never committed (version above the committed one), whatever those rows say.
+ * never committed (version above the committed one), whatever those rows say (`leftovers`: the
+ * refresh found such rows).
  */
-export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom: number): string {
+export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom: number, leftovers: boolean): string {
   const id = params.string(scope.experimentId);
   const committed = params.int(scope.committed);
   const since = mirroredSince(params, scope);
@@ -176,9 +195,13 @@ export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom:
     SELECT ${id}, ${params.int(scope.version)}, unit_id FROM (
       SELECT coalesce(m.unit_id, r.unit_id) AS unit_id FROM (${mirroredLive(params, scope.experimentId, since)}) AS m
         FULL OUTER JOIN (${before}) AS r ON m.unit_id = r.unit_id
-      WHERE ifNull(m.id, '') != ifNull(r.exposure_id, '')
+      WHERE ifNull(m.id, '') != ifNull(r.exposure_id, '')${
+        leftovers
+          ? `
       UNION DISTINCT SELECT unit_id FROM rollup_units WHERE experiment_id = ${id} AND version > ${committed}
-      UNION DISTINCT SELECT unit_id FROM rollup_values WHERE experiment_id = ${id} AND version > ${committed})`;
+      UNION DISTINCT SELECT unit_id FROM rollup_values WHERE experiment_id = ${id} AND version > ${committed}`
+          : ''
+      })`;
 }
 
 /** Writes the units rows of this refresh: every live unit of the mirror (`changedOnly` false), or the changed ones (gone ones with exposure_id ''). */
@@ -204,11 +227,6 @@ export function eventRows(params: Params, scope: RefreshScope, keys: readonly st
   return `SELECT unit_id, event_key, occurred_at, properties FROM events
     WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}
       AND ${since}drain_seq <= ${params.int(scope.watermark)}${only}${stop}`;
-}
-
-/** The units with events of `keys` drained after `after` (up to the watermark). */
-export function unitsWithNewEvents(params: Params, scope: RefreshScope, keys: readonly string[], after: number): string {
-  return `SELECT DISTINCT unit_id FROM (${eventRows(params, scope, keys, null, after)})`;
 }
 
 /** One slot's six sums per unit of `units` (unit_id, exposed_at) over the events `events` in its window and lookback. */
@@ -242,34 +260,6 @@ export function buildSlotRows(params: Params, scope: RefreshScope, slot: RollupS
     .map((column) => `ifNull(a.${column}, ${column.includes('vsum') ? zero() : '0'})`)
     .join(', ');
   return `${head}, x.unit_id, ${params.int(scope.version)}, ${filled} FROM (${units}) AS x LEFT JOIN (${rows}) AS a ON a.unit_id = x.unit_id`;
-}
-
-/**
- * Adds to a slot's committed rows (at `generation`) the events first drained after `after`, for
- * the units `units` selects: each unit with new events in its window or lookback gets a row of its
- * old sums plus the new ones (exact: integers and Decimals).
- */
-export function addNewEventRows(params: Params, scope: RefreshScope, slot: RollupSlot, generation: number, units: string, after: number): string {
-  const id = params.string(scope.experimentId);
-  const metric = params.string(slot.metric_id);
-  const events = eventRows(params, scope, [slot.event_key], null, after);
-  const delta = slotRows(params, slot, events, units);
-  const old = `SELECT unit_id, ${latestColumns()} FROM (
-      SELECT unit_id, argMax((${VALUE_COLUMNS}), version) AS latest FROM rollup_values
-      WHERE experiment_id = ${id} AND metric_id = ${metric} AND generation = ${params.int(generation)} AND version <= ${params.int(scope.committed)}
-        AND unit_id IN (SELECT unit_id FROM (${events}))
-      GROUP BY unit_id)`;
-  const sums = VALUE_COLUMNS.split(', ')
-    .map((column) => `ifNull(o.${column}, ${column.includes('vsum') ? zero() : '0'}) + d.${column}`)
-    .join(', ');
-  return `${INSERT_VALUES} SELECT ${id}, ${metric}, ${params.int(generation)}, d.unit_id, ${params.int(scope.version)}, ${sums}
-    FROM (${delta}) AS d LEFT JOIN (${old}) AS o ON o.unit_id = d.unit_id`;
-}
-
-/** The new events (first drained after `after`) of `keys` of the units `units` selects, and how many units they belong to. */
-export function countNewEvents(params: Params, scope: RefreshScope, keys: readonly string[], units: string, after: number): string {
-  return `SELECT count() AS events, uniqExact(e.unit_id) AS units FROM (${eventRows(params, scope, keys, null, after)}) AS e
-    INNER JOIN (${units}) AS x ON e.unit_id = x.unit_id`;
 }
 
 /** The events this refresh's builds read: those its rebuilt rows count (each slot's generation built now, and the changed units'). */

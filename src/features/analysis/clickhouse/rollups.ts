@@ -26,33 +26,13 @@ import type { ClickHouse } from '../../../clickhouse/client.js';
 import type { ExperimentRow } from '../../experiments/read.js';
 import { keepTotals, type KeptTotals } from './totals.js';
 import { loadState, type State } from './rollup-state.js';
-import {
-  addNewEventRows,
-  buildSlotRows,
-  changedUnits,
-  countBuiltEvents,
-  countNewEvents,
-  listChangedUnits,
-  rollupUnitsAsOf,
-  unitsWithNewEvents,
-  writeUnits,
-  type RefreshScope,
-} from './rollup-sql.js';
+import { buildSlotRows, countBuiltEvents, listChangedUnits, rollupUnitsAsOf, writeUnits, type RefreshScope } from './rollup-sql.js';
+import { copyNewEvents, refreshCounts, refreshKeyRows, writeTouched, type KeySlot } from './refresh-sql.js';
 import { Params } from './sql-parts.js';
 import { queryRows } from './aggregate.js';
 import type { ClickHouseStoreDeps } from './deps.js';
 import type { RefreshResult, RollupSlot, TotalsPlan } from '../store/contract.js';
 import { slotHash, toNumber } from '../store/fold.js';
-
-/** A version above every one written for the experiment, committed or not (and, when the clock allows, the time). */
-async function nextVersion(ch: ClickHouse, experimentId: string, now: number): Promise<number> {
-  const params = new Params();
-  const id = params.string(experimentId);
-  const tables = ['rollup_state', 'rollup_units', 'rollup_values', 'rollup_changed'];
-  const query = `SELECT max(v) AS v FROM (${tables.map((table) => `SELECT max(version) AS v FROM ${table} WHERE experiment_id = ${id}`).join(' UNION ALL ')})`;
-  const [row] = await queryRows(ch, query, params);
-  return Math.max(now, toNumber(row?.v) + 1);
-}
 
 /**
  * How far below the last refresh's newest mirrored version the next one still compares units: a
@@ -61,11 +41,28 @@ async function nextVersion(ch: ClickHouse, experimentId: string, now: number): P
  */
 const MIRROR_MARGIN = 10 * 60_000;
 
-/** The newest version of the experiment's mirrored exposure rows (0 without any). */
-async function mirroredVersion(ch: ClickHouse, experimentId: string): Promise<number> {
+/** What a refresh reads before it writes, in one statement. */
+interface Prelude {
+  /** A version above every one written for the experiment, committed or not (and, when the clock allows, the time). */
+  version: number;
+  /** The newest version of the experiment's mirrored exposure rows (0 without any). */
+  mirrored: number;
+  /** Whether rollup rows above the committed version exist (a refresh that never committed). */
+  leftovers: boolean;
+}
+
+async function prelude(ch: ClickHouse, experimentId: string, committed: number, now: number): Promise<Prelude> {
   const params = new Params();
-  const [row] = await queryRows(ch, `SELECT max(version) AS v FROM exposures WHERE experiment_id = ${params.string(experimentId)}`, params);
-  return toNumber(row?.v);
+  const id = params.string(experimentId);
+  const newest = (table: string) => `(SELECT max(version) FROM ${table} WHERE experiment_id = ${id})`;
+  const row = await firstRow(
+    ch,
+    () => `SELECT greatest(${['rollup_state', 'rollup_changed', 'rollup_new_events', 'rollup_touched'].map(newest).join(', ')}) AS scratch,
+      greatest(${newest('rollup_units')}, ${newest('rollup_values')}) AS rollups, ${newest('exposures')} AS mirrored`,
+    params,
+  );
+  const rollups = toNumber(row.rollups);
+  return { version: Math.max(now, toNumber(row.scratch) + 1, rollups + 1), mirrored: toNumber(row.mirrored), leftovers: rollups > committed };
 }
 
 async function run(ch: ClickHouse, build: (params: Params) => string): Promise<void> {
@@ -73,90 +70,68 @@ async function run(ch: ClickHouse, build: (params: Params) => string): Promise<v
   await ch.client.command({ query: build(params), query_params: params.values });
 }
 
-async function firstRow(ch: ClickHouse, build: (params: Params) => string): Promise<Record<string, unknown>> {
-  const params = new Params();
+async function firstRow(ch: ClickHouse, build: (params: Params) => string, params = new Params()): Promise<Record<string, unknown>> {
   return (await queryRows(ch, build(params), params))[0] ?? {};
 }
 
-/**
- * The live units as of this refresh's version (its unit rows written): all of them, the changed
- * ones, or the others; with `only`, of the units it selects (those with new events).
- */
-function unitsNow(params: Params, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed' | 'unchanged', only: string | null = null): string {
-  const live = rollupUnitsAsOf(
-    params,
-    scope.experimentId,
-    params.int(scope.version),
-    params.int(unitsFrom),
-    which === 'changed' ? changedUnits(params, scope) : only,
-  );
-  if (which === 'all') return live;
-  return `SELECT * FROM (${live}) WHERE unit_id ${which === 'changed' ? 'IN' : 'NOT IN'} (${changedUnits(params, scope)})`;
+/** The live units as of this refresh's version (its unit rows written). */
+function unitsNow(params: Params, scope: RefreshScope, unitsFrom: number): string {
+  return rollupUnitsAsOf(params, scope.experimentId, params.int(scope.version), params.int(unitsFrom));
 }
 
-/** The unchanged live units with events of `keys` drained since the state's watermark. */
-function unchangedWithNew(params: Params, scope: RefreshScope, state: State, keys: readonly string[]): string {
-  return unitsNow(params, scope, state.unitsFrom, 'unchanged', unitsWithNewEvents(params, scope, keys, state.watermark));
-}
-
-async function countUnits(ch: ClickHouse, scope: RefreshScope, unitsFrom: number, which: 'all' | 'changed'): Promise<number> {
-  return toNumber((await firstRow(ch, (params) => `SELECT count() AS units FROM (${unitsNow(params, scope, unitsFrom, which)})`)).units);
-}
-
-async function builtEvents(ch: ClickHouse, scope: RefreshScope): Promise<number> {
-  return toNumber((await firstRow(ch, (params) => countBuiltEvents(params, scope))).events);
+async function countUnits(ch: ClickHouse, scope: RefreshScope, unitsFrom: number): Promise<number> {
+  return toNumber((await firstRow(ch, (params) => `SELECT count() AS units FROM (${unitsNow(params, scope, unitsFrom)})`)).units);
 }
 
 /** Every live unit and every slot, from raw events (generation: this version). */
 async function fromScratch(ch: ClickHouse, scope: RefreshScope, slots: readonly RollupSlot[]): Promise<RefreshResult> {
   await run(ch, (params) => writeUnits(params, scope, false));
-  for (const slot of slots) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, scope.version, 'all'), false));
-  return { events_read: await builtEvents(ch, scope), units_refreshed: await countUnits(ch, scope, scope.version, 'all') };
+  for (const slot of slots) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, scope.version), false));
+  const built = await firstRow(ch, (params) => countBuiltEvents(params, scope));
+  return { events_read: toNumber(built.events), units_refreshed: await countUnits(ch, scope, scope.version) };
 }
 
-/** What changed since the committed state: changed units rebuilt, new events added, slots of another definition built anew. */
-async function sinceState(
-  ch: ClickHouse,
-  scope: RefreshScope,
-  slots: readonly RollupSlot[],
-  state: State,
-  listed: () => Promise<void>,
-): Promise<{ result: RefreshResult; generations: Map<string, number> }> {
+/** The slots whose rows are current (of the committed definition) grouped by event key, and the generation of every slot. */
+function sortSlots(scope: RefreshScope, slots: readonly RollupSlot[], state: State) {
   const generations = new Map<string, number>();
-  const current: RollupSlot[] = [];
+  const byKey = new Map<string, KeySlot[]>();
   const stale: RollupSlot[] = [];
   for (const slot of slots) {
     const known = state.slots.get(slot.metric_id);
     if (known && known.hash === slotHash(slot, scope.stoppedAt)) {
       generations.set(slot.metric_id, known.generation);
-      current.push(slot);
+      byKey.set(slot.event_key, [...(byKey.get(slot.event_key) ?? []), { slot, generation: known.generation }]);
     } else {
       generations.set(slot.metric_id, scope.version);
       stale.push(slot);
     }
   }
-  await run(ch, (params) => listChangedUnits(params, scope, state.unitsFrom));
-  await listed();
+  return { generations, byKey, stale };
+}
+
+/**
+ * What changed since the committed state: changed units rebuilt, new events added (one statement
+ * per event key, refresh-sql.ts), slots of another definition built anew.
+ */
+async function sinceState(
+  ch: ClickHouse,
+  scope: RefreshScope,
+  slots: readonly RollupSlot[],
+  state: State,
+  steps: { leftovers: boolean; listed: () => Promise<void> },
+): Promise<{ result: RefreshResult; generations: Map<string, number> }> {
+  const { generations, byKey, stale } = sortSlots(scope, slots, state);
+  const fresh = state.watermark < scope.watermark && byKey.size > 0;
+  await run(ch, (params) => listChangedUnits(params, scope, state.unitsFrom, steps.leftovers));
+  if (fresh) await run(ch, (params) => copyNewEvents(params, scope, [...byKey.keys()], state.watermark));
+  await steps.listed();
   await run(ch, (params) => writeUnits(params, scope, true));
-  const fresh = state.watermark < scope.watermark;
-  for (const slot of current) {
-    const generation = generations.get(slot.metric_id) as number;
-    await run(ch, (params) => buildSlotRows(params, scope, slot, generation, unitsNow(params, scope, state.unitsFrom, 'changed'), true));
-    if (fresh)
-      await run(ch, (params) => addNewEventRows(params, scope, slot, generation, unchangedWithNew(params, scope, state, [slot.event_key]), state.watermark));
-  }
-  for (const slot of stale)
-    await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom, 'all'), false));
-  const keys = [...new Set(current.map((slot) => slot.event_key))];
-  const added =
-    fresh && keys.length > 0
-      ? await firstRow(ch, (params) => countNewEvents(params, scope, keys, unchangedWithNew(params, scope, state, keys), state.watermark))
-      : {};
-  const eventsRead = (await builtEvents(ch, scope)) + toNumber(added.events ?? 0);
-  const unitsRefreshed =
-    stale.length > 0
-      ? await countUnits(ch, scope, state.unitsFrom, 'all')
-      : (await countUnits(ch, scope, state.unitsFrom, 'changed')) + toNumber(added.units ?? 0);
+  await run(ch, (params) => writeTouched(params, scope, state.unitsFrom, fresh));
+  for (const [key, keySlots] of byKey) await run(ch, (params) => refreshKeyRows(params, scope, key, keySlots));
+  for (const slot of stale) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom), false));
+  const counts = await firstRow(ch, (params) => refreshCounts(params, scope, stale.length > 0));
+  const eventsRead = toNumber(counts.built) + toNumber(counts.events);
+  const unitsRefreshed = stale.length > 0 ? await countUnits(ch, scope, state.unitsFrom) : toNumber(counts.changed_units) + toNumber(counts.units);
   return { result: { events_read: eventsRead, units_refreshed: unitsRefreshed }, generations };
 }
 
@@ -211,9 +186,8 @@ export async function refreshInClickHouse(
     const loaded = options.rebuild ? null : await loadState(ch, row.id);
     // A state committed without totals predates rollup_units' breakdown values (ClickHouse migration 0005): built again once.
     const state = loaded !== null && loaded.watermark <= watermark && loaded.totalsPlan !== '' ? loaded : null;
-    const version = await nextVersion(ch, row.id, ctx.clock.now());
-    // Read before the units are compared: a row mirrored later is newer, and the next refresh compares its unit.
-    const mirrorNow = await mirroredVersion(ch, row.id);
+    // The mirrored version is read before the units are compared: a row mirrored later is newer, and the next refresh compares its unit.
+    const { version, mirrored: mirrorNow, leftovers } = await prelude(ch, row.id, loaded?.version ?? 0, ctx.clock.now());
     const scope: RefreshScope = {
       workspaceId: row.workspace_id,
       experimentId: row.id,
@@ -223,11 +197,11 @@ export async function refreshInClickHouse(
       watermark,
       mirrorSeen: state === null ? 0 : Math.max(0, state.mirrorSeen - MIRROR_MARGIN),
     };
-    const keeper = await keepTotals(ch, scope, { plan: options.plan ?? null, state, slots });
+    const keeper = keepTotals(ch, scope, { plan: options.plan ?? null, state, slots, leftovers });
     let result: RefreshResult;
     let generations = new Map<string, number>();
     if (state === null) result = await fromScratch(ch, scope, slots);
-    else ({ result, generations } = await sinceState(ch, scope, slots, state, keeper.listed));
+    else ({ result, generations } = await sinceState(ch, scope, slots, state, { leftovers, listed: keeper.listed }));
     const unitsFrom = state === null ? version : state.unitsFrom;
     const totals = await keeper.written(generations, unitsFrom);
     await options.beforeCommit?.();

@@ -13,13 +13,14 @@ import type { ClickHouse } from '../../../clickhouse/client.js';
 import { accumulate, mergeCells, newCells, planHash, totalsOfRows, type Cells, type TotalsRow } from '../sql/rollup/totals.js';
 import { accumulateSlices, mergedSlices, sliceFolds } from './metric-slices.js';
 import type { RollupSlot, StoredTotals, TotalsPlan } from '../store/contract.js';
-import { slotHash, toNumber } from '../store/fold.js';
+import { slotHash } from '../store/fold.js';
 import { rawColumns } from './breakdowns.js';
-import { changedUnits, rollupsAt, rollupUnitValuesQuery, type RefreshScope, type RollupsAsOf } from './rollup-sql.js';
+import { rollupsAt, rollupUnitValuesQuery, type RefreshScope, type RollupsAsOf } from './rollup-sql.js';
 import { loadState, type State } from './rollup-state.js';
 import { Params } from './sql-parts.js';
+import { candidateUnits } from './refresh-sql.js';
 import { unitColumns } from './sql.js';
-import { queryRows, READ_SETTINGS } from './aggregate.js';
+import { READ_SETTINGS } from './aggregate.js';
 
 /** rollup_state.totals_plan of a refresh that kept no totals ('' is a state from before they existed). */
 export const NO_TOTALS = '-';
@@ -78,31 +79,6 @@ async function foldUnits(
   await foldRows(ch, params, query, folds, plan, read.sign);
 }
 
-/** Whether rows above the committed version exist (a refresh that never committed): a merge may have dropped committed rows under them. */
-async function leftovers(ch: ClickHouse, scope: RefreshScope): Promise<boolean> {
-  const params = new Params();
-  const id = params.string(scope.experimentId);
-  const above = params.int(scope.committed);
-  const rows = await queryRows(
-    ch,
-    `SELECT count() AS n FROM (SELECT 1 FROM (SELECT 1 FROM rollup_units WHERE experiment_id = ${id} AND version > ${above} LIMIT 1)
-      UNION ALL SELECT 1 FROM (SELECT 1 FROM rollup_values WHERE experiment_id = ${id} AND version > ${above} LIMIT 1))`,
-    params,
-  );
-  return toNumber(rows[0]?.n) > 0;
-}
-
-/** The units a refresh since `state` may touch: those it lists as changed, and those with events of the slots' keys drained since. */
-function candidates(params: Params, scope: RefreshScope, state: State, slots: readonly RollupSlot[]): string {
-  const keys = [...new Set(slots.map((slot) => slot.event_key))];
-  const drained =
-    state.watermark < scope.watermark && keys.length > 0
-      ? ` UNION DISTINCT SELECT DISTINCT unit_id FROM events WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}
-          AND drain_seq > ${params.int(state.watermark)} AND drain_seq <= ${params.int(scope.watermark)}`
-      : '';
-  return `${changedUnits(params, scope)}${drained}`;
-}
-
 /** What a refresh commits with its rollups: the plan's hash, the totals and each metric's slices (metric-slices.ts). */
 export interface KeptTotals {
   plan: string;
@@ -123,22 +99,24 @@ export interface TotalsKeeper {
  * folded out before the refresh writes (so no merge of its rows can hide them) and their rows
  * after it folded in; otherwise the totals are added up from every unit once it has written.
  */
-export async function keepTotals(
+export function keepTotals(
   ch: ClickHouse,
   scope: RefreshScope,
-  input: { plan: TotalsPlan | null; state: State | null; slots: readonly RollupSlot[] },
-): Promise<TotalsKeeper> {
+  input: { plan: TotalsPlan | null; state: State | null; slots: readonly RollupSlot[]; leftovers: boolean },
+): TotalsKeeper {
   const { plan, state, slots } = input;
   const hash = plan === null ? NO_TOTALS : keptPlanHash(plan);
   const current = (known: State) => slots.every((slot) => known.slots.get(slot.metric_id)?.hash === slotHash(slot, scope.stoppedAt));
-  const delta = plan !== null && state !== null && state.totalsPlan === hash && current(state) && !(await leftovers(ch, scope));
+  const delta = plan !== null && state !== null && state.totalsPlan === hash && current(state) && !input.leftovers;
+  // The units the refresh may touch: those it lists as changed, and those with new events (refresh-sql.ts).
+  const candidates = (params: Params) => candidateUnits(params, scope, state !== null && state.watermark < scope.watermark && slots.length > 0);
   const folds: Folds = { cells: newCells(), slices: plan === null ? [] : sliceFolds(plan) };
   return {
     listed: async () => {
       if (!delta || plan === null || state === null) return;
       const committed = new Map([...state.slots].map(([id, slot]) => [id, slot.generation]));
       const asOf = (params: Params) => rollupsAt(params, state.version, state.unitsFrom, committed);
-      await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: (params) => candidates(params, scope, state, slots), sign: -1 });
+      await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: candidates, sign: -1 });
     },
     written: async (generations, unitsFrom) => {
       if (plan === null) return { plan: NO_TOTALS, rows: [], slices: '' };
@@ -148,7 +126,9 @@ export async function keepTotals(
         await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: null, sign: 1 });
         return { plan: hash, rows: mergeCells([], folds.cells), slices: mergedSlices(folds.slices, null) };
       }
-      await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: (params) => candidates(params, scope, state, slots), sign: 1 });
+      // The touched units as the refresh wrote them: every one has a row per slot at its version (refresh-sql.ts).
+      const own = (params: Params) => ({ ...asOf(params), ownRows: true });
+      await foldUnits(ch, scope.experimentId, plan, folds, { asOf: own, only: null, sign: 1 });
       const before = state.totals === '' ? [] : (JSON.parse(state.totals) as TotalsRow[]);
       return { plan: hash, rows: mergeCells(before, folds.cells), slices: mergedSlices(folds.slices, state.slices) };
     },
