@@ -55,18 +55,20 @@ export function sliceFolds(plan: TotalsPlan): SliceFold[] {
   return [...folds.values()];
 }
 
-/** Folds the totals' per-unit rows into each metric's slices, the metric's columns read as a primary's (m0, d0). */
+/** The totals' per-unit rows with one fold's metric columns read as a primary's (m0, d0), and the breakdowns' values. */
+export function sliceRows(fold: Pick<SliceFold, 'plan' | 'm' | 'd'>, rows: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const breakdowns = fold.plan.breakdowns.length;
+  return rows.map((row) => {
+    const picked: Record<string, unknown> = { variant_key: row.variant_key, m0: row[fold.m], d0: row[fold.d] };
+    for (let k = 0; k < breakdowns; k += 1) picked[`r${k}`] = row[`r${k}`];
+    return picked;
+  });
+}
+
+/** Folds the totals' per-unit rows into each metric's slices. */
 export function accumulateSlices(folds: readonly SliceFold[], rows: readonly Record<string, unknown>[], sign: 1 | -1): void {
-  if (folds.length === 0 || rows.length === 0) return;
-  const breakdowns = folds[0]?.plan.breakdowns.length ?? 0;
-  for (const fold of folds) {
-    const own = rows.map((row) => {
-      const picked: Record<string, unknown> = { variant_key: row.variant_key, m0: row[fold.m], d0: row[fold.d] };
-      for (let k = 0; k < breakdowns; k += 1) picked[`r${k}`] = row[`r${k}`];
-      return picked;
-    });
-    accumulate(fold.cells, fold.plan, own, sign, true);
-  }
+  if (rows.length === 0) return;
+  for (const fold of folds) accumulate(fold.cells, fold.plan, sliceRows(fold, rows), sign, true);
 }
 
 /** The slices to commit (rollup_state.slices): each fold's cells merged into its committed rows (none when `committed` is null). */

@@ -10,7 +10,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
-import { kept, sliceFolds, slicePlan } from '../../clickhouse/metric-slices.js';
+import { kept, sliceFolds, slicePlan, sliceRows } from '../../clickhouse/metric-slices.js';
 import type { BreakdownInput, BreakdownTotals, TotalsPlan } from '../../store/contract.js';
 import { accumulate, planHash, totalsOfRows, type Cells } from './totals.js';
 
@@ -36,16 +36,8 @@ export const keptFolds = (plan: TotalsPlan): KeptFolds => sliceFolds(plan);
 
 /** Adds (sign 1) or takes away (sign -1) these per-unit rows' contributions to each kept metric's slices, in `cells`. */
 export function accumulateKept(cells: Cells, folds: KeptFolds, rows: readonly Record<string, unknown>[], sign: 1 | -1): void {
-  if (folds.length === 0 || rows.length === 0) return;
-  const breakdowns = folds[0]?.plan.breakdowns.length ?? 0;
-  for (const fold of folds) {
-    const own = rows.map((row) => {
-      const picked: Record<string, unknown> = { variant_key: row.variant_key, m0: row[fold.m], d0: row[fold.d] };
-      for (let k = 0; k < breakdowns; k += 1) picked[`r${k}`] = row[`r${k}`];
-      return picked;
-    });
-    accumulate(cells, fold.plan, own, sign, false, foldPrefix(fold.hash));
-  }
+  if (rows.length === 0) return;
+  for (const fold of folds) accumulate(cells, fold.plan, sliceRows(fold, rows), sign, false, foldPrefix(fold.hash));
 }
 
 /**
