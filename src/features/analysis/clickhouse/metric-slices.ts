@@ -23,7 +23,7 @@ export function slicePlan(breakdowns: readonly BreakdownKey[], spec: MetricSpec)
   return { metrics: [], breakdowns: [...breakdowns], primary: plain };
 }
 
-interface SliceFold {
+export interface SliceFold {
   hash: string;
   plan: TotalsPlan;
   /** The metric's columns among the totals' rows (m{i}, d{i}). */

@@ -10,7 +10,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
-import { kept, sliceFolds, slicePlan, sliceRows } from '../../clickhouse/metric-slices.js';
+import { kept, slicePlan, sliceRows, type SliceFold } from '../../clickhouse/metric-slices.js';
 import type { BreakdownInput, BreakdownTotals, TotalsPlan } from '../../store/contract.js';
 import { accumulate, planHash, totalsOfRows, type Cells } from './totals.js';
 
@@ -30,12 +30,8 @@ export function storedPlanHash(plan: TotalsPlan): string {
   return `${KEPT}${planHash(plan)}`;
 }
 
-export type KeptFolds = ReturnType<typeof sliceFolds>;
-
-export const keptFolds = (plan: TotalsPlan): KeptFolds => sliceFolds(plan);
-
 /** Adds (sign 1) or takes away (sign -1) these per-unit rows' contributions to each kept metric's slices, in `cells`. */
-export function accumulateKept(cells: Cells, folds: KeptFolds, rows: readonly Record<string, unknown>[], sign: 1 | -1): void {
+export function accumulateKept(cells: Cells, folds: readonly SliceFold[], rows: readonly Record<string, unknown>[], sign: 1 | -1): void {
   if (rows.length === 0) return;
   for (const fold of folds) accumulate(cells, fold.plan, sliceRows(fold, rows), sign, false, foldPrefix(fold.hash));
 }

@@ -21,7 +21,8 @@ import { exactAdd, exactNegate, exactOf, exactProduct, exactToNumber, formatExac
 import { foldRaw, type RawTotals } from '../breakdowns.js';
 import type { Staged } from './fresh.js';
 import { analysisSettingsOf } from '../dialect-settings.js';
-import { accumulateKept, keptFolds, ownSlices } from './kept-slices.js';
+import { sliceFolds } from '../../clickhouse/metric-slices.js';
+import { accumulateKept, ownSlices } from './kept-slices.js';
 import { freshAfter, touchedRows, unitRows } from './touched.js';
 import { unitIdAfter } from '../unit-source.js';
 import type { MetricSpec, MetricTotals, StoredTotals, TotalsPlan, VariantTotals } from '../../store/contract.js';
@@ -297,7 +298,7 @@ export async function maintainTotals(
   // Every metric's rows must be among the staged slots (they are: a refresh stages every current slot).
   const usable = fresh !== null && plan.metrics.every((m) => [m, ...(m.denominator ? [m.denominator] : [])].every((part) => slots.has(part.metric_id ?? '')));
   const cells: Cells = new Map();
-  const folds = keptFolds(plan);
+  const folds = sliceFolds(plan);
   const add = (rows: readonly Record<string, unknown>[], sign: 1 | -1) => {
     accumulate(cells, plan, rows, sign);
     accumulateKept(cells, folds, rows, sign);
@@ -332,7 +333,7 @@ export async function addUnitRange(
   const upper = range.through === null ? sql`` : sql` AND x.unit_id <= ${range.through}`;
   const rows = await unitRows(executor, seam, experimentId, plan, sql`${lower}${upper}`);
   accumulate(cells, plan, rows, 1);
-  accumulateKept(cells, keptFolds(plan), rows, 1);
+  accumulateKept(cells, sliceFolds(plan), rows, 1);
 }
 
 /** Drops the experiment's totals and adds them up again from every unit's rollups, a chunk of units at a time. */
