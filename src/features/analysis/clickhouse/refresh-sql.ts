@@ -10,7 +10,7 @@
  * their events, every other touched unit's committed sums plus its new events.
  */
 import { DECIMAL_SCALE, jsonNumber, type Params } from './sql-parts.js';
-import { changedUnits, rollupUnitsAsOf, type RefreshScope } from './rollup-sql.js';
+import { changedUnits, newestRows, rollupUnitsAsOf, type RefreshScope } from './rollup-sql.js';
 import type { RollupSlot } from '../store/contract.js';
 
 const VALUE_COLUMNS = ['cnt', 'vsum', 'vcnt', 'pre_cnt', 'pre_vsum', 'pre_vcnt'] as const;
@@ -43,7 +43,8 @@ export function candidateUnits(params: Params, scope: RefreshScope, fresh: boole
 
 /** Writes rollup_touched: the candidates live as of the refresh's version (its unit rows written), whether changed, and their exposure as of it. */
 export function writeTouched(params: Params, scope: RefreshScope, unitsFrom: number, fresh: boolean): string {
-  const live = rollupUnitsAsOf(params, scope.experimentId, params.int(scope.version), params.int(unitsFrom), candidateUnits(params, scope, fresh));
+  // As of the refresh's own version, above every row written: each unit's newest row (FINAL) is its row as of it.
+  const live = rollupUnitsAsOf(params, scope.experimentId, params.int(scope.version), params.int(unitsFrom), candidateUnits(params, scope, fresh), true);
   return `INSERT INTO rollup_touched (experiment_id, version, unit_id, exposed_at, changed, variant_key, source_key_id, dimension_values)
     SELECT ${params.string(scope.experimentId)}, ${params.int(scope.version)}, unit_id, exposed_at, unit_id IN (${changedUnits(params, scope)}),
       variant_key, source_key_id, dimension_values FROM (${live})`;
@@ -84,7 +85,7 @@ function keyEvents(params: Params, scope: RefreshScope, key: string): string {
  * those of its new events in the slot's window or lookback (exact: integers and Decimals). The
  * totals' fold-in then reads only the rows written at the refresh's version (RollupsAsOf.ownRows).
  */
-export function refreshKeyRows(params: Params, scope: RefreshScope, key: string, slots: readonly KeySlot[]): string {
+export function refreshKeyRows(params: Params, scope: RefreshScope, key: string, slots: readonly KeySlot[], settled: boolean): string {
   const id = params.string(scope.experimentId);
   // The six sums of a tuple whose first sum is its element `first`.
   const picked = (tuple: string, first: number) => VALUE_COLUMNS.map((column, index) => `${tuple}.${index + first} AS ${column}`).join(', ');
@@ -96,10 +97,14 @@ export function refreshKeyRows(params: Params, scope: RefreshScope, key: string,
   const generations = slots
     .map(({ slot, generation }) => `(metric_id = ${params.string(slot.metric_id)} AND generation = ${params.int(generation)})`)
     .join(' OR ');
-  const old = `SELECT metric_id, unit_id, ${picked('latest', 1)} FROM (
+  // `settled` (no rows of a refresh that never committed): no row of this key's slots is above the
+  // committed version until this statement writes theirs, so each unit's newest row is its committed one.
+  const where = `experiment_id = ${id} AND (${generations}) AND version <= ${params.int(scope.committed)}`;
+  const old = settled
+    ? newestRows('rollup_values', `metric_id, unit_id, ${VALUE_COLUMNS.join(', ')}`, touched(params, scope, false), where)
+    : `SELECT metric_id, unit_id, ${picked('latest', 1)} FROM (
       SELECT metric_id, unit_id, argMax((${VALUE_COLUMNS.join(', ')}), version) AS latest FROM rollup_values
-      WHERE experiment_id = ${id} AND (${generations}) AND version <= ${params.int(scope.committed)} AND unit_id IN (${touched(params, scope, false)})
-      GROUP BY metric_id, unit_id)`;
+      WHERE ${where} AND unit_id IN (${touched(params, scope, false)}) GROUP BY metric_id, unit_id)`;
   const pairs = slots.map(({ slot, generation }) => `(${params.string(slot.metric_id)}, toUInt64(${params.int(generation)}))`).join(', ');
   const keyed = `SELECT unit_id, s.1 AS metric_id, s.2 AS generation FROM (
       SELECT unit_id, arrayJoin([${pairs}]) AS s FROM rollup_touched WHERE ${ofRefresh(params, scope)})`;

@@ -25,12 +25,30 @@ function committedVersion(params: Params, experimentId: string): string {
   return `(SELECT max(version) FROM rollup_state WHERE experiment_id = ${params.string(experimentId)})`;
 }
 
-/** The live units of the rollups as of version `upTo`, from the rows written at or after `from` on (of the units `only` selects): unit_id, exposure_id, variant_key, exposed_at. */
-export function rollupUnitsAsOf(params: Params, experimentId: string, upTo: string, from: string, only: string | null = null): string {
+/**
+ * Each key's newest row of a rollup table (`columns`, `where`) when the read is settled
+ * (RollupsAsOf.settled): FINAL merges the parts in key order instead of hashing every version of
+ * every unit, and the units `only` selects are filtered before the merge (PREWHERE), which is
+ * exact because unit_id is in the sorting key: it keeps every version of a unit or none. `where`
+ * applies after FINAL, to each key's newest row.
+ */
+export function newestRows(table: string, columns: string, only: string | null, where: string): string {
+  const units = only === null ? '' : ` PREWHERE unit_id IN (${only})`;
+  return `SELECT ${columns} FROM ${table} FINAL${units} WHERE ${where}`;
+}
+
+/**
+ * The live units of the rollups as of version `upTo`, from the rows written at or after `from` on
+ * (of the units `only` selects): unit_id, exposure_id, variant_key, exposed_at. `settled`: no row
+ * is above `upTo` (RollupsAsOf.settled).
+ */
+export function rollupUnitsAsOf(params: Params, experimentId: string, upTo: string, from: string, only: string | null = null, settled = false): string {
+  const columns = 'exposure_id, variant_key, exposed_at, source_key_id, dimension_values';
+  const where = `experiment_id = ${params.string(experimentId)} AND version <= ${upTo} AND version >= ${from}`;
+  if (settled) return newestRows('rollup_units', `unit_id, ${columns}`, only, `${where} AND exposure_id != ''`);
   const units = only === null ? '' : ` AND unit_id IN (${only})`;
   return `SELECT unit_id, latest.1 AS exposure_id, latest.2 AS variant_key, latest.3 AS exposed_at, latest.4 AS source_key_id, latest.5 AS dimension_values FROM (
-      SELECT unit_id, argMax((exposure_id, variant_key, exposed_at, source_key_id, dimension_values), version) AS latest FROM rollup_units
-      WHERE experiment_id = ${params.string(experimentId)} AND version <= ${upTo} AND version >= ${from}${units} GROUP BY unit_id)
+      SELECT unit_id, argMax((${columns}), version) AS latest FROM rollup_units WHERE ${where}${units} GROUP BY unit_id)
     WHERE exposure_id != ''`;
 }
 
@@ -48,6 +66,15 @@ export interface RollupsAsOf {
    * (refresh-sql.ts writes one per touched unit and slot): its totals' fold-in reads no older row.
    */
   ownRows?: boolean;
+  /**
+   * No row above `version` exists (a refresh that found no rows of one that never committed reads
+   * before it writes above `version`, or reads as of its own version, above every row written):
+   * each key's newest row is its row as of `version`, read by FINAL (newestRows). With rows above
+   * `version` FINAL would pick those and the version filter would then drop the key, so reads
+   * that cannot rule them out (a snapshot's, a refresh's after a killed one) take argMax over the
+   * versions at or below it.
+   */
+  settled?: boolean;
 }
 
 function committedAsOf(params: Params, experimentId: string): RollupsAsOf {
@@ -86,11 +113,12 @@ function touchedUnits(params: Params, experimentId: string, asOf: RollupsAsOf): 
 /** The rows of the metrics' slots as of `asOf` (each slot's generation there), one per slot and unit (of the units `only` selects). */
 function valueRowsAsOf(params: Params, experimentId: string, metricIds: readonly string[], asOf: RollupsAsOf, only: string | null): string {
   const id = params.string(experimentId);
+  const where = `experiment_id = ${id} AND metric_id IN ${params.strings(metricIds)} AND (metric_id, generation) IN ${asOf.generations}
+        AND version <= ${asOf.version}`;
+  if (asOf.settled) return newestRows('rollup_values', `metric_id, unit_id, ${VALUE_COLUMNS}`, only, where);
   const units = only === null ? '' : ` AND unit_id IN (${only})`;
   return `SELECT metric_id, unit_id, ${latestColumns()} FROM (
-      SELECT metric_id, unit_id, argMax((${VALUE_COLUMNS}), version) AS latest FROM rollup_values
-      WHERE experiment_id = ${id} AND metric_id IN ${params.strings(metricIds)} AND (metric_id, generation) IN ${asOf.generations}
-        AND version <= ${asOf.version}${units}
+      SELECT metric_id, unit_id, argMax((${VALUE_COLUMNS}), version) AS latest FROM rollup_values WHERE ${where}${units}
       GROUP BY metric_id, unit_id)`;
 }
 
@@ -132,7 +160,7 @@ export function rollupUnitValuesQuery(
   only: string | null = null,
 ): string {
   const id = scope.experimentId;
-  const live = asOf.ownRows ? touchedUnits(params, id, asOf) : rollupUnitsAsOf(params, id, asOf.version, asOf.unitsFrom, only);
+  const live = asOf.ownRows ? touchedUnits(params, id, asOf) : rollupUnitsAsOf(params, id, asOf.version, asOf.unitsFrom, only, asOf.settled);
   const units = `SELECT unit_id, variant_key, exposed_at${extra} FROM (${live})`;
   if (columns.length === 0) return `SELECT x.*, toUInt64(0) AS ev FROM (${units}) AS x`;
   const slots = [...new Set(columns.map((column) => metricIdOf(column.metric)))];
@@ -190,7 +218,8 @@ export function listChangedUnits(params: Params, scope: RefreshScope, unitsFrom:
   const id = params.string(scope.experimentId);
   const committed = params.int(scope.committed);
   const since = mirroredSince(params, scope);
-  const before = rollupUnitsAsOf(params, scope.experimentId, committed, params.int(unitsFrom), since);
+  // Read before this refresh writes any unit row: without leftovers no row is above the committed version.
+  const before = rollupUnitsAsOf(params, scope.experimentId, committed, params.int(unitsFrom), since, !leftovers);
   return `INSERT INTO rollup_changed (experiment_id, version, unit_id)
     SELECT ${id}, ${params.int(scope.version)}, unit_id FROM (
       SELECT coalesce(m.unit_id, r.unit_id) AS unit_id FROM (${mirroredLive(params, scope.experimentId, since)}) AS m

@@ -74,9 +74,9 @@ async function firstRow(ch: ClickHouse, build: (params: Params) => string, param
   return (await queryRows(ch, build(params), params))[0] ?? {};
 }
 
-/** The live units as of this refresh's version (its unit rows written). */
+/** The live units as of this refresh's version (its unit rows written; no row is above it, so FINAL reads them). */
 function unitsNow(params: Params, scope: RefreshScope, unitsFrom: number): string {
-  return rollupUnitsAsOf(params, scope.experimentId, params.int(scope.version), params.int(unitsFrom));
+  return rollupUnitsAsOf(params, scope.experimentId, params.int(scope.version), params.int(unitsFrom), null, true);
 }
 
 async function countUnits(ch: ClickHouse, scope: RefreshScope, unitsFrom: number): Promise<number> {
@@ -127,7 +127,7 @@ async function sinceState(
   await steps.listed();
   await run(ch, (params) => writeUnits(params, scope, true));
   await run(ch, (params) => writeTouched(params, scope, state.unitsFrom, fresh));
-  for (const [key, keySlots] of byKey) await run(ch, (params) => refreshKeyRows(params, scope, key, keySlots));
+  for (const [key, keySlots] of byKey) await run(ch, (params) => refreshKeyRows(params, scope, key, keySlots, !steps.leftovers));
   for (const slot of stale) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom), false));
   const counts = await firstRow(ch, (params) => refreshCounts(params, scope, stale.length > 0));
   const eventsRead = toNumber(counts.built) + toNumber(counts.events);

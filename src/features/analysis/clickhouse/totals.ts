@@ -115,13 +115,15 @@ export function keepTotals(
     listed: async () => {
       if (!delta || plan === null || state === null) return;
       const committed = new Map([...state.slots].map(([id, slot]) => [id, slot.generation]));
-      const asOf = (params: Params) => rollupsAt(params, state.version, state.unitsFrom, committed);
+      // Before the refresh writes and without leftovers (`delta`): no row is above the committed version.
+      const asOf = (params: Params) => ({ ...rollupsAt(params, state.version, state.unitsFrom, committed), settled: true });
       await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: candidates, sign: -1 });
     },
     written: async (generations, unitsFrom) => {
       if (plan === null) return { plan: NO_TOTALS, rows: [], slices: '' };
       const now = new Map(slots.map((slot) => [slot.metric_id, generations.get(slot.metric_id) ?? scope.version]));
-      const asOf = (params: Params) => rollupsAt(params, scope.version, unitsFrom, now);
+      // As of the refresh's own version, above every row written: FINAL reads each key's row as of it.
+      const asOf = (params: Params) => ({ ...rollupsAt(params, scope.version, unitsFrom, now), settled: true });
       if (!delta || state === null) {
         await foldUnits(ch, scope.experimentId, plan, folds, { asOf, only: null, sign: 1 });
         return { plan: hash, rows: mergeCells([], folds.cells), slices: mergedSlices(folds.slices, null) };
