@@ -23,6 +23,7 @@
  * - rollup_state.slices (0006): each metric's slices kept beside the totals (metric-slices.ts).
  * - rollup_new_events, rollup_touched (0007): a refresh's new events and touched units, written
  *   once under its version and joined by its later statements (refresh-sql.ts).
+ * - rollup_begun (0008): each refresh's version, inserted before it writes (rollups.ts prelude).
  * - rollup_units, rollup_values, rollup_state, rollup_changed (0002): the incremental analysis's
  *   per-unit rollups (features/analysis/clickhouse/rollups.ts). Each refresh writes its rows with a
  *   new version and commits by inserting its rollup_state row; reads take each key's newest row at
@@ -117,6 +118,31 @@ const ROLLUP_TOUCHED: TableSpec = {
   rest: 'ORDER BY (experiment_id, version, unit_id) TTL created_at + INTERVAL 1 DAY',
 };
 
+/**
+ * 0008: the version of every incremental refresh of an experiment, inserted before it writes any
+ * row (features/analysis/clickhouse/rollups.ts). Its newest row is above every rollup row written,
+ * so a refresh reads one small table to take a newer version and to know whether rows of one that
+ * never committed exist, instead of max(version) over the whole rollups; merges keep one row per
+ * experiment. Filled once from the tables a refresh writes.
+ */
+const ROLLUP_BEGUN: TableSpec = {
+  name: 'rollup_begun',
+  columns: 'experiment_id String, version UInt64',
+  engine: { family: 'ReplacingMergeTree', args: ['version'] },
+  rest: 'ORDER BY experiment_id',
+  shardKey: 'cityHash64(experiment_id)',
+};
+
+function refreshesBegunStatements(cluster: string | null): string[] {
+  const written = ['rollup_units', 'rollup_values', 'rollup_changed', 'rollup_new_events', 'rollup_touched']
+    .map((table) => `SELECT experiment_id, max(version) AS version FROM ${table} GROUP BY experiment_id`)
+    .join(' UNION ALL ');
+  return [
+    ...tableStatements(ROLLUP_BEGUN, cluster),
+    `INSERT INTO rollup_begun (experiment_id, version) SELECT experiment_id, max(version) FROM (${written}) GROUP BY experiment_id`,
+  ];
+}
+
 /** events.drain_seq and its skip index (on the local tables with a cluster, the column on the Distributed one too). */
 function drainSeqStatements(cluster: string | null): string[] {
   const column = 'ADD COLUMN IF NOT EXISTS drain_seq UInt64 DEFAULT 0';
@@ -208,6 +234,7 @@ export function clickhouseMigrations(cluster: string | null): ClickHouseMigratio
     { name: '0005_maintained_totals', statements: maintainedTotalsStatements(cluster) },
     { name: '0006_metric_slices', statements: metricSlicesStatements(cluster) },
     { name: '0007_refresh_scratch', statements: [ROLLUP_NEW_EVENTS, ROLLUP_TOUCHED].flatMap((spec) => tableStatements(spec, cluster)) },
+    { name: '0008_refreshes_begun', statements: refreshesBegunStatements(cluster) },
   ];
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { persistToClickHouse } from '../../src/clickhouse/events.js';
+import { migrateClickHouse } from '../../src/clickhouse/schema.js';
 import { computeById } from '../../src/features/analysis/service.js';
 import { clickhouseUnavailable, TEST_CLICKHOUSE } from '../support/clickhouse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -17,7 +18,7 @@ import { HOUR, ManualClock, sendEvents } from './support.js';
  * The incremental analysis in ClickHouse (docs/analysis.md "Incremental analysis in ClickHouse"),
  * through the embedded engine: snapshots from the rollups equal the full computation and are
  * bit-identical when computed again; `mode=full` leaves the rollups alone; a refresh interrupted
- * before its commit leaves nothing read; an event drained again (a retried drain, another drain
+ * before its commit leaves nothing read, also when it died before migration 0008; an event drained again (a retried drain, another drain
  * number) counts once; refreshes at once count every unit once; `--rebuild` builds every unit.
  * The random-stream differential test is test/analysis/incremental.test.ts's "[clickhouse]" variant.
  */
@@ -92,6 +93,23 @@ suite(`incremental analysis in ClickHouse${reason ? ` (skipped: ${reason})` : ''
     const full = await computeIn(server, setup.key, setup.experiment.id, 'full');
     expect(full.computation.events_read).toBe(before.computation.events_read + 1);
     expectSameAnalysis(next, full, 'after the interrupted refresh');
+  });
+
+  it('finds the rows of a refresh that died before ClickHouse migration 0008 once the migration has run', async () => {
+    const setup = await setUp(server, 'ch-inc-before-0008');
+    await computeIn(server, setup.key, setup.experiment.id, 'incremental');
+    clock.advance(HOUR);
+    await sendEvents(server, setup.key, [{ event_key: 'buy', unit_id: setup.units[4]!, occurred_at: clock.now(), properties: { amount: 3.5 } }]);
+    await refreshDyingBeforeCommit(server, setup.experiment.id);
+    // As on a deployment that migrated up to 0007: no refresh recorded as begun.
+    const ch = server.ctx.clickhouse!;
+    await ch.client.command({ query: 'TRUNCATE TABLE rollup_begun' });
+    await ch.client.command({ query: "DELETE FROM verdict_clickhouse_migrations WHERE name = '0008_refreshes_begun'" });
+    expect(await migrateClickHouse(ch)).toEqual(['0008_refreshes_begun']);
+    // The died refresh's rows merged over the committed ones: read as committed, they would drop its units.
+    for (const table of ['rollup_units', 'rollup_values']) await ch.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
+    const next = await computeIn(server, setup.key, setup.experiment.id, 'incremental');
+    expectSameAnalysis(next, await computeIn(server, setup.key, setup.experiment.id, 'full'), 'after the migration');
   });
 
   it('counts once an event drained again by a retried drain, whether a refresh ran between the copies or not', async () => {

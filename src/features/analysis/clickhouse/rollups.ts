@@ -47,22 +47,29 @@ interface Prelude {
   version: number;
   /** The newest version of the experiment's mirrored exposure rows (0 without any). */
   mirrored: number;
-  /** Whether rollup rows above the committed version exist (a refresh that never committed). */
+  /** Whether rollup rows above the committed version may exist (a refresh began and never committed). */
   leftovers: boolean;
 }
 
+/**
+ * Reads the prelude and records the refresh as begun (rollup_begun) before it writes anything: the
+ * newest begun version is then above every rollup row, and above the committed one exactly when
+ * rows of a refresh that never committed may exist (one that died after its begun row, whether
+ * or not it wrote).
+ */
 async function prelude(ch: ClickHouse, experimentId: string, committed: number, now: number): Promise<Prelude> {
   const params = new Params();
   const id = params.string(experimentId);
   const newest = (table: string) => `(SELECT max(version) FROM ${table} WHERE experiment_id = ${id})`;
   const row = await firstRow(
     ch,
-    () => `SELECT greatest(${['rollup_state', 'rollup_changed', 'rollup_new_events', 'rollup_touched'].map(newest).join(', ')}) AS scratch,
-      greatest(${newest('rollup_units')}, ${newest('rollup_values')}) AS rollups, ${newest('exposures')} AS mirrored`,
+    () => `SELECT ${newest('rollup_state')} AS state, ${newest('rollup_begun')} AS begun, ${newest('exposures')} AS mirrored`,
     params,
   );
-  const rollups = toNumber(row.rollups);
-  return { version: Math.max(now, toNumber(row.scratch) + 1, rollups + 1), mirrored: toNumber(row.mirrored), leftovers: rollups > committed };
+  const begun = toNumber(row.begun);
+  const version = Math.max(now, toNumber(row.state) + 1, begun + 1);
+  await ch.client.insert({ table: 'rollup_begun', values: [{ experiment_id: experimentId, version }], format: 'JSONEachRow' });
+  return { version, mirrored: toNumber(row.mirrored), leftovers: begun > committed };
 }
 
 async function run(ch: ClickHouse, build: (params: Params) => string): Promise<void> {
