@@ -8,7 +8,8 @@
  * - rollup_state: per refresh that committed, its version, the drain watermark it read up to, the
  *   version its units were built from, and each slot's generation and definition hash.
  * Every write carries the refresh's version; a read takes each key's newest row at or below the
- * committed version (argMax), so the rows of a refresh killed before its commit are never read.
+ * committed version (argMax; FINAL where no row can be above it: RollupsAsOf.settled), so the rows
+ * of a refresh killed before its commit are never read.
  * A slot's generation is the version that built it for every unit: rows of an older definition
  * (another generation) are never read either.
  */
