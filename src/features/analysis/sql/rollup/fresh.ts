@@ -45,13 +45,8 @@ function createStaged(seam: DialectSeam, table: StagedTable): RawBuilder<unknown
  * list estimated at one row the planner chose a nested loop (52 s instead of 1 s for 17,000 new
  * events of 20,000 units).
  */
-function freshWithUnits(
-  seam: DialectSeam,
-  experimentId: string,
-  fresh: RawBuilder<unknown>,
-  values: readonly RawBuilder<unknown>[],
-): { with: RawBuilder<unknown>; from: RawBuilder<unknown> } {
-  const events = sql`fresh AS MATERIALIZED (SELECT e.unit_id AS unit_id, e.event_key AS event_key, e.occurred_at AS occurred_at${sql.join(values, sql``)}
+function freshWithUnits(seam: DialectSeam, experimentId: string, fresh: RawBuilder<unknown>): { with: RawBuilder<unknown>; from: RawBuilder<unknown> } {
+  const events = sql`fresh AS MATERIALIZED (SELECT e.unit_id AS unit_id, e.event_key AS event_key, e.occurred_at AS occurred_at, e.properties AS properties
     FROM events AS e WHERE ${fresh})`;
   if (analysisSettingsOf(seam).crossJoinsUnits) {
     return {
@@ -64,36 +59,10 @@ function freshWithUnits(
   return { with: sql`WITH ${events}, ${units}`, from: sql`fresh AS e JOIN units AS x ON x.unit_id = e.unit_id WHERE 1 = 1` };
 }
 
-/**
- * Each new event's number at every slot's property path, read once per event and path (columns
- * fv{j} of the new events, for the events of the keys whose slots read that path) rather than
- * once per sum that adds it: PostgreSQL parses the JSON text again at each reading, and the six
- * sums of a slot read it up to four times.
- */
-function freshValues(seam: DialectSeam, slots: readonly RollupSlot[]): { columns: RawBuilder<unknown>[]; ofSlot: Array<RawBuilder<unknown> | null> } {
-  const paths = new Map<string, { keys: readonly string[]; events: Set<string>; column: string }>();
-  for (const slot of slots) {
-    if (slot.value_keys === null) continue;
-    const path = JSON.stringify(slot.value_keys);
-    const known = paths.get(path) ?? { keys: slot.value_keys, events: new Set<string>(), column: `fv${paths.size}` };
-    known.events.add(slot.event_key);
-    paths.set(path, known);
-  }
-  const columns = [...paths.values()].map(
-    ({ keys, events, column }) =>
-      sql`, CASE WHEN e.event_key IN (${sql.join([...events])}) THEN ${seam.jsonNumberAt('e.properties', keys)} END AS ${sql.ref(column)}`,
-  );
-  const ofSlot = slots.map((slot) => (slot.value_keys === null ? null : sql.ref(`e.${paths.get(JSON.stringify(slot.value_keys))?.column}`)));
-  return { columns, ofSlot };
-}
-
 const column = (prefix: string, index: number) => sql.ref(`${prefix}${index}`);
 
-/**
- * One slot's six sums over the unit's events `e` that its window or lookback counts; `value` is the
- * events' number at the slot's path, read from the properties without it.
- */
-function stagedSums(seam: DialectSeam, scope: RollupScope, slot: RollupSlot, index: number, value: RawBuilder<unknown> | null = null): RawBuilder<unknown> {
+/** One slot's six sums over the unit's new events `e` that its window or lookback counts. */
+function stagedSums(seam: DialectSeam, scope: RollupScope, slot: RollupSlot, index: number): RawBuilder<unknown> {
   const counted = slotWindow(scope, slot);
   const window = sql`${counted} AND e.occurred_at >= x.exposed_at`;
   const lookback = sql`${counted} AND e.occurred_at < x.exposed_at`;
@@ -102,9 +71,9 @@ function stagedSums(seam: DialectSeam, scope: RollupScope, slot: RollupSlot, ind
     const none = (name: string) => sql`0 AS ${column(name, index)}`;
     return sql`${count(window, 'c')}, ${none('s')}, ${none('v')}, ${count(lookback, 'pc')}, ${none('ps')}, ${none('pv')}`;
   }
-  const number = value ?? seam.jsonNumberAt('e.properties', slot.value_keys);
+  const value = seam.jsonNumberAt('e.properties', slot.value_keys);
   const numbers = (when: RawBuilder<unknown>, sum: string, counts: string) =>
-    sql`COALESCE(SUM(CASE WHEN ${when} THEN ${number} END), 0) AS ${column(sum, index)}, COUNT(CASE WHEN ${when} THEN ${number} END) AS ${column(counts, index)}`;
+    sql`COALESCE(SUM(CASE WHEN ${when} THEN ${value} END), 0) AS ${column(sum, index)}, COUNT(CASE WHEN ${when} THEN ${value} END) AS ${column(counts, index)}`;
   return sql`${count(window, 'c')}, ${numbers(window, 's', 'v')}, ${count(lookback, 'pc')}, ${numbers(lookback, 'ps', 'pv')}`;
 }
 
@@ -123,9 +92,8 @@ export async function stageNewEvents(
 ): Promise<Staged> {
   const staged: Staged = { slots, table: 'analysis_rollup_fresh' };
   await dropStaged(executor, seam, staged);
-  const values = freshValues(seam, slots);
-  const sums = slots.map((slot, index) => sql`, ${stagedSums(seam, scope, slot, index, values.ofSlot[index])}`);
-  const joined = freshWithUnits(seam, scope.experimentId, fresh, values.columns);
+  const sums = slots.map((slot, index) => sql`, ${stagedSums(seam, scope, slot, index)}`);
+  const joined = freshWithUnits(seam, scope.experimentId, fresh);
   const around = analysisSettingsOf(seam).aroundStaging;
   for (const statement of around.before) await statement.execute(executor);
   await sql`${createStaged(seam, staged.table)} AS ${joined.with}
