@@ -55,6 +55,10 @@ export async function currentWatermark(executor: Executor, seam: DialectSeam): P
  */
 export async function eventRoundEnd(executor: Executor, from: Watermark, to: Watermark, events: number): Promise<Watermark | null> {
   if (from.kind !== 'sqlite' || to.kind !== 'sqlite' || to.events === null) return null;
+  // Rowids are distinct integers, so (from, to] holds at most their difference of events: when
+  // that is within the round, the round reaches `to` without counting them (the statement below
+  // walks the rowids of every new event of the round).
+  if (to.events.rowid - (from.events?.rowid ?? 0) <= Math.floor(events)) return null;
   const result = await sql<{ rowid: unknown; id: string }>`SELECT rowid AS rowid, id FROM events
     WHERE rowid > ${from.events?.rowid ?? 0} ORDER BY rowid LIMIT 1 OFFSET ${sql.lit(Math.max(0, Math.floor(events) - 1))}`.execute(executor);
   const row = result.rows[0];

@@ -10,9 +10,10 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
-import { kept, slicePlan, sliceRows, type SliceFold } from '../../clickhouse/metric-slices.js';
+import { kept, slicePlan, type SliceFold } from '../../clickhouse/metric-slices.js';
 import type { BreakdownInput, BreakdownTotals, TotalsPlan } from '../../store/contract.js';
-import { accumulate, planHash, totalsOfRows, type Cells } from './totals.js';
+import { PlanFold, type Cells } from './contributions.js';
+import { planHash, totalsOfRows } from './totals.js';
 
 const KEPT = 'kept:';
 
@@ -30,10 +31,15 @@ export function storedPlanHash(plan: TotalsPlan): string {
   return `${KEPT}${planHash(plan)}`;
 }
 
+/** The folds of each kept metric's slices into `cells`, reading that metric's columns of the totals' per-unit rows as the primary's. */
+export function keptSliceFolds(cells: Cells, folds: readonly SliceFold[]): PlanFold[] {
+  return folds.map((fold) => new PlanFold(cells, fold.plan, { prefix: foldPrefix(fold.hash), primary: { m: fold.m, d: fold.d } }));
+}
+
 /** Adds (sign 1) or takes away (sign -1) these per-unit rows' contributions to each kept metric's slices, in `cells`. */
 export function accumulateKept(cells: Cells, folds: readonly SliceFold[], rows: readonly Record<string, unknown>[], sign: 1 | -1): void {
   if (rows.length === 0) return;
-  for (const fold of folds) accumulate(cells, fold.plan, sliceRows(fold, rows), sign, false, foldPrefix(fold.hash));
+  for (const fold of keptSliceFolds(cells, folds)) for (const row of rows) fold.add(row, sign);
 }
 
 /**

@@ -17,16 +17,19 @@ import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
 import type { DialectSeam } from '../../../../db/dialect.js';
-import { exactAdd, exactNegate, exactOf, exactProduct, exactToNumber, formatExact, parseExact, ZERO, type Exact } from '../../../../lib/exact-sum.js';
+import { exactAdd, exactToNumber, formatExact, parseExact } from '../../../../lib/exact-sum.js';
 import { foldRaw, type RawTotals } from '../breakdowns.js';
 import type { Staged } from './fresh.js';
 import { analysisSettingsOf } from '../dialect-settings.js';
 import { sliceFolds } from '../../clickhouse/metric-slices.js';
-import { accumulateKept, ownSlices } from './kept-slices.js';
-import { freshAfter, touchedRows, unitRows } from './touched.js';
+import { accumulate, emptySums, EXACT_KEYS, foldSmall, PlanFold, type Cell, type Cells, type Sums } from './contributions.js';
+import { accumulateKept, keptSliceFolds, ownSlices } from './kept-slices.js';
+import { touchedRows, unitRows } from './touched.js';
 import { unitIdAfter } from '../unit-source.js';
-import type { MetricSpec, MetricTotals, StoredTotals, TotalsPlan, VariantTotals } from '../../store/contract.js';
-import { EMPTY_TOTALS, toNumber } from '../../store/fold.js';
+import type { MetricTotals, StoredTotals, TotalsPlan, VariantTotals } from '../../store/contract.js';
+import { EMPTY_TOTALS } from '../../store/fold.js';
+
+export { accumulate, type Cells };
 
 /** Raised when the plan's meaning changes, so stored totals of an older meaning are rebuilt. */
 const PLAN_VERSION = 1;
@@ -36,171 +39,6 @@ export function planHash(plan: TotalsPlan): string {
     .update(JSON.stringify([PLAN_VERSION, plan]))
     .digest('hex')
     .slice(0, 32);
-}
-
-interface Sums {
-  n: number;
-  c: number;
-  z: number;
-  s: Exact;
-  q: Exact;
-  sy: Exact;
-  qy: Exact;
-  xy: Exact;
-  px: Exact;
-  pxx: Exact;
-  pxy: Exact;
-  /**
-   * Integer terms added as doubles while every partial sum is a safe integer (exact), folded into
-   * the exact sums before they are read (foldSmall): a BigInt per term cost most of a refresh's
-   * time in JavaScript.
-   */
-  small: Record<ExactKey, number>;
-}
-
-const EXACT_KEYS = ['s', 'q', 'sy', 'qy', 'xy', 'px', 'pxx', 'pxy'] as const;
-type ExactKey = (typeof EXACT_KEYS)[number];
-
-const noSmall = (): Record<ExactKey, number> => ({ s: 0, q: 0, sy: 0, qy: 0, xy: 0, px: 0, pxx: 0, pxy: 0 });
-
-function emptySums(): Sums {
-  return { n: 0, c: 0, z: 0, s: ZERO, q: ZERO, sy: ZERO, qy: ZERO, xy: ZERO, px: ZERO, pxx: ZERO, pxy: ZERO, small: noSmall() };
-}
-
-/** Moves the integer terms into the exact sums. */
-function foldSmall(sums: Sums): Sums {
-  for (const key of EXACT_KEYS) {
-    if (sums.small[key] === 0) continue;
-    sums[key] = exactAdd(sums[key], exactOf(sums.small[key]));
-    sums.small[key] = 0;
-  }
-  return sums;
-}
-
-interface Cell {
-  slice: string;
-  variant: string;
-  units: number;
-  metrics: Sums[];
-}
-
-export type Cells = Map<string, Cell>;
-
-const MAIN_SLICE = JSON.stringify([-1, null]);
-
-function cellOf(cells: Cells, slice: string, variant: string, metricCount: number): Cell {
-  const key = `${slice}\u0000${variant}`;
-  let cell = cells.get(key);
-  if (!cell) {
-    cell = { slice, variant, units: 0, metrics: Array.from({ length: metricCount }, emptySums) };
-    cells.set(key, cell);
-  }
-  return cell;
-}
-
-const capped = (value: number | null, cap: number | null | undefined): number | null =>
-  value === null || cap === null || cap === undefined ? value : value > cap ? cap : value;
-
-/**
- * Adds x * y (y 1: x) times sign to the sum `key`, exactly; `rounded`: the product as a double
- * (what ClickHouse's sums add up: clickhouse/sql.ts exactSum), the sum of those exact.
- */
-function addTerm(sums: Sums, key: ExactKey, x: number, y: number, sign: 1 | -1, rounded = false): void {
-  if ((x === 0 || y === 0) && Number.isFinite(x) && Number.isFinite(y)) return;
-  const term = x * y;
-  // An integer product below 2^53 is exact in doubles, and so is a sum that stays a safe integer.
-  if (Number.isSafeInteger(term) && Number.isInteger(x) && Number.isInteger(y)) {
-    const next = sums.small[key] + sign * term;
-    if (Number.isSafeInteger(next)) {
-      sums.small[key] = next;
-      return;
-    }
-  }
-  const exact = y === 1 ? exactOf(x) : rounded ? exactOf(x * y) : exactProduct(x, y);
-  sums[key] = exactAdd(sums[key], sign === 1 ? exact : exactNegate(exact));
-}
-
-/** One unit's terms of metricColumns (ratio or not) and covariateColumns, times sign. */
-function addUnit(sums: Sums, spec: MetricSpec, values: { m: number | null; d: number | null; p: number | null }, sign: 1 | -1, rounded = false): void {
-  if (spec.denominator) {
-    const x = capped(values.m, spec.cap) ?? 0;
-    const y = capped(values.d, spec.denominator.cap) ?? 0;
-    sums.n += sign;
-    sums.c += y !== 0 ? sign : 0;
-    addTerm(sums, 's', x, 1, sign, rounded);
-    addTerm(sums, 'q', x, x, sign, rounded);
-    addTerm(sums, 'sy', y, 1, sign, rounded);
-    addTerm(sums, 'qy', y, y, sign, rounded);
-    addTerm(sums, 'xy', x, y, sign, rounded);
-    return;
-  }
-  const value = capped(values.m, spec.cap);
-  const meanOnly = spec.aggregation === 'mean' && spec.kind !== 'binary';
-  if (!meanOnly || value !== null) sums.n += sign;
-  const v = value ?? 0;
-  if (spec.kind === 'binary') sums.c += v * sign;
-  else if (spec.aggregation === 'count') sums.c += v > 0 ? sign : 0;
-  else sums.c += value !== null ? sign : 0;
-  if (spec.percentile && v !== 0) sums.z += sign;
-  addTerm(sums, 's', v, 1, sign, rounded);
-  addTerm(sums, 'q', v, v, sign, rounded);
-  if (!spec.lookback_ms || (meanOnly && value === null)) return;
-  const x = capped(values.p, spec.cap) ?? 0;
-  addTerm(sums, 'px', x, 1, sign, rounded);
-  addTerm(sums, 'pxx', x, x, sign, rounded);
-  addTerm(sums, 'pxy', x, v, sign, rounded);
-}
-
-const valueOf = (raw: unknown): number | null => (raw === null || raw === undefined ? null : toNumber(raw));
-
-/** Adds (sign 1) or takes away (sign -1) the contributions of these per-unit rows; `prefix` goes before each slice's key. */
-export function accumulate(cells: Cells, plan: TotalsPlan, rows: readonly Record<string, unknown>[], sign: 1 | -1, rounded = false, prefix = ''): void {
-  const count = plan.metrics.length;
-  // Column names and slices made once, not per row (this loop runs for every refreshed unit, twice).
-  const names = plan.metrics.map((_, index) => ({ m: `m${index}`, d: `d${index}`, p: `p${index}` }));
-  const breakdowns = plan.breakdowns.map((_, k) => ({ column: `r${k}`, slices: new Map<string | null, string>() }));
-  // Cells by slice, then variant, without building a key per row.
-  const found = new Map<string, Map<string, Cell>>();
-  const cellFor = (slice: string, variant: string, metricCount: number): Cell => {
-    let variants = found.get(slice);
-    if (!variants) {
-      variants = new Map();
-      found.set(slice, variants);
-    }
-    let cell = variants.get(variant);
-    if (!cell) {
-      cell = cellOf(cells, slice, variant, metricCount);
-      variants.set(variant, cell);
-    }
-    return cell;
-  };
-  for (const row of rows) {
-    const variant = String(row.variant_key);
-    const main = cellFor(prefix + MAIN_SLICE, variant, count);
-    main.units += sign;
-    for (let index = 0; index < count; index += 1) {
-      const name = names[index] as (typeof names)[number];
-      addUnit(
-        main.metrics[index] as Sums,
-        plan.metrics[index] as MetricSpec,
-        { m: valueOf(row[name.m]), d: valueOf(row[name.d]), p: valueOf(row[name.p]) },
-        sign,
-        rounded,
-      );
-    }
-    breakdowns.forEach(({ column, slices }, k) => {
-      const raw = row[column];
-      const value = raw === null || raw === undefined ? null : String(raw);
-      let slice = slices.get(value);
-      if (slice === undefined) {
-        slice = prefix + JSON.stringify([k, value]);
-        slices.set(value, slice);
-      }
-      const cell = cellFor(slice, variant, plan.primary ? 1 : 0);
-      cell.units += sign;
-      if (plan.primary) addUnit(cell.metrics[0] as Sums, plan.primary, { m: valueOf(row.m0), d: valueOf(row.d0), p: null }, sign, rounded);
-    });
-  }
 }
 
 function formatSums(sums: Sums): unknown[] {
@@ -298,14 +136,18 @@ export async function maintainTotals(
   // Every metric's rows must be among the staged slots (they are: a refresh stages every current slot).
   const usable = fresh !== null && plan.metrics.every((m) => [m, ...(m.denominator ? [m.denominator] : [])].every((part) => slots.has(part.metric_id ?? '')));
   const cells: Cells = new Map();
-  const folds = sliceFolds(plan);
+  const folds = [new PlanFold(cells, plan), ...keptSliceFolds(cells, sliceFolds(plan))];
   const add = (rows: readonly Record<string, unknown>[], sign: 1 | -1) => {
-    accumulate(cells, plan, rows, sign);
-    accumulateKept(cells, folds, rows, sign);
+    for (const row of rows) for (const fold of folds) fold.add(row, sign);
   };
   const before = await touchedRows(executor, seam, experimentId, plan, usable ? fresh : null);
-  add(before, -1);
-  if (usable) add(freshAfter(before), 1);
+  for (const row of before) {
+    const gained = usable && row.fresh_n !== null && row.fresh_n !== undefined;
+    for (const fold of folds) {
+      if (gained) fold.change(row);
+      else fold.add(row, -1);
+    }
+  }
   await write();
   const after = !usable
     ? await touchedRows(executor, seam, experimentId, plan)

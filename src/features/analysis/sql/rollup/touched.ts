@@ -69,14 +69,3 @@ export async function touchedRows(executor: Executor, seam: DialectSeam, experim
   const where = sql`t.experiment_id = ${experimentId} AND x.experiment_id = t.experiment_id AND x.unit_id = t.unit_id`;
   return selectUnitRows(executor, seam, plan, columns, from, where, sql`t.unit_id`);
 }
-
-/** The rows of the units with staged new events as they are after the write (their am{i}, ad{i}, ap{i} as m{i}, d{i}, p{i}). */
-export function freshAfter(rows: readonly Record<string, unknown>[]): Record<string, unknown>[] {
-  return rows
-    .filter((row) => row.fresh_n !== null && row.fresh_n !== undefined)
-    .map((row) => {
-      const after: Record<string, unknown> = { ...row };
-      for (const key of Object.keys(row)) if (/^a[mdp]\d+$/.test(key)) after[key.slice(1)] = row[key];
-      return after;
-    });
-}
