@@ -5,7 +5,8 @@
  * rows as the totals and committed in the same rollup_state row (its `slices`). A snapshot's
  * metric breakdowns then read those cells instead of every unit's rollups, once per metric.
  */
-import { accumulate, mergeCells, newCells, planHash, totalsOfRows, type Cells, type TotalsRow } from '../sql/rollup/totals.js';
+import { accumulate, type Cells } from '../sql/rollup/contributions.js';
+import { mergeCells, newCells, planHash, totalsOfRows, type TotalsRow } from '../sql/rollup/stored-cells.js';
 import type { BreakdownKey, BreakdownTotals, MetricSpec, TotalsPlan } from '../store/contract.js';
 import { maintainable } from '../store/fold.js';
 

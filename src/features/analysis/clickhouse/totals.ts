@@ -10,7 +10,8 @@
  * new generation) they are added up from every unit's rollups, streamed.
  */
 import type { ClickHouse } from '../../../clickhouse/client.js';
-import { accumulate, mergeCells, newCells, planHash, totalsOfRows, type Cells, type TotalsRow } from '../sql/rollup/totals.js';
+import { accumulate, type Cells } from '../sql/rollup/contributions.js';
+import { mergeCells, newCells, planHash, totalsOfRows, type TotalsRow } from '../sql/rollup/stored-cells.js';
 import { accumulateSlices, mergedSlices, sliceFolds } from './metric-slices.js';
 import type { RollupSlot, StoredTotals, TotalsPlan } from '../store/contract.js';
 import { slotHash } from '../store/fold.js';

@@ -13,7 +13,7 @@ import type { Executor } from '../../../../db/database.js';
 import { kept, slicePlan, type SliceFold } from '../../clickhouse/metric-slices.js';
 import type { BreakdownInput, BreakdownTotals, TotalsPlan } from '../../store/contract.js';
 import { PlanFold, type Cells } from './contributions.js';
-import { planHash, totalsOfRows } from './totals.js';
+import { planHash, totalsOfRows } from './stored-cells.js';
 
 const KEPT = 'kept:';
 

@@ -21,7 +21,8 @@ import type { WriteTask } from '../../../../db/write-tasks.js';
 import type { ExperimentRow } from '../../../experiments/read.js';
 import type { SqlStoreDeps } from '../deps.js';
 import { buildSlot, eventsInSlot, type RollupScope } from './slot-sql.js';
-import { addUnitRange, applyCells, newCells } from './totals.js';
+import { newCells } from './stored-cells.js';
+import { addUnitRange, applyCells } from './totals.js';
 import { currentWatermark, watermarkHolds, type Watermark } from '../../store/watermark.js';
 import type { RefreshResult, RollupSlot, TotalsPlan } from '../../store/contract.js';
 

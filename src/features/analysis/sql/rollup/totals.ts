@@ -13,75 +13,18 @@
  *   (rebuildTotals). A metric with a percentile cap (its own or a ratio component's) is kept
  *   uncapped and its snapshot values come from the rollups by the general pass instead.
  */
-import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../../db/database.js';
 import type { DialectSeam } from '../../../../db/dialect.js';
-import { exactAdd, exactToNumber, formatExact, parseExact } from '../../../../lib/exact-sum.js';
-import { foldRaw, type RawTotals } from '../breakdowns.js';
 import type { Staged } from './fresh.js';
 import { analysisSettingsOf } from '../dialect-settings.js';
 import { sliceFolds } from '../../clickhouse/metric-slices.js';
-import { accumulate, emptySums, EXACT_KEYS, foldSmall, PlanFold, type Cell, type Cells, type Sums } from './contributions.js';
+import { accumulate, PlanFold, type Cells } from './contributions.js';
+import { mergeCell, totalsOfRows } from './stored-cells.js';
 import { accumulateKept, keptSliceFolds, ownSlices } from './kept-slices.js';
 import { touchedRows, unitRows } from './touched.js';
 import { unitIdAfter } from '../unit-source.js';
-import type { MetricTotals, StoredTotals, TotalsPlan, VariantTotals } from '../../store/contract.js';
-import { EMPTY_TOTALS } from '../../store/fold.js';
-
-export { accumulate, type Cells };
-
-/** Raised when the plan's meaning changes, so stored totals of an older meaning are rebuilt. */
-const PLAN_VERSION = 1;
-
-export function planHash(plan: TotalsPlan): string {
-  return createHash('sha256')
-    .update(JSON.stringify([PLAN_VERSION, plan]))
-    .digest('hex')
-    .slice(0, 32);
-}
-
-function formatSums(sums: Sums): unknown[] {
-  return [sums.n, sums.c, sums.z, ...EXACT_KEYS.map((key) => formatExact(sums[key]))];
-}
-
-function parseSums(stored: unknown[]): Sums {
-  const [n, c, z, ...exact] = stored as [number, number, number, ...string[]];
-  const sums = { ...emptySums(), n, c, z };
-  EXACT_KEYS.forEach((key, index) => (sums[key] = parseExact(exact[index] ?? '0')));
-  return sums;
-}
-
-/** One stored row of totals: a slice and variant, its units and each metric's sums (formatSums, as JSON). */
-export interface TotalsRow {
-  slice: string;
-  variant_key: string;
-  units: number;
-  sums: string;
-}
-
-/** A stored row (or none) with a cell's difference added: its units and sums after. */
-function mergeCell(row: Pick<TotalsRow, 'units' | 'sums'> | undefined, delta: Cell): { units: number; sums: string } {
-  const before = row ? (JSON.parse(row.sums) as unknown[][]).map(parseSums) : delta.metrics.map(emptySums);
-  const after = before.map((sums, index) => {
-    const change = foldSmall(delta.metrics[index] ?? emptySums());
-    const merged: Sums = { ...sums, n: sums.n + change.n, c: sums.c + change.c, z: sums.z + change.z };
-    for (const exactKey of EXACT_KEYS) merged[exactKey] = exactAdd(sums[exactKey], change[exactKey]);
-    return merged;
-  });
-  return { units: Number(row?.units ?? 0) + delta.units, sums: JSON.stringify(after.map(formatSums)) };
-}
-
-/** The rows with the cells' differences added (a row left without units goes): a store that keeps its totals elsewhere (ClickHouse). */
-export function mergeCells(rows: readonly TotalsRow[], cells: Cells): TotalsRow[] {
-  const merged = new Map(rows.map((row) => [`${row.slice}\u0000${row.variant_key}`, row]));
-  for (const [key, delta] of cells) {
-    const after = mergeCell(merged.get(key), delta);
-    if (after.units === 0) merged.delete(key);
-    else merged.set(key, { slice: delta.slice, variant_key: delta.variant, ...after });
-  }
-  return [...merged.values()];
-}
+import type { StoredTotals, TotalsPlan } from '../../store/contract.js';
 
 /** Adds the cells' differences to the stored totals; a cell left without units goes. */
 async function applyCells(executor: Executor, experimentId: string, cells: Cells): Promise<void> {
@@ -191,53 +134,10 @@ export async function rebuildTotals(executor: Executor, seam: DialectSeam, exper
   await applyCells(executor, experimentId, cells);
 }
 
-export function newCells(): Cells {
-  return new Map();
-}
-
 export { applyCells };
-
-function toTotals(sums: Sums | undefined): MetricTotals {
-  if (!sums) return { ...EMPTY_TOTALS };
-  return {
-    n: sums.n,
-    sum: exactToNumber(sums.s),
-    sum_of_squares: exactToNumber(sums.q),
-    conversions: sums.c,
-    sum_y: exactToNumber(sums.sy),
-    sum_of_squares_y: exactToNumber(sums.qy),
-    sum_xy: exactToNumber(sums.xy),
-    nonzero: sums.z,
-    pre_sum: exactToNumber(sums.px),
-    pre_sum_of_squares: exactToNumber(sums.pxx),
-    pre_cross: exactToNumber(sums.pxy),
-  };
-}
 
 /** The experiment's maintained totals, as the general pass would give them. */
 export async function readTotals(executor: Executor, experimentId: string, plan: TotalsPlan): Promise<StoredTotals> {
   const rows = await executor.selectFrom('analysis_rollup_totals').selectAll().where('experiment_id', '=', experimentId).where(ownSlices).execute();
   return totalsOfRows(rows, plan);
-}
-
-/** Stored rows of totals as the general pass would give them. */
-export function totalsOfRows(rows: ReadonlyArray<Pick<TotalsRow, 'slice' | 'variant_key' | 'units' | 'sums'>>, plan: TotalsPlan): StoredTotals {
-  const totals = new Map<string, VariantTotals>();
-  const raw: RawTotals[] = plan.breakdowns.map(() => new Map());
-  for (const row of rows) {
-    const [k, value] = JSON.parse(row.slice) as [number, string | null];
-    const sums = (JSON.parse(row.sums) as unknown[][]).map(parseSums);
-    const entry: VariantTotals = { variant_key: row.variant_key, units: Number(row.units), metrics: sums.map(toTotals) };
-    if (k < 0) {
-      totals.set(row.variant_key, entry);
-      continue;
-    }
-    const values = raw[k];
-    if (!values) continue;
-    const variants = values.get(value) ?? new Map<string, VariantTotals>();
-    variants.set(row.variant_key, entry);
-    values.set(value, variants);
-  }
-  const breakdowns = plan.breakdowns.map((key, k) => foldRaw(key, raw[k] ?? new Map(), plan.primary ? 1 : 0));
-  return { totals, breakdowns };
 }
