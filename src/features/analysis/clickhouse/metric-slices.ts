@@ -5,7 +5,7 @@
  * rows as the totals and committed in the same rollup_state row (its `slices`). A snapshot's
  * metric breakdowns then read those cells instead of every unit's rollups, once per metric.
  */
-import { accumulate, type Cells } from '../sql/rollup/contributions.js';
+import { PlanFold, type Cells } from '../sql/rollup/contributions.js';
 import { mergeCells, newCells, planHash, totalsOfRows, type TotalsRow } from '../sql/rollup/stored-cells.js';
 import type { BreakdownKey, BreakdownTotals, MetricSpec, TotalsPlan } from '../store/contract.js';
 import { maintainable } from '../store/fold.js';
@@ -56,20 +56,16 @@ export function sliceFolds(plan: TotalsPlan): SliceFold[] {
   return [...folds.values()];
 }
 
-/** The totals' per-unit rows with one fold's metric columns read as a primary's (m0, d0), and the breakdowns' values. */
-export function sliceRows(fold: Pick<SliceFold, 'plan' | 'm' | 'd'>, rows: readonly Record<string, unknown>[]): Record<string, unknown>[] {
-  const breakdowns = fold.plan.breakdowns.length;
-  return rows.map((row) => {
-    const picked: Record<string, unknown> = { variant_key: row.variant_key, m0: row[fold.m], d0: row[fold.d] };
-    for (let k = 0; k < breakdowns; k += 1) picked[`r${k}`] = row[`r${k}`];
-    return picked;
-  });
-}
-
-/** Folds the totals' per-unit rows into each metric's slices. */
+/**
+ * Folds the totals' per-unit rows into each metric's slices, reading the metric's own columns
+ * (m{i}, d{i}) as the slices' primary, in place.
+ */
 export function accumulateSlices(folds: readonly SliceFold[], rows: readonly Record<string, unknown>[], sign: 1 | -1): void {
   if (rows.length === 0) return;
-  for (const fold of folds) accumulate(fold.cells, fold.plan, sliceRows(fold, rows), sign, true);
+  for (const fold of folds) {
+    const planFold = new PlanFold(fold.cells, fold.plan, { rounded: true, primary: { m: fold.m, d: fold.d } });
+    for (const row of rows) planFold.add(row, sign);
+  }
 }
 
 /** The slices to commit (rollup_state.slices): each fold's cells merged into its committed rows (none when `committed` is null). */
