@@ -14,46 +14,74 @@ export interface BlockRun {
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 
+/** What a clone of this checkout needs to run `npm start` and `npm run verdict`: linked, not copied. */
+const CLONE_ENTRIES = ['package.json', 'bin', 'src', 'node_modules', 'web'];
+
+/** The environment a reader's terminal inherits: this run's, without its VERDICT_ variables. */
+function readerEnvironment(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && !/^VERDICT_/.test(name))) as Record<string, string>;
+}
+
+/**
+ * The server the pages run against, as a reader starts it with `npm start`: in a directory that
+ * looks like a clone, with its data in ./data, on a free port. One for every page: each page
+ * bootstraps a workspace of its own with the CLI and only works in it (every API call and the
+ * audit log are scoped to the caller's workspace), so what one page does is not visible to
+ * another, and each server start costs seconds of CPU on the machine the whole suite shares.
+ */
+export class DocServer {
+  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-docs-server-'));
+  readonly dataDir = path.join(this.dir, 'data');
+  url = '';
+  private child: ChildProcess | null = null;
+
+  async start(): Promise<void> {
+    for (const entry of CLONE_ENTRIES) fs.symlinkSync(path.join(repoRoot, entry), path.join(this.dir, entry));
+    const port = await freePort();
+    this.url = `http://127.0.0.1:${port}`;
+    // Not spawnVerdict: the server gets the reader's environment only, without this run's VERDICT_ variables.
+    this.child = spawn(process.execPath, ['bin/verdict.js', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+      cwd: this.dir,
+      env: { ...readerEnvironment(), VERDICT_DATA_DIR: this.dataDir, VERDICT_LOG_LEVEL: 'warn', VERDICT_ANALYSIS_THREADS: '0', VERDICT_JOB_POLL_MS: '200' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    // Generous: the CI machine may be busy with the rest of the suite.
+    await waitHealthy(this.url, this.child, { timeoutMs: 150_000 });
+  }
+
+  async stop(): Promise<void> {
+    if (this.child) await stopProcess(this.child);
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * A reader's terminal for one docs page: a fresh working directory that looks like a clone
  * (package.json, bin, src, node_modules and web link to this checkout, so `npm start` and
- * `npm run verdict` work there, while ./data and the files the page writes stay private), a
- * server started there on a free port, and a bash whose variables and directory carry over from
- * one block to the next. `VERDICT_URL` points the page at that server; pages default it to
- * http://localhost:8080.
+ * `npm run verdict` work there, while the files the page writes stay private) whose ./data is the
+ * server's (the pages' `export VERDICT_DATA_DIR=./data  # the server's`), and a bash whose
+ * variables and directory carry over from one block to the next. `VERDICT_URL` points the page at
+ * the server; pages default it to http://localhost:8080.
  */
 export class DocShell {
   readonly workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-docs-'));
   private readonly stateFile = path.join(this.workDir, '.docs-test-state.sh');
   private readonly shimDir = path.join(this.workDir, '.docs-test-bin');
-  private server: ChildProcess | null = null;
   env: Record<string, string> = {};
 
-  async start(): Promise<void> {
-    for (const entry of ['package.json', 'bin', 'src', 'node_modules', 'web']) {
-      fs.symlinkSync(path.join(repoRoot, entry), path.join(this.workDir, entry));
-    }
+  constructor(private readonly server: DocServer) {}
+
+  start(): void {
+    for (const entry of CLONE_ENTRIES) fs.symlinkSync(path.join(repoRoot, entry), path.join(this.workDir, entry));
+    fs.symlinkSync(this.server.dataDir, path.join(this.workDir, 'data'));
     this.writeCurlShim();
-    const port = await freePort();
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && !/^VERDICT_/.test(name))) as Record<
-      string,
-      string
-    >;
     this.env = {
-      ...inherited,
+      ...readerEnvironment(),
       PATH: `${this.shimDir}:${process.env.PATH}`,
-      VERDICT_URL: `http://127.0.0.1:${port}`,
+      VERDICT_URL: this.server.url,
       VERDICT_DATA_DIR: path.join(this.workDir, 'data'),
       VERDICT_LOG_LEVEL: 'warn',
     };
-    // Not spawnVerdict: the server gets the reader's environment only, without this run's VERDICT_ variables.
-    this.server = spawn(process.execPath, ['bin/verdict.js', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-      cwd: this.workDir,
-      env: { ...this.env, VERDICT_ANALYSIS_THREADS: '0', VERDICT_JOB_POLL_MS: '200' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    // Generous: the CI machine may be busy with the rest of the suite.
-    await waitHealthy(`http://127.0.0.1:${port}`, this.server, { timeoutMs: 150_000 });
     const names = spawnSync('bash', ['-c', 'compgen -v'], { env: this.env, encoding: 'utf8' }).stdout;
     fs.writeFileSync(path.join(this.workDir, '.docs-test-baseline'), names);
   }
@@ -101,8 +129,7 @@ export class DocShell {
     };
   }
 
-  async stop(): Promise<void> {
-    if (this.server) await stopProcess(this.server);
+  stop(): void {
     fs.rmSync(this.workDir, { recursive: true, force: true });
   }
 }
