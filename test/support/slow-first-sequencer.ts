@@ -1,20 +1,31 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that took longest in CI (the summary reporter's list at the end of .ci/run's output),
- * longest first. Refresh it from that list when it changes; a file no longer here is simply not
- * moved, and a missing one only runs later than it could.
+ * The files that took longest in a whole-suite run on the CI machine, longest first: the summary
+ * reporter's list at the end of .ci/run's output (`VERDICT_TEST_SLOWEST_FILES=20 npm test` lists
+ * twenty). Refresh it from that list when it changes; a file no longer here is simply not moved,
+ * and a missing one only runs later than it could.
  */
 export const SLOWEST_FILES: readonly string[] = [
-  'test/scaled/shutdown-processes.test.ts',
   'test/docs/shell-blocks.test.ts',
-  'test/scaled/shutdown.test.ts',
-  'test/analysis/incremental.test.ts',
+  'test/scaled/shutdown-processes.test.ts',
   'test/analysis/incremental-kill.test.ts',
   'test/events/clickhouse-kill.test.ts',
+  'test/scaled/shutdown.test.ts',
+  'test/analysis/incremental.test.ts',
+  'test/analysis/conformance/conformance.test.ts',
+  'test/foundation/cli-database.test.ts',
   'test/scaled/background-lifecycle.test.ts',
-  'test/alerts/alerts.test.ts',
   'test/foundation/cli.test.ts',
+  'test/alerts/alerts.test.ts',
+  'test/events/writer-thread.test.ts',
+  'test/analysis/clickhouse-refresh-kill.test.ts',
+  'test/events/no-loss.test.ts',
+  'test/analysis/background.test.ts',
+  'test/people/accounts.test.ts',
+  'test/analysis/effects.test.ts',
+  'test/events/dedupe.test.ts',
+  'test/analysis/recommendation.test.ts',
   'test/foundation/cli-clickhouse.test.ts',
 ];
 
