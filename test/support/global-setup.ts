@@ -45,22 +45,17 @@ function tmpfsScratch(): string | null {
   }
 }
 
-/**
- * Migrates one PostgreSQL template database per run; each test file then clones it, which is
- * much faster than migrating per file and keeps files isolated from each other.
- */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const scratch = tmpfsScratch();
-  // Read by the test processes, which vitest starts after this setup with its environment.
-  if (scratch) process.env.TMPDIR = scratch;
-  const removeScratch = () => {
-    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
-  };
+interface RunSetup {
+  template: string | null;
+  teardown(): Promise<void>;
+}
+
+/** Migrates one PostgreSQL template database; null without VERDICT_TEST_DATABASE_URL. */
+async function migratedTemplate(): Promise<{ template: string; drop(): Promise<void> } | null> {
   const base = process.env.VERDICT_TEST_DATABASE_URL;
   if (!base) {
     console.warn('\n[verdict] VERDICT_TEST_DATABASE_URL is not set: PostgreSQL variants of the tests are skipped.\n');
-    project.provide('pgTemplate', null);
-    return async () => removeScratch();
+    return null;
   }
   const template = `verdict_tpl_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: base });
@@ -69,10 +64,54 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl(base, template), max: 1 }) }) });
   await migrateToLatest(db);
   await db.destroy();
-  project.provide('pgTemplate', template);
+  return {
+    template,
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+async function runSetup(): Promise<RunSetup> {
+  const scratch = tmpfsScratch();
+  // Read by the test processes, which vitest starts after this setup with its environment.
+  if (scratch) process.env.TMPDIR = scratch;
+  const migrated = await migratedTemplate();
+  return {
+    template: migrated?.template ?? null,
+    async teardown() {
+      await migrated?.drop();
+      if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+interface SharedRun {
+  setup: Promise<RunSetup>;
+  projects: number;
+}
+
+/**
+ * The run's setup, made by the first project that asks and torn down after the last one's
+ * teardown. On globalThis: each project may load this module on its own.
+ */
+const holder = globalThis as { verdictTestRun?: SharedRun | undefined };
+
+/**
+ * Migrates one PostgreSQL template database per run; each test file then clones it, which is
+ * much faster than migrating per file and keeps files isolated from each other. Vitest calls
+ * this once per project that names it: the projects share the template and the scratch folder.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  holder.verdictTestRun ??= { setup: runSetup(), projects: 0 };
+  const run = holder.verdictTestRun;
+  run.projects += 1;
+  project.provide('pgTemplate', (await run.setup).template);
   return async () => {
-    await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
-    await admin.end();
-    removeScratch();
+    run.projects -= 1;
+    if (run.projects > 0) return;
+    holder.verdictTestRun = undefined;
+    await (await run.setup).teardown();
   };
 }
