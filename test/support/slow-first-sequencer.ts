@@ -7,26 +7,26 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * and a missing one only runs later than it could.
  */
 export const SLOWEST_FILES: readonly string[] = [
-  'test/docs/shell-blocks.test.ts',
   'test/scaled/shutdown-processes.test.ts',
-  'test/analysis/incremental-kill.test.ts',
+  'test/docs/shell-blocks.test.ts',
   'test/events/clickhouse-kill.test.ts',
+  'test/analysis/incremental-kill.test.ts',
   'test/scaled/shutdown.test.ts',
   'test/analysis/incremental.test.ts',
-  'test/analysis/conformance/conformance.test.ts',
-  'test/foundation/cli-database.test.ts',
+  'test/analysis/clickhouse-refresh-kill.test.ts',
   'test/scaled/background-lifecycle.test.ts',
   'test/foundation/cli.test.ts',
   'test/alerts/alerts.test.ts',
+  'test/foundation/cli-database.test.ts',
   'test/events/writer-thread.test.ts',
-  'test/analysis/clickhouse-refresh-kill.test.ts',
   'test/events/no-loss.test.ts',
-  'test/analysis/background.test.ts',
+  'test/analysis/conformance/conformance.test.ts',
   'test/people/accounts.test.ts',
-  'test/analysis/effects.test.ts',
+  'test/analysis/background.test.ts',
   'test/events/dedupe.test.ts',
-  'test/analysis/recommendation.test.ts',
-  'test/foundation/cli-clickhouse.test.ts',
+  'test/analysis/effects.test.ts',
+  'test/analysis/clickhouse.test.ts',
+  'test/scaled/cluster.test.ts',
 ];
 
 /** Where `file` (a path relative to the root) stands in SLOWEST_FILES, or the list's length when it is not there. */
