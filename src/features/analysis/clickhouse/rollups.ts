@@ -93,7 +93,7 @@ async function countUnits(ch: ClickHouse, scope: RefreshScope, unitsFrom: number
 /** Every live unit and every slot, from raw events (generation: this version). */
 async function fromScratch(ch: ClickHouse, scope: RefreshScope, slots: readonly RollupSlot[]): Promise<RefreshResult> {
   await run(ch, (params) => writeUnits(params, scope, false));
-  for (const slot of slots) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, scope.version), false));
+  for (const slot of slots) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, scope.version)));
   const built = await firstRow(ch, (params) => countBuiltEvents(params, scope));
   return { events_read: toNumber(built.events), units_refreshed: await countUnits(ch, scope, scope.version) };
 }
@@ -135,7 +135,7 @@ async function sinceState(
   await run(ch, (params) => writeUnits(params, scope, true));
   await run(ch, (params) => writeTouched(params, scope, state.unitsFrom, fresh));
   for (const [key, keySlots] of byKey) await run(ch, (params) => refreshKeyRows(params, scope, key, keySlots, !steps.leftovers));
-  for (const slot of stale) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom), false));
+  for (const slot of stale) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom)));
   const counts = await firstRow(ch, (params) => refreshCounts(params, scope, stale.length > 0));
   const eventsRead = toNumber(counts.built) + toNumber(counts.events);
   const unitsRefreshed = stale.length > 0 ? await countUnits(ch, scope, state.unitsFrom) : toNumber(counts.changed_units) + toNumber(counts.units);
