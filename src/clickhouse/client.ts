@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseConfig } from '../config.js';
+import { embeddedRowBatches, exportDirectory, serverRowBatches, type RowBatches } from './row-stream.js';
 import { memorySettings } from './settings.js';
 
 /** The chdb release the embedded engine is tested with (.ci/run installs it). */
@@ -25,6 +26,8 @@ export interface ClickHouse {
    * (docs/analysis.md "ClickHouse", the drain).
    */
   readonly insertTabSeparated?: (insert: TabSeparatedInsert) => Promise<void>;
+  /** A SELECT's rows a batch at a time, never the whole result in memory (row-stream.ts). */
+  readonly rowBatches: RowBatches;
   close(): Promise<void>;
 }
 
@@ -118,7 +121,12 @@ export async function openClickHouse(config: ClickHouseConfig): Promise<ClickHou
     const insertTabSeparated = async ({ table, columns, rows, settings }: TabSeparatedInsert) => {
       await connection.chdb.rawInsert({ table, values: rows, format: 'TabSeparated', columns, settings });
     };
-    return { kind: 'embedded', client, cluster: null, insertTabSeparated, close: () => client.close() };
+    const exports = exportDirectory(config.path);
+    const close = async () => {
+      await client.close();
+      fs.rmSync(exports, { recursive: true, force: true });
+    };
+    return { kind: 'embedded', client, cluster: null, insertTabSeparated, rowBatches: embeddedRowBatches(client, exports), close };
   }
   const client = createClient({
     url: config.url,
@@ -130,5 +138,5 @@ export async function openClickHouse(config: ClickHouseConfig): Promise<ClickHou
     // (pino, with the rest of Verdict's log) or answers with it.
     log: { level: ClickHouseLogLevel.OFF },
   });
-  return { kind: 'server', client, cluster: config.cluster, close: () => client.close() };
+  return { kind: 'server', client, cluster: config.cluster, rowBatches: serverRowBatches(client), close: () => client.close() };
 }

@@ -129,6 +129,21 @@ suite(`incremental analysis in ClickHouse${reason ? ` (skipped: ${reason})` : ''
     expectSameAnalysis(after, await computeIn(server, setup.key, setup.experiment.id, 'full'), 'after the retried drains');
   });
 
+  it('lists the same changed units when it compares every unit instead of a set of the newly mirrored ones', async () => {
+    const setup = await setUp(server, 'ch-inc-compare-all');
+    await computeIn(server, setup.key, setup.experiment.id, 'incremental');
+    clock.advance(HOUR);
+    // A unit re-bucketed and re-assigned, and events of another: past the set's bound the refresh compares every unit.
+    const moved = setup.units[1]!;
+    expect((await server.request('DELETE', `/v1/assignments/${setup.experiment.key}/${moved}`, { key: setup.key })).status).toBe(204);
+    const body = { experiment_key: setup.experiment.key, unit_id: moved, context: { country: 'fr' } };
+    expect((await server.request('POST', '/v1/assign', { key: setup.key, body })).status).toBe(200);
+    await sendEvents(server, setup.key, [{ event_key: 'buy', unit_id: setup.units[6]!, occurred_at: clock.now(), properties: { amount: 4.5 } }]);
+    const compared = await computeById(server.ctx, setup.experiment.id, { trigger: 'api', mode: 'incremental', refresh: { comparedBySetAtMost: 0 } });
+    expect(compared?.computation).toMatchObject({ units_refreshed: 2 });
+    expectSameAnalysis(compared, await computeIn(server, setup.key, setup.experiment.id, 'full'), 'comparing every unit');
+  });
+
   it('counts every unit once when refreshes of one experiment run at once', async () => {
     await expectConcurrentRefreshesCountOnce(server, clock, await setUp(server, 'ch-inc-concurrent'));
   });

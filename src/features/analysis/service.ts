@@ -49,7 +49,7 @@ import { warehouseComputationOf } from './warehouse/computation-schema.js';
 import { readFactTables, snapshotView } from './warehouse/view.js';
 
 /** The refresh's test hooks a computation passes on (the store's refresh). */
-type RefreshHooks = Pick<StoreRefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits' | 'roundEvents'>;
+type RefreshHooks = Pick<StoreRefreshOptions, 'beforeCommit' | 'afterStep' | 'stepUnits' | 'roundEvents' | 'comparedBySetAtMost'>;
 
 export interface ComputeOptions {
   trigger: SnapshotTrigger;

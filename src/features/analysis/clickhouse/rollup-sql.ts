@@ -246,17 +246,18 @@ export function writeUnits(params: Params, scope: RefreshScope, changedOnly: boo
 }
 
 /**
- * The drained events of `keys` up to the watermark: of the units `units` selects when given; with
- * `after`, only those drained after it. No committed event is stored twice (clickhouse/events.ts),
- * so rows are read as the full computation reads them, without looking for copies.
+ * The drained events of `keys` up to the watermark; with `after`, only those drained after it. No
+ * committed event is stored twice (clickhouse/events.ts), so rows are read as the full computation
+ * reads them, without looking for copies. Not filtered by unit: the builds join them to every live
+ * unit, and a `unit_id IN (live units)` filter as well cost a set of every unit's id on top of the
+ * join (at 4M units, 17 s more and past the embedded engine's 2 GB bound).
  */
-export function eventRows(params: Params, scope: RefreshScope, keys: readonly string[], units: string | null, after: number | null): string {
+export function eventRows(params: Params, scope: RefreshScope, keys: readonly string[], after: number | null): string {
   const since = after === null ? '' : `drain_seq > ${params.int(after)} AND `;
-  const only = units === null ? '' : ` AND unit_id IN (${units})`;
   const stop = scope.stoppedAt === null ? '' : ` AND occurred_at < ${params.int(scope.stoppedAt)}`;
   return `SELECT unit_id, event_key, occurred_at, properties FROM events
     WHERE workspace_id = ${params.string(scope.workspaceId)} AND event_key IN ${params.strings(keys)}
-      AND ${since}drain_seq <= ${params.int(scope.watermark)}${only}${stop}`;
+      AND ${since}drain_seq <= ${params.int(scope.watermark)}${stop}`;
 }
 
 /** One slot's six sums per unit of `units` (unit_id, exposed_at) over the events `events` in its window and lookback. */
@@ -278,18 +279,12 @@ function slotRows(params: Params, slot: RollupSlot, events: string, units: strin
 
 /**
  * Builds a slot's rows at `generation` for the units `units` selects, from all their events up to
- * the watermark. `everyUnit` writes a row (zeros included) for each of them, so that it replaces
- * whatever row the unit had in that generation; otherwise only units with events get one.
+ * the watermark: a row for each unit with an event in the slot's window or lookback.
  */
-export function buildSlotRows(params: Params, scope: RefreshScope, slot: RollupSlot, generation: number, units: string, everyUnit: boolean): string {
+export function buildSlotRows(params: Params, scope: RefreshScope, slot: RollupSlot, generation: number, units: string): string {
   const head = `${INSERT_VALUES} SELECT ${params.string(scope.experimentId)}, ${params.string(slot.metric_id)}, ${params.int(generation)}`;
-  const events = eventRows(params, scope, [slot.event_key], `SELECT unit_id FROM (${units})`, null);
-  const rows = slotRows(params, slot, events, units);
-  if (!everyUnit) return `${head}, a.unit_id, ${params.int(scope.version)}, ${VALUE_COLUMNS} FROM (${rows}) AS a`;
-  const filled = VALUE_COLUMNS.split(', ')
-    .map((column) => `ifNull(a.${column}, ${column.includes('vsum') ? zero() : '0'})`)
-    .join(', ');
-  return `${head}, x.unit_id, ${params.int(scope.version)}, ${filled} FROM (${units}) AS x LEFT JOIN (${rows}) AS a ON a.unit_id = x.unit_id`;
+  const rows = slotRows(params, slot, eventRows(params, scope, [slot.event_key], null), units);
+  return `${head}, a.unit_id, ${params.int(scope.version)}, ${VALUE_COLUMNS} FROM (${rows}) AS a`;
 }
 
 /** The events this refresh's builds read: those its rebuilt rows count (each slot's generation built now, and the changed units'). */

@@ -41,6 +41,16 @@ import { slotHash, toNumber } from '../store/fold.js';
  */
 const MIRROR_MARGIN = 10 * 60_000;
 
+/**
+ * The most mirrored rows a refresh compares through a set of their units (`unit_id IN (...)`,
+ * rollup-sql.ts listChangedUnits). ClickHouse builds such a set in memory and never spills it: the
+ * first refresh after a build of 20M units, whose mirror rows all fell within the margin, asked for
+ * 2.3 GB and failed under the embedded engine's 2 GB bound. Past this many rows the refresh compares
+ * every unit instead, through joins that spill; either way a unit is listed exactly when its live
+ * exposure changed.
+ */
+const MAX_COMPARED_BY_SET = 1_000_000;
+
 /** What a refresh reads before it writes, in one statement. */
 interface Prelude {
   /** A version above every one written for the experiment, committed or not (and, when the clock allows, the time). */
@@ -49,6 +59,8 @@ interface Prelude {
   mirrored: number;
   /** Whether rollup rows above the committed version may exist (a refresh began and never committed). */
   leftovers: boolean;
+  /** How many mirrored rows are newer than `mirrorSeen` (the rows the refresh compares). */
+  mirroredSince: number;
 }
 
 /**
@@ -57,19 +69,20 @@ interface Prelude {
  * rows of a refresh that never committed may exist (one that died after its begun row, whether
  * or not it wrote).
  */
-async function prelude(ch: ClickHouse, experimentId: string, committed: number, now: number): Promise<Prelude> {
+async function prelude(ch: ClickHouse, experimentId: string, seen: { committed: number; mirrorSeen: number }, now: number): Promise<Prelude> {
   const params = new Params();
   const id = params.string(experimentId);
   const newest = (table: string) => `(SELECT max(version) FROM ${table} WHERE experiment_id = ${id})`;
+  const since = `(SELECT count() FROM exposures WHERE experiment_id = ${id} AND version > ${params.int(seen.mirrorSeen)})`;
   const row = await firstRow(
     ch,
-    () => `SELECT ${newest('rollup_state')} AS state, ${newest('rollup_begun')} AS begun, ${newest('exposures')} AS mirrored`,
+    () => `SELECT ${newest('rollup_state')} AS state, ${newest('rollup_begun')} AS begun, ${newest('exposures')} AS mirrored, ${since} AS since`,
     params,
   );
   const begun = toNumber(row.begun);
   const version = Math.max(now, toNumber(row.state) + 1, begun + 1);
   await ch.client.insert({ table: 'rollup_begun', values: [{ experiment_id: experimentId, version }], format: 'JSONEachRow' });
-  return { version, mirrored: toNumber(row.mirrored), leftovers: begun > committed };
+  return { version, mirrored: toNumber(row.mirrored), leftovers: begun > seen.committed, mirroredSince: toNumber(row.since) };
 }
 
 async function run(ch: ClickHouse, build: (params: Params) => string): Promise<void> {
@@ -93,7 +106,7 @@ async function countUnits(ch: ClickHouse, scope: RefreshScope, unitsFrom: number
 /** Every live unit and every slot, from raw events (generation: this version). */
 async function fromScratch(ch: ClickHouse, scope: RefreshScope, slots: readonly RollupSlot[]): Promise<RefreshResult> {
   await run(ch, (params) => writeUnits(params, scope, false));
-  for (const slot of slots) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, scope.version), false));
+  for (const slot of slots) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, scope.version)));
   const built = await firstRow(ch, (params) => countBuiltEvents(params, scope));
   return { events_read: toNumber(built.events), units_refreshed: await countUnits(ch, scope, scope.version) };
 }
@@ -135,7 +148,7 @@ async function sinceState(
   await run(ch, (params) => writeUnits(params, scope, true));
   await run(ch, (params) => writeTouched(params, scope, state.unitsFrom, fresh));
   for (const [key, keySlots] of byKey) await run(ch, (params) => refreshKeyRows(params, scope, key, keySlots, !steps.leftovers));
-  for (const slot of stale) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom), false));
+  for (const slot of stale) await run(ch, (params) => buildSlotRows(params, scope, slot, scope.version, unitsNow(params, scope, state.unitsFrom)));
   const counts = await firstRow(ch, (params) => refreshCounts(params, scope, stale.length > 0));
   const eventsRead = toNumber(counts.built) + toNumber(counts.events);
   const unitsRefreshed = stale.length > 0 ? await countUnits(ch, scope, state.unitsFrom) : toNumber(counts.changed_units) + toNumber(counts.units);
@@ -174,7 +187,9 @@ export interface ClickHouseRefreshOptions {
   /** Build everything from raw events, whatever the state says. */
   rebuild?: boolean;
   /** Tests: runs after every write and before the commit. */
-  beforeCommit?: () => Promise<void>;
+  beforeCommit?: (() => Promise<void>) | undefined;
+  /** Tests: MAX_COMPARED_BY_SET instead. */
+  comparedBySetAtMost?: number | undefined;
   /** The totals to keep with the rollups (totals.ts), or null. */
   plan?: TotalsPlan | null;
 }
@@ -193,8 +208,14 @@ export async function refreshInClickHouse(
     const loaded = options.rebuild ? null : await loadState(ch, row.id);
     // A state committed without totals predates rollup_units' breakdown values (ClickHouse migration 0005): built again once.
     const state = loaded !== null && loaded.watermark <= watermark && loaded.totalsPlan !== '' ? loaded : null;
+    const mirrorSeen = state === null ? 0 : Math.max(0, state.mirrorSeen - MIRROR_MARGIN);
     // The mirrored version is read before the units are compared: a row mirrored later is newer, and the next refresh compares its unit.
-    const { version, mirrored: mirrorNow, leftovers } = await prelude(ch, row.id, loaded?.version ?? 0, ctx.clock.now());
+    const {
+      version,
+      mirrored: mirrorNow,
+      leftovers,
+      mirroredSince,
+    } = await prelude(ch, row.id, { committed: loaded?.version ?? 0, mirrorSeen }, ctx.clock.now());
     const scope: RefreshScope = {
       workspaceId: row.workspace_id,
       experimentId: row.id,
@@ -202,7 +223,7 @@ export async function refreshInClickHouse(
       version,
       committed: loaded?.version ?? 0,
       watermark,
-      mirrorSeen: state === null ? 0 : Math.max(0, state.mirrorSeen - MIRROR_MARGIN),
+      mirrorSeen: mirroredSince > (options.comparedBySetAtMost ?? MAX_COMPARED_BY_SET) ? 0 : mirrorSeen,
     };
     const keeper = keepTotals(ch, scope, { plan: options.plan ?? null, state, slots, leftovers });
     let result: RefreshResult;

@@ -45,6 +45,7 @@ function clickHouseView(deps: ClickHouseStoreDeps, ch: ClickHouse, queue: Refres
         watermark: drained,
         rebuild: options.rebuild,
         beforeCommit: options.beforeCommit,
+        comparedBySetAtMost: options.comparedBySetAtMost,
         plan: options.plan,
       }),
     aggregate: (input, topLimit = () => 0) => aggregateInClickHouse(ch, { ...input, drained }, topLimit),

@@ -51,20 +51,12 @@ function unitRowsQuery(params: Params, experimentId: string, plan: TotalsPlan, a
   return rollupUnitValuesQuery(params, { experimentId }, unitColumns(plan.metrics), extra, asOf(params), only);
 }
 
-/** Folds the rows of `query` into the cells with `sign`, a batch at a time (a first build streams millions of units). */
+/** Folds the rows of `query` into the cells with `sign`, a batch at a time (a first build reads millions of units). */
 async function foldRows(ch: ClickHouse, params: Params, query: string, folds: Folds, plan: TotalsPlan, sign: 1 | -1): Promise<void> {
-  const result = await ch.client.query({ query, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS });
-  let batch: Record<string, unknown>[] = [];
-  for await (const rows of result.stream()) {
-    for (const row of rows as Array<{ json(): Record<string, unknown> }>) batch.push(row.json());
-    if (batch.length >= BATCH) {
-      accumulate(folds.cells, plan, batch, sign, true);
-      accumulateSlices(folds.slices, batch, sign);
-      batch = [];
-    }
+  for await (const batch of ch.rowBatches({ query, query_params: params.values, clickhouse_settings: READ_SETTINGS }, BATCH)) {
+    accumulate(folds.cells, plan, batch, sign, true);
+    accumulateSlices(folds.slices, batch, sign);
   }
-  accumulate(folds.cells, plan, batch, sign, true);
-  accumulateSlices(folds.slices, batch, sign);
 }
 
 /** Folds the rows of the units `only` selects, as of `asOf`, into `cells` with `sign`; every live unit without `only`. */

@@ -256,6 +256,8 @@ export interface StoreRefreshOptions {
   stepUnits?: number | undefined;
   /** Tests (SQLite): new events per round of a refresh. */
   roundEvents?: number | undefined;
+  /** Tests (ClickHouse): the most mirrored rows a refresh compares through a set of their units (rollups.ts MAX_COMPARED_BY_SET). */
+  comparedBySetAtMost?: number | undefined;
 }
 
 /**
