@@ -24,10 +24,10 @@ function readerEnvironment(): Record<string, string> {
 
 /**
  * The server the pages run against, as a reader starts it with `npm start`: in a directory that
- * looks like a clone, with its data in ./data, on a free port. One for every page: each page
- * bootstraps a workspace of its own with the CLI and only works in it (every API call and the
- * audit log are scoped to the caller's workspace), so what one page does is not visible to
- * another, and each server start costs seconds of CPU on the machine the whole suite shares.
+ * looks like a clone, with its data in ./data, on a free port. One server for all the pages:
+ * each page bootstraps a workspace of its own with the CLI and only works in it (every API call
+ * and the audit log are scoped to the caller's workspace), so what one page does is not visible
+ * to another, and each server start costs seconds of CPU on the machine the whole suite shares.
  */
 export class DocServer {
   readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verdict-docs-server-'));
